@@ -1,0 +1,85 @@
+// Assembles the engine-facing RunParams for one box from the resolved config,
+// the enabled skills and what detection learned about the engine. Pure: the
+// same inputs give develop and `byre dockerrun` the same argv.
+
+import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
+import { bakedIds, imageTag, machineVolumeName, projectVolumeName } from '../engine/names.js';
+import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
+import type { EngineFacts } from '../engine/types.js';
+import type { ResolvedSkill } from '../skills/types.js';
+
+export interface BoxIdentity {
+  projectId: string;
+  worktreeId: string;
+  worktreeDir: string;
+  isLinkedWorktree: boolean;
+  commonGitDir: string | null;
+}
+
+export interface RunParamsInput {
+  box: BoxIdentity;
+  config: EffectiveConfig;
+  skills: readonly ResolvedSkill[];
+  engine: Pick<EngineFacts, 'name' | 'keepId'>;
+  hostUid: number;
+  hostGid: number;
+  /** The user's home, for `~` in bind sources. */
+  home: string;
+  /** Delivered env_from_host values. */
+  hostEnv: Readonly<Record<string, string>>;
+  labels: RunLabels;
+}
+
+/** The engine-side name of a volume declaration. */
+export function volumeEngineName(projectId: string, hostUid: number, volume: VolumeSpec): string {
+  return volume.scope === 'machine'
+    ? machineVolumeName(hostUid, volume.name)
+    : projectVolumeName(projectId, volume.name);
+}
+
+function skillEnv(skills: readonly ResolvedSkill[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const s of skills) Object.assign(env, s.runtime.env);
+  return env;
+}
+
+function worktreeBinds(box: BoxIdentity): RunBind[] {
+  if (!box.isLinkedWorktree || box.commonGitDir === null) return [];
+  return [
+    { host: box.commonGitDir, target: box.commonGitDir, mode: 'rw' },
+    { host: box.worktreeDir, target: box.worktreeDir, mode: 'rw' },
+  ];
+}
+
+export function assembleRunParams(input: RunParamsInput): RunParams {
+  const { box, config, skills, engine } = input;
+  const ids = bakedIds(engine.keepId, input.hostUid, input.hostGid);
+  const vol = (v: VolumeSpec): RunVolume => ({
+    name: volumeEngineName(box.projectId, input.hostUid, v),
+    target: v.target,
+  });
+  return {
+    engine: engine.name,
+    worktreeId: box.worktreeId,
+    projectId: box.projectId,
+    uid: ids.uid,
+    gid: ids.gid,
+    skillEnv: skillEnv(skills),
+    hostEnv: input.hostEnv,
+    workspaceDir: box.worktreeDir,
+    home: input.home,
+    configMounts: config.mounts.map((m) => m.value),
+    skillMounts: skills.flatMap((s) => s.runtime.mounts),
+    extraBinds: worktreeBinds(box),
+    configVolumes: config.volumes.map((v) => vol(v.value)),
+    skillVolumes: skills.flatMap((s) => s.volumes.map(vol)),
+    ports: config.ports.map((p) => p.value),
+    caps: skills.flatMap((s) => s.runtime.caps),
+    groupAdd: [],
+    keepId: engine.keepId,
+    skillRunArgs: skills.flatMap((s) => s.runtime.runArgs),
+    projectRunArgs: config.runArgs.map((a) => a.value),
+    labels: input.labels,
+    image: imageTag(box.projectId, ids.uid, ids.gid),
+  };
+}

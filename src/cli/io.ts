@@ -1,0 +1,32 @@
+// The streams and process facts a command may touch, injected so commands
+// stay testable without spawning the binary.
+
+export interface Writer {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Writer;
+  stderr: Writer;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdinIsTty: boolean;
+  stdoutIsTty: boolean;
+  uid: number;
+  gid: number;
+  pid: number;
+}
+
+export function defaultIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env: process.env,
+    stdinIsTty: process.stdin.isTTY === true,
+    stdoutIsTty: process.stdout.isTTY === true,
+    uid: process.getuid?.() ?? 1000,
+    gid: process.getgid?.() ?? 1000,
+    pid: process.pid,
+  };
+}

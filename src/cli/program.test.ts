@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { EXIT, UsageError } from '../errors.js';
+import { VERSION } from '../embedded.js';
+import { completionScript } from './completion.js';
+import { buildProgram, describeTree, runCli } from './program.js';
+import type { Io } from './io.js';
+
+function fakeIo(): Io & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: { write: (s: string) => out.push(s) },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd: '/nonexistent',
+    env: {},
+    stdinIsTty: false,
+    stdoutIsTty: false,
+    uid: 1000,
+    gid: 1000,
+    pid: 1,
+  };
+}
+
+describe('runCli', () => {
+  it.each([['--version'], ['-V'], ['version']])('%s prints the version', async (flag) => {
+    const io = fakeIo();
+    expect(await runCli([flag], io)).toBe(0);
+    expect(io.out.join('')).toBe(`byre ${VERSION}\n`);
+  });
+
+  it('--help lists every command', async () => {
+    const io = fakeIo();
+    expect(await runCli(['--help'], io)).toBe(0);
+    const help = io.out.join('');
+    for (const name of describeTree(buildProgram(io)).subcommands.map((c) => c.name)) {
+      expect(help).toContain(name);
+    }
+  });
+
+  it.each([
+    [['nope'], /unknown command 'nope'/],
+    [['version', '--frobnicate'], /unknown option '--frobnicate'/],
+    [['completion'], /missing required argument 'shell'/],
+    [['version', 'extra'], /too many arguments/],
+    [[], /a command is required/],
+  ])('%j is a usage error (exit 2)', async (argv, message) => {
+    const io = fakeIo();
+    const result = runCli(argv, io);
+    await expect(result).rejects.toBeInstanceOf(UsageError);
+    await expect(result).rejects.toMatchObject({
+      exitCode: EXIT.usage,
+      message: expect.stringMatching(message),
+    });
+  });
+});
+
+describe('completion', () => {
+  const tree = describeTree(buildProgram(fakeIo()));
+
+  it.each(['bash', 'zsh', 'fish'])('%s script names every command', (shell) => {
+    const script = completionScript(shell, tree);
+    for (const c of tree.subcommands) expect(script).toContain(c.name);
+  });
+
+  it('bash script is valid bash', () => {
+    expect(() =>
+      execFileSync('bash', ['-n'], { input: completionScript('bash', tree) }),
+    ).not.toThrow();
+  });
+
+  it('an unknown shell is a usage error', () => {
+    expect(() => completionScript('tcsh', tree)).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,116 @@
+// The commander tree: flags become option objects, and each action hands off
+// to one module in src/commands/. No logic lives here. Command modules are
+// imported lazily so a command pays only for what it uses (ink included).
+
+import { Command, CommanderError, Option } from 'commander';
+import { UsageError } from '../errors.js';
+import { VERSION } from '../embedded.js';
+import { defaultIo, type Io } from './io.js';
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('byre')
+    .description(
+      'Run an AI coding agent in a throwaway, project-scoped Docker or Podman box.\n' +
+        'The box sees this project and what you explicitly grant — never your home\n' +
+        'directory, keys, or the rest of the machine.',
+    )
+    .usage('<command> [options]')
+    .helpCommand(false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Errors are rethrown as UsageError and rendered by main.ts.
+      outputError: () => undefined,
+    })
+    .addOption(new Option('-V, --version', 'print the version').hideHelp());
+
+  program.on('option:version', () => {
+    io.stdout.write(`byre ${VERSION}\n`);
+    throw new CommanderError(0, 'byre.version', 'version printed');
+  });
+
+  program
+    .command('dockerfile')
+    .description('Print the generated Dockerfile for this directory.')
+    .action(async () => {
+      const { dockerfileCommand } = await import('../commands/dockerfile.js');
+      await dockerfileCommand(io);
+    });
+
+  program
+    .command('dockerrun')
+    .description(`Print the exact engine run command develop would use for this directory.`)
+    .action(async () => {
+      const { dockerrunCommand } = await import('../commands/dockerrun.js');
+      await dockerrunCommand(io);
+    });
+
+  program
+    .command('version')
+    .description('Print the version.')
+    .action(() => {
+      io.stdout.write(`byre ${VERSION}\n`);
+    });
+
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash, zsh or fish).')
+    .argument('<shell>', 'bash | zsh | fish')
+    .addHelpText(
+      'after',
+      '\nSetup:\n' +
+        "  bash:  echo 'source <(byre completion bash)' >> ~/.bashrc\n" +
+        '  zsh:   byre completion zsh > "${fpath[1]}/_byre"\n' +
+        '  fish:  byre completion fish > ~/.config/fish/completions/byre.fish\n',
+    )
+    .action(async (shell: string) => {
+      const { completionScript } = await import('./completion.js');
+      io.stdout.write(completionScript(shell, describeTree(program)));
+    });
+
+  return program;
+}
+
+/** The command tree as data, for completion scripts. */
+export interface CommandSpec {
+  name: string;
+  description: string;
+  options: string[];
+  subcommands: CommandSpec[];
+}
+
+export function describeTree(command: Command): CommandSpec {
+  return {
+    name: command.name(),
+    description: command.description().split('\n')[0] ?? '',
+    options: command.options
+      .filter((o) => !o.hidden)
+      .flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)),
+    subcommands: command.commands.map(describeTree),
+  };
+}
+
+const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);
+
+/** Parse argv and run the chosen command. Returns the exit status for success paths. */
+export async function runCli(argv: readonly string[], io: Io = defaultIo()): Promise<number> {
+  const program = buildProgram(io);
+  if (argv.length === 0) {
+    io.stderr.write(program.helpInformation());
+    throw new UsageError('a command is required (see the list above)');
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (HELP_CODES.has(error.code)) return 0;
+      throw new UsageError(error.message.replace(/^error: /, ''), {
+        remedy: 'run `byre --help` for the list of commands, or `byre <command> --help`',
+      });
+    }
+    throw error;
+  }
+}

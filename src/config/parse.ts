@@ -1,0 +1,230 @@
+// Pure validation of one config-family file: TOML text in, a typed RawLayer
+// plus located issues out. Never reads files (read.ts does) and never merges
+// (merge.ts does); issues name rule, file, line, column and key.
+
+import { parse as parseToml, TomlError } from 'smol-toml';
+import type { z } from 'zod';
+import type { ConfigIssue } from '../errors.js';
+import { formatKeyPath, indexKeys, locateKey, type KeyIndex, type PathSegment } from './locate.js';
+import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules.js';
+import {
+  rawLayerSchema,
+  REMOVED_KEYS,
+  RETIRED_KEYS,
+  TEMPLATE_PACKAGE_KEY,
+  type RawLayer,
+} from './schema.js';
+import type { LayerKind } from './types.js';
+
+/** Config-family reads are capped at 1 MiB. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+export interface LayerSource {
+  /** Path shown in issues (a real path, or a label for bundled text). */
+  file: string;
+  kind: LayerKind;
+  name: string;
+}
+
+export interface ParseResult {
+  /** The validated layer; null when any issue was found. */
+  value: RawLayer | null;
+  issues: ConfigIssue[];
+  warnings: ConfigIssue[];
+}
+
+/** Turn a finding into an issue located in this file's text. */
+export function locateFinding(finding: Finding, file: string, index: KeyIndex): ConfigIssue {
+  const position = locateKey(index, finding.path);
+  const location = {
+    file,
+    ...(position ? { line: position.line, column: position.column } : {}),
+    ...(finding.path.length > 0 ? { key: formatKeyPath(finding.path) } : {}),
+  };
+  return finding.fix === undefined
+    ? { rule: finding.rule, message: finding.message, location }
+    : { rule: finding.rule, message: finding.message, location, fix: finding.fix };
+}
+
+export function tooLargeIssue(file: string, bytes: number): ConfigIssue {
+  return {
+    rule: 'config.too-large',
+    message: `${file} is ${bytes} bytes; config files are capped at ${MAX_CONFIG_BYTES} bytes (1 MiB)`,
+    location: { file },
+    fix: 'shrink the file; large prose belongs in a [[context]] file = "…" reference',
+  };
+}
+
+function syntaxIssue(error: unknown, file: string): ConfigIssue {
+  const text = error instanceof Error ? error.message : String(error);
+  const headline = (text.split('\n')[0] ?? text).replace(/^Invalid TOML document:\s*/, '');
+  const position =
+    error instanceof TomlError ? { line: error.line, column: error.column } : ({} as const);
+  return {
+    rule: 'config.toml-syntax',
+    message: `invalid TOML: ${headline}`,
+    location: { file, ...position },
+    fix: 'fix the TOML syntax at the marked position',
+  };
+}
+
+function typeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (value instanceof Date) return 'date';
+  if (typeof value === 'object') return 'table';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'float';
+  return typeof value;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cursor = root;
+  for (const segment of path) {
+    if (cursor === null || typeof cursor !== 'object') return undefined;
+    cursor = (cursor as Record<PropertyKey, unknown>)[segment];
+  }
+  return cursor;
+}
+
+function expectedFor(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    const expected = String(issue.expected);
+    const names: Record<string, string> = {
+      int: 'an integer',
+      number: 'a number',
+      string: 'a string',
+      boolean: 'true or false',
+      array: 'an array',
+      object: 'a table',
+      record: 'a table',
+    };
+    return names[expected] ?? expected;
+  }
+  if (issue.code === 'invalid_union') return 'an array of strings or a table of strings';
+  return 'a different type';
+}
+
+function pathOf(issue: z.core.$ZodIssue): PathSegment[] {
+  return issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
+}
+
+/** Map zod's shape issues to config.unknown-key / config.wrong-type findings. */
+function shapeFindings(issues: readonly z.core.$ZodIssue[], root: unknown): Finding[] {
+  return issues.flatMap((issue): Finding[] => {
+    const path = pathOf(issue);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => unknownKeyFinding([...path, key]));
+    }
+    const got = typeName(valueAt(root, issue.path));
+    const key = formatKeyPath(path);
+    const expected = expectedFor(issue);
+    return [
+      {
+        rule: 'config.wrong-type',
+        path,
+        message: `${key} must be ${expected}, not ${/^[aeiou]/.test(got) ? 'an' : 'a'} ${got}`,
+        fix: `write ${key} as ${expected}`,
+      },
+    ];
+  });
+}
+
+function unknownKeyFinding(path: PathSegment[]): Finding {
+  const name = formatKeyPath(path);
+  const dockerfile = path.length === 1 && path[0] === 'dockerfile';
+  return {
+    rule: 'config.unknown-key',
+    path,
+    message: `unknown key ${name} — a typo, or a config written by a newer byre`,
+    fix: dockerfile
+      ? 'byre always generates the Dockerfile; put raw lines in dockerfile_pre or dockerfile_post'
+      : 'upgrade byre, or remove the key',
+  };
+}
+
+const PACKAGE_KEYS = new Set([
+  'id',
+  'version',
+  'kind',
+  'package_api',
+  'requires_byre',
+  'description',
+  'files',
+]);
+
+/**
+ * A template's [package] table is metadata, stripped before the body is
+ * parsed, but still strict: a body key written after the [package] header
+ * lands inside it, and must not vanish silently.
+ */
+function checkPackageTable(value: unknown): Finding[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [
+      {
+        rule: 'config.wrong-type',
+        path: [TEMPLATE_PACKAGE_KEY],
+        message: '[package] must be a table',
+      },
+    ];
+  }
+  return Object.keys(value)
+    .filter((k) => !PACKAGE_KEYS.has(k))
+    .map((k) => ({
+      rule: 'config.unknown-key',
+      path: [TEMPLATE_PACKAGE_KEY, k],
+      message: `unknown key "${k}" in [package]`,
+      fix: 'keys written after the [package] header belong to it in TOML; move body keys above [package]',
+    }));
+}
+
+/** Strip keys handled before the schema: removed (refused), retired (ignored), template [package]. */
+function preprocess(
+  table: Record<string, unknown>,
+  kind: LayerKind,
+): { body: Record<string, unknown>; findings: Finding[] } {
+  const body: Record<string, unknown> = {};
+  const findings: Finding[] = [];
+  for (const [key, value] of Object.entries(table)) {
+    const removed = REMOVED_KEYS[key];
+    if (removed) {
+      findings.push({ rule: 'config.key-removed', path: [key], ...removed });
+    } else if (RETIRED_KEYS.includes(key)) {
+      continue;
+    } else if (kind === 'template' && key === TEMPLATE_PACKAGE_KEY) {
+      findings.push(...checkPackageTable(value));
+    } else {
+      body[key] = value;
+    }
+  }
+  return { body, findings };
+}
+
+/** Parse and validate one config-family file. Pure: the caller supplies the text. */
+export function parseLayer(text: string, source: LayerSource): ParseResult {
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > MAX_CONFIG_BYTES) {
+    return { value: null, issues: [tooLargeIssue(source.file, bytes)], warnings: [] };
+  }
+  let table: Record<string, unknown>;
+  try {
+    table = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    return { value: null, issues: [syntaxIssue(error, source.file)], warnings: [] };
+  }
+  const index = indexKeys(text);
+  const locate = (findings: readonly Finding[]): ConfigIssue[] =>
+    findings.map((f) => locateFinding(f, source.file, index));
+
+  const { body, findings } = preprocess(table, source.kind);
+  findings.push(...checkPlacement(Object.keys(body), source.kind));
+  const shaped = rawLayerSchema.safeParse(body);
+  if (!shaped.success) {
+    findings.push(...shapeFindings(shaped.error.issues, body));
+    return { value: null, issues: locate(findings), warnings: [] };
+  }
+  const layer = shaped.data;
+  findings.push(...LAYER_RULES.flatMap((rule) => rule(layer)));
+  const warnings = locate(LAYER_WARNINGS.flatMap((rule) => rule(layer)));
+  if (findings.length > 0) return { value: null, issues: locate(findings), warnings };
+  return { value: layer, issues: [], warnings };
+}

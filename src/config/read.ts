@@ -1,0 +1,286 @@
+// The only IO in src/config: reads config-family files from BYRE_HOME, walks
+// the extends chain, and hands validated layers to the pure merge. Reads
+// only; it never creates, fixes or migrates a file.
+
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import { checkEffective, type CheckedLayer } from './check-effective.js';
+import { coreLayer } from './core-layer.js';
+import { indexKeys, locateKey } from './locate.js';
+import { mergeLayers, NONE_SENTINEL } from './merge.js';
+import { MAX_CONFIG_BYTES, parseLayer, tooLargeIssue, type ParseResult } from './parse.js';
+import type { EffectiveConfig, LayerKind, LayerRef } from './types.js';
+
+export interface LayerFile extends ParseResult {
+  ref: LayerRef;
+  /** The text that was parsed ("" when the file was refused before reading). */
+  text: string;
+}
+
+function issue(rule: string, file: string, message: string, fix?: string): ConfigIssue {
+  return fix === undefined
+    ? { rule, message, location: { file } }
+    : { rule, message, location: { file }, fix };
+}
+
+function refused(ref: LayerRef, problem: ConfigIssue): LayerFile {
+  return { ref, text: '', value: null, issues: [problem], warnings: [] };
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Read at most `limit` bytes; the size cap is checked before the text is decoded or parsed. */
+function readCapped(fd: number, limit: number): Buffer {
+  const buffer = Buffer.alloc(limit);
+  let length = 0;
+  while (length < limit) {
+    const n = readSync(fd, buffer, length, limit - length, null);
+    if (n === 0) break;
+    length += n;
+  }
+  return buffer.subarray(0, length);
+}
+
+/** Read and validate one config-family file; null when it does not exist. */
+export function readLayerFile(path: string, kind: LayerKind, name: string): LayerFile | null {
+  const ref: LayerRef = { kind, name, path };
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (isMissing(error)) return null;
+    return refused(
+      ref,
+      issue(
+        'config.unreadable',
+        path,
+        `cannot read ${path}: ${String(error)}`,
+        'check the file permissions',
+      ),
+    );
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      return refused(
+        ref,
+        issue(
+          'config.unreadable',
+          path,
+          `${path} is not a regular file`,
+          'replace it with a config file',
+        ),
+      );
+    }
+    if (stat.size > MAX_CONFIG_BYTES) return refused(ref, tooLargeIssue(path, stat.size));
+    // One byte over the cap catches a file that grew after the stat.
+    const bytes = readCapped(fd, MAX_CONFIG_BYTES + 1);
+    if (bytes.length > MAX_CONFIG_BYTES) return refused(ref, tooLargeIssue(path, bytes.length));
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return refused(
+        ref,
+        issue('config.toml-syntax', path, `${path} is not valid UTF-8`, 'save the file as UTF-8'),
+      );
+    }
+    return { ref, text, ...parseLayer(text, { file: path, kind, name }) };
+  } catch (error) {
+    return refused(
+      ref,
+      issue(
+        'config.unreadable',
+        path,
+        `cannot read ${path}: ${String(error)}`,
+        'check the file permissions',
+      ),
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface CascadeOptions {
+  /** BYRE_HOME (normally ~/.byre). */
+  home: string;
+  projectId: string;
+  /** The embedded template for a bare name (`node`), or null when there is none. */
+  bundledTemplate: (name: string) => { id: string; text: string } | null;
+}
+
+export interface CascadeResult {
+  config: EffectiveConfig;
+  /** Warnings only; any error throws a ConfigError instead. */
+  issues: ConfigIssue[];
+}
+
+export const PROJECT_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{6}$/;
+
+export function defaultConfigPath(home: string): string {
+  return join(home, 'default.config');
+}
+
+export function projectConfigPath(home: string, projectId: string): string {
+  return join(home, 'projects', projectId, 'byre.config');
+}
+
+export function layerConfigPath(home: string, name: string): string {
+  return join(home, 'layers', name, 'layer.config');
+}
+
+export function templateConfigPath(home: string, name: string): string {
+  return join(home, 'templates', ...name.split('/'), 'template.config');
+}
+
+const BUNDLED_PREFIX = 'byre/';
+
+/** Issue located at a key of a file that was read (the `extends` or `template` that pointed somewhere). */
+function issueAtKey(
+  from: LayerFile,
+  key: string,
+  rule: string,
+  message: string,
+  fix: string,
+): ConfigIssue {
+  const position = locateKey(indexKeys(from.text), [key]);
+  const file = from.ref.path ?? `${from.ref.kind}:${from.ref.name}`;
+  return {
+    rule,
+    message,
+    location: { file, ...(position ?? {}), key },
+    fix,
+  };
+}
+
+function bundledLayer(id: string, text: string, bareName: string): LayerFile {
+  const ref: LayerRef = { kind: 'template', name: id, path: null };
+  const file = `bundled template ${id}`;
+  return { ref, text, ...parseLayer(text, { file, kind: 'template', name: bareName }) };
+}
+
+/** Local `<home>/templates/<name>` shadows bundled; `byre/<name>` forces the bundled one. */
+function readTemplate(
+  opts: CascadeOptions,
+  project: LayerFile,
+  name: string,
+): LayerFile | ConfigIssue {
+  const forced = name.startsWith(BUNDLED_PREFIX);
+  const bare = forced ? name.slice(BUNDLED_PREFIX.length) : name;
+  if (!forced) {
+    const local = readLayerFile(templateConfigPath(opts.home, name), 'template', name);
+    if (local) return local;
+  }
+  const bundled = opts.bundledTemplate(bare);
+  if (bundled) return bundledLayer(bundled.id, bundled.text, bare);
+  const path = templateConfigPath(opts.home, name);
+  return issueAtKey(
+    project,
+    'template',
+    'config.template-missing',
+    `template ${JSON.stringify(name)} not found`,
+    forced
+      ? 'name a template byre bundles (go, node, python)'
+      : `create ${path}, or pick another template`,
+  );
+}
+
+/** Walk `extends` from the project up to the root; returns the chain root first. */
+function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue[]): LayerFile[] {
+  const chain: LayerFile[] = [];
+  const visited: string[] = [];
+  let requester = project;
+  let next = project.value?.extends;
+  while (next !== undefined && next !== '') {
+    if (visited.includes(next)) {
+      const loop = [...visited, next].join(' -> ');
+      issues.push(
+        issueAtKey(
+          requester,
+          'extends',
+          'config.extends-cycle',
+          `extends cycle: ${loop}`,
+          'remove extends from one of these layers to break the loop',
+        ),
+      );
+      break;
+    }
+    const path = layerConfigPath(opts.home, next);
+    const layer = readLayerFile(path, 'layer', next);
+    if (layer === null) {
+      issues.push(
+        issueAtKey(
+          requester,
+          'extends',
+          'config.extends-missing',
+          `layer ${JSON.stringify(next)} not found — create ${path}`,
+          `create ${path} (byre layer new ${next}), or remove extends`,
+        ),
+      );
+      break;
+    }
+    visited.push(next);
+    chain.push(layer);
+    issues.push(...layer.issues);
+    if (layer.value === null) break;
+    requester = layer;
+    next = layer.value.extends;
+  }
+  return chain.reverse();
+}
+
+/**
+ * Read the whole cascade for one project and merge it:
+ * core ⊕ default ⊕ template ⊕ chain(root…parent) ⊕ project.
+ * Throws ConfigError carrying every issue found in every file.
+ */
+export function loadCascade(opts: CascadeOptions): CascadeResult {
+  if (!PROJECT_ID.test(opts.projectId)) {
+    throw new ConfigError([
+      issue(
+        'config.project-id-invalid',
+        projectConfigPath(opts.home, opts.projectId),
+        `project id ${JSON.stringify(opts.projectId)} is not a byre project id`,
+      ),
+    ]);
+  }
+  const issues: ConfigIssue[] = [];
+  const files: LayerFile[] = [];
+  const defaults = readLayerFile(defaultConfigPath(opts.home), 'default', 'default');
+  const project = readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project');
+  if (defaults) issues.push(...defaults.issues);
+  if (project) issues.push(...project.issues);
+
+  let template: LayerFile | null = null;
+  let chain: LayerFile[] = [];
+  const templateName = project?.value?.template;
+  if (project?.value) {
+    if (templateName !== undefined && templateName !== '' && templateName !== NONE_SENTINEL) {
+      const found = readTemplate(opts, project, templateName);
+      if ('rule' in found) issues.push(found);
+      else {
+        template = found;
+        issues.push(...found.issues);
+      }
+    }
+    chain = readChain(opts, project, issues);
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+
+  for (const file of [defaults, template, ...chain, project]) if (file) files.push(file);
+  const layers: CheckedLayer[] = [
+    coreLayer(),
+    ...files.flatMap((f) => (f.value ? [{ ref: f.ref, raw: f.value, text: f.text }] : [])),
+  ];
+  const config = mergeLayers(layers);
+  if (template && config.template && project) {
+    config.template = { value: template.ref.name, from: project.ref };
+  }
+  const collisions = checkEffective(config, layers);
+  if (collisions.length > 0) throw new ConfigError(collisions);
+  return { config, issues: files.flatMap((f) => f.warnings) };
+}

@@ -1,0 +1,127 @@
+// The resolved shape of the config cascade. Raw file shapes live in schema.ts
+// (everything optional, strict); this file owns what the rest of byre reads:
+// merged, defaulted, and every value carrying the layer that set it.
+
+/** Which tier of the cascade a layer sits in, lowest first. */
+export type LayerKind = 'core' | 'default' | 'template' | 'layer' | 'project';
+
+/** Identifies one layer of the cascade, for attribution and for errors. */
+export interface LayerRef {
+  kind: LayerKind;
+  /** `core`, `default`, the template id (`byre/node`, `mytpl`), the layer name, or `project`. */
+  name: string;
+  /** The file it came from; null for the built-in core layer and bundled templates. */
+  path: string | null;
+}
+
+/** A value and the layer that set it. */
+export interface Sourced<T> {
+  value: T;
+  from: LayerRef;
+}
+
+export type EngineChoice = 'auto' | 'docker' | 'podman';
+
+export interface MountSpec {
+  /** `~/…` or absolute, as written (expansion happens at launch). */
+  host: string;
+  target: string;
+  mode: 'ro' | 'rw';
+  disabled: boolean;
+}
+
+export interface PortSpec {
+  container: number;
+  /** 0 mirrors the container port. */
+  host: number;
+  /** Canonical IPv4; default 127.0.0.1. */
+  interface: string;
+}
+
+export type VolumeSeed = { host: string } | { literal: string; path: string };
+
+export interface VolumeSpec {
+  name: string;
+  role: 'cache' | 'state';
+  target: string;
+  scope: 'project' | 'machine';
+  sharing: 'shared' | 'exclusive';
+  seed?: VolumeSeed;
+}
+
+/** host[:port]; hosts are lowercased, IPv6 kept bracketed and canonical. */
+export interface EgressEntry {
+  host: string;
+  /** null only on a closure: a portless closure closes every port. */
+  port: number | null;
+}
+
+export interface McpSpec {
+  name: string;
+  command?: string[];
+  url?: string;
+  env: string[];
+  egress: string[];
+  headers: Record<string, string>;
+}
+
+export interface ClaudeSkillSpec {
+  name: string;
+  path: string;
+}
+
+export type ContextSpec = { name: string; text: string } | { name: string; file: string };
+
+export interface SourceHint {
+  uri: string;
+  digest?: string;
+}
+
+export interface OnboardingDefaults {
+  sharedAuth: Record<string, string>;
+  skipQuestions: boolean;
+}
+
+/** The merged cascade: core ⊕ default ⊕ template ⊕ chain(root…parent) ⊕ project. */
+export interface EffectiveConfig {
+  /** The layers that took part, lowest first. */
+  layers: LayerRef[];
+  engine: Sourced<EngineChoice>;
+  /** Resolved template id; null when none applies ("none" resolves to null). */
+  template: Sourced<string> | null;
+  /** Resolved agent skill name; null when none ("none" resolves to null). */
+  agent: Sourced<string> | null;
+  base: Sourced<string>;
+  /** Tri-state: null means unset anywhere. */
+  seedPrefs: Sourced<boolean> | null;
+  worktreeBase: Sourced<string> | null;
+  /** Named layers applied, root first (names only). */
+  extendsChain: string[];
+  sources: Record<string, Sourced<SourceHint>>;
+  apt: Sourced<string>[];
+  env: Record<string, Sourced<string>>;
+  /** KEY -> source (`git:…`, `env:…`, `tz:`, or "" for disabled). */
+  envFromHost: Record<string, Sourced<string>>;
+  /** project-relative src -> absolute dest. */
+  files: Record<string, Sourced<string>>;
+  skills: Sourced<string>[];
+  mounts: Sourced<MountSpec>[];
+  ports: Sourced<PortSpec>[];
+  volumes: Sourced<VolumeSpec>[];
+  egress: Sourced<EgressEntry>[];
+  /** `!host[:port]` closures that survived the merge; applied last, skills included. */
+  egressClosed: Sourced<EgressEntry>[];
+  egressOffered: Sourced<EgressEntry>[];
+  mcp: Sourced<McpSpec>[];
+  mcpClosed: Sourced<string>[];
+  claudeSkills: Sourced<ClaudeSkillSpec>[];
+  claudeSkillsClosed: Sourced<string>[];
+  context: Sourced<ContextSpec>[];
+  dockerfilePre: Sourced<string>[];
+  dockerfilePost: Sourced<string>[];
+  runArgs: Sourced<string>[];
+  /** Picker-owned onboarding answers; never part of the box. */
+  defaults: OnboardingDefaults;
+}
+
+export const DEFAULT_BASE = 'debian:bookworm';

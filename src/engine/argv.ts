@@ -1,0 +1,153 @@
+// Pure argv builders for every engine call except the box's own run/create
+// (run-argv.ts). The adapter in runner.ts only executes what these return, so
+// the docker/podman differences live here where a table test pins them.
+// Nothing here spawns, reads files or looks at the environment.
+
+import path from 'node:path';
+
+import type { BuildSpec, EngineName, ExecSpec, PsQuery, VolumeFilter } from './types.js';
+
+/** The explicit keep-id mapping onto the baked dev user (ADR 0032). */
+export const KEEP_ID_USERNS = '--userns=keep-id:uid=1000,gid=1000';
+
+export const LABELS_FORMAT = '{{json .Config.Labels}}';
+export const ENV_FORMAT = '{{json .Config.Env}}';
+export const NETWORK_MODE_FORMAT = '{{.HostConfig.NetworkMode}}';
+export const IMAGE_ID_FORMAT = '{{.Id}}';
+export const PODMAN_ROOTLESS_FORMAT = '{{.Host.Security.Rootless}}';
+/** Docker has no Host.Security; rootless shows up as `name=rootless` here. */
+export const DOCKER_SECURITY_FORMAT = '{{json .SecurityOptions}}';
+
+function sortedEntries(record: Readonly<Record<string, string>> | undefined): [string, string][] {
+  return Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function labelFlags(labels: Readonly<Record<string, string>> | undefined): string[] {
+  return sortedEntries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
+}
+
+function labelFilters(labels: Readonly<Record<string, string>> | undefined): string[] {
+  return sortedEntries(labels).flatMap(([k, v]) => ['--filter', `label=${k}=${v}`]);
+}
+
+/**
+ * `build -t <tag> -f <ctx>/Dockerfile.generated [--no-cache] [--format docker]
+ * --build-arg BYRE_UID=<uid> --build-arg BYRE_GID=<gid> [--label k=v] <ctx>`.
+ * Podman needs `--format docker` or it silently drops HEALTHCHECK.
+ */
+export function buildArgv(engine: EngineName, spec: BuildSpec): string[] {
+  const dockerfile = spec.dockerfile ?? path.join(spec.contextDir, 'Dockerfile.generated');
+  const extra = sortedEntries(spec.buildArgs).filter(([k]) => k !== 'BYRE_UID' && k !== 'BYRE_GID');
+  return [
+    'build',
+    '-t',
+    spec.tag,
+    '-f',
+    dockerfile,
+    ...(spec.noCache ? ['--no-cache'] : []),
+    ...(engine === 'podman' ? ['--format', 'docker'] : []),
+    '--build-arg',
+    `BYRE_UID=${spec.uid}`,
+    '--build-arg',
+    `BYRE_GID=${spec.gid}`,
+    ...extra.flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+    ...labelFlags(spec.labels),
+    spec.contextDir,
+  ];
+}
+
+export function versionArgv(): string[] {
+  return ['--version'];
+}
+
+/** Rootless probe; doubles as the "is it answering" probe under engine = auto. */
+export function rootlessProbeArgv(engine: EngineName): string[] {
+  return [
+    'info',
+    '--format',
+    engine === 'podman' ? PODMAN_ROOTLESS_FORMAT : DOCKER_SECURITY_FORMAT,
+  ];
+}
+
+export function imageIdArgv(tag: string): string[] {
+  return ['image', 'inspect', '-f', IMAGE_ID_FORMAT, tag];
+}
+
+export function imageLabelsArgv(tag: string): string[] {
+  return ['image', 'inspect', '-f', LABELS_FORMAT, tag];
+}
+
+export function removeImageArgv(tag: string): string[] {
+  return ['image', 'rm', tag];
+}
+
+/** Attach to a created box: stdio passes straight through to the engine client. */
+export function startAttachedArgv(name: string): string[] {
+  return ['start', '--attach', '--interactive', name];
+}
+
+export function psArgv(query: PsQuery): string[] {
+  return ['ps', '-q', '--no-trunc', ...(query.all ? ['-a'] : []), ...labelFilters(query.labels)];
+}
+
+export function inspectLabelsArgv(id: string): string[] {
+  return ['inspect', '-f', LABELS_FORMAT, id];
+}
+
+export function inspectEnvArgv(id: string): string[] {
+  return ['inspect', '-f', ENV_FORMAT, id];
+}
+
+export function networkModeArgv(id: string): string[] {
+  return ['inspect', '-f', NETWORK_MODE_FORMAT, id];
+}
+
+export function stopArgv(id: string, seconds: number): string[] {
+  if (!Number.isInteger(seconds) || seconds < 0)
+    throw new RangeError(`stop grace must be a whole number of seconds, got ${seconds}`);
+  return ['stop', '-t', String(seconds), id];
+}
+
+/** `rm -f`: removal is only ever asked for boxes byre is done with. */
+export function removeArgv(id: string): string[] {
+  return ['rm', '-f', id];
+}
+
+export function volumeCreateArgv(name: string, labels: Readonly<Record<string, string>>): string[] {
+  return ['volume', 'create', ...labelFlags(labels), name];
+}
+
+/** No `-f`: on Podman it would also remove containers using the volume. */
+export function volumeRemoveArgv(name: string): string[] {
+  return ['volume', 'rm', name];
+}
+
+export function volumeListArgv(filter: VolumeFilter): string[] {
+  return [
+    'volume',
+    'ls',
+    '-q',
+    ...(filter.name === undefined ? [] : ['--filter', `name=${filter.name}`]),
+    ...labelFilters(filter.labels),
+  ];
+}
+
+export function execArgv(spec: ExecSpec, withInput: boolean): string[] {
+  return [
+    'exec',
+    ...(spec.interactive === true || withInput ? ['-i'] : []),
+    ...(spec.user === undefined ? [] : ['-u', spec.user]),
+    ...(spec.workdir === undefined ? [] : ['-w', spec.workdir]),
+    ...sortedEntries(spec.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    spec.id,
+    ...spec.command,
+  ];
+}
+
+/**
+ * The userns flag every helper container that touches the box's volumes must
+ * carry, so files land owned by the baked uid just as in the box.
+ */
+export function helperUsernsArgs(keepId: boolean): string[] {
+  return keepId ? [KEEP_ID_USERNS] : [];
+}

@@ -1,0 +1,55 @@
+// Reading an engine's stderr for the few failures byre reacts to differently:
+// an engine that is not answering, and an object that is not there. Pure;
+// anything unrecognised is 'other' and surfaces verbatim in EngineError.
+
+export type EngineFailure = 'unreachable' | 'other';
+
+const UNREACHABLE = [
+  /cannot connect to (the )?docker daemon/i,
+  /is the docker daemon running/i,
+  /connection refused/i,
+  /podman machine init/i,
+  /unable to connect to podman/i,
+  /cannot connect to podman/i,
+  /error during connect/i,
+];
+
+/** A build step that failed inside the engine proves the engine answered. */
+const STEP_FAILED = [
+  /returned a non-zero code/i,
+  /did not complete successfully/i,
+  /error building at step/i,
+];
+
+export function classifyEngineFailure(stderr: string): EngineFailure {
+  if (STEP_FAILED.some((re) => re.test(stderr))) return 'other';
+  return UNREACHABLE.some((re) => re.test(stderr)) ? 'unreachable' : 'other';
+}
+
+const NOT_FOUND = [
+  /no such (container|volume|image|object)/i,
+  /image not known/i,
+  /no container with name or id/i,
+  /no volume with name/i,
+];
+
+/** The named container/volume/image does not exist (and the engine did answer). */
+export function isNotFound(stderr: string): boolean {
+  return classifyEngineFailure(stderr) === 'other' && NOT_FOUND.some((re) => re.test(stderr));
+}
+
+/** Engine stderr kept for an error (reference: 64 KiB); the tail is where the reason is. */
+export const STDERR_CAP = 64 * 1024;
+
+export function tail(text: string, cap: number = STDERR_CAP): string {
+  if (text.length <= cap) return text;
+  const cut = text.slice(text.length - cap);
+  const nl = cut.indexOf('\n');
+  return nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut;
+}
+
+export const UNREACHABLE_REMEDY: Record<'docker' | 'podman', string> = {
+  docker: 'start the Docker daemon (or Docker Desktop) and try again, or set engine = "podman"',
+  podman:
+    'start Podman (`podman machine start` on macOS/Windows) and try again, or set engine = "docker"',
+};

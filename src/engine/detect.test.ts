@@ -1,0 +1,272 @@
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { ByreError, EngineError, RefusedError } from '../errors.js';
+import { detectEngine, parseDockerRootless, parsePodmanRootless, parseVersion } from './detect.js';
+import { ShadowedToolError, resolveHostTool } from './host-tools.js';
+
+// Planted engine CLIs: shell scripts that answer `info` and `--version` from
+// environment variables and log their argv, so detection runs its real spawn
+// path against engines whose answers each test controls.
+
+// Scripts must not find the machine's real engines, so PATH holds only the
+// planted dirs and the one external command they need is pinned absolutely.
+const sleepTool = resolveHostTool('sleep', { declinedRoots: [], env: process.env });
+const SLEEP = sleepTool.kind === 'found' ? sleepTool.path : '/bin/sleep';
+
+let root: string;
+let bin: string;
+let log: string;
+
+const script = (name: string): string => `#!/bin/sh
+echo "${name} $*" >> "$FAKE_LOG"
+case "$1" in
+  info)
+    [ -n "$${name.toUpperCase()}_SLEEP" ] && exec ${SLEEP} "$${name.toUpperCase()}_SLEEP"
+    if [ -n "$${name.toUpperCase()}_INFO_ERR" ]; then echo "$${name.toUpperCase()}_INFO_ERR" >&2; exit 1; fi
+    printf '%s\\n' "$${name.toUpperCase()}_INFO"
+    ;;
+  --version) printf '%s\\n' "$${name.toUpperCase()}_VERSION" ;;
+esac
+`;
+
+function plantEngine(dir: string, name: 'docker' | 'podman'): string {
+  mkdirSync(dir, { recursive: true });
+  const p = path.join(dir, name);
+  writeFileSync(p, script(name));
+  chmodSync(p, 0o755);
+  return p;
+}
+
+function env(extra: Record<string, string>, pathDirs: string[] = [bin]): Record<string, string> {
+  return {
+    PATH: pathDirs.join(':'),
+    FAKE_LOG: log,
+    DOCKER_INFO: '["name=seccomp,profile=default"]',
+    DOCKER_VERSION: 'Docker version 28.2.2, build e6534b4',
+    PODMAN_INFO: 'false',
+    PODMAN_VERSION: 'podman version 4.3.1',
+    ...extra,
+  };
+}
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-detect-')));
+  bin = path.join(root, 'bin');
+  log = path.join(root, 'calls.log');
+  writeFileSync(log, '');
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('detectEngine', () => {
+  it('auto picks an answering docker and pins its absolute path', async () => {
+    const docker = plantEngine(bin, 'docker');
+    plantEngine(bin, 'podman');
+    const facts = await detectEngine('auto', [], env({}));
+    expect(facts).toEqual({
+      name: 'docker',
+      path: docker,
+      rootless: false,
+      keepId: false,
+      version: '28.2.2',
+      warnings: [],
+    });
+    expect(readFileSync(log, 'utf8')).toBe(
+      'docker info --format {{json .SecurityOptions}}\ndocker --version\n',
+    );
+  });
+
+  it('auto falls back to podman when docker does not answer', async () => {
+    plantEngine(bin, 'docker');
+    const podman = plantEngine(bin, 'podman');
+    const facts = await detectEngine(
+      'auto',
+      [],
+      env({
+        DOCKER_INFO_ERR:
+          'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+      }),
+    );
+    expect(facts).toMatchObject({
+      name: 'podman',
+      path: podman,
+      rootless: false,
+      keepId: false,
+      version: '4.3.1',
+    });
+  });
+
+  it('auto treats a hung docker as not answering (short timeout)', async () => {
+    plantEngine(bin, 'docker');
+    plantEngine(bin, 'podman');
+    const facts = await detectEngine('auto', [], env({ DOCKER_SLEEP: '5' }), {
+      probeTimeoutMs: 300,
+    });
+    expect(facts.name).toBe('podman');
+  });
+
+  it('auto with only a silent docker reports docker unreachable', async () => {
+    plantEngine(bin, 'docker');
+    await expect(
+      detectEngine('auto', [], env({ DOCKER_INFO_ERR: 'Cannot connect to the Docker daemon' })),
+    ).rejects.toMatchObject({ name: 'EngineError', rule: 'engine.unreachable', engine: 'docker' });
+  });
+
+  it('auto with neither engine is engine.none', async () => {
+    const err = await detectEngine('auto', [], env({})).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ByreError);
+    expect((err as ByreError).rule).toBe('engine.none');
+  });
+
+  it('auto never reads a shadowed docker as absent: it refuses instead of trying podman', async () => {
+    const work = path.join(root, 'work');
+    const shadow = plantEngine(path.join(work, 'bin'), 'docker');
+    plantEngine(bin, 'podman');
+    const err = await detectEngine('auto', [work], env({}, [path.join(work, 'bin'), bin])).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ShadowedToolError);
+    expect(err).toBeInstanceOf(RefusedError);
+    expect(err).toMatchObject({
+      rule: 'hosttool.declined',
+      tool: 'docker',
+      path: shadow,
+      root: work,
+    });
+    expect(readFileSync(log, 'utf8')).toBe('');
+  });
+
+  it('auto refuses a shadowed podman when docker is absent', async () => {
+    const store = path.join(root, 'store');
+    plantEngine(store, 'podman');
+    await expect(detectEngine('auto', [store], env({}, [store]))).rejects.toBeInstanceOf(
+      ShadowedToolError,
+    );
+  });
+
+  it('explicit docker refuses when shadowed and is absent when missing', async () => {
+    await expect(detectEngine('docker', [], env({}))).rejects.toMatchObject({
+      rule: 'hosttool.absent',
+    });
+    const work = path.join(root, 'work');
+    plantEngine(work, 'docker');
+    await expect(detectEngine('docker', [work], env({}, [work]))).rejects.toBeInstanceOf(
+      ShadowedToolError,
+    );
+  });
+
+  it('explicit podman ignores a working docker', async () => {
+    plantEngine(bin, 'docker');
+    const podman = plantEngine(bin, 'podman');
+    expect((await detectEngine('podman', [], env({}))).path).toBe(podman);
+    expect(readFileSync(log, 'utf8')).not.toContain('docker');
+  });
+
+  it.each(['4.3.1', '4.9.0', '5.0.2'])('rootless podman %s gets keep-id', async (version) => {
+    plantEngine(bin, 'podman');
+    const facts = await detectEngine(
+      'podman',
+      [],
+      env({ PODMAN_INFO: 'true', PODMAN_VERSION: `podman version ${version}` }),
+    );
+    expect(facts).toMatchObject({ rootless: true, keepId: true, version, warnings: [] });
+  });
+
+  it('refuses rootless podman older than 4.3', async () => {
+    plantEngine(bin, 'podman');
+    const err = await detectEngine(
+      'podman',
+      [],
+      env({ PODMAN_INFO: 'true', PODMAN_VERSION: 'podman version 4.2.0' }),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RefusedError);
+    expect((err as RefusedError).rule).toBe('engine.rootless-podman-old');
+  });
+
+  it('BYRE_ALLOW_ROOTLESS_PODMAN=1 lets old rootless podman through with the warning kept, without keep-id', async () => {
+    plantEngine(bin, 'podman');
+    const facts = await detectEngine(
+      'podman',
+      [],
+      env({
+        PODMAN_INFO: 'true',
+        PODMAN_VERSION: 'podman version 3.4.4',
+        BYRE_ALLOW_ROOTLESS_PODMAN: '1',
+      }),
+    );
+    expect(facts).toMatchObject({ rootless: true, keepId: false, version: '3.4.4' });
+    expect(facts.warnings.map((w) => w.rule)).toEqual(['engine.rootless-podman-old']);
+  });
+
+  it('rootful podman never uses keep-id, whatever its version', async () => {
+    plantEngine(bin, 'podman');
+    const facts = await detectEngine('podman', [], env({ PODMAN_VERSION: 'podman version 3.0.0' }));
+    expect(facts).toMatchObject({ rootless: false, keepId: false, warnings: [] });
+  });
+
+  it.each(['yes', 'True', '', 'true\ntrue'])('refuses a rootless answer of %j', async (answer) => {
+    plantEngine(bin, 'podman');
+    const err = await detectEngine('podman', [], env({ PODMAN_INFO: answer })).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(EngineError);
+    expect((err as EngineError).rule).toBe('engine.rootless-probe');
+  });
+
+  it('detects rootless docker from its security options', async () => {
+    plantEngine(bin, 'docker');
+    const facts = await detectEngine(
+      'docker',
+      [],
+      env({ DOCKER_INFO: '["name=seccomp,profile=builtin","name=rootless","name=cgroupns"]' }),
+    );
+    expect(facts).toMatchObject({ rootless: true, keepId: false });
+  });
+});
+
+describe('probe parsers', () => {
+  it.each([
+    ['true\n', true],
+    ['false\n', false],
+    ['true', true],
+    ['TRUE\n', null],
+    [' true\n', null],
+    ['', null],
+  ])('parsePodmanRootless(%j) = %s', (input, expected) => {
+    expect(parsePodmanRootless(input)).toBe(expected);
+  });
+
+  it.each([
+    ['["name=seccomp,profile=default"]\n', false],
+    ['["name=seccomp,profile=default","name=rootless"]', true],
+    ['null', false],
+    ['not json', null],
+    ['{"a":1}', null],
+  ])('parseDockerRootless(%j) = %s', (input, expected) => {
+    expect(parseDockerRootless(input)).toBe(expected);
+  });
+
+  it.each([
+    ['podman version 4.3.1\n', { major: 4, minor: 3, patch: 1 }],
+    ['Docker version 28.2.2, build e6534b4', { major: 28, minor: 2, patch: 2 }],
+    ['podman version 5.0\n', { major: 5, minor: 0, patch: 0 }],
+    ['podman version v4.10.0-dev', { major: 4, minor: 10, patch: 0 }],
+    ['garbage', null],
+  ])('parseVersion(%j)', (input, expected) => {
+    expect(parseVersion(input)).toEqual(expected);
+  });
+});

@@ -1,0 +1,147 @@
+// Engine detection: which engine runs this invocation, pinned to an absolute
+// path, and the identity mode that follows from it (rootless, keep-id). A
+// declined (shadowed) engine refuses; it is never treated as absent, so `auto`
+// never falls through to the other engine past a shadowed binary.
+
+import { ByreError, EngineError } from '../errors.js';
+import { rootlessProbeArgv, versionArgv } from './argv.js';
+import { UNREACHABLE_REMEDY } from './classify.js';
+import { AbsentToolError, ShadowedToolError, resolveHostTool } from './host-tools.js';
+import { checkRootlessPodman, throwIfRefused, type Version } from './host-user.js';
+import { engineFailure, runEngineCommand } from './runner.js';
+import type { EngineFacts, EngineName } from './types.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface DetectOptions {
+  cwd?: string;
+  /** Bound on each probe; `auto` must not hang on a wedged daemon socket. */
+  probeTimeoutMs?: number;
+}
+
+const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+
+export async function detectEngine(
+  choice: 'auto' | 'docker' | 'podman',
+  declinedRoots: readonly string[],
+  env: Env,
+  options: DetectOptions = {},
+): Promise<EngineFacts> {
+  const locate = (name: EngineName): string | null => {
+    const r = resolveHostTool(name, {
+      declinedRoots,
+      env,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
+    if (r.kind === 'declined') throw new ShadowedToolError(r.tool, r.path, r.root);
+    return r.kind === 'found' ? r.path : null;
+  };
+  const timeoutMs = options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+
+  if (choice !== 'auto') {
+    const p = locate(choice);
+    if (p === null) throw new AbsentToolError(choice);
+    return probe(choice, p, env, timeoutMs);
+  }
+
+  // auto: docker if present AND answering, else podman. A shadowed docker
+  // refuses here rather than reading as "no docker, try podman".
+  const dockerPath = locate('docker');
+  let dockerFailure: EngineError | null = null;
+  if (dockerPath !== null) {
+    try {
+      return await probe('docker', dockerPath, env, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      dockerFailure = err;
+    }
+  }
+  const podmanPath = locate('podman');
+  if (podmanPath !== null) return probe('podman', podmanPath, env, timeoutMs);
+  if (dockerFailure !== null) throw dockerFailure;
+  throw new ByreError('no container engine found: neither docker nor podman is on PATH', {
+    rule: 'engine.none',
+    remedy: 'install Docker or Podman, or add its directory to PATH',
+  });
+}
+
+async function probe(
+  name: EngineName,
+  enginePath: string,
+  env: Env,
+  timeoutMs: number,
+): Promise<EngineFacts> {
+  const opts = { env, timeoutMs };
+  const infoArgs = rootlessProbeArgv(name);
+  const info = await runEngineCommand(enginePath, infoArgs, opts);
+  if (info.exitCode !== 0) {
+    const err = engineFailure(name, infoArgs, info);
+    // A daemon that does not answer `info` is unreachable, whatever it said.
+    throw err.rule === 'engine.failed'
+      ? new EngineError(`${name} is not answering (info failed)`, {
+          engine: name,
+          argv: infoArgs,
+          ...(info.exitCode === undefined ? {} : { exitCode: info.exitCode }),
+          stderr: err.stderr,
+          rule: 'engine.unreachable',
+          remedy: UNREACHABLE_REMEDY[name],
+        })
+      : err;
+  }
+  const rootless =
+    name === 'podman' ? parsePodmanRootless(info.stdout) : parseDockerRootless(info.stdout);
+  if (rootless === null) {
+    throw new EngineError(
+      `${name} gave an unexpected answer to the rootless probe: ${JSON.stringify(info.stdout.trim())}`,
+      {
+        engine: name,
+        argv: infoArgs,
+        stderr: info.stderr,
+        rule: 'engine.rootless-probe',
+      },
+    );
+  }
+  const ver = await runEngineCommand(enginePath, versionArgv(), opts);
+  const version = ver.exitCode === 0 ? parseVersion(ver.stdout) : null;
+  const facts: EngineFacts = {
+    name,
+    path: enginePath,
+    rootless,
+    keepId: false,
+    version: version === null ? '' : `${version.major}.${version.minor}.${version.patch}`,
+    warnings: [],
+  };
+  if (name === 'podman' && rootless) {
+    const check = checkRootlessPodman(version, env);
+    const warning = throwIfRefused(check);
+    if (warning !== null) facts.warnings.push(warning);
+    facts.keepId = check.kind === 'ok';
+  }
+  return facts;
+}
+
+/** Podman's `{{.Host.Security.Rootless}}`: exactly `true` or `false`, else null. */
+export function parsePodmanRootless(stdout: string): boolean | null {
+  const answer = stdout.replace(/\r?\n$/, '');
+  return answer === 'true' ? true : answer === 'false' ? false : null;
+}
+
+/** Docker's `{{json .SecurityOptions}}`: rootless iff it lists `name=rootless`. */
+export function parseDockerRootless(stdout: string): boolean | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout.trim() === '' ? 'null' : stdout);
+  } catch {
+    return null;
+  }
+  if (value === null) return false;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return null;
+  return value.some((opt: string) => opt.split(',').includes('name=rootless'));
+}
+
+/** `podman version 4.3.1`, `Docker version 28.2.2, build e6534b4` → numbers. */
+export function parseVersion(stdout: string): Version | null {
+  const m = /version\s+v?(\d+)\.(\d+)(?:\.(\d+))?/i.exec(stdout);
+  if (m === null) return null;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? '0') };
+}

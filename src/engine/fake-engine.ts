@@ -1,0 +1,310 @@
+// An in-memory Engine for unit tests of commands: it records every call and
+// keeps just enough state (images, containers, volumes) for ps-by-label and
+// exists checks to answer consistently. It must never spawn or touch disk.
+
+import { EngineError } from '../errors.js';
+import type { BuildIo, Engine, EngineOutput, ExecResult, RunOptions } from './runner.js';
+import type { BuildSpec, EngineFacts, ExecSpec, PsQuery, VolumeFilter } from './types.js';
+
+export type EngineMethod = Exclude<keyof Engine, 'facts'>;
+
+export interface FakeCall {
+  method: EngineMethod;
+  args: unknown[];
+}
+
+export interface FakeContainer {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  env: Record<string, string>;
+  networkMode: string;
+  running: boolean;
+  image: string;
+}
+
+export interface FakeImage {
+  id: string;
+  labels: Record<string, string>;
+}
+
+export const FAKE_FACTS: EngineFacts = {
+  name: 'docker',
+  path: '/usr/bin/docker',
+  rootless: false,
+  keepId: false,
+  version: '28.2.2',
+  warnings: [],
+};
+
+export class FakeEngine implements Engine {
+  readonly facts: EngineFacts;
+  readonly calls: FakeCall[] = [];
+  readonly images = new Map<string, FakeImage>();
+  readonly containers = new Map<string, FakeContainer>();
+  readonly volumes = new Map<string, Record<string, string>>();
+  /** What `startAttached` returns. */
+  exitCode = 0;
+  /** Answers `run`; default: empty output. */
+  onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
+    stdout: '',
+    stderr: '',
+  });
+  /** Answers `exec`; default: exit 0, no output. */
+  onExec: (spec: ExecSpec, input: string | undefined) => ExecResult = () => ({
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+  });
+  /** Output `build` streams to onOutput. */
+  buildOutput: string[] = [];
+  private readonly failures = new Map<EngineMethod, Error[]>();
+  private seq = 0;
+
+  constructor(facts: Partial<EngineFacts> = {}) {
+    this.facts = { ...FAKE_FACTS, ...facts };
+  }
+
+  /** The next call(s) to `method` throw `error` (default: an EngineError with exit 1). */
+  failNext(method: EngineMethod, error?: Error, times = 1): void {
+    const err =
+      error ??
+      new EngineError(`${this.facts.name} ${method} failed (exit 1)`, {
+        engine: this.facts.name,
+        argv: [method],
+        exitCode: 1,
+        stderr: 'fake failure',
+      });
+    const queue = this.failures.get(method) ?? [];
+    for (let i = 0; i < times; i++) queue.push(err);
+    this.failures.set(method, queue);
+  }
+
+  /** Calls to one method, in order. */
+  callsTo(method: EngineMethod): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  /** Adds a container as if created by a run/create argv, for session-discovery tests. */
+  addContainer(c: Partial<FakeContainer> & { name: string }): FakeContainer {
+    const full: FakeContainer = {
+      id: this.nextId(),
+      labels: {},
+      env: {},
+      networkMode: 'bridge',
+      running: true,
+      image: '',
+      ...c,
+    };
+    this.containers.set(full.id, full);
+    return full;
+  }
+
+  private record(method: EngineMethod, ...args: unknown[]): void {
+    this.calls.push({ method, args });
+    const err = this.failures.get(method)?.shift();
+    if (err !== undefined) throw err;
+  }
+
+  private nextId(): string {
+    this.seq += 1;
+    return this.seq.toString(16).padStart(64, '0');
+  }
+
+  private find(idOrName: string): FakeContainer | undefined {
+    for (const c of this.containers.values()) {
+      if (
+        c.id === idOrName ||
+        c.name === idOrName ||
+        (idOrName.length >= 12 && c.id.startsWith(idOrName))
+      )
+        return c;
+    }
+    return undefined;
+  }
+
+  private missing(what: string, argv: string): EngineError {
+    return new EngineError(`${this.facts.name} ${argv} failed (exit 1)`, {
+      engine: this.facts.name,
+      argv: [argv, what],
+      exitCode: 1,
+      stderr: `Error: No such object: ${what}`,
+    });
+  }
+
+  async build(spec: BuildSpec, io: BuildIo = {}): Promise<void> {
+    this.record('build', spec);
+    for (const chunk of this.buildOutput) io.onOutput?.(chunk);
+    this.images.set(spec.tag, { id: `sha256:${this.nextId()}`, labels: { ...spec.labels } });
+  }
+
+  async imageId(tag: string): Promise<string> {
+    this.record('imageId', tag);
+    const img = this.images.get(tag);
+    if (img === undefined) throw this.missing(tag, 'image inspect');
+    return img.id;
+  }
+
+  async imageExists(tag: string): Promise<boolean> {
+    this.record('imageExists', tag);
+    return this.images.has(tag);
+  }
+
+  async imageLabels(tag: string): Promise<Record<string, string>> {
+    this.record('imageLabels', tag);
+    const img = this.images.get(tag);
+    if (img === undefined) throw this.missing(tag, 'image inspect');
+    return { ...img.labels };
+  }
+
+  async removeImage(tag: string): Promise<boolean> {
+    this.record('removeImage', tag);
+    return this.images.delete(tag);
+  }
+
+  async create(argv: readonly string[]): Promise<string> {
+    this.record('create', [...argv]);
+    return this.containerFromArgv(argv, false).id;
+  }
+
+  async startAttached(name: string, options: { tty: boolean }): Promise<number> {
+    this.record('startAttached', name, options);
+    const c = this.find(name);
+    if (c === undefined) throw this.missing(name, 'start');
+    // The box is created --rm: it is gone once the session ends.
+    this.containers.delete(c.id);
+    return this.exitCode;
+  }
+
+  async run(argv: readonly string[], options: RunOptions = {}): Promise<EngineOutput> {
+    this.record('run', [...argv], options);
+    if (argv.includes('-d') || argv.includes('--detach')) {
+      const c = this.containerFromArgv(argv, true);
+      return { stdout: `${c.id}\n`, stderr: '' };
+    }
+    return this.onRun(argv, options);
+  }
+
+  async ps(query: PsQuery): Promise<string[]> {
+    this.record('ps', query);
+    return [...this.containers.values()]
+      .filter((c) => query.all || c.running)
+      .filter((c) => Object.entries(query.labels).every(([k, v]) => c.labels[k] === v))
+      .map((c) => c.id);
+  }
+
+  async inspectLabels(id: string): Promise<Record<string, string>> {
+    this.record('inspectLabels', id);
+    const c = this.find(id);
+    if (c === undefined) throw this.missing(id, 'inspect');
+    return { ...c.labels };
+  }
+
+  async inspectEnv(id: string): Promise<Record<string, string>> {
+    this.record('inspectEnv', id);
+    const c = this.find(id);
+    if (c === undefined) throw this.missing(id, 'inspect');
+    return { ...c.env };
+  }
+
+  async networkMode(id: string): Promise<string> {
+    this.record('networkMode', id);
+    const c = this.find(id);
+    if (c === undefined) throw this.missing(id, 'inspect');
+    return c.networkMode;
+  }
+
+  async stop(id: string, seconds: number): Promise<void> {
+    this.record('stop', id, seconds);
+    const c = this.find(id);
+    if (c === undefined) throw this.missing(id, 'stop');
+    c.running = false;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    this.record('remove', id);
+    const c = this.find(id);
+    return c === undefined ? false : this.containers.delete(c.id);
+  }
+
+  async volumeExists(name: string): Promise<boolean> {
+    this.record('volumeExists', name);
+    return this.volumes.has(name);
+  }
+
+  async volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void> {
+    this.record('volumeCreate', name, { ...labels });
+    if (!this.volumes.has(name)) this.volumes.set(name, { ...labels });
+  }
+
+  async volumeRemove(name: string): Promise<boolean> {
+    this.record('volumeRemove', name);
+    return this.volumes.delete(name);
+  }
+
+  async volumeList(filter: VolumeFilter): Promise<string[]> {
+    this.record('volumeList', filter);
+    return [...this.volumes.entries()]
+      .filter(([name]) => filter.name === undefined || name.includes(filter.name))
+      .filter(([, labels]) =>
+        Object.entries(filter.labels ?? {}).every(([k, v]) => labels[k] === v),
+      )
+      .map(([name]) => name)
+      .sort();
+  }
+
+  async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
+    this.record('exec', spec, options);
+    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    return this.onExec(spec, options.input);
+  }
+
+  /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */
+  private containerFromArgv(argv: readonly string[], running: boolean): FakeContainer {
+    const labels: Record<string, string> = {};
+    const env: Record<string, string> = {};
+    let name = '';
+    let image = '';
+    const valued = new Set([
+      '--name',
+      '-e',
+      '--label',
+      '--mount',
+      '-p',
+      '--cap-add',
+      '--group-add',
+      '-u',
+      '--entrypoint',
+      '--network',
+      '-w',
+      '--hostname',
+    ]);
+    for (let i = 1; i < argv.length; i++) {
+      const a = argv[i] ?? '';
+      const next = argv[i + 1] ?? '';
+      const split = (kv: string): [string, string] => {
+        const eq = kv.indexOf('=');
+        return eq < 0 ? [kv, ''] : [kv.slice(0, eq), kv.slice(eq + 1)];
+      };
+      if (valued.has(a)) {
+        if (a === '--name') name = next;
+        else if (a === '-e') env[split(next)[0]] = split(next)[1];
+        else if (a === '--label') labels[split(next)[0]] = split(next)[1];
+        i++;
+      } else if (a.startsWith('--name=')) name = a.slice('--name='.length);
+      else if (a.startsWith('--label=')) labels[split(a.slice(8))[0]] = split(a.slice(8))[1];
+      else if (!a.startsWith('-')) {
+        image = a;
+        break;
+      }
+    }
+    const c = this.addContainer({
+      name: name === '' ? `fake-${this.seq + 1}` : name,
+      labels,
+      env,
+      running,
+      image,
+    });
+    return c;
+  }
+}

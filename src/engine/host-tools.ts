@@ -1,0 +1,165 @@
+// Host tool pinning: resolves a tool name (docker, podman, git, ssh ...) to an
+// absolute path once per invocation, walking PATH ourselves. A binary that
+// resolves out of a directory the box can write is DECLINED, never run and
+// never mistaken for an absent tool. This module must never spawn anything.
+
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+import { ByreError, RefusedError } from '../errors.js';
+
+export type ToolResolution =
+  | { kind: 'found'; path: string }
+  | { kind: 'absent' }
+  | { kind: 'declined'; tool: string; path: string; root: string };
+
+export interface HostToolOptions {
+  /** Box-writable roots: work tree, main tree, common git dir, project store. */
+  declinedRoots: readonly string[];
+  env: Readonly<Record<string, string | undefined>>;
+  /** Where relative PATH entries (and the empty entry, POSIX ".") resolve. */
+  cwd?: string;
+}
+
+/** A host tool PATH found inside a box-writable directory; byre will not run it. */
+export class ShadowedToolError extends RefusedError {
+  readonly tool: string;
+  readonly path: string;
+  readonly root: string;
+  constructor(tool: string, toolPath: string, root: string) {
+    super(
+      `declined to run ${tool}: PATH resolves it to ${toolPath}, inside ${root}, which the box can write`,
+      {
+        rule: 'hosttool.declined',
+        remedy: `remove ${root} (or the directory holding ${toolPath}) from PATH, or install ${tool} outside the project`,
+      },
+    );
+    this.name = 'ShadowedToolError';
+    this.tool = tool;
+    this.path = toolPath;
+    this.root = root;
+  }
+}
+
+/** The tool is nowhere on PATH. */
+export class AbsentToolError extends ByreError {
+  readonly tool: string;
+  constructor(tool: string) {
+    super(`${tool} was not found on PATH`, {
+      rule: 'hosttool.absent',
+      remedy: `install ${tool} or add its directory to PATH`,
+    });
+    this.name = 'AbsentToolError';
+    this.tool = tool;
+  }
+}
+
+/**
+ * Resolves `tool` the way a shell would (first executable regular file on
+ * PATH) and declines it when the PATH directory or the binary itself -- after
+ * following every symlink -- lies under a declined root. The first hit decides:
+ * a shadowing binary is reported, not skipped over.
+ */
+export function resolveHostTool(tool: string, options: HostToolOptions): ToolResolution {
+  if (tool === '' || tool.includes('/')) {
+    // byre only ever names bare tools; a path would bypass PATH pinning.
+    throw new ByreError(`host tool name must be bare, got "${tool}"`, {
+      rule: 'hosttool.bad-name',
+    });
+  }
+  const cwd = options.cwd ?? process.cwd();
+  const roots = canonicalRoots(options.declinedRoots, cwd);
+  const entries = (options.env['PATH'] ?? '').split(path.delimiter);
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const dir = path.resolve(cwd, entry === '' ? '.' : entry);
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    const candidate = path.join(dir, tool);
+    if (!isExecutableFile(candidate)) continue;
+    const checks = [dir, canonical(dir), candidate, canonical(candidate)];
+    for (const p of checks) {
+      const root = roots.find((r) => isUnder(p, r.canonical) || isUnder(p, r.lexical));
+      if (root !== undefined) return { kind: 'declined', tool, path: candidate, root: root.given };
+    }
+    return { kind: 'found', path: candidate };
+  }
+  return { kind: 'absent' };
+}
+
+/** Per-invocation cache: each tool resolves once, so every spawn runs the same binary. */
+export interface HostTools {
+  resolve(tool: string): ToolResolution;
+  /** The absolute path, or ShadowedToolError / AbsentToolError. */
+  require(tool: string): string;
+}
+
+export function createHostTools(options: HostToolOptions): HostTools {
+  const cache = new Map<string, ToolResolution>();
+  const resolve = (tool: string): ToolResolution => {
+    let hit = cache.get(tool);
+    if (hit === undefined) {
+      hit = resolveHostTool(tool, options);
+      cache.set(tool, hit);
+    }
+    return hit;
+  };
+  return {
+    resolve,
+    require(tool) {
+      return requireResolved(tool, resolve(tool));
+    },
+  };
+}
+
+/** Turns a resolution into a path or the matching typed error. */
+export function requireResolved(tool: string, resolution: ToolResolution): string {
+  switch (resolution.kind) {
+    case 'found':
+      return resolution.path;
+    case 'declined':
+      throw new ShadowedToolError(resolution.tool, resolution.path, resolution.root);
+    case 'absent':
+      throw new AbsentToolError(tool);
+  }
+}
+
+interface Root {
+  given: string;
+  lexical: string;
+  canonical: string;
+}
+
+function canonicalRoots(roots: readonly string[], cwd: string): Root[] {
+  return roots
+    .filter((r) => r !== '')
+    .map((given) => {
+      const lexical = path.resolve(cwd, given);
+      return { given, lexical, canonical: canonical(lexical) };
+    });
+}
+
+/** realpath when the path exists; otherwise the lexical absolute path. */
+function canonical(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+function isUnder(p: string, root: string): boolean {
+  if (p === root) return true;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return p.startsWith(prefix);
+}
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,53 @@
+// The names and labels byre puts on engine objects (reference section 3's
+// naming table). Pure: every other module asks here rather than formatting
+// `byre-…` strings itself, so a rename is one edit and one failing test.
+
+export const LABEL = {
+  project: 'byre.project',
+  workdir: 'byre.workdir',
+  client: 'byre.client',
+  run: 'byre.run',
+  launch: 'byre.launch',
+} as const;
+
+/** The in-box dev ids rootless keep-id bakes regardless of the host user. */
+export const GENERIC_DEV_ID = 1000;
+
+/** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (ADR 0008). */
+export function bakedIds(
+  keepId: boolean,
+  hostUid: number,
+  hostGid: number,
+): { uid: number; gid: number } {
+  return keepId ? { uid: GENERIC_DEV_ID, gid: GENERIC_DEV_ID } : { uid: hostUid, gid: hostGid };
+}
+
+export function imageTag(projectId: string, uid: number, gid: number): string {
+  return `byre-${projectId}-u${uid}-g${gid}`;
+}
+
+/** Equals `byre-<projectId>` for a plain (non-worktree) project. */
+export function containerName(worktreeId: string): string {
+  return `byre-${worktreeId}`;
+}
+
+export function projectVolumeName(projectId: string, name: string): string {
+  return `byre-${projectId}-${name}`;
+}
+
+export function machineVolumeName(uid: number, name: string): string {
+  return `byre-machine-u${uid}-${name}`;
+}
+
+export type HelperKind = 'netns' | 'sockprobe';
+
+/** `byre-netns-<16hex>` / `byre-sockprobe-<16hex>`; the caller mints the hex. */
+export function helperName(kind: HelperKind, hex16: string): string {
+  if (!/^[0-9a-f]{16}$/.test(hex16))
+    throw new RangeError(`helper suffix must be 16 lowercase hex digits, got "${hex16}"`);
+  return `byre-${kind}-${hex16}`;
+}
+
+export function worktreeAddHelperName(targetId: string): string {
+  return `byre-wtadd-${targetId}`;
+}

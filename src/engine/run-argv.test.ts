@@ -1,0 +1,371 @@
+import { describe, expect, it } from 'vitest';
+
+import { ByreError } from '../errors.js';
+import {
+  buildRunArgv,
+  expandHost,
+  quoteToken,
+  runEnv,
+  shellQuote,
+  type RunParams,
+} from './run-argv.js';
+
+const base: RunParams = {
+  engine: 'docker',
+  worktreeId: 'app-1a2b3c',
+  projectId: 'app-1a2b3c',
+  uid: 1000,
+  gid: 1000,
+  skillEnv: {},
+  hostEnv: {},
+  workspaceDir: '/home/u/app',
+  home: '/home/u',
+  configMounts: [],
+  skillMounts: [],
+  extraBinds: [],
+  configVolumes: [],
+  skillVolumes: [],
+  ports: [],
+  caps: [],
+  groupAdd: [],
+  keepId: false,
+  skillRunArgs: [],
+  projectRunArgs: [],
+  labels: { client: 4242 },
+  image: 'byre-app-1a2b3c-u1000-g1000',
+};
+
+const minimalTail = [
+  '-e',
+  'BYRE_GID=1000',
+  '-e',
+  'BYRE_PROJECT=app-1a2b3c',
+  '-e',
+  'BYRE_UID=1000',
+  '-e',
+  'BYRE_WORKTREE=app-1a2b3c',
+  '--mount',
+  'type=bind,source=/home/u/app,target=/workspace',
+  '--label',
+  'byre.project=app-1a2b3c',
+  '--label',
+  'byre.workdir=app-1a2b3c',
+  '--label',
+  'byre.client=4242',
+  'byre-app-1a2b3c-u1000-g1000',
+];
+
+describe('buildRunArgv', () => {
+  it('builds the minimal argv, no -t without a TTY', () => {
+    expect(buildRunArgv(base, 'run', false)).toEqual([
+      'run',
+      '--rm',
+      '-i',
+      '--name',
+      'byre-app-1a2b3c',
+      ...minimalTail,
+    ]);
+  });
+
+  it('adds -t only when stdin is a TTY, and honours create', () => {
+    expect(buildRunArgv(base, 'create', true)).toEqual([
+      'create',
+      '--rm',
+      '-i',
+      '-t',
+      '--name',
+      'byre-app-1a2b3c',
+      ...minimalTail,
+    ]);
+  });
+
+  it('places every section in reference order 1-13', () => {
+    const full: RunParams = {
+      ...base,
+      engine: 'podman',
+      worktreeId: 'app-1a2b3c-wt-feat',
+      skillEnv: { ZED: 'skill', SHARED: 'from-skill' },
+      hostEnv: { SHARED: 'from-host', GH_TOKEN: 't' },
+      egress: 'api.example.com:443 github.com:443',
+      configMounts: [
+        { host: '~/notes', target: '/notes', mode: 'ro', disabled: false },
+        { host: '/srv/off', target: '/off', mode: 'rw', disabled: true },
+      ],
+      skillMounts: [{ host: '/var/run/sock/', target: '/run/sock', mode: 'rw' }],
+      extraBinds: [{ host: '/home/u/app/.git', target: '/home/u/app/.git', mode: 'rw' }],
+      configVolumes: [{ name: 'byre-app-1a2b3c-cache', target: '/cache' }],
+      skillVolumes: [{ name: 'byre-machine-u1000-.claude', target: '/home/dev/.claude' }],
+      ports: [
+        { container: 3000, host: 0, interface: '127.0.0.1' },
+        { container: 8080, host: 18080, interface: '0.0.0.0' },
+      ],
+      caps: ['NET_ADMIN', 'SYS_PTRACE', 'NET_ADMIN'],
+      groupAdd: ['999', 12, '100'],
+      keepId: true,
+      skillRunArgs: ['--hostname', 'byre'],
+      projectRunArgs: ['--cap-add=SYS_PTRACE', '--label', 'byre.project=spoof'],
+      labels: { client: 7, run: 'f'.repeat(32), launch: 'a'.repeat(64) },
+    };
+    expect(buildRunArgv(full, 'create', true)).toEqual([
+      'create',
+      '--rm',
+      '-i',
+      '-t',
+      '--name',
+      'byre-app-1a2b3c-wt-feat',
+      '-e',
+      'BYRE_EGRESS=api.example.com:443 github.com:443',
+      '-e',
+      'BYRE_GID=1000',
+      '-e',
+      'BYRE_PROJECT=app-1a2b3c',
+      '-e',
+      'BYRE_UID=1000',
+      '-e',
+      'BYRE_WORKTREE=app-1a2b3c-wt-feat',
+      '-e',
+      'GH_TOKEN=t',
+      '-e',
+      'SHARED=from-host',
+      '-e',
+      'ZED=skill',
+      '--mount',
+      'type=bind,source=/home/u/app,target=/workspace',
+      '--mount',
+      'type=bind,source=/home/u/notes,target=/notes,readonly',
+      '--mount',
+      'type=bind,source=/var/run/sock,target=/run/sock',
+      '--mount',
+      'type=bind,source=/home/u/app/.git,target=/home/u/app/.git',
+      '--mount',
+      'type=volume,source=byre-app-1a2b3c-cache,target=/cache',
+      '--mount',
+      'type=volume,source=byre-machine-u1000-.claude,target=/home/dev/.claude',
+      '-p',
+      '127.0.0.1:3000:3000',
+      '-p',
+      '0.0.0.0:18080:8080',
+      '--cap-add',
+      'NET_ADMIN',
+      '--cap-add',
+      'SYS_PTRACE',
+      '--group-add',
+      '12',
+      '--group-add',
+      '100',
+      '--group-add',
+      '999',
+      '--userns=keep-id:uid=1000,gid=1000',
+      '--hostname',
+      'byre',
+      '--cap-add=SYS_PTRACE',
+      '--label',
+      'byre.project=spoof',
+      '--label',
+      'byre.project=app-1a2b3c',
+      '--label',
+      'byre.workdir=app-1a2b3c-wt-feat',
+      '--label',
+      'byre.client=7',
+      '--label',
+      `byre.run=${'f'.repeat(32)}`,
+      '--label',
+      `byre.launch=${'a'.repeat(64)}`,
+      'byre-app-1a2b3c-u1000-g1000',
+    ]);
+  });
+
+  it.each([
+    ['docker, keepId set', 'docker', true, false],
+    ['podman, keepId set', 'podman', true, true],
+    ['podman, rootful', 'podman', false, false],
+  ] as const)('keep-id userns: %s', (_label, engine, keepId, expected) => {
+    const argv = buildRunArgv({ ...base, engine, keepId }, 'run', false);
+    expect(argv.includes('--userns=keep-id:uid=1000,gid=1000')).toBe(expected);
+  });
+
+  it.each([
+    ['ro', '/data', 'type=bind,source=/data,target=/t,readonly'],
+    ['rw', '/data', 'type=bind,source=/data,target=/t'],
+    ['ro', '~', 'type=bind,source=/home/u,target=/t,readonly'],
+    ['ro', '~/a/../b/', 'type=bind,source=/home/u/b,target=/t,readonly'],
+    ['rw', '/x//y/./z', 'type=bind,source=/x/y/z,target=/t'],
+  ] as const)('bind mode %s of %s', (mode, host, expected) => {
+    const argv = buildRunArgv(
+      { ...base, configMounts: [{ host, target: '/t', mode, disabled: false }] },
+      'run',
+      false,
+    );
+    expect(argv).toContain(expected);
+  });
+
+  it('skips disabled mounts everywhere', () => {
+    const off = { host: '/x', target: '/x', mode: 'rw' as const, disabled: true };
+    const argv = buildRunArgv(
+      { ...base, configMounts: [off], skillMounts: [off], extraBinds: [off] },
+      'run',
+      false,
+    );
+    expect(argv.filter((a) => a.startsWith('type=bind'))).toHaveLength(1);
+  });
+
+  it.each([
+    [{ container: 3000, host: 0, interface: '127.0.0.1' }, '127.0.0.1:3000:3000'],
+    [{ container: 3000, host: 3001, interface: '127.0.0.1' }, '127.0.0.1:3001:3000'],
+    [{ container: 53, host: 5353, interface: '0.0.0.0' }, '0.0.0.0:5353:53'],
+    [{ container: 80, host: 0, interface: '::1' }, '[::1]:80:80'],
+  ])('port %o', (port, expected) => {
+    const argv = buildRunArgv({ ...base, ports: [port] }, 'run', false);
+    expect(argv.slice(argv.indexOf('-p'), argv.indexOf('-p') + 2)).toEqual(['-p', expected]);
+  });
+
+  it.each([
+    { container: 0, host: 0, interface: '127.0.0.1' },
+    { container: 70000, host: 0, interface: '127.0.0.1' },
+    { container: 80, host: -1, interface: '127.0.0.1' },
+    { container: 1.5, host: 0, interface: '127.0.0.1' },
+  ])('rejects port %o', (port) => {
+    expect(() => buildRunArgv({ ...base, ports: [port] }, 'run', false)).toThrow(RangeError);
+  });
+
+  it.each(['/a,b', '/a"b', '/a\nb', ''])(
+    'refuses a mount path %j that --mount would mis-split',
+    (bad) => {
+      const run = (): string[] =>
+        buildRunArgv(
+          { ...base, configMounts: [{ host: '/ok', target: bad, mode: 'ro', disabled: false }] },
+          'run',
+          false,
+        );
+      expect(run).toThrow(ByreError);
+      try {
+        run();
+      } catch (e) {
+        expect((e as ByreError).rule).toBe('mount.unsafe-path');
+      }
+    },
+  );
+
+  it('refuses an unsafe workspace or volume name too', () => {
+    expect(() => buildRunArgv({ ...base, workspaceDir: '/a,b' }, 'run', false)).toThrow(ByreError);
+    expect(() =>
+      buildRunArgv({ ...base, skillVolumes: [{ name: 'v,x', target: '/v' }] }, 'run', false),
+    ).toThrow(ByreError);
+  });
+
+  it('emits byre.run and byre.launch only when set', () => {
+    const labels = (p: RunParams): string[] => {
+      const argv = buildRunArgv(p, 'run', false);
+      return argv.filter((_, i) => argv[i - 1] === '--label');
+    };
+    expect(labels(base)).toEqual([
+      'byre.project=app-1a2b3c',
+      'byre.workdir=app-1a2b3c',
+      'byre.client=4242',
+    ]);
+    expect(labels({ ...base, labels: { client: 1, launch: 'abc' } })).toEqual([
+      'byre.project=app-1a2b3c',
+      'byre.workdir=app-1a2b3c',
+      'byre.client=1',
+      'byre.launch=abc',
+    ]);
+  });
+
+  it('never emits flags the reference rules out', () => {
+    const argv = buildRunArgv(base, 'run', true);
+    for (const flag of [
+      '--init',
+      '--tmpfs',
+      '--security-opt',
+      '--read-only',
+      '--network',
+      '--hostname',
+      '-w',
+    ]) {
+      expect(argv).not.toContain(flag);
+    }
+  });
+});
+
+describe('runEnv', () => {
+  it('lets delivered env beat skill env, sorted by key', () => {
+    expect(
+      runEnv({ ...base, skillEnv: { B: 'skill', A: 'skill' }, hostEnv: { B: 'host' } }),
+    ).toEqual([
+      ['A', 'skill'],
+      ['B', 'host'],
+      ['BYRE_GID', '1000'],
+      ['BYRE_PROJECT', 'app-1a2b3c'],
+      ['BYRE_UID', '1000'],
+      ['BYRE_WORKTREE', 'app-1a2b3c'],
+    ]);
+  });
+
+  it("re-asserts byre's own keys over skill and delivered env, BYRE_EGRESS last", () => {
+    const env = new Map(
+      runEnv({
+        ...base,
+        skillEnv: { BYRE_UID: '0', BYRE_EGRESS: 'evil:1' },
+        hostEnv: { BYRE_PROJECT: 'other', BYRE_EGRESS: 'evil:2' },
+        egress: 'good:443',
+      }),
+    );
+    expect(env.get('BYRE_UID')).toBe('1000');
+    expect(env.get('BYRE_PROJECT')).toBe('app-1a2b3c');
+    expect(env.get('BYRE_EGRESS')).toBe('good:443');
+  });
+
+  it('passes BYRE_EGRESS only when set', () => {
+    expect(new Map(runEnv(base)).has('BYRE_EGRESS')).toBe(false);
+  });
+
+  it.each(['', 'A=B', 'NUL\0'])('refuses env name %j', (key) => {
+    expect(() => runEnv({ ...base, skillEnv: { [key]: 'v' } })).toThrow(ByreError);
+  });
+
+  it('keeps values verbatim, = and newlines included', () => {
+    expect(new Map(runEnv({ ...base, hostEnv: { K: 'a=b\nc' } })).get('K')).toBe('a=b\nc');
+  });
+});
+
+describe('expandHost', () => {
+  it.each([
+    ['~', '/home/u'],
+    ['~/', '/home/u'],
+    ['~/x/y', '/home/u/x/y'],
+    ['/a/b/../c', '/a/c'],
+    ['/', '/'],
+  ])('%s -> %s', (input, expected) => {
+    expect(expandHost(input, '/home/u')).toBe(expected);
+  });
+
+  it.each(['relative', './x', '~other/x', ''])('refuses %j', (input) => {
+    expect(() => expandHost(input, '/home/u')).toThrow(ByreError);
+  });
+});
+
+describe('shellQuote', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['type=bind,source=/a,target=/b', 'type=bind,source=/a,target=/b'],
+    ['--userns=keep-id:uid=1000,gid=1000', '--userns=keep-id:uid=1000,gid=1000'],
+    ['user@host', 'user@host'],
+    ['', "''"],
+    ['a b', "'a b'"],
+    ["it's", "'it'\\''s'"],
+    ['$HOME', "'$HOME'"],
+    ['a;rm -rf /', "'a;rm -rf /'"],
+    ['~/x', "'~/x'"],
+    ['*', "'*'"],
+    ['line\nbreak', "'line\nbreak'"],
+    ['`x`', "'`x`'"],
+    ['"q"', `'"q"'`],
+    ["''", `''\\'''\\'''`],
+  ])('quotes %j as %s', (token, expected) => {
+    expect(quoteToken(token)).toBe(expected);
+  });
+
+  it('joins tokens with single spaces', () => {
+    expect(shellQuote(['docker', 'run', '-e', 'A=b c', 'img'])).toBe("docker run -e 'A=b c' img");
+  });
+});

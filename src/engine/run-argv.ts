@@ -1,0 +1,221 @@
+// The box's run/create argv, exactly in reference order 1-13, plus the POSIX
+// quoting `byre dockerrun` prints it with. Pure: the caller has already
+// resolved config, skills, delivered env and the launch record; this module
+// never touches the filesystem, the environment or the engine.
+
+import path from 'node:path';
+
+import { ByreError } from '../errors.js';
+import type { PortSpec } from '../config/types.js';
+import { KEEP_ID_USERNS } from './argv.js';
+import { LABEL, containerName } from './names.js';
+import type { EngineName } from './types.js';
+
+/** A host bind. `MountSpec` from config fits as is. */
+export interface RunBind {
+  /** Absolute, or `~` / `~/…` (expanded against `home`). */
+  host: string;
+  target: string;
+  mode: 'ro' | 'rw';
+  disabled?: boolean;
+}
+
+export interface RunVolume {
+  /** The engine-side, already scoped name (`byre-<project>-<name>`, `byre-machine-u<uid>-<name>`). */
+  name: string;
+  target: string;
+}
+
+export interface RunLabels {
+  /** The host byre process id. */
+  client: number;
+  /** 32-hex nonce; only when netns hooks exist. */
+  run?: string;
+  /** sha256 of the launch record. */
+  launch?: string;
+}
+
+export interface RunParams {
+  engine: EngineName;
+  worktreeId: string;
+  projectId: string;
+  /** In-box dev ids (1000/1000 under keep-id). */
+  uid: number;
+  gid: number;
+  /** Skills' `[runtime].env`, merged in enable order. */
+  skillEnv: Readonly<Record<string, string>>;
+  /** Delivered `env_from_host` values; beat skill env. */
+  hostEnv: Readonly<Record<string, string>>;
+  /** BYRE_EGRESS (`host:port …`) under an allowlist posture; absent otherwise. */
+  egress?: string;
+  /** The worktree directory bound rw at /workspace. */
+  workspaceDir: string;
+  /** For `~` expansion of bind sources. */
+  home: string;
+  configMounts: readonly RunBind[];
+  skillMounts: readonly RunBind[];
+  /** Worktree common git dir + worktree dir, the self-edit store: after config and skill binds. */
+  extraBinds: readonly RunBind[];
+  configVolumes: readonly RunVolume[];
+  skillVolumes: readonly RunVolume[];
+  /** Config ports only. */
+  ports: readonly PortSpec[];
+  /** From skills, in enable order. */
+  caps: readonly string[];
+  /** Engine-side probe of sock_groups paths. */
+  groupAdd: readonly (string | number)[];
+  keepId: boolean;
+  skillRunArgs: readonly string[];
+  projectRunArgs: readonly string[];
+  labels: RunLabels;
+  image: string;
+}
+
+export const WORKSPACE = '/workspace';
+
+/** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
+const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
+
+export function buildRunArgv(
+  params: RunParams,
+  mode: 'run' | 'create',
+  stdinIsTty: boolean,
+): string[] {
+  const argv: string[] = [mode, '--rm', '-i'];
+  if (stdinIsTty) argv.push('-t');
+  argv.push('--name', containerName(params.worktreeId));
+
+  for (const [k, v] of runEnv(params)) argv.push('-e', `${k}=${v}`);
+
+  argv.push('--mount', bindMount(params.workspaceDir, WORKSPACE, false));
+  for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
+    if (b.disabled === true) continue;
+    argv.push('--mount', bindMount(expandHost(b.host, params.home), b.target, b.mode !== 'rw'));
+  }
+  for (const v of [...params.configVolumes, ...params.skillVolumes]) {
+    argv.push(
+      '--mount',
+      `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
+    );
+  }
+  for (const p of params.ports) argv.push('-p', portFlag(p));
+  for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
+  for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
+  if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
+  argv.push(...params.skillRunArgs, ...params.projectRunArgs);
+  // Labels come after the raw run_args: later flags win, so a raw
+  // `--label byre.project=…` cannot disguise which session this is.
+  for (const [k, v] of runLabels(params)) argv.push('--label', `${k}=${v}`);
+  argv.push(params.image);
+  return argv;
+}
+
+/** The env the box gets, sorted by key; exported for launch records (keys only go there). */
+export function runEnv(params: RunParams): [string, string][] {
+  const env = new Map<string, string>();
+  const chassis: Record<(typeof CHASSIS_ENV)[number], string> = {
+    BYRE_UID: String(params.uid),
+    BYRE_GID: String(params.gid),
+    BYRE_PROJECT: params.projectId,
+    BYRE_WORKTREE: params.worktreeId,
+  };
+  const set = (k: string, v: string): void => {
+    if (k === '' || k.includes('=') || k.includes('\0')) {
+      throw new ByreError(`environment variable name "${k}" cannot be passed to the engine`, {
+        rule: 'env.bad-name',
+      });
+    }
+    env.set(k, v);
+  };
+  for (const [k, v] of Object.entries(chassis)) set(k, v);
+  for (const [k, v] of Object.entries(params.skillEnv)) set(k, v);
+  for (const [k, v] of Object.entries(params.hostEnv)) set(k, v);
+  for (const k of CHASSIS_ENV) set(k, chassis[k]);
+  if (params.egress !== undefined) set('BYRE_EGRESS', params.egress);
+  return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export function runLabels(params: RunParams): [string, string][] {
+  const labels: [string, string][] = [
+    [LABEL.project, params.projectId],
+    [LABEL.workdir, params.worktreeId],
+    [LABEL.client, String(params.labels.client)],
+  ];
+  if (params.labels.run !== undefined) labels.push([LABEL.run, params.labels.run]);
+  if (params.labels.launch !== undefined) labels.push([LABEL.launch, params.labels.launch]);
+  return labels;
+}
+
+function bindMount(source: string, target: string, readonly: boolean): string {
+  return `type=bind,source=${checkMountField(source)},target=${checkMountField(target)}${readonly ? ',readonly' : ''}`;
+}
+
+/**
+ * `--mount` is comma-separated key=value; docker and podman disagree on
+ * quoting, so a path that would need it is refused rather than mis-split.
+ */
+function checkMountField(value: string): string {
+  if (value === '' || /[,"\n\r\0]/.test(value)) {
+    throw new ByreError(
+      `mount path ${JSON.stringify(value)} cannot be passed to the engine (empty, or contains a comma, quote or newline)`,
+      {
+        rule: 'mount.unsafe-path',
+        remedy: 'rename the directory or choose another mount path',
+      },
+    );
+  }
+  return value;
+}
+
+/** `~` / `~/…` against home, then cleaned; anything else must already be absolute. */
+export function expandHost(host: string, home: string): string {
+  let p = host;
+  if (p === '~') p = home;
+  else if (p.startsWith('~/')) p = path.posix.join(home, p.slice(2));
+  if (!path.posix.isAbsolute(p)) {
+    throw new ByreError(`mount source "${host}" must be absolute or start with ~/`, {
+      rule: 'mount.relative-host',
+    });
+  }
+  const clean = path.posix.normalize(p);
+  return clean.length > 1 && clean.endsWith('/') ? clean.slice(0, -1) : clean;
+}
+
+function portFlag(p: PortSpec): string {
+  for (const n of [p.container, p.host]) {
+    if (!Number.isInteger(n) || n < 0 || n > 65535) throw new RangeError(`port out of range: ${n}`);
+  }
+  if (p.container === 0) throw new RangeError('container port must not be 0');
+  const host = p.host === 0 ? p.container : p.host;
+  const iface =
+    p.interface.includes(':') && !p.interface.startsWith('[') ? `[${p.interface}]` : p.interface;
+  return `${iface}:${host}:${p.container}`;
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+/** Numeric gids numerically, names after them lexically; duplicates dropped. */
+function sortGroups(groups: readonly (string | number)[]): string[] {
+  const all = unique(groups.map(String));
+  const num = all.filter((g) => /^\d+$/.test(g)).sort((a, b) => Number(a) - Number(b));
+  const named = all.filter((g) => !/^\d+$/.test(g)).sort();
+  return [...num, ...named];
+}
+
+const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * POSIX shell quoting for printing an argv a user can paste: safe tokens stay
+ * bare, everything else is single-quoted with `'` spelled `'\''`.
+ */
+export function shellQuote(argv: readonly string[]): string {
+  return argv.map(quoteToken).join(' ');
+}
+
+export function quoteToken(token: string): string {
+  if (token === '') return "''";
+  if (SAFE_TOKEN.test(token)) return token;
+  return `'${token.replaceAll("'", `'\\''`)}'`;
+}

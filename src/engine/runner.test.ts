@@ -1,0 +1,452 @@
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { EngineError } from '../errors.js';
+import { isNotFound, tail } from './classify.js';
+import { FakeEngine } from './fake-engine.js';
+import { resolveHostTool } from './host-tools.js';
+import {
+  classifyEngineFailure,
+  createEngine,
+  normalizeImageId,
+  parseEnvList,
+  type Engine,
+} from './runner.js';
+
+// The adapter against a planted engine CLI: a script that logs its argv and
+// answers from FAKE_* variables. The real-engine tier is test/engine/.
+
+const sleepTool = resolveHostTool('sleep', { declinedRoots: [], env: process.env });
+const SLEEP = sleepTool.kind === 'found' ? sleepTool.path : '/bin/sleep';
+
+let root: string;
+let log: string;
+let enginePath: string;
+
+const SCRIPT = `#!/bin/sh
+for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
+printf '\\n' >> "$FAKE_LOG"
+[ -n "$FAKE_STDIN" ] && cat > "$FAKE_STDIN"
+[ -n "$FAKE_OUT1" ] && printf '%s' "$FAKE_OUT1"
+[ -n "$FAKE_ERR1" ] && printf '%s' "$FAKE_ERR1" >&2
+[ -n "$FAKE_PAUSE" ] && ${SLEEP} "$FAKE_PAUSE"
+[ -n "$FAKE_HANG" ] && exec ${SLEEP} "$FAKE_HANG"
+[ -n "$FAKE_STDOUT" ] && printf '%s' "$FAKE_STDOUT"
+[ -n "$FAKE_STDERR" ] && printf '%s' "$FAKE_STDERR" >&2
+exit "\${FAKE_EXIT:-0}"
+`;
+
+function engine(
+  answers: Record<string, string> = {},
+  name: 'docker' | 'podman' = 'docker',
+  keepId = false,
+): Engine {
+  return createEngine(
+    { name, path: enginePath, rootless: keepId, keepId, version: '1.0.0', warnings: [] },
+    { env: { FAKE_LOG: log, ...answers } },
+  );
+}
+
+/** Argv of each call the planted engine received. */
+function calls(): string[][] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.split('\x1f').slice(0, -1));
+}
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-runner-')));
+  log = path.join(root, 'calls.log');
+  writeFileSync(log, '');
+  enginePath = path.join(root, 'engine');
+  writeFileSync(enginePath, SCRIPT);
+  chmodSync(enginePath, 0o755);
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('build', () => {
+  it('runs the pinned path with the podman build argv', async () => {
+    await engine({}, 'podman').build(
+      { tag: 't', contextDir: '/ctx', noCache: false, uid: 1000, gid: 1000 },
+      { onOutput: () => {} },
+    );
+    expect(calls()).toEqual([
+      [
+        'build',
+        '-t',
+        't',
+        '-f',
+        '/ctx/Dockerfile.generated',
+        '--format',
+        'docker',
+        '--build-arg',
+        'BYRE_UID=1000',
+        '--build-arg',
+        'BYRE_GID=1000',
+        '/ctx',
+      ],
+    ]);
+  });
+
+  it('streams output as it happens, stdout and stderr both', async () => {
+    const seen: { chunk: string; at: number }[] = [];
+    const e = engine({
+      FAKE_OUT1: 'Step 1/2\n',
+      FAKE_ERR1: 'warn\n',
+      FAKE_PAUSE: '0.4',
+      FAKE_STDOUT: 'Step 2/2\n',
+    });
+    await e.build(
+      { tag: 't', contextDir: '/ctx', noCache: false, uid: 1, gid: 1 },
+      { onOutput: (chunk) => seen.push({ chunk, at: Date.now() }) },
+    );
+    const done = Date.now();
+    expect(seen.map((s) => s.chunk).join('')).toContain('Step 1/2\n');
+    expect(seen.map((s) => s.chunk).join('')).toContain('warn\n');
+    expect(seen.map((s) => s.chunk).join('')).toContain('Step 2/2\n');
+    const first = seen.find((s) => s.chunk.includes('Step 1/2'));
+    expect(done - (first?.at ?? done)).toBeGreaterThanOrEqual(300);
+  });
+
+  it('throws EngineError with the argv, exit code and stderr tail on failure', async () => {
+    const e = engine({
+      FAKE_STDOUT: 'Step 1/1 : RUN false\n',
+      FAKE_STDERR: 'The command returned a non-zero code: 1\n',
+      FAKE_EXIT: '1',
+    });
+    const err = await e
+      .build(
+        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
+        { onOutput: () => {} },
+      )
+      .catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(EngineError);
+    const ee = err as EngineError;
+    expect(ee.rule).toBe('engine.failed');
+    expect(ee.engine).toBe('docker');
+    expect(ee.engineExitCode).toBe(1);
+    expect(ee.argv[0]).toBe('build');
+    expect(ee.argv).toContain('--no-cache');
+    expect(ee.stderr).toContain('non-zero code');
+  });
+
+  it('falls back to the output tail when the engine wrote nothing to stderr', async () => {
+    const e = engine({
+      FAKE_STDOUT: 'Step 3/9 : RUN exit 3\nreturned a non-zero code: 3\n',
+      FAKE_EXIT: '1',
+    });
+    const err = (await e
+      .build({ tag: 't', contextDir: '/c', noCache: false, uid: 1, gid: 1 }, { onOutput: () => {} })
+      .catch((x: unknown) => x)) as EngineError;
+    expect(err.stderr).toContain('returned a non-zero code: 3');
+  });
+
+  it('marks an engine that is not answering as unreachable, with a remedy', async () => {
+    const e = engine({
+      FAKE_STDERR:
+        'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n',
+      FAKE_EXIT: '1',
+    });
+    const err = (await e
+      .build({ tag: 't', contextDir: '/c', noCache: false, uid: 1, gid: 1 }, { onOutput: () => {} })
+      .catch((x: unknown) => x)) as EngineError;
+    expect(err.rule).toBe('engine.unreachable');
+    expect(err.remedy).toMatch(/start/i);
+  });
+});
+
+describe('queries', () => {
+  it('imageId normalizes podman bare hex to sha256:', async () => {
+    const hex = 'a'.repeat(64);
+    expect(await engine({ FAKE_STDOUT: `${hex}\n` }).imageId('t')).toBe(`sha256:${hex}`);
+    expect(await engine({ FAKE_STDOUT: `sha256:${hex}\n` }).imageId('t')).toBe(`sha256:${hex}`);
+  });
+
+  it.each([
+    ['exists', { FAKE_STDOUT: 'sha256:x\n' }, true],
+    [
+      'docker missing',
+      { FAKE_STDERR: 'Error response from daemon: No such image: t:latest\n', FAKE_EXIT: '1' },
+      false,
+    ],
+    ['podman missing', { FAKE_STDERR: 'Error: t: image not known\n', FAKE_EXIT: '125' }, false],
+  ])('imageExists: %s', async (_label, answers, expected) => {
+    expect(await engine(answers).imageExists('t')).toBe(expected);
+  });
+
+  it('imageExists throws when the engine is unreachable rather than answering false', async () => {
+    await expect(
+      engine({
+        FAKE_STDERR: 'Cannot connect to the Docker daemon. Is the docker daemon running?',
+        FAKE_EXIT: '1',
+      }).imageExists('t'),
+    ).rejects.toMatchObject({ rule: 'engine.unreachable' });
+  });
+
+  it.each([
+    ['null', {}],
+    ['', {}],
+    ['{"byre.project":"p","x":"1"}\n', { 'byre.project': 'p', x: '1' }],
+  ])('labels %j', async (stdout, expected) => {
+    const e = engine({ FAKE_STDOUT: stdout });
+    expect(await e.inspectLabels('c')).toEqual(expected);
+    expect(await e.imageLabels('t')).toEqual(expected);
+  });
+
+  it('inspectEnv parses the env list', async () => {
+    expect(
+      await engine({ FAKE_STDOUT: '["PATH=/bin","A=b=c","EMPTY="]\n' }).inspectEnv('c'),
+    ).toEqual({
+      PATH: '/bin',
+      A: 'b=c',
+      EMPTY: '',
+    });
+  });
+
+  it('ps returns one id per line and sends label filters', async () => {
+    const ids = await engine({ FAKE_STDOUT: 'abc\n\ndef\n' }).ps({
+      labels: { 'byre.project': 'p' },
+      all: true,
+    });
+    expect(ids).toEqual(['abc', 'def']);
+    expect(calls()).toEqual([['ps', '-q', '--no-trunc', '-a', '--filter', 'label=byre.project=p']]);
+  });
+
+  it('networkMode trims', async () => {
+    expect(await engine({ FAKE_STDOUT: 'bridge\n' }).networkMode('c')).toBe('bridge');
+  });
+
+  it('volumeExists matches exact names only (docker name filters are fuzzy)', async () => {
+    const e = engine({ FAKE_STDOUT: 'byre-x-cache-old\nbyre-x-cache\n' });
+    expect(await e.volumeExists('byre-x-cache')).toBe(true);
+    expect(await e.volumeExists('byre-x')).toBe(false);
+  });
+
+  it.each([
+    ['removed', { FAKE_STDOUT: 'v\n' }, true],
+    [
+      'docker missing',
+      { FAKE_STDERR: 'Error response from daemon: get v: no such volume', FAKE_EXIT: '1' },
+      false,
+    ],
+    [
+      'podman missing',
+      { FAKE_STDERR: 'Error: no volume with name "v" found: no such volume', FAKE_EXIT: '1' },
+      false,
+    ],
+  ])('volumeRemove: %s', async (_label, answers, expected) => {
+    expect(await engine(answers).volumeRemove('v')).toBe(expected);
+  });
+
+  it('volumeRemove surfaces an in-use volume as an EngineError', async () => {
+    await expect(
+      engine({
+        FAKE_STDERR: 'Error response from daemon: remove v: volume is in use - [abc]',
+        FAKE_EXIT: '1',
+      }).volumeRemove('v'),
+    ).rejects.toBeInstanceOf(EngineError);
+  });
+
+  it.each([
+    ['removed', { FAKE_STDOUT: 'c\n' }, true],
+    ['docker rm -f on nothing', {}, false],
+    [
+      'podman missing',
+      {
+        FAKE_STDERR: 'Error: no container with name or ID "c" found: no such container',
+        FAKE_EXIT: '1',
+      },
+      false,
+    ],
+  ])('remove: %s', async (_label, answers, expected) => {
+    expect(await engine(answers).remove('c')).toBe(expected);
+  });
+
+  it('query timeouts become engine.timeout', async () => {
+    const e = createEngine(
+      {
+        name: 'podman',
+        path: enginePath,
+        rootless: false,
+        keepId: false,
+        version: '',
+        warnings: [],
+      },
+      { env: { FAKE_LOG: log, FAKE_HANG: '5' }, queryTimeoutMs: 200 },
+    );
+    await expect(e.networkMode('c')).rejects.toMatchObject({
+      rule: 'engine.timeout',
+      engine: 'podman',
+    });
+  });
+});
+
+describe('run, create, exec', () => {
+  it('create returns the id and refuses a non-create argv', async () => {
+    const e = engine({ FAKE_STDOUT: 'deadbeef\n' });
+    expect(await e.create(['create', '--rm', 'img'])).toBe('deadbeef');
+    await expect(e.create(['run', 'img'])).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('run pipes input and throws on failure', async () => {
+    const stdin = path.join(root, 'stdin');
+    const e = engine({ FAKE_STDIN: stdin, FAKE_STDOUT: 'ok' });
+    expect(await e.run(['run', '--rm', '-i', 'img'], { input: 'hello' })).toEqual({
+      stdout: 'ok',
+      stderr: '',
+    });
+    expect(readFileSync(stdin, 'utf8')).toBe('hello');
+    await expect(
+      engine({ FAKE_EXIT: '3', FAKE_STDERR: 'boom' }).run(['run', 'img']),
+    ).rejects.toMatchObject({
+      engineExitCode: 3,
+      stderr: 'boom',
+    });
+  });
+
+  it("exec reports the command's exit status as data", async () => {
+    const r = await engine({ FAKE_EXIT: '7', FAKE_STDOUT: 'o', FAKE_STDERR: 'e' }).exec({
+      id: 'c',
+      command: ['false'],
+    });
+    expect(r).toEqual({ exitCode: 7, stdout: 'o', stderr: 'e' });
+    expect(calls()).toEqual([['exec', 'c', 'false']]);
+  });
+
+  it('a missing engine binary is an engine.spawn EngineError', async () => {
+    const e = createEngine({
+      name: 'docker',
+      path: path.join(root, 'nope'),
+      rootless: false,
+      keepId: false,
+      version: '',
+      warnings: [],
+    });
+    await expect(e.ps({ labels: {}, all: false })).rejects.toMatchObject({ rule: 'engine.spawn' });
+  });
+});
+
+describe('classifyEngineFailure', () => {
+  it.each([
+    [
+      'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?',
+      'unreachable',
+    ],
+    [
+      'error during connect: Get "http://%2F%2F.%2Fpipe%2Fdocker_engine/v1.24/info": open //./pipe/docker_engine',
+      'unreachable',
+    ],
+    [
+      'Error: unable to connect to Podman socket: dial unix /run/user/1000/podman/podman.sock: connect: connection refused',
+      'unreachable',
+    ],
+    [
+      'Cannot connect to Podman. Please verify your connection to the Linux system using `podman system connection list`, or try `podman machine init` and `podman machine start` to manage a new Linux VM',
+      'unreachable',
+    ],
+    ['Error response from daemon: No such image: x', 'other'],
+    [
+      "The command '/bin/sh -c curl x' returned a non-zero code: 7\ncurl: (7) Failed to connect: Connection refused",
+      'other',
+    ],
+    ['', 'other'],
+  ] as const)('%s -> %s', (stderr, expected) => {
+    expect(classifyEngineFailure(stderr)).toBe(expected);
+  });
+
+  it.each([
+    ['Error response from daemon: No such container: c', true],
+    ['Error: no container with name or ID "c" found: no such container', true],
+    ['Error: x: image not known', true],
+    ['Error response from daemon: conflict: unable to remove repository reference', false],
+    ['Cannot connect to the Docker daemon. Is the docker daemon running? No such container', false],
+  ])('isNotFound(%j) = %s', (stderr, expected) => {
+    expect(isNotFound(stderr)).toBe(expected);
+  });
+
+  it('tail keeps the end, cut at a line boundary', () => {
+    const text = `${'x'.repeat(100)}\nkeep me\nand me`;
+    expect(tail(text, 20)).toBe('keep me\nand me');
+    expect(tail('short', 20)).toBe('short');
+  });
+});
+
+describe('parsers', () => {
+  it.each([
+    ['a'.repeat(64), `sha256:${'a'.repeat(64)}`],
+    [`sha256:${'b'.repeat(64)}\n`, `sha256:${'b'.repeat(64)}`],
+    ['abc', 'abc'],
+  ])('normalizeImageId(%j)', (raw, expected) => {
+    expect(normalizeImageId(raw)).toBe(expected);
+  });
+
+  it('parseEnvList lets a later duplicate win and skips malformed entries', () => {
+    expect(parseEnvList('["A=1","noequals","=x","A=2",3]')).toEqual({ A: '2' });
+    expect(parseEnvList('null')).toEqual({});
+  });
+});
+
+describe('FakeEngine', () => {
+  it('records calls and answers session discovery from create argv labels', async () => {
+    const fake = new FakeEngine();
+    const id = await fake.create([
+      'create',
+      '--rm',
+      '-i',
+      '--name',
+      'byre-p',
+      '-e',
+      'A=1',
+      '--label',
+      'byre.project=p',
+      '--label',
+      'byre.workdir=w',
+      'img',
+    ]);
+    expect(await fake.ps({ labels: { 'byre.project': 'p' }, all: true })).toEqual([id]);
+    expect(await fake.ps({ labels: { 'byre.project': 'p' }, all: false })).toEqual([]);
+    expect(await fake.inspectEnv('byre-p')).toEqual({ A: '1' });
+    expect(await fake.startAttached('byre-p', { tty: false })).toBe(0);
+    expect(await fake.ps({ labels: {}, all: true })).toEqual([]);
+    expect(fake.calls.map((c) => c.method)).toEqual([
+      'create',
+      'ps',
+      'ps',
+      'inspectEnv',
+      'startAttached',
+      'ps',
+    ]);
+  });
+
+  it('injects failures', async () => {
+    const fake = new FakeEngine({ name: 'podman' });
+    fake.failNext('volumeCreate');
+    await expect(fake.volumeCreate('v', {})).rejects.toBeInstanceOf(EngineError);
+    await fake.volumeCreate('v', { k: 'x' });
+    expect(await fake.volumeExists('v')).toBe(true);
+    expect(await fake.volumeList({ labels: { k: 'x' } })).toEqual(['v']);
+    expect(await fake.volumeRemove('v')).toBe(true);
+    expect(await fake.volumeRemove('v')).toBe(false);
+  });
+
+  it('build streams canned output and registers the image', async () => {
+    const fake = new FakeEngine();
+    fake.buildOutput = ['a', 'b'];
+    const seen: string[] = [];
+    await fake.build(
+      { tag: 't', contextDir: '/c', noCache: false, uid: 1, gid: 1, labels: { l: '1' } },
+      { onOutput: (c) => seen.push(c) },
+    );
+    expect(seen).toEqual(['a', 'b']);
+    expect(await fake.imageExists('t')).toBe(true);
+    expect(await fake.imageLabels('t')).toEqual({ l: '1' });
+    expect(await fake.imageId('t')).toMatch(/^sha256:/);
+  });
+});

@@ -1,0 +1,428 @@
+// The Engine interface and its docker/podman adapters over the engine CLI
+// (execa; never an SDK). Adapters only execute argv from argv.ts and parse
+// answers; they never decide policy, never print except streamed build output,
+// and always run the absolute path pinned by detection.
+
+import { execa } from 'execa';
+
+import { EngineError } from '../errors.js';
+import {
+  buildArgv,
+  execArgv,
+  imageIdArgv,
+  imageLabelsArgv,
+  inspectEnvArgv,
+  inspectLabelsArgv,
+  networkModeArgv,
+  psArgv,
+  removeArgv,
+  removeImageArgv,
+  startAttachedArgv,
+  stopArgv,
+  volumeCreateArgv,
+  volumeListArgv,
+  volumeRemoveArgv,
+} from './argv.js';
+import { UNREACHABLE_REMEDY, classifyEngineFailure, isNotFound, tail } from './classify.js';
+import type {
+  BuildSpec,
+  EngineFacts,
+  EngineName,
+  ExecSpec,
+  PsQuery,
+  VolumeFilter,
+} from './types.js';
+
+export { classifyEngineFailure } from './classify.js';
+export type { EngineFailure } from './classify.js';
+
+export interface BuildIo {
+  /** Receives engine output (stdout and stderr) as it arrives; defaults to the terminal's stderr. */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface EngineOutput {
+  stdout: string;
+  stderr: string;
+}
+
+export interface ExecResult extends EngineOutput {
+  exitCode: number;
+}
+
+export interface RunOptions {
+  /** Piped to the container's stdin (the argv should carry `-i`). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+export interface Engine {
+  readonly facts: EngineFacts;
+  build(spec: BuildSpec, io?: BuildIo): Promise<void>;
+  /** `sha256:<hex>` on both engines. */
+  imageId(tag: string): Promise<string>;
+  imageExists(tag: string): Promise<boolean>;
+  imageLabels(tag: string): Promise<Record<string, string>>;
+  /** False when there was no such image. */
+  removeImage(tag: string): Promise<boolean>;
+  /** `argv` from buildRunArgv(…, 'create'); returns the container id. */
+  create(argv: readonly string[]): Promise<string>;
+  /** `start --attach --interactive`, stdio inherited; the agent's exit status. */
+  startAttached(name: string, options: { tty: boolean }): Promise<number>;
+  /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
+  run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
+  ps(query: PsQuery): Promise<string[]>;
+  inspectLabels(id: string): Promise<Record<string, string>>;
+  inspectEnv(id: string): Promise<Record<string, string>>;
+  networkMode(id: string): Promise<string>;
+  stop(id: string, seconds: number): Promise<void>;
+  /** Force-removes; false when there was no such container. */
+  remove(id: string): Promise<boolean>;
+  volumeExists(name: string): Promise<boolean>;
+  volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void>;
+  /** False when there was no such volume. */
+  volumeRemove(name: string): Promise<boolean>;
+  volumeList(filter: VolumeFilter): Promise<string[]>;
+  /** The command's exit status is data here, not an error. */
+  exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
+}
+
+export interface EngineOptions {
+  /** Environment for engine processes (DOCKER_HOST, XDG_RUNTIME_DIR …); defaults to this process's. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Bound for queries (inspect, ps, volume ls …); reference: 2 min for network-mode inspect. */
+  queryTimeoutMs?: number;
+}
+
+const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
+
+interface Captured {
+  exitCode: number | undefined;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  spawnError: string | undefined;
+}
+
+/** Runs one engine command to completion, capturing output; never throws. */
+export async function runEngineCommand(
+  enginePath: string,
+  args: readonly string[],
+  options: {
+    env?: Readonly<Record<string, string | undefined>>;
+    input?: string;
+    timeoutMs?: number;
+  } = {},
+): Promise<Captured> {
+  const r = await execa(enginePath, args, {
+    reject: false,
+    stripFinalNewline: false,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    ...(options.env === undefined ? {} : { env: options.env, extendEnv: false }),
+  });
+  return {
+    exitCode: r.exitCode,
+    stdout: typeof r.stdout === 'string' ? r.stdout : '',
+    stderr: typeof r.stderr === 'string' ? r.stderr : '',
+    timedOut: r.timedOut,
+    spawnError: r.failed && r.exitCode === undefined && !r.timedOut ? r.shortMessage : undefined,
+  };
+}
+
+/** The one place a failed engine call becomes an EngineError. */
+export function engineFailure(
+  engine: EngineName,
+  args: readonly string[],
+  c: Omit<Captured, 'stdout'>,
+): EngineError {
+  const verb = args.slice(0, args[0] === 'image' || args[0] === 'volume' ? 2 : 1).join(' ');
+  const stderr = tail(c.stderr);
+  if (c.timedOut) {
+    return new EngineError(`${engine} ${verb} did not answer in time`, {
+      engine,
+      argv: args,
+      stderr,
+      rule: 'engine.timeout',
+      remedy: UNREACHABLE_REMEDY[engine],
+    });
+  }
+  if (c.spawnError !== undefined) {
+    return new EngineError(`could not run ${engine}: ${c.spawnError}`, {
+      engine,
+      argv: args,
+      stderr,
+      rule: 'engine.spawn',
+    });
+  }
+  const unreachable = classifyEngineFailure(stderr) === 'unreachable';
+  return new EngineError(
+    unreachable
+      ? `${engine} is not answering`
+      : `${engine} ${verb} failed (exit ${c.exitCode ?? '?'})`,
+    {
+      engine,
+      argv: args,
+      ...(c.exitCode === undefined ? {} : { exitCode: c.exitCode }),
+      stderr,
+      ...(unreachable ? { rule: 'engine.unreachable', remedy: UNREACHABLE_REMEDY[engine] } : {}),
+    },
+  );
+}
+
+function parseStringRecord(text: string, what: string): Record<string, string> {
+  const value: unknown = JSON.parse(text.trim() === '' ? 'null' : text);
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new TypeError(`${what}: expected a JSON object`);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v !== 'string') throw new TypeError(`${what}: value of ${k} is not a string`);
+    out[k] = v;
+  }
+  return out;
+}
+
+/** `["K=V", …]` → record; a later duplicate wins, as in the process env. */
+export function parseEnvList(text: string): Record<string, string> {
+  const value: unknown = JSON.parse(text.trim() === '' ? 'null' : text);
+  if (value === null) return {};
+  if (!Array.isArray(value)) throw new TypeError('container env: expected a JSON array');
+  const out: Record<string, string> = {};
+  for (const item of value) {
+    if (typeof item !== 'string') continue;
+    const eq = item.indexOf('=');
+    if (eq <= 0) continue;
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Podman prints the bare hex; Docker prefixes `sha256:`. */
+export function normalizeImageId(raw: string): string {
+  const id = raw.trim();
+  return /^[0-9a-f]{64}$/.test(id) ? `sha256:${id}` : id;
+}
+
+function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+/**
+ * One CLI adapter serves both engines: every docker/podman difference (build
+ * `--format docker`, the keep-id userns flag) is an argv difference, so it
+ * lives in argv.ts / run-argv.ts keyed by `facts.name`, where a table test pins it.
+ */
+class CliEngine implements Engine {
+  readonly facts: EngineFacts;
+  private readonly env: Readonly<Record<string, string | undefined>> | undefined;
+  private readonly queryTimeoutMs: number;
+
+  constructor(facts: EngineFacts, options: EngineOptions) {
+    this.facts = facts;
+    this.env = options.env;
+    this.queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  }
+
+  private spawnEnv(): { env?: Readonly<Record<string, string | undefined>> } {
+    return this.env === undefined ? {} : { env: this.env };
+  }
+
+  private async call(
+    args: readonly string[],
+    options: { input?: string; timeoutMs?: number } = {},
+  ): Promise<Captured> {
+    return runEngineCommand(this.facts.path, args, { ...this.spawnEnv(), ...options });
+  }
+
+  /** Runs a query; throws EngineError unless it exited 0. */
+  private async query(
+    args: readonly string[],
+    timeoutMs: number = this.queryTimeoutMs,
+  ): Promise<string> {
+    const c = await this.call(args, { timeoutMs });
+    if (c.exitCode !== 0) throw engineFailure(this.facts.name, args, c);
+    return c.stdout;
+  }
+
+  /** Like query, but "no such object" is an answer (null) rather than an error. */
+  private async queryMaybe(args: readonly string[]): Promise<string | null> {
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode === 0) return c.stdout;
+    if (c.exitCode !== undefined && isNotFound(c.stderr)) return null;
+    throw engineFailure(this.facts.name, args, c);
+  }
+
+  async build(spec: BuildSpec, io: BuildIo = {}): Promise<void> {
+    const args = buildArgv(this.facts.name, spec);
+    const onOutput = io.onOutput ?? ((chunk: string) => void process.stderr.write(chunk));
+    const sub = execa(this.facts.path, args, {
+      reject: false,
+      buffer: false,
+      stdin: 'ignore',
+      ...(this.env === undefined ? {} : { env: this.env, extendEnv: false }),
+    });
+    let stderr = '';
+    let combined = '';
+    const keep = (acc: string, chunk: string): string => {
+      const next = acc + chunk;
+      return next.length > 4 * 64 * 1024 ? tail(next) : next;
+    };
+    sub.stdout.setEncoding('utf8');
+    sub.stderr.setEncoding('utf8');
+    sub.stdout.on('data', (chunk: string) => {
+      combined = keep(combined, chunk);
+      onOutput(chunk);
+    });
+    sub.stderr.on('data', (chunk: string) => {
+      stderr = keep(stderr, chunk);
+      combined = keep(combined, chunk);
+      onOutput(chunk);
+    });
+    const r = await sub;
+    if (r.exitCode === 0) return;
+    // Legacy docker builds report the failing step on stdout; keep whichever tail says why.
+    const why = stderr.trim() === '' ? combined : stderr;
+    throw engineFailure(this.facts.name, args, {
+      exitCode: r.exitCode,
+      stderr: why,
+      timedOut: r.timedOut,
+      spawnError: r.failed && r.exitCode === undefined ? r.shortMessage : undefined,
+    });
+  }
+
+  async imageId(tag: string): Promise<string> {
+    return normalizeImageId(await this.query(imageIdArgv(tag)));
+  }
+
+  async imageExists(tag: string): Promise<boolean> {
+    return (await this.queryMaybe(imageIdArgv(tag))) !== null;
+  }
+
+  async imageLabels(tag: string): Promise<Record<string, string>> {
+    return parseStringRecord(await this.query(imageLabelsArgv(tag)), `labels of image ${tag}`);
+  }
+
+  async removeImage(tag: string): Promise<boolean> {
+    return (await this.queryMaybe(removeImageArgv(tag))) !== null;
+  }
+
+  async create(argv: readonly string[]): Promise<string> {
+    if (argv[0] !== 'create') throw new TypeError('Engine.create takes a `create …` argv');
+    const c = await this.call(argv);
+    if (c.exitCode !== 0) throw engineFailure(this.facts.name, argv, c);
+    return c.stdout.trim().split('\n').pop() ?? '';
+  }
+
+  async startAttached(name: string, _options: { tty: boolean }): Promise<number> {
+    const args = startAttachedArgv(name);
+    // A non-TTY Ctrl-C reaches byre too; the engine client forwards it to the
+    // box, and byre must stay alive to report the exit rather than die first.
+    const ignore = (): void => {};
+    process.on('SIGINT', ignore);
+    try {
+      const r = await execa(this.facts.path, args, {
+        reject: false,
+        stdio: 'inherit',
+        ...(this.env === undefined ? {} : { env: this.env, extendEnv: false }),
+      });
+      if (r.exitCode !== undefined) return r.exitCode;
+      if (r.signal !== undefined) return 128 + signalNumber(r.signal);
+      throw engineFailure(this.facts.name, args, {
+        exitCode: undefined,
+        stderr: '',
+        timedOut: false,
+        spawnError: r.shortMessage,
+      });
+    } finally {
+      process.off('SIGINT', ignore);
+    }
+  }
+
+  async run(argv: readonly string[], options: RunOptions = {}): Promise<EngineOutput> {
+    if (argv[0] !== 'run') throw new TypeError('Engine.run takes a `run …` argv');
+    const c = await this.call(argv, {
+      ...(options.input === undefined ? {} : { input: options.input }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
+    if (c.exitCode !== 0) throw engineFailure(this.facts.name, argv, c);
+    return { stdout: c.stdout, stderr: c.stderr };
+  }
+
+  async ps(query: PsQuery): Promise<string[]> {
+    return lines(await this.query(psArgv(query)));
+  }
+
+  async inspectLabels(id: string): Promise<Record<string, string>> {
+    return parseStringRecord(await this.query(inspectLabelsArgv(id)), `labels of ${id}`);
+  }
+
+  async inspectEnv(id: string): Promise<Record<string, string>> {
+    return parseEnvList(await this.query(inspectEnvArgv(id)));
+  }
+
+  async networkMode(id: string): Promise<string> {
+    return (await this.query(networkModeArgv(id))).trim();
+  }
+
+  async stop(id: string, seconds: number): Promise<void> {
+    // The engine's own grace plus headroom; a hung stop must not hang byre.
+    await this.query(stopArgv(id, seconds), this.queryTimeoutMs + seconds * 1000);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    // docker `rm -f` on a missing container exits 0 silently; podman says "no such container".
+    const out = await this.queryMaybe(removeArgv(id));
+    return out !== null && out.trim() !== '';
+  }
+
+  async volumeExists(name: string): Promise<boolean> {
+    // `volume ls` rather than `volume inspect`: an unreachable engine must
+    // throw, not read as "no volume". The name filter is fuzzy on docker.
+    return (await this.volumeList({ name })).includes(name);
+  }
+
+  async volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void> {
+    await this.query(volumeCreateArgv(name, labels));
+  }
+
+  async volumeRemove(name: string): Promise<boolean> {
+    return (await this.queryMaybe(volumeRemoveArgv(name))) !== null;
+  }
+
+  async volumeList(filter: VolumeFilter): Promise<string[]> {
+    return lines(await this.query(volumeListArgv(filter)));
+  }
+
+  async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
+    const args = execArgv(spec, options.input !== undefined);
+    const c = await this.call(args, options.input === undefined ? {} : { input: options.input });
+    if (c.exitCode === undefined) throw engineFailure(this.facts.name, args, c);
+    // Exit 125/126/127 from the engine client can be its own failure; only an
+    // unreachable engine is lifted into an error, the rest is the command's status.
+    if (c.exitCode !== 0 && classifyEngineFailure(c.stderr) === 'unreachable') {
+      throw engineFailure(this.facts.name, args, c);
+    }
+    return { exitCode: c.exitCode, stdout: c.stdout, stderr: c.stderr };
+  }
+}
+
+const SIGNALS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGTERM: 15,
+};
+
+function signalNumber(signal: string): number {
+  return SIGNALS[signal] ?? 0;
+}
+
+/** The adapter for what detection pinned. */
+export function createEngine(facts: EngineFacts, options: EngineOptions = {}): Engine {
+  return new CliEngine(facts, options);
+}

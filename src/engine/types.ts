@@ -1,0 +1,57 @@
+// Shared engine vocabulary: which engine, what detection learned about it, and
+// the option shapes the Engine interface takes. Types only; no behaviour.
+
+import type { Warning } from './host-user.js';
+
+export type EngineName = 'docker' | 'podman';
+
+/** What detection pinned for this invocation. Every engine call runs `path`. */
+export interface EngineFacts {
+  name: EngineName;
+  /** Absolute path of the engine CLI. */
+  path: string;
+  rootless: boolean;
+  /** Rootless Podman >= 4.3: the box and its helpers run under keep-id:uid=1000,gid=1000. */
+  keepId: boolean;
+  /** As the engine reports it (`28.2.2`, `4.3.1`); empty when unparseable. */
+  version: string;
+  /** Overrides that let detection continue (BYRE_ALLOW_ROOTLESS_PODMAN=1), for the caller to show. */
+  warnings: Warning[];
+}
+
+export interface BuildSpec {
+  tag: string;
+  contextDir: string;
+  /** Defaults to `<contextDir>/Dockerfile.generated`. */
+  dockerfile?: string;
+  noCache: boolean;
+  /** The ids baked into the dev user (1000/1000 under keep-id). */
+  uid: number;
+  gid: number;
+  /** Further build args, emitted sorted after BYRE_UID and BYRE_GID. */
+  buildArgs?: Readonly<Record<string, string>>;
+  labels?: Readonly<Record<string, string>>;
+}
+
+export interface PsQuery {
+  labels: Readonly<Record<string, string>>;
+  /** Include stopped containers (`-a`). */
+  all: boolean;
+}
+
+/** `volume ls` filters; both are ANDed by the engine. */
+export interface VolumeFilter {
+  /** Engine name filter (docker matches substrings); callers re-check exact names. */
+  name?: string;
+  labels?: Readonly<Record<string, string>>;
+}
+
+export interface ExecSpec {
+  id: string;
+  command: readonly string[];
+  user?: string;
+  env?: Readonly<Record<string, string>>;
+  workdir?: string;
+  /** Keep stdin open (`-i`); implied when `input` is given to `exec`. */
+  interactive?: boolean;
+}

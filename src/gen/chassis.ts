@@ -1,0 +1,26 @@
+// The chassis scripts byre bakes into every image: the launcher (ENTRYPOINT)
+// and the login-shell env shim. They come from the module the build embeds
+// (scripts/embed.mjs), never from the checkout at run time.
+
+import { embeddedText } from '../embedded.js';
+
+export interface ChassisFiles {
+  /** bash; installed as /usr/local/bin/byre-launch. */
+  launcher: string;
+  /** POSIX sh; installed as /etc/profile.d/byre-env.sh. */
+  profileEnv: string;
+}
+
+function required(path: string): string {
+  const text = embeddedText(path);
+  if (text === null)
+    throw new Error(`embedded chassis file missing: ${path} (run scripts/embed.mjs)`);
+  return text;
+}
+
+export function chassisFiles(): ChassisFiles {
+  return {
+    launcher: required('src/gen/chassis/byre-launch.sh'),
+    profileEnv: required('src/gen/chassis/byre-profile-env.sh'),
+  };
+}

@@ -1,0 +1,148 @@
+#!/bin/bash
+# byre-launch: the box's constant ENTRYPOINT, installed by byre's core block
+# and re-asserted by its security guard. Runs as the baked dev user, as PID 1.
+# Order is load-bearing: the launch gate comes first, before any hook can run,
+# so nothing in the box talks to the network before the wall is up (ADR 0011).
+# Every directory is overridable through BYRE_*_DIR for byre's own tests.
+set -euo pipefail
+
+export HOME="${BYRE_DEV_HOME:-/home/dev}"
+
+context_dir="${BYRE_CONTEXT_DIR:-/etc/byre}"
+workspace="${BYRE_WORKSPACE_DIR:-/workspace}"
+gate_file="${BYRE_LAUNCH_GATE_FILE:-/etc/byre/launch-gate}"
+
+fail_closed() {
+  printf 'byre: launch gate: %s — refusing to launch without it (failing closed).\n' "$1" >&2
+  printf 'byre: outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.\n' >&2
+  exit 1
+}
+
+# --- launch gate -------------------------------------------------------------
+# A network-posture skill bakes a port into the gate file; byre's netns helper
+# listens there once the wall is installed. No signal within the timeout means
+# no wall, so the box dies rather than run open. The handshake keeps no state:
+# a restarted container gates again and, with no helper, times out.
+if [ -s "$gate_file" ]; then
+  gate_text="$(cat "$gate_file")"
+  if [[ "$gate_text" =~ ^[[:space:]]*([0-9]{1,5})[[:space:]]*$ ]] &&
+    ((10#${BASH_REMATCH[1]} >= 1 && 10#${BASH_REMATCH[1]} <= 65535)); then
+    gate_port=$((10#${BASH_REMATCH[1]}))
+  else
+    fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
+  fi
+  gate_timeout="${BYRE_LAUNCH_GATE_TIMEOUT:-30}"
+  [[ "$gate_timeout" =~ ^[0-9]+$ ]] || gate_timeout=30
+  gate_timeout=$((10#$gate_timeout))
+  gate_open=0
+  for ((attempt = 0; attempt < gate_timeout * 5; attempt++)); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
+      gate_open=1
+      break
+    fi
+    sleep 0.2
+  done
+  if [ "$gate_open" -ne 1 ]; then
+    fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after ${gate_timeout}s"
+  fi
+fi
+
+# --- git safe.directory ------------------------------------------------------
+# /workspace is owned by the host user, not necessarily the baked uid.
+if command -v git >/dev/null 2>&1; then
+  if ! git config --global --get-all safe.directory 2>/dev/null | grep -qxF -- "$workspace"; then
+    git config --global --add safe.directory "$workspace" >/dev/null 2>&1 || true
+  fi
+fi
+
+# --- worktree populate -------------------------------------------------------
+# byre registers a new worktree without checking it out (checkout runs hooks
+# and filters); the first launch checks it out here, inside the box.
+if [ -f "$workspace/.git" ]; then
+  gitdir_line="$(head -n 1 "$workspace/.git" 2>/dev/null || true)"
+  if [[ "$gitdir_line" == gitdir:* ]]; then
+    gitdir="${gitdir_line#gitdir:}"
+    gitdir="${gitdir#"${gitdir%%[![:space:]]*}"}"
+    [[ "$gitdir" == /* ]] || gitdir="$workspace/$gitdir"
+    if [ -e "$gitdir/byre-needs-checkout" ]; then
+      if ! command -v git >/dev/null 2>&1; then
+        printf 'byre: this worktree has not been checked out yet, and the image has no git to do it.\n' >&2
+        printf 'byre: add git to the box (apt = ["git"]) and launch again; continuing with an empty /workspace.\n' >&2
+      elif git -C "$workspace" checkout; then
+        rm -f "$gitdir/byre-needs-checkout"
+      else
+        printf 'byre: checking out this worktree failed; the next launch will try again.\n' >&2
+      fi
+    elif [ -z "$(find "$workspace" -mindepth 1 -maxdepth 1 ! -name .git -print -quit 2>/dev/null)" ]; then
+      printf 'byre: warning: this linked worktree has no files checked out.\n' >&2
+    fi
+  fi
+fi
+
+# --- session context ---------------------------------------------------------
+# Per-session additions to the baked agent context. The agent command injects
+# them through its own channel; the launcher writes no agent file.
+session_parts=()
+if [ -s "$gate_file" ] && [ -n "${BYRE_EGRESS+set}" ]; then
+  egress_list="$(printf '%s' "$BYRE_EGRESS" | tr ', ' '\n\n' | sed '/^$/d' | paste -sd, - | sed 's/,/, /g')"
+  if [ -n "$egress_list" ]; then
+    session_parts+=("## This session's egress allowlist
+
+$egress_list
+
+Anything not listed is closed: connections to any other host or port fail. If a task needs another host, tell the user which one; they can open it in byre's config.")
+  else
+    session_parts+=("## This session's egress allowlist
+
+The allowlist is EMPTY: every outbound connection from this box fails. If a task needs the network, tell the user which host; they can open it in byre's config.")
+  fi
+fi
+self_edit_mount="$HOME/.byre-self"
+if [ -f "$context_dir/self-edit.md" ] && [ -r "${BYRE_MOUNTS_FILE:-/proc/mounts}" ]; then
+  while read -r _ mount_point _ mount_opts _; do
+    if [ "$mount_point" = "$self_edit_mount" ] && [[ ",$mount_opts," == *,rw,* ]]; then
+      session_parts+=("$(cat "$context_dir/self-edit.md")")
+      break
+    fi
+  done < "${BYRE_MOUNTS_FILE:-/proc/mounts}"
+fi
+BYRE_SESSION_CONTEXT=""
+for part in "${session_parts[@]+"${session_parts[@]}"}"; do
+  BYRE_SESSION_CONTEXT+=$'\n\n'"$part"
+done
+export BYRE_SESSION_CONTEXT
+
+# --- first-run hooks ---------------------------------------------------------
+# Skills' login flows and setup steps. One failing hook must not cost the user
+# the session, so failures are reported and the launch continues.
+for hook in "${BYRE_FIRSTRUN_DIR:-/etc/byre/firstrun.d}"/*; do
+  [ -f "$hook" ] && [ -r "$hook" ] || continue
+  hook_status=0
+  bash "$hook" || hook_status=$?
+  if [ "$hook_status" -ne 0 ]; then
+    hook_name="$(basename "$hook")"
+    hook_name="${hook_name//\\/\\\\}"
+    hook_name="${hook_name//\"/\\\"}"
+    printf 'byre: firstrun hook "%s" exited %d (continuing)\n' "$hook_name" "$hook_status" >&2
+  fi
+done
+
+# --- env.d hooks -------------------------------------------------------------
+# Sourced last, right before exec, so the env they export reaches the agent.
+# Hooks only export (ADR 0028); strict mode is lifted around each one.
+for envd_hook in "${BYRE_ENVD_DIR:-/etc/byre/env.d}"/*.sh; do
+  [ -f "$envd_hook" ] && [ -r "$envd_hook" ] || continue
+  set +eu
+  # shellcheck disable=SC1090
+  . "$envd_hook"
+  set -eu
+done
+
+# --- exec --------------------------------------------------------------------
+if [ "$#" -gt 0 ]; then
+  exec "$@"
+fi
+if [ -x "$context_dir/agent-cmd" ]; then
+  exec "$context_dir/agent-cmd"
+fi
+exec bash -l

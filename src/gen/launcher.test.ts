@@ -1,0 +1,341 @@
+// Runs the real chassis launcher and profile shim under bash/sh, with every
+// in-box directory pointed at a temp dir through the BYRE_*_DIR overrides.
+
+import { spawn } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const LAUNCHER = fileURLToPath(new URL('./chassis/byre-launch.sh', import.meta.url));
+const PROFILE = fileURLToPath(new URL('./chassis/byre-profile-env.sh', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function listen(port = 0): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer((socket) => socket.destroy());
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = await listen();
+  const port = portOf(server);
+  await close(server);
+  return port;
+}
+
+let dir: string;
+let env: Record<string, string>;
+
+function sub(name: string): string {
+  const p = path.join(dir, name);
+  mkdirSync(p, { recursive: true });
+  return p;
+}
+
+function write(rel: string, content: string, mode = 0o644): string {
+  const p = path.join(dir, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, content);
+  chmodSync(p, mode);
+  return p;
+}
+
+function launch(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  return run('bash', [LAUNCHER, ...args], { ...env, ...extra });
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'byre-launch-test-'));
+  env = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    BYRE_DEV_HOME: sub('home'),
+    BYRE_WORKSPACE_DIR: sub('workspace'),
+    BYRE_CONTEXT_DIR: sub('etc-byre'),
+    BYRE_FIRSTRUN_DIR: sub('firstrun.d'),
+    BYRE_ENVD_DIR: sub('env.d'),
+    BYRE_LAUNCH_GATE_FILE: path.join(dir, 'etc-byre', 'launch-gate'),
+    BYRE_MOUNTS_FILE: write('mounts', 'proc /proc proc rw 0 0\n'),
+    GIT_CONFIG_NOSYSTEM: '1',
+  };
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('launch gate', () => {
+  it('proceeds when no gate file exists', async () => {
+    const r = await launch(['bash', '-c', 'echo ran']);
+    expect(r).toMatchObject({ code: 0, stdout: 'ran\n' });
+  });
+
+  it('proceeds when the gate file is empty (BYRE_LAUNCH_GATE_FILE=/dev/null ejection)', async () => {
+    const r = await launch(['bash', '-c', 'echo ran'], { BYRE_LAUNCH_GATE_FILE: '/dev/null' });
+    expect(r).toMatchObject({ code: 0, stdout: 'ran\n' });
+  });
+
+  it('fails closed on timeout without running the command', async () => {
+    const port = await closedPort();
+    write('etc-byre/launch-gate', `${port}\n`);
+    const marker = path.join(dir, 'ran');
+    const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `byre: launch gate: network setup never signaled ready on 127.0.0.1:${port} after 1s — refusing to launch without it (failing closed).`,
+    );
+    expect(r.stderr).toContain('byre ejectfirewall');
+    expect(r.stderr).toContain('BYRE_LAUNCH_GATE_FILE=/dev/null');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('opens when something listens on the gate port', async () => {
+    const server = await listen();
+    try {
+      write('etc-byre/launch-gate', ` ${portOf(server)} \n\n`);
+      const r = await launch(['bash', '-c', 'echo through'], { BYRE_LAUNCH_GATE_TIMEOUT: '5' });
+      expect(r).toMatchObject({ code: 0, stdout: 'through\n' });
+    } finally {
+      await close(server);
+    }
+  });
+
+  for (const content of ['not-a-port', '70000', '0', '12 34', '-5', '8080x']) {
+    it(`fails closed on a malformed port (${JSON.stringify(content)})`, async () => {
+      write('etc-byre/launch-gate', content);
+      const marker = path.join(dir, 'ran');
+      const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('does not hold a port number');
+      expect(r.stderr).toContain('failing closed');
+      expect(existsSync(marker)).toBe(false);
+    });
+  }
+
+  it('waits at the gate before any first-run hook runs', async () => {
+    const port = await closedPort();
+    write('etc-byre/launch-gate', `${port}\n`);
+    // The hook records whether the gate port answered when it ran.
+    write(
+      'firstrun.d/10-probe.sh',
+      `if (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; then echo open; else echo closed; fi > ${dir}/probe\n`,
+    );
+    const launched = launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '10' });
+    await new Promise((r) => setTimeout(r, 700));
+    expect(existsSync(path.join(dir, 'probe'))).toBe(false);
+    const server = await listen(port);
+    try {
+      const r = await launched;
+      expect(r.code).toBe(0);
+      expect(readFileSync(path.join(dir, 'probe'), 'utf8')).toBe('open\n');
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('runs no first-run hook when the gate fails', async () => {
+    write('etc-byre/launch-gate', `${await closedPort()}\n`);
+    write('firstrun.d/10-mark.sh', `touch ${dir}/hook-ran\n`);
+    const r = await launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+    expect(r.code).toBe(1);
+    expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
+  });
+});
+
+describe('hooks', () => {
+  it('reports a failing first-run hook and continues, in glob order', async () => {
+    write('firstrun.d/10-fail.sh', 'echo first >> "$BYRE_DEV_HOME/order"; exit 3\n');
+    write('firstrun.d/20-ok.sh', 'echo second >> "$BYRE_DEV_HOME/order"\n');
+    const r = await launch(['bash', '-c', 'echo agent']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('agent\n');
+    expect(r.stderr).toContain('byre: firstrun hook "10-fail.sh" exited 3 (continuing)');
+    expect(readFileSync(path.join(dir, 'home', 'order'), 'utf8')).toBe('first\nsecond\n');
+  });
+
+  it('exports env.d variables to the exec’d command, even from a sloppy hook', async () => {
+    write('env.d/10-token.sh', 'export BYRE_TEST_TOKEN=abc123\n');
+    write('env.d/20-sloppy.sh', 'echo "$UNSET_VARIABLE" >/dev/null; false\nexport SECOND=yes\n');
+    write('env.d/30-ignored.txt', 'export NOT_SOURCED=1\n');
+    const r = await launch(['bash', '-c', 'echo "$BYRE_TEST_TOKEN $SECOND ${NOT_SOURCED:-unset}"']);
+    expect(r).toMatchObject({ code: 0, stdout: 'abc123 yes unset\n' });
+  });
+
+  it('sources env.d after first-run hooks', async () => {
+    write('firstrun.d/10-write.sh', `echo 'export FROM_FIRSTRUN=late' > ${dir}/env.d/50-late.sh\n`);
+    const r = await launch(['bash', '-c', 'echo "$FROM_FIRSTRUN"']);
+    expect(r.stdout).toBe('late\n');
+  });
+});
+
+describe('session context', () => {
+  it('is exported empty when there is nothing to say', async () => {
+    const r = await launch(['bash', '-c', 'echo "[${BYRE_SESSION_CONTEXT-unset}]"']);
+    expect(r.stdout).toBe('[]\n');
+  });
+
+  it('announces the enforced allowlist behind a gate', async () => {
+    const server = await listen();
+    try {
+      write('etc-byre/launch-gate', `${portOf(server)}\n`);
+      const r = await launch(['printenv', 'BYRE_SESSION_CONTEXT'], {
+        BYRE_EGRESS: 'api.anthropic.com:443,registry.npmjs.org:443',
+      });
+      expect(r.stdout).toMatch(
+        /^\n\n## This session's egress allowlist\n\napi\.anthropic\.com:443, registry\.npmjs\.org:443\n\nAnything not listed is closed/,
+      );
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('says so when the allowlist is empty', async () => {
+    const server = await listen();
+    try {
+      write('etc-byre/launch-gate', `${portOf(server)}\n`);
+      const r = await launch(['printenv', 'BYRE_SESSION_CONTEXT'], { BYRE_EGRESS: '' });
+      expect(r.stdout).toContain('The allowlist is EMPTY');
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('ignores BYRE_EGRESS without a gate', async () => {
+    const r = await launch(['printenv', 'BYRE_SESSION_CONTEXT'], { BYRE_EGRESS: 'x.test:443' });
+    expect(r.stdout).toBe('\n');
+  });
+
+  it('adds the self-edit note only while the self-edit mount is read-write', async () => {
+    write('etc-byre/self-edit.md', 'You may edit this project’s byre config.\n');
+    const home = path.join(dir, 'home');
+    write('mounts', `/dev/sda1 ${home}/.byre-self ext4 ro,relatime 0 0\n`);
+    const ro = await launch(['printenv', 'BYRE_SESSION_CONTEXT']);
+    expect(ro.stdout).toBe('\n');
+    write('mounts', `/dev/sda1 ${home}/.byre-self ext4 rw,relatime 0 0\n`);
+    const rw = await launch(['printenv', 'BYRE_SESSION_CONTEXT']);
+    expect(rw.stdout).toBe('\n\nYou may edit this project’s byre config.\n');
+  });
+});
+
+describe('exec', () => {
+  it('runs the agent command when no arguments are given', async () => {
+    write('etc-byre/agent-cmd', '#!/bin/sh\necho "agent HOME=$HOME"\n', 0o755);
+    const r = await launch([]);
+    expect(r).toMatchObject({ code: 0, stdout: `agent HOME=${path.join(dir, 'home')}\n` });
+  });
+
+  it('prefers explicit arguments over the agent command', async () => {
+    write('etc-byre/agent-cmd', '#!/bin/sh\necho agent\n', 0o755);
+    const r = await launch(['echo', 'explicit']);
+    expect(r.stdout).toBe('explicit\n');
+  });
+
+  it('passes the command’s exit status through', async () => {
+    const r = await launch(['bash', '-c', 'exit 7']);
+    expect(r.code).toBe(7);
+  });
+});
+
+describe('worktree populate', () => {
+  it('checks out a marked worktree once and removes the marker', async () => {
+    const gitdir = sub('gitdir');
+    write('workspace/.git', `gitdir: ${gitdir}\n`);
+    write('gitdir/byre-needs-checkout', '');
+    // A fake git on PATH: records the call, succeeds.
+    write('bin/git', `#!/bin/sh\necho "$@" >> ${dir}/git-calls\n`, 0o755);
+    const r = await launch(['true'], { PATH: `${dir}/bin:${env['PATH'] ?? ''}` });
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'git-calls'), 'utf8')).toContain(
+      `-C ${path.join(dir, 'workspace')} checkout`,
+    );
+    expect(existsSync(path.join(gitdir, 'byre-needs-checkout'))).toBe(false);
+  });
+
+  it('keeps the marker when checkout fails', async () => {
+    const gitdir = sub('gitdir');
+    write('workspace/.git', `gitdir: ${gitdir}\n`);
+    write('gitdir/byre-needs-checkout', '');
+    write('bin/git', '#!/bin/sh\ncase "$*" in *checkout*) exit 1;; esac\n', 0o755);
+    const r = await launch(['true'], { PATH: `${dir}/bin:${env['PATH'] ?? ''}` });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('next launch will try again');
+    expect(existsSync(path.join(gitdir, 'byre-needs-checkout'))).toBe(true);
+  });
+
+  it('warns about a linked worktree with no files', async () => {
+    write('workspace/.git', `gitdir: ${sub('gitdir')}\n`);
+    const r = await launch(['true']);
+    expect(r.stderr).toContain('has no files checked out');
+  });
+});
+
+describe('profile shim', () => {
+  it('restores dropped image PATH entries first and sources env.d', async () => {
+    write('image-path', '/home/dev/.local/bin:/usr/local/go/bin:/usr/bin:/bin\n');
+    write('env.d/10-x.sh', 'export FROM_ENVD=1\n');
+    const r = await run('sh', ['-c', `. ${PROFILE}; echo "$PATH|$FROM_ENVD"`], {
+      PATH: '/usr/bin:/bin',
+      BYRE_ENVD_DIR: path.join(dir, 'env.d'),
+      BYRE_IMAGE_PATH_FILE: path.join(dir, 'image-path'),
+    });
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: '/home/dev/.local/bin:/usr/local/go/bin:/usr/bin:/bin|1\n',
+    });
+  });
+
+  it('leaves PATH alone when nothing is missing and leaks no helper variables', async () => {
+    write('image-path', '/usr/bin:/bin\n');
+    const r = await run(
+      'sh',
+      ['-c', `. ${PROFILE}; echo "$PATH"; set | grep -c '^byre_' || true`],
+      {
+        PATH: '/usr/bin:/bin',
+        BYRE_ENVD_DIR: path.join(dir, 'env.d'),
+        BYRE_IMAGE_PATH_FILE: path.join(dir, 'image-path'),
+      },
+    );
+    expect(r.stdout).toBe('/usr/bin:/bin\n0\n');
+  });
+});

@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+
+import type { LayerRef } from '../config/types.js';
+import { chassisFiles } from './chassis.js';
+import { renderDockerfile } from './dockerfile.js';
+import { agentCmdScript, planBuild, projectRelativeSource, type BuildPlan } from './plan.js';
+import { fakeConfig, fakeSkill, sourced, text } from './test-fixtures.js';
+
+const claude = fakeSkill('byre/claude', 'bundled', {
+  agent: {
+    command: 'claude --dangerously-skip-permissions',
+    state: '.claude',
+    context: true,
+    mcp: true,
+    claudeSkills: true,
+  },
+  context: 'Claude skill snippet.\n',
+  volumes: [
+    {
+      name: '.claude',
+      role: 'state',
+      target: '/home/dev/.claude',
+      scope: 'project',
+      sharing: 'shared',
+    },
+  ],
+  mcp: [{ name: 'skill-server', command: ['srv', '--stdio'], env: [], egress: [], headers: {} }],
+  build: {
+    apt: [],
+    dockerfile: [],
+    files: [
+      {
+        staged: 'skills/byre/claude/hook.sh',
+        dest: '/etc/byre/firstrun.d/10-claude.sh',
+        executable: true,
+        content: text('#!/bin/bash\n'),
+      },
+    ],
+  },
+});
+
+const notes = fakeSkill('notes', 'local', { context: 'Notes snippet.' });
+
+function entry(plan: BuildPlan, p: string) {
+  return plan.entries.find((e) => e.path === p);
+}
+
+describe('planBuild', () => {
+  it('plans the minimal context', () => {
+    const plan = planBuild(fakeConfig(), [], '/work/app');
+    expect(plan.entries.map((e) => [e.path, e.mode.toString(8)])).toEqual([
+      ['Dockerfile.generated', '644'],
+      ['byre-launch', '755'],
+      ['byre-profile-env.sh', '644'],
+      ['agent-context.md', '644'],
+      ['mcp.json', '644'],
+    ]);
+    expect(plan.dirs).toEqual(['claude-skills']);
+    expect(plan.agentCmd).toBeNull();
+    expect(plan.mcpJson).toBe('{\n  "mcpServers": {}\n}\n');
+    expect(plan.notes).toEqual([]);
+    expect(entry(plan, 'byre-launch')?.source).toEqual({
+      kind: 'bytes',
+      bytes: chassisFiles().launcher,
+    });
+    expect(plan.dockerfile).toBe(renderDockerfile(plan.dockerfileInput));
+  });
+
+  it('writes agent-cmd for the selected agent', () => {
+    const plan = planBuild(fakeConfig({ agent: sourced('byre/claude') }), [claude], '/w');
+    expect(plan.agentCmd).toBe('#!/bin/sh\nexec claude --dangerously-skip-permissions "$@"\n');
+    expect(entry(plan, 'agent-cmd')?.mode).toBe(0o755);
+    expect(plan.dockerfile).toContain('COPY agent-cmd /etc/byre/agent-cmd');
+  });
+
+  it('refuses an agent that is not an enabled agent skill', () => {
+    expect(() => planBuild(fakeConfig({ agent: sourced('byre/codex') }), [claude], '/w')).toThrow(
+      expect.objectContaining({ rule: 'agent.not-enabled' }),
+    );
+    expect(() => planBuild(fakeConfig({ agent: sourced('notes') }), [notes], '/w')).toThrow(
+      expect.objectContaining({ rule: 'agent.not-enabled' }),
+    );
+  });
+
+  it('stages skill payloads with their exec bits', () => {
+    const plan = planBuild(fakeConfig(), [claude], '/w');
+    expect(entry(plan, 'skills/byre/claude/hook.sh')).toEqual({
+      path: 'skills/byre/claude/hook.sh',
+      mode: 0o755,
+      source: { kind: 'bytes', bytes: text('#!/bin/bash\n') },
+    });
+  });
+
+  it('collects volume targets from config and skills', () => {
+    const plan = planBuild(
+      fakeConfig({
+        volumes: [
+          sourced({
+            name: 'pip',
+            role: 'cache',
+            target: '/home/dev/.cache/pip',
+            scope: 'project',
+            sharing: 'shared',
+          }),
+        ],
+      }),
+      [claude],
+      '/w',
+    );
+    expect(plan.dockerfileInput.volumeTargets).toEqual([
+      '/home/dev/.cache/pip',
+      '/home/dev/.claude',
+    ]);
+  });
+
+  it('stages config files under files/<src> and COPYs them', () => {
+    const plan = planBuild(
+      fakeConfig({
+        files: { './seed': sourced('/opt/seed'), 'conf/app.toml': sourced('/etc/app.toml') },
+      }),
+      [],
+      '/work/app',
+    );
+    expect(plan.dockerfileInput.files).toEqual([
+      { staged: 'files/conf/app.toml', dest: '/etc/app.toml' },
+      { staged: 'files/seed', dest: '/opt/seed' },
+    ]);
+    expect(entry(plan, 'files/seed')?.source).toMatchObject({
+      kind: 'project-file',
+      key: './seed',
+      src: 'seed',
+      hostPath: '/work/app/seed',
+    });
+  });
+
+  it('notes a files entry that targets a guarded path', () => {
+    const plan = planBuild(
+      fakeConfig({ files: { launcher: sourced('/usr/local/bin/byre-launch') } }),
+      [],
+      '/w',
+    );
+    expect(plan.notes).toEqual([
+      {
+        rule: 'files.guarded-path',
+        message:
+          'files entry "launcher" targets /usr/local/bin/byre-launch, a path byre guards; byre\'s copy takes precedence',
+      },
+    ]);
+  });
+});
+
+describe('projectRelativeSource', () => {
+  const layer: LayerRef = {
+    kind: 'layer',
+    name: 'team',
+    path: '/h/.byre/layers/team/layer.config',
+  };
+  const ok: [string, string][] = [
+    ['seed', 'seed'],
+    ['./seed', 'seed'],
+    ['a/../b', 'b'],
+    ['dir/', 'dir/'],
+    ['.', '.'],
+  ];
+  for (const [key, want] of ok) {
+    it(`accepts ${key}`, () => expect(projectRelativeSource(key, sourced('/d', layer))).toBe(want));
+  }
+  for (const key of ['/etc/passwd', '~/secrets', '..', '../x', 'a/../../x', '']) {
+    it(`refuses ${JSON.stringify(key)}`, () => {
+      expect(() => projectRelativeSource(key, sourced('/d', layer))).toThrow(
+        expect.objectContaining({
+          rule: 'files.escapes-project',
+          location: { file: '/h/.byre/layers/team/layer.config', key: `files."${key}"` },
+        }),
+      );
+    });
+  }
+});
+
+describe('agent-context.md', () => {
+  it('joins chassis, base, apt, skill snippets (enable order) and [[context]] with blank lines', () => {
+    const plan = planBuild(
+      fakeConfig({
+        base: sourced('debian:bookworm'),
+        apt: [sourced('ripgrep'), sourced('jq')],
+        context: [
+          sourced({ name: 'house', text: 'Run the linter.\n\n' }),
+          sourced({ name: 'notes-file', file: '~/notes.md' }),
+        ],
+      }),
+      // Enable order local-first: context keeps it even though the image reorders.
+      [notes, claude],
+      '/w',
+      { contextFiles: new Map([['~/notes.md', 'From a file.\n']]) },
+    );
+    expect(plan.agentContext).toBe(
+      [
+        'Files the user sends from the host arrive in /inbox, owned by you. /inbox lives only as long as this container, so treat it as a hand-off point, not as storage.',
+        'Box base image: debian:bookworm.',
+        'The box config additionally provisions: ripgrep, jq (apt).',
+        'Notes snippet.',
+        'Claude skill snippet.',
+        'Run the linter.',
+        'From a file.',
+      ].join('\n\n') + '\n',
+    );
+  });
+
+  it('omits the apt line when nothing is provisioned', () => {
+    expect(planBuild(fakeConfig(), [], '/w').agentContext).not.toContain('(apt)');
+  });
+
+  it('fails, attributed, when a context file was not read', () => {
+    expect(() =>
+      planBuild(fakeConfig({ context: [sourced({ name: 'gone', file: '/nope.md' })] }), [], '/w'),
+    ).toThrow(expect.objectContaining({ rule: 'context.file-missing' }));
+  });
+
+  it('warns past 100,000 bytes', () => {
+    const big = planBuild(
+      fakeConfig({ context: [sourced({ name: 'big', text: 'x'.repeat(100_001) })] }),
+      [],
+      '/w',
+    );
+    expect(big.notes.map((n) => n.rule)).toEqual(['context.large']);
+  });
+});
+
+describe('mcp.json', () => {
+  it('renders config and skill servers sorted by name, minus closures', () => {
+    const plan = planBuild(
+      fakeConfig({
+        mcp: [
+          sourced({
+            name: 'github',
+            command: ['github-mcp-server', 'stdio'],
+            env: ['GITHUB_TOKEN'],
+            egress: [],
+            headers: {},
+          }),
+          sourced({
+            name: 'docs',
+            url: 'https://docs.example/mcp',
+            env: [],
+            egress: [],
+            headers: { 'X-Key': '${DOCS_KEY}' },
+          }),
+          sourced({
+            name: 'bare',
+            url: 'https://bare.example/mcp',
+            env: [],
+            egress: [],
+            headers: {},
+          }),
+        ],
+        mcpClosed: [sourced('skill-server')],
+      }),
+      [claude],
+      '/w',
+    );
+    expect(plan.mcpJson).toBe(`{
+  "mcpServers": {
+    "bare": {
+      "type": "http",
+      "url": "https://bare.example/mcp",
+      "x_byre_env": []
+    },
+    "docs": {
+      "type": "http",
+      "url": "https://docs.example/mcp",
+      "headers": {
+        "X-Key": "\${DOCS_KEY}"
+      },
+      "x_byre_env": []
+    },
+    "github": {
+      "type": "stdio",
+      "command": "github-mcp-server",
+      "args": [
+        "stdio"
+      ],
+      "x_byre_env": [
+        "GITHUB_TOKEN"
+      ]
+    }
+  }
+}
+`);
+  });
+
+  it('includes skill-declared servers that are not closed', () => {
+    const plan = planBuild(fakeConfig(), [claude], '/w');
+    expect(JSON.parse(plan.mcpJson)).toEqual({
+      mcpServers: {
+        'skill-server': { type: 'stdio', command: 'srv', args: ['--stdio'], x_byre_env: [] },
+      },
+    });
+  });
+
+  it('refuses a name declared twice', () => {
+    expect(() =>
+      planBuild(
+        fakeConfig({
+          mcp: [
+            sourced({ name: 'skill-server', command: ['x'], env: [], egress: [], headers: {} }),
+          ],
+        }),
+        [claude],
+        '/w',
+      ),
+    ).toThrow(expect.objectContaining({ rule: 'mcp.duplicate-name' }));
+  });
+});
+
+describe('agentCmdScript', () => {
+  it('execs the command with the launcher’s arguments', () => {
+    expect(agentCmdScript('codex --yolo')).toBe('#!/bin/sh\nexec codex --yolo "$@"\n');
+  });
+});

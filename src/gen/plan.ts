@@ -1,0 +1,290 @@
+// Turns the resolved config and enabled skills into a build plan: the
+// Dockerfile input, its text, and every file the build context must hold.
+// Pure: host files (config `files`, [[context]] files) are named, never read.
+
+import path from 'node:path';
+
+import type { EffectiveConfig, McpSpec, Sourced } from '../config/types.js';
+import { ByreError, type Location } from '../errors.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { chassisFiles } from './chassis.js';
+import {
+  compareStrings,
+  guardedPathCollisions,
+  postureGuardFor,
+  renderDockerfile,
+  type DockerfileInput,
+  type StagedCopy,
+} from './dockerfile.js';
+
+/** Where a context file's bytes come from. */
+export type ContextSource =
+  | { kind: 'bytes'; bytes: string | Uint8Array }
+  /** A config `files` entry: copied from the project at staging, confined to it. */
+  | { kind: 'project-file'; key: string; src: string; hostPath: string; location: Location };
+
+export interface ContextEntry {
+  /** Relative to the context root, `/`-separated. */
+  path: string;
+  /** Ignored for project files, which keep their own permission bits. */
+  mode: number;
+  source: ContextSource;
+}
+
+/** Something develop and `byre dockerfile` should tell the user; not an error. */
+export interface PlanNote {
+  rule: string;
+  message: string;
+}
+
+export interface BuildPlan {
+  dockerfileInput: DockerfileInput;
+  dockerfile: string;
+  entries: ContextEntry[];
+  /** Directories that must exist even when empty (COPY needs its source). */
+  dirs: string[];
+  agentCmd: string | null;
+  agentContext: string;
+  mcpJson: string;
+  notes: PlanNote[];
+}
+
+export interface PlanOptions {
+  /** Texts of [[context]] `file` declarations, keyed by the path as declared. */
+  contextFiles?: ReadonlyMap<string, string>;
+}
+
+export const DOCKERFILE_NAME = 'Dockerfile.generated';
+export const CLAUDE_SKILLS_DIR = 'claude-skills';
+export const AGENT_CONTEXT_WARN_BYTES = 100_000;
+
+const EXECUTABLE = 0o755;
+const REGULAR = 0o644;
+
+const CHASSIS_SENTENCE =
+  'Files the user sends from the host arrive in /inbox, owned by you. /inbox lives only as long as this container, so treat it as a hand-off point, not as storage.';
+
+function locationOf(from: Sourced<unknown>['from'], key: string): Location {
+  return { file: from.path ?? `(${from.kind} layer ${from.name})`, key };
+}
+
+/**
+ * The project-relative form of a `files` source, or a refusal. Lexical only:
+ * symlinks are checked when the file is staged.
+ */
+export function projectRelativeSource(key: string, entry: Sourced<string>): string {
+  const escapes = (why: string) =>
+    new ByreError(`files entry "${key}" ${why}`, {
+      rule: 'files.escapes-project',
+      remedy: 'name a path inside the project, relative to its root (e.g. "./seed")',
+      location: locationOf(entry.from, `files."${key}"`),
+    });
+  if (key === '') throw escapes('is empty');
+  if (key.startsWith('/') || key.startsWith('~')) throw escapes(`is an absolute path (${key})`);
+  const normalized = path.posix.normalize(key);
+  if (normalized === '..' || normalized.startsWith('../')) {
+    throw escapes(`reaches outside the project (${key})`);
+  }
+  return normalized;
+}
+
+export function agentCmdScript(command: string): string {
+  return `#!/bin/sh\nexec ${command} "$@"\n`;
+}
+
+function selectedAgent(config: EffectiveConfig, skills: readonly ResolvedSkill[]) {
+  if (config.agent === null) return null;
+  const name = config.agent.value;
+  const skill = skills.find((s) => s.id === name);
+  if (skill?.agent == null) {
+    throw new ByreError(`agent "${name}" is not an enabled skill with an [agent] command`, {
+      rule: 'agent.not-enabled',
+      remedy: 'enable an agent skill, or set agent = "none"',
+      location: locationOf(config.agent.from, 'agent'),
+    });
+  }
+  return skill.agent;
+}
+
+function trimTrailingSpace(text: string): string {
+  return text.replace(/\s+$/, '');
+}
+
+export function renderAgentContext(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  contextFiles: ReadonlyMap<string, string>,
+): string {
+  const apt = config.apt.map((a) => a.value);
+  const declared = config.context.map((entry) => {
+    const spec = entry.value;
+    if ('text' in spec) return spec.text;
+    const text = contextFiles.get(spec.file);
+    if (text === undefined) {
+      throw new ByreError(`context "${spec.name}": file ${spec.file} was not read`, {
+        rule: 'context.file-missing',
+        remedy: `create ${spec.file}, or remove the [[context]] entry "${spec.name}"`,
+        location: locationOf(entry.from, `context.${spec.name}`),
+      });
+    }
+    return text;
+  });
+  const parts = [
+    CHASSIS_SENTENCE,
+    `Box base image: ${config.base.value}.`,
+    ...(apt.length > 0 ? [`The box config additionally provisions: ${apt.join(', ')} (apt).`] : []),
+    ...skills.flatMap((s) => (s.context === null ? [] : [s.context])),
+    ...declared,
+  ]
+    .map(trimTrailingSpace)
+    .filter((part) => part !== '');
+  return `${parts.join('\n\n')}\n`;
+}
+
+type McpEntry =
+  | { type: 'stdio'; command: string; args: string[]; x_byre_env: string[] }
+  | { type: 'http'; url: string; headers?: Record<string, string>; x_byre_env: string[] };
+
+function mcpEntry(spec: McpSpec): McpEntry {
+  if (spec.command !== undefined) {
+    const [command = '', ...args] = spec.command;
+    return { type: 'stdio', command, args, x_byre_env: [...spec.env] };
+  }
+  const headerNames = Object.keys(spec.headers).sort(compareStrings);
+  return {
+    type: 'http',
+    url: spec.url ?? '',
+    ...(headerNames.length === 0
+      ? {}
+      : { headers: Object.fromEntries(headerNames.map((h) => [h, spec.headers[h] ?? ''])) }),
+    x_byre_env: [...spec.env],
+  };
+}
+
+/** /etc/byre/mcp.json: config ∪ skill servers minus closures, keyed and sorted by name. */
+export function renderMcpJson(config: EffectiveConfig, skills: readonly ResolvedSkill[]): string {
+  const closed = new Set(config.mcpClosed.map((c) => c.value));
+  const declared = [...config.mcp.map((m) => m.value), ...skills.flatMap((s) => s.mcp)];
+  const byName = new Map<string, McpSpec>();
+  for (const spec of declared) {
+    if (closed.has(spec.name)) continue;
+    if (byName.has(spec.name)) {
+      throw new ByreError(`MCP server "${spec.name}" is declared twice`, {
+        rule: 'mcp.duplicate-name',
+        remedy: 'rename one declaration, or close the unwanted one with "!name"',
+      });
+    }
+    byName.set(spec.name, spec);
+  }
+  const names = [...byName.keys()].sort(compareStrings);
+  const servers = Object.fromEntries(names.map((n) => [n, mcpEntry(byName.get(n) as McpSpec)]));
+  return `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`;
+}
+
+interface ProjectFile {
+  key: string;
+  src: string;
+  copy: StagedCopy;
+  location: Location;
+}
+
+function projectFiles(config: EffectiveConfig): ProjectFile[] {
+  return Object.keys(config.files)
+    .map((key) => {
+      const entry = config.files[key] as Sourced<string>;
+      const src = projectRelativeSource(key, entry);
+      return {
+        key,
+        src,
+        copy: { staged: path.posix.join('files', src), dest: entry.value },
+        location: locationOf(entry.from, `files."${key}"`),
+      };
+    })
+    .sort((a, b) => compareStrings(a.copy.staged, b.copy.staged) || compareStrings(a.key, b.key));
+}
+
+function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
+  return files.flatMap(({ key, copy }) =>
+    guardedPathCollisions([copy.dest], input.guard).map((guarded) => ({
+      rule: 'files.guarded-path',
+      message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
+    })),
+  );
+}
+
+function bytes(entryPath: string, content: string | Uint8Array, mode = REGULAR): ContextEntry {
+  return { path: entryPath, mode, source: { kind: 'bytes', bytes: content } };
+}
+
+export function planBuild(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  projectDir: string,
+  options: PlanOptions = {},
+): BuildPlan {
+  const agent = selectedAgent(config, skills);
+  const files = projectFiles(config);
+  const dockerfileInput: DockerfileInput = {
+    base: config.base.value,
+    dockerfilePre: config.dockerfilePre.map((l) => l.value),
+    skills,
+    agent: agent === null ? null : { command: agent.command },
+    volumeTargets: [
+      ...config.volumes.map((v) => v.value.target),
+      ...skills.flatMap((s) => s.volumes.map((v) => v.target)),
+    ],
+    env: Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, v.value])),
+    files: files.map((f) => f.copy),
+    apt: config.apt.map((a) => a.value),
+    dockerfilePost: config.dockerfilePost.map((l) => l.value),
+    guard: postureGuardFor(skills),
+  };
+  const dockerfile = renderDockerfile(dockerfileInput);
+  const agentCmd = agent === null ? null : agentCmdScript(agent.command);
+  const agentContext = renderAgentContext(config, skills, options.contextFiles ?? new Map());
+  const mcpJson = renderMcpJson(config, skills);
+  const chassis = chassisFiles();
+
+  const entries: ContextEntry[] = [
+    bytes(DOCKERFILE_NAME, dockerfile),
+    bytes('byre-launch', chassis.launcher, EXECUTABLE),
+    bytes('byre-profile-env.sh', chassis.profileEnv),
+    ...(agentCmd === null ? [] : [bytes('agent-cmd', agentCmd, EXECUTABLE)]),
+    bytes('agent-context.md', agentContext),
+    bytes('mcp.json', mcpJson),
+    ...skills.flatMap((s) =>
+      s.build.files.map((f) => bytes(f.staged, f.content, f.executable ? EXECUTABLE : REGULAR)),
+    ),
+    ...files.map(({ key, src, copy, location }) => ({
+      path: copy.staged,
+      mode: REGULAR,
+      source: {
+        kind: 'project-file' as const,
+        key,
+        src,
+        hostPath: path.join(projectDir, src),
+        location,
+      },
+    })),
+  ];
+
+  const notes = guardNotes(files, dockerfileInput);
+  const contextBytes = Buffer.byteLength(agentContext, 'utf8');
+  if (contextBytes > AGENT_CONTEXT_WARN_BYTES) {
+    notes.push({
+      rule: 'context.large',
+      message: `the baked agent context is ${contextBytes} bytes; agents that take it as an argument will truncate it past ${AGENT_CONTEXT_WARN_BYTES}`,
+    });
+  }
+
+  return {
+    dockerfileInput,
+    dockerfile,
+    entries,
+    dirs: [CLAUDE_SKILLS_DIR],
+    agentCmd,
+    agentContext,
+    mcpJson,
+    notes,
+  };
+}

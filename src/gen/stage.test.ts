@@ -1,0 +1,212 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { planBuild } from './plan.js';
+import { readContextFiles, stageBuildContext } from './stage.js';
+import { fakeConfig, fakeSkill, sourced, text } from './test-fixtures.js';
+
+let dir: string;
+let project: string;
+let contextDir: string;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-stage-test-')));
+  project = path.join(dir, 'project');
+  mkdirSync(project);
+  contextDir = path.join(dir, 'store', 'projects', 'app-abc123', 'context');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function put(rel: string, content: string, mode = 0o644): void {
+  const p = path.join(dir, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, content, { mode });
+}
+
+function listTree(root: string, prefix = ''): string[] {
+  return readdirSync(root, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((d) =>
+      d.isDirectory()
+        ? [`${prefix}${d.name}/`, ...listTree(path.join(root, d.name), `${prefix}${d.name}/`)]
+        : [`${prefix}${d.name}`],
+    );
+}
+
+const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+
+describe('stageBuildContext', () => {
+  it('writes the full context with modes, skill payload and project files', async () => {
+    put('project/seed/a.txt', 'a');
+    put('project/seed/bin/run', '#!/bin/sh\n', 0o755);
+    put('project/conf.toml', 'x = 1\n');
+    const skill = fakeSkill('byre/tool', 'bundled', {
+      agent: { command: 'tool', state: null, context: false, mcp: false, claudeSkills: false },
+      build: {
+        apt: [],
+        dockerfile: [],
+        files: [
+          {
+            staged: 'skills/byre/tool/run.sh',
+            dest: '/usr/local/bin/tool',
+            executable: true,
+            content: text('#!/bin/sh\n'),
+          },
+        ],
+      },
+    });
+    const plan = planBuild(
+      fakeConfig({
+        agent: sourced('byre/tool'),
+        files: { './seed': sourced('/opt/seed'), 'conf.toml': sourced('/etc/conf.toml') },
+      }),
+      [skill],
+      project,
+    );
+    await stageBuildContext(contextDir, plan, project);
+
+    expect(listTree(contextDir)).toEqual([
+      'Dockerfile.generated',
+      'agent-cmd',
+      'agent-context.md',
+      'byre-launch',
+      'byre-profile-env.sh',
+      'claude-skills/',
+      'files/',
+      'files/conf.toml',
+      'files/seed/',
+      'files/seed/a.txt',
+      'files/seed/bin/',
+      'files/seed/bin/run',
+      'mcp.json',
+      'skills/',
+      'skills/byre/',
+      'skills/byre/tool/',
+      'skills/byre/tool/run.sh',
+    ]);
+    expect(readFileSync(path.join(contextDir, 'Dockerfile.generated'), 'utf8')).toBe(
+      plan.dockerfile,
+    );
+    expect(mode(path.join(contextDir, 'byre-launch'))).toBe('755');
+    expect(mode(path.join(contextDir, 'agent-cmd'))).toBe('755');
+    expect(mode(path.join(contextDir, 'byre-profile-env.sh'))).toBe('644');
+    expect(mode(path.join(contextDir, 'skills/byre/tool/run.sh'))).toBe('755');
+    expect(mode(path.join(contextDir, 'files/seed/bin/run'))).toBe('755');
+    expect(readdirSync(path.dirname(contextDir))).toEqual(['context']);
+  });
+
+  it('replaces a previous context wholesale', async () => {
+    put('store/projects/app-abc123/context/stale-file', 'old');
+    await stageBuildContext(contextDir, planBuild(fakeConfig(), [], project), project);
+    expect(existsSync(path.join(contextDir, 'stale-file'))).toBe(false);
+    expect(readdirSync(path.dirname(contextDir))).toEqual(['context']);
+  });
+
+  it('follows symlinks that stay inside the project', async () => {
+    put('project/real.txt', 'inside');
+    symlinkSync('real.txt', path.join(project, 'link.txt'));
+    const plan = planBuild(fakeConfig({ files: { 'link.txt': sourced('/x') } }), [], project);
+    await stageBuildContext(contextDir, plan, project);
+    expect(readFileSync(path.join(contextDir, 'files/link.txt'), 'utf8')).toBe('inside');
+  });
+
+  const escapes: [string, () => string][] = [
+    [
+      'a top-level symlink out of the project',
+      () => {
+        put('secret', 'key');
+        symlinkSync(path.join(dir, 'secret'), path.join(project, 'innocent'));
+        return 'innocent';
+      },
+    ],
+    [
+      'a symlink nested in a copied directory',
+      () => {
+        put('secret', 'key');
+        put('project/tree/ok.txt', 'ok');
+        symlinkSync('../../secret', path.join(project, 'tree', 'sneaky'));
+        return 'tree';
+      },
+    ],
+    [
+      'a symlinked directory out of the project',
+      () => {
+        put('outside/key', 'key');
+        symlinkSync(path.join(dir, 'outside'), path.join(project, 'dirlink'));
+        return 'dirlink';
+      },
+    ],
+  ];
+  for (const [name, arrange] of escapes) {
+    it(`refuses ${name} and keeps the previous context`, async () => {
+      await stageBuildContext(contextDir, planBuild(fakeConfig(), [], project), project);
+      const before = listTree(contextDir);
+      const key = arrange();
+      const plan = planBuild(fakeConfig({ files: { [key]: sourced('/dest') } }), [], project);
+      const err = await stageBuildContext(contextDir, plan, project).catch((e: unknown) => e);
+      expect(err).toMatchObject({ rule: 'files.escapes-project' });
+      expect((err as Error).message).toContain(`"${key}"`);
+      expect(listTree(contextDir)).toEqual(before);
+      expect(readdirSync(path.dirname(contextDir))).toEqual(['context']);
+    });
+  }
+
+  it('refuses a missing source', async () => {
+    const plan = planBuild(fakeConfig({ files: { nope: sourced('/dest') } }), [], project);
+    await expect(stageBuildContext(contextDir, plan, project)).rejects.toMatchObject({
+      rule: 'files.source-missing',
+    });
+    expect(existsSync(contextDir)).toBe(false);
+  });
+
+  it('refuses hand-made plan entries that escape the context', async () => {
+    const plan = planBuild(fakeConfig(), [], project);
+    plan.entries.push({ path: '../outside', mode: 0o644, source: { kind: 'bytes', bytes: 'x' } });
+    await expect(stageBuildContext(contextDir, plan, project)).rejects.toMatchObject({
+      rule: 'gen.context-path',
+    });
+    expect(existsSync(path.join(path.dirname(contextDir), 'outside'))).toBe(false);
+  });
+
+  it('survives a symlink cycle inside a copied directory', async () => {
+    put('project/loop/file', 'f');
+    symlinkSync('..', path.join(project, 'loop', 'up'));
+    const plan = planBuild(fakeConfig({ files: { loop: sourced('/loop') } }), [], project);
+    await stageBuildContext(contextDir, plan, project);
+    expect(readFileSync(path.join(contextDir, 'files/loop/file'), 'utf8')).toBe('f');
+  });
+});
+
+describe('readContextFiles', () => {
+  it('reads declared files, expanding ~', async () => {
+    put('home/notes.md', 'hello\n');
+    const config = fakeConfig({
+      context: [sourced({ name: 'n', file: '~/notes.md' }), sourced({ name: 't', text: 'inline' })],
+    });
+    expect(await readContextFiles(config, path.join(dir, 'home'))).toEqual(
+      new Map([['~/notes.md', 'hello\n']]),
+    );
+  });
+
+  it('fails, attributed, on a missing file', async () => {
+    const config = fakeConfig({ context: [sourced({ name: 'gone', file: '/does/not/exist.md' })] });
+    await expect(readContextFiles(config, dir)).rejects.toMatchObject({
+      rule: 'context.file-missing',
+      location: { key: 'context.gone' },
+    });
+  });
+});

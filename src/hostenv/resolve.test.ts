@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { LayerRef, Sourced } from '../config/types.js';
+import {
+  deliveredHostEnv,
+  resolveHostEnv,
+  zoneFromLocaltimeTarget,
+  type HostReaders,
+} from './resolve.js';
+
+const core: LayerRef = { kind: 'core', name: 'core', path: null };
+const project: LayerRef = { kind: 'project', name: 'project', path: '/s/byre.config' };
+const s = (value: string, from: LayerRef = core): Sourced<string> => ({ value, from });
+
+const readers: HostReaders = {
+  git: (k) => ({ 'user.name': 'Ada', 'user.email': 'ada@example.org' })[k] ?? null,
+  env: (n) => ({ TERM: 'xterm-256color', EMPTY: '' })[n] ?? null,
+  tz: () => 'Europe/London',
+};
+
+describe('resolveHostEnv', () => {
+  it.each([
+    ['git delivered', 'GIT_AUTHOR_NAME', 'git:user.name', 'delivered', 'Ada'],
+    ['env delivered', 'TERM', 'env:TERM', 'delivered', 'xterm-256color'],
+    ['tz delivered', 'TZ', 'tz:', 'delivered', 'Europe/London'],
+    ['disabled', 'TZ', '', 'disabled', undefined],
+    ['missing git key is empty', 'X', 'git:user.signingkey', 'empty', undefined],
+    ['absent env var is empty', 'X', 'env:NOPE', 'empty', undefined],
+    ['empty env var is empty', 'X', 'env:EMPTY', 'empty', undefined],
+  ])('%s', (_name, key, source, state, value) => {
+    const [entry] = resolveHostEnv({ [key]: s(source) }, new Set(), readers);
+    expect(entry?.state).toBe(state);
+    expect(entry?.value).toBe(value);
+  });
+
+  it('an explicit [env] key overrides the passthrough and reads nothing', () => {
+    const spy: HostReaders = {
+      ...readers,
+      env: () => {
+        throw new Error('must not read');
+      },
+    };
+    const [entry] = resolveHostEnv({ TERM: s('env:TERM') }, new Set(['TERM']), spy);
+    expect(entry).toMatchObject({ key: 'TERM', state: 'overridden' });
+    expect(entry).not.toHaveProperty('value');
+  });
+
+  it('keeps attribution and sorts by key', () => {
+    const entries = resolveHostEnv({ Z: s('env:TERM', project), A: s('tz:') }, new Set(), readers);
+    expect(entries.map((e) => [e.key, e.from.kind])).toEqual([
+      ['A', 'core'],
+      ['Z', 'project'],
+    ]);
+  });
+
+  it('deliveredHostEnv keeps only delivered values', () => {
+    const entries = resolveHostEnv({ A: s('tz:'), B: s(''), C: s('env:NOPE') }, new Set(), readers);
+    expect(deliveredHostEnv(entries)).toEqual({ A: 'Europe/London' });
+  });
+});
+
+describe('zoneFromLocaltimeTarget', () => {
+  it.each([
+    ['/usr/share/zoneinfo/Europe/London', 'Europe/London'],
+    ['../usr/share/zoneinfo/UTC', 'UTC'],
+    ['/var/db/timezone/zoneinfo/America/Argentina/Buenos_Aires', 'America/Argentina/Buenos_Aires'],
+    ['/etc/somewhere', null],
+    ['/usr/share/zoneinfo/../../etc/passwd', null],
+  ])('%s -> %s', (target, zone) => {
+    expect(zoneFromLocaltimeTarget(target)).toBe(zone);
+  });
+});

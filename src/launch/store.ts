@@ -1,0 +1,158 @@
+// The launches directory (~/.byre/projects/<id>/launches): writing a record
+// under its own hash and reaping the ones no box points at. It never deletes
+// on partial knowledge: an engine byre could not ask means nothing is reaped.
+
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  fsyncSync,
+} from 'node:fs';
+import path from 'node:path';
+
+import { ByreError } from '../errors.js';
+import { launchRecordHash, renderLaunchRecord } from './record.js';
+import type { LaunchRecord } from './record.js';
+import { launchRecordFileName } from './verify.js';
+
+const RECORD_FILE = /^([0-9a-f]{64})\.toml$/;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Create (or tighten) the directory and refuse one that is a symlink or not a directory. */
+function ensureLaunchesDir(launchesDir: string): void {
+  mkdirSync(launchesDir, { recursive: true, mode: 0o700 });
+  const stat = lstatSync(launchesDir);
+  if (stat.isSymbolicLink() || !stat.isDirectory()) {
+    throw new Error(`${launchesDir} is not a directory`);
+  }
+  if ((stat.mode & 0o777) !== 0o700) chmodSync(launchesDir, 0o700);
+}
+
+/**
+ * Write `record` to `<launchesDir>/<sha256>.toml` (dir 0700, file 0600) via a
+ * temp file and rename, and return the hash for the `byre.launch` label. A
+ * failure is a ByreError (`launch.write-failed`); the caller warns and launches
+ * without the label.
+ */
+export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): string {
+  const text = renderLaunchRecord(record);
+  const hash = launchRecordHash(text);
+  const target = path.join(launchesDir, launchRecordFileName(hash));
+  const temp = path.join(launchesDir, `.${hash}.${randomBytes(6).toString('hex')}.tmp`);
+  let created = false;
+  try {
+    ensureLaunchesDir(launchesDir);
+    const fd = openSync(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    created = true;
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, target);
+    created = false;
+    return hash;
+  } catch (error) {
+    if (created) {
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Best effort: a stray temp file is never mistaken for a record.
+      }
+    }
+    throw new ByreError(`could not write the launch record: ${message(error)}`, {
+      rule: 'launch.write-failed',
+      remedy: `check that ${launchesDir} is a directory you can write`,
+      cause: error,
+    });
+  }
+}
+
+export type ReapResult =
+  /** Nothing was deleted: byre could not see every box that might point at a record. */
+  | { kind: 'abandoned'; reason: 'engines-unknown' | 'directory-unusable'; message: string }
+  | {
+      kind: 'reaped';
+      /** Hashes whose records were deleted, sorted. */
+      deleted: string[];
+      /** Records kept because a box still points at them. */
+      kept: number;
+      failed: { hash: string; message: string }[];
+    };
+
+/**
+ * Delete every `<64hex>.toml` in `launchesDir` whose hash is not in
+ * `referenced` (the `byre.launch` labels on every project box, on every
+ * engine). `referenced` is null when an engine query failed or an engine was
+ * declined: then nothing is deleted. Other files are never touched.
+ */
+export function reapLaunchRecords(
+  launchesDir: string,
+  referenced: ReadonlySet<string> | null,
+): ReapResult {
+  if (referenced === null) {
+    return {
+      kind: 'abandoned',
+      reason: 'engines-unknown',
+      message:
+        'not every engine could be asked which records its boxes point at; nothing was deleted',
+    };
+  }
+  let names: string[];
+  try {
+    const stat = lstatSync(launchesDir);
+    if (stat.isSymbolicLink() || !stat.isDirectory()) {
+      return {
+        kind: 'abandoned',
+        reason: 'directory-unusable',
+        message: `${launchesDir} is not a directory`,
+      };
+    }
+    names = readdirSync(launchesDir).sort();
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
+      return { kind: 'reaped', deleted: [], kept: 0, failed: [] };
+    }
+    return { kind: 'abandoned', reason: 'directory-unusable', message: message(error) };
+  }
+
+  const result: Extract<ReapResult, { kind: 'reaped' }> = {
+    kind: 'reaped',
+    deleted: [],
+    kept: 0,
+    failed: [],
+  };
+  for (const name of names) {
+    const hash = RECORD_FILE.exec(name)?.[1];
+    if (hash === undefined) continue;
+    if (referenced.has(hash)) {
+      result.kept += 1;
+      continue;
+    }
+    try {
+      unlinkSync(path.join(launchesDir, name));
+      result.deleted.push(hash);
+    } catch (error) {
+      result.failed.push({ hash, message: message(error) });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ByreError, ConfigError, EngineError, UsageError } from '../errors.js';
+import { renderCrash, renderError } from './render-error.js';
+
+describe('renderError', () => {
+  it('prints the byre prefix, location and remedy', () => {
+    const err = new ByreError('bad thing', {
+      rule: 'x.y',
+      remedy: 'do the other thing',
+      location: { file: '/tmp/a.config', line: 3, column: 5, key: 'env.FOO' },
+    });
+    expect(renderError(err)).toBe(
+      'byre: /tmp/a.config:3:5 (key env.FOO): bad thing\n  fix: do the other thing',
+    );
+  });
+
+  it('lists every config issue with its rule id', () => {
+    const err = new ConfigError([
+      {
+        rule: 'config.unknown-key',
+        message: 'unknown key "x"',
+        location: { file: 'f', line: 1, column: 1, key: 'x' },
+        fix: 'remove it',
+      },
+      {
+        rule: 'config.wrong-type',
+        message: 'apt must be a list',
+        location: { file: 'f', line: 2 },
+      },
+    ]);
+    expect(renderError(err).split('\n')).toEqual([
+      'byre: f:1:1 (key x): unknown key "x" [config.unknown-key]',
+      '  fix: remove it',
+      'byre: f:2: apt must be a list [config.wrong-type]',
+      'byre: 2 problems; nothing was written.',
+    ]);
+  });
+
+  it('escapes what the engine said', () => {
+    const err = new EngineError('build failed', {
+      engine: 'docker',
+      argv: ['build'],
+      stderr: 'step 1\n\u001b[31mboom\u001b[0m\n',
+    });
+    expect(renderError(err)).toContain('    \\x1b[31mboom\\x1b[0m');
+  });
+
+  it('renders usage errors like any other', () => {
+    expect(renderError(new UsageError("unknown command 'nope'"))).toBe(
+      "byre: unknown command 'nope'",
+    );
+  });
+});
+
+describe('renderCrash', () => {
+  it('says it is a bug and carries the stack', () => {
+    const text = renderCrash(new TypeError('x is undefined'));
+    expect(text).toMatch(/^byre: CRASHED — this is a bug in byre/);
+    expect(text).toContain('TypeError: x is undefined');
+  });
+});

@@ -1,0 +1,57 @@
+// The one error renderer: turns thrown data into the text on stderr. Nothing
+// else in byre formats an error for the user; main.ts calls this and exits.
+
+import { ByreError, ConfigError, EngineError, type ConfigIssue, type Location } from '../errors.js';
+import { escapeTerminal } from './escape.js';
+
+export function formatLocation(location: Location): string {
+  let where = escapeTerminal(location.file);
+  if (location.line !== undefined) {
+    where += `:${location.line}`;
+    if (location.column !== undefined) where += `:${location.column}`;
+  }
+  if (location.key !== undefined) where += ` (key ${escapeTerminal(location.key)})`;
+  return where;
+}
+
+function renderIssue(issue: ConfigIssue): string[] {
+  const lines = [
+    `byre: ${formatLocation(issue.location)}: ${escapeTerminal(issue.message)} [${issue.rule}]`,
+  ];
+  if (issue.fix !== undefined) lines.push(`  fix: ${escapeTerminal(issue.fix)}`);
+  return lines;
+}
+
+const STDERR_TAIL_LINES = 20;
+
+/** Render an error byre can explain. Returns the lines, without trailing newline. */
+export function renderError(error: ByreError): string {
+  if (error instanceof ConfigError) {
+    const lines = error.issues.flatMap(renderIssue);
+    if (error.issues.length > 1)
+      lines.push(`byre: ${error.issues.length} problems; nothing was written.`);
+    return lines.join('\n');
+  }
+  const lines: string[] = [];
+  const where = error.location ? `${formatLocation(error.location)}: ` : '';
+  lines.push(`byre: ${where}${escapeTerminal(error.message)}`);
+  if (error instanceof EngineError && error.stderr.trim() !== '') {
+    const tail = error.stderr.trimEnd().split('\n').slice(-STDERR_TAIL_LINES);
+    lines.push(`  ${error.engine} said:`);
+    for (const line of tail) lines.push(`    ${escapeTerminal(line)}`);
+  }
+  if (error.remedy !== undefined) lines.push(`  fix: ${escapeTerminal(error.remedy)}`);
+  return lines.join('\n');
+}
+
+/** The crash banner for anything that is not a ByreError: a bug in byre. */
+export function renderCrash(error: unknown): string {
+  const detail =
+    error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
+  return [
+    'byre: CRASHED — this is a bug in byre, not in your setup.',
+    '  Please report it with the text below.',
+    '',
+    escapeTerminal(detail).replace(/\\n/g, '\n'),
+  ].join('\n');
+}

@@ -1,0 +1,72 @@
+// Crash-safe file publication for byre's store: a reader sees the old bytes or
+// the new bytes, never a torn file. Directories it creates are private (0700);
+// it must never follow a caller into writing outside the directory it names.
+
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** mkdir -p with private permissions for the directories it creates. */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+}
+
+/** A hidden, unique temp name next to `target`, so rename stays on one filesystem. */
+export function tempSiblingPath(target: string): string {
+  const suffix = `${process.pid}-${randomBytes(6).toString('hex')}`;
+  return path.join(path.dirname(target), `.${path.basename(target)}.tmp-${suffix}`);
+}
+
+/** Writes `data` to a fresh temp file beside `target`, fsyncs it, and returns its path. */
+export async function writeTempSibling(
+  target: string,
+  data: string | Uint8Array,
+  mode: number = PRIVATE_FILE_MODE,
+): Promise<string> {
+  await ensurePrivateDir(path.dirname(target));
+  const temp = tempSiblingPath(target);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    await handle.writeFile(data);
+    // The create mode is filtered by umask; the caller asked for exactly `mode`.
+    await handle.chmod(mode);
+    await handle.sync();
+  } catch (err) {
+    await handle.close();
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await handle.close();
+  return temp;
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r').catch(() => null);
+  if (handle === null) return;
+  try {
+    await handle.sync();
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Atomically replaces `target` with `data` (temp in the same dir + fsync + rename). */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  mode: number = PRIVATE_FILE_MODE,
+): Promise<void> {
+  const temp = await writeTempSibling(target, data, mode);
+  try {
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+  await syncDir(path.dirname(target));
+}

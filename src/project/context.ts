@@ -1,0 +1,69 @@
+// Where a command stands: the store, the project id anchored at the main
+// worktree, the worktree id of this directory, and the directories a box can
+// write (for host tool pinning). Reads the filesystem; writes nothing.
+
+import path from 'node:path';
+import { projectIdFor } from './identity.js';
+import {
+  byreHome,
+  projectIdCollision,
+  projectStorePaths,
+  readProjectPath,
+  storePaths,
+  type ProjectStorePaths,
+  type StorePaths,
+} from './store.js';
+import { resolveWorktree, worktreeIdFor } from './worktree.js';
+
+export interface ProjectContext {
+  store: StorePaths;
+  project: ProjectStorePaths;
+  projectId: string;
+  worktreeId: string;
+  /** The main worktree (canonical): identity anchors here. */
+  projectRoot: string;
+  /** This directory (canonical): bound at /workspace. */
+  worktreeDir: string;
+  isLinkedWorktree: boolean;
+  commonGitDir: string | null;
+  /** Directories the box can write; a host tool found under one is declined. */
+  boxWritableRoots: string[];
+}
+
+export async function resolveProjectContext(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProjectContext> {
+  const wt = await resolveWorktree(cwd);
+  const projectId = projectIdFor(wt.projectRoot);
+  const store = storePaths(byreHome(env));
+  const project = projectStorePaths(store.home, projectId);
+  const roots = [
+    wt.worktreeDir,
+    wt.projectRoot,
+    ...(wt.commonGitDir ? [wt.commonGitDir] : []),
+    project.dir,
+  ];
+  return {
+    store,
+    project,
+    projectId,
+    worktreeId: wt.isLinkedWorktree ? worktreeIdFor(wt.worktreeDir) : projectId,
+    projectRoot: wt.projectRoot,
+    worktreeDir: wt.worktreeDir,
+    isLinkedWorktree: wt.isLinkedWorktree,
+    commonGitDir: wt.commonGitDir,
+    boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
+  };
+}
+
+/**
+ * Refuses when the store records a different path for this id (a hash
+ * collision, or a moved project whose old path still exists). Reads only.
+ */
+export async function checkProjectPath(ctx: ProjectContext): Promise<void> {
+  const recorded = await readProjectPath(ctx.store.home, ctx.projectId);
+  if (recorded !== null && recorded !== ctx.projectRoot) {
+    throw projectIdCollision(ctx.projectId, recorded, ctx.projectRoot);
+  }
+}

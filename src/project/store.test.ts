@@ -1,0 +1,127 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { writeFileAtomic } from './atomic-write.js';
+import { projectIdFor } from './identity.js';
+import {
+  byreHome,
+  projectStorePaths,
+  readProjectPath,
+  recordProjectPath,
+  storePaths,
+} from './store.js';
+
+let home: string;
+
+beforeEach(() => {
+  home = mkdtempSync(path.join(tmpdir(), 'byre-store-test-'));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+describe('byreHome', () => {
+  it('defaults to ~/.byre', () => expect(byreHome({}, '/home/u')).toBe('/home/u/.byre'));
+  it('honours BYRE_HOME', () => expect(byreHome({ BYRE_HOME: '/x/y' }, '/home/u')).toBe('/x/y'));
+  it('ignores an empty BYRE_HOME', () =>
+    expect(byreHome({ BYRE_HOME: '' }, '/home/u')).toBe('/home/u/.byre'));
+});
+
+describe('store layout', () => {
+  it('names the cascade and package dirs', () => {
+    expect(storePaths('/h')).toEqual({
+      home: '/h',
+      defaultConfig: '/h/default.config',
+      templates: '/h/templates',
+      layers: '/h/layers',
+      skills: '/h/skills',
+      packages: '/h/packages',
+      projects: '/h/projects',
+    });
+  });
+
+  it('names the per-project files', () => {
+    expect(projectStorePaths('/h', 'app-dev-abc123')).toEqual({
+      dir: '/h/projects/app-dev-abc123',
+      config: '/h/projects/app-dev-abc123/byre.config',
+      path: '/h/projects/app-dev-abc123/path',
+      lock: '/h/projects/app-dev-abc123/lock',
+      launches: '/h/projects/app-dev-abc123/launches',
+      context: '/h/projects/app-dev-abc123/context',
+    });
+  });
+
+  for (const id of ['../evil-abc123', 'x', 'a/b-abc123', '']) {
+    it(`refuses id ${JSON.stringify(id)}`, () => {
+      expect(() => projectStorePaths('/h', id)).toThrow(
+        expect.objectContaining({ rule: 'project.invalid-id' }),
+      );
+    });
+  }
+});
+
+describe('recordProjectPath', () => {
+  const id = projectIdFor('/work/app');
+
+  it('records the path once, privately, and is idempotent', async () => {
+    await recordProjectPath(home, id, '/work/app');
+    await recordProjectPath(home, id, '/work/app');
+    const p = projectStorePaths(home, id);
+    expect(readFileSync(p.path, 'utf8')).toBe('/work/app\n');
+    expect(await readProjectPath(home, id)).toBe('/work/app');
+    expect(statSync(p.path).mode & 0o777).toBe(0o600);
+    expect(statSync(p.dir).mode & 0o777).toBe(0o700);
+    expect(readdirSync(p.dir)).toEqual(['path']);
+  });
+
+  it('fails loudly when a different path maps to a recorded id', async () => {
+    await recordProjectPath(home, id, '/work/app');
+    const err = await recordProjectPath(home, id, '/elsewhere/app').catch((e: unknown) => e);
+    expect(err).toMatchObject({ rule: 'project.id-collision' });
+    expect((err as Error).message).toContain('/work/app');
+    expect((err as Error).message).toContain('/elsewhere/app');
+    expect(await readProjectPath(home, id)).toBe('/work/app');
+  });
+
+  it('lets exactly one of two racing first writers win', async () => {
+    const results = await Promise.allSettled([
+      recordProjectPath(home, id, '/one'),
+      recordProjectPath(home, id, '/two'),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const recorded = await readProjectPath(home, id);
+    expect(['/one', '/two']).toContain(recorded);
+    expect(readdirSync(projectStorePaths(home, id).dir)).toEqual(['path']);
+  });
+
+  it('returns null when nothing is recorded', async () => {
+    expect(await readProjectPath(home, id)).toBeNull();
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('creates parents 0700 and the file 0600 by default', async () => {
+    const target = path.join(home, 'a', 'b', 'file');
+    await writeFileAtomic(target, 'one');
+    expect(readFileSync(target, 'utf8')).toBe('one');
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(home, 'a')).mode & 0o777).toBe(0o700);
+  });
+
+  it('replaces existing content and leaves no temp files', async () => {
+    const target = path.join(home, 'file');
+    writeFileSync(target, 'old');
+    await writeFileAtomic(target, new TextEncoder().encode('new'), 0o644);
+    expect(readFileSync(target, 'utf8')).toBe('new');
+    expect(statSync(target).mode & 0o777).toBe(0o644);
+    expect(readdirSync(home)).toEqual(['file']);
+  });
+
+  it('leaves the old file and no temp behind when the rename fails', async () => {
+    const target = path.join(home, 'dir-in-the-way');
+    await writeFileAtomic(path.join(target, 'inner'), 'x');
+    await expect(writeFileAtomic(target, 'y')).rejects.toThrow();
+    expect(readdirSync(home)).toEqual(['dir-in-the-way']);
+  });
+});

@@ -1,0 +1,35 @@
+import { defineConfig } from 'vitest/config';
+
+// Three tiers: unit tests sit next to the code; the cli tier drives the built
+// binary without an engine (test/cli/); the engine tier drives it against real
+// Docker and Podman (test/engine/).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          globalSetup: ['test/unit-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'cli',
+          include: ['test/cli/**/*.test.ts'],
+          globalSetup: ['test/cli/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'engine',
+          include: ['test/engine/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          globalSetup: ['test/engine/global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
