@@ -32,6 +32,16 @@ export function buildProgram(io: Io): Command {
   });
 
   program
+    .command('develop')
+    .description('Set up if needed and run this directory’s box in the foreground.')
+    .option('--template <name>', 'first run only: the template to build on ("none" for none)')
+    .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
+    .action(async (options: { template?: string; agent?: string }) => {
+      const { developCommand } = await import('../commands/develop.js');
+      await developCommand(io, options);
+    });
+
+  program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
     .action(async () => {

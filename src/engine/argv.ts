@@ -5,7 +5,14 @@
 
 import path from 'node:path';
 
-import type { BuildSpec, EngineName, ExecSpec, PsQuery, VolumeFilter } from './types.js';
+import type {
+  BuildSpec,
+  EngineName,
+  ExecSpec,
+  ImageFilter,
+  PsQuery,
+  VolumeFilter,
+} from './types.js';
 
 /** The explicit keep-id mapping onto the baked dev user (ADR 0032). */
 export const KEEP_ID_USERNS = '--userns=keep-id:uid=1000,gid=1000';
@@ -81,6 +88,13 @@ export function removeImageArgv(tag: string): string[] {
   return ['image', 'rm', tag];
 }
 
+export const IMAGE_LIST_FORMAT = '{{.ID}} {{.Repository}}:{{.Tag}}';
+
+/** Every image (dangling ones included), one `<id> <repo>:<tag>` row per tag. */
+export function imageListArgv(filter: ImageFilter): string[] {
+  return ['images', '--no-trunc', '--format', IMAGE_LIST_FORMAT, ...labelFilters(filter.labels)];
+}
+
 /** Attach to a created box: stdio passes straight through to the engine client. */
 export function startAttachedArgv(name: string): string[] {
   return ['start', '--attach', '--interactive', name];
@@ -136,6 +150,7 @@ export function execArgv(spec: ExecSpec, withInput: boolean): string[] {
   return [
     'exec',
     ...(spec.interactive === true || withInput ? ['-i'] : []),
+    ...(spec.tty === true ? ['-t'] : []),
     ...(spec.user === undefined ? [] : ['-u', spec.user]),
     ...(spec.workdir === undefined ? [] : ['-w', spec.workdir]),
     ...sortedEntries(spec.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),

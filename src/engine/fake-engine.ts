@@ -4,7 +4,15 @@
 
 import { EngineError } from '../errors.js';
 import type { BuildIo, Engine, EngineOutput, ExecResult, RunOptions } from './runner.js';
-import type { BuildSpec, EngineFacts, ExecSpec, PsQuery, VolumeFilter } from './types.js';
+import type {
+  BuildSpec,
+  EngineFacts,
+  ExecSpec,
+  ImageFilter,
+  ImageRef,
+  PsQuery,
+  VolumeFilter,
+} from './types.js';
 
 export type EngineMethod = Exclude<keyof Engine, 'facts'>;
 
@@ -159,7 +167,20 @@ export class FakeEngine implements Engine {
 
   async removeImage(tag: string): Promise<boolean> {
     this.record('removeImage', tag);
-    return this.images.delete(tag);
+    const bare = tag.endsWith(':latest') ? tag.slice(0, -':latest'.length) : tag;
+    for (const [t, img] of this.images) {
+      if (img.id === tag) return this.images.delete(t);
+    }
+    return this.images.delete(bare);
+  }
+
+  async imageList(filter: ImageFilter): Promise<ImageRef[]> {
+    this.record('imageList', filter);
+    return [...this.images.entries()]
+      .filter(([, img]) =>
+        Object.entries(filter.labels ?? {}).every(([k, v]) => img.labels[k] === v),
+      )
+      .map(([tag, img]) => ({ id: img.id, ref: `${tag}:latest` }));
   }
 
   async create(argv: readonly string[]): Promise<string> {
@@ -257,6 +278,12 @@ export class FakeEngine implements Engine {
     this.record('exec', spec, options);
     if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
     return this.onExec(spec, options.input);
+  }
+
+  async execAttached(spec: ExecSpec): Promise<number> {
+    this.record('execAttached', spec);
+    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    return (await this.onExec(spec, undefined)).exitCode;
   }
 
   /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */

@@ -11,6 +11,7 @@ import {
   execArgv,
   imageIdArgv,
   imageLabelsArgv,
+  imageListArgv,
   inspectEnvArgv,
   inspectLabelsArgv,
   networkModeArgv,
@@ -29,6 +30,8 @@ import type {
   EngineFacts,
   EngineName,
   ExecSpec,
+  ImageFilter,
+  ImageRef,
   PsQuery,
   VolumeFilter,
 } from './types.js';
@@ -65,6 +68,8 @@ export interface Engine {
   imageLabels(tag: string): Promise<Record<string, string>>;
   /** False when there was no such image. */
   removeImage(tag: string): Promise<boolean>;
+  /** Images matching `filter`, dangling ones included. */
+  imageList(filter: ImageFilter): Promise<ImageRef[]>;
   /** `argv` from buildRunArgv(…, 'create'); returns the container id. */
   create(argv: readonly string[]): Promise<string>;
   /** `start --attach --interactive`, stdio inherited; the agent's exit status. */
@@ -85,6 +90,8 @@ export interface Engine {
   volumeList(filter: VolumeFilter): Promise<string[]>;
   /** The command's exit status is data here, not an error. */
   exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
+  /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
+  execAttached(spec: ExecSpec): Promise<number>;
 }
 
 export interface EngineOptions {
@@ -196,6 +203,17 @@ export function parseEnvList(text: string): Record<string, string> {
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
+}
+
+/** `images --format '{{.ID}} {{.Repository}}:{{.Tag}}'` rows; `<none>:<none>` is dangling. */
+export function parseImageList(text: string): ImageRef[] {
+  return lines(text).flatMap((line) => {
+    const space = line.indexOf(' ');
+    if (space <= 0) return [];
+    const ref = line.slice(space + 1).trim();
+    const dangling = ref === '' || ref === '<none>:<none>' || ref.startsWith('<none>:');
+    return [{ id: normalizeImageId(line.slice(0, space)), ref: dangling ? null : ref }];
+  });
 }
 
 /** Podman prints the bare hex; Docker prefixes `sha256:`. */
@@ -310,6 +328,10 @@ class CliEngine implements Engine {
     return (await this.queryMaybe(removeImageArgv(tag))) !== null;
   }
 
+  async imageList(filter: ImageFilter): Promise<ImageRef[]> {
+    return parseImageList(await this.query(imageListArgv(filter)));
+  }
+
   async create(argv: readonly string[]): Promise<string> {
     if (argv[0] !== 'create') throw new TypeError('Engine.create takes a `create …` argv');
     const c = await this.call(argv);
@@ -318,7 +340,15 @@ class CliEngine implements Engine {
   }
 
   async startAttached(name: string, _options: { tty: boolean }): Promise<number> {
-    const args = startAttachedArgv(name);
+    return this.attached(startAttachedArgv(name));
+  }
+
+  async execAttached(spec: ExecSpec): Promise<number> {
+    return this.attached(execArgv(spec, false));
+  }
+
+  /** Runs an engine command on this terminal and returns its exit status. */
+  private async attached(args: string[]): Promise<number> {
     // A non-TTY Ctrl-C reaches byre too; the engine client forwards it to the
     // box, and byre must stay alive to report the exit rather than die first.
     const ignore = (): void => {};

@@ -46,6 +46,19 @@ export interface VolumeFilter {
   labels?: Readonly<Record<string, string>>;
 }
 
+/** `images` filters; callers re-check names themselves. */
+export interface ImageFilter {
+  labels?: Readonly<Record<string, string>>;
+}
+
+/** One row of `images`: a tagged image (one row per tag) or a dangling one. */
+export interface ImageRef {
+  /** `sha256:<hex>` on both engines. */
+  id: string;
+  /** `repository:tag` as the engine prints it; null for a dangling image. */
+  ref: string | null;
+}
+
 export interface ExecSpec {
   id: string;
   command: readonly string[];
@@ -54,4 +67,6 @@ export interface ExecSpec {
   workdir?: string;
   /** Keep stdin open (`-i`); implied when `input` is given to `exec`. */
   interactive?: boolean;
+  /** Allocate a terminal (`-t`); only for execAttached on a TTY. */
+  tty?: boolean;
 }

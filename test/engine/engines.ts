@@ -33,3 +33,43 @@ export function enginesUnderTest(): EngineName[] {
   const required = requiredEngines();
   return required.length > 0 ? required : ALL.filter(engineAnswers);
 }
+
+/**
+ * A way of running byre against an engine: as root (BYRE_ALLOW_ROOT=1), or as
+ * the unprivileged BYRE_TEST_USER — in the docker group for docker, rootless
+ * for podman — which is where file ownership and keep-id are proven.
+ */
+export interface Flavor {
+  engine: EngineName;
+  /** null: root. */
+  user: string | null;
+  label: string;
+}
+
+export function testUser(env: NodeJS.ProcessEnv = process.env): string | null {
+  const user = env['BYRE_TEST_USER']?.trim();
+  return user ? user : null;
+}
+
+export function userEngineAnswers(user: string, name: EngineName): boolean {
+  try {
+    execFileSync('runuser', ['-l', user, '-c', `${name} info >/dev/null`], { stdio: 'ignore', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function flavorsUnderTest(): Flavor[] {
+  const root = enginesUnderTest().map((engine) => ({ engine, user: null, label: engine }));
+  const user = testUser();
+  if (user === null) return root;
+  return [
+    ...root,
+    ...root.map(({ engine }) => ({
+      engine,
+      user,
+      label: engine === 'podman' ? `podman rootless (${user})` : `${engine} as ${user}`,
+    })),
+  ];
+}

@@ -2,7 +2,7 @@
 // that is not up, and sweep anything test-made once the tier ends.
 
 import { existsSync } from 'node:fs';
-import { engineAnswers, enginesUnderTest, requiredEngines } from './engines.js';
+import { engineAnswers, flavorsUnderTest, requiredEngines, testUser, userEngineAnswers } from './engines.js';
 import { sweepTestObjects } from './harness.js';
 
 export default function setup(): () => void {
@@ -13,15 +13,25 @@ export default function setup(): () => void {
         'Run ../shared/engines/setup.sh first.',
     );
   }
+  const user = testUser();
+  if (user !== null) {
+    const down = requiredEngines().filter((e) => !userEngineAnswers(user, e));
+    if (down.length > 0) {
+      throw new Error(
+        `BYRE_TEST_USER=${user}, but ${down.join(', ')} does not answer for that user. ` +
+          'Run ../shared/engines/setup.sh --rootless <user> and add the user to the docker group.',
+      );
+    }
+  }
   if (!existsSync('dist/byre')) {
     throw new Error(
       'dist/byre is missing: the engine tier drives the built binary; run `npm run build`.',
     );
   }
-  if (enginesUnderTest().length === 0) {
+  if (flavorsUnderTest().length === 0) {
     process.stderr.write('engine tier: no engine answers; engine tests will be skipped.\n');
   }
   return () => {
-    for (const engine of enginesUnderTest()) sweepTestObjects(engine);
+    for (const flavor of flavorsUnderTest()) sweepTestObjects(flavor);
   };
 }

@@ -1,36 +1,79 @@
 // Shared machinery for engine tests: temp projects and BYRE_HOME, running the
-// built binary, and removing every engine object a test project made.
+// built binary (as root, or as the unprivileged test user), background
+// sessions, and removing every engine object a test project made.
 //
 // Test projects live under a directory named `byretest-…`, so their project
 // ids (slug of the last two path components) always contain `byretest`; the
 // sweep keys on that and on the `byre.test` label that raw test objects carry.
 
-import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { EngineName } from './engines.js';
+import { projectIdFor } from '../../src/project/identity.js';
+import type { EngineName, Flavor } from './engines.js';
 
 export const BYRE_BIN = resolve('dist/byre');
 
 export interface TestProject {
+  flavor: Flavor;
   /** Canonical project directory. */
   dir: string;
   /** Isolated byre store. */
   home: string;
   root: string;
+  id: string;
+  /** The project's store dir (may not exist yet). */
+  store: string;
+  writeConfig(text: string): void;
   cleanup(): void;
 }
 
+function userIds(user: string): { uid: number; gid: number; home: string } {
+  const line = execFileSync('getent', ['passwd', user], { encoding: 'utf8' }).trim().split(':');
+  return { uid: Number(line[2]), gid: Number(line[3]), home: line[5] ?? '/' };
+}
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+  if (statSync(path).isDirectory()) {
+    for (const entry of readdirSync(path)) chownTree(join(path, entry), uid, gid);
+  }
+}
+
 /** A fresh project dir and store; the store's default.config pins `engine`. */
-export function makeProject(engine: EngineName, name = 'proj'): TestProject {
+export function makeProject(flavor: Flavor | EngineName, name = 'proj'): TestProject {
+  const f: Flavor = typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'byretest-')));
   const dir = join(root, name);
   const home = join(root, 'home');
   mkdirSync(dir, { recursive: true });
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  writeFileSync(join(home, 'default.config'), `engine = "${engine}"\n`, { mode: 0o600 });
-  return { dir, home, root, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  writeFileSync(join(home, 'default.config'), `engine = "${f.engine}"\n`, { mode: 0o600 });
+  if (f.user !== null) {
+    const ids = userIds(f.user);
+    chownTree(root, ids.uid, ids.gid);
+  }
+  const id = projectIdFor(dir);
+  const store = join(home, 'projects', id);
+  const project: TestProject = {
+    flavor: f,
+    dir,
+    home,
+    root,
+    id,
+    store,
+    writeConfig(text) {
+      mkdirSync(store, { recursive: true, mode: 0o700 });
+      writeFileSync(join(store, 'byre.config'), text, { mode: 0o600 });
+      if (f.user !== null) {
+        const ids = userIds(f.user);
+        chownTree(home, ids.uid, ids.gid);
+      }
+    },
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
+  return project;
 }
 
 export interface ByreRun {
@@ -39,77 +82,145 @@ export interface ByreRun {
   stderr: string;
 }
 
-export function runByre(
-  project: TestProject,
-  args: string[],
-  options: { input?: string; env?: Record<string, string> } = {},
-): ByreRun {
-  const result: SpawnSyncReturns<string> = spawnSync(BYRE_BIN, args, {
-    cwd: project.dir,
+export interface RunOptions {
+  input?: string;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** argv and env to run dist/byre as the project's flavor. */
+function command(project: TestProject, args: string[], options: RunOptions): { file: string; argv: string[]; env: NodeJS.ProcessEnv } {
+  const extra = { BYRE_HOME: project.home, ...options.env };
+  if (project.flavor.user === null) {
+    return { file: BYRE_BIN, argv: args, env: { ...process.env, BYRE_ALLOW_ROOT: '1', ...extra } };
+  }
+  const ids = userIds(project.flavor.user);
+  const pairs = Object.entries({
+    HOME: ids.home,
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    ...(process.env['TERM'] ? { TERM: process.env['TERM'] } : {}),
+    ...extra,
+  }).map(([k, v]) => `${k}=${v}`);
+  return {
+    file: 'runuser',
+    argv: ['-u', project.flavor.user, '--', 'env', '-i', ...pairs, BYRE_BIN, ...args],
+    env: process.env,
+  };
+}
+
+export function runByre(project: TestProject, args: string[], options: RunOptions = {}): ByreRun {
+  const c = command(project, args, options);
+  const result = spawnSync(c.file, c.argv, {
+    cwd: options.cwd ?? project.dir,
     input: options.input ?? '',
     encoding: 'utf8',
     timeout: 900_000,
-    env: {
-      ...process.env,
-      BYRE_HOME: project.home,
-      BYRE_ALLOW_ROOT: '1',
-      ...options.env,
-    },
+    env: c.env,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function lines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+/** A session in the background: stdin stays open until `end()`, so the box's login shell waits. */
+export interface BackgroundSession {
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<number | null>;
+  end(): Promise<number | null>;
 }
 
-function engineOut(engine: EngineName, args: string[]): string {
+export function startByre(project: TestProject, args: string[], options: RunOptions = {}): BackgroundSession {
+  const c = command(project, args, options);
+  const child = spawn(c.file, c.argv, { cwd: options.cwd ?? project.dir, env: c.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+  return {
+    child,
+    stderr: () => err,
+    exited,
+    end: async () => {
+      child.stdin?.end();
+      return exited;
+    },
+  };
+}
+
+/** Runs the engine CLI as the project's flavor; throws on failure. */
+export function engineCli(project: TestProject, args: string[], input?: string): string {
+  const { engine, user } = project.flavor;
+  const file = user === null ? engine : 'runuser';
+  const argv = user === null ? args : ['-u', user, '--', 'env', `HOME=${userIds(user).home}`, engine, ...args];
+  return execFileSync(file, argv, { encoding: 'utf8', timeout: 300_000, input: input ?? '', stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+export async function waitFor<T>(what: string, probe: () => T | null | undefined, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== null && value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The running box of a project, by label, as its flavor sees it. */
+export function runningBox(project: TestProject, worktreeId?: string): string | null {
+  const filters = ['--filter', `label=byre.project=${project.id}`];
+  if (worktreeId !== undefined) filters.push('--filter', `label=byre.workdir=${worktreeId}`);
+  const out = engineCli(project, ['ps', '-q', ...filters]).trim();
+  return out === '' ? null : (out.split('\n')[0] ?? null);
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function tryCli(project: Pick<TestProject, 'flavor'>, args: string[]): string {
   try {
-    return execFileSync(engine, args, {
-      encoding: 'utf8',
-      timeout: 60_000,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    return engineCli(project as TestProject, args);
   } catch {
     return '';
   }
 }
 
-/** Everything test-made on one engine: containers, then images, then volumes. */
-export function testObjects(engine: EngineName): {
-  containers: string[];
-  images: string[];
-  volumes: string[];
-} {
+/** Everything test-made on one engine as one flavor: containers, images, volumes. */
+export function testObjects(flavor: Flavor): { containers: string[]; images: string[]; volumes: string[] } {
+  const p = { flavor };
   const containers = [
-    ...lines(engineOut(engine, ['ps', '-aq', '--filter', 'label=byre.test'])),
-    ...lines(engineOut(engine, ['ps', '-a', '--format', '{{.ID}} {{.Names}}']))
+    ...lines(tryCli(p, ['ps', '-aq', '--filter', 'label=byre.test'])),
+    ...lines(tryCli(p, ['ps', '-a', '--format', '{{.ID}} {{.Names}} {{.Labels}}']))
       .filter((l) => l.includes('byretest'))
       .map((l) => l.split(' ')[0] ?? ''),
   ];
   const images = [
-    ...lines(engineOut(engine, ['images', '-q', '--filter', 'label=byre.test'])),
-    ...lines(engineOut(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((l) =>
-      l.includes('byretest'),
-    ),
+    ...lines(tryCli(p, ['images', '-q', '--filter', 'label=byre.test'])),
+    ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((l) => l.includes('byretest')),
   ];
   const volumes = [
-    ...lines(engineOut(engine, ['volume', 'ls', '-q', '--filter', 'label=byre.test'])),
-    ...lines(engineOut(engine, ['volume', 'ls', '-q'])).filter((v) => v.includes('byretest')),
+    ...lines(tryCli(p, ['volume', 'ls', '-q', '--filter', 'label=byre.test'])),
+    ...lines(tryCli(p, ['volume', 'ls', '-q'])).filter((v) => v.includes('byretest')),
   ];
-  return {
-    containers: [...new Set(containers)],
-    images: [...new Set(images)],
-    volumes: [...new Set(volumes)],
-  };
+  return { containers: [...new Set(containers)], images: [...new Set(images)], volumes: [...new Set(volumes)] };
 }
 
-export function sweepTestObjects(engine: EngineName): void {
-  const { containers, images, volumes } = testObjects(engine);
-  if (containers.length) engineOut(engine, ['rm', '-f', ...containers]);
-  if (images.length) engineOut(engine, ['rmi', '-f', ...images]);
-  if (volumes.length) engineOut(engine, ['volume', 'rm', '-f', ...volumes]);
+export function sweepTestObjects(flavor: Flavor | EngineName): void {
+  const f: Flavor = typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
+  const p = { flavor: f };
+  const { containers, images, volumes } = testObjects(f);
+  if (containers.length) tryCli(p, ['rm', '-f', ...containers]);
+  if (images.length) tryCli(p, ['rmi', '-f', ...images]);
+  if (volumes.length) tryCli(p, ['volume', 'rm', '-f', ...volumes]);
+}
+
+/** Removes everything one project made on its engine: for afterEach, failure paths included. */
+export function cleanupProject(project: TestProject): void {
+  const p = { flavor: project.flavor };
+  const ids = lines(tryCli(p, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]));
+  if (ids.length) tryCli(p, ['rm', '-f', ...ids]);
+  const images = lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) => i.includes(project.id));
+  if (images.length) tryCli(p, ['rmi', '-f', ...images]);
+  const vols = lines(tryCli(p, ['volume', 'ls', '-q'])).filter((v) => v.includes(project.id));
+  if (vols.length) tryCli(p, ['volume', 'rm', '-f', ...vols]);
+  project.cleanup();
 }

@@ -1,0 +1,59 @@
+// The digest that lets develop skip a build it can prove is a no-op: the
+// exact bytes and modes of the staged build context, the base image's id and
+// the baked ids. The engine still owns layer caching (adr/0003).
+
+import { createHash } from 'node:crypto';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface DigestFile {
+  /** `/`-separated, relative to the context root. */
+  path: string;
+  kind: 'file' | 'dir';
+  /** Permission bits that matter to COPY (the executable bit). */
+  executable: boolean;
+  sha256: string;
+}
+
+export interface DigestInput {
+  files: readonly DigestFile[];
+  baseImageId: string;
+  uid: number;
+  gid: number;
+  engine: string;
+}
+
+/** Pure: the same files, base and ids give the same digest, in any listing order. */
+export function computeContextDigest(input: DigestInput): string {
+  const h = createHash('sha256');
+  h.update('byre-context-digest-v1\0');
+  h.update(`${input.engine}\0${input.baseImageId}\0${input.uid}\0${input.gid}\0`);
+  const files = [...input.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const f of files) {
+    h.update(`${f.kind}\0${f.path.length}\0${f.path}\0${f.executable ? 1 : 0}\0${f.sha256}\0`);
+  }
+  return h.digest('hex');
+}
+
+/** Walk a staged context (no symlinks are followed; staging writes none). */
+export async function listContextFiles(root: string): Promise<DigestFile[]> {
+  const out: DigestFile[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const rel = path.relative(root, full).split(path.sep).join('/');
+      const st = await lstat(full);
+      if (st.isDirectory()) {
+        out.push({ path: rel, kind: 'dir', executable: false, sha256: '' });
+        await walk(full);
+      } else if (st.isFile()) {
+        const sha256 = createHash('sha256').update(await readFile(full)).digest('hex');
+        out.push({ path: rel, kind: 'file', executable: (st.mode & 0o111) !== 0, sha256 });
+      } else {
+        throw new Error(`build context holds a non-regular file: ${full}`);
+      }
+    }
+  };
+  await walk(root);
+  return out;
+}

@@ -1,0 +1,68 @@
+// Stage the build context and make sure the box image matches it. A build is
+// skipped only when an image already carries the digest of this exact
+// context, base image id and baked ids (adr/0003); `rebuild` always builds.
+
+import type { BuildPlan } from '../gen/plan.js';
+import { stageBuildContext } from '../gen/stage.js';
+import { LABEL } from '../engine/names.js';
+import type { Engine } from '../engine/runner.js';
+import { computeContextDigest, listContextFiles } from './context-digest.js';
+
+export const CONTEXT_LABEL = 'byre.context';
+
+export interface ImageRequest {
+  engine: Engine;
+  plan: BuildPlan;
+  contextDir: string;
+  projectDir: string;
+  projectId: string;
+  tag: string;
+  base: string;
+  uid: number;
+  gid: number;
+  noCache: boolean;
+  onOutput?: (chunk: string) => void;
+}
+
+export type ImageOutcome = { built: true; digest: string | null } | { built: false; digest: string };
+
+async function baseImageId(engine: Engine, base: string): Promise<string | null> {
+  try {
+    return (await engine.imageExists(base)) ? await engine.imageId(base) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
+  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
+  const baseId = await baseImageId(req.engine, req.base);
+  // Without a local base image the engine must fetch one, so no digest can
+  // prove the build is a no-op.
+  const digest =
+    baseId === null
+      ? null
+      : computeContextDigest({
+          files: await listContextFiles(req.contextDir),
+          baseImageId: baseId,
+          uid: req.uid,
+          gid: req.gid,
+          engine: req.engine.facts.name,
+        });
+  if (!req.noCache && digest !== null && (await req.engine.imageExists(req.tag))) {
+    const labels = await req.engine.imageLabels(req.tag);
+    if (labels[CONTEXT_LABEL] === digest) return { built: false, digest };
+  }
+  await req.engine.build(
+    {
+      tag: req.tag,
+      contextDir: req.contextDir,
+      noCache: req.noCache,
+      uid: req.uid,
+      gid: req.gid,
+      labels: { [LABEL.project]: req.projectId, ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }) },
+    },
+    req.onOutput === undefined ? {} : { onOutput: req.onOutput },
+  );
+  return { built: true, digest };
+}

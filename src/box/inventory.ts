@@ -1,0 +1,94 @@
+// What one project owns on every installed engine (volumes, images, leftover
+// stopped boxes), and removing it. Engines that cannot be asked come back as
+// data so callers never speak in totals over them; this module never prints.
+
+import { LABEL } from '../engine/names.js';
+import type { Engine } from '../engine/runner.js';
+import type { EngineName } from '../engine/types.js';
+import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';
+import {
+  planProjectImages,
+  planProjectVolumes,
+  projectVolumePrefix,
+  type VolumePlan,
+} from './project-objects.js';
+
+export interface EngineInventory {
+  engineName: EngineName;
+  engine: Engine;
+  volumes: VolumePlan;
+  /** `image rm` targets (tags, or ids of dangling images); empty unless asked for. */
+  images: string[];
+  /** Containers of the project that are not running (a crashed create, a stopped box). */
+  stopped: string[];
+}
+
+export type Unreached = Exclude<PoolAnswer<unknown>, { state: 'ok' }>;
+
+export interface Inventory {
+  engines: EngineInventory[];
+  unreached: Unreached[];
+}
+
+export async function takeInventory(
+  pool: EnginePool,
+  projectId: string,
+  options: { images: boolean },
+): Promise<Inventory> {
+  const answers = await askPool(pool, async (engine) => {
+    const labels = { [LABEL.project]: projectId };
+    const [byName, byLabel, machine, running, all] = await Promise.all([
+      engine.volumeList({ name: projectVolumePrefix(projectId) }),
+      engine.volumeList({ labels }),
+      engine.volumeList({ name: 'byre-machine-' }),
+      engine.ps({ labels, all: false }),
+      engine.ps({ labels, all: true }),
+    ]);
+    const images = options.images
+      ? planProjectImages(projectId, await engine.imageList({}), await engine.imageList({ labels }))
+      : [];
+    const live = new Set(running);
+    return {
+      volumes: planProjectVolumes(projectId, { byName, byLabel, machine }),
+      images,
+      stopped: all.filter((id) => !live.has(id)),
+    };
+  });
+  return {
+    engines: answers.flatMap((a) =>
+      a.state === 'ok' ? [{ engineName: a.name, engine: a.engine, ...a.value }] : [],
+    ),
+    unreached: failedAnswers(answers),
+  };
+}
+
+export interface RemovalFailure {
+  engineName: EngineName;
+  what: string;
+  message: string;
+}
+
+/** Removes stopped boxes, then volumes, then (when listed) images; failures are collected, not thrown. */
+export async function removeInventory(inv: EngineInventory): Promise<RemovalFailure[]> {
+  const failures: RemovalFailure[] = [];
+  const attempt = async (what: string, work: () => Promise<unknown>): Promise<void> => {
+    try {
+      await work();
+    } catch (error) {
+      failures.push({
+        engineName: inv.engineName,
+        what,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+  for (const id of inv.stopped) await attempt(`container ${id.slice(0, 12)}`, () => inv.engine.remove(id));
+  for (const name of inv.volumes.doomed) await attempt(`volume ${name}`, () => inv.engine.volumeRemove(name));
+  for (const image of inv.images) await attempt(`image ${image}`, () => inv.engine.removeImage(image));
+  return failures;
+}
+
+/** `docker (not answering); podman (declined …)` for messages. */
+export function describeUnreached(unreached: readonly Unreached[]): string {
+  return unreached.map((u) => `${u.name} (${u.message})`).join('; ');
+}

@@ -1,0 +1,80 @@
+// First-run onboarding without prompts: `--template` / `--agent` write the
+// project's byre.config (in the store, never the project tree); with neither,
+// the cascade defaults apply and an empty consent document is written. The
+// interactive picker arrives with the config editor.
+
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import { ByreError, UsageError } from '../errors.js';
+import { writeFileAtomic, ensurePrivateDir } from '../project/atomic-write.js';
+import type { ProjectContext } from '../project/context.js';
+import type { SkillCatalog } from '../skills/resolve.js';
+
+export interface OnboardFlags {
+  template?: string;
+  agent?: string;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return access(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The byre.config text onboarding writes (pure). */
+export function onboardingConfig(projectRoot: string, flags: OnboardFlags): string {
+  const lines = [
+    `# byre project config for ${projectRoot.replace(/[\r\n]/g, '?')}`,
+    '# The consent document for this project’s boxes: everything they may reach is',
+    '# granted here or in the layers below it (`byre status` shows the result).',
+  ];
+  if (flags.template !== undefined) lines.push(`template = ${JSON.stringify(flags.template)}`);
+  if (flags.agent !== undefined) lines.push(`agent = ${JSON.stringify(flags.agent)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function checkTemplate(ctx: ProjectContext, name: string, bundled: (n: string) => unknown): Promise<void> {
+  if (name === 'none' || bundled(name) !== null) return;
+  if (!name.startsWith('byre/') && (await exists(path.join(ctx.store.templates, name, 'template.config')))) return;
+  throw new ByreError(`template "${name}" not found`, {
+    rule: 'onboard.template-missing',
+    remedy: 'choose one of the bundled templates (go, node, python), a local one, or "none"',
+  });
+}
+
+function checkAgent(name: string, catalog: SkillCatalog): void {
+  if (name === 'none') return;
+  const skill = catalog.lookup(name);
+  if (skill?.agent) return;
+  const agents = catalog.ids().filter((id) => catalog.lookup(id)?.agent);
+  throw new ByreError(`agent "${name}" is not an available agent skill`, {
+    rule: 'onboard.agent-missing',
+    remedy: agents.length > 0 ? `choose one of: ${agents.join(', ')}, or "none"` : 'use --agent none',
+  });
+}
+
+/**
+ * Writes the project's byre.config on first run. Returns true when it wrote
+ * one. Flags on an already-configured project are a usage error: the store
+ * config is the user's, and develop never edits it.
+ */
+export async function onboard(
+  ctx: ProjectContext,
+  flags: OnboardFlags,
+  lookups: { bundledTemplate: (name: string) => unknown; catalog: SkillCatalog },
+): Promise<boolean> {
+  if (await exists(ctx.project.config)) {
+    if (flags.template !== undefined || flags.agent !== undefined) {
+      throw new UsageError('--template and --agent apply only to a project’s first develop', {
+        remedy: `this project is configured already; edit ${ctx.project.config} instead`,
+      });
+    }
+    return false;
+  }
+  if (flags.template !== undefined) await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
+  if (flags.agent !== undefined) checkAgent(flags.agent, lookups.catalog);
+  await ensurePrivateDir(ctx.project.dir);
+  await writeFileAtomic(ctx.project.config, onboardingConfig(ctx.projectRoot, flags));
+  return true;
+}

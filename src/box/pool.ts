@@ -1,0 +1,84 @@
+// Every installed engine, for the questions that span engines: is a session
+// live here, which volumes and images exist, which launch records are still
+// referenced. A declined engine is never read as an absent one; an engine
+// that does not answer is reported as such, so callers can refuse to speak in
+// totals (forget, reset, rehome) or treat the pool as partial.
+
+import { EngineError } from '../errors.js';
+import { resolveHostTool } from '../engine/host-tools.js';
+import { createEngine, type Engine } from '../engine/runner.js';
+import type { EngineFacts, EngineName } from '../engine/types.js';
+
+export type PoolMember =
+  | { name: EngineName; state: 'ok'; engine: Engine }
+  | { name: EngineName; state: 'declined'; path: string; root: string };
+
+export interface EnginePool {
+  members: PoolMember[];
+}
+
+const ENGINES: EngineName[] = ['docker', 'podman'];
+
+/**
+ * The engines installed on this host. `primary` (the engine detection pinned
+ * for this invocation) is reused as is; others get a pinned CLI without a
+ * probe, since queries do not depend on rootless facts.
+ */
+export function enginePool(
+  declinedRoots: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  primary: Engine | null,
+): EnginePool {
+  const members: PoolMember[] = [];
+  for (const name of ENGINES) {
+    if (primary?.facts.name === name) {
+      members.push({ name, state: 'ok', engine: primary });
+      continue;
+    }
+    const r = resolveHostTool(name, { declinedRoots, env });
+    if (r.kind === 'absent') continue;
+    if (r.kind === 'declined') {
+      members.push({ name, state: 'declined', path: r.path, root: r.root });
+      continue;
+    }
+    const facts: EngineFacts = { name, path: r.path, rootless: false, keepId: false, version: '', warnings: [] };
+    members.push({ name, state: 'ok', engine: createEngine(facts, { env }) });
+  }
+  return { members };
+}
+
+export type PoolAnswer<T> =
+  | { name: EngineName; state: 'ok'; value: T; engine: Engine }
+  | { name: EngineName; state: 'declined'; message: string }
+  | { name: EngineName; state: 'unreachable'; message: string }
+  | { name: EngineName; state: 'error'; message: string };
+
+/** Ask every member the same question; failures become data, never exceptions. */
+export async function askPool<T>(
+  pool: EnginePool,
+  question: (engine: Engine) => Promise<T>,
+): Promise<PoolAnswer<T>[]> {
+  return Promise.all(
+    pool.members.map(async (m): Promise<PoolAnswer<T>> => {
+      if (m.state === 'declined') {
+        return {
+          name: m.name,
+          state: 'declined',
+          message: `${m.name} at ${m.path} is inside ${m.root}, which the box can write; byre declined to run it`,
+        };
+      }
+      try {
+        return { name: m.name, state: 'ok', value: await question(m.engine), engine: m.engine };
+      } catch (error) {
+        if (!(error instanceof EngineError)) throw error;
+        const unreachable = error.rule === 'engine.unreachable' || error.rule === 'engine.timeout';
+        return { name: m.name, state: unreachable ? 'unreachable' : 'error', message: error.message };
+      }
+    }),
+  );
+}
+
+/** The answers that are not `ok`, for "could not check" wording. */
+export function failedAnswers<T>(answers: readonly PoolAnswer<T>[]): Exclude<PoolAnswer<T>, { state: 'ok' }>[] {
+  return answers.filter((a): a is Exclude<PoolAnswer<T>, { state: 'ok' }> => a.state !== 'ok');
+}

@@ -1,0 +1,251 @@
+// `byre develop`: set up if needed and run this directory's box in the
+// foreground. Under the setup lock: re-read config, check sessions and
+// exclusive volumes, stage and build, create volumes and seed them, write
+// the launch record, create the box. Outside it: the banner, then attach.
+
+import type { Io } from '../cli/io.js';
+import { exposureLines } from '../box/banner.js';
+import { interpretExit } from '../box/exit-status.js';
+import { ensureImage } from '../box/image.js';
+import { launchRecordFor } from '../box/launch-record.js';
+import { withSetupLock } from '../box/lock.js';
+import { onboard, type OnboardFlags } from '../box/onboard.js';
+import { enginePool, askPool, type EnginePool } from '../box/pool.js';
+import { assembleRunParams, volumeEngineName } from '../box/run-params.js';
+import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
+import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
+import { VERSION } from '../embedded.js';
+import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
+import { detectEngine } from '../engine/detect.js';
+import { createHostTools } from '../engine/host-tools.js';
+import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
+import { LABEL, containerName } from '../engine/names.js';
+import { buildRunArgv, type RunParams } from '../engine/run-argv.js';
+import { createEngine, type Engine } from '../engine/runner.js';
+import { planBuild } from '../gen/plan.js';
+import { readContextFiles } from '../gen/stage.js';
+import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
+import { hostReaders } from '../hostenv/readers.js';
+import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
+import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
+import { escapeTerminal } from '../output/escape.js';
+import { printNotes } from '../output/notes.js';
+import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { recordProjectPath } from '../project/store.js';
+import { bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
+
+export type DevelopOptions = OnboardFlags;
+
+function warn(io: Io, text: string): void {
+  io.stderr.write(`byre: warning: ${text}\n`);
+}
+
+function liveSessionRefusal(box: LiveBox): RefusedError {
+  const short = box.id.slice(0, 12);
+  const e = box.engineName;
+  return new RefusedError(
+    [
+      `a session is already running for this directory (${short}).`,
+      `  • re-attach to it:     ${e} attach --detach-keys=ctrl-p,ctrl-q ${short}`,
+      '  • open a shell in it:  byre shell',
+      `  • stop it:             ${e} stop ${short}`,
+    ].join('\n'),
+    { rule: 'develop.session-live' },
+  );
+}
+
+/** Refuse when a live session runs here on any engine, or when one cannot be ruled out. */
+async function checkSingleSession(pool: EnginePool, ctx: ProjectContext): Promise<void> {
+  const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
+  const live = scan.boxes[0];
+  if (live !== undefined) throw liveSessionRefusal(live);
+  // A daemon that is down runs no session; a declined or failing engine might.
+  const unknown = scan.unchecked.filter((u) => u.state !== 'unreachable');
+  if (unknown.length > 0) {
+    throw new RefusedError(`cannot rule out a running session: ${describeUnchecked(unknown)}`, {
+      rule: 'develop.session-unknown',
+      remedy: 'fix the engine named above, or uninstall it from PATH',
+    });
+  }
+}
+
+/** Containers left created-but-never-started (a crash between create and start) block the name. */
+async function removeStaleContainers(engine: Engine, ctx: ProjectContext): Promise<void> {
+  const labels = { [LABEL.project]: ctx.projectId, [LABEL.workdir]: ctx.worktreeId };
+  const running = new Set(await engine.ps({ labels, all: false }));
+  for (const id of await engine.ps({ labels, all: true })) {
+    if (!running.has(id)) await engine.remove(id);
+  }
+}
+
+/**
+ * `sharing = "exclusive"` volumes: refuse when a live box of this project
+ * holds one, or when byre cannot establish that none does.
+ */
+async function checkExclusiveVolumes(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  volumes: readonly PlannedVolume[],
+): Promise<void> {
+  const exclusive = volumes.filter((v) => v.decl.sharing === 'exclusive');
+  if (exclusive.length === 0) return;
+  const scan = await findSessions(pool, { projectId: ctx.projectId });
+  const names = exclusive.map((v) => v.decl.name).join(', ');
+  if (scan.unchecked.some((u) => u.state !== 'unreachable')) {
+    throw new RefusedError(`cannot prove no box holds the exclusive volume(s) ${names}: ${describeUnchecked(scan.unchecked)}`, {
+      rule: 'develop.exclusive-unknown',
+    });
+  }
+  for (const box of scan.boxes) {
+    const labels = await box.engine.inspectLabels(box.id);
+    const state = verifyLaunchRecord(labels[LABEL.launch], (hash) => readLaunchRecordFile(ctx.project.launches, hash));
+    if (state.kind !== 'verified') {
+      throw new RefusedError(
+        `box ${box.id.slice(0, 12)} of this project is live and its launch record is ${state.kind}; byre cannot prove it does not hold ${names}`,
+        { rule: 'develop.exclusive-unknown', remedy: `stop it (${box.engineName} stop ${box.id.slice(0, 12)}) first` },
+      );
+    }
+    const held = exclusive.find((v) => state.record.volumes.some((r) => r.name === v.name));
+    if (held !== undefined) {
+      throw new RefusedError(
+        `volume ${held.decl.name} is exclusive and box ${box.id.slice(0, 12)} (${state.record.workdir}) holds it`,
+        { rule: 'develop.exclusive-held', remedy: `stop that session first (${box.engineName} stop ${box.id.slice(0, 12)})` },
+      );
+    }
+  }
+}
+
+/** Records no container on any engine points at; nothing at all when any engine could not be asked. */
+async function referencedRecords(pool: EnginePool, projectId: string): Promise<Set<string> | null> {
+  const answers = await askPool(pool, async (engine) => {
+    const ids = await engine.ps({ labels: { [LABEL.project]: projectId }, all: true });
+    return Promise.all(ids.map(async (id) => (await engine.inspectLabels(id))[LABEL.launch]));
+  });
+  if (answers.some((a) => a.state !== 'ok')) return null;
+  return new Set(answers.flatMap((a) => (a.state === 'ok' ? a.value.filter((h): h is string => h !== undefined) : [])));
+}
+
+interface Prepared {
+  name: string;
+  banner: string[];
+}
+
+async function prepareBox(io: Io, ctx: ProjectContext, engine: Engine, detectedChoice: string, pool: EnginePool): Promise<Prepared> {
+  const { config, skills, warnings } = await loadBoxConfig(ctx);
+  if (config.engine.value !== detectedChoice) {
+    throw new RefusedError(
+      `the config's engine changed to "${config.engine.value}" while byre was starting on ${engine.facts.name}`,
+      { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
+    );
+  }
+  const home = userHome(io);
+  const contextFiles = await readContextFiles(config, home);
+  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  printNotes(io.stderr, [...warnings, ...plan.notes]);
+
+  const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
+  const git = tools.resolve('git');
+  const hostEnv = resolveHostEnv(
+    config.envFromHost,
+    new Set(Object.keys(config.env)),
+    hostReaders(io.env, git.kind === 'found' ? git.path : null),
+  );
+  const params: RunParams = assembleRunParams({
+    box: ctx,
+    config,
+    skills,
+    engine: engine.facts,
+    hostUid: io.uid,
+    hostGid: io.gid,
+    home,
+    hostEnv: deliveredHostEnv(hostEnv),
+    labels: { client: io.pid },
+  });
+  const volumes: PlannedVolume[] = [...config.volumes.map((v) => v.value), ...skills.flatMap((s) => s.volumes)].map(
+    (decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }),
+  );
+
+  await checkSingleSession(pool, ctx);
+  await checkExclusiveVolumes(pool, ctx, volumes);
+
+  await ensureImage({
+    engine,
+    plan,
+    contextDir: ctx.project.context,
+    projectDir: ctx.worktreeDir,
+    projectId: ctx.projectId,
+    tag: params.image,
+    base: config.base.value,
+    uid: params.uid,
+    gid: params.gid,
+    noCache: false,
+  });
+
+  const created = await ensureVolumes(engine, ctx.projectId, volumes);
+  await seedFreshVolumes(engine, volumes, created, {
+    image: params.image,
+    uid: params.uid,
+    gid: params.gid,
+    keepId: engine.facts.keepId,
+    home,
+  });
+
+  let digest = '';
+  let digestError: string | undefined;
+  try {
+    digest = await engine.imageId(params.image);
+  } catch (error) {
+    digestError = error instanceof Error ? error.message : String(error);
+  }
+  const record = launchRecordFor({
+    params,
+    config,
+    skills,
+    hostUid: io.uid,
+    version: VERSION,
+    now: new Date(),
+    image: { digest, ...(digestError === undefined ? {} : { digestError }) },
+  });
+  let launchHash: string | undefined;
+  try {
+    launchHash = writeLaunchRecord(ctx.project.launches, record);
+  } catch (error) {
+    warn(io, `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`);
+  }
+  const final: RunParams = { ...params, labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) } };
+
+  await removeStaleContainers(engine, ctx);
+  await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
+
+  const referenced = await referencedRecords(pool, ctx.projectId);
+  reapLaunchRecords(ctx.project.launches, referenced);
+  return { name: containerName(ctx.worktreeId), banner: exposureLines(config, skills, hostEnv) };
+}
+
+export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+  const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
+  if (hostWarning !== null) warn(io, hostWarning.message);
+
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog() });
+
+  // The read before the lock decides only which engine to detect and pin.
+  const early = await loadBoxConfig(ctx);
+  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  for (const w of facts.warnings) warn(io, w.message);
+  const engine = createEngine(facts, { env: io.env });
+  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+
+  const prepared = await withSetupLock(ctx.project, () =>
+    prepareBox(io, ctx, engine, early.config.engine.value, pool),
+  );
+  for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
+
+  const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
+  const outcome = interpretExit(code);
+  if (outcome.kind === 'failed') {
+    throw new ByreError(outcome.message, { rule: 'develop.box-exit' });
+  }
+  if (outcome.code !== 0) throw new PassthroughExit(outcome.code);
+}
