@@ -17,14 +17,27 @@ const base: DigestInput = {
 
 describe('computeContextDigest', () => {
   it('ignores listing order', () => {
-    expect(computeContextDigest({ ...base, files: [...base.files].reverse() })).toBe(computeContextDigest(base));
+    expect(computeContextDigest({ ...base, files: [...base.files].reverse() })).toBe(
+      computeContextDigest(base),
+    );
   });
 
   it.each<[string, Partial<DigestInput>]>([
     ['a changed byte', { files: [{ ...base.files[0]!, sha256: 'd'.repeat(64) }, base.files[1]!] }],
-    ['a lost executable bit', { files: [base.files[0]!, { ...base.files[1]!, executable: false }] }],
+    [
+      'a lost executable bit',
+      { files: [base.files[0]!, { ...base.files[1]!, executable: false }] },
+    ],
     ['a renamed file', { files: [{ ...base.files[0]!, path: 'Dockerfile' }, base.files[1]!] }],
-    ['an extra empty dir', { files: [...base.files, { path: 'claude-skills', kind: 'dir', executable: false, sha256: '' }] }],
+    [
+      'an extra empty dir',
+      {
+        files: [
+          ...base.files,
+          { path: 'claude-skills', kind: 'dir', executable: false, sha256: '' },
+        ],
+      },
+    ],
     ['a new base image', { baseImageId: 'sha256:' + 'e'.repeat(64) }],
     ['another uid', { uid: 1001 }],
     ['another gid', { gid: 1001 }],

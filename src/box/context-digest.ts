@@ -47,7 +47,9 @@ export async function listContextFiles(root: string): Promise<DigestFile[]> {
         out.push({ path: rel, kind: 'dir', executable: false, sha256: '' });
         await walk(full);
       } else if (st.isFile()) {
-        const sha256 = createHash('sha256').update(await readFile(full)).digest('hex');
+        const sha256 = createHash('sha256')
+          .update(await readFile(full))
+          .digest('hex');
         out.push({ path: rel, kind: 'file', executable: (st.mode & 0o111) !== 0, sha256 });
       } else {
         throw new Error(`build context holds a non-regular file: ${full}`);

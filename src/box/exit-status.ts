@@ -4,14 +4,16 @@
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
 
-export type ExitOutcome = { kind: 'passthrough'; code: number } | { kind: 'failed'; message: string };
+export type ExitOutcome =
+  { kind: 'passthrough'; code: number } | { kind: 'failed'; message: string };
 
 export function interpretExit(code: number): ExitOutcome {
   if (code >= 0 && code <= 127) return { kind: 'passthrough', code };
   if (code === 137) {
     return {
       kind: 'failed',
-      message: 'the box exited 137 (SIGKILL): it was killed out from under the session (out of memory, `stop`, or the engine restarting)',
+      message:
+        'the box exited 137 (SIGKILL): it was killed out from under the session (out of memory, `stop`, or the engine restarting)',
     };
   }
   if (code >= 129 && code <= 192) {

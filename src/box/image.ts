@@ -24,19 +24,17 @@ export interface ImageRequest {
   onOutput?: (chunk: string) => void;
 }
 
-export type ImageOutcome = { built: true; digest: string | null } | { built: false; digest: string };
-
-async function baseImageId(engine: Engine, base: string): Promise<string | null> {
-  try {
-    return (await engine.imageExists(base)) ? await engine.imageId(base) : null;
-  } catch {
-    return null;
-  }
-}
+/** `imageId` is known when the build was skipped (the existing image's id). */
+export type ImageOutcome =
+  { built: true; digest: string | null } | { built: false; digest: string; imageId: string };
 
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
   await stageBuildContext(req.contextDir, req.plan, req.projectDir);
-  const baseId = await baseImageId(req.engine, req.base);
+  const [base, existing] = await Promise.all([
+    req.engine.imageInfo(req.base).catch(() => null),
+    req.noCache ? null : req.engine.imageInfo(req.tag),
+  ]);
+  const baseId = base?.id ?? null;
   // Without a local base image the engine must fetch one, so no digest can
   // prove the build is a no-op.
   const digest =
@@ -49,9 +47,8 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
           gid: req.gid,
           engine: req.engine.facts.name,
         });
-  if (!req.noCache && digest !== null && (await req.engine.imageExists(req.tag))) {
-    const labels = await req.engine.imageLabels(req.tag);
-    if (labels[CONTEXT_LABEL] === digest) return { built: false, digest };
+  if (digest !== null && existing !== null && existing.labels[CONTEXT_LABEL] === digest) {
+    return { built: false, digest, imageId: existing.id };
   }
   await req.engine.build(
     {
@@ -60,7 +57,10 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
       noCache: req.noCache,
       uid: req.uid,
       gid: req.gid,
-      labels: { [LABEL.project]: req.projectId, ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }) },
+      labels: {
+        [LABEL.project]: req.projectId,
+        ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
+      },
     },
     req.onOutput === undefined ? {} : { onOutput: req.onOutput },
   );

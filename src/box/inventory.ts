@@ -63,7 +63,8 @@ export async function takeInventory(
 }
 
 export interface RemovalFailure {
-  engineName: EngineName;
+  /** The engine, or `store` for byre's own directory. */
+  where: EngineName | 'store';
   what: string;
   message: string;
 }
@@ -76,15 +77,18 @@ export async function removeInventory(inv: EngineInventory): Promise<RemovalFail
       await work();
     } catch (error) {
       failures.push({
-        engineName: inv.engineName,
+        where: inv.engineName,
         what,
         message: error instanceof Error ? error.message : String(error),
       });
     }
   };
-  for (const id of inv.stopped) await attempt(`container ${id.slice(0, 12)}`, () => inv.engine.remove(id));
-  for (const name of inv.volumes.doomed) await attempt(`volume ${name}`, () => inv.engine.volumeRemove(name));
-  for (const image of inv.images) await attempt(`image ${image}`, () => inv.engine.removeImage(image));
+  for (const id of inv.stopped)
+    await attempt(`container ${id.slice(0, 12)}`, () => inv.engine.remove(id));
+  for (const name of inv.volumes.doomed)
+    await attempt(`volume ${name}`, () => inv.engine.volumeRemove(name));
+  for (const image of inv.images)
+    await attempt(`image ${image}`, () => inv.engine.removeImage(image));
   return failures;
 }
 

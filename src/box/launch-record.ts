@@ -4,7 +4,13 @@
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { expandHost, runEnv, WORKSPACE, type RunParams } from '../engine/run-argv.js';
-import { envKeysOf, launchTimestamp, type LaunchBind, type LaunchRecord, type LaunchVolume } from '../launch/record.js';
+import {
+  envKeysOf,
+  launchTimestamp,
+  type LaunchBind,
+  type LaunchRecord,
+  type LaunchVolume,
+} from '../launch/record.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { volumeEngineName } from './run-params.js';
 

@@ -7,7 +7,10 @@ import { ByreError } from '../errors.js';
 import type { ProjectStorePaths } from '../project/store.js';
 
 /** Runs `work` holding the project's setup lock; waits up to ~2 minutes for it. */
-export async function withSetupLock<T>(project: ProjectStorePaths, work: () => Promise<T>): Promise<T> {
+export async function withSetupLock<T>(
+  project: ProjectStorePaths,
+  work: () => Promise<T>,
+): Promise<T> {
   await mkdir(project.dir, { recursive: true, mode: 0o700 });
   let release: () => Promise<void>;
   try {
@@ -21,7 +24,8 @@ export async function withSetupLock<T>(project: ProjectStorePaths, work: () => P
   } catch (error) {
     throw new ByreError(`could not take the setup lock ${project.lock}`, {
       rule: 'lock.busy',
-      remedy: 'another byre is setting up this project; wait for it, or remove the lock if no byre runs',
+      remedy:
+        'another byre is setting up this project; wait for it, or remove the lock if no byre runs',
       cause: error,
     });
   }

@@ -34,9 +34,17 @@ export function onboardingConfig(projectRoot: string, flags: OnboardFlags): stri
   return `${lines.join('\n')}\n`;
 }
 
-async function checkTemplate(ctx: ProjectContext, name: string, bundled: (n: string) => unknown): Promise<void> {
+async function checkTemplate(
+  ctx: ProjectContext,
+  name: string,
+  bundled: (n: string) => unknown,
+): Promise<void> {
   if (name === 'none' || bundled(name) !== null) return;
-  if (!name.startsWith('byre/') && (await exists(path.join(ctx.store.templates, name, 'template.config')))) return;
+  if (
+    !name.startsWith('byre/') &&
+    (await exists(path.join(ctx.store.templates, name, 'template.config')))
+  )
+    return;
   throw new ByreError(`template "${name}" not found`, {
     rule: 'onboard.template-missing',
     remedy: 'choose one of the bundled templates (go, node, python), a local one, or "none"',
@@ -50,7 +58,8 @@ function checkAgent(name: string, catalog: SkillCatalog): void {
   const agents = catalog.ids().filter((id) => catalog.lookup(id)?.agent);
   throw new ByreError(`agent "${name}" is not an available agent skill`, {
     rule: 'onboard.agent-missing',
-    remedy: agents.length > 0 ? `choose one of: ${agents.join(', ')}, or "none"` : 'use --agent none',
+    remedy:
+      agents.length > 0 ? `choose one of: ${agents.join(', ')}, or "none"` : 'use --agent none',
   });
 }
 
@@ -72,7 +81,8 @@ export async function onboard(
     }
     return false;
   }
-  if (flags.template !== undefined) await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
+  if (flags.template !== undefined)
+    await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
   if (flags.agent !== undefined) checkAgent(flags.agent, lookups.catalog);
   await ensurePrivateDir(ctx.project.dir);
   await writeFileAtomic(ctx.project.config, onboardingConfig(ctx.projectRoot, flags));

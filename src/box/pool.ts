@@ -41,7 +41,14 @@ export function enginePool(
       members.push({ name, state: 'declined', path: r.path, root: r.root });
       continue;
     }
-    const facts: EngineFacts = { name, path: r.path, rootless: false, keepId: false, version: '', warnings: [] };
+    const facts: EngineFacts = {
+      name,
+      path: r.path,
+      rootless: false,
+      keepId: false,
+      version: '',
+      warnings: [],
+    };
     members.push({ name, state: 'ok', engine: createEngine(facts, { env }) });
   }
   return { members };
@@ -72,13 +79,43 @@ export async function askPool<T>(
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;
         const unreachable = error.rule === 'engine.unreachable' || error.rule === 'engine.timeout';
-        return { name: m.name, state: unreachable ? 'unreachable' : 'error', message: error.message };
+        return {
+          name: m.name,
+          state: unreachable ? 'unreachable' : 'error',
+          message: error.message,
+        };
       }
     }),
   );
 }
 
 /** The answers that are not `ok`, for "could not check" wording. */
-export function failedAnswers<T>(answers: readonly PoolAnswer<T>[]): Exclude<PoolAnswer<T>, { state: 'ok' }>[] {
+export function failedAnswers<T>(
+  answers: readonly PoolAnswer<T>[],
+): Exclude<PoolAnswer<T>, { state: 'ok' }>[] {
   return answers.filter((a): a is Exclude<PoolAnswer<T>, { state: 'ok' }> => a.state !== 'ok');
+}
+
+/**
+ * The pool with each reachable member re-detected, so helpers that fill
+ * volumes (rehome's copy) know the identity mode (keep-id) of every engine.
+ * A member whose detection fails keeps its unprobed engine; asking it will
+ * then fail as data.
+ */
+export async function probedPool(
+  pool: EnginePool,
+  detect: (name: EngineName) => Promise<EngineFacts>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<EnginePool> {
+  const members = await Promise.all(
+    pool.members.map(async (m): Promise<PoolMember> => {
+      if (m.state !== 'ok') return m;
+      try {
+        return { ...m, engine: createEngine(await detect(m.name), { env }) };
+      } catch {
+        return m;
+      }
+    }),
+  );
+  return { members };
 }

@@ -30,7 +30,11 @@ export function volumeLabels(projectId: string, decl: VolumeSpec): Record<string
 }
 
 /** The helper argv that seeds a volume (pure). */
-export function seedArgv(volume: string, decl: VolumeSpec, ctx: SeedContext): { argv: string[]; input?: string } {
+export function seedArgv(
+  volume: string,
+  decl: VolumeSpec,
+  ctx: SeedContext,
+): { argv: string[]; input?: string } {
   const seed = decl.seed;
   if (seed === undefined) throw new TypeError(`volume ${decl.name} has no seed`);
   const owner = `${ctx.uid}:${ctx.gid}`;
@@ -103,11 +107,14 @@ export async function seedFreshVolumes(
       await engine.run(argv, input === undefined ? {} : { input });
     } catch (error) {
       await engine.volumeRemove(v.name).catch(() => false);
-      throw new ByreError(`seeding volume ${v.decl.name} failed; it was removed so the next launch retries`, {
-        rule: 'volume.seed-failed',
-        remedy: 'check the seed source in the config, then run byre develop again',
-        cause: error,
-      });
+      throw new ByreError(
+        `seeding volume ${v.decl.name} failed; it was removed so the next launch retries`,
+        {
+          rule: 'volume.seed-failed',
+          remedy: 'check the seed source in the config, then run byre develop again',
+          cause: error,
+        },
+      );
     }
     seeded.push(v.name);
   }

@@ -42,6 +42,56 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('shell')
+    .description(
+      'Open a login shell (as dev, with the agent’s env) in this directory’s running session.',
+    )
+    .option('--skip-uid-check', 'enter a box that runs as another uid than yours')
+    .action(async (options: { skipUidCheck?: boolean }) => {
+      const { shellCommand } = await import('../commands/shell.js');
+      await shellCommand(io, options);
+    });
+
+  program
+    .command('reset')
+    .description(
+      'Wipe ALL of this project’s named volumes (not the image). Refuses while a session is live.',
+    )
+    .option('-y, --force', 'do not ask for confirmation')
+    .action(async (options: { force?: boolean }) => {
+      const { resetCommand } = await import('../commands/reset.js');
+      await resetCommand(io, options);
+    });
+
+  program
+    .command('rebuild')
+    .description('Rebuild the image with the build cache disabled; volumes are untouched.')
+    .action(async () => {
+      const { rebuildCommand } = await import('../commands/rebuild.js');
+      await rebuildCommand(io);
+    });
+
+  program
+    .command('rehome')
+    .description(
+      'Re-point a moved directory’s identity: migrate volumes and stored config from its old id.',
+    )
+    .argument('[old-id]', 'the id the project had before it moved (omit to list candidates)')
+    .action(async (oldId: string | undefined) => {
+      const { rehomeCommand } = await import('../commands/rehome.js');
+      await rehomeCommand(io, oldId);
+    });
+
+  program
+    .command('forget')
+    .description('Remove all of byre’s host-side state for this directory: volumes, image, store.')
+    .option('-y, --force', 'do not ask for confirmation')
+    .action(async (options: { force?: boolean }) => {
+      const { forgetCommand } = await import('../commands/forget.js');
+      await forgetCommand(io, options);
+    });
+
+  program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
     .action(async () => {

@@ -92,24 +92,35 @@ async function checkExclusiveVolumes(
   const scan = await findSessions(pool, { projectId: ctx.projectId });
   const names = exclusive.map((v) => v.decl.name).join(', ');
   if (scan.unchecked.some((u) => u.state !== 'unreachable')) {
-    throw new RefusedError(`cannot prove no box holds the exclusive volume(s) ${names}: ${describeUnchecked(scan.unchecked)}`, {
-      rule: 'develop.exclusive-unknown',
-    });
+    throw new RefusedError(
+      `cannot prove no box holds the exclusive volume(s) ${names}: ${describeUnchecked(scan.unchecked)}`,
+      {
+        rule: 'develop.exclusive-unknown',
+      },
+    );
   }
   for (const box of scan.boxes) {
     const labels = await box.engine.inspectLabels(box.id);
-    const state = verifyLaunchRecord(labels[LABEL.launch], (hash) => readLaunchRecordFile(ctx.project.launches, hash));
+    const state = verifyLaunchRecord(labels[LABEL.launch], (hash) =>
+      readLaunchRecordFile(ctx.project.launches, hash),
+    );
     if (state.kind !== 'verified') {
       throw new RefusedError(
         `box ${box.id.slice(0, 12)} of this project is live and its launch record is ${state.kind}; byre cannot prove it does not hold ${names}`,
-        { rule: 'develop.exclusive-unknown', remedy: `stop it (${box.engineName} stop ${box.id.slice(0, 12)}) first` },
+        {
+          rule: 'develop.exclusive-unknown',
+          remedy: `stop it (${box.engineName} stop ${box.id.slice(0, 12)}) first`,
+        },
       );
     }
     const held = exclusive.find((v) => state.record.volumes.some((r) => r.name === v.name));
     if (held !== undefined) {
       throw new RefusedError(
         `volume ${held.decl.name} is exclusive and box ${box.id.slice(0, 12)} (${state.record.workdir}) holds it`,
-        { rule: 'develop.exclusive-held', remedy: `stop that session first (${box.engineName} stop ${box.id.slice(0, 12)})` },
+        {
+          rule: 'develop.exclusive-held',
+          remedy: `stop that session first (${box.engineName} stop ${box.id.slice(0, 12)})`,
+        },
       );
     }
   }
@@ -122,7 +133,11 @@ async function referencedRecords(pool: EnginePool, projectId: string): Promise<S
     return Promise.all(ids.map(async (id) => (await engine.inspectLabels(id))[LABEL.launch]));
   });
   if (answers.some((a) => a.state !== 'ok')) return null;
-  return new Set(answers.flatMap((a) => (a.state === 'ok' ? a.value.filter((h): h is string => h !== undefined) : [])));
+  return new Set(
+    answers.flatMap((a) =>
+      a.state === 'ok' ? a.value.filter((h): h is string => h !== undefined) : [],
+    ),
+  );
 }
 
 interface Prepared {
@@ -130,7 +145,13 @@ interface Prepared {
   banner: string[];
 }
 
-async function prepareBox(io: Io, ctx: ProjectContext, engine: Engine, detectedChoice: string, pool: EnginePool): Promise<Prepared> {
+async function prepareBox(
+  io: Io,
+  ctx: ProjectContext,
+  engine: Engine,
+  detectedChoice: string,
+  pool: EnginePool,
+): Promise<Prepared> {
   const { config, skills, warnings } = await loadBoxConfig(ctx);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
@@ -161,14 +182,18 @@ async function prepareBox(io: Io, ctx: ProjectContext, engine: Engine, detectedC
     hostEnv: deliveredHostEnv(hostEnv),
     labels: { client: io.pid },
   });
-  const volumes: PlannedVolume[] = [...config.volumes.map((v) => v.value), ...skills.flatMap((s) => s.volumes)].map(
-    (decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }),
-  );
+  const volumes: PlannedVolume[] = [
+    ...config.volumes.map((v) => v.value),
+    ...skills.flatMap((s) => s.volumes),
+  ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
-  await checkSingleSession(pool, ctx);
-  await checkExclusiveVolumes(pool, ctx, volumes);
+  await Promise.all([
+    checkSingleSession(pool, ctx),
+    checkExclusiveVolumes(pool, ctx, volumes),
+    removeStaleContainers(engine, ctx),
+  ]);
 
-  await ensureImage({
+  const image = await ensureImage({
     engine,
     plan,
     contextDir: ctx.project.context,
@@ -190,12 +215,14 @@ async function prepareBox(io: Io, ctx: ProjectContext, engine: Engine, detectedC
     home,
   });
 
-  let digest = '';
+  let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
-  try {
-    digest = await engine.imageId(params.image);
-  } catch (error) {
-    digestError = error instanceof Error ? error.message : String(error);
+  if (image.built) {
+    try {
+      digest = await engine.imageId(params.image);
+    } catch (error) {
+      digestError = error instanceof Error ? error.message : String(error);
+    }
   }
   const record = launchRecordFor({
     params,
@@ -210,16 +237,27 @@ async function prepareBox(io: Io, ctx: ProjectContext, engine: Engine, detectedC
   try {
     launchHash = writeLaunchRecord(ctx.project.launches, record);
   } catch (error) {
-    warn(io, `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`);
+    warn(
+      io,
+      `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`,
+    );
   }
-  const final: RunParams = { ...params, labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) } };
+  const final: RunParams = {
+    ...params,
+    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+  };
 
-  await removeStaleContainers(engine, ctx);
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
-
-  const referenced = await referencedRecords(pool, ctx.projectId);
-  reapLaunchRecords(ctx.project.launches, referenced);
   return { name: containerName(ctx.worktreeId), banner: exposureLines(config, skills, hostEnv) };
+}
+
+/** Reaping is housekeeping: it runs beside the session and never fails it. */
+async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
+  try {
+    reapLaunchRecords(ctx.project.launches, await referencedRecords(pool, ctx.projectId));
+  } catch {
+    // A record left behind is reaped at a later create.
+  }
 }
 
 export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
@@ -242,7 +280,9 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
+  const reaping = reapQuietly(pool, ctx);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
+  await reaping;
   const outcome = interpretExit(code);
   if (outcome.kind === 'failed') {
     throw new ByreError(outcome.message, { rule: 'develop.box-exit' });

@@ -84,6 +84,11 @@ export function imageLabelsArgv(tag: string): string[] {
   return ['image', 'inspect', '-f', LABELS_FORMAT, tag];
 }
 
+/** Id and labels in one call: `<id>\t<labels json>`. */
+export function imageInfoArgv(ref: string): string[] {
+  return ['image', 'inspect', '-f', `${IMAGE_ID_FORMAT}\t${LABELS_FORMAT}`, ref];
+}
+
 export function removeImageArgv(tag: string): string[] {
   return ['image', 'rm', tag];
 }

@@ -13,7 +13,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ByreError, EngineError, RefusedError } from '../errors.js';
-import { detectEngine, parseDockerRootless, parsePodmanRootless, parseVersion } from './detect.js';
+import {
+  detectEngine,
+  localPodmanRootless,
+  parseDockerRootless,
+  parsePodmanRootless,
+  parseVersion,
+} from './detect.js';
 import { ShadowedToolError, resolveHostTool } from './host-tools.js';
 
 // Planted engine CLIs: shell scripts that answer `info` and `--version` from
@@ -72,11 +78,15 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** The stub engines here answer `info`; probe it even where the uid would answer. */
+const detect = (...args: Parameters<typeof detectEngine>): ReturnType<typeof detectEngine> =>
+  detectEngine(args[0], args[1], args[2], { alwaysProbeRootless: true, ...args[3] });
+
 describe('detectEngine', () => {
   it('auto picks an answering docker and pins its absolute path', async () => {
     const docker = plantEngine(bin, 'docker');
     plantEngine(bin, 'podman');
-    const facts = await detectEngine('auto', [], env({}));
+    const facts = await detect('auto', [], env({}));
     expect(facts).toEqual({
       name: 'docker',
       path: docker,
@@ -93,7 +103,7 @@ describe('detectEngine', () => {
   it('auto falls back to podman when docker does not answer', async () => {
     plantEngine(bin, 'docker');
     const podman = plantEngine(bin, 'podman');
-    const facts = await detectEngine(
+    const facts = await detect(
       'auto',
       [],
       env({
@@ -113,7 +123,7 @@ describe('detectEngine', () => {
   it('auto treats a hung docker as not answering (short timeout)', async () => {
     plantEngine(bin, 'docker');
     plantEngine(bin, 'podman');
-    const facts = await detectEngine('auto', [], env({ DOCKER_SLEEP: '5' }), {
+    const facts = await detect('auto', [], env({ DOCKER_SLEEP: '5' }), {
       probeTimeoutMs: 300,
     });
     expect(facts.name).toBe('podman');
@@ -122,12 +132,12 @@ describe('detectEngine', () => {
   it('auto with only a silent docker reports docker unreachable', async () => {
     plantEngine(bin, 'docker');
     await expect(
-      detectEngine('auto', [], env({ DOCKER_INFO_ERR: 'Cannot connect to the Docker daemon' })),
+      detect('auto', [], env({ DOCKER_INFO_ERR: 'Cannot connect to the Docker daemon' })),
     ).rejects.toMatchObject({ name: 'EngineError', rule: 'engine.unreachable', engine: 'docker' });
   });
 
   it('auto with neither engine is engine.none', async () => {
-    const err = await detectEngine('auto', [], env({})).catch((e: unknown) => e);
+    const err = await detect('auto', [], env({})).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ByreError);
     expect((err as ByreError).rule).toBe('engine.none');
   });
@@ -136,7 +146,7 @@ describe('detectEngine', () => {
     const work = path.join(root, 'work');
     const shadow = plantEngine(path.join(work, 'bin'), 'docker');
     plantEngine(bin, 'podman');
-    const err = await detectEngine('auto', [work], env({}, [path.join(work, 'bin'), bin])).catch(
+    const err = await detect('auto', [work], env({}, [path.join(work, 'bin'), bin])).catch(
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ShadowedToolError);
@@ -153,18 +163,18 @@ describe('detectEngine', () => {
   it('auto refuses a shadowed podman when docker is absent', async () => {
     const store = path.join(root, 'store');
     plantEngine(store, 'podman');
-    await expect(detectEngine('auto', [store], env({}, [store]))).rejects.toBeInstanceOf(
+    await expect(detect('auto', [store], env({}, [store]))).rejects.toBeInstanceOf(
       ShadowedToolError,
     );
   });
 
   it('explicit docker refuses when shadowed and is absent when missing', async () => {
-    await expect(detectEngine('docker', [], env({}))).rejects.toMatchObject({
+    await expect(detect('docker', [], env({}))).rejects.toMatchObject({
       rule: 'hosttool.absent',
     });
     const work = path.join(root, 'work');
     plantEngine(work, 'docker');
-    await expect(detectEngine('docker', [work], env({}, [work]))).rejects.toBeInstanceOf(
+    await expect(detect('docker', [work], env({}, [work]))).rejects.toBeInstanceOf(
       ShadowedToolError,
     );
   });
@@ -172,13 +182,13 @@ describe('detectEngine', () => {
   it('explicit podman ignores a working docker', async () => {
     plantEngine(bin, 'docker');
     const podman = plantEngine(bin, 'podman');
-    expect((await detectEngine('podman', [], env({}))).path).toBe(podman);
+    expect((await detect('podman', [], env({}))).path).toBe(podman);
     expect(readFileSync(log, 'utf8')).not.toContain('docker');
   });
 
   it.each(['4.3.1', '4.9.0', '5.0.2'])('rootless podman %s gets keep-id', async (version) => {
     plantEngine(bin, 'podman');
-    const facts = await detectEngine(
+    const facts = await detect(
       'podman',
       [],
       env({ PODMAN_INFO: 'true', PODMAN_VERSION: `podman version ${version}` }),
@@ -188,7 +198,7 @@ describe('detectEngine', () => {
 
   it('refuses rootless podman older than 4.3', async () => {
     plantEngine(bin, 'podman');
-    const err = await detectEngine(
+    const err = await detect(
       'podman',
       [],
       env({ PODMAN_INFO: 'true', PODMAN_VERSION: 'podman version 4.2.0' }),
@@ -199,7 +209,7 @@ describe('detectEngine', () => {
 
   it('BYRE_ALLOW_ROOTLESS_PODMAN=1 lets old rootless podman through with the warning kept, without keep-id', async () => {
     plantEngine(bin, 'podman');
-    const facts = await detectEngine(
+    const facts = await detect(
       'podman',
       [],
       env({
@@ -214,22 +224,20 @@ describe('detectEngine', () => {
 
   it('rootful podman never uses keep-id, whatever its version', async () => {
     plantEngine(bin, 'podman');
-    const facts = await detectEngine('podman', [], env({ PODMAN_VERSION: 'podman version 3.0.0' }));
+    const facts = await detect('podman', [], env({ PODMAN_VERSION: 'podman version 3.0.0' }));
     expect(facts).toMatchObject({ rootless: false, keepId: false, warnings: [] });
   });
 
   it.each(['yes', 'True', '', 'true\ntrue'])('refuses a rootless answer of %j', async (answer) => {
     plantEngine(bin, 'podman');
-    const err = await detectEngine('podman', [], env({ PODMAN_INFO: answer })).catch(
-      (e: unknown) => e,
-    );
+    const err = await detect('podman', [], env({ PODMAN_INFO: answer })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect((err as EngineError).rule).toBe('engine.rootless-probe');
   });
 
   it('detects rootless docker from its security options', async () => {
     plantEngine(bin, 'docker');
-    const facts = await detectEngine(
+    const facts = await detect(
       'docker',
       [],
       env({ DOCKER_INFO: '["name=seccomp,profile=builtin","name=rootless","name=cgroupns"]' }),
@@ -268,5 +276,20 @@ describe('probe parsers', () => {
     ['garbage', null],
   ])('parseVersion(%j)', (input, expected) => {
     expect(parseVersion(input)).toEqual(expected);
+  });
+});
+
+describe('localPodmanRootless', () => {
+  it.each<
+    [string, 'docker' | 'podman', Record<string, string>, number | undefined, boolean | null]
+  >([
+    ['root podman is rootful', 'podman', {}, 0, false],
+    ['user podman is rootless', 'podman', {}, 1000, true],
+    ['docker always asks', 'docker', {}, 1000, null],
+    ['a remote connection asks', 'podman', { CONTAINER_HOST: 'ssh://x' }, 1000, null],
+    ['a named connection asks', 'podman', { CONTAINER_CONNECTION: 'vm' }, 0, null],
+    ['no uid (not POSIX) asks', 'podman', {}, undefined, null],
+  ])('%s', (_name, engine, env, uid, want) => {
+    expect(localPodmanRootless(engine, env, uid)).toBe(want);
   });
 });

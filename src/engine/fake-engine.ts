@@ -3,7 +3,7 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../errors.js';
-import type { BuildIo, Engine, EngineOutput, ExecResult, RunOptions } from './runner.js';
+import type { BuildIo, Engine, EngineOutput, ExecResult, ImageInfo, RunOptions } from './runner.js';
 import type {
   BuildSpec,
   EngineFacts,
@@ -156,6 +156,12 @@ export class FakeEngine implements Engine {
   async imageExists(tag: string): Promise<boolean> {
     this.record('imageExists', tag);
     return this.images.has(tag);
+  }
+
+  async imageInfo(ref: string): Promise<ImageInfo | null> {
+    this.record('imageInfo', ref);
+    const img = this.images.get(ref);
+    return img === undefined ? null : { id: img.id, labels: { ...img.labels } };
   }
 
   async imageLabels(tag: string): Promise<Record<string, string>> {

@@ -10,6 +10,7 @@ import {
   buildArgv,
   execArgv,
   imageIdArgv,
+  imageInfoArgv,
   imageLabelsArgv,
   imageListArgv,
   inspectEnvArgv,
@@ -44,6 +45,12 @@ export interface BuildIo {
   onOutput?: (chunk: string) => void;
 }
 
+export interface ImageInfo {
+  /** `sha256:<hex>`. */
+  id: string;
+  labels: Record<string, string>;
+}
+
 export interface EngineOutput {
   stdout: string;
   stderr: string;
@@ -66,6 +73,8 @@ export interface Engine {
   imageId(tag: string): Promise<string>;
   imageExists(tag: string): Promise<boolean>;
   imageLabels(tag: string): Promise<Record<string, string>>;
+  /** Id and labels in one engine call; null when the image is absent. */
+  imageInfo(ref: string): Promise<ImageInfo | null>;
   /** False when there was no such image. */
   removeImage(tag: string): Promise<boolean>;
   /** Images matching `filter`, dangling ones included. */
@@ -318,6 +327,16 @@ class CliEngine implements Engine {
 
   async imageExists(tag: string): Promise<boolean> {
     return (await this.queryMaybe(imageIdArgv(tag))) !== null;
+  }
+
+  async imageInfo(ref: string): Promise<ImageInfo | null> {
+    const out = await this.queryMaybe(imageInfoArgv(ref));
+    if (out === null) return null;
+    const tab = out.indexOf('\t');
+    return {
+      id: normalizeImageId(out.slice(0, tab)),
+      labels: parseStringRecord(out.slice(tab + 1), `labels of image ${ref}`),
+    };
   }
 
   async imageLabels(tag: string): Promise<Record<string, string>> {

@@ -26,8 +26,11 @@ const flavors = flavorsUnderTest();
 const rootFlavors = flavors.filter((f) => f.user === null);
 
 function hostIds(project: TestProject): { uid: number; gid: number } {
-  if (project.flavor.user === null) return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-  const fields = execFileSync('getent', ['passwd', project.flavor.user], { encoding: 'utf8' }).split(':');
+  if (project.flavor.user === null)
+    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+  const fields = execFileSync('getent', ['passwd', project.flavor.user], {
+    encoding: 'utf8',
+  }).split(':');
   return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
@@ -67,103 +70,125 @@ describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (f
   });
 });
 
-describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre develop refusals on $label', (flavor) => {
-  it('refuses a second session in the same directory with exit 3 and a re-attach hint', async () => {
-    const project = track(makeProject(flavor));
-    const session = startByre(project, ['develop']);
-    sessions.push(session);
-    const id = await waitFor('the first box', () => runningBox(project));
-    const second = runByre(project, ['develop'], { input: 'exit 0\n' });
-    expect(second.status).toBe(3);
-    expect(second.stderr).toContain('a session is already running for this directory');
-    expect(second.stderr).toContain(`${flavor.engine} attach --detach-keys=ctrl-p,ctrl-q ${id.slice(0, 12)}`);
-    expect(second.stderr).toContain('byre shell');
-    expect(await session.end()).toBe(0);
-  });
-
-  it('refuses a worktree box while another box holds an exclusive volume', async () => {
-    const project = track(makeProject(flavor));
-    const git = (cwd: string, ...args: string[]): string =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
-    git(project.dir, 'init', '-q');
-    writeFileSync(path.join(project.dir, 'README'), 'x\n');
-    git(project.dir, 'add', '.');
-    git(project.dir, 'commit', '-qm', 'init');
-    const worktree = path.join(project.root, 'feature');
-    git(project.dir, 'worktree', 'add', '-q', worktree);
-    project.writeConfig('[[volumes]]\nname = "db"\nrole = "state"\ntarget = "/home/dev/db"\nsharing = "exclusive"\n');
-
-    const session = startByre(project, ['develop']);
-    sessions.push(session);
-    await waitFor('the main box', () => runningBox(project, project.id));
-    const second = runByre(project, ['develop'], { cwd: worktree, input: 'exit 0\n' });
-    expect(second.stderr).toMatch(/volume db is exclusive and box [0-9a-f]{12}/);
-    expect(second.status).toBe(3);
-    expect(runningBox(project, projectIdFor(worktree))).toBeNull();
-    expect(await session.end()).toBe(0);
-  });
-
-  it('stamps a launch record that re-hashes to the box label, and an edit is detectable', async () => {
-    const project = track(makeProject(flavor));
-    project.writeConfig('[[ports]]\ncontainer = 8080\n');
-    const session = startByre(project, ['develop']);
-    sessions.push(session);
-    const id = await waitFor('the box', () => runningBox(project));
-    const label = engineCli(project, ['inspect', '-f', '{{index .Config.Labels "byre.launch"}}', id]).trim();
-    expect(label).toMatch(/^[0-9a-f]{64}$/);
-    const file = path.join(project.store, 'launches', `${label}.toml`);
-    const bytes = readFileSync(file);
-    expect(createHash('sha256').update(bytes).digest('hex')).toBe(label);
-    const text = bytes.toString('utf8');
-    expect(text).toContain(`project = "${project.id}"`);
-    expect(text).toContain('container = 8080');
-    expect(text).not.toMatch(/GIT_AUTHOR_NAME\s*=/);
-
-    const read = (hash: string) => readLaunchRecordFile(path.join(project.store, 'launches'), hash);
-    expect(verifyLaunchRecord(label, read).kind).toBe('verified');
-    writeFileSync(file, text.replace('container = 8080', 'container = 8081'));
-    expect(verifyLaunchRecord(label, read).kind).toBe('tampered');
-    expect(await session.end()).toBe(0);
-  });
-
-  it('seeds a fresh state volume once, and never again', () => {
-    const project = track(makeProject(flavor));
-    project.writeConfig(
-      [
-        '[[volumes]]',
-        'name = "prefs"',
-        'role = "state"',
-        'target = "/home/dev/prefs"',
-        '[volumes.seed]',
-        'literal = "seeded\\n"',
-        'path = "conf/settings"',
-      ].join('\n') + '\n',
-    );
-    const first = runByre(project, ['develop'], {
-      input: 'cat /home/dev/prefs/conf/settings; stat -c %U /home/dev/prefs/conf/settings; echo changed > /home/dev/prefs/conf/settings\n',
+describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
+  'byre develop refusals on $label',
+  (flavor) => {
+    it('refuses a second session in the same directory with exit 3 and a re-attach hint', async () => {
+      const project = track(makeProject(flavor));
+      const session = startByre(project, ['develop']);
+      sessions.push(session);
+      const id = await waitFor('the first box', () => runningBox(project));
+      const second = runByre(project, ['develop'], { input: 'exit 0\n' });
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain('a session is already running for this directory');
+      expect(second.stderr).toContain(
+        `${flavor.engine} attach --detach-keys=ctrl-p,ctrl-q ${id.slice(0, 12)}`,
+      );
+      expect(second.stderr).toContain('byre shell');
+      expect(await session.end()).toBe(0);
     });
-    expect(first.stderr).not.toContain('byre: error');
-    expect(first.status).toBe(0);
-    expect(first.stdout.trim().split('\n')).toEqual(['seeded', flavor.user === null ? 'root' : 'dev']);
-    const second = runByre(project, ['develop'], { input: 'cat /home/dev/prefs/conf/settings\n' });
-    expect(second.status).toBe(0);
-    expect(second.stdout.trim()).toBe('changed');
-  });
 
-  it(`declines a ${flavor.engine} binary planted in the project and first on PATH`, () => {
-    const project = track(makeProject(flavor));
-    const bin = path.join(project.dir, 'tools');
-    mkdirSync(bin);
-    const planted = path.join(bin, flavor.engine);
-    writeFileSync(planted, '#!/bin/sh\necho planted >&2\nexit 0\n');
-    chmodSync(planted, 0o755);
-    const r = runByre(project, ['develop'], {
-      input: 'exit 0\n',
-      env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    it('refuses a worktree box while another box holds an exclusive volume', async () => {
+      const project = track(makeProject(flavor));
+      const git = (cwd: string, ...args: string[]): string =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+          cwd,
+          encoding: 'utf8',
+        });
+      git(project.dir, 'init', '-q');
+      writeFileSync(path.join(project.dir, 'README'), 'x\n');
+      git(project.dir, 'add', '.');
+      git(project.dir, 'commit', '-qm', 'init');
+      const worktree = path.join(project.root, 'feature');
+      git(project.dir, 'worktree', 'add', '-q', worktree);
+      project.writeConfig(
+        '[[volumes]]\nname = "db"\nrole = "state"\ntarget = "/home/dev/db"\nsharing = "exclusive"\n',
+      );
+
+      const session = startByre(project, ['develop']);
+      sessions.push(session);
+      await waitFor('the main box', () => runningBox(project, project.id));
+      const second = runByre(project, ['develop'], { cwd: worktree, input: 'exit 0\n' });
+      expect(second.stderr).toMatch(/volume db is exclusive and box [0-9a-f]{12}/);
+      expect(second.status).toBe(3);
+      expect(runningBox(project, projectIdFor(worktree))).toBeNull();
+      expect(await session.end()).toBe(0);
     });
-    expect(r.status).toBe(3);
-    expect(r.stderr).toContain(`declined to run ${flavor.engine}`);
-    expect(r.stderr).toContain(planted);
-    expect(r.stderr).not.toContain('planted\n');
-  });
-});
+
+    it('stamps a launch record that re-hashes to the box label, and an edit is detectable', async () => {
+      const project = track(makeProject(flavor));
+      project.writeConfig('[[ports]]\ncontainer = 8080\n');
+      const session = startByre(project, ['develop']);
+      sessions.push(session);
+      const id = await waitFor('the box', () => runningBox(project));
+      const label = engineCli(project, [
+        'inspect',
+        '-f',
+        '{{index .Config.Labels "byre.launch"}}',
+        id,
+      ]).trim();
+      expect(label).toMatch(/^[0-9a-f]{64}$/);
+      const file = path.join(project.store, 'launches', `${label}.toml`);
+      const bytes = readFileSync(file);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(label);
+      const text = bytes.toString('utf8');
+      expect(text).toContain(`project = "${project.id}"`);
+      expect(text).toContain('container = 8080');
+      expect(text).not.toMatch(/GIT_AUTHOR_NAME\s*=/);
+
+      const read = (hash: string) =>
+        readLaunchRecordFile(path.join(project.store, 'launches'), hash);
+      expect(verifyLaunchRecord(label, read).kind).toBe('verified');
+      writeFileSync(file, text.replace('container = 8080', 'container = 8081'));
+      expect(verifyLaunchRecord(label, read).kind).toBe('tampered');
+      expect(await session.end()).toBe(0);
+    });
+
+    it('seeds a fresh state volume once, and never again', () => {
+      const project = track(makeProject(flavor));
+      project.writeConfig(
+        [
+          '[[volumes]]',
+          'name = "prefs"',
+          'role = "state"',
+          'target = "/home/dev/prefs"',
+          '[volumes.seed]',
+          'literal = "seeded\\n"',
+          'path = "conf/settings"',
+        ].join('\n') + '\n',
+      );
+      const first = runByre(project, ['develop'], {
+        input:
+          'cat /home/dev/prefs/conf/settings; stat -c %U /home/dev/prefs/conf/settings; echo changed > /home/dev/prefs/conf/settings\n',
+      });
+      expect(first.stderr).not.toContain('byre: error');
+      expect(first.status).toBe(0);
+      expect(first.stdout.trim().split('\n')).toEqual([
+        'seeded',
+        flavor.user === null ? 'root' : 'dev',
+      ]);
+      const second = runByre(project, ['develop'], {
+        input: 'cat /home/dev/prefs/conf/settings\n',
+      });
+      expect(second.status).toBe(0);
+      expect(second.stdout.trim()).toBe('changed');
+    });
+
+    it(`declines a ${flavor.engine} binary planted in the project and first on PATH`, () => {
+      const project = track(makeProject(flavor));
+      const bin = path.join(project.dir, 'tools');
+      mkdirSync(bin);
+      const planted = path.join(bin, flavor.engine);
+      writeFileSync(planted, '#!/bin/sh\necho planted >&2\nexit 0\n');
+      chmodSync(planted, 0o755);
+      const r = runByre(project, ['develop'], {
+        input: 'exit 0\n',
+        env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+      });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain(`declined to run ${flavor.engine}`);
+      expect(r.stderr).toContain(planted);
+      expect(r.stderr).not.toContain('planted\n');
+    });
+  },
+);

@@ -53,7 +53,10 @@ export function testUser(env: NodeJS.ProcessEnv = process.env): string | null {
 
 export function userEngineAnswers(user: string, name: EngineName): boolean {
   try {
-    execFileSync('runuser', ['-l', user, '-c', `${name} info >/dev/null`], { stdio: 'ignore', timeout: 30_000 });
+    execFileSync('runuser', ['-l', user, '-c', `${name} info >/dev/null`], {
+      stdio: 'ignore',
+      timeout: 30_000,
+    });
     return true;
   } catch {
     return false;

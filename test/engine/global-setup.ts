@@ -2,7 +2,13 @@
 // that is not up, and sweep anything test-made once the tier ends.
 
 import { existsSync } from 'node:fs';
-import { engineAnswers, flavorsUnderTest, requiredEngines, testUser, userEngineAnswers } from './engines.js';
+import {
+  engineAnswers,
+  flavorsUnderTest,
+  requiredEngines,
+  testUser,
+  userEngineAnswers,
+} from './engines.js';
 import { sweepTestObjects } from './harness.js';
 
 export default function setup(): () => void {

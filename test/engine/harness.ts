@@ -7,7 +7,16 @@
 // sweep keys on that and on the `byre.test` label that raw test objects carry.
 
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
@@ -43,7 +52,8 @@ function chownTree(path: string, uid: number, gid: number): void {
 
 /** A fresh project dir and store; the store's default.config pins `engine`. */
 export function makeProject(flavor: Flavor | EngineName, name = 'proj'): TestProject {
-  const f: Flavor = typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
+  const f: Flavor =
+    typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'byretest-')));
   const dir = join(root, name);
   const home = join(root, 'home');
@@ -89,7 +99,11 @@ export interface RunOptions {
 }
 
 /** argv and env to run dist/byre as the project's flavor. */
-function command(project: TestProject, args: string[], options: RunOptions): { file: string; argv: string[]; env: NodeJS.ProcessEnv } {
+function command(
+  project: TestProject,
+  args: string[],
+  options: RunOptions,
+): { file: string; argv: string[]; env: NodeJS.ProcessEnv } {
   const extra = { BYRE_HOME: project.home, ...options.env };
   if (project.flavor.user === null) {
     return { file: BYRE_BIN, argv: args, env: { ...process.env, BYRE_ALLOW_ROOT: '1', ...extra } };
@@ -128,9 +142,17 @@ export interface BackgroundSession {
   end(): Promise<number | null>;
 }
 
-export function startByre(project: TestProject, args: string[], options: RunOptions = {}): BackgroundSession {
+export function startByre(
+  project: TestProject,
+  args: string[],
+  options: RunOptions = {},
+): BackgroundSession {
   const c = command(project, args, options);
-  const child = spawn(c.file, c.argv, { cwd: options.cwd ?? project.dir, env: c.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(c.file, c.argv, {
+    cwd: options.cwd ?? project.dir,
+    env: c.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout?.resume();
@@ -150,11 +172,21 @@ export function startByre(project: TestProject, args: string[], options: RunOpti
 export function engineCli(project: TestProject, args: string[], input?: string): string {
   const { engine, user } = project.flavor;
   const file = user === null ? engine : 'runuser';
-  const argv = user === null ? args : ['-u', user, '--', 'env', `HOME=${userIds(user).home}`, engine, ...args];
-  return execFileSync(file, argv, { encoding: 'utf8', timeout: 300_000, input: input ?? '', stdio: ['pipe', 'pipe', 'pipe'] });
+  const argv =
+    user === null ? args : ['-u', user, '--', 'env', `HOME=${userIds(user).home}`, engine, ...args];
+  return execFileSync(file, argv, {
+    encoding: 'utf8',
+    timeout: 300_000,
+    input: input ?? '',
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
-export async function waitFor<T>(what: string, probe: () => T | null | undefined, timeoutMs = 120_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | null | undefined,
+  timeoutMs = 120_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
@@ -173,7 +205,10 @@ export function runningBox(project: TestProject, worktreeId?: string): string | 
 }
 
 function lines(text: string): string[] {
-  return text.split('\n').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split('\n')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function tryCli(project: Pick<TestProject, 'flavor'>, args: string[]): string {
@@ -185,7 +220,11 @@ function tryCli(project: Pick<TestProject, 'flavor'>, args: string[]): string {
 }
 
 /** Everything test-made on one engine as one flavor: containers, images, volumes. */
-export function testObjects(flavor: Flavor): { containers: string[]; images: string[]; volumes: string[] } {
+export function testObjects(flavor: Flavor): {
+  containers: string[];
+  images: string[];
+  volumes: string[];
+} {
   const p = { flavor };
   const containers = [
     ...lines(tryCli(p, ['ps', '-aq', '--filter', 'label=byre.test'])),
@@ -195,17 +234,24 @@ export function testObjects(flavor: Flavor): { containers: string[]; images: str
   ];
   const images = [
     ...lines(tryCli(p, ['images', '-q', '--filter', 'label=byre.test'])),
-    ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((l) => l.includes('byretest')),
+    ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((l) =>
+      l.includes('byretest'),
+    ),
   ];
   const volumes = [
     ...lines(tryCli(p, ['volume', 'ls', '-q', '--filter', 'label=byre.test'])),
     ...lines(tryCli(p, ['volume', 'ls', '-q'])).filter((v) => v.includes('byretest')),
   ];
-  return { containers: [...new Set(containers)], images: [...new Set(images)], volumes: [...new Set(volumes)] };
+  return {
+    containers: [...new Set(containers)],
+    images: [...new Set(images)],
+    volumes: [...new Set(volumes)],
+  };
 }
 
 export function sweepTestObjects(flavor: Flavor | EngineName): void {
-  const f: Flavor = typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
+  const f: Flavor =
+    typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
   const p = { flavor: f };
   const { containers, images, volumes } = testObjects(f);
   if (containers.length) tryCli(p, ['rm', '-f', ...containers]);
@@ -218,7 +264,9 @@ export function cleanupProject(project: TestProject): void {
   const p = { flavor: project.flavor };
   const ids = lines(tryCli(p, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]));
   if (ids.length) tryCli(p, ['rm', '-f', ...ids]);
-  const images = lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) => i.includes(project.id));
+  const images = lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) =>
+    i.includes(project.id),
+  );
   if (images.length) tryCli(p, ['rmi', '-f', ...images]);
   const vols = lines(tryCli(p, ['volume', 'ls', '-q'])).filter((v) => v.includes(project.id));
   if (vols.length) tryCli(p, ['volume', 'rm', '-f', ...vols]);

@@ -1,0 +1,311 @@
+// Re-pointing a moved project's identity onto its new path-derived id: find
+// stored ids whose directory is gone, copy their volumes to the new names with
+// a helper container, carry the stored config over, then retire the old id.
+// It never edits what is inside a config, never pulls an image, and never
+// deletes the old store unless every engine was reached and every step held.
+
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Writer } from '../cli/io.js';
+import { ByreError } from '../errors.js';
+import { helperUsernsArgs } from '../engine/argv.js';
+import { LABEL } from '../engine/names.js';
+import type { Engine } from '../engine/runner.js';
+import { escapeTerminal } from '../output/escape.js';
+import { writeFileAtomic } from '../project/atomic-write.js';
+import type { ProjectContext } from '../project/context.js';
+import { isValidProjectId } from '../project/identity.js';
+import { projectStorePaths, readProjectPath, recordProjectPath } from '../project/store.js';
+import {
+  describeUnreached,
+  removeInventory,
+  takeInventory,
+  type RemovalFailure,
+} from './inventory.js';
+import type { EnginePool } from './pool.js';
+import { projectVolumePrefix } from './project-objects.js';
+import { findSessions } from './sessions.js';
+
+/** The base image a helper may fall back to, only when it is already local. */
+export const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
+
+/** Store files rehome carries to the new id, verbatim. */
+export const MIGRATED_FILES = ['byre.config', 'applied'] as const;
+
+export interface RehomeCandidate {
+  id: string;
+  /** The recorded path, which no longer exists. */
+  path: string;
+  /** mtime of the path record, for "most recent first". */
+  recordedAt: Date;
+}
+
+/** Stored ids whose recorded path is gone, most recent first; `exclude` is this directory's id. */
+export async function listRehomeCandidates(
+  projectsDir: string,
+  exclude: string,
+): Promise<RehomeCandidate[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(projectsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const out: RehomeCandidate[] = [];
+  for (const id of entries) {
+    if (id === exclude || !isValidProjectId(id)) continue;
+    const record = path.join(projectsDir, id, 'path');
+    let text: string;
+    let mtime: Date;
+    try {
+      text = await readFile(record, 'utf8');
+      mtime = (await stat(record)).mtime;
+    } catch {
+      continue;
+    }
+    const recorded = text.endsWith('\n') ? text.slice(0, -1) : text;
+    if (recorded === '' || existsSync(recorded)) continue;
+    out.push({ id, path: recorded, recordedAt: mtime });
+  }
+  return out.sort(
+    (a, b) => b.recordedAt.getTime() - a.recordedAt.getTime() || (a.id < b.id ? -1 : 1),
+  );
+}
+
+/** `byre-<old>-<name>` → `byre-<new>-<name>`. */
+export function renamedVolume(oldId: string, newId: string, volume: string): string {
+  const prefix = projectVolumePrefix(oldId);
+  if (!volume.startsWith(prefix)) throw new RangeError(`${volume} is not a volume of ${oldId}`);
+  return `${projectVolumePrefix(newId)}${volume.slice(prefix.length)}`;
+}
+
+/** The helper that copies one volume into another, ownership and modes kept (`cp -a`). */
+export function migrateVolumeArgv(
+  from: string,
+  to: string,
+  image: string,
+  keepId: boolean,
+): string[] {
+  return [
+    'run',
+    '--rm',
+    '--entrypoint',
+    'sh',
+    '-u',
+    '0:0',
+    ...helperUsernsArgs(keepId),
+    '--mount',
+    `type=volume,source=${from},target=/from`,
+    '--mount',
+    `type=volume,source=${to},target=/to`,
+    image,
+    '-c',
+    'cp -a /from/. /to/',
+  ];
+}
+
+/** The old id's image, else the new id's, else the local fallback; never one byre would have to pull. */
+export function chooseHelperImage(
+  oldImages: readonly string[],
+  newImages: readonly string[],
+  fallbackIsLocal: boolean,
+): string | null {
+  const tagged = (list: readonly string[]): string | undefined =>
+    list.find((i) => !i.startsWith('sha256:')) ?? list[0];
+  return tagged(oldImages) ?? tagged(newImages) ?? (fallbackIsLocal ? FALLBACK_HELPER_IMAGE : null);
+}
+
+/** The first store file that both ids hold with different bytes; migrating would overwrite it. */
+export function storeConflict(
+  files: readonly { name: string; old: string | null; current: string | null }[],
+): string | null {
+  return (
+    files.find((f) => f.old !== null && f.current !== null && f.old !== f.current)?.name ?? null
+  );
+}
+
+async function readMaybe(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export interface RehomeRequest {
+  ctx: ProjectContext;
+  oldId: string;
+  pool: EnginePool;
+  stderr: Writer;
+}
+
+function say(stderr: Writer, text: string): void {
+  stderr.write(`byre: ${escapeTerminal(text)}\n`);
+}
+
+interface EnginePlan {
+  engine: Engine;
+  engineName: string;
+  image: string;
+  copies: { from: string; to: string }[];
+}
+
+export async function rehomeProject(req: RehomeRequest): Promise<void> {
+  const { ctx, oldId, pool, stderr } = req;
+  const newId = ctx.projectId;
+  const home = ctx.store.home;
+  if (ctx.isLinkedWorktree) {
+    throw new ByreError('byre rehome runs from the main worktree, not a linked one', {
+      rule: 'rehome.worktree',
+      remedy:
+        'a linked worktree re-resolves to its project once git’s own pointers are repaired (`git worktree repair` from the moved main worktree)',
+    });
+  }
+  if (!isValidProjectId(oldId)) {
+    throw new ByreError(`"${escapeTerminal(oldId)}" is not a byre project id`, {
+      rule: 'rehome.invalid-id',
+      remedy: 'run byre rehome with no argument to list the ids of moved projects',
+    });
+  }
+  if (oldId === newId) {
+    throw new ByreError(`${oldId} is already this directory’s id; there is nothing to rehome`, {
+      rule: 'rehome.same-id',
+    });
+  }
+  const oldPaths = projectStorePaths(home, oldId);
+  const oldPath = await readProjectPath(home, oldId);
+  if (oldPath === null) {
+    throw new ByreError(`byre has no stored project ${oldId}`, {
+      rule: 'rehome.unknown-id',
+      remedy: 'run byre rehome with no argument to list the ids of moved projects',
+    });
+  }
+  if (existsSync(oldPath)) {
+    throw new ByreError(`project ${oldId} still has its directory ${oldPath}; nothing moved`, {
+      rule: 'rehome.not-moved',
+      remedy:
+        'rehome is for a project whose directory moved; two live copies each keep their own id',
+    });
+  }
+  const newRecorded = await readProjectPath(home, newId);
+  if (newRecorded !== null && newRecorded !== ctx.projectRoot) {
+    throw new ByreError(`project id ${newId} already belongs to ${newRecorded}`, {
+      rule: 'project.id-collision',
+      remedy: 'rename one of the two directories',
+    });
+  }
+  const files = await Promise.all(
+    MIGRATED_FILES.map(async (name) => ({
+      name,
+      old: await readMaybe(path.join(oldPaths.dir, name)),
+      current: await readMaybe(path.join(ctx.project.dir, name)),
+    })),
+  );
+  const conflict = storeConflict(files);
+  if (conflict !== null) {
+    const file = path.join(ctx.project.dir, conflict);
+    throw new ByreError(
+      `${file} already exists and differs from ${path.join(oldPaths.dir, conflict)}`,
+      {
+        rule: 'rehome.config-conflict',
+        remedy: `keep the one you want: remove ${file} to take the old project’s, or forget the old id instead of rehoming it`,
+      },
+    );
+  }
+
+  for (const id of [oldId, newId]) {
+    const scan = await findSessions(pool, { projectId: id });
+    const live = scan.boxes[0];
+    if (live !== undefined) {
+      const short = live.id.slice(0, 12);
+      throw new ByreError(`a session of project ${id} is live (${live.engineName} ${short})`, {
+        rule: 'rehome.session-live',
+        remedy: `end it first (${live.engineName} stop ${short}), then run byre rehome again`,
+      });
+    }
+  }
+
+  const oldInv = await takeInventory(pool, oldId, { images: true });
+  const newInv = await takeInventory(pool, newId, { images: true });
+  const unreached = [...oldInv.unreached];
+  for (const u of newInv.unreached)
+    if (!unreached.some((x) => x.name === u.name)) unreached.push(u);
+
+  const plans: EnginePlan[] = [];
+  for (const inv of oldInv.engines) {
+    if (inv.volumes.doomed.length === 0) continue;
+    const newImages = newInv.engines.find((e) => e.engineName === inv.engineName)?.images ?? [];
+    const fallback = await inv.engine.imageExists(FALLBACK_HELPER_IMAGE).catch(() => false);
+    const image = chooseHelperImage(inv.images, newImages, fallback);
+    if (image === null) {
+      throw new ByreError(
+        `no local image on ${inv.engineName} can run the copy helper (neither project’s image, nor ${FALLBACK_HELPER_IMAGE}); byre never pulls one`,
+        {
+          rule: 'rehome.no-helper-image',
+          remedy: 'run byre develop first, then byre rehome again',
+        },
+      );
+    }
+    plans.push({
+      engine: inv.engine,
+      engineName: inv.engineName,
+      image,
+      copies: inv.volumes.doomed.map((from) => ({ from, to: renamedVolume(oldId, newId, from) })),
+    });
+  }
+
+  for (const plan of plans) {
+    for (const { from, to } of plan.copies) {
+      try {
+        if (!(await plan.engine.volumeExists(to))) {
+          await plan.engine.volumeCreate(to, { [LABEL.project]: newId });
+        }
+        await plan.engine.run(migrateVolumeArgv(from, to, plan.image, plan.engine.facts.keepId));
+      } catch (error) {
+        throw new ByreError(
+          `copying ${plan.engineName} volume ${from} to ${to} failed; nothing of ${oldId} was removed`,
+          {
+            rule: 'rehome.copy-failed',
+            remedy: 'fix the cause above and run byre rehome again (copies repeat safely)',
+            cause: error,
+          },
+        );
+      }
+      say(stderr, `copied ${plan.engineName} volume ${from} → ${to}`);
+    }
+  }
+
+  for (const f of files) {
+    if (f.old === null || f.current !== null) continue;
+    await writeFileAtomic(path.join(ctx.project.dir, f.name), f.old);
+    say(stderr, `moved ${f.name} to ${ctx.project.dir}`);
+  }
+  await recordProjectPath(home, newId, ctx.projectRoot);
+
+  const failures: RemovalFailure[] = [];
+  for (const inv of oldInv.engines) failures.push(...(await removeInventory(inv)));
+  for (const a of oldInv.engines.flatMap((e) => e.volumes.ambiguous)) {
+    say(stderr, `left alone: volume ${a.name} (unlabelled; it may belong to project ${a.maybe})`);
+  }
+  if (failures.length > 0 || unreached.length > 0) {
+    const parts = [
+      ...failures.map((f) => `could not remove ${f.where} ${f.what} (${f.message})`),
+      ...(unreached.length > 0 ? [`could not reach ${describeUnreached(unreached)}`] : []),
+    ];
+    throw new ByreError(
+      `project ${oldId} was only partly rehomed: ${parts.join('; ')}. Its store ${oldPaths.dir} is kept`,
+      {
+        rule: 'rehome.incomplete',
+        remedy: `fix the engine or object named above, then run byre rehome ${oldId} here again`,
+      },
+    );
+  }
+  await rm(oldPaths.dir, { recursive: true, force: true });
+  say(
+    stderr,
+    `rehomed ${oldId} (was ${oldPath}) onto ${newId}; its old volumes, images and store are gone`,
+  );
+}

@@ -1,0 +1,160 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Io } from '../cli/io.js';
+import { forgetCommand } from '../commands/forget.js';
+import { resetCommand } from '../commands/reset.js';
+import { FakeEngine } from '../engine/fake-engine.js';
+import { projectIdFor } from '../project/identity.js';
+import { recordProjectPath } from '../project/store.js';
+import type { EnginePool } from './pool.js';
+
+let root: string;
+let dir: string;
+let home: string;
+let id: string;
+let err: string[];
+
+function io(): Io {
+  return {
+    stdout: { write: () => true },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd: dir,
+    env: { BYRE_HOME: home },
+    stdinIsTty: false,
+    stdoutIsTty: false,
+    uid: 1000,
+    gid: 1000,
+    pid: 1,
+  };
+}
+
+function poolOf(...members: FakeEngine[]): EnginePool {
+  return {
+    members: members.map((engine) => ({ name: engine.facts.name, state: 'ok' as const, engine })),
+  };
+}
+
+function seeded(name: 'docker' | 'podman' = 'docker'): FakeEngine {
+  const e = new FakeEngine({ name });
+  e.volumes.set(`byre-${id}-state`, { 'byre.project': id });
+  e.volumes.set(`byre-${id}-cache`, {});
+  e.volumes.set(`byre-${id}-x-ffffff-state`, { 'byre.project': `${id}-x-ffffff` });
+  e.volumes.set('byre-machine-u1000-auth', { 'byre.machine': '1' });
+  e.volumes.set('byre-other-123456-state', { 'byre.project': 'other-123456' });
+  e.images.set(`byre-${id}-u1000-g1000`, { id: 'sha256:1', labels: { 'byre.project': id } });
+  e.images.set('debian:bookworm', { id: 'sha256:2', labels: {} });
+  return e;
+}
+
+beforeEach(async () => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-teardown-')));
+  dir = path.join(root, 'proj');
+  home = path.join(root, 'home');
+  mkdirSync(dir);
+  mkdirSync(home);
+  id = projectIdFor(dir);
+  await recordProjectPath(home, id, dir);
+  writeFileSync(path.join(home, 'projects', id, 'byre.config'), 'agent = "none"\n');
+  err = [];
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('reset', () => {
+  it('wipes only this project’s volumes, names machine ones as left alone, keeps the image', async () => {
+    const e = seeded();
+    await resetCommand(io(), { force: true }, { pool: poolOf(e) });
+    expect([...e.volumes.keys()].sort()).toEqual(
+      [`byre-${id}-x-ffffff-state`, 'byre-machine-u1000-auth', 'byre-other-123456-state'].sort(),
+    );
+    expect(e.images.has(`byre-${id}-u1000-g1000`)).toBe(true);
+    const text = err.join('');
+    expect(text).toContain(
+      'left alone (machine-scoped, shared by every project): byre-machine-u1000-auth',
+    );
+    expect(text).toContain(`docker volume byre-${id}-state`);
+    expect(existsSync(path.join(home, 'projects', id))).toBe(true);
+  });
+
+  it('refuses while a session of the project is live (exit 1)', async () => {
+    const e = seeded();
+    e.addContainer({ name: 'byre-x', labels: { 'byre.project': id, 'byre.workdir': 'other-wt' } });
+    await expect(resetCommand(io(), { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
+      rule: 'reset.session-live',
+      exitCode: 1,
+    });
+    expect(e.volumes.has(`byre-${id}-state`)).toBe(true);
+  });
+
+  it('asks, and a no removes nothing', async () => {
+    const e = seeded();
+    const questions: string[] = [];
+    const confirm = async (q: string): Promise<boolean> => {
+      questions.push(q);
+      return false;
+    };
+    await expect(resetCommand(io(), {}, { pool: poolOf(e), confirm })).rejects.toMatchObject({
+      rule: 'reset.cancelled',
+    });
+    expect(questions).toHaveLength(1);
+    expect(e.volumes.has(`byre-${id}-state`)).toBe(true);
+  });
+
+  it('non-TTY without -y is refused before anything dies', async () => {
+    const e = seeded();
+    await expect(resetCommand(io(), {}, { pool: poolOf(e) })).rejects.toMatchObject({
+      rule: 'confirm.needs-yes',
+    });
+    expect(e.volumes.has(`byre-${id}-state`)).toBe(true);
+  });
+
+  it('does what it can, then fails naming the engine it could not reach', async () => {
+    const docker = seeded('docker');
+    const pool: EnginePool = {
+      members: [
+        { name: 'docker', state: 'ok', engine: docker },
+        { name: 'podman', state: 'declined', path: `${dir}/bin/podman`, root: dir },
+      ],
+    };
+    await expect(resetCommand(io(), { force: true }, { pool })).rejects.toMatchObject({
+      rule: 'reset.incomplete',
+      message: expect.stringMatching(/podman/),
+    });
+    expect(docker.volumes.has(`byre-${id}-state`)).toBe(false);
+  });
+});
+
+describe('forget', () => {
+  it('removes volumes, images and the store, never the project tree or machine volumes', async () => {
+    const e = seeded('podman');
+    await forgetCommand(io(), { force: true }, { pool: poolOf(e) });
+    expect(e.images.has(`byre-${id}-u1000-g1000`)).toBe(false);
+    expect(e.images.has('debian:bookworm')).toBe(true);
+    expect(e.volumes.has('byre-machine-u1000-auth')).toBe(true);
+    expect(e.volumes.has(`byre-${id}-state`)).toBe(false);
+    expect(existsSync(path.join(home, 'projects', id))).toBe(false);
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it('removes a leftover stopped box before its volumes', async () => {
+    const e = seeded();
+    e.addContainer({ name: 'byre-stale', labels: { 'byre.project': id }, running: false });
+    await forgetCommand(io(), { force: true }, { pool: poolOf(e) });
+    expect(e.containers.size).toBe(0);
+  });
+
+  it('says the project was NOT completely removed when an engine failed', async () => {
+    const docker = seeded('docker');
+    const podman = new FakeEngine({ name: 'podman' });
+    podman.failNext('volumeList', undefined, 3);
+    await expect(
+      forgetCommand(io(), { force: true }, { pool: poolOf(docker, podman) }),
+    ).rejects.toMatchObject({
+      rule: 'forget.incomplete',
+      message: expect.stringMatching(/NOT completely removed.*podman/),
+    });
+    expect(docker.volumes.has(`byre-${id}-state`)).toBe(false);
+  });
+});

@@ -1,0 +1,160 @@
+// The shared shape of reset and forget: refuse while a session of the project
+// is live, list what dies, ask, remove what every reachable engine holds, and
+// then refuse to claim completeness over an engine byre could not reach. Never
+// touches machine-scoped volumes or the project tree.
+
+import { rm } from 'node:fs/promises';
+import type { Confirm } from '../cli/confirm.js';
+import type { Writer } from '../cli/io.js';
+import { ByreError } from '../errors.js';
+import { escapeTerminal } from '../output/escape.js';
+import {
+  describeUnreached,
+  removeInventory,
+  takeInventory,
+  type Inventory,
+  type RemovalFailure,
+  type Unreached,
+} from './inventory.js';
+import type { EnginePool } from './pool.js';
+import { findSessions } from './sessions.js';
+
+export type TeardownVerb = 'reset' | 'forget';
+
+export interface TeardownRequest {
+  verb: TeardownVerb;
+  projectId: string;
+  pool: EnginePool;
+  /** forget: images too. */
+  images: boolean;
+  /** forget: the store directory, when it exists. */
+  storeDir: string | null;
+  yes: boolean;
+  confirm: Confirm;
+  stderr: Writer;
+}
+
+export interface TeardownOutcome {
+  removed: string[];
+  failures: RemovalFailure[];
+  unreached: Unreached[];
+}
+
+/** The lines naming what dies and what is left alone (pure). */
+export function describeTeardown(
+  verb: TeardownVerb,
+  projectId: string,
+  inv: Inventory,
+  storeDir: string | null,
+): { doomed: string[]; notes: string[] } {
+  const doomed: string[] = [];
+  const notes: string[] = [];
+  for (const e of inv.engines) {
+    for (const v of e.volumes.doomed) doomed.push(`${e.engineName} volume ${v}`);
+    for (const i of e.images) doomed.push(`${e.engineName} image ${i}`);
+  }
+  if (storeDir !== null) doomed.push(`store ${storeDir}`);
+  const machine = [...new Set(inv.engines.flatMap((e) => e.volumes.machine))].sort();
+  if (machine.length > 0) {
+    notes.push(`left alone (machine-scoped, shared by every project): ${machine.join(', ')}`);
+  }
+  for (const e of inv.engines) {
+    for (const a of e.volumes.ambiguous) {
+      notes.push(
+        `left alone: ${e.engineName} volume ${a.name} (unlabelled; it may belong to project ${a.maybe})`,
+      );
+    }
+  }
+  if (doomed.length === 0) notes.push(`${verb}: nothing of project ${projectId} to remove`);
+  return { doomed, notes };
+}
+
+function say(stderr: Writer, text: string): void {
+  stderr.write(`byre: ${escapeTerminal(text)}\n`);
+}
+
+export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
+  const scan = await findSessions(req.pool, { projectId: req.projectId });
+  const live = scan.boxes[0];
+  if (live !== undefined) {
+    const short = live.id.slice(0, 12);
+    throw new ByreError(
+      `a session of project ${req.projectId} is live (${live.engineName} ${short})`,
+      {
+        rule: `${req.verb}.session-live`,
+        remedy: `end it first (${live.engineName} stop ${short}), then run byre ${req.verb} again`,
+      },
+    );
+  }
+  const inv = await takeInventory(req.pool, req.projectId, { images: req.images });
+  const { doomed, notes } = describeTeardown(req.verb, req.projectId, inv, req.storeDir);
+  const unreached = inv.unreached;
+  if (doomed.length > 0) {
+    say(req.stderr, `${req.verb} removes, for project ${req.projectId}:`);
+    for (const line of doomed) req.stderr.write(`  ${escapeTerminal(line)}\n`);
+    if (doomed.some((d) => d.includes(' volume '))) {
+      say(
+        req.stderr,
+        'state volumes hold agent logins and shell history; they cannot be recovered',
+      );
+    }
+  }
+  for (const n of notes) say(req.stderr, n);
+  if (unreached.length > 0) {
+    say(req.stderr, `could not check: ${describeUnreached(unreached)}`);
+  }
+  const outcome: TeardownOutcome = { removed: [], failures: [], unreached };
+  if (doomed.length === 0) return outcome;
+  if (
+    !req.yes &&
+    !(await req.confirm(`${req.verb === 'reset' ? 'Wipe' : 'Remove'} all of the above?`))
+  ) {
+    throw new ByreError(`${req.verb} cancelled; nothing was removed`, {
+      rule: `${req.verb}.cancelled`,
+    });
+  }
+  for (const e of inv.engines) {
+    const failed = await removeInventory(e);
+    outcome.failures.push(...failed);
+    const failedWhat = new Set(failed.map((f) => f.what));
+    for (const v of e.volumes.doomed) if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(v);
+    for (const i of e.images) if (!failedWhat.has(`image ${i}`)) outcome.removed.push(i);
+  }
+  if (req.storeDir !== null) {
+    try {
+      await rm(req.storeDir, { recursive: true, force: true });
+      outcome.removed.push(req.storeDir);
+    } catch (error) {
+      outcome.failures.push({
+        where: 'store',
+        what: req.storeDir,
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return outcome;
+}
+
+/** Turns an incomplete outcome into the exit-1 error; silent when everything went. */
+export function throwIfIncomplete(
+  verb: TeardownVerb,
+  projectId: string,
+  out: TeardownOutcome,
+): void {
+  const parts: string[] = [];
+  if (out.failures.length > 0) {
+    const failed = out.failures.map((f) => `${f.where} ${f.what} (${f.message})`);
+    parts.push(`could not remove ${failed.join('; ')}`);
+  }
+  if (out.unreached.length > 0) {
+    parts.push(
+      `could not reach ${describeUnreached(out.unreached)}; volumes byre-${projectId}-* and images byre-${projectId}-u*-g* may remain there`,
+    );
+  }
+  if (parts.length === 0) return;
+  const what = verb === 'reset' ? 'volumes were NOT all wiped' : 'was NOT completely removed';
+  throw new ByreError(`project ${projectId} ${what}: ${parts.join('; ')}`, {
+    rule: `${verb}.incomplete`,
+    remedy: `fix the engine or object named above, then run byre ${verb} again`,
+  });
+}

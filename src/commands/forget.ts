@@ -1,0 +1,38 @@
+// `byre forget`: remove all of byre's host-side state for this directory —
+// volumes, images and ~/.byre/projects/<id>/ — on every installed engine.
+// Never touches the project tree or machine-scoped volumes; refuses while live.
+
+import { existsSync } from 'node:fs';
+import { terminalConfirm } from '../cli/confirm.js';
+import type { Io } from '../cli/io.js';
+import { enginePool } from '../box/pool.js';
+import { teardown, throwIfIncomplete } from '../box/teardown.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import type { ResetOptions, TeardownDeps } from './reset.js';
+
+export type ForgetOptions = ResetOptions;
+
+export async function forgetCommand(
+  io: Io,
+  options: ForgetOptions,
+  deps: TeardownDeps = {},
+): Promise<void> {
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  await checkProjectPath(ctx);
+  const outcome = await teardown({
+    verb: 'forget',
+    projectId: ctx.projectId,
+    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    images: true,
+    storeDir: existsSync(ctx.project.dir) ? ctx.project.dir : null,
+    yes: options.force === true,
+    confirm: deps.confirm ?? terminalConfirm(io),
+    stderr: io.stderr,
+  });
+  if (outcome.removed.length > 0) {
+    io.stderr.write(
+      `byre: removed ${outcome.removed.length} item(s) of project ${ctx.projectId}; ${ctx.projectRoot} itself is untouched\n`,
+    );
+  }
+  throwIfIncomplete('forget', ctx.projectId, outcome);
+}

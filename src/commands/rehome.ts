@@ -1,0 +1,43 @@
+// `byre rehome [<old-id>]`: with no id, list stored projects whose directory
+// is gone (most recent first); with one, move that id's volumes and stored
+// config onto this directory's id and retire the old one (box/rehome.ts).
+
+import type { Io } from '../cli/io.js';
+import { enginePool, probedPool, type EnginePool } from '../box/pool.js';
+import { listRehomeCandidates, rehomeProject } from '../box/rehome.js';
+import { detectEngine } from '../engine/detect.js';
+import { escapeTerminal } from '../output/escape.js';
+import { resolveProjectContext } from '../project/context.js';
+
+export async function rehomeCommand(
+  io: Io,
+  oldId: string | undefined,
+  deps: { pool?: EnginePool } = {},
+): Promise<void> {
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  if (oldId === undefined) {
+    const candidates = await listRehomeCandidates(ctx.store.projects, ctx.projectId);
+    if (candidates.length === 0) {
+      io.stderr.write(
+        'byre: no stored project has lost its directory; there is nothing to rehome\n',
+      );
+      return;
+    }
+    const width = Math.max(...candidates.map((c) => c.id.length));
+    for (const c of candidates) {
+      io.stdout.write(`${c.id.padEnd(width)}  ${escapeTerminal(c.path)}\n`);
+    }
+    io.stderr.write(
+      `byre: run \`byre rehome <id>\` here to move that project's volumes and config onto ${escapeTerminal(ctx.projectRoot)}\n`,
+    );
+    return;
+  }
+  const pool =
+    deps.pool ??
+    (await probedPool(
+      enginePool(ctx.boxWritableRoots, io.env, null),
+      (name) => detectEngine(name, ctx.boxWritableRoots, io.env),
+      io.env,
+    ));
+  await rehomeProject({ ctx, oldId, pool, stderr: io.stderr });
+}

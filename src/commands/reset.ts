@@ -1,0 +1,44 @@
+// `byre reset`: wipe every named volume of this project on every installed
+// engine. Never the image, never a machine-scoped volume, never while a
+// session of the project is live; the flow itself lives in box/teardown.ts.
+
+import { terminalConfirm, type Confirm } from '../cli/confirm.js';
+import type { Io } from '../cli/io.js';
+import { enginePool, type EnginePool } from '../box/pool.js';
+import { teardown, throwIfIncomplete } from '../box/teardown.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+
+export interface ResetOptions {
+  force?: boolean;
+}
+
+export interface TeardownDeps {
+  confirm?: Confirm;
+  pool?: EnginePool;
+}
+
+export async function resetCommand(
+  io: Io,
+  options: ResetOptions,
+  deps: TeardownDeps = {},
+): Promise<void> {
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  // A different recorded path means this id is another directory's: wiping it would hit the wrong project.
+  await checkProjectPath(ctx);
+  const outcome = await teardown({
+    verb: 'reset',
+    projectId: ctx.projectId,
+    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    images: false,
+    storeDir: null,
+    yes: options.force === true,
+    confirm: deps.confirm ?? terminalConfirm(io),
+    stderr: io.stderr,
+  });
+  if (outcome.removed.length > 0) {
+    io.stderr.write(
+      `byre: wiped ${outcome.removed.length} volume(s); the next byre develop starts them fresh\n`,
+    );
+  }
+  throwIfIncomplete('reset', ctx.projectId, outcome);
+}

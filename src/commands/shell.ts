@@ -1,0 +1,43 @@
+// `byre shell`: a login shell as dev in THIS directory's running session, on
+// whichever installed engine runs it. The shell's exit status passes through;
+// byre never starts a box here.
+
+import type { Io } from '../cli/io.js';
+import { enginePool, type EnginePool } from '../box/pool.js';
+import { describeUnchecked, findSessions } from '../box/sessions.js';
+import { shellExecSpec } from '../box/shell.js';
+import { ByreError, PassthroughExit } from '../errors.js';
+import { resolveProjectContext } from '../project/context.js';
+
+export interface ShellOptions {
+  skipUidCheck?: boolean;
+}
+
+export async function shellCommand(
+  io: Io,
+  options: ShellOptions,
+  deps: { pool?: EnginePool } = {},
+): Promise<void> {
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
+  const box = scan.boxes[0];
+  if (box === undefined) {
+    const unchecked =
+      scan.unchecked.length > 0 ? ` (could not check ${describeUnchecked(scan.unchecked)})` : '';
+    throw new ByreError(`no session is running for this directory${unchecked}`, {
+      rule: 'shell.no-session',
+      remedy: 'start one with `byre develop` here, then run `byre shell` from another terminal',
+    });
+  }
+  const spec = shellExecSpec({
+    id: box.id,
+    boxEnv: await box.engine.inspectEnv(box.id),
+    engineName: box.engineName,
+    callerUid: io.uid,
+    skipUidCheck: options.skipUidCheck === true,
+    tty: io.stdinIsTty,
+  });
+  const code = await box.engine.execAttached(spec);
+  if (code !== 0) throw new PassthroughExit(code);
+}

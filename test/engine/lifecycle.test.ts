@@ -1,0 +1,205 @@
+// The lifecycle verbs on each real engine, through the built binary: state
+// volumes persist across sessions and rebuild, reset wipes the project's but
+// never a machine-scoped one, forget leaves nothing, rehome carries a volume
+// to the new id, and shell without a session says how to start one. Every
+// test removes what it made, including on failure.
+
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { projectIdFor } from '../../src/project/identity.js';
+import { enginesUnderTest, type EngineName } from './engines.js';
+import { makeProject, runByre, type ByreRun, type TestProject } from './harness.js';
+
+const engines = enginesUnderTest();
+
+function engineLines(engine: EngineName, args: string[]): string[] {
+  return execFileSync(engine, args, { encoding: 'utf8', timeout: 120_000 })
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+function quiet(engine: EngineName, args: string[]): void {
+  try {
+    execFileSync(engine, args, { stdio: 'ignore', timeout: 120_000 });
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Every engine object of `id`: containers, images (dangling ones too), volumes. */
+function objectsOf(engine: EngineName, id: string): string[] {
+  const label = `label=byre.project=${id}`;
+  return [
+    ...engineLines(engine, ['ps', '-aq', '--filter', label]).map((c) => `container ${c}`),
+    ...engineLines(engine, ['images', '-q', '--no-trunc', '--filter', label]).map(
+      (i) => `image ${i}`,
+    ),
+    ...engineLines(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'])
+      .filter((r) => r.includes(`byre-${id}-u`))
+      .map((r) => `image ${r}`),
+    ...engineLines(engine, ['volume', 'ls', '-q'])
+      .filter((v) => v.startsWith(`byre-${id}-`))
+      .map((v) => `volume ${v}`),
+  ];
+}
+
+function removeAllOf(engine: EngineName, id: string): void {
+  for (const c of engineLines(engine, ['ps', '-aq', '--filter', `label=byre.project=${id}`])) {
+    quiet(engine, ['rm', '-f', c]);
+  }
+  for (const r of engineLines(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'])) {
+    if (r.includes(`byre-${id}-u`)) quiet(engine, ['rmi', '-f', r]);
+  }
+  for (const i of engineLines(engine, [
+    'images',
+    '-q',
+    '--no-trunc',
+    '--filter',
+    `label=byre.project=${id}`,
+  ])) {
+    quiet(engine, ['rmi', '-f', i]);
+  }
+  for (const v of engineLines(engine, ['volume', 'ls', '-q'])) {
+    if (v.startsWith(`byre-${id}-`)) quiet(engine, ['volume', 'rm', '-f', v]);
+  }
+}
+
+function volumeExists(engine: EngineName, name: string): boolean {
+  return engineLines(engine, ['volume', 'ls', '-q']).includes(name);
+}
+
+/** Writes the project's store config: no template, no agent, the given volumes. */
+function configure(project: TestProject, volumes: string): string {
+  const id = projectIdFor(project.dir);
+  const store = path.join(project.home, 'projects', id);
+  mkdirSync(store, { recursive: true, mode: 0o700 });
+  writeFileSync(path.join(store, 'byre.config'), `template = "none"\nagent = "none"\n${volumes}`);
+  return id;
+}
+
+const STATE = '[[volumes]]\nname = "state"\nrole = "state"\ntarget = "/home/dev/state"\n';
+
+function machine(name: string): string {
+  return `[[volumes]]\nname = "${name}"\nrole = "state"\nscope = "machine"\ntarget = "/home/dev/shared"\n`;
+}
+
+/** One session: the script runs in the box's login shell, fed on stdin. */
+function session(project: TestProject, script: string): ByreRun {
+  return runByre(project, ['develop'], { input: `${script}\nexit\n` });
+}
+
+function ok(r: ByreRun): ByreRun {
+  if (r.status !== 0) throw new Error(`byre exited ${r.status}\n${r.stderr}`);
+  return r;
+}
+
+describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) => {
+  const projects: TestProject[] = [];
+  const ids: string[] = [];
+  const machineVolumes: string[] = [];
+
+  function project(name = 'proj'): TestProject {
+    const p = makeProject(engine, name);
+    projects.push(p);
+    return p;
+  }
+
+  afterEach(() => {
+    for (const id of ids.splice(0)) removeAllOf(engine, id);
+    for (const v of machineVolumes.splice(0)) quiet(engine, ['volume', 'rm', '-f', v]);
+    for (const p of projects.splice(0)) p.cleanup();
+  });
+
+  it('state survives sessions and rebuild; reset wipes it but not a shared machine volume', () => {
+    const shared = `byretest-${randomBytes(4).toString('hex')}`;
+    const uid = process.getuid?.() ?? 0;
+    const machineName = `byre-machine-u${uid}-${shared}`;
+    machineVolumes.push(machineName);
+    const a = project('alpha');
+    const b = project('beta');
+    const idA = configure(a, STATE + machine(shared));
+    const idB = configure(b, machine(shared));
+    ids.push(idA, idB);
+
+    ok(session(a, 'echo kept > /home/dev/state/f; echo shared > /home/dev/shared/f'));
+    expect(ok(session(a, 'cat /home/dev/state/f')).stdout).toContain('kept');
+
+    const rebuilt = ok(runByre(a, ['rebuild']));
+    expect(rebuilt.stderr).toMatch(/rebuilt byre-.*without the build cache/);
+    expect(ok(session(a, 'cat /home/dev/state/f')).stdout).toContain('kept');
+
+    expect(ok(session(b, 'cat /home/dev/shared/f')).stdout).toContain('shared');
+
+    const reset = ok(runByre(a, ['reset', '-y']));
+    expect(reset.stderr).toContain(`byre-${idA}-state`);
+    expect(reset.stderr).toMatch(new RegExp(`left alone \\(machine-scoped[^\\n]*${machineName}`));
+    expect(volumeExists(engine, `byre-${idA}-state`)).toBe(false);
+    expect(volumeExists(engine, machineName)).toBe(true);
+    expect(objectsOf(engine, idA).some((o) => o.startsWith('image '))).toBe(true);
+
+    const after = ok(
+      session(a, 'cat /home/dev/state/f 2>/dev/null || echo wiped; cat /home/dev/shared/f'),
+    );
+    expect(after.stdout).toContain('wiped');
+    expect(after.stdout).toContain('shared');
+  });
+
+  it('reset without -y off a terminal asks for -y and removes nothing', () => {
+    const a = project();
+    const id = configure(a, STATE);
+    ids.push(id);
+    ok(session(a, 'true'));
+    const r = runByre(a, ['reset']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('-y');
+    expect(volumeExists(engine, `byre-${id}-state`)).toBe(true);
+  });
+
+  it('forget leaves nothing of the project on the engine or in the store', () => {
+    const a = project();
+    const id = configure(a, STATE);
+    ids.push(id);
+    ok(session(a, 'echo x > /home/dev/state/f'));
+    expect(objectsOf(engine, id).length).toBeGreaterThan(0);
+    ok(runByre(a, ['forget', '-y']));
+    expect(objectsOf(engine, id)).toEqual([]);
+    expect(existsSync(path.join(a.home, 'projects', id))).toBe(false);
+    expect(existsSync(a.dir)).toBe(true);
+  });
+
+  it('rehome carries a volume to the moved directory’s new id', () => {
+    const a = project('before');
+    const oldId = configure(a, STATE);
+    ids.push(oldId);
+    ok(session(a, 'echo travelled > /home/dev/state/f'));
+
+    const movedDir = path.join(a.root, 'after');
+    renameSync(a.dir, movedDir);
+    const moved: TestProject = { ...a, dir: movedDir };
+    const newId = projectIdFor(movedDir);
+    ids.push(newId);
+
+    const listed = ok(runByre(moved, ['rehome']));
+    expect(listed.stdout).toContain(oldId);
+    expect(listed.stdout).toContain(a.dir);
+
+    ok(runByre(moved, ['rehome', oldId]));
+    expect(objectsOf(engine, oldId)).toEqual([]);
+    expect(existsSync(path.join(a.home, 'projects', oldId))).toBe(false);
+    expect(volumeExists(engine, `byre-${newId}-state`)).toBe(true);
+
+    expect(ok(session(moved, 'cat /home/dev/state/f')).stdout).toContain('travelled');
+  });
+
+  it('shell with no session errors clearly', () => {
+    const a = project();
+    const r = runByre(a, ['shell']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('no session is running for this directory');
+    expect(r.stderr).toContain('byre develop');
+  });
+});
