@@ -18,7 +18,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/gen/**/*.ts', 'src/status/model/**/*.ts', 'src/tui/model/**/*.ts'],
+    files: [
+      'src/gen/**/*.ts',
+      'src/status/**/*.ts',
+      'src/network/egress.ts',
+      'src/tui/model/**/*.ts',
+    ],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [

@@ -12,6 +12,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   stdinIsTty: boolean;
   stdoutIsTty: boolean;
+  /** The terminal's width when stdout is one; undefined when unknown. */
+  stdoutColumns?: number | undefined;
   uid: number;
   gid: number;
   pid: number;
@@ -25,6 +27,7 @@ export function defaultIo(): Io {
     env: process.env,
     stdinIsTty: process.stdin.isTTY === true,
     stdoutIsTty: process.stdout.isTTY === true,
+    stdoutColumns: process.stdout.columns,
     uid: process.getuid?.() ?? 1000,
     gid: process.getgid?.() ?? 1000,
     pid: process.pid,

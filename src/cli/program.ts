@@ -53,6 +53,18 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('status')
+    .description(
+      'Show what this directory’s box can touch: every grant, who granted it, and its state.',
+    )
+    .option('--full', 'the same page untruncated (raw lines, sources, instruction text)')
+    .option('--data', 'the same content as JSON (versioned; not yet a scripting interface)')
+    .action(async (options: { full?: boolean; data?: boolean }) => {
+      const { statusCommand } = await import('../commands/status.js');
+      await statusCommand(io, options);
+    });
+
+  program
     .command('reset')
     .description(
       'Wipe ALL of this project’s named volumes (not the image). Refuses while a session is live.',
@@ -107,6 +119,9 @@ export function buildProgram(io: Io): Command {
       await dockerrunCommand(io);
     });
 
+  addPackageCommands(program, io, 'skill');
+  addPackageCommands(program, io, 'template');
+
   program
     .command('version')
     .description('Print the version.')
@@ -131,6 +146,82 @@ export function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+/** `byre skill …` / `byre template …`: the same package verbs for both kinds. */
+function addPackageCommands(program: Command, io: Io, kind: 'skill' | 'template'): void {
+  const load = () => import('../commands/package.js');
+  const group = program
+    .command(kind)
+    .description(
+      kind === 'skill'
+        ? 'Manage skills: bundled, local and installed packages that extend a box.'
+        : 'Manage templates: bundled, local and installed base-image packages.',
+    )
+    .helpCommand(false);
+  group
+    .command('list')
+    .description(`List every ${kind}: bundled, installed and local, flagging INVALID ones.`)
+    .action(async () => (await load()).packageListCommand(io, kind));
+  group
+    .command('inspect')
+    .description(
+      `Show a ${kind}'s metadata and grants; a URI is fetched and verified, not installed.`,
+    )
+    .argument('<id|uri>', 'a catalog id, or a manifest URL or path')
+    .action(async (ref: string) => (await load()).packageInspectCommand(io, kind, ref));
+  group
+    .command('install')
+    .description(
+      `Fetch, verify and snapshot a ${kind} from a distribution manifest (https or a path).`,
+    )
+    .argument('<manifest-uri>', 'https:// URL, file: URI or path of the manifest')
+    .option('--digest <sha256:…>', 'refuse unless the package has exactly this digest')
+    .option('--yes', 'confirm replacing an installed package without a prompt')
+    .action(async (uri: string, options: { digest?: string; yes?: boolean }) =>
+      (await load()).packageInstallCommand(io, kind, uri, options),
+    );
+  group
+    .command('uninstall')
+    .description(`Remove an installed ${kind}, naming the configs that reference it.`)
+    .argument('<id>', 'the installed package id')
+    .option('--yes', 'do not ask for confirmation')
+    .action(async (id: string, options: { yes?: boolean }) =>
+      (await load()).packageUninstallCommand(io, kind, id, options),
+    );
+  group
+    .command('fork')
+    .description(`Copy a ${kind} (bundled, installed or local) to a new, editable local one.`)
+    .argument('<id>', 'the package to copy')
+    .argument('<new-id>', 'the id of the local copy')
+    .action(async (id: string, newId: string) =>
+      (await load()).packageForkCommand(io, kind, id, newId),
+    );
+  group
+    .command('init')
+    .description(`Scaffold a new local ${kind}.`)
+    .argument('<name>', 'the id: a bare name or owner/name')
+    .action(async (name: string) => (await load()).packageInitCommand(io, kind, name));
+  group
+    .command('adopt')
+    .description(`Make a checkout the live source of its ${kind} id (a symlink into the store).`)
+    .argument('<dir>', 'the package directory')
+    .action(async (dir: string) => (await load()).packageAdoptCommand(io, kind, dir));
+  group
+    .command('validate')
+    .description(`Validate one ${kind}, or all of them.`)
+    .argument('[name]', 'the package to check (default: every one)')
+    .action(async (name: string | undefined) =>
+      (await load()).packageValidateCommand(io, kind, name),
+    );
+  group
+    .command('pack')
+    .description(`Emit a distribution manifest for a local ${kind}; prints its digest.`)
+    .argument('<name>', 'the local package')
+    .option('-o, --out <file>', 'write the manifest here (after every read succeeded)')
+    .action(async (name: string, options: { out?: string }) =>
+      (await load()).packagePackCommand(io, kind, name, options),
+    );
 }
 
 /** The command tree as data, for completion scripts. */

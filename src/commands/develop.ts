@@ -266,7 +266,7 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
-  await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog() });
+  await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
 
   // The read before the lock decides only which engine to detect and pin.
   const early = await loadBoxConfig(ctx);

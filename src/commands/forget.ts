@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { terminalConfirm } from '../cli/confirm.js';
 import type { Io } from '../cli/io.js';
 import { enginePool } from '../box/pool.js';
+import { escapeTerminal } from '../output/escape.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import type { ResetOptions, TeardownDeps } from './reset.js';
@@ -31,7 +32,7 @@ export async function forgetCommand(
   });
   if (outcome.removed.length > 0) {
     io.stderr.write(
-      `byre: removed ${outcome.removed.length} item(s) of project ${ctx.projectId}; ${ctx.projectRoot} itself is untouched\n`,
+      `byre: removed ${outcome.removed.length} item(s) of project ${ctx.projectId}; ${escapeTerminal(ctx.projectRoot)} itself is untouched\n`,
     );
   }
   throwIfIncomplete('forget', ctx.projectId, outcome);

@@ -11,7 +11,9 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { EMPTY_CATALOG, resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
+import { byreHome } from '../project/store.js';
+import { loadCatalog } from '../skills/catalog.js';
+import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { Io } from '../cli/io.js';
 
@@ -30,8 +32,26 @@ export function bundledTemplate(name: string): { id: string; text: string } | nu
   return text === null ? null : { id: `byre/${bare}`, text };
 }
 
-export function skillCatalog(): SkillCatalog {
-  return EMPTY_CATALOG;
+/**
+ * The template lookup the cascade uses after the local directory: bundled by
+ * bare name first, then an installed (hash-verified) template by id.
+ */
+export function templateLookup(
+  home: string,
+): (name: string) => { id: string; text: string } | null {
+  return (name) => {
+    const bundled = bundledTemplate(name);
+    if (bundled !== null) return bundled;
+    const catalog = loadCatalog({ home, kind: 'template' });
+    const entry = catalog.entries.find((e) => e.provenance === 'installed' && e.id === name);
+    if (entry === undefined) return null;
+    return catalog.template(entry.id);
+  };
+}
+
+/** Every skill byre can see under `home` (default: BYRE_HOME): bundled, local, installed. */
+export function skillCatalog(home: string = byreHome(process.env)): SkillCatalog {
+  return loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
 }
 
 /** Resolve config and skills for the current directory. */
@@ -39,9 +59,9 @@ export async function loadBoxConfig(ctx: ProjectContext): Promise<Omit<LoadedBox
   const { config, issues } = loadCascade({
     home: ctx.store.home,
     projectId: ctx.projectId,
-    bundledTemplate,
+    bundledTemplate: templateLookup(ctx.store.home),
   });
-  const skills = resolveEnabledSkills(config, skillCatalog());
+  const skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
   return { config, skills, warnings: issues };
 }
 

@@ -55,7 +55,7 @@ export function tooLargeIssue(file: string, bytes: number): ConfigIssue {
   };
 }
 
-function syntaxIssue(error: unknown, file: string): ConfigIssue {
+export function syntaxIssue(error: unknown, file: string): ConfigIssue {
   const text = error instanceof Error ? error.message : String(error);
   const headline = (text.split('\n')[0] ?? text).replace(/^Invalid TOML document:\s*/, '');
   const position =
@@ -109,7 +109,7 @@ function pathOf(issue: z.core.$ZodIssue): PathSegment[] {
 }
 
 /** Map zod's shape issues to config.unknown-key / config.wrong-type findings. */
-function shapeFindings(issues: readonly z.core.$ZodIssue[], root: unknown): Finding[] {
+export function shapeFindings(issues: readonly z.core.$ZodIssue[], root: unknown): Finding[] {
   return issues.flatMap((issue): Finding[] => {
     const path = pathOf(issue);
     if (issue.code === 'unrecognized_keys') {

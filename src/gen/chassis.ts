@@ -9,6 +9,11 @@ export interface ChassisFiles {
   launcher: string;
   /** POSIX sh; installed as /etc/profile.d/byre-env.sh. */
   profileEnv: string;
+  /**
+   * POSIX sh build helper at /usr/local/lib/byre/ensure-node: skills that
+   * install npm-published CLIs call it to get a new enough node and npm.
+   */
+  ensureNode: string;
 }
 
 function required(path: string): string {
@@ -22,5 +27,6 @@ export function chassisFiles(): ChassisFiles {
   return {
     launcher: required('src/gen/chassis/byre-launch.sh'),
     profileEnv: required('src/gen/chassis/byre-profile-env.sh'),
+    ensureNode: required('src/gen/chassis/byre-ensure-node.sh'),
   };
 }

@@ -83,6 +83,7 @@ const CORE_BLOCK: readonly string[] = [
   `COPY byre-launch ${LAUNCHER_PATH}`,
   `RUN chmod +x ${LAUNCHER_PATH}`,
   'COPY byre-profile-env.sh /etc/profile.d/byre-env.sh',
+  'COPY byre-ensure-node /usr/local/lib/byre/ensure-node',
 ];
 
 const PROVENANCE_RANK: Readonly<Record<Provenance, number>> = {

@@ -52,6 +52,7 @@ describe('planBuild', () => {
       ['Dockerfile.generated', '644'],
       ['byre-launch', '755'],
       ['byre-profile-env.sh', '644'],
+      ['byre-ensure-node', '755'],
       ['agent-context.md', '644'],
       ['mcp.json', '644'],
     ]);

@@ -249,6 +249,7 @@ export function planBuild(
     bytes(DOCKERFILE_NAME, dockerfile),
     bytes('byre-launch', chassis.launcher, EXECUTABLE),
     bytes('byre-profile-env.sh', chassis.profileEnv),
+    bytes('byre-ensure-node', chassis.ensureNode, EXECUTABLE),
     ...(agentCmd === null ? [] : [bytes('agent-cmd', agentCmd, EXECUTABLE)]),
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),

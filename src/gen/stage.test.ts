@@ -83,6 +83,7 @@ describe('stageBuildContext', () => {
       'Dockerfile.generated',
       'agent-cmd',
       'agent-context.md',
+      'byre-ensure-node',
       'byre-launch',
       'byre-profile-env.sh',
       'claude-skills/',

@@ -4,6 +4,7 @@
 
 import type { EffectiveConfig, Sourced } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
+import { assertSkillSet } from './set-rules.js';
 import type { ResolvedSkill } from './types.js';
 
 export interface SkillCatalog {
@@ -67,5 +68,6 @@ export function resolveEnabledSkills(
       );
     }
   }
+  assertSkillSet(out, config);
   return out;
 }

@@ -24,6 +24,28 @@ export interface SkillAgent {
   context: boolean;
   mcp: boolean;
   claudeSkills: boolean;
+  /** [agent.prefs]: host files seeded into the state volume on first run. */
+  prefs?: { from: string; files: string[] };
+}
+
+/** One file of a skill-contributed Claude Skill, relative to the Claude Skill's root. */
+export interface ClaudeSkillFile {
+  rel: string;
+  content: Uint8Array;
+}
+
+/** Package facts that are not contributions: pairing, docs, where it came from. */
+export interface SkillMeta {
+  /** The agent this skill pairs with (no vouch). */
+  companionFor: string | null;
+  /** The agent whose shared-auth onboarding offer this skill vouches for. */
+  sharedAuthFor: string | null;
+  /** NAME -> one-line guidance for env the skill reads. */
+  envDocs: Record<string, string>;
+  /** `sha256:…` for an installed snapshot; null otherwise. */
+  digest: string | null;
+  /** Host directory or snapshot the package was loaded from; null for bundled. */
+  dir: string | null;
 }
 
 export interface ResolvedSkill {
@@ -52,7 +74,14 @@ export interface ResolvedSkill {
   agent: SkillAgent | null;
   volumes: VolumeSpec[];
   mcp: McpSpec[];
+  /**
+   * Skill-declared Claude Skills. `path` is the package-relative source as a
+   * build-context path (`skills/<id>/<from>`); the bytes are in claudeSkillFiles.
+   */
   claudeSkills: ClaudeSkillSpec[];
+  /** Claude Skill name -> its files (set by the catalog; absent in hand-built fixtures). */
+  claudeSkillFiles?: Record<string, ClaudeSkillFile[]>;
   /** Prose appended to the agent's instructions. */
   context: string | null;
+  meta?: SkillMeta;
 }

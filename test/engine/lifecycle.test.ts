@@ -6,79 +6,82 @@
 
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
-import { enginesUnderTest, type EngineName } from './engines.js';
-import { makeProject, runByre, type ByreRun, type TestProject } from './harness.js';
+import { flavorsUnderTest, type Flavor } from './engines.js';
+import { engineCli, makeProject, runByre, type ByreRun, type TestProject } from './harness.js';
 
-const engines = enginesUnderTest();
+const flavors = flavorsUnderTest();
 
-function engineLines(engine: EngineName, args: string[]): string[] {
-  return execFileSync(engine, args, { encoding: 'utf8', timeout: 120_000 })
+function cli(flavor: Flavor, args: string[]): string[] {
+  return engineCli({ flavor } as TestProject, args)
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
 }
 
-function quiet(engine: EngineName, args: string[]): void {
+function quiet(flavor: Flavor, args: string[]): void {
   try {
-    execFileSync(engine, args, { stdio: 'ignore', timeout: 120_000 });
+    cli(flavor, args);
   } catch {
     // Already gone.
   }
 }
 
 /** Every engine object of `id`: containers, images (dangling ones too), volumes. */
-function objectsOf(engine: EngineName, id: string): string[] {
+function objectsOf(flavor: Flavor, id: string): string[] {
   const label = `label=byre.project=${id}`;
   return [
-    ...engineLines(engine, ['ps', '-aq', '--filter', label]).map((c) => `container ${c}`),
-    ...engineLines(engine, ['images', '-q', '--no-trunc', '--filter', label]).map(
-      (i) => `image ${i}`,
-    ),
-    ...engineLines(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'])
+    ...cli(flavor, ['ps', '-aq', '--filter', label]).map((c) => `container ${c}`),
+    ...cli(flavor, ['images', '-q', '--no-trunc', '--filter', label]).map((i) => `image ${i}`),
+    ...cli(flavor, ['images', '--format', '{{.Repository}}:{{.Tag}}'])
       .filter((r) => r.includes(`byre-${id}-u`))
       .map((r) => `image ${r}`),
-    ...engineLines(engine, ['volume', 'ls', '-q'])
+    ...cli(flavor, ['volume', 'ls', '-q'])
       .filter((v) => v.startsWith(`byre-${id}-`))
       .map((v) => `volume ${v}`),
   ];
 }
 
-function removeAllOf(engine: EngineName, id: string): void {
-  for (const c of engineLines(engine, ['ps', '-aq', '--filter', `label=byre.project=${id}`])) {
-    quiet(engine, ['rm', '-f', c]);
+/** For afterEach: everything `id` made, failure paths included. */
+function removeAllOf(flavor: Flavor, id: string): void {
+  for (const c of cli(flavor, ['ps', '-aq', '--filter', `label=byre.project=${id}`])) {
+    quiet(flavor, ['rm', '-f', c]);
   }
-  for (const r of engineLines(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'])) {
-    if (r.includes(`byre-${id}-u`)) quiet(engine, ['rmi', '-f', r]);
+  for (const r of cli(flavor, ['images', '--format', '{{.Repository}}:{{.Tag}}'])) {
+    if (r.includes(`byre-${id}-u`)) quiet(flavor, ['rmi', '-f', r]);
   }
-  for (const i of engineLines(engine, [
+  for (const i of cli(flavor, [
     'images',
     '-q',
     '--no-trunc',
     '--filter',
     `label=byre.project=${id}`,
   ])) {
-    quiet(engine, ['rmi', '-f', i]);
+    quiet(flavor, ['rmi', '-f', i]);
   }
-  for (const v of engineLines(engine, ['volume', 'ls', '-q'])) {
-    if (v.startsWith(`byre-${id}-`)) quiet(engine, ['volume', 'rm', '-f', v]);
+  for (const v of cli(flavor, ['volume', 'ls', '-q'])) {
+    if (v.startsWith(`byre-${id}-`)) quiet(flavor, ['volume', 'rm', '-f', v]);
   }
 }
 
-function volumeExists(engine: EngineName, name: string): boolean {
-  return engineLines(engine, ['volume', 'ls', '-q']).includes(name);
+function volumeExists(flavor: Flavor, name: string): boolean {
+  return cli(flavor, ['volume', 'ls', '-q']).includes(name);
+}
+
+function hostUid(flavor: Flavor): number {
+  if (flavor.user === null) return process.getuid?.() ?? 0;
+  return Number(
+    execFileSync('getent', ['passwd', flavor.user], { encoding: 'utf8' }).split(':')[2],
+  );
 }
 
 /** Writes the project's store config: no template, no agent, the given volumes. */
 function configure(project: TestProject, volumes: string): string {
-  const id = projectIdFor(project.dir);
-  const store = path.join(project.home, 'projects', id);
-  mkdirSync(store, { recursive: true, mode: 0o700 });
-  writeFileSync(path.join(store, 'byre.config'), `template = "none"\nagent = "none"\n${volumes}`);
-  return id;
+  project.writeConfig(`template = "none"\nagent = "none"\n${volumes}`);
+  return project.id;
 }
 
 const STATE = '[[volumes]]\nname = "state"\nrole = "state"\ntarget = "/home/dev/state"\n';
@@ -97,26 +100,26 @@ function ok(r: ByreRun): ByreRun {
   return r;
 }
 
-describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) => {
+describe.skipIf(flavors.length === 0).each(flavors)('lifecycle on $label', (flavor) => {
   const projects: TestProject[] = [];
   const ids: string[] = [];
   const machineVolumes: string[] = [];
 
   function project(name = 'proj'): TestProject {
-    const p = makeProject(engine, name);
+    const p = makeProject(flavor, name);
     projects.push(p);
     return p;
   }
 
   afterEach(() => {
-    for (const id of ids.splice(0)) removeAllOf(engine, id);
-    for (const v of machineVolumes.splice(0)) quiet(engine, ['volume', 'rm', '-f', v]);
+    for (const id of ids.splice(0)) removeAllOf(flavor, id);
+    for (const v of machineVolumes.splice(0)) quiet(flavor, ['volume', 'rm', '-f', v]);
     for (const p of projects.splice(0)) p.cleanup();
   });
 
   it('state survives sessions and rebuild; reset wipes it but not a shared machine volume', () => {
     const shared = `byretest-${randomBytes(4).toString('hex')}`;
-    const uid = process.getuid?.() ?? 0;
+    const uid = hostUid(flavor);
     const machineName = `byre-machine-u${uid}-${shared}`;
     machineVolumes.push(machineName);
     const a = project('alpha');
@@ -137,9 +140,9 @@ describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) 
     const reset = ok(runByre(a, ['reset', '-y']));
     expect(reset.stderr).toContain(`byre-${idA}-state`);
     expect(reset.stderr).toMatch(new RegExp(`left alone \\(machine-scoped[^\\n]*${machineName}`));
-    expect(volumeExists(engine, `byre-${idA}-state`)).toBe(false);
-    expect(volumeExists(engine, machineName)).toBe(true);
-    expect(objectsOf(engine, idA).some((o) => o.startsWith('image '))).toBe(true);
+    expect(volumeExists(flavor, `byre-${idA}-state`)).toBe(false);
+    expect(volumeExists(flavor, machineName)).toBe(true);
+    expect(objectsOf(flavor, idA).some((o) => o.startsWith('image '))).toBe(true);
 
     const after = ok(
       session(a, 'cat /home/dev/state/f 2>/dev/null || echo wiped; cat /home/dev/shared/f'),
@@ -156,7 +159,7 @@ describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) 
     const r = runByre(a, ['reset']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('-y');
-    expect(volumeExists(engine, `byre-${id}-state`)).toBe(true);
+    expect(volumeExists(flavor, `byre-${id}-state`)).toBe(true);
   });
 
   it('forget leaves nothing of the project on the engine or in the store', () => {
@@ -164,9 +167,9 @@ describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) 
     const id = configure(a, STATE);
     ids.push(id);
     ok(session(a, 'echo x > /home/dev/state/f'));
-    expect(objectsOf(engine, id).length).toBeGreaterThan(0);
+    expect(objectsOf(flavor, id).length).toBeGreaterThan(0);
     ok(runByre(a, ['forget', '-y']));
-    expect(objectsOf(engine, id)).toEqual([]);
+    expect(objectsOf(flavor, id)).toEqual([]);
     expect(existsSync(path.join(a.home, 'projects', id))).toBe(false);
     expect(existsSync(a.dir)).toBe(true);
   });
@@ -179,8 +182,13 @@ describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) 
 
     const movedDir = path.join(a.root, 'after');
     renameSync(a.dir, movedDir);
-    const moved: TestProject = { ...a, dir: movedDir };
     const newId = projectIdFor(movedDir);
+    const moved: TestProject = {
+      ...a,
+      dir: movedDir,
+      id: newId,
+      store: path.join(a.home, 'projects', newId),
+    };
     ids.push(newId);
 
     const listed = ok(runByre(moved, ['rehome']));
@@ -188,9 +196,9 @@ describe.skipIf(engines.length === 0).each(engines)('lifecycle on %s', (engine) 
     expect(listed.stdout).toContain(a.dir);
 
     ok(runByre(moved, ['rehome', oldId]));
-    expect(objectsOf(engine, oldId)).toEqual([]);
+    expect(objectsOf(flavor, oldId)).toEqual([]);
     expect(existsSync(path.join(a.home, 'projects', oldId))).toBe(false);
-    expect(volumeExists(engine, `byre-${newId}-state`)).toBe(true);
+    expect(volumeExists(flavor, `byre-${newId}-state`)).toBe(true);
 
     expect(ok(session(moved, 'cat /home/dev/state/f')).stdout).toContain('travelled');
   });

@@ -23,6 +23,7 @@ ENV PATH=/home/dev/.local/bin:$PATH
 COPY byre-launch /usr/local/bin/byre-launch
 RUN chmod +x /usr/local/bin/byre-launch
 COPY byre-profile-env.sh /etc/profile.d/byre-env.sh
+COPY byre-ensure-node /usr/local/lib/byre/ensure-node
 
 # --- skill apt (hoisted above the skill blocks) ---
 

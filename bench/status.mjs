@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Benchmark: `byre status` with a box running, against the raw engine answering
+// the same question (`ps --filter label=byre.project=…` then `inspect` of the
+// box it finds), for each engine that answers. Prints medians and the ratio.
+// Not a test: no timing is asserted anywhere. Run after `npm run build`:
+//   node bench/status.mjs [runs]
+//
+// NODE_EXTRA_CA_CERTS is removed from the timed commands' environment (it
+// costs ~80 ms per node start on these machines and byre's binary is not node).
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const runs = Number(process.argv[2] ?? 9);
+const byre = path.resolve('dist/byre');
+const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
+delete env.NODE_EXTRA_CA_CERTS;
+
+function answers(engine) {
+  try {
+    execFileSync(engine, ['info'], { stdio: 'ignore', timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function run(file, args, options = {}) {
+  const r = spawnSync(file, args, {
+    encoding: 'utf8',
+    ...options,
+    env: { ...env, ...options.env },
+  });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function time(fn) {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+for (const engine of ['docker', 'podman'].filter(answers)) {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
+  const project = path.join(root, 'proj');
+  const home = path.join(root, 'home');
+  mkdirSync(project);
+  mkdirSync(home);
+  writeFileSync(path.join(home, 'default.config'), `engine = "${engine}"\n`);
+  const opts = { cwd: project, env: { BYRE_HOME: home } };
+  // A background session: stdin stays open so the box's shell waits.
+  const session = spawn(byre, ['develop'], {
+    ...opts,
+    env: { ...env, ...opts.env },
+    stdio: 'pipe',
+  });
+  session.stdout.resume();
+  session.stderr.resume();
+  try {
+    const projectId = JSON.parse(run(byre, ['status', '--data'], opts)).project_id;
+    const filter = ['--filter', `label=byre.project=${projectId}`];
+    let id = '';
+    for (let i = 0; i < 1200 && id === ''; i++) {
+      id =
+        run(engine, ['ps', '-q', ...filter])
+          .trim()
+          .split('\n')[0] ?? '';
+      if (id === '') await sleep(250);
+    }
+    if (id === '') throw new Error(`${engine}: the box never started`);
+    const byreMs = [];
+    const rawMs = [];
+    for (let i = 0; i < runs; i++) {
+      byreMs.push(time(() => run(byre, ['status'], opts)));
+      rawMs.push(
+        time(() => {
+          const found = run(engine, ['ps', '-q', ...filter]).trim();
+          run(engine, ['inspect', found.split('\n')[0]]);
+        }),
+      );
+    }
+    const b = median(byreMs);
+    const r = median(rawMs);
+    console.log(
+      `${engine}: byre status ${b.toFixed(0)} ms, raw ps+inspect ${r.toFixed(0)} ms, ratio ${(b / r).toFixed(2)}x (median of ${runs})`,
+    );
+  } finally {
+    session.kill('SIGKILL');
+    const ids = spawnSync(engine, ['ps', '-aq', '--filter', 'label=byre.project'], {
+      encoding: 'utf8',
+    })
+      .stdout.split('\n')
+      .filter((l) => l !== '');
+    for (const cid of ids) {
+      const name = spawnSync(engine, ['inspect', '--format', '{{.Name}}', cid], {
+        encoding: 'utf8',
+      }).stdout;
+      if (name.includes('byretest-bench')) spawnSync(engine, ['rm', '-f', cid]);
+    }
+    const images = execFileSync(engine, ['images', '--format', '{{.Repository}}:{{.Tag}}'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((l) => l.includes('byretest-bench'));
+    if (images.length) spawnSync(engine, ['rmi', '-f', ...images]);
+    rmSync(root, { recursive: true, force: true });
+  }
+}

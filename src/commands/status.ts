@@ -1,0 +1,216 @@
+// `byre status`: gather what the model needs (config, skills, engine facts,
+// this directory's box across every engine, its verified launch record,
+// sibling worktree sessions) and print one tier. Engine questions run in
+// parallel; no answer from an engine is data for the page, never a failure.
+
+import type { Io } from '../cli/io.js';
+import { launchRecordFor } from '../box/launch-record.js';
+import { askPool, enginePool, failedAnswers } from '../box/pool.js';
+import { assembleRunParams } from '../box/run-params.js';
+import { describeUnchecked } from '../box/sessions.js';
+import { loadCascade } from '../config/read.js';
+import { VERSION } from '../embedded.js';
+import { detectEngine } from '../engine/detect.js';
+import { createHostTools } from '../engine/host-tools.js';
+import { LABEL } from '../engine/names.js';
+import type { EngineFacts, EngineName } from '../engine/types.js';
+import { ByreError, UsageError } from '../errors.js';
+import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
+import { hostReaders } from '../hostenv/readers.js';
+import type { LaunchRecord } from '../launch/record.js';
+import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
+import { printNotes } from '../output/notes.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { resolveEnabledSkills } from '../skills/resolve.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { layoutWidth } from '../status/width.js';
+import {
+  statusModel,
+  type StatusContainer,
+  type StatusEngine,
+  type StatusSibling,
+} from '../status/model.js';
+import { renderStatusData } from '../status/render-data.js';
+import { renderStatusText } from '../status/render-text.js';
+import { bundledTemplate, skillCatalog, userHome } from './load.js';
+
+export interface StatusOptions {
+  full?: boolean;
+  data?: boolean;
+}
+
+interface FoundBox {
+  engine: EngineName;
+  id: string;
+  labels: Record<string, string>;
+}
+
+/** Whether the byre process that started a box still exists (EPERM: it does, as another user). */
+export function clientAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && 'code' in error && error.code === 'EPERM';
+  }
+}
+
+function clientPid(labels: Record<string, string>): number | null {
+  const raw = labels[LABEL.client];
+  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) return null;
+  return Number(raw);
+}
+
+async function detect(
+  choice: 'auto' | 'docker' | 'podman',
+  roots: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ engine: StatusEngine; facts: EngineFacts | null }> {
+  try {
+    const facts = await detectEngine(choice, roots, env);
+    return {
+      engine: { kind: 'ok', name: facts.name, rootless: facts.rootless, keepId: facts.keepId },
+      facts,
+    };
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    return { engine: { kind: 'error', message: error.message }, facts: null };
+  }
+}
+
+export async function statusCommand(io: Io, options: StatusOptions): Promise<void> {
+  if (options.full === true && options.data === true) {
+    throw new UsageError('--full and --data cannot be combined', {
+      rule: 'status.flags-exclusive',
+      remedy: 'use --full for the untruncated page, or --data for JSON',
+    });
+  }
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  await checkProjectPath(ctx);
+  const { config, issues } = loadCascade({
+    home: ctx.store.home,
+    projectId: ctx.projectId,
+    bundledTemplate,
+  });
+  let skills: ResolvedSkill[] = [];
+  let skillError: string | null = null;
+  try {
+    skills = resolveEnabledSkills(config, skillCatalog());
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    skillError = error.message;
+  }
+
+  // Engine questions first, so they run while the host env is read below.
+  const detection = detect(config.engine.value, ctx.boxWritableRoots, io.env);
+  const pool = enginePool(ctx.boxWritableRoots, io.env, null);
+  const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
+    const ids = await engine.ps({ labels: { [LABEL.project]: ctx.projectId }, all: false });
+    return Promise.all(
+      ids.map(async (id) => ({
+        engine: engine.facts.name,
+        id,
+        labels: await engine.inspectLabels(id),
+      })),
+    );
+  });
+
+  const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
+  const git = tools.resolve('git');
+  const readers = hostReaders(io.env, git.kind === 'found' ? git.path : null);
+  // The core layer reads user.name and user.email twice each (author, committer).
+  const gitCache = new Map<string, string | null>();
+  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), {
+    ...readers,
+    git: (key) => {
+      if (!gitCache.has(key)) gitCache.set(key, readers.git(key));
+      return gitCache.get(key) ?? null;
+    },
+  });
+
+  const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
+  const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
+  // A daemon that is down runs nothing; a declined or failing engine might.
+  const unchecked = failedAnswers(answers).filter((a) => a.state !== 'unreachable');
+  const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
+
+  const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
+  const siblings: StatusSibling[] = boxes
+    .filter((b) => b !== own && b.labels[LABEL.workdir] !== undefined)
+    .map((b) => ({ worktreeId: b.labels[LABEL.workdir] ?? '', id: b.id, engine: b.engine }));
+
+  let container: StatusContainer;
+  if (own !== undefined) {
+    const pid = clientPid(own.labels);
+    container = {
+      state: 'running',
+      id: own.id,
+      engine: own.engine,
+      clientPid: pid,
+      clientAlive: pid === null ? null : clientAlive(pid),
+    };
+  } else if (uncheckedText !== null) {
+    container = { state: 'unknown', error: `could not ask ${uncheckedText}` };
+  } else {
+    container = { state: 'not_running' };
+  }
+  const launch =
+    own === undefined
+      ? null
+      : verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
+          readLaunchRecordFile(ctx.project.launches, hash),
+        );
+
+  const home = userHome(io);
+  let nextLaunch: LaunchRecord | null = null;
+  if (launch?.kind === 'verified' && own !== undefined) {
+    const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
+    const params = assembleRunParams({
+      box: ctx,
+      config,
+      skills,
+      engine: boxEngine,
+      hostUid: io.uid,
+      hostGid: io.gid,
+      home,
+      hostEnv: deliveredHostEnv(hostEnv),
+      labels: { client: io.pid },
+    });
+    nextLaunch = launchRecordFor({
+      params,
+      config,
+      skills,
+      hostUid: io.uid,
+      version: VERSION,
+      now: new Date(),
+      image: { digest: '' },
+    });
+  }
+
+  const model = statusModel({
+    project: ctx,
+    config,
+    skills,
+    skillError,
+    engine,
+    hostEnv,
+    hostUid: io.uid,
+    home,
+    container,
+    launch,
+    siblings,
+    siblingsError: uncheckedText,
+    nextLaunch,
+  });
+
+  printNotes(io.stderr, issues);
+  if (options.data === true) {
+    io.stdout.write(renderStatusData(model));
+    return;
+  }
+  const width = layoutWidth({
+    isTty: io.stdoutIsTty,
+    columns: io.stdoutColumns,
+  });
+  io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
+}

@@ -1,0 +1,105 @@
+// The host side of a network posture: find the box by its per-invocation
+// nonce, refuse a shared network namespace, then run the skill's netns init
+// hook in a helper that shares ONLY the box's network namespace. Any failure
+// stops the box: it must never run past its launch gate without the wall.
+
+import { randomBytes } from 'node:crypto';
+import { helperName, LABEL } from '../engine/names.js';
+import type { Engine } from '../engine/runner.js';
+
+export interface NetnsPlan {
+  nonce: string;
+  /** The skill's netns_init path inside the image. */
+  hook: string;
+  image: string;
+  /** The box's runtime env plus BYRE_EGRESS / BYRE_EGRESS_DENY. */
+  env: Readonly<Record<string, string>>;
+  /** Rootless podman: the helper joins the box's user namespace. */
+  joinUserns: boolean;
+}
+
+export function mintNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** The helper's run argv (pure). */
+export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
+  const env = Object.keys(plan.env)
+    .sort()
+    .flatMap((k) => ['-e', `${k}=${plan.env[k] ?? ''}`]);
+  return [
+    'run',
+    '--rm',
+    '--name',
+    name,
+    '-u',
+    '0:0',
+    '--net',
+    `container:${boxId}`,
+    '--cap-add',
+    'NET_ADMIN',
+    '--entrypoint',
+    plan.hook,
+    ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
+    ...env,
+    plan.image,
+  ];
+}
+
+/** Network modes that share a namespace the wall would also wall (or not). */
+export function sharedNetworkMode(mode: string): boolean {
+  const m = mode.trim();
+  return m === 'host' || m.startsWith('container:') || m.startsWith('ns:');
+}
+
+export interface NetnsTimeouts {
+  findMs: number;
+  pollMs: number;
+  helperMs: number;
+}
+
+export const NETNS_TIMEOUTS: NetnsTimeouts = { findMs: 120_000, pollMs: 200, helperMs: 600_000 };
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Wall the box off. Resolves when the hook succeeded (it has opened the
+ * gate); rejects with the reason otherwise, after stopping the box.
+ */
+export async function enforcePosture(
+  engine: Engine,
+  plan: NetnsPlan,
+  timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
+): Promise<void> {
+  const deadline = Date.now() + timeouts.findMs;
+  let boxId: string | undefined;
+  while (boxId === undefined) {
+    boxId = (await engine.ps({ labels: { [LABEL.run]: plan.nonce }, all: false }))[0];
+    if (boxId !== undefined) break;
+    if (Date.now() > deadline) throw new Error('the box never started, so its network was never walled');
+    await sleep(timeouts.pollMs);
+  }
+  const stopBox = async (): Promise<void> => {
+    await engine.stop(boxId, 2).catch(() => undefined);
+  };
+  try {
+    const mode = await engine.networkMode(boxId);
+    if (sharedNetworkMode(mode)) {
+      throw new Error(
+        `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
+      );
+    }
+    const name = helperName('netns', randomBytes(8).toString('hex'));
+    try {
+      await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
+    } catch (error) {
+      await engine.remove(name).catch(() => false);
+      throw error;
+    }
+  } catch (error) {
+    await stopBox();
+    throw error;
+  }
+}

@@ -1,0 +1,240 @@
+// Turns a validated SkillManifest plus its package tree into the ResolvedSkill
+// the generator reads: payload files located, staged paths assigned, context
+// read. Pure over the injected tree; the catalog supplies real files.
+
+import path from 'node:path';
+import type { ConfigIssue } from '../errors.js';
+import { indexKeys, type PathSegment } from '../config/locate.js';
+import { locateFinding } from '../config/parse.js';
+import type { Finding } from '../config/rules.js';
+import { MAX_CONTEXT_BYTES, type SkillManifest } from './manifest.js';
+import type { ClaudeSkillFile, Provenance, ResolvedSkill, SkillFile } from './types.js';
+
+/** A package's files as the resolver sees them, whatever the provenance. */
+export interface PackageTree {
+  /** Every regular payload file, package-relative with `/`, sorted; dot-entries and the manifest excluded. */
+  list(): string[];
+  /** A file's bytes; null when absent. */
+  read(rel: string): Uint8Array | null;
+  executable(rel: string): boolean;
+  /** Whether `rel` (file or directory) is a symlink leading outside the package. */
+  escapes(rel: string): boolean;
+}
+
+/** An in-memory tree, for bundled and installed packages and for tests. */
+export function memoryTree(
+  files: Readonly<Record<string, { content: Uint8Array; executable: boolean }>>,
+): PackageTree {
+  const names = Object.keys(files).sort();
+  return {
+    list: () => names,
+    read: (rel) => files[rel]?.content ?? null,
+    executable: (rel) => files[rel]?.executable ?? false,
+    escapes: () => false,
+  };
+}
+
+export interface MaterializeInput {
+  id: string;
+  provenance: Provenance;
+  manifest: SkillManifest;
+  tree: PackageTree;
+  /** The manifest's path or label, for issues. */
+  file: string;
+  /** The manifest text, to locate issues by line; optional. */
+  text?: string;
+  digest?: string | null;
+  dir?: string | null;
+}
+
+function normalizeRel(src: string): string {
+  const n = path.posix.normalize(src).replace(/\/+$/, '');
+  return n === '' ? '.' : n;
+}
+
+/** The payload files a package-relative source names: a file, a directory, or "." (everything). */
+export function filesUnder(tree: PackageTree, src: string): string[] | null {
+  const rel = normalizeRel(src);
+  const all = tree.list();
+  if (rel === '.') return all;
+  if (all.includes(rel)) return [rel];
+  const under = all.filter((f) => f.startsWith(`${rel}/`));
+  return under.length > 0 ? under : null;
+}
+
+function escapeAlong(tree: PackageTree, rel: string): boolean {
+  const parts = rel.split('/');
+  for (let n = 1; n <= parts.length; n++)
+    if (tree.escapes(parts.slice(0, n).join('/'))) return true;
+  return false;
+}
+
+export function materializeSkill(input: MaterializeInput): {
+  value: ResolvedSkill | null;
+  issues: ConfigIssue[];
+} {
+  const { manifest, tree, id } = input;
+  const findings: Finding[] = [];
+  const fail = (rule: string, at: PathSegment[], message: string, fix: string): void => {
+    findings.push({ rule, path: at, message, fix });
+  };
+  const locate = (src: string, at: PathSegment[], what: string): string[] | null => {
+    const rel = normalizeRel(src);
+    if (rel !== '.' && escapeAlong(tree, rel)) {
+      fail(
+        'skill.payload-escapes',
+        at,
+        `${what} ${JSON.stringify(src)} is a symlink leading outside the package`,
+        'copy the file into the package instead of linking to it',
+      );
+      return null;
+    }
+    const found = filesUnder(tree, rel);
+    if (found === null) {
+      fail(
+        'skill.payload-missing',
+        at,
+        `${what} ${JSON.stringify(src)} is not in the package`,
+        'add the file to the package, or fix the path',
+      );
+      return null;
+    }
+    const escaping = found.filter((f) => escapeAlong(tree, f));
+    if (escaping.length > 0) {
+      fail(
+        'skill.payload-escapes',
+        at,
+        `${what} ${JSON.stringify(src)} includes ${escaping[0] ?? ''}, a symlink leading outside the package`,
+        'copy the file into the package instead of linking to it',
+      );
+      return null;
+    }
+    return found;
+  };
+
+  const files: SkillFile[] = [];
+  for (const [src, dest] of Object.entries(manifest.build.files)) {
+    const found = locate(src, ['build', 'files', src], 'build file');
+    if (found === null) continue;
+    const base = normalizeRel(src);
+    const single = found.length === 1 && found[0] === base;
+    for (const rel of found) {
+      const content = tree.read(rel);
+      if (content === null) continue;
+      const tail = single ? '' : base === '.' ? rel : rel.slice(base.length + 1);
+      files.push({
+        staged: `skills/${id}/${rel}`,
+        dest: tail === '' ? dest : path.posix.join(dest, tail),
+        executable: tree.executable(rel),
+        content,
+      });
+    }
+  }
+
+  const claudeSkillFiles: Record<string, ClaudeSkillFile[]> = {};
+  const claudeSkills = manifest.claudeSkills.map((entry, i) => {
+    const found = locate(entry.from, ['claude_skills', i, 'from'], 'claude skill from');
+    const base = normalizeRel(entry.from);
+    const list: ClaudeSkillFile[] = [];
+    for (const rel of found ?? []) {
+      const content = tree.read(rel);
+      if (content !== null)
+        list.push({ rel: base === '.' ? rel : rel.slice(base.length + 1), content });
+    }
+    if (found !== null && !list.some((f) => f.rel === 'SKILL.md')) {
+      fail(
+        'skill.claude-skill-invalid',
+        ['claude_skills', i, 'from'],
+        `claude skill ${JSON.stringify(entry.name)}: ${JSON.stringify(entry.from)} has no SKILL.md at its root`,
+        'point from at the directory whose root holds SKILL.md',
+      );
+    }
+    claudeSkillFiles[entry.name] = list;
+    return { name: entry.name, path: `skills/${id}/${base}` };
+  });
+
+  let context: string | null = null;
+  if (manifest.context !== null) {
+    if ('text' in manifest.context) context = manifest.context.text;
+    else {
+      const found = locate(manifest.context.file, ['context', 'file'], 'context file');
+      const rel = found?.length === 1 ? found[0] : undefined;
+      const bytes = rel === undefined ? null : tree.read(rel);
+      if (found !== null && bytes === null) {
+        fail(
+          'skill.payload-missing',
+          ['context', 'file'],
+          `context file ${JSON.stringify(manifest.context.file)} is a directory, not a file`,
+          'point file at one markdown file',
+        );
+      } else if (bytes !== null && bytes.length > MAX_CONTEXT_BYTES) {
+        fail(
+          'skill.context-too-large',
+          ['context', 'file'],
+          `context file is ${bytes.length} bytes; the cap is 1 MiB`,
+          'trim the prose',
+        );
+      } else if (bytes !== null) {
+        try {
+          context = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+        } catch {
+          fail(
+            'skill.context-not-utf8',
+            ['context', 'file'],
+            'context file is not valid UTF-8',
+            'save it as UTF-8',
+          );
+        }
+      }
+    }
+  }
+
+  if (findings.length > 0) {
+    const index = indexKeys(input.text ?? '');
+    return { value: null, issues: findings.map((f) => locateFinding(f, input.file, index)) };
+  }
+  const agent = manifest.agent;
+  const resolved: ResolvedSkill = {
+    id,
+    provenance: input.provenance,
+    version: manifest.package?.version ?? (input.provenance === 'local' ? 'local' : '0.0.0'),
+    description: manifest.description ?? manifest.package?.description ?? '',
+    build: { apt: [...manifest.build.apt], dockerfile: [...manifest.build.dockerfile], files },
+    runtime: {
+      env: { ...manifest.runtime.env },
+      runArgs: [...manifest.runtime.runArgs],
+      caps: [...manifest.runtime.caps],
+      mounts: manifest.runtime.mounts.map((m) => ({ ...m })),
+      networkPosture: manifest.runtime.networkPosture,
+      netnsInit: manifest.runtime.netnsInit,
+      egress: [...manifest.runtime.egress],
+      egressOffered: [...manifest.runtime.egressOffered],
+      sockGroups: [...manifest.runtime.sockGroups],
+      containment: manifest.runtime.containment,
+    },
+    agent:
+      agent === null
+        ? null
+        : {
+            command: agent.command,
+            state: agent.state,
+            context: agent.context,
+            mcp: agent.mcp,
+            claudeSkills: agent.claudeSkills,
+            ...(agent.prefs === null ? {} : { prefs: agent.prefs }),
+          },
+    volumes: manifest.volumes.map((v) => ({ ...v })),
+    mcp: manifest.mcp.map((m) => ({ ...m })),
+    claudeSkills,
+    claudeSkillFiles,
+    context,
+    meta: {
+      companionFor: manifest.companionFor,
+      sharedAuthFor: manifest.sharedAuthFor,
+      envDocs: { ...manifest.runtime.envDocs },
+      digest: input.digest ?? null,
+      dir: input.dir ?? null,
+    },
+  };
+  return { value: resolved, issues: [] };
+}

@@ -1,0 +1,514 @@
+// Authoring verbs over the store: init, fork, adopt and pack a package, the
+// bundled display mirror, and the reverse lookup of which configs name an id.
+// Every write is staged and then renamed; a failed check rolls back.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/rules.js';
+import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
+import { ByreError, ConfigError } from '../../errors.js';
+import {
+  BUNDLED_OWNER,
+  listedFiles,
+  loadCatalog,
+  localPackageDir,
+  type CatalogEntry,
+} from '../catalog.js';
+import { packageDigest, sha256Hex } from '../digest.js';
+import {
+  MANIFEST_FILE,
+  parseSkillManifest,
+  parseTemplatePackage,
+  type PackageFileEntry,
+  type PackageKind,
+  type PackageMeta,
+} from '../manifest.js';
+import { FETCH_LIMITS } from './fetch.js';
+import { fsTree } from './fs-tree.js';
+
+export interface PayloadFile {
+  rel: string;
+  content: Uint8Array;
+  executable: boolean;
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+// ---------------------------------------------------------------- manifest text edits
+
+const HEADER = /^\s*\[/;
+const FILES_HEADER = /^\s*\[\[\s*package\s*\.\s*files\s*\]\]/;
+const PACKAGE_HEADER = /^\s*\[\s*package\s*\]\s*(#.*)?$/;
+
+/** Drop every [[package.files]] block (header to the next header). */
+export function stripPackageFiles(text: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of text.split('\n')) {
+    if (FILES_HEADER.test(line)) skipping = true;
+    else if (HEADER.test(line)) skipping = false;
+    if (!skipping) out.push(line);
+  }
+  return out.join('\n').replace(/\n+$/, '\n');
+}
+
+/** Set [package] id, adding the line (or the table) when missing. */
+export function setPackageId(text: string, id: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => PACKAGE_HEADER.test(l));
+  if (start < 0) return `${text.replace(/\n*$/, '\n')}\n[package]\nid = ${q(id)}\n`;
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (HEADER.test(lines[i] ?? '')) {
+      end = i;
+      break;
+    }
+  }
+  for (let i = start + 1; i < end; i++) {
+    if (/^\s*id\s*=/.test(lines[i] ?? '')) {
+      lines[i] = `id = ${q(id)}`;
+      return lines.join('\n');
+    }
+  }
+  lines.splice(start + 1, 0, `id = ${q(id)}`);
+  return lines.join('\n');
+}
+
+export function renderPackageFiles(files: readonly PackageFileEntry[]): string {
+  return files
+    .map(
+      (f) =>
+        `\n[[package.files]]\nsrc = ${q(f.src)}\ndest = ${q(f.dest)}\nsha256 = ${q(f.sha256)}\nexecutable = ${f.executable}\n`,
+    )
+    .join('');
+}
+
+function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | null {
+  if (kind === 'skill') return parseSkillManifest(text, file).value?.package ?? null;
+  return parseTemplatePackage(text, file).value;
+}
+
+// ---------------------------------------------------------------- names
+
+/** Refuse ids a new local package may not take. */
+export function checkNewId(home: string, kind: PackageKind, id: string): void {
+  if (!PACKAGE_REF.test(id)) {
+    throw new ByreError(`${q(id)} is not a package id`, {
+      rule: 'package.id-invalid',
+      remedy:
+        'use a bare name ("mytool") or owner/name ("me/mytool"): letters, digits, ".", "_" and "-"',
+    });
+  }
+  if (id.startsWith(`${BUNDLED_OWNER}/`) || BUNDLED_NAMES.includes(id)) {
+    throw new ByreError(`the id ${id} is reserved for packages bundled with byre`, {
+      rule: 'package.id-reserved',
+      remedy: 'pick another name, e.g. my-<name> or <you>/<name>',
+    });
+  }
+  const dir = localPackageDir(home, kind, id);
+  if (existsSync(dir) || isLink(dir)) {
+    throw new ByreError(`${dir} already exists`, {
+      rule: 'package.exists',
+      remedy: 'pick another id, or remove the existing directory first',
+    });
+  }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------- payload of any provenance
+
+/** Every payload file of a catalog entry (the manifest excluded). */
+export function payloadOf(entry: CatalogEntry): PayloadFile[] {
+  if (entry.provenance === 'bundled') {
+    const name = entry.id.slice(`${BUNDLED_OWNER}/`.length);
+    const prefix = `${entry.kind === 'skill' ? 'skills' : 'templates'}/${name}/`;
+    return embeddedPaths(prefix)
+      .filter((p) => p !== `${prefix}${MANIFEST_FILE[entry.kind]}`)
+      .filter(
+        (p) =>
+          !p
+            .slice(prefix.length)
+            .split('/')
+            .some((s) => s.startsWith('.')),
+      )
+      .map((p) => ({
+        rel: p.slice(prefix.length),
+        content: embeddedBytes(p) ?? new Uint8Array(),
+        executable: embeddedIsExecutable(p),
+      }));
+  }
+  const dir = entry.dir ?? '';
+  if (entry.provenance === 'installed') {
+    const text = readFileSync(entry.file, 'utf8');
+    return listedFiles(text, entry.file, entry.kind).map((f) => ({
+      rel: f.dest,
+      content: new Uint8Array(readFileSync(path.join(dir, ...f.dest.split('/')))),
+      executable: f.executable,
+    }));
+  }
+  const tree = fsTree(dir, [MANIFEST_FILE[entry.kind]]);
+  const escaping = tree.list().filter((rel) => tree.escapes(rel));
+  if (escaping.length > 0) {
+    throw new ByreError(`${dir}/${escaping[0] ?? ''} is a symlink leading outside the package`, {
+      rule: 'skill.payload-escapes',
+      remedy: 'copy the file into the package instead of linking it',
+    });
+  }
+  return tree
+    .list()
+    .map((rel) => ({
+      rel,
+      content: tree.read(rel) ?? new Uint8Array(),
+      executable: tree.executable(rel),
+    }));
+}
+
+function manifestTextOf(entry: CatalogEntry): string {
+  if (entry.provenance === 'bundled') {
+    const name = entry.id.slice(`${BUNDLED_OWNER}/`.length);
+    const bytes = embeddedBytes(
+      `${entry.kind === 'skill' ? 'skills' : 'templates'}/${name}/${MANIFEST_FILE[entry.kind]}`,
+    );
+    return new TextDecoder().decode(bytes ?? new Uint8Array());
+  }
+  return readFileSync(entry.file, 'utf8');
+}
+
+function findEntry(home: string, kind: PackageKind, reference: string): CatalogEntry {
+  const entry = loadCatalog({ home, kind }).find(reference);
+  if (entry === null) {
+    throw new ByreError(`no ${kind} named ${reference}`, {
+      rule: 'package.not-found',
+      remedy: `see byre ${kind} list`,
+    });
+  }
+  return entry;
+}
+
+async function writeTree(
+  dir: string,
+  manifestName: string,
+  manifest: string,
+  files: readonly PayloadFile[],
+): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(path.join(dir, manifestName), manifest, { mode: 0o644 });
+  for (const f of files) {
+    const abs = path.join(dir, ...f.rel.split('/'));
+    await mkdir(path.dirname(abs), { recursive: true, mode: 0o755 });
+    await writeFile(abs, f.content);
+    await chmod(abs, f.executable ? 0o755 : 0o644);
+  }
+}
+
+/** Write a new local package atomically (staging dir + rename), then confirm the catalog loads it. */
+async function publishLocal(
+  home: string,
+  kind: PackageKind,
+  id: string,
+  manifest: string,
+  files: readonly PayloadFile[],
+): Promise<CatalogEntry> {
+  const dir = localPackageDir(home, kind, id);
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  const staging = path.join(
+    path.dirname(dir),
+    `.staging-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
+  try {
+    await writeTree(staging, MANIFEST_FILE[kind], manifest, files);
+    await rename(staging, dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  const entry = loadCatalog({ home, kind }).find(id);
+  if (entry?.provenance !== 'local' || entry.status !== 'ok') {
+    await rm(dir, { recursive: true, force: true });
+    if (entry !== null && entry.issues.length > 0) throw new ConfigError(entry.issues);
+    throw new ByreError(`the new ${kind} ${id} did not load as a local package; nothing was kept`, {
+      rule: 'package.not-local',
+      remedy: `check ${dir} and retry`,
+    });
+  }
+  return entry;
+}
+
+// ---------------------------------------------------------------- verbs
+
+/** Copy any package (bundled, installed or local) to a new, editable local one. */
+export async function forkPackage(
+  home: string,
+  kind: PackageKind,
+  from: string,
+  newId: string,
+): Promise<CatalogEntry> {
+  const source = findEntry(home, kind, from);
+  checkNewId(home, kind, newId);
+  const manifest = setPackageId(stripPackageFiles(manifestTextOf(source)), newId);
+  return publishLocal(home, kind, newId, manifest, payloadOf(source));
+}
+
+export function scaffold(
+  kind: PackageKind,
+  id: string,
+): { manifest: string; files: PayloadFile[] } {
+  if (kind === 'template') {
+    return {
+      manifest:
+        `# ${id}: a template — the base image and defaults a project starts from.\n` +
+        `base = "debian:bookworm"\n` +
+        `# apt = ["build-essential"]\n# egress_offered = ["registry.example.com"]\n\n` +
+        `[package]\nid = ${q(id)}\nversion = "0.1.0"\nkind = "template"\npackage_api = 1\ndescription = ${q(`${id} (local template)`)}\n`,
+      files: [],
+    };
+  }
+  return {
+    manifest:
+      `# ${id}: a local skill. See docs/SKILLS.md for every key.\n` +
+      `description = ${q(`${id} (local skill)`)}\n\n` +
+      `[package]\nid = ${q(id)}\nversion = "0.1.0"\nkind = "skill"\npackage_api = 1\n\n` +
+      `[build]\napt = []\n# dockerfile = ["RUN echo raw build line"]\n# files = { "bin/tool" = "/usr/local/bin/tool" }\n\n` +
+      `[runtime]\n# egress = ["api.example.com"]\n\n` +
+      `[context]\nfile = "context.md"\n`,
+    files: [
+      {
+        rel: 'context.md',
+        content: new TextEncoder().encode(`# ${id}\n\nTell the agent what this skill gives it.\n`),
+        executable: false,
+      },
+    ],
+  };
+}
+
+export async function initPackage(
+  home: string,
+  kind: PackageKind,
+  id: string,
+): Promise<CatalogEntry> {
+  checkNewId(home, kind, id);
+  const { manifest, files } = scaffold(kind, id);
+  return publishLocal(home, kind, id, manifest, files);
+}
+
+/** Symlink a checkout into the store at the path its manifest id names; roll back unless it loads as local. */
+export async function adoptPackage(
+  home: string,
+  kind: PackageKind,
+  dir: string,
+): Promise<CatalogEntry> {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    throw new ByreError(`${dir} does not exist`, {
+      rule: 'package.not-found',
+      remedy: 'name the package directory to adopt',
+    });
+  }
+  const file = path.join(real, MANIFEST_FILE[kind]);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ByreError(`${dir} has no ${MANIFEST_FILE[kind]}`, {
+      rule: 'package.manifest-missing',
+      remedy: `adopt the directory that holds the package's ${MANIFEST_FILE[kind]}`,
+    });
+  }
+  const meta = metaOf(text, file, kind);
+  const id = meta?.id ?? null;
+  if (id === null) {
+    throw new ByreError(`${file} names no [package] id, so byre cannot tell where to adopt it`, {
+      rule: 'package.id-missing',
+      remedy: 'add [package] id = "owner/name" (fix any validation errors first: byre validate)',
+    });
+  }
+  if (id.startsWith(`${BUNDLED_OWNER}/`)) {
+    throw new ByreError(`the id ${id} is reserved for packages bundled with byre`, {
+      rule: 'package.id-reserved',
+      remedy: `fork it instead: byre ${kind} fork ${id} <new-id>`,
+    });
+  }
+  const target = localPackageDir(home, kind, id);
+  if (existsSync(target) || isLink(target)) {
+    throw new ByreError(`${target} already exists`, {
+      rule: 'package.exists',
+      remedy: 'remove or rename the existing local package first',
+    });
+  }
+  await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+  await symlink(real, target, 'dir');
+  const entry = loadCatalog({ home, kind }).find(id);
+  if (entry?.provenance !== 'local' || entry.status !== 'ok') {
+    await unlink(target);
+    if (entry !== null && entry.issues.length > 0) throw new ConfigError(entry.issues);
+    throw new ByreError(
+      `${dir} did not load as the local ${kind} ${id}; the link was rolled back`,
+      {
+        rule: 'package.not-local',
+        remedy: `run byre ${kind} validate on the package and fix what it reports`,
+      },
+    );
+  }
+  return entry;
+}
+
+export interface Packed {
+  id: string;
+  text: string;
+  digest: string;
+  files: PackageFileEntry[];
+}
+
+/**
+ * Build the distribution manifest of a local package: its manifest minus any
+ * old [[package.files]], plus one entry per payload file (src = dest =
+ * package-relative path). Reads everything; writes nothing.
+ */
+export function packPackage(
+  home: string,
+  kind: PackageKind,
+  name: string,
+  exclude: readonly string[] = [],
+): Packed {
+  const entry = findEntry(home, kind, name);
+  if (entry.provenance !== 'local') {
+    throw new ByreError(`${entry.id} is ${entry.provenance}; pack works on local packages`, {
+      rule: 'package.not-local',
+      remedy: `fork it first: byre ${kind} fork ${entry.id} <new-id>`,
+    });
+  }
+  if (entry.status !== 'ok') throw new ConfigError(entry.issues);
+  if (entry.meta?.version == null) {
+    throw new ByreError(`${entry.file} has no [package] version`, {
+      rule: 'package.version-missing',
+      remedy: 'add [package] version = "1.0.0" before packing',
+    });
+  }
+  const payload = payloadOf(entry).filter((f) => !exclude.includes(f.rel));
+  if (payload.length > FETCH_LIMITS.maxFiles) {
+    throw new ByreError(
+      `${entry.id} has ${payload.length} payload files; install accepts at most ${FETCH_LIMITS.maxFiles}`,
+      {
+        rule: 'package.too-many-files',
+        remedy: 'remove files the package does not need, or archive them into one',
+      },
+    );
+  }
+  const total = payload.reduce((n, f) => n + f.content.length, 0);
+  if (total > FETCH_LIMITS.maxBytes) {
+    throw new ByreError(`${entry.id} payload is ${total} bytes; install accepts at most 64 MiB`, {
+      rule: 'package.too-large',
+      remedy: 'slim the package down',
+    });
+  }
+  const files: PackageFileEntry[] = payload.map((f) => ({
+    src: f.rel,
+    dest: f.rel,
+    sha256: sha256Hex(f.content),
+    executable: f.executable,
+  }));
+  const base = setPackageId(stripPackageFiles(readFileSync(entry.file, 'utf8')), entry.id);
+  const text = `${base.replace(/\n*$/, '\n')}${renderPackageFiles(files)}`;
+  return {
+    id: entry.id,
+    text,
+    digest: packageDigest(new TextEncoder().encode(text), files),
+    files,
+  };
+}
+
+// ---------------------------------------------------------------- bundled mirror
+
+/**
+ * Keep BYRE_HOME/bundled/ a read-only copy of the embedded packages, for
+ * people to read. Regenerated when the version stamp differs; never loaded.
+ */
+export async function syncBundledMirror(home: string, version: string = VERSION): Promise<boolean> {
+  const dir = path.join(home, 'bundled');
+  const stamp = path.join(dir, '.byre-version');
+  try {
+    if (readFileSync(stamp, 'utf8').trim() === version) return false;
+  } catch {
+    // absent or unreadable: regenerate
+  }
+  const staging = path.join(
+    home,
+    `.bundled-staging-${process.pid}-${randomBytes(6).toString('hex')}`,
+  );
+  try {
+    for (const p of [...embeddedPaths('skills/'), ...embeddedPaths('templates/')]) {
+      const abs = path.join(staging, ...p.split('/'));
+      await mkdir(path.dirname(abs), { recursive: true, mode: 0o755 });
+      await writeFile(abs, embeddedBytes(p) ?? new Uint8Array());
+      await chmod(abs, embeddedIsExecutable(p) ? 0o555 : 0o444);
+    }
+    await writeFile(
+      path.join(staging, 'README'),
+      'Written by byre: a display copy of the packages bundled in this byre binary.\n' +
+        'byre never loads from here; edits are overwritten. To change one: byre skill fork byre/<name> <new-id>\n',
+    );
+    await writeFile(path.join(staging, '.byre-version'), `${version}\n`);
+    await rm(dir, { recursive: true, force: true });
+    await rename(staging, dir);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- who references an id
+
+export interface Reference {
+  file: string;
+  key: string;
+}
+
+function configFiles(home: string): string[] {
+  const out = [path.join(home, 'default.config')];
+  const sub = (dir: string, file: string): void => {
+    try {
+      for (const name of readdirSync(dir).sort()) out.push(path.join(dir, name, file));
+    } catch {
+      // no such dir
+    }
+  };
+  sub(path.join(home, 'projects'), 'byre.config');
+  sub(path.join(home, 'layers'), 'layer.config');
+  return out.filter((f) => existsSync(f));
+}
+
+/** Config files (projects, layers, default) that name `id` (or its bare name, for bundled aliases). */
+export function findReferences(home: string, kind: PackageKind, id: string): Reference[] {
+  const names = new Set([id]);
+  const out: Reference[] = [];
+  for (const file of configFiles(home)) {
+    let table: Record<string, unknown>;
+    try {
+      table = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      continue;
+    }
+    if (kind === 'skill') {
+      const skills = table['skills'];
+      if (Array.isArray(skills) && skills.some((s) => typeof s === 'string' && names.has(s)))
+        out.push({ file, key: 'skills' });
+      const agent = table['agent'];
+      if (typeof agent === 'string' && names.has(agent)) out.push({ file, key: 'agent' });
+    } else {
+      const template = table['template'];
+      if (typeof template === 'string' && names.has(template)) out.push({ file, key: 'template' });
+    }
+  }
+  return out;
+}

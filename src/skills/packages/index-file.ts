@@ -1,0 +1,88 @@
+// packages/index.toml: which installed id points at which snapshot. byre owns
+// the file; a malformed entry is skipped (and reported), never guessed at.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml, stringify } from 'smol-toml';
+import { DIGEST } from '../../config/rules.js';
+import { writeFileAtomic } from '../../project/atomic-write.js';
+import type { PackageKind } from '../manifest.js';
+
+export interface IndexEntry {
+  id: string;
+  digest: string;
+  version: string;
+  kind: PackageKind;
+  uri: string;
+  installedAt: string;
+}
+
+export function packagesDir(home: string): string {
+  return path.join(home, 'packages');
+}
+
+export function indexPath(home: string): string {
+  return path.join(packagesDir(home), 'index.toml');
+}
+
+export interface IndexRead {
+  entries: IndexEntry[];
+  problems: string[];
+}
+
+export function readIndex(home: string): IndexRead {
+  let text: string;
+  try {
+    text = readFileSync(indexPath(home), 'utf8');
+  } catch {
+    return { entries: [], problems: [] };
+  }
+  let table: Record<string, unknown>;
+  try {
+    table = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    return { entries: [], problems: [`${indexPath(home)}: ${String(error)}`] };
+  }
+  const packages = table['packages'];
+  const entries: IndexEntry[] = [];
+  const problems: string[] = [];
+  if (packages === null || typeof packages !== 'object') return { entries, problems };
+  for (const [id, raw] of Object.entries(packages as Record<string, unknown>)) {
+    const e = raw as Record<string, unknown>;
+    const digest = e['digest'];
+    const kind = e['kind'];
+    if (
+      typeof digest !== 'string' ||
+      !DIGEST.test(digest) ||
+      (kind !== 'skill' && kind !== 'template')
+    ) {
+      problems.push(`${indexPath(home)}: entry ${JSON.stringify(id)} is malformed`);
+      continue;
+    }
+    entries.push({
+      id,
+      digest,
+      kind,
+      version: typeof e['version'] === 'string' ? e['version'] : '',
+      uri: typeof e['uri'] === 'string' ? e['uri'] : '',
+      installedAt: typeof e['installed_at'] === 'string' ? e['installed_at'] : '',
+    });
+  }
+  return { entries, problems };
+}
+
+export async function writeIndex(home: string, entries: readonly IndexEntry[]): Promise<void> {
+  const packages: Record<string, Record<string, string>> = {};
+  for (const e of [...entries].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    packages[e.id] = {
+      digest: e.digest,
+      version: e.version,
+      kind: e.kind,
+      uri: e.uri,
+      installed_at: e.installedAt,
+    };
+  }
+  const header =
+    '# Written by byre: installed packages (id -> snapshot). Use `byre skill install|uninstall`.\n';
+  await writeFileAtomic(indexPath(home), header + stringify({ packages }) + '\n');
+}

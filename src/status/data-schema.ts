@@ -1,0 +1,171 @@
+// The shape of `byre status --data`, written once in zod: the TypeScript type
+// the model builds and the JSON Schema pinned in test/golden/ are both derived
+// from it, so they cannot drift apart. Versioned, not yet a scripting contract.
+
+import { z } from 'zod';
+
+export const STATUS_DATA_VERSION = 2;
+
+const text = z.string();
+const nullableText = z.string().nullable();
+/** Who set a value: a config layer (`project`, `template byre/go`), `skill <id>`, `mcp:<name>`, `launch record`. */
+const source = z.string().describe('who set it: a config layer, skill <id>, mcp:<name>, worktree');
+
+const launchState = z.enum([
+  'none',
+  'pre_record',
+  'unreadable',
+  'missing',
+  'tampered',
+  'newer_schema',
+  'verified',
+]);
+
+export const statusDataSchema = z
+  .object({
+    version: z.literal(STATUS_DATA_VERSION),
+    subject: z.enum(['running_box', 'next_launch']),
+    project_id: text,
+    workdir: text,
+    worktree_of: nullableText,
+    agent: z.object({ id: text, source }).nullable(),
+    template: z.object({ id: text, source, bundled: z.boolean() }).nullable(),
+    extends: z.array(text),
+    preset_note: nullableText,
+    self_edit: z.boolean(),
+    engine: z.object({
+      choice: text,
+      name: nullableText,
+      error: nullableText,
+      rootless: z.boolean().nullable(),
+      keep_id: z.boolean().nullable(),
+      rootless_error: nullableText,
+    }),
+    network: z.object({
+      posture: text.describe('open, deny-by-default, open-denylist, or unknown'),
+      posture_skill: nullableText,
+      warranted: z.boolean().describe('a posture is declared and nothing degrades the claim'),
+      degraded_by: z.array(text),
+      egress: z.array(
+        z.object({
+          host: text,
+          port: z.number().int(),
+          source: z.array(source),
+          enforced: z.boolean(),
+          closed_by: nullableText,
+        }),
+      ),
+      closed: z.array(z.object({ entry: text, source })),
+    }),
+    ports: z.array(
+      z.object({
+        interface: text,
+        host: z.number().int(),
+        container: z.number().int(),
+        source,
+      }),
+    ),
+    binds: z.array(
+      z.object({
+        host: text,
+        target: text,
+        mode: z.enum(['ro', 'rw']),
+        disabled: z.boolean(),
+        source,
+      }),
+    ),
+    volumes: z.array(
+      z.object({
+        name: text,
+        engine_name: text,
+        target: text,
+        role: z.enum(['state', 'cache']),
+        scope: z.enum(['project', 'machine']),
+        sharing: z.enum(['shared', 'exclusive']),
+        source,
+      }),
+    ),
+    skills: z.array(
+      z.object({
+        id: text,
+        provenance: z.enum(['bundled', 'installed', 'local']),
+        version: nullableText,
+      }),
+    ),
+    skill_error: nullableText,
+    skill_grants: z.array(
+      z.object({
+        skill: text,
+        kind: z.enum(['mount', 'cap', 'run_arg', 'netns_init', 'sock_group']),
+        value: text,
+      }),
+    ),
+    reserved_env: z.array(
+      z.object({
+        skill: text,
+        key: text,
+        known: z.boolean(),
+        claims: z.array(text),
+        note: text,
+      }),
+    ),
+    mcp_servers: z.array(
+      z.object({
+        name: text,
+        transport: z.enum(['command', 'url']),
+        target: text,
+        env: z.array(text),
+        source,
+      }),
+    ),
+    mcp_closed: z.array(z.object({ name: text, source })),
+    mcp_delivery: nullableText,
+    claude_skills: z.array(z.object({ name: text, path: text, source })),
+    claude_skills_closed: z.array(z.object({ name: text, source })),
+    claude_skills_delivery: nullableText,
+    instructions: z.array(z.object({ name: text, source, text: nullableText, file: nullableText })),
+    instructions_delivery: nullableText,
+    host_env: z.array(
+      z.object({
+        key: text,
+        source: text,
+        state: z.enum(['delivered', 'disabled', 'overridden', 'empty']),
+        layer: source,
+      }),
+    ),
+    env_keys: z.array(text),
+    run_args: z.array(text),
+    build_raw: z.array(text),
+    containments: z.array(z.object({ skill: text, text })),
+    managed_path_shadows: z.array(
+      z.object({ target: text, kind: z.enum(['mount', 'volume']), shadows: text, source }),
+    ),
+    container: z.object({
+      state: z.enum(['not_running', 'running', 'unknown']),
+      id: nullableText,
+      engine: nullableText,
+      orphaned: z.boolean(),
+      client_pid: z.number().int().nullable(),
+      error: nullableText,
+      siblings: z.array(z.object({ worktree: text, id: text, engine: text })),
+      siblings_error: nullableText,
+    }),
+    launch: z.object({
+      state: launchState,
+      note: nullableText,
+      record: nullableText.describe('the record hash (its file name and byre.launch label)'),
+      schema: z.number().int().nullable(),
+      byre: nullableText,
+      created: nullableText,
+      engine: nullableText,
+      image: z
+        .object({ tag: text, digest: text, digest_error: nullableText, base: text })
+        .nullable(),
+      box_env_keys: z.array(text).nullable(),
+    }),
+    changes_on_next_launch: z.array(text),
+  })
+  .strict();
+
+export type StatusData = z.infer<typeof statusDataSchema>;
+export type LaunchDataState = z.infer<typeof launchState>;

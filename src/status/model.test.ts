@@ -1,0 +1,863 @@
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+
+import type { EffectiveConfig, LayerRef } from '../config/types.js';
+import { fakeConfig, fakeSkill, sourced } from '../gen/test-fixtures.js';
+import type { HostEnvEntry } from '../hostenv/resolve.js';
+import { launchRecordHash, renderLaunchRecord, type LaunchRecord } from '../launch/record.js';
+import { sampleRecord } from '../launch/test-records.js';
+import type { LaunchRecordState } from '../launch/verify.js';
+import { bannerLines, exposureLines } from '../box/banner.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { statusModel, type StatusInput } from './model.js';
+import { renderStatusText } from './render-text.js';
+import { rowsForTier } from './rows.js';
+
+const DEFAULT_LAYER: LayerRef = { kind: 'default', name: 'default', path: '/h/default.config' };
+
+function input(over: Partial<StatusInput> = {}): StatusInput {
+  return {
+    project: {
+      projectId: 'app-1a2b3c',
+      worktreeId: 'app-1a2b3c',
+      projectRoot: '/home/ada/app',
+      worktreeDir: '/home/ada/app',
+      isLinkedWorktree: false,
+      commonGitDir: null,
+    },
+    config: fakeConfig(),
+    skills: [],
+    skillError: null,
+    engine: { kind: 'ok', name: 'docker', rootless: false, keepId: false },
+    hostEnv: [],
+    hostUid: 1000,
+    home: '/home/ada',
+    container: { state: 'not_running' },
+    launch: null,
+    siblings: [],
+    siblingsError: null,
+    nextLaunch: null,
+    ...over,
+  };
+}
+
+function rows(i: StatusInput, tier: 'default' | 'full' = 'default') {
+  return rowsForTier(statusModel(i).rows, tier);
+}
+
+/** label -> values (continuations folded into the row above). */
+function table(i: StatusInput, tier: 'default' | 'full' = 'default'): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let last = '';
+  for (const r of rows(i, tier)) {
+    if (r.label !== '') last = r.label;
+    out.set(last, [...(out.get(last) ?? []), r.value]);
+  }
+  return out;
+}
+
+function hostEnv(key: string, state: HostEnvEntry['state'], source = `env:${key}`): HostEnvEntry {
+  return {
+    key,
+    source,
+    state,
+    from: DEFAULT_LAYER,
+    ...(state === 'delivered' ? { value: 'v' } : {}),
+  };
+}
+
+const firewall = (over: Partial<ResolvedSkill['runtime']> = {}): ResolvedSkill =>
+  fakeSkill('byre/firewall', 'bundled', {
+    runtime: { ...fakeSkill('x', 'local').runtime, networkPosture: 'deny-by-default', ...over },
+  });
+
+const REFERENCE_ORDER = [
+  'Project id',
+  'Agent',
+  'Template',
+  'Extends',
+  'Preset',
+  'Engine',
+  'Project',
+  'Worktree of',
+  'Image',
+  'Network',
+  'Containment',
+  'Egress',
+  'Closed',
+  'Ports',
+  'Host mounts',
+  'Self-edit',
+  'Skills',
+  'State vols',
+  'Cache vols',
+  'Shared vols',
+  'MCP servers',
+  'MCP closed',
+  'Claude Skills',
+  'CS closed',
+  'Instructions',
+  'Host env',
+  'Env',
+  'Box env',
+  'Skill grants',
+  'Reserved env',
+  'Raw run args',
+  'Raw build',
+  'Container',
+  'Worktrees',
+  'Next launch',
+];
+
+/** A config that makes every conditional row appear. */
+function everything(): StatusInput {
+  const claude = fakeSkill('byre/claude', 'bundled', {
+    runtime: {
+      ...fakeSkill('x', 'local').runtime,
+      egress: ['api.anthropic.com'],
+      env: { BYRE_EGRESS: 'x' },
+      caps: ['NET_RAW'],
+      containment: 'mounts the host docker socket',
+    },
+    agent: { command: 'claude', state: null, context: true, mcp: true, claudeSkills: false },
+    volumes: [
+      {
+        name: 'claude',
+        role: 'state',
+        target: '/home/dev/.claude',
+        scope: 'project',
+        sharing: 'exclusive',
+      },
+      { name: 'npm', role: 'cache', target: '/home/dev/.npm', scope: 'project', sharing: 'shared' },
+      {
+        name: 'auth',
+        role: 'state',
+        target: '/home/dev/.auth',
+        scope: 'machine',
+        sharing: 'shared',
+      },
+    ],
+    context: 'Use the firewall.',
+  });
+  const config: EffectiveConfig = fakeConfig({
+    agent: sourced('byre/claude'),
+    template: sourced('byre/go', { kind: 'template', name: 'byre/go', path: null }),
+    layers: [{ kind: 'template', name: 'byre/go', path: null }],
+    extendsChain: ['corp', 'team'],
+    egress: [sourced({ host: 'pypi.org', port: 443 })],
+    egressClosed: [sourced({ host: 'statsig.com', port: null })],
+    ports: [sourced({ container: 3000, host: 0, interface: '127.0.0.1' })],
+    mounts: [
+      sourced({
+        host: '~/.gitconfig',
+        target: '/home/dev/.gitconfig',
+        mode: 'ro',
+        disabled: false,
+      }),
+    ],
+    mcp: [
+      sourced({
+        name: 'gh',
+        url: 'https://mcp.github.com/x',
+        env: ['GH_TOKEN'],
+        egress: [],
+        headers: {},
+      }),
+    ],
+    mcpClosed: [sourced('old')],
+    claudeSkills: [sourced({ name: 'review', path: 'skills/review' })],
+    claudeSkillsClosed: [sourced('lint')],
+    context: [sourced({ name: 'house', text: 'Be terse.' })],
+    env: { FOO: sourced('1') },
+    runArgs: [sourced('--cap-add=SYS_PTRACE')],
+    dockerfilePre: [sourced('RUN echo hi')],
+  });
+  const sample = sampleRecord();
+  const record: LaunchRecord = {
+    ...sample,
+    volumes: [
+      ...sample.volumes,
+      {
+        name: 'byre-machine-u1000-auth',
+        target: '/home/dev/.auth',
+        decl: 'auth',
+        role: 'state',
+        scope: 'machine',
+        sharing: 'shared',
+      },
+    ],
+  };
+  const hash = launchRecordHash(renderLaunchRecord(record));
+  return input({
+    config,
+    skills: [claude, firewall()],
+    project: {
+      ...input().project,
+      worktreeId: 'app-feature-9z',
+      worktreeDir: '/home/ada/app-feature',
+      isLinkedWorktree: true,
+      commonGitDir: '/home/ada/app/.git',
+    },
+    presetNote: 'preset corp/go drifted: 2 keys edited since apply',
+    hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'empty', 'tz:')],
+    container: {
+      state: 'running',
+      id: 'abcdef0123456789',
+      engine: 'docker',
+      clientPid: 42,
+      clientAlive: true,
+    },
+    launch: { kind: 'verified', hash, record },
+    nextLaunch: { ...record, ports: [] },
+    siblings: [{ worktreeId: 'app-main', id: '0123456789abcdef', engine: 'podman' }],
+  });
+}
+
+describe('statusModel rows', () => {
+  it('lists every row of the reference, in its order, when every condition holds', () => {
+    const seen = [...table({ ...everything() }).keys()];
+    // Self-edit has no config key yet; every other reference row is present.
+    expect(seen).toEqual(REFERENCE_ORDER.filter((l) => l !== 'Self-edit'));
+  });
+
+  it('a bare config shows only the unconditional rows, with (none)/none', () => {
+    const t = table(input());
+    expect([...t.keys()]).toEqual([
+      'Project id',
+      'Agent',
+      'Template',
+      'Engine',
+      'Project',
+      'Network',
+      'Ports',
+      'Host mounts',
+      'Skills',
+      'State vols',
+      'Cache vols',
+      'Container',
+    ]);
+    expect(t.get('Agent')).toEqual(['(none)']);
+    expect(t.get('Template')).toEqual(['(none)']);
+    expect(t.get('Ports')).toEqual(['none']);
+    expect(t.get('Network')).toEqual(['open']);
+    expect(t.get('Container')).toEqual(['not running']);
+  });
+
+  type Case = [string, Partial<StatusInput>, string, string | RegExp];
+  const cases: Case[] = [
+    [
+      'agent with provenance',
+      { config: fakeConfig({ agent: sourced('byre/claude', DEFAULT_LAYER) }) },
+      'Agent',
+      'byre/claude  (default)',
+    ],
+    [
+      'bundled template',
+      {
+        config: fakeConfig({
+          template: sourced('byre/go'),
+          layers: [{ kind: 'template', name: 'byre/go', path: null }],
+        }),
+      },
+      'Template',
+      'byre/go  (bundled)',
+    ],
+    [
+      'extends chain',
+      { config: fakeConfig({ extendsChain: ['a', 'b'] }) },
+      'Extends',
+      'a -> b -> project',
+    ],
+    ['preset note', { presetNote: 'drifted' }, 'Preset', 'drifted'],
+    [
+      'rootless keep-id podman',
+      { engine: { kind: 'ok', name: 'podman', rootless: true, keepId: true } },
+      'Engine',
+      'podman  (rootless, keep-id)',
+    ],
+    [
+      'no engine',
+      { engine: { kind: 'error', message: 'no container engine found' } },
+      'Engine',
+      'not available — no container engine found',
+    ],
+    [
+      'worktree',
+      {
+        project: {
+          ...input().project,
+          isLinkedWorktree: true,
+          commonGitDir: '/r/.git',
+          projectRoot: '/r',
+        },
+      },
+      'Worktree of',
+      '/r',
+    ],
+    [
+      'deny-by-default',
+      { skills: [firewall()] },
+      'Network',
+      'deny-by-default  (skill: byre/firewall)',
+    ],
+    [
+      'open-denylist',
+      {
+        skills: [
+          fakeSkill('byre/firewall-open', 'bundled', {
+            runtime: { ...firewall().runtime, networkPosture: 'open-denylist' },
+          }),
+        ],
+        config: fakeConfig({
+          egressClosed: [
+            sourced({ host: 'a.com', port: null }),
+            sourced({ host: 'a.com', port: 80 }),
+            sourced({ host: 'b.com', port: null }),
+          ],
+        }),
+      },
+      'Network',
+      'open-denylist  (open network, 2 hosts blocked; skill: byre/firewall-open)',
+    ],
+    [
+      'raw run_args degrade the posture',
+      { skills: [firewall()], config: fakeConfig({ runArgs: [sourced('--privileged')] }) },
+      'Network',
+      'deny-by-default  (declared; raw run_args present — not guaranteed; skill: byre/firewall)',
+    ],
+    [
+      'raw build lines degrade the posture',
+      { skills: [firewall()], config: fakeConfig({ dockerfilePost: [sourced('RUN x')] }) },
+      'Network',
+      /declared; raw build lines present — not guaranteed/,
+    ],
+    [
+      'a reserved network key degrades the posture',
+      { skills: [firewall({ env: { BYRE_EGRESS: 'evil.com:443' } })] },
+      'Network',
+      /declared; reserved BYRE_EGRESS \(byre\/firewall\) present — not guaranteed/,
+    ],
+    [
+      'skills unresolved',
+      { skillError: 'skill foo not found' },
+      'Network',
+      'unknown  (skills unresolved)',
+    ],
+    [
+      'containment hole',
+      {
+        skills: [
+          fakeSkill('dind', 'local', {
+            runtime: {
+              ...firewall().runtime,
+              networkPosture: null,
+              containment: 'host docker socket',
+            },
+          }),
+        ],
+      },
+      'Containment',
+      '🛑 HOLE -- host docker socket  (skill: dind)',
+    ],
+    [
+      'mount over the launcher',
+      {
+        config: fakeConfig({
+          mounts: [sourced({ host: '/x', target: '/usr/local/bin', mode: 'ro', disabled: false })],
+        }),
+      },
+      'Containment',
+      '🛑 HOLE -- mount over /usr/local/bin shadows byre-managed /usr/local/bin/byre-launch  (project)',
+    ],
+    [
+      'volume under /etc/byre',
+      {
+        config: fakeConfig({
+          volumes: [
+            sourced({
+              name: 'v',
+              role: 'state',
+              target: '/etc/byre/mcp',
+              scope: 'project',
+              sharing: 'shared',
+            }),
+          ],
+        }),
+      },
+      'Containment',
+      /volume over \/etc\/byre\/mcp shadows byre-managed \/etc\/byre/,
+    ],
+    [
+      'mount over a netns hook',
+      {
+        skills: [firewall({ netnsInit: '/usr/lib/byre/netns-init' })],
+        config: fakeConfig({
+          mounts: [sourced({ host: '/x', target: '/usr/lib/byre', mode: 'ro', disabled: false })],
+        }),
+      },
+      'Containment',
+      /shadows byre-managed \/usr\/lib\/byre\/netns-init/,
+    ],
+    [
+      'config egress without a posture is unenforced',
+      { config: fakeConfig({ egress: [sourced({ host: 'pypi.org', port: 443 })] }) },
+      'Egress',
+      'pypi.org:443  (config) — unenforced, network open',
+    ],
+    [
+      'skill egress attributed',
+      { skills: [firewall({ egress: ['api.x.com'] })] },
+      'Egress',
+      'api.x.com:443  (byre/firewall)',
+    ],
+    [
+      'closed skill egress',
+      {
+        skills: [firewall({ egress: ['api.x.com'] })],
+        config: fakeConfig({ egressClosed: [sourced({ host: 'api.x.com', port: null })] }),
+      },
+      'Egress',
+      "api.x.com:443  (byre/firewall) — closed by config '!api.x.com'",
+    ],
+    [
+      'closure row',
+      { config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: 80 })] }) },
+      'Closed',
+      '!a.com:80  (project)',
+    ],
+    [
+      'mcp egress',
+      {
+        config: fakeConfig({
+          mcp: [sourced({ name: 'gh', url: 'https://g.com/', env: [], egress: [], headers: {} })],
+        }),
+      },
+      'Egress',
+      'g.com:443  (mcp:gh)',
+    ],
+    [
+      'port mirrored',
+      {
+        config: fakeConfig({
+          ports: [sourced({ container: 8080, host: 0, interface: '127.0.0.1' })],
+        }),
+      },
+      'Ports',
+      '127.0.0.1:8080 -> 8080  (project)',
+    ],
+    [
+      'disabled mount kept and marked',
+      {
+        config: fakeConfig({
+          mounts: [sourced({ host: '~/d', target: '/d', mode: 'ro', disabled: true })],
+        }),
+      },
+      'Host mounts',
+      '~/d -> /d  (ro, disabled)  (project)',
+    ],
+    [
+      'skill mount attributed',
+      {
+        skills: [
+          fakeSkill('s', 'local', {
+            runtime: {
+              ...firewall().runtime,
+              networkPosture: null,
+              mounts: [
+                {
+                  host: '/var/run/docker.sock',
+                  target: '/var/run/docker.sock',
+                  mode: 'rw',
+                  disabled: false,
+                },
+              ],
+            },
+          }),
+        ],
+      },
+      'Host mounts',
+      '/var/run/docker.sock -> /var/run/docker.sock  (rw)  (skill s)',
+    ],
+    [
+      'skills column',
+      { skills: [fakeSkill('byre/claude', 'bundled'), fakeSkill('me/x', 'installed')] },
+      'Skills',
+      'byre/claude  bundled 1.0.0',
+    ],
+    [
+      'shared volume',
+      {
+        config: fakeConfig({
+          volumes: [
+            sourced({
+              name: 'gh',
+              role: 'state',
+              target: '/g',
+              scope: 'machine',
+              sharing: 'shared',
+            }),
+          ],
+        }),
+      },
+      'Shared vols',
+      'gh -> /g  (project)  (machine-wide, all your projects)',
+    ],
+    [
+      'mcp without an agent is not delivered',
+      {
+        config: fakeConfig({
+          mcp: [sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress: [], headers: {} })],
+        }),
+      },
+      'MCP servers',
+      'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+    ],
+    [
+      'env baked',
+      { config: fakeConfig({ env: { B: sourced('1'), A: sourced('2') } }) },
+      'Env',
+      'A, B  (baked into the image)',
+    ],
+    [
+      'host env summary',
+      { hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('X', 'overridden')] },
+      'Host env',
+      '1 key from host: TERM  (env_from_host; --full for sources)',
+    ],
+    [
+      'host env override noted',
+      { hostEnv: [hostEnv('X', 'overridden')] },
+      'Host env',
+      'X overridden by [env]',
+    ],
+    [
+      'host env withheld noted',
+      { hostEnv: [hostEnv('TZ', 'empty', 'tz:')] },
+      'Host env',
+      'TZ NOT passed: tz: is empty on this host',
+    ],
+    [
+      'skill cap grant',
+      { skills: [firewall({ caps: ['NET_ADMIN'] })] },
+      'Skill grants',
+      'byre/firewall: +NET_ADMIN',
+    ],
+    [
+      'skill sock group',
+      { skills: [firewall({ sockGroups: ['/var/run/docker.sock'] })] },
+      'Skill grants',
+      'byre/firewall: socket group for /var/run/docker.sock',
+    ],
+    [
+      'reserved key',
+      { skills: [firewall({ env: { BYRE_MCP_CONFIG: '/x' } })] },
+      'Reserved env',
+      '⚠ byre/firewall sets BYRE_MCP_CONFIG: the MCP delivery claim is not guaranteed',
+    ],
+    [
+      'unknown reserved key',
+      { skills: [firewall({ env: { BYRE_FOO: '1' } })] },
+      'Reserved env',
+      /BYRE_FOO, a BYRE_ key this byre does not know: the network and launch claims/,
+    ],
+    [
+      'raw run args',
+      { config: fakeConfig({ runArgs: [sourced('--cap-add=SYS_PTRACE')] }) },
+      'Raw run args',
+      '--cap-add=SYS_PTRACE   (passed through; not introspected)',
+    ],
+    [
+      'raw build count',
+      { config: fakeConfig({ dockerfilePre: [sourced('RUN a'), sourced('RUN b')] }) },
+      'Raw build',
+      '2 lines  (not introspected; --full to show)',
+    ],
+    [
+      'running',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'podman',
+          clientPid: 7,
+          clientAlive: true,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      'running (abcdef012345) on podman',
+    ],
+    [
+      'orphaned',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'docker',
+          clientPid: 7,
+          clientAlive: false,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      'running (abcdef012345) on docker — orphaned: the byre that started it (pid 7) is gone; stop it with `docker stop abcdef012345`',
+    ],
+    [
+      'unknown container',
+      { container: { state: 'unknown', error: 'could not ask docker (boom)' } },
+      'Container',
+      'unknown — could not ask docker (boom)',
+    ],
+    [
+      'siblings',
+      { siblings: [{ worktreeId: 'app-wt-1', id: '0123456789abcdef', engine: 'docker' }] },
+      'Worktrees',
+      'app-wt-1  running (0123456789ab) on docker',
+    ],
+  ];
+  it.each(cases)('%s', (_name, over, label, expected) => {
+    const values = table(input(over)).get(label) ?? [];
+    if (typeof expected === 'string') expect(values).toContain(expected);
+    else expect(values.some((v) => expected.test(v))).toBe(true);
+  });
+
+  it('full tier: host env sources, raw build verbatim, instruction text', () => {
+    const t = table(everything(), 'full');
+    expect(t.get('Host env')).toEqual([
+      'TERM <- env:TERM  (delivered; default)',
+      'TZ <- tz:  (empty; default)',
+    ]);
+    expect(t.get('Raw build')).toEqual(['RUN echo hi']);
+    expect(t.get('Instructions')).toContain('house  (project): Be terse.');
+  });
+
+  it('claim degradations and containment rows are never-truncate', () => {
+    const kinds = rows(everything()).filter((r) =>
+      /^(Network|Containment|Reserved env|Raw run args|Container)$/.test(r.label),
+    );
+    expect(kinds.every((r) => r.kind === 'never-truncate')).toBe(true);
+  });
+});
+
+describe('launch record states', () => {
+  const record: LaunchRecord = sampleRecord();
+  const hash = launchRecordHash(renderLaunchRecord(record));
+  const running = {
+    state: 'running',
+    id: 'abcdef0123456789',
+    engine: 'docker',
+    clientPid: 1,
+    clientAlive: true,
+  } as const;
+  const degraded: [LaunchRecordState['kind'], LaunchRecordState, RegExp][] = [
+    ['pre_record', { kind: 'pre_record' }, /carries no launch record/],
+    ['missing', { kind: 'missing', hash }, /launch record file is missing/],
+    [
+      'unreadable',
+      {
+        kind: 'unreadable',
+        label: 'zz',
+        reason: 'label',
+        message: 'label is not a sha256 hex digest',
+      },
+      /cannot be read: label is not/,
+    ],
+    ['tampered', { kind: 'tampered', hash, actual: 'f'.repeat(64) }, /was edited since launch/],
+    [
+      'newer_schema',
+      { kind: 'newer_schema', hash, version: 9 },
+      /newer byre; liveness only \(record = 9\)/,
+    ],
+  ];
+  it.each(degraded)(
+    '%s degrades with one qualifier and falls back to the config',
+    (kind, launch, note) => {
+      const m = statusModel(input({ container: running, launch, nextLaunch: record }));
+      expect(m.data.subject).toBe('next_launch');
+      expect(m.data.launch.state).toBe(kind);
+      const lines = rowsForTier(m.rows, 'default').map((r) => r.value);
+      const warnings = lines.filter((v) => v.includes('CURRENT CONFIG'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(note);
+      expect(lines.some((v) => v.includes('THIS box'))).toBe(false);
+      expect(m.data.changes_on_next_launch).toEqual([]);
+      // Grant rows describe the config (no ports configured), not the record's port.
+      expect(m.data.ports).toEqual([]);
+      expect(m.data.launch.image).toBeNull();
+    },
+  );
+
+  it('verified: the box is the subject, the Image row appears, Next launch lists only deltas', () => {
+    const next: LaunchRecord = {
+      ...record,
+      binds: [...record.binds, { host: '/data', target: '/data', mode: 'ro' }],
+    };
+    const m = statusModel(
+      input({ container: running, launch: { kind: 'verified', hash, record }, nextLaunch: next }),
+    );
+    expect(m.data.subject).toBe('running_box');
+    const t = table(
+      input({ container: running, launch: { kind: 'verified', hash, record }, nextLaunch: next }),
+    );
+    expect(t.get('Container')?.[1]).toBe(
+      `↳ the grant rows above describe THIS box (launch record ${hash.slice(0, 12)}). Other rows describe the current config.`,
+    );
+    expect(t.get('Image')).toEqual([`${record.image.tag}  0f0e0d0c0b0a  base node:22`]);
+    expect(t.get('Next launch')).toEqual(['+ bind /data -> /data (ro)']);
+    // Grants from the record: its port, its bind, its posture and egress.
+    expect(t.get('Ports')).toEqual(['127.0.0.1:3000 -> 3000  (launch record)']);
+    expect(t.get('Host mounts')).toEqual([
+      '/home/ada/.gitconfig -> /home/dev/.gitconfig  (ro)  (launch record)',
+    ]);
+    expect(t.get('Network')?.[0]).toMatch(
+      /^deny-by-default  \(declared; raw run_args, reserved HTTPS_PROXY/,
+    );
+    expect(t.get('Egress')).toEqual([
+      'api.anthropic.com:443  (launch record)',
+      'github.com:443  (launch record)',
+    ]);
+    expect(t.get('Box env')).toEqual([
+      'ANTHROPIC_API_KEY, GIT_AUTHOR_NAME, TERM  (keys passed at launch)',
+    ]);
+  });
+
+  it('verified with an unchanged config has no Next launch section', () => {
+    const t = table(
+      input({ container: running, launch: { kind: 'verified', hash, record }, nextLaunch: record }),
+    );
+    expect(t.has('Next launch')).toBe(false);
+  });
+
+  it('recorded binds are attributed to the config that still explains them', () => {
+    const config = fakeConfig({
+      mounts: [
+        sourced({
+          host: '~/.gitconfig',
+          target: '/home/dev/.gitconfig',
+          mode: 'ro',
+          disabled: false,
+        }),
+      ],
+    });
+    const t = table(
+      input({
+        config,
+        container: running,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      }),
+    );
+    expect(t.get('Host mounts')).toEqual([
+      '/home/ada/.gitconfig -> /home/dev/.gitconfig  (ro)  (project)',
+    ]);
+  });
+});
+
+describe('text layout', () => {
+  const cjk = '/home/ada/プロジェクト/データ/とても長いディレクトリ名/さらに深い階層';
+  const wide = input({
+    config: fakeConfig({
+      mounts: [sourced({ host: cjk, target: '/data/プロジェクト', mode: 'ro', disabled: false })],
+    }),
+    skills: [
+      fakeSkill('dind', 'local', {
+        runtime: {
+          ...fakeSkill('x', 'local').runtime,
+          containment:
+            'mounts the host docker socket: the agent can start privileged containers on your machine and read every file you can',
+        },
+      }),
+    ],
+  });
+
+  it.each([48, 80, 120, 160])(
+    'at %i cells no line overruns except an unbreakable token',
+    (width) => {
+      const text = renderStatusText(statusModel(wide), 'default', width);
+      for (const line of text.trimEnd().split('\n')) {
+        if (stringWidth(line) <= width) continue;
+        // Only the unbreakable CJK path token may overhang, alone on its line.
+        expect(line.slice(14).trim()).toBe(cjk);
+      }
+      // The 🛑 row is whole and hangs at the value column.
+      const lines = text.split('\n');
+      const start = lines.findIndex((l) => l.startsWith('Containment:'));
+      expect(lines[start]).toContain('🛑 HOLE --');
+      const joined = lines
+        .slice(start, start + 6)
+        .map((l) => l.slice(14).trim())
+        .join(' ');
+      expect(joined).toMatch(/read every file you can\s+\(skill: dind\)/);
+      expect(text).not.toContain('--full to show)');
+    },
+  );
+
+  it('the CJK path is never cut', () => {
+    for (const width of [48, 80]) {
+      const text = renderStatusText(statusModel(wide), 'full', width);
+      expect(text).toContain(cjk);
+    }
+  });
+
+  it('long values truncate in the default tier with a --full pointer, never in --full', () => {
+    const keys = Array.from({ length: 40 }, (_, i) =>
+      hostEnv(`SOME_LONG_KEY_NAME_${i}`, 'delivered'),
+    );
+    const i = input({ hostEnv: keys });
+    const def = renderStatusText(statusModel(i), 'default', 80);
+    expect(def).toMatch(/… \(\+\d+ more lines; --full to show\)/);
+    const full = renderStatusText(statusModel(i), 'full', 80);
+    expect(full).not.toContain('more lines');
+    expect(full).toContain('SOME_LONG_KEY_NAME_39 <- env:SOME_LONG_KEY_NAME_39');
+  });
+
+  it('every mount gets its own row: none is elided however many there are', () => {
+    const mounts = Array.from({ length: 30 }, (_, i) =>
+      sourced({ host: `/m/${i}`, target: `/t/${i}`, mode: 'ro' as const, disabled: false }),
+    );
+    const text = renderStatusText(
+      statusModel(input({ config: fakeConfig({ mounts }) })),
+      'default',
+      80,
+    );
+    for (let i = 0; i < 30; i++) expect(text).toContain(`/m/${i} -> /t/${i}`);
+  });
+
+  it('escapes values byre did not write', () => {
+    const config = fakeConfig({
+      mounts: [sourced({ host: '/evil\u001b[31m', target: '/x', mode: 'ro', disabled: false })],
+    });
+    const text = renderStatusText(statusModel(input({ config })), 'default', 80);
+    expect(text).not.toContain('\u001b');
+    expect(text).toContain('/evil\\x1b[31m');
+  });
+});
+
+describe('develop banner (same model)', () => {
+  it('exposure, network and one loud line per hole or shadow', () => {
+    const config = fakeConfig({
+      mounts: [
+        sourced({ host: '/a', target: '/a', mode: 'ro', disabled: false }),
+        sourced({ host: '/b', target: '/etc', mode: 'ro', disabled: false }),
+        sourced({ host: '/c', target: '/c', mode: 'ro', disabled: true }),
+      ],
+      ports: [sourced({ container: 1, host: 0, interface: '127.0.0.1' })],
+    });
+    const skills = [firewall({ containment: 'host network' })];
+    const lines = exposureLines(config, skills, [hostEnv('TERM', 'delivered')]);
+    expect(lines).toEqual([
+      'byre: exposure: /workspace rw · 2 host mounts (+1 disabled) · 1 port · 1 env var',
+      'byre: network deny-by-default  (skill: byre/firewall)',
+      'byre: 🛑 containment hole: host network  (skill: byre/firewall)',
+      'byre: 🛑 containment hole: mount over /etc shadows byre-managed /etc/byre  (project)',
+    ]);
+  });
+
+  it('agrees with status on the network line', () => {
+    const i = input({ skills: [firewall()], config: fakeConfig({ runArgs: [sourced('--x')] }) });
+    const m = statusModel(i);
+    const status = table(i).get('Network')?.[0];
+    const banner = bannerLines(m.data)[1];
+    expect(banner).toBe(`byre: network ${status ?? ''}`);
+  });
+});

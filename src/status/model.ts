@@ -1,0 +1,732 @@
+// The status model: one pure function from what byre knows (resolved config,
+// skills, engine facts, container state, the verified launch record) to every
+// fact `byre status` shows, with attribution. Text rows, --data and develop's
+// banner all read this; it never reads files, asks an engine or prints.
+
+import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
+import { volumeEngineName } from '../box/run-params.js';
+import type { EngineName } from '../engine/types.js';
+import type { HostEnvEntry } from '../hostenv/resolve.js';
+import { launchChanges } from '../launch/diff.js';
+import type { LaunchRecord } from '../launch/record.js';
+import type { LaunchRecordState } from '../launch/verify.js';
+import { deriveEgress, egressText, mcpEgress, parseRecordedEgress } from '../network/egress.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
+import { statusRows, type ModelRow } from './rows.js';
+
+export interface StatusProject {
+  projectId: string;
+  worktreeId: string;
+  projectRoot: string;
+  worktreeDir: string;
+  isLinkedWorktree: boolean;
+  commonGitDir: string | null;
+}
+
+export type StatusEngine =
+  | { kind: 'ok'; name: EngineName; rootless: boolean; keepId: boolean }
+  | { kind: 'error'; message: string };
+
+export type StatusContainer =
+  | { state: 'not_running' }
+  /** `clientAlive` false: the byre process that started the box is gone (orphaned). */
+  | {
+      state: 'running';
+      id: string;
+      engine: EngineName;
+      clientPid: number | null;
+      clientAlive: boolean | null;
+    }
+  | { state: 'unknown'; error: string };
+
+export interface StatusSibling {
+  worktreeId: string;
+  id: string;
+  engine: EngineName;
+}
+
+export interface StatusInput {
+  project: StatusProject;
+  config: EffectiveConfig;
+  skills: readonly ResolvedSkill[];
+  /** Why skills could not be resolved; the posture is then unknown. */
+  skillError: string | null;
+  engine: StatusEngine;
+  hostEnv: readonly HostEnvEntry[];
+  hostUid: number;
+  /** For `~` in mount sources when matching recorded binds to config. */
+  home: string;
+  container: StatusContainer;
+  /** The running box's record state; null when no box runs here. */
+  launch: LaunchRecordState | null;
+  siblings: readonly StatusSibling[];
+  siblingsError: string | null;
+  /** What the current config would record at the next launch (diffed against a verified record). */
+  nextLaunch: LaunchRecord | null;
+  presetNote?: string | null;
+}
+
+export interface StatusModel {
+  data: StatusData;
+  /** Every row of the page, in reference order, tier-tagged. */
+  rows: ModelRow[];
+}
+
+/** The in-image paths byre's containment depends on; a mount over one is a hole. */
+export const LAUNCHER_PATH = '/usr/local/bin/byre-launch';
+export const BYRE_ETC = '/etc/byre';
+
+// ---------------------------------------------------------------------------
+// Attribution
+
+export function layerLabel(ref: LayerRef): string {
+  switch (ref.kind) {
+    case 'template':
+      return `template ${ref.name}`;
+    case 'layer':
+      return `layer ${ref.name}`;
+    default:
+      return ref.kind;
+  }
+}
+
+const skillSource = (id: string): string => `skill ${id}`;
+const RECORD_SOURCE = 'launch record';
+
+// ---------------------------------------------------------------------------
+// Reserved BYRE_ keys (reference section 9's table)
+
+const NETWORK = 'network';
+const LAUNCH = 'launch';
+const RESERVED: Record<string, readonly string[]> = {
+  BYRE_EGRESS: [NETWORK],
+  BYRE_EGRESS_DENY: [NETWORK],
+  BYRE_LAUNCH_GATE_FILE: [NETWORK],
+  BYRE_LAUNCH_GATE_TIMEOUT: [NETWORK],
+  BYRE_CONTEXT_DIR: ['context delivery'],
+  BYRE_AGENT_CONTEXT: ['context delivery'],
+  BYRE_SESSION_CONTEXT: ['context delivery'],
+  BYRE_MCP_CONFIG: ['MCP delivery'],
+  BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH],
+  BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH],
+  BYRE_WORKSPACE_DIR: [LAUNCH],
+  BYRE_IMAGE_PATH_FILE: [LAUNCH],
+  BYRE_ASSUME_TTY: [LAUNCH],
+  BYRE_GEMINI_DIR: [LAUNCH],
+  BYRE_IDENTITY_BASE: [LAUNCH],
+  BYRE_UID: [LAUNCH],
+  BYRE_GID: [LAUNCH],
+  BYRE_PROJECT: [LAUNCH],
+  BYRE_WORKTREE: [LAUNCH],
+};
+
+/** The claims a skill-set BYRE_ key can skew; an unknown one degrades network and launch. */
+export function reservedClaims(key: string): { known: boolean; claims: readonly string[] } {
+  const claims = RESERVED[key];
+  return claims === undefined
+    ? { known: false, claims: [NETWORK, LAUNCH] }
+    : { known: true, claims };
+}
+
+function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
+  const { known, claims } = reservedClaims(key);
+  const note = known
+    ? `${skill} sets ${key}: the ${claims.join(', ')} claim${claims.length === 1 ? ' is' : 's are'} not guaranteed`
+    : `${skill} sets ${key}, a BYRE_ key this byre does not know: the network and launch claims are not guaranteed`;
+  return { skill, key, known, claims: [...claims], note };
+}
+
+// ---------------------------------------------------------------------------
+// Managed-path shadows
+
+/** Does a mount at `target` cover `managed` (the path itself or an ancestor of it)? */
+function covers(target: string, managed: string): boolean {
+  const t = target.replace(/\/+$/, '') || '/';
+  return t === managed || t === '/' || managed.startsWith(`${t}/`);
+}
+
+function shadowedPath(target: string, netnsHooks: readonly string[]): string | null {
+  if (covers(target, LAUNCHER_PATH)) return LAUNCHER_PATH;
+  for (const hook of netnsHooks) if (covers(target, hook)) return hook;
+  if (covers(target, BYRE_ETC) || target.startsWith(`${BYRE_ETC}/`)) return BYRE_ETC;
+  return null;
+}
+
+function netnsHooks(skills: readonly ResolvedSkill[]): string[] {
+  return skills.flatMap((s) => (s.runtime.netnsInit === null ? [] : [s.runtime.netnsInit]));
+}
+
+/** Mounts and volumes over the launcher, a netns hook, or /etc/byre. */
+function managedShadows(
+  binds: StatusData['binds'],
+  volumes: StatusData['volumes'],
+  hooks: readonly string[],
+): StatusData['managed_path_shadows'] {
+  const shadows: StatusData['managed_path_shadows'] = [];
+  for (const b of binds) {
+    if (b.disabled) continue;
+    const shadowed = shadowedPath(b.target, hooks);
+    if (shadowed !== null)
+      shadows.push({ target: b.target, kind: 'mount', shadows: shadowed, source: b.source });
+  }
+  for (const v of volumes) {
+    const shadowed = shadowedPath(v.target, hooks);
+    if (shadowed !== null)
+      shadows.push({ target: v.target, kind: 'volume', shadows: shadowed, source: v.source });
+  }
+  return shadows;
+}
+
+// ---------------------------------------------------------------------------
+// The grant facts: what this box (or the next one) is exposed to
+
+/** The exposure facts develop's banner and status share; computed from the current config. */
+export type GrantFacts = Pick<
+  StatusData,
+  | 'binds'
+  | 'ports'
+  | 'volumes'
+  | 'network'
+  | 'reserved_env'
+  | 'containments'
+  | 'managed_path_shadows'
+  | 'host_env'
+  | 'run_args'
+  | 'build_raw'
+  | 'skill_grants'
+>;
+
+export interface GrantInput {
+  config: EffectiveConfig;
+  skills: readonly ResolvedSkill[];
+  skillError: string | null;
+  hostEnv: readonly HostEnvEntry[];
+  projectId: string;
+  hostUid: number;
+  /** Worktree binds (common git dir, worktree dir); empty for a plain project. */
+  extraBinds?: readonly MountSpec[];
+}
+
+function mountRow(m: MountSpec, source: string): StatusData['binds'][number] {
+  return { host: m.host, target: m.target, mode: m.mode, disabled: m.disabled, source };
+}
+
+export function grantFacts(input: GrantInput): GrantFacts {
+  const { config, skills } = input;
+  const binds = [
+    ...config.mounts.map((m) => mountRow(m.value, layerLabel(m.from))),
+    ...skills.flatMap((s) => s.runtime.mounts.map((m) => mountRow(m, skillSource(s.id)))),
+    ...(input.extraBinds ?? []).map((m) => mountRow(m, 'worktree')),
+  ];
+  const ports = config.ports.map((p) => ({
+    interface: p.value.interface,
+    host: p.value.host === 0 ? p.value.container : p.value.host,
+    container: p.value.container,
+    source: layerLabel(p.from),
+  }));
+  const volumes = [
+    ...config.volumes.map((v) => ({ spec: v.value, source: layerLabel(v.from) })),
+    ...skills.flatMap((s) => s.volumes.map((spec) => ({ spec, source: skillSource(s.id) }))),
+  ].map(({ spec, source }) => ({
+    name: spec.name,
+    engine_name: volumeEngineName(input.projectId, input.hostUid, spec),
+    target: spec.target,
+    role: spec.role,
+    scope: spec.scope,
+    sharing: spec.sharing,
+    source,
+  }));
+
+  const reserved = skills.flatMap((s) =>
+    Object.keys(s.runtime.env)
+      .filter((k) => k.startsWith('BYRE_'))
+      .sort()
+      .map((key) => reservedEntry(s.id, key)),
+  );
+  const posture = skills.find((s) => s.runtime.networkPosture !== null);
+  const network = networkFacts({
+    config,
+    skills,
+    skillError: input.skillError,
+    posture: posture?.runtime.networkPosture ?? 'open',
+    postureSkill: posture?.id ?? null,
+    recorded: null,
+    projectRunArgs: config.runArgs.length > 0,
+    rawBuild: config.dockerfilePre.length + config.dockerfilePost.length > 0,
+    reserved,
+  });
+
+  const shadows = managedShadows(binds, volumes, netnsHooks(skills));
+
+  return {
+    binds,
+    ports,
+    volumes,
+    network,
+    reserved_env: reserved,
+    containments: skills.flatMap((s) =>
+      s.runtime.containment === null ? [] : [{ skill: s.id, text: s.runtime.containment }],
+    ),
+    managed_path_shadows: shadows,
+    host_env: input.hostEnv.map((e) => ({
+      key: e.key,
+      source: e.source,
+      state: e.state,
+      layer: layerLabel(e.from),
+    })),
+    run_args: config.runArgs.map((a) => a.value),
+    build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
+    skill_grants: skills.flatMap((s) => [
+      ...s.runtime.mounts.map((m) => ({
+        skill: s.id,
+        kind: 'mount' as const,
+        value: `${m.host} -> ${m.target}  (${m.mode}${m.disabled ? ', disabled' : ''})`,
+      })),
+      ...s.runtime.caps.map((c) => ({ skill: s.id, kind: 'cap' as const, value: `+${c}` })),
+      ...s.runtime.runArgs.map((a) => ({ skill: s.id, kind: 'run_arg' as const, value: a })),
+      ...(s.runtime.netnsInit === null
+        ? []
+        : [{ skill: s.id, kind: 'netns_init' as const, value: s.runtime.netnsInit }]),
+      ...s.runtime.sockGroups.map((g) => ({ skill: s.id, kind: 'sock_group' as const, value: g })),
+    ]),
+  };
+}
+
+interface NetworkInput {
+  config: EffectiveConfig;
+  skills: readonly ResolvedSkill[];
+  skillError: string | null;
+  posture: string;
+  postureSkill: string | null;
+  /** A verified record's egress after closures; attribution still comes from config. */
+  recorded: readonly string[] | null;
+  projectRunArgs: boolean;
+  rawBuild: boolean;
+  reserved: StatusData['reserved_env'];
+}
+
+function networkFacts(n: NetworkInput): StatusData['network'] {
+  const { config, skills } = n;
+  const derived = deriveEgress(
+    [
+      ...skills.map((s) => ({ source: s.id, entries: s.runtime.egress })),
+      ...skills.flatMap((s) =>
+        s.mcp.map((m) => ({ source: `mcp:${m.name}`, entries: mcpEgress(m) })),
+      ),
+      ...config.mcp.map((m) => ({ source: `mcp:${m.value.name}`, entries: mcpEgress(m.value) })),
+      { source: 'config', entries: config.egress.map((e) => e.value) },
+    ],
+    config.egressClosed.map((c) => ({ entry: c.value, source: layerLabel(c.from) })),
+  );
+  const posture = n.skillError !== null ? 'unknown' : n.posture;
+  const degradedBy = [
+    ...(n.projectRunArgs ? ['raw run_args'] : []),
+    ...(n.rawBuild ? ['raw build lines'] : []),
+    ...n.reserved
+      .filter((r) => r.claims.includes(NETWORK))
+      .map((r) => `reserved ${r.key} (${r.skill})`),
+  ];
+  const allow = posture === 'deny-by-default';
+  let egress: StatusData['network']['egress'] = derived.entries.map((e) => ({
+    host: e.host,
+    port: e.port,
+    source: e.sources,
+    enforced: allow && e.closedBy === null && degradedBy.length === 0,
+    closed_by: e.closedBy,
+  }));
+  if (n.recorded !== null) {
+    // The box's own allowlist: attribute what config still explains.
+    egress = n.recorded.map((text) => {
+      const entry = parseRecordedEgress(text);
+      const known = derived.entries.find((e) => `${e.host}:${e.port}` === text);
+      return {
+        host: entry.host,
+        port: entry.port ?? 0,
+        source: known?.sources ?? [RECORD_SOURCE],
+        enforced: allow && degradedBy.length === 0,
+        closed_by: null,
+      };
+    });
+  }
+  return {
+    posture,
+    posture_skill: n.postureSkill,
+    warranted: posture !== 'open' && posture !== 'unknown' && degradedBy.length === 0,
+    degraded_by: posture === 'open' ? [] : degradedBy,
+    egress,
+    closed: derived.closures.map((c) => ({ entry: c.text, source: c.source })),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// The verified record as the page's subject
+
+function recordedBinds(
+  record: LaunchRecord,
+  current: StatusData['binds'],
+  home: string,
+): StatusData['binds'] {
+  const expand = (h: string): string =>
+    h === '~' ? home : h.startsWith('~/') ? `${home}/${h.slice(2)}` : h;
+  const out = record.binds.slice(1).map((b) => {
+    const match = current.find(
+      (c) => !c.disabled && c.target === b.target && expand(c.host) === b.host,
+    );
+    return {
+      host: b.host,
+      target: b.target,
+      mode: b.mode,
+      disabled: false,
+      source: match?.source ?? RECORD_SOURCE,
+    };
+  });
+  return [...out, ...current.filter((c) => c.disabled)];
+}
+
+function subjectFacts(
+  grants: GrantFacts,
+  record: LaunchRecord,
+  input: StatusInput,
+): Partial<GrantFacts> {
+  const sourceOf = <T>(list: readonly (T & { source: string })[], same: (c: T) => boolean) =>
+    list.find(same)?.source ?? RECORD_SOURCE;
+  const reserved = record.network.reservedEnv.map((r) => reservedEntry(r.skill, r.key));
+  return {
+    binds: recordedBinds(record, grants.binds, input.home),
+    ports: record.ports.map((p) => ({
+      ...p,
+      source: sourceOf(
+        grants.ports,
+        (c) => c.container === p.container && c.host === p.host && c.interface === p.interface,
+      ),
+    })),
+    volumes: record.volumes.map((v) => ({
+      name: v.decl,
+      engine_name: v.name,
+      target: v.target,
+      role: v.role,
+      scope: v.scope,
+      sharing: v.sharing,
+      source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
+    })),
+    reserved_env: reserved,
+    network: networkFacts({
+      config: input.config,
+      skills: input.skills,
+      skillError: null,
+      posture: record.network.posture,
+      postureSkill: record.network.postureSkill === '' ? null : record.network.postureSkill,
+      recorded: record.network.egress,
+      projectRunArgs: record.network.projectRunArgs,
+      rawBuild: record.network.rawBuild,
+      reserved,
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Wiring: MCP, Claude Skills, instructions
+
+function agentSkill(input: StatusInput): ResolvedSkill | null {
+  const id = input.config.agent?.value;
+  if (id === undefined) return null;
+  return input.skills.find((s) => s.id === id || s.id === `byre/${id}`) ?? null;
+}
+
+function delivery(
+  count: number,
+  agent: ResolvedSkill | null,
+  agentId: string | undefined,
+  supported: (s: ResolvedSkill) => boolean,
+  what: string,
+  baked: string,
+): string | null {
+  if (count === 0) return null;
+  if (agentId === undefined) return `declared; NOT delivered: no agent (baked at ${baked})`;
+  if (agent === null) return `declared; NOT delivered: agent ${agentId} is not resolved`;
+  return supported(agent)
+    ? `delivered to ${agent.id}`
+    : `declared; NOT delivered: ${agent.id} has no ${what} adapter (baked at ${baked})`;
+}
+
+// ---------------------------------------------------------------------------
+// Container and launch record
+
+const LAUNCH_NOTES: Record<Exclude<LaunchRecordState['kind'], 'verified'>, string> = {
+  pre_record: 'the box carries no launch record (started by a byre before records)',
+  missing: 'the box’s launch record file is missing',
+  unreadable: 'the box’s launch record cannot be read',
+  tampered: 'the box’s launch record was edited since launch (its bytes no longer match its hash)',
+  newer_schema: 'the box’s launch record was written by a newer byre; liveness only',
+};
+
+function launchData(state: LaunchRecordState | null): StatusData['launch'] {
+  const empty: StatusData['launch'] = {
+    state: 'none',
+    note: null,
+    record: null,
+    schema: null,
+    byre: null,
+    created: null,
+    engine: null,
+    image: null,
+    box_env_keys: null,
+  };
+  if (state === null) return empty;
+  switch (state.kind) {
+    case 'verified': {
+      const r = state.record;
+      return {
+        ...empty,
+        state: 'verified',
+        record: state.hash,
+        schema: r.record,
+        byre: r.byre,
+        created: r.created,
+        engine: r.engine,
+        image: {
+          tag: r.image.tag,
+          digest: r.image.digest,
+          digest_error: r.image.digestError ?? null,
+          base: r.image.base,
+        },
+        box_env_keys: [...r.envKeys],
+      };
+    }
+    case 'pre_record':
+      return { ...empty, state: 'pre_record', note: LAUNCH_NOTES.pre_record };
+    case 'unreadable':
+      return {
+        ...empty,
+        state: 'unreadable',
+        note: `${LAUNCH_NOTES.unreadable}: ${state.message}`,
+        record: state.label,
+      };
+    case 'missing':
+      return { ...empty, state: 'missing', note: LAUNCH_NOTES.missing, record: state.hash };
+    case 'tampered':
+      return { ...empty, state: 'tampered', note: LAUNCH_NOTES.tampered, record: state.hash };
+    case 'newer_schema':
+      return {
+        ...empty,
+        state: 'newer_schema',
+        note: `${LAUNCH_NOTES.newer_schema} (record = ${state.version})`,
+        record: state.hash,
+        schema: state.version,
+      };
+  }
+}
+
+function containerData(input: StatusInput): StatusData['container'] {
+  const c = input.container;
+  const siblings = input.siblings.map((s) => ({
+    worktree: s.worktreeId,
+    id: s.id,
+    engine: s.engine,
+  }));
+  const base = { siblings, siblings_error: input.siblingsError };
+  switch (c.state) {
+    case 'not_running':
+      return {
+        state: 'not_running',
+        id: null,
+        engine: null,
+        orphaned: false,
+        client_pid: null,
+        error: null,
+        ...base,
+      };
+    case 'running':
+      return {
+        state: 'running',
+        id: c.id,
+        engine: c.engine,
+        orphaned: c.clientAlive === false,
+        client_pid: c.clientPid,
+        error: null,
+        ...base,
+      };
+    case 'unknown':
+      return {
+        state: 'unknown',
+        id: null,
+        engine: null,
+        orphaned: false,
+        client_pid: null,
+        error: c.error,
+        ...base,
+      };
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+export function statusModel(input: StatusInput): StatusModel {
+  const { config, skills, project } = input;
+  const extraBinds: MountSpec[] =
+    project.isLinkedWorktree && project.commonGitDir !== null
+      ? [{ host: project.commonGitDir, target: project.commonGitDir, mode: 'rw', disabled: false }]
+      : [];
+  const grants = grantFacts({
+    config,
+    skills,
+    skillError: input.skillError,
+    hostEnv: input.hostEnv,
+    projectId: project.projectId,
+    hostUid: input.hostUid,
+    extraBinds,
+  });
+  // A box only counts as running while its engine still answers for it; the
+  // record describes it only when verified.
+  const running = input.container.state === 'running' ? input.launch : null;
+  const verified = running?.kind === 'verified' ? running : null;
+  const subject = verified === null ? {} : subjectFacts(grants, verified.record, input);
+  const merged: GrantFacts = { ...grants, ...subject };
+  // Shadows follow the binds the page shows: the box's own when it is the subject.
+  const facts: GrantFacts = {
+    ...merged,
+    managed_path_shadows: managedShadows(merged.binds, merged.volumes, netnsHooks(skills)),
+  };
+  const recordSkills = verified?.record.skills ?? null;
+  const agent = agentSkill(input);
+  const agentId = config.agent?.value;
+
+  const mcpServers = [
+    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
+    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
+  ]
+    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
+    .map(({ spec, source }) => ({
+      name: spec.name,
+      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
+      target: spec.url ?? (spec.command ?? []).join(' '),
+      env: [...spec.env],
+      source,
+    }));
+  const claudeSkills = [
+    ...config.claudeSkills.map((c) => ({ ...c.value, source: layerLabel(c.from) })),
+    ...skills.flatMap((s) => s.claudeSkills.map((c) => ({ ...c, source: skillSource(s.id) }))),
+  ]
+    .filter((c) => !config.claudeSkillsClosed.some((x) => x.value === c.name))
+    .map((c) => ({ name: c.name, path: c.path, source: c.source }));
+  const instructions = [
+    ...config.context.map((c) => ({
+      name: c.value.name,
+      source: layerLabel(c.from),
+      text: 'text' in c.value ? c.value.text : null,
+      file: 'file' in c.value ? c.value.file : null,
+    })),
+    ...skills.flatMap((s) =>
+      s.context === null
+        ? []
+        : [{ name: s.id, source: skillSource(s.id), text: s.context, file: null }],
+    ),
+  ];
+
+  const data: StatusData = {
+    version: STATUS_DATA_VERSION,
+    subject: verified === null ? 'next_launch' : 'running_box',
+    project_id: project.projectId,
+    workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
+    agent:
+      config.agent === null
+        ? null
+        : { id: config.agent.value, source: layerLabel(config.agent.from) },
+    template:
+      config.template === null
+        ? null
+        : {
+            id: config.template.value,
+            source: layerLabel(config.template.from),
+            bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
+          },
+    extends: [...config.extendsChain],
+    preset_note: input.presetNote ?? null,
+    self_edit: false,
+    engine:
+      input.engine.kind === 'ok'
+        ? {
+            choice: config.engine.value,
+            name: input.engine.name,
+            error: null,
+            rootless: input.engine.rootless,
+            keep_id: input.engine.keepId,
+            rootless_error: null,
+          }
+        : {
+            choice: config.engine.value,
+            name: null,
+            error: input.engine.message,
+            rootless: null,
+            keep_id: null,
+            rootless_error: null,
+          },
+    network: facts.network,
+    ports: facts.ports,
+    binds: facts.binds,
+    volumes: facts.volumes,
+    skills:
+      recordSkills === null
+        ? skills.map((s) => ({ id: s.id, provenance: s.provenance, version: s.version }))
+        : recordSkills.map((r) => ({
+            id: r.name,
+            provenance: r.provenance,
+            version: skills.find((s) => s.id === r.name)?.version ?? null,
+          })),
+    skill_error: input.skillError,
+    skill_grants: facts.skill_grants,
+    reserved_env: facts.reserved_env,
+    mcp_servers: mcpServers,
+    mcp_closed: config.mcpClosed.map((c) => ({ name: c.value, source: layerLabel(c.from) })),
+    mcp_delivery: delivery(
+      mcpServers.length,
+      agent,
+      agentId,
+      (s) => s.agent?.mcp === true,
+      'MCP',
+      '/etc/byre/mcp.json',
+    ),
+    claude_skills: claudeSkills,
+    claude_skills_closed: config.claudeSkillsClosed.map((c) => ({
+      name: c.value,
+      source: layerLabel(c.from),
+    })),
+    claude_skills_delivery: delivery(
+      claudeSkills.length,
+      agent,
+      agentId,
+      (s) => s.agent?.claudeSkills === true,
+      'Claude Skills',
+      '/etc/byre/claude-skills',
+    ),
+    instructions,
+    instructions_delivery: delivery(
+      instructions.length,
+      agent,
+      agentId,
+      (s) => s.agent?.context === true,
+      'context',
+      '/etc/byre/context',
+    ),
+    host_env: facts.host_env,
+    env_keys: Object.keys(config.env).sort(),
+    run_args: facts.run_args,
+    build_raw: facts.build_raw,
+    containments: facts.containments,
+    managed_path_shadows: facts.managed_path_shadows,
+    container: containerData(input),
+    launch: launchData(running),
+    changes_on_next_launch:
+      verified !== null && input.nextLaunch !== null
+        ? launchChanges(verified.record, input.nextLaunch)
+        : [],
+  };
+  return { data, rows: statusRows(data) };
+}
+
+/** `host:port` text for an egress row. */
+export function egressEntryText(e: StatusData['network']['egress'][number]): string {
+  return egressText({ host: e.host, port: e.port });
+}

@@ -1,0 +1,385 @@
+// The status page's rows, in the reference's order, from the status data. Pure
+// text: values are raw (the row funnel escapes them). Rows tagged with a tier
+// appear only in it; grants, mounts, volumes, skills, ports and reserved keys
+// get one row each in every tier, so none is ever elided.
+
+import type { StatusData } from './data-schema.js';
+import type { StatusRow, StatusTier } from './layout.js';
+
+export type ModelRow = StatusRow & {
+  /** Only in this tier; absent means every text tier. */
+  tier?: StatusTier;
+};
+
+const NONE = 'none';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+function shortId(id: string): string {
+  return id.slice(0, 12);
+}
+
+/** One row per value: the first labelled, the rest continuing it. */
+function listRows(
+  label: string,
+  values: readonly string[],
+  empty: string | null,
+  extra: Partial<ModelRow> = {},
+): ModelRow[] {
+  if (values.length === 0) return empty === null ? [] : [{ label, value: empty, ...extra }];
+  return values.map((value, i) => ({
+    label: i === 0 ? label : '',
+    value,
+    ...(i === 0 ? {} : { continuation: true }),
+    ...extra,
+  }));
+}
+
+function padCells(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - [...text].length));
+}
+
+/** The Network row's value (also develop's banner network line). */
+export function networkValue(n: StatusData['network']): string {
+  if (n.posture === 'unknown') return 'unknown  (skills unresolved)';
+  if (n.posture === 'open') return 'open';
+  const skill = n.posture_skill === null ? '' : `skill: ${n.posture_skill}`;
+  if (n.degraded_by.length > 0) {
+    return `${n.posture}  (declared; ${n.degraded_by.join(', ')} present — not guaranteed${skill === '' ? '' : `; ${skill}`})`;
+  }
+  if (n.posture === 'open-denylist') {
+    const blocked = new Set(n.closed.map((c) => c.entry.replace(/^!/, '').split(':')[0])).size;
+    return `open-denylist  (open network, ${plural(blocked, 'host')} blocked${skill === '' ? '' : `; ${skill}`})`;
+  }
+  return skill === '' ? n.posture : `${n.posture}  (${skill})`;
+}
+
+function egressValues(d: StatusData): string[] {
+  const allowlist = d.network.posture === 'deny-by-default';
+  return d.network.egress.map((e) => {
+    const head = `${e.host}:${e.port}  (${e.source.join(', ')})`;
+    if (e.closed_by !== null) return `${head} — closed by config '${e.closed_by}'`;
+    if (!allowlist && e.source.includes('config')) return `${head} — unenforced, network open`;
+    return head;
+  });
+}
+
+function containerRows(d: StatusData): ModelRow[] {
+  const c = d.container;
+  let value: string;
+  switch (c.state) {
+    case 'not_running':
+      value = 'not running';
+      break;
+    case 'unknown':
+      value = `unknown — ${c.error ?? 'no engine answered'}`;
+      break;
+    case 'running': {
+      const id = shortId(c.id ?? '');
+      value = `running (${id}) on ${c.engine ?? '?'}`;
+      if (c.orphaned) {
+        value += ` — orphaned: the byre that started it${c.client_pid === null ? '' : ` (pid ${c.client_pid})`} is gone; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
+      }
+    }
+  }
+  const rows: ModelRow[] = [{ label: 'Container', value, kind: 'never-truncate' }];
+  const launch = d.launch;
+  if (launch.state === 'verified' && launch.record !== null) {
+    rows.push({
+      label: '',
+      continuation: true,
+      kind: 'never-truncate',
+      value: `↳ the grant rows above describe THIS box (launch record ${launch.record.slice(0, 12)}). Other rows describe the current config.`,
+    });
+  } else if (launch.state !== 'none') {
+    rows.push({
+      label: '',
+      continuation: true,
+      kind: 'never-truncate',
+      value: `⚠ ${launch.note ?? launch.state}; the rows above describe the CURRENT CONFIG, not necessarily this box.`,
+    });
+  }
+  return rows;
+}
+
+function hostEnvRows(d: StatusData): ModelRow[] {
+  if (d.host_env.length === 0) return [];
+  const delivered = d.host_env.filter((e) => e.state === 'delivered');
+  const notes = d.host_env.flatMap((e) => {
+    switch (e.state) {
+      case 'empty':
+        return [`${e.key} NOT passed: ${e.source} is empty on this host`];
+      case 'overridden':
+        return [`${e.key} overridden by [env]`];
+      case 'disabled':
+        return [`${e.key} disabled  (${e.layer})`];
+      default:
+        return [];
+    }
+  });
+  const head = `${plural(delivered.length, 'key')} from host${delivered.length === 0 ? '' : `: ${delivered.map((e) => e.key).join(', ')}`}`;
+  return [
+    { label: 'Host env', value: `${head}  (env_from_host; --full for sources)`, tier: 'default' },
+    ...notes.map((value): ModelRow => ({ label: '', continuation: true, value, tier: 'default' })),
+    ...listRows(
+      'Host env',
+      d.host_env.map(
+        (e) => `${e.key} <- ${e.source === '' ? '""' : e.source}  (${e.state}; ${e.layer})`,
+      ),
+      null,
+      { tier: 'full' },
+    ),
+  ];
+}
+
+/** Every row of the page, in reference order (section 9). */
+export function statusRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [];
+  const add = (...more: ModelRow[]): void => {
+    rows.push(...more);
+  };
+
+  add({ label: 'Project id', value: d.project_id });
+  add({
+    label: 'Agent',
+    value: d.agent === null ? '(none)' : `${d.agent.id}  (${d.agent.source})`,
+  });
+  add({
+    label: 'Template',
+    value:
+      d.template === null
+        ? '(none)'
+        : `${d.template.id}  (${d.template.bundled ? 'bundled' : d.template.source})`,
+  });
+  if (d.extends.length > 0)
+    add({ label: 'Extends', value: [...d.extends, 'project'].join(' -> ') });
+  if (d.preset_note !== null)
+    add({ label: 'Preset', value: d.preset_note, kind: 'never-truncate' });
+
+  const e = d.engine;
+  let engine: string;
+  if (e.name === null) engine = `not available — ${e.error ?? 'no engine answered'}`;
+  else {
+    const q = [e.rootless === true ? 'rootless' : null, e.keep_id === true ? 'keep-id' : null];
+    const qual = q.filter((x): x is string => x !== null);
+    engine = qual.length === 0 ? e.name : `${e.name}  (${qual.join(', ')})`;
+  }
+  add({ label: 'Engine', value: engine });
+
+  add({ label: 'Project', value: `${d.workdir} -> /workspace  (rw)` });
+  if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
+  const image = d.launch.image;
+  if (d.launch.state === 'verified' && image !== null) {
+    const digest =
+      image.digest === ''
+        ? `digest unknown${image.digest_error === null ? '' : ` (${image.digest_error})`}`
+        : image.digest.replace(/^sha256:/, '').slice(0, 12);
+    add({ label: 'Image', value: `${image.tag}  ${digest}  base ${image.base}` });
+  }
+
+  add({
+    label: 'Network',
+    value: networkValue(d.network),
+    kind: d.network.degraded_by.length > 0 ? 'never-truncate' : 'normal',
+  });
+  add(
+    ...listRows(
+      'Containment',
+      [
+        ...d.containments.map((c) => `🛑 HOLE -- ${c.text}  (skill: ${c.skill})`),
+        ...d.managed_path_shadows.map(
+          (s) =>
+            `🛑 HOLE -- ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
+        ),
+      ],
+      null,
+      { kind: 'never-truncate' },
+    ),
+  );
+  add(...listRows('Egress', egressValues(d), null));
+  add(
+    ...listRows(
+      'Closed',
+      d.network.closed.map((c) => `${c.entry}  (${c.source})`),
+      null,
+    ),
+  );
+
+  add(
+    ...listRows(
+      'Ports',
+      d.ports.map((p) => `${p.interface}:${p.host} -> ${p.container}  (${p.source})`),
+      NONE,
+    ),
+  );
+  add(
+    ...listRows(
+      'Host mounts',
+      d.binds.map(
+        (b) =>
+          `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
+      ),
+      NONE,
+    ),
+  );
+  if (d.self_edit) add({ label: 'Self-edit', value: 'on' });
+
+  const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
+  add(
+    ...listRows(
+      'Skills',
+      d.skills.map(
+        (s) =>
+          `${padCells(s.id, idWidth)}  ${s.provenance}${s.version === null ? '' : ` ${s.version}`}`,
+      ),
+      d.skill_error === null ? NONE : `unresolved — ${d.skill_error}`,
+    ),
+  );
+
+  const vol = (v: StatusData['volumes'][number]): string =>
+    `${v.name} -> ${v.target}${v.sharing === 'exclusive' ? '  (exclusive)' : ''}  (${v.source})`;
+  const project = d.volumes.filter((v) => v.scope === 'project');
+  add(...listRows('State vols', project.filter((v) => v.role === 'state').map(vol), NONE));
+  add(...listRows('Cache vols', project.filter((v) => v.role === 'cache').map(vol), NONE));
+  add(
+    ...listRows(
+      'Shared vols',
+      d.volumes
+        .filter((v) => v.scope === 'machine')
+        .map((v) => `${vol(v)}  (machine-wide, all your projects)`),
+      null,
+    ),
+  );
+
+  add(
+    ...listRows(
+      'MCP servers',
+      d.mcp_servers.map((m) => `${m.name}  ${m.target}  (${m.source})`),
+      null,
+    ),
+  );
+  if (d.mcp_delivery !== null)
+    add({ label: '', continuation: true, value: d.mcp_delivery, kind: 'never-truncate' });
+  add(
+    ...listRows(
+      'MCP closed',
+      d.mcp_closed.map((c) => `!${c.name}  (${c.source})`),
+      null,
+    ),
+  );
+  add(
+    ...listRows(
+      'Claude Skills',
+      d.claude_skills.map((c) => `${c.name}  ${c.path}  (${c.source})`),
+      null,
+    ),
+  );
+  if (d.claude_skills_delivery !== null)
+    add({ label: '', continuation: true, value: d.claude_skills_delivery, kind: 'never-truncate' });
+  add(
+    ...listRows(
+      'CS closed',
+      d.claude_skills_closed.map((c) => `!${c.name}  (${c.source})`),
+      null,
+    ),
+  );
+
+  if (d.instructions.length > 0) {
+    add({
+      label: 'Instructions',
+      value: `${plural(d.instructions.length, 'block')}: ${d.instructions.map((i) => i.name).join(', ')}  (--full for the text)`,
+      tier: 'default',
+    });
+    add(
+      ...listRows(
+        'Instructions',
+        d.instructions.map(
+          (i) => `${i.name}  (${i.source}): ${i.text ?? (i.file === null ? '' : `file ${i.file}`)}`,
+        ),
+        null,
+        { tier: 'full' },
+      ),
+    );
+    if (d.instructions_delivery !== null)
+      add({
+        label: '',
+        continuation: true,
+        value: d.instructions_delivery,
+        kind: 'never-truncate',
+      });
+  }
+
+  add(...hostEnvRows(d));
+  if (d.env_keys.length > 0)
+    add({ label: 'Env', value: `${d.env_keys.join(', ')}  (baked into the image)` });
+  const boxEnv = d.launch.box_env_keys;
+  if (d.launch.state === 'verified' && boxEnv !== null && boxEnv.length > 0)
+    add({ label: 'Box env', value: `${boxEnv.join(', ')}  (keys passed at launch)` });
+  add(
+    ...listRows(
+      'Skill grants',
+      d.skill_grants.map((g) => {
+        switch (g.kind) {
+          case 'mount':
+            return `${g.skill}: mount ${g.value}`;
+          case 'cap':
+            return `${g.skill}: ${g.value}`;
+          case 'run_arg':
+            return `${g.skill}: run arg ${g.value}`;
+          case 'netns_init':
+            return `${g.skill}: netns init ${g.value}`;
+          case 'sock_group':
+            return `${g.skill}: socket group for ${g.value}`;
+        }
+      }),
+      null,
+    ),
+  );
+  add(
+    ...listRows(
+      'Reserved env',
+      d.reserved_env.map((r) => `⚠ ${r.note}`),
+      null,
+      { kind: 'never-truncate' },
+    ),
+  );
+  if (d.run_args.length > 0)
+    add({
+      label: 'Raw run args',
+      value: `${d.run_args.join(' ')}   (passed through; not introspected)`,
+      kind: 'never-truncate',
+    });
+  if (d.build_raw.length > 0) {
+    add({
+      label: 'Raw build',
+      value: `${plural(d.build_raw.length, 'line')}  (not introspected; --full to show)`,
+      tier: 'default',
+      kind: 'never-truncate',
+    });
+    add(...listRows('Raw build', d.build_raw, null, { tier: 'full' }));
+  }
+
+  add(...containerRows(d));
+  const exclusive = d.volumes.filter((v) => v.sharing === 'exclusive').map((v) => v.name);
+  const siblings = d.container.siblings.map(
+    (s) => `${s.worktree}  running (${shortId(s.id)}) on ${s.engine}`,
+  );
+  if (d.container.siblings_error !== null)
+    siblings.push(`could not check every engine: ${d.container.siblings_error}`);
+  if (siblings.length > 0 && exclusive.length > 0 && d.container.siblings.length > 0)
+    siblings.push(
+      `exclusive volume${exclusive.length === 1 ? '' : 's'} ${exclusive.join(', ')}: only one of these boxes can hold ${exclusive.length === 1 ? 'it' : 'them'}`,
+    );
+  add(...listRows('Worktrees', siblings, null));
+  add(...listRows('Next launch', d.changes_on_next_launch, null));
+  return rows;
+}
+
+/** The rows one text tier shows. */
+export function rowsForTier(rows: readonly ModelRow[], tier: StatusTier): StatusRow[] {
+  return rows
+    .filter((r) => r.tier === undefined || r.tier === tier)
+    .map(({ tier: _tier, ...row }) => row);
+}

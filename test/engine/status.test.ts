@@ -1,0 +1,119 @@
+// Engine tier for `byre status`, driving dist/byre on real docker and podman:
+// the running box is the page's subject, a config change shows up as exactly
+// that delta under "Next launch", and an edited record is reported, not trusted.
+
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { flavorsUnderTest } from './engines.js';
+import {
+  cleanupProject,
+  engineCli,
+  makeProject,
+  runByre,
+  runningBox,
+  startByre,
+  waitFor,
+  type BackgroundSession,
+  type TestProject,
+} from './harness.js';
+
+const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
+
+const projects: TestProject[] = [];
+const sessions: BackgroundSession[] = [];
+
+afterEach(async () => {
+  for (const s of sessions.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
+  for (const p of projects.splice(0)) cleanupProject(p);
+});
+
+/** The rows under one label: its own line plus continuation lines. */
+function section(page: string, label: string): string[] {
+  const lines = page.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`${label}:`));
+  if (start < 0) return [];
+  const out = [lines[start]?.slice(label.length + 1).trim() ?? ''];
+  for (const line of lines.slice(start + 1)) {
+    if (!line.startsWith(' ')) break;
+    out.push(line.trim());
+  }
+  return out;
+}
+
+describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre status on $label', (flavor) => {
+  it('describes the running box, lists a new mount as the next-launch delta, and distrusts an edited record', async () => {
+    const project = makeProject(flavor);
+    projects.push(project);
+
+    const idle = runByre(project, ['status']);
+    expect(idle.status).toBe(0);
+    expect(section(idle.stdout, 'Container')).toEqual(['not running']);
+    expect(idle.stdout).toContain(`Engine:       ${flavor.engine}`);
+
+    const session = startByre(project, ['develop']);
+    sessions.push(session);
+    const id = await waitFor('the box', () => runningBox(project));
+
+    const running = runByre(project, ['status']);
+    expect(running.status).toBe(0);
+    const container = section(running.stdout, 'Container').join(' ');
+    expect(container).toContain(`running (${id.slice(0, 12)}) on ${flavor.engine}`);
+    expect(container).toContain('the grant rows above describe THIS box');
+    expect(container).not.toContain('orphaned');
+    expect(running.stdout).toContain('Image:');
+    expect(running.stdout).not.toContain('Next launch:');
+    const data = JSON.parse(runByre(project, ['status', '--data']).stdout) as {
+      subject: string;
+      launch: { state: string; record: string };
+      container: { id: string };
+    };
+    expect(data.subject).toBe('running_box');
+    expect(data.launch.state).toBe('verified');
+    expect(data.container.id.startsWith(id.slice(0, 12))).toBe(true);
+
+    // The config gains a mount: only that shows as the next launch's delta.
+    const extra = path.join(project.root, 'extra');
+    mkdirSync(extra);
+    project.writeConfig(`[[mounts]]\nhost = "${extra}"\ntarget = "/extra"\n`);
+    const changed = runByre(project, ['status']);
+    expect(changed.status).toBe(0);
+    expect(section(changed.stdout, 'Next launch')).toEqual([`+ bind ${extra} -> /extra (ro)`]);
+    // The grant rows still describe the box, which has no such mount.
+    expect(section(changed.stdout, 'Host mounts')).toEqual(['none']);
+
+    // Editing the record breaks its hash: reported, and no longer the subject.
+    const label = engineCli(project, [
+      'inspect',
+      '--format',
+      '{{index .Config.Labels "byre.launch"}}',
+      id,
+    ]).trim();
+    expect(label).toMatch(/^[0-9a-f]{64}$/);
+    appendFileSync(path.join(project.store, 'launches', `${label}.toml`), '# edited\n');
+    const tampered = runByre(project, ['status']);
+    expect(tampered.status).toBe(0);
+    const degraded = section(tampered.stdout, 'Container').join(' ');
+    expect(degraded).toContain('was edited since launch');
+    expect(degraded).toContain('CURRENT CONFIG');
+    expect(tampered.stdout).not.toContain('THIS box');
+    expect(tampered.stdout).not.toContain('Next launch:');
+    expect(tampered.stdout).not.toContain('Image:');
+    expect(section(tampered.stdout, 'Host mounts')).toEqual([
+      `${extra} -> /extra  (ro)  (project)`,
+    ]);
+
+    // The byre that started the box dies; the box outlives it: orphaned.
+    session.child.kill('SIGKILL');
+    await session.exited;
+    if (runningBox(project) !== null) {
+      const orphan = runByre(project, ['status']);
+      expect(section(orphan.stdout, 'Container').join(' ')).toContain(
+        'orphaned: the byre that started it',
+      );
+    }
+  });
+});
