@@ -23,6 +23,9 @@ export default tseslint.config(
       'src/status/**/*.ts',
       'src/network/egress.ts',
       'src/tui/model/**/*.ts',
+      'src/transfer/paste/**/*.ts',
+      'src/transfer/clipboard/plan.ts',
+      'src/transfer/app/!(install).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: {

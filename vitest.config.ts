@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// Three tiers: unit tests sit next to the code; the cli tier drives the built
-// binary without an engine (test/cli/); the engine tier drives it against real
-// Docker and Podman (test/engine/).
+// Four tiers: unit tests sit next to the code; the cli tier drives the built
+// binary without an engine (test/cli/); the tui tier drives screens in a
+// private tmux server (test/tui/); the engine tier drives the binary against
+// real Docker and Podman (test/engine/).
 export default defineConfig({
   test: {
     projects: [
@@ -18,6 +19,12 @@ export default defineConfig({
           name: 'cli',
           include: ['test/cli/**/*.test.ts'],
           globalSetup: ['test/cli/global-setup.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'tui',
+          include: ['test/tui/**/*.test.ts'],
         },
       },
       {

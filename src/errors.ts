@@ -35,6 +35,8 @@ export interface ByreErrorOptions {
   remedy?: string;
   location?: Location;
   cause?: unknown;
+  /** Lines shown under the message (a candidate list); each is escaped when rendered. */
+  details?: readonly string[];
 }
 
 /** A failure byre can explain: exit 1, `byre: <message>` plus a remedy. */
@@ -43,6 +45,7 @@ export class ByreError extends Error {
   readonly rule: string;
   readonly remedy: string | undefined;
   readonly location: Location | undefined;
+  readonly details: readonly string[];
 
   constructor(message: string, options: ByreErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -50,6 +53,7 @@ export class ByreError extends Error {
     this.rule = options.rule;
     this.remedy = options.remedy;
     this.location = options.location;
+    this.details = options.details ?? [];
   }
 }
 
@@ -68,6 +72,18 @@ export class RefusedError extends ByreError {
   constructor(message: string, options: ByreErrorOptions) {
     super(message, options);
     this.name = 'RefusedError';
+  }
+}
+
+/**
+ * Only part of the engine pool answered a machine query (`deliver --boxes`):
+ * exit 4, so a caller never reads a partial list as the whole one.
+ */
+export class PartialPoolError extends ByreError {
+  override readonly exitCode: number = EXIT.partialPool;
+  constructor(message: string, options: ByreErrorOptions) {
+    super(message, options);
+    this.name = 'PartialPoolError';
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from '../launch/record.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { volumeEngineName } from './run-params.js';
+import { egressText } from '../network/egress.js';
 
 export interface RecordInput {
   params: RunParams;
@@ -70,7 +71,7 @@ export function launchRecordFor(input: RecordInput): LaunchRecord {
       posture: posture?.runtime.networkPosture ?? 'open',
       postureSkill: posture?.id ?? '',
       egress: params.egress === undefined ? [] : params.egress.split(' ').filter((e) => e !== ''),
-      egressDeny: [],
+      egressDeny: config.egressClosed.map((c) => egressText(c.value)),
       reservedEnv: skills.flatMap((s) =>
         Object.keys(s.runtime.env)
           .filter((k) => k.startsWith('BYRE_'))

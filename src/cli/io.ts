@@ -17,6 +17,10 @@ export interface Io {
   uid: number;
   gid: number;
   pid: number;
+  /** Raw byte streams, for verbs that move payloads (deliver, grab). */
+  stdinStream?: NodeJS.ReadableStream;
+  stdoutStream?: NodeJS.WritableStream;
+  stderrIsTty?: boolean;
 }
 
 export function defaultIo(): Io {
@@ -31,5 +35,8 @@ export function defaultIo(): Io {
     uid: process.getuid?.() ?? 1000,
     gid: process.getgid?.() ?? 1000,
     pid: process.pid,
+    stdinStream: process.stdin,
+    stdoutStream: process.stdout,
+    stderrIsTty: process.stderr.isTTY === true,
   };
 }

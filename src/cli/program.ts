@@ -53,6 +53,61 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('deliver')
+    .description(
+      'Send files, a directory or stdin into a running box’s /inbox; prints landed paths.',
+    )
+    .argument('[paths...]', 'files or directories, or `-` for stdin')
+    .option(
+      '--box <id-or-prefix>',
+      'the target box: a prefix of its project, workdir or container id',
+    )
+    .option('--name <file>', 'the landing name for stdin (default stdin-YYYYMMDD-HHMMSS)')
+    .option('--skip-uid-check', 'show and use boxes that run as another uid than yours')
+    .option('--no-clip', 'do not copy the landed paths to the clipboard')
+    .option('--boxes', 'machine verb: list usable boxes, one TAB-separated line each')
+    .option('--proto <n>', 'machine verb: the protocol version the caller speaks')
+    .option('--tar', 'machine verb: deliver the entries of one tar stream read from stdin (`-`)')
+    .action(
+      async (
+        paths: string[],
+        options: {
+          box?: string;
+          name?: string;
+          skipUidCheck?: boolean;
+          clip?: boolean;
+          boxes?: boolean;
+          proto?: string;
+          tar?: boolean;
+        },
+      ) => {
+        const { deliverCommand } = await import('../commands/deliver.js');
+        await deliverCommand(io, paths, options);
+      },
+    );
+
+  program
+    .command('grab')
+    .description('Copy a file or directory out of a running box; never overwrites a host file.')
+    .argument('<box-path>', 'a path in the box (relative paths count from /workspace)')
+    .argument('[host-path]', 'where to land it (default: .), or `-` for stdout (one file)')
+    .option(
+      '--box <id-or-prefix>',
+      'the source box: a prefix of its project, workdir or container id',
+    )
+    .option('--skip-uid-check', 'use a box that runs as another uid than yours')
+    .action(
+      async (
+        boxPath: string,
+        hostPath: string | undefined,
+        options: { box?: string; skipUidCheck?: boolean },
+      ) => {
+        const { grabCommand } = await import('../commands/grab.js');
+        await grabCommand(io, boxPath, hostPath, options);
+      },
+    );
+
+  program
     .command('status')
     .description(
       'Show what this directory’s box can touch: every grant, who granted it, and its state.',
@@ -121,6 +176,14 @@ export function buildProgram(io: Io): Command {
 
   addPackageCommands(program, io, 'skill');
   addPackageCommands(program, io, 'template');
+
+  program
+    .command('ejectfirewall')
+    .description('Print the firewall’s outside-the-box step as a standalone script.')
+    .action(async () => {
+      const { ejectfirewallCommand } = await import('../commands/ejectfirewall.js');
+      await ejectfirewallCommand(io);
+    });
 
   program
     .command('version')

@@ -20,7 +20,10 @@ import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName } from '../engine/names.js';
-import { buildRunArgv, type RunParams } from '../engine/run-argv.js';
+import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
+import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
+import { helperEnv, postureFacts } from '../network/posture.js';
+import { renderError } from '../output/render-error.js';
 import { createEngine, type Engine } from '../engine/runner.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
@@ -143,6 +146,8 @@ async function referencedRecords(pool: EnginePool, projectId: string): Promise<S
 interface Prepared {
   name: string;
   banner: string[];
+  /** Set when a posture skill must wall the box from outside. */
+  netns: NetnsPlan | null;
 }
 
 async function prepareBox(
@@ -182,6 +187,9 @@ async function prepareBox(
     hostEnv: deliveredHostEnv(hostEnv),
     labels: { client: io.pid },
   });
+  const posture = postureFacts(config, skills);
+  if (posture.allowlist !== null) params.egress = posture.allowlist;
+  if (posture.hook !== null) params.labels.run = mintNonce();
   const volumes: PlannedVolume[] = [
     ...config.volumes.map((v) => v.value),
     ...skills.flatMap((s) => s.volumes),
@@ -248,7 +256,21 @@ async function prepareBox(
   };
 
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
-  return { name: containerName(ctx.worktreeId), banner: exposureLines(config, skills, hostEnv) };
+  const netns: NetnsPlan | null =
+    posture.hook === null || final.labels.run === undefined
+      ? null
+      : {
+          nonce: final.labels.run,
+          hook: posture.hook,
+          image: final.image,
+          env: helperEnv(Object.fromEntries(runEnv(final)), posture, io.env),
+          joinUserns: engine.facts.keepId,
+        };
+  return {
+    name: containerName(ctx.worktreeId),
+    banner: exposureLines(config, skills, hostEnv),
+    netns,
+  };
 }
 
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
@@ -281,8 +303,24 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
   const reaping = reapQuietly(pool, ctx);
+  let wallFailure: string | null = null;
+  const walling =
+    prepared.netns === null
+      ? Promise.resolve()
+      : enforcePosture(engine, prepared.netns).catch((error: unknown) => {
+          wallFailure =
+            error instanceof ByreError
+              ? renderError(error)
+              : `byre: ${error instanceof Error ? error.message : String(error)}`;
+        });
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
-  await reaping;
+  await Promise.all([reaping, walling]);
+  if (wallFailure !== null) {
+    throw new ByreError(`the network wall did not apply, so the box was stopped (fail closed):\n${wallFailure}`, {
+      rule: 'develop.firewall-failed',
+      remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
+    });
+  }
   const outcome = interpretExit(code);
   if (outcome.kind === 'failed') {
     throw new ByreError(outcome.message, { rule: 'develop.box-exit' });

@@ -6,12 +6,26 @@ import type { Io } from '../cli/io.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import { printNotes } from '../output/notes.js';
+import { postureFacts } from '../network/posture.js';
 import { loadBox, userHome } from './load.js';
+
+/** The comment block an ejected Dockerfile carries when a posture skill is on. */
+export function firewallNote(skillId: string, posture: string): string {
+  return [
+    `# NOTE (byre): this image expects byre's launch-time firewall (${skillId}, ${posture}).`,
+    '# Its launcher waits at a launch gate until the wall is applied from outside the',
+    '# box, and fails closed after ~30 s without it: run `byre ejectfirewall` for the',
+    '# script that applies it to a box started with plain docker/podman run.',
+    '',
+  ].join('\n');
+}
 
 export async function dockerfileCommand(io: Io): Promise<void> {
   const { ctx, config, skills, warnings } = await loadBox(io);
   const contextFiles = await readContextFiles(config, userHome(io));
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
+  const posture = postureFacts(config, skills);
+  if (posture.hook !== null) io.stdout.write(firewallNote(posture.skill?.id ?? '', posture.posture));
   io.stdout.write(plan.dockerfile);
 }

@@ -8,6 +8,7 @@ import { createHostTools } from '../engine/host-tools.js';
 import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
+import { postureFacts } from '../network/posture.js';
 import { loadBox, userHome } from './load.js';
 
 export async function dockerrunCommand(io: Io): Promise<void> {
@@ -31,5 +32,12 @@ export async function dockerrunCommand(io: Io): Promise<void> {
     hostEnv: deliveredHostEnv(hostEnv),
     labels: { client: io.pid },
   });
+  const posture = postureFacts(config, skills);
+  if (posture.allowlist !== null) params.egress = posture.allowlist;
+  if (posture.hook !== null) {
+    io.stderr.write(
+      `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    );
+  }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);
 }

@@ -11,7 +11,6 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { byreHome } from '../project/store.js';
 import { loadCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -49,8 +48,8 @@ export function templateLookup(
   };
 }
 
-/** Every skill byre can see under `home` (default: BYRE_HOME): bundled, local, installed. */
-export function skillCatalog(home: string = byreHome(process.env)): SkillCatalog {
+/** Every skill byre can see under `home`: bundled, local, installed. */
+export function skillCatalog(home: string): SkillCatalog {
   return loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
 }
 

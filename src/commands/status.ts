@@ -32,7 +32,7 @@ import {
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
-import { bundledTemplate, skillCatalog, userHome } from './load.js';
+import { skillCatalog, templateLookup, userHome } from './load.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -90,12 +90,12 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   const { config, issues } = loadCascade({
     home: ctx.store.home,
     projectId: ctx.projectId,
-    bundledTemplate,
+    bundledTemplate: templateLookup(ctx.store.home),
   });
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
-    skills = resolveEnabledSkills(config, skillCatalog());
+    skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
   } catch (error) {
     if (!(error instanceof ByreError)) throw error;
     skillError = error.message;

@@ -106,7 +106,14 @@ export function startAttachedArgv(name: string): string[] {
 }
 
 export function psArgv(query: PsQuery): string[] {
-  return ['ps', '-q', '--no-trunc', ...(query.all ? ['-a'] : []), ...labelFilters(query.labels)];
+  return [
+    'ps',
+    '-q',
+    '--no-trunc',
+    ...(query.all ? ['-a'] : []),
+    ...labelFilters(query.labels),
+    ...[...(query.hasLabels ?? [])].sort().flatMap((k) => ['--filter', `label=${k}`]),
+  ];
 }
 
 export function inspectLabelsArgv(id: string): string[] {

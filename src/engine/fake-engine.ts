@@ -3,7 +3,17 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../errors.js';
-import type { BuildIo, Engine, EngineOutput, ExecResult, ImageInfo, RunOptions } from './runner.js';
+import { Readable } from 'node:stream';
+import type {
+  BuildIo,
+  Engine,
+  EngineOutput,
+  ExecResult,
+  ImageInfo,
+  RunOptions,
+  StreamIo,
+  StreamResult,
+} from './runner.js';
 import type {
   BuildSpec,
   EngineFacts,
@@ -60,6 +70,15 @@ export class FakeEngine implements Engine {
   });
   /** Answers `exec`; default: exit 0, no output. */
   onExec: (spec: ExecSpec, input: string | undefined) => ExecResult = () => ({
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+  });
+  /** Answers `execStream` with the stdin bytes it was fed; default: exit 0, no output. */
+  onExecStream: (
+    spec: ExecSpec,
+    stdin: Buffer,
+  ) => { exitCode: number; stdout: Buffer | string; stderr: string } = () => ({
     exitCode: 0,
     stdout: '',
     stderr: '',
@@ -217,6 +236,7 @@ export class FakeEngine implements Engine {
     return [...this.containers.values()]
       .filter((c) => query.all || c.running)
       .filter((c) => Object.entries(query.labels).every(([k, v]) => c.labels[k] === v))
+      .filter((c) => (query.hasLabels ?? []).every((k) => c.labels[k] !== undefined))
       .map((c) => c.id);
   }
 
@@ -290,6 +310,21 @@ export class FakeEngine implements Engine {
     this.record('execAttached', spec);
     if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
     return (await this.onExec(spec, undefined)).exitCode;
+  }
+
+  async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
+    this.record('execStream', spec);
+    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    const chunks: Buffer[] = [];
+    if (io.stdin instanceof Readable) {
+      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    }
+    const r = this.onExecStream(spec, Buffer.concat(chunks));
+    await new Promise<void>((resolve, reject) => {
+      io.stdout.on('error', reject);
+      io.stdout.end(r.stdout, () => resolve());
+    });
+    return { exitCode: r.exitCode, stderr: r.stderr };
   }
 
   /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */

@@ -3,6 +3,9 @@
 // answers; they never decide policy, never print except streamed build output,
 // and always run the absolute path pinned by detection.
 
+import { spawn } from 'node:child_process';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { execa } from 'execa';
 
 import { EngineError } from '../errors.js';
@@ -60,6 +63,23 @@ export interface ExecResult extends EngineOutput {
   exitCode: number;
 }
 
+/** Streams for `execStream`: bytes flow through, never buffered whole. */
+export interface StreamIo {
+  /**
+   * Fed to the box's stdin: a stream (byre copies it), or an open file
+   * descriptor handed to the engine client as is (no copy through byre).
+   */
+  stdin?: Readable | number;
+  /** Receives the box's stdout with backpressure; it is ended when the box's stdout ends. */
+  stdout: Writable;
+}
+
+export interface StreamResult {
+  exitCode: number;
+  /** The tail of the engine's stderr (64 KiB). */
+  stderr: string;
+}
+
 export interface RunOptions {
   /** Piped to the container's stdin (the argv should carry `-i`). */
   input?: string;
@@ -101,6 +121,11 @@ export interface Engine {
   exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
   /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
   execAttached(spec: ExecSpec): Promise<number>;
+  /**
+   * `exec` with stdin and stdout streamed (deliver, grab). The exit status is
+   * data; a failing consumer or source kills the exec and rethrows.
+   */
+  execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult>;
 }
 
 export interface EngineOptions {
@@ -457,6 +482,81 @@ class CliEngine implements Engine {
     }
     return { exitCode: c.exitCode, stdout: c.stdout, stderr: c.stderr };
   }
+
+  async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
+    const args = execArgv(spec, io.stdin !== undefined);
+    const r = await streamEngineExec(this.facts.path, args, io, this.env);
+    if (r.spawnError !== undefined) {
+      throw engineFailure(this.facts.name, args, {
+        exitCode: undefined,
+        stderr: r.stderr,
+        timedOut: false,
+        spawnError: r.spawnError,
+      });
+    }
+    if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) === 'unreachable') {
+      throw engineFailure(this.facts.name, args, { ...r, timedOut: false, spawnError: undefined });
+    }
+    return { exitCode: r.exitCode, stderr: r.stderr };
+  }
+}
+
+/**
+ * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
+ * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
+ * the exit status says what happened.
+ */
+export async function streamEngineExec(
+  enginePath: string,
+  args: readonly string[],
+  io: StreamIo,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<StreamResult & { spawnError?: string }> {
+  const stdinMode =
+    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
+  const child = spawn(enginePath, [...args], {
+    stdio: [stdinMode, 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
+  });
+  // Both are pipes (stdio above); the types cannot see it.
+  const childOut = child.stdout as Readable;
+  const childErr = child.stderr as Readable;
+  let stderr = '';
+  childErr.setEncoding('utf8');
+  childErr.on('data', (chunk: string) => {
+    stderr = tail(stderr + chunk);
+  });
+  let spawnError: string | undefined;
+  const closed = new Promise<number>((resolve) => {
+    child.on('error', (err) => {
+      spawnError = err.message;
+    });
+    child.on('close', (code, signal) => {
+      resolve(code ?? (signal === null ? 1 : 128 + signalNumber(signal)));
+    });
+  });
+  const failures: unknown[] = [];
+  const kill = (error: unknown): void => {
+    failures.push(error);
+    child.kill('SIGKILL');
+  };
+  const feeding =
+    io.stdin instanceof Readable && child.stdin !== null
+      ? pipeline(io.stdin, child.stdin).catch((error: unknown) => {
+          const code = (error as NodeJS.ErrnoException).code;
+          // The box stopped reading (it exited); its status tells why.
+          if (code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
+            if (!(io.stdin as Readable).destroyed) (io.stdin as Readable).destroy();
+            return;
+          }
+          kill(error);
+        })
+      : Promise.resolve();
+  const draining = pipeline(childOut, io.stdout).catch(kill);
+  const exitCode = await closed;
+  await Promise.all([feeding, draining]);
+  if (failures.length > 0) throw failures[0];
+  return { exitCode, stderr, ...(spawnError === undefined ? {} : { spawnError }) };
 }
 
 const SIGNALS: Record<string, number> = {

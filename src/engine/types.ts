@@ -35,6 +35,8 @@ export interface BuildSpec {
 
 export interface PsQuery {
   labels: Readonly<Record<string, string>>;
+  /** Labels that must be present, whatever their value. */
+  hasLabels?: readonly string[];
   /** Include stopped containers (`-a`). */
   all: boolean;
 }

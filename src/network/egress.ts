@@ -4,7 +4,8 @@
 // decides posture or enforcement, and egress_offered is never an input.
 
 import { closureCovers, parseEgressEntry } from '../config/egress.js';
-import type { EgressEntry } from '../config/types.js';
+import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
+import type { ResolvedSkill } from '../skills/types.js';
 
 /** One declarer of egress: `source` is a skill id, `config`, or `mcp:<name>`. */
 export interface EgressContribution {
@@ -113,4 +114,27 @@ export function mcpEgress(server: { url?: string; egress: readonly string[] }): 
     }
   }
   return [...out, ...server.egress];
+}
+
+/**
+ * The box's egress from its config and enabled skills: every skill's
+ * [runtime] egress, MCP-implied egress, the config's egress key, minus the
+ * config's closures. develop enforces `allowed`; status attributes `entries`.
+ */
+export function deriveBoxEgress(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  label: (from: LayerRef) => string = (from) => from.name,
+): DerivedEgress {
+  return deriveEgress(
+    [
+      ...skills.map((s) => ({ source: s.id, entries: s.runtime.egress })),
+      ...skills.flatMap((s) =>
+        s.mcp.map((m) => ({ source: `mcp:${m.name}`, entries: mcpEgress(m) })),
+      ),
+      ...config.mcp.map((m) => ({ source: `mcp:${m.value.name}`, entries: mcpEgress(m.value) })),
+      { source: 'config', entries: config.egress.map((e) => e.value) },
+    ],
+    config.egressClosed.map((c) => ({ entry: c.value, source: label(c.from) })),
+  );
 }

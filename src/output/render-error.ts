@@ -35,6 +35,7 @@ export function renderError(error: ByreError): string {
   const lines: string[] = [];
   const where = error.location ? `${formatLocation(error.location)}: ` : '';
   lines.push(`byre: ${where}${escapeTerminal(error.message)}`);
+  for (const detail of error.details) lines.push(`  ${escapeTerminal(detail)}`);
   if (error instanceof EngineError && error.stderr.trim() !== '') {
     const tail = error.stderr.trimEnd().split('\n').slice(-STDERR_TAIL_LINES);
     lines.push(`  ${error.engine} said:`);

@@ -11,7 +11,9 @@ describe('packageDigest', () => {
       { dest: 'b.sh', sha256: sha256Hex('echo hi\n'), executable: true },
       { dest: 'a.md', sha256: sha256Hex('# a\n'), executable: false },
     ];
-    expect(files[0]?.sha256).toBe('ab08508fdf5ca4da5c4995987bc41c56c048aaa5eeb046417ae4049b7d40286e');
+    expect(files[0]?.sha256).toBe(
+      'ab08508fdf5ca4da5c4995987bc41c56c048aaa5eeb046417ae4049b7d40286e',
+    );
     expect(packageDigest(manifest, files)).toBe(
       'sha256:32f78112704a1320c60e33be539d1547c383314e978a7c68dbf181c4c73bea55',
     );

@@ -77,37 +77,205 @@ file = "context.md"
 
   it.each([
     ['unknown top-level key', 'colour = "red"\n', 'skill.unknown-key', 1, 'colour'],
-    ['unknown key in a table', '[runtime]\nmounts_x = []\n', 'skill.unknown-key', 2, 'runtime.mounts_x'],
+    [
+      'unknown key in a table',
+      '[runtime]\nmounts_x = []\n',
+      'skill.unknown-key',
+      2,
+      'runtime.mounts_x',
+    ],
     ['wrong type', '[build]\napt = "curl"\n', 'skill.wrong-type', 2, 'build.apt'],
-    ['payload escapes with ..', '[build]\nfiles = { "../x" = "/x" }\n', 'skill.payload-escapes', 2, 'build.files["../x"]'],
-    ['absolute payload src', '[build]\nfiles = { "/etc/passwd" = "/x" }\n', 'skill.payload-escapes', 2, 'build.files["/etc/passwd"]'],
-    ['relative dest', '[build]\nfiles = { "a" = "x" }\n', 'skill.files-dest-not-absolute', 2, 'build.files.a'],
-    ['one dest two sources', '[build]\nfiles = { "a" = "/x", "b" = "/x/" }\n', 'skill.files-dest-duplicate', 2, 'build.files.b'],
+    [
+      'payload escapes with ..',
+      '[build]\nfiles = { "../x" = "/x" }\n',
+      'skill.payload-escapes',
+      2,
+      'build.files["../x"]',
+    ],
+    [
+      'absolute payload src',
+      '[build]\nfiles = { "/etc/passwd" = "/x" }\n',
+      'skill.payload-escapes',
+      2,
+      'build.files["/etc/passwd"]',
+    ],
+    [
+      'relative dest',
+      '[build]\nfiles = { "a" = "x" }\n',
+      'skill.files-dest-not-absolute',
+      2,
+      'build.files.a',
+    ],
+    [
+      'one dest two sources',
+      '[build]\nfiles = { "a" = "/x", "b" = "/x/" }\n',
+      'skill.files-dest-duplicate',
+      2,
+      'build.files.b',
+    ],
     ['bad apt name', '[build]\napt = ["ok", "b@d pkg"]\n', 'skill.apt-invalid', 2, 'build.apt[1]'],
-    ['BYRE_ env', '[runtime]\nenv = { BYRE_X = "1" }\n', 'skill.env-reserved', 2, 'runtime.env.BYRE_X'],
-    ['bad posture', '[runtime]\nnetwork_posture = "Deny"\n', 'skill.network-posture-invalid', 2, 'runtime.network_posture'],
-    ['relative netns_init', '[runtime]\nnetns_init = "fw"\n', 'skill.netns-init-not-absolute', 2, 'runtime.netns_init'],
-    ['sock group not mounted', '[runtime]\nsock_groups = ["/run/x.sock"]\n', 'skill.sock-group-not-mounted', 2, 'runtime.sock_groups[0]'],
-    ['containment too long', `[runtime]\ncontainment = "${'x'.repeat(301)}"\n`, 'skill.containment-too-long', 2, 'runtime.containment'],
-    ['bad egress', '[runtime]\negress = ["not a host"]\n', 'skill.egress-invalid', 2, 'runtime.egress[0]'],
-    ['egress closure', '[runtime]\negress = ["!example.com"]\n', 'skill.removal-marker', 2, 'runtime.egress[0]'],
-    ['agent without command', '[agent]\nstate = "x"\n', 'skill.agent-command-missing', 1, 'agent.command'],
-    ['agent state names no state volume', '[agent]\ncommand = "x"\nstate = ".x"\n\n[[volumes]]\nname = ".x"\nrole = "cache"\ntarget = "/c"\n', 'skill.agent-state-unknown', 3, 'agent.state'],
-    ['agent delivery not inject', '[agent]\ncommand = "x"\ncontext = "write"\n', 'skill.agent-delivery-invalid', 3, 'agent.context'],
-    ['companion and shared auth', 'companion_for = "claude"\nshared_auth_for = "claude"\n', 'skill.companion-and-shared-auth', 2, 'shared_auth_for'],
-    ['context text and file', '[context]\ntext = "a"\nfile = "b"\n', 'skill.context-text-or-file', 1, 'context'],
-    ['context file escapes', '[context]\nfile = "../b.md"\n', 'skill.payload-escapes', 2, 'context.file'],
-    ['claude skill from escapes', '[[claude_skills]]\nname = "x"\nfrom = "/abs"\n', 'skill.payload-escapes', 3, 'claude_skills[0].from'],
-    ['volume seed on machine', '[[volumes]]\nname = "v"\nrole = "state"\ntarget = "/v"\nscope = "machine"\n[volumes.seed]\nhost = "~/x"\n', 'skill.volume-seed-on-machine', 6, 'volumes[0].seed'],
-    ['volume removal marker', '[[volumes]]\nname = "!v"\n', 'skill.removal-marker', 2, 'volumes[0].name'],
-    ['mcp both command and url', '[[mcp]]\nname = "m"\ncommand = ["x"]\nurl = "https://a.b"\n', 'skill.mcp-command-and-url', 1, 'mcp[0]'],
-    ['target collision', '[runtime]\nmounts = [{ host = "/a", target = "/t" }]\n\n[[volumes]]\nname = "v"\nrole = "cache"\ntarget = "/t"\n', 'skill.target-collision', 7, 'volumes[0].target'],
-    ['package kind mismatch', '[package]\nkind = "template"\n', 'package.kind-mismatch', 2, 'package.kind'],
-    ['package api', '[package]\npackage_api = 2\n', 'package.api-unsupported', 2, 'package.package_api'],
+    [
+      'BYRE_ env',
+      '[runtime]\nenv = { BYRE_X = "1" }\n',
+      'skill.env-reserved',
+      2,
+      'runtime.env.BYRE_X',
+    ],
+    [
+      'bad posture',
+      '[runtime]\nnetwork_posture = "Deny"\n',
+      'skill.network-posture-invalid',
+      2,
+      'runtime.network_posture',
+    ],
+    [
+      'relative netns_init',
+      '[runtime]\nnetns_init = "fw"\n',
+      'skill.netns-init-not-absolute',
+      2,
+      'runtime.netns_init',
+    ],
+    [
+      'sock group not mounted',
+      '[runtime]\nsock_groups = ["/run/x.sock"]\n',
+      'skill.sock-group-not-mounted',
+      2,
+      'runtime.sock_groups[0]',
+    ],
+    [
+      'containment too long',
+      `[runtime]\ncontainment = "${'x'.repeat(301)}"\n`,
+      'skill.containment-too-long',
+      2,
+      'runtime.containment',
+    ],
+    [
+      'bad egress',
+      '[runtime]\negress = ["not a host"]\n',
+      'skill.egress-invalid',
+      2,
+      'runtime.egress[0]',
+    ],
+    [
+      'egress closure',
+      '[runtime]\negress = ["!example.com"]\n',
+      'skill.removal-marker',
+      2,
+      'runtime.egress[0]',
+    ],
+    [
+      'agent without command',
+      '[agent]\nstate = "x"\n',
+      'skill.agent-command-missing',
+      1,
+      'agent.command',
+    ],
+    [
+      'agent state names no state volume',
+      '[agent]\ncommand = "x"\nstate = ".x"\n\n[[volumes]]\nname = ".x"\nrole = "cache"\ntarget = "/c"\n',
+      'skill.agent-state-unknown',
+      3,
+      'agent.state',
+    ],
+    [
+      'agent delivery not inject',
+      '[agent]\ncommand = "x"\ncontext = "write"\n',
+      'skill.agent-delivery-invalid',
+      3,
+      'agent.context',
+    ],
+    [
+      'companion and shared auth',
+      'companion_for = "claude"\nshared_auth_for = "claude"\n',
+      'skill.companion-and-shared-auth',
+      2,
+      'shared_auth_for',
+    ],
+    [
+      'context text and file',
+      '[context]\ntext = "a"\nfile = "b"\n',
+      'skill.context-text-or-file',
+      1,
+      'context',
+    ],
+    [
+      'context file escapes',
+      '[context]\nfile = "../b.md"\n',
+      'skill.payload-escapes',
+      2,
+      'context.file',
+    ],
+    [
+      'claude skill from escapes',
+      '[[claude_skills]]\nname = "x"\nfrom = "/abs"\n',
+      'skill.payload-escapes',
+      3,
+      'claude_skills[0].from',
+    ],
+    [
+      'volume seed on machine',
+      '[[volumes]]\nname = "v"\nrole = "state"\ntarget = "/v"\nscope = "machine"\n[volumes.seed]\nhost = "~/x"\n',
+      'skill.volume-seed-on-machine',
+      6,
+      'volumes[0].seed',
+    ],
+    [
+      'volume removal marker',
+      '[[volumes]]\nname = "!v"\n',
+      'skill.removal-marker',
+      2,
+      'volumes[0].name',
+    ],
+    [
+      'mcp both command and url',
+      '[[mcp]]\nname = "m"\ncommand = ["x"]\nurl = "https://a.b"\n',
+      'skill.mcp-command-and-url',
+      1,
+      'mcp[0]',
+    ],
+    [
+      'target collision',
+      '[runtime]\nmounts = [{ host = "/a", target = "/t" }]\n\n[[volumes]]\nname = "v"\nrole = "cache"\ntarget = "/t"\n',
+      'skill.target-collision',
+      7,
+      'volumes[0].target',
+    ],
+    [
+      'package kind mismatch',
+      '[package]\nkind = "template"\n',
+      'package.kind-mismatch',
+      2,
+      'package.kind',
+    ],
+    [
+      'package api',
+      '[package]\npackage_api = 2\n',
+      'package.api-unsupported',
+      2,
+      'package.package_api',
+    ],
     ['package id', '[package]\nid = "a/b/c"\n', 'package.id-invalid', 2, 'package.id'],
-    ['package file dest escapes', '[[package.files]]\nsrc = "a"\ndest = "../a"\nsha256 = "' + '0'.repeat(64) + '"\n', 'skill.payload-escapes', 3, 'package.files[0].dest'],
-    ['package file sha', '[[package.files]]\nsrc = "a"\ndest = "a"\nsha256 = "abc"\n', 'package.file-sha256-invalid', 4, 'package.files[0].sha256'],
-    ['unknown key in package.files', '[[package.files]]\nsrc = "a"\nmode = 1\n', 'skill.unknown-key', 3, 'package.files[0].mode'],
+    [
+      'package file dest escapes',
+      '[[package.files]]\nsrc = "a"\ndest = "../a"\nsha256 = "' + '0'.repeat(64) + '"\n',
+      'skill.payload-escapes',
+      3,
+      'package.files[0].dest',
+    ],
+    [
+      'package file sha',
+      '[[package.files]]\nsrc = "a"\ndest = "a"\nsha256 = "abc"\n',
+      'package.file-sha256-invalid',
+      4,
+      'package.files[0].sha256',
+    ],
+    [
+      'unknown key in package.files',
+      '[[package.files]]\nsrc = "a"\nmode = 1\n',
+      'skill.unknown-key',
+      3,
+      'package.files[0].mode',
+    ],
   ])('%s', (_name, text, rule, line, key) => {
     const result = parseSkillManifest(text, FILE);
     expect(result.value).toBeNull();
@@ -126,13 +294,19 @@ file = "context.md"
 
 describe('parseTemplatePackage', () => {
   it('reads the [package] table of a template', () => {
-    const result = parseTemplatePackage('base = "x"\n\n[package]\nid = "me/t"\nversion = "1.0.0"\nkind = "template"\n', 'f');
+    const result = parseTemplatePackage(
+      'base = "x"\n\n[package]\nid = "me/t"\nversion = "1.0.0"\nkind = "template"\n',
+      'f',
+    );
     expect(result.value?.id).toBe('me/t');
   });
 
   it('refuses a skill kind in a template', () => {
     const result = parseTemplatePackage('[package]\nkind = "skill"\n', 'f');
-    expect(result.issues[0]).toMatchObject({ rule: 'package.kind-mismatch', location: { line: 2 } });
+    expect(result.issues[0]).toMatchObject({
+      rule: 'package.kind-mismatch',
+      location: { line: 2 },
+    });
   });
 });
 

@@ -27,7 +27,9 @@ describe('checkSkillSet', () => {
       'two postures',
       [
         fakeSkill('byre/firewall', 'bundled', { runtime: runtime({ networkPosture: 'deny' }) }),
-        fakeSkill('byre/firewall-open', 'bundled', { runtime: runtime({ networkPosture: 'open' }) }),
+        fakeSkill('byre/firewall-open', 'bundled', {
+          runtime: runtime({ networkPosture: 'open' }),
+        }),
       ],
       'skills.posture-conflict',
       /byre\/firewall.*byre\/firewall-open/,
@@ -53,8 +55,12 @@ describe('checkSkillSet', () => {
     [
       'one destination, different bytes',
       [
-        fakeSkill('a', 'local', { build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] } }),
-        fakeSkill('b', 'local', { build: { apt: [], dockerfile: [], files: [file('/etc/x/', '2')] } }),
+        fakeSkill('a', 'local', {
+          build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+        }),
+        fakeSkill('b', 'local', {
+          build: { apt: [], dockerfile: [], files: [file('/etc/x/', '2')] },
+        }),
       ],
       'skills.destination-conflict',
       /\/etc\/x/,
@@ -75,16 +81,26 @@ describe('checkSkillSet', () => {
   });
 
   it('identical bytes on one destination are fine', () => {
-    const a = fakeSkill('a', 'local', { build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] } });
-    const b = fakeSkill('b', 'local', { build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] } });
+    const a = fakeSkill('a', 'local', {
+      build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+    });
+    const b = fakeSkill('b', 'local', {
+      build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+    });
     expect(checkSkillSet([a, b], fakeConfig())).toEqual([]);
   });
 
   it('a config claude skill clashes with a skill one unless closed', () => {
-    const skill = fakeSkill('a', 'local', { claudeSkills: [{ name: 'tdd', path: 'skills/a/tdd' }] });
+    const skill = fakeSkill('a', 'local', {
+      claudeSkills: [{ name: 'tdd', path: 'skills/a/tdd' }],
+    });
     const config = fakeConfig({ claudeSkills: [sourced({ name: 'tdd', path: '~/tdd' })] });
     expect(checkSkillSet([skill], config)[0]?.rule).toBe('skills.claude-skill-duplicate');
-    const closed = fakeConfig({ ...config, claudeSkills: [], claudeSkillsClosed: [sourced('tdd')] });
+    const closed = fakeConfig({
+      ...config,
+      claudeSkills: [],
+      claudeSkillsClosed: [sourced('tdd')],
+    });
     expect(checkSkillSet([skill], closed)).toEqual([]);
   });
 });

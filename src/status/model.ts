@@ -10,7 +10,7 @@ import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
-import { deriveEgress, egressText, mcpEgress, parseRecordedEgress } from '../network/egress.js';
+import { deriveBoxEgress, egressText, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
 import { statusRows, type ModelRow } from './rows.js';
@@ -308,17 +308,7 @@ interface NetworkInput {
 
 function networkFacts(n: NetworkInput): StatusData['network'] {
   const { config, skills } = n;
-  const derived = deriveEgress(
-    [
-      ...skills.map((s) => ({ source: s.id, entries: s.runtime.egress })),
-      ...skills.flatMap((s) =>
-        s.mcp.map((m) => ({ source: `mcp:${m.name}`, entries: mcpEgress(m) })),
-      ),
-      ...config.mcp.map((m) => ({ source: `mcp:${m.value.name}`, entries: mcpEgress(m.value) })),
-      { source: 'config', entries: config.egress.map((e) => e.value) },
-    ],
-    config.egressClosed.map((c) => ({ entry: c.value, source: layerLabel(c.from) })),
-  );
+  const derived = deriveBoxEgress(config, skills, layerLabel);
   const posture = n.skillError !== null ? 'unknown' : n.posture;
   const degradedBy = [
     ...(n.projectRunArgs ? ['raw run_args'] : []),

@@ -164,13 +164,11 @@ export function payloadOf(entry: CatalogEntry): PayloadFile[] {
       remedy: 'copy the file into the package instead of linking it',
     });
   }
-  return tree
-    .list()
-    .map((rel) => ({
-      rel,
-      content: tree.read(rel) ?? new Uint8Array(),
-      executable: tree.executable(rel),
-    }));
+  return tree.list().map((rel) => ({
+    rel,
+    content: tree.read(rel) ?? new Uint8Array(),
+    executable: tree.executable(rel),
+  }));
 }
 
 function manifestTextOf(entry: CatalogEntry): string {

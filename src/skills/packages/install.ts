@@ -140,7 +140,18 @@ export async function fetchPackage(
     },
     VERSION,
   );
-  return { kind, uri, source, manifest: new Uint8Array(bytes), files, contents, digest, entry };
+  // A relative path would mean nothing in the index later; record where it really was.
+  const recorded = location.kind === 'file' ? location.path : uri;
+  return {
+    kind,
+    uri: recorded,
+    source,
+    manifest: new Uint8Array(bytes),
+    files,
+    contents,
+    digest,
+    entry,
+  };
 }
 
 export function checkExpectedDigest(fetched: FetchedPackage, expected: string | undefined): void {

@@ -1,0 +1,168 @@
+#!/usr/bin/env node
+// Benchmark: byre deliver and grab of one 100 MiB file and of a 1,000-file
+// tree, against raw `exec -i <box> sh -c 'cat > f'` streaming and the
+// engine's own `cp`, for each engine that answers. Prints medians and ratios.
+// Not a test: no timing is asserted anywhere. Run after `npm run build`:
+//   node bench/transfer.mjs [runs]
+// The box is a plain debian container carrying byre's labels and ids, so the
+// numbers measure transport, not session start-up.
+//
+// NODE_EXTRA_CA_CERTS is removed from the timed commands' environment (it
+// costs ~80 ms per node start on these machines and byre's binary is not node).
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const runs = Number(process.argv[2] ?? 3);
+const byre = path.resolve('dist/byre');
+const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
+delete env.NODE_EXTRA_CA_CERTS;
+const IMAGE = 'debian:bookworm-slim';
+
+function answers(engine) {
+  try {
+    execFileSync(engine, ['info'], { stdio: 'ignore', timeout: 20_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function run(file, args, options = {}) {
+  const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...options, env });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+function time(fn) {
+  const start = process.hrtime.bigint();
+  fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Median ms of `fn` over `runs`, with `reset` (untimed) before each. */
+function measure(fn, reset) {
+  const xs = [];
+  for (let i = 0; i < runs; i++) {
+    reset();
+    xs.push(time(fn));
+  }
+  return median(xs);
+}
+
+const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
+try {
+  const big = path.join(root, 'big.bin');
+  writeFileSync(big, randomBytes(100 * 1024 * 1024));
+  const tree = path.join(root, 'tree');
+  for (let d = 0; d < 10; d++) {
+    mkdirSync(path.join(tree, `d${d}`), { recursive: true });
+    for (let f = 0; f < 100; f++)
+      writeFileSync(path.join(tree, `d${d}`, `f${f}.txt`), randomBytes(4096));
+  }
+  const out = path.join(root, 'out');
+
+  for (const engine of ['docker', 'podman'].filter(answers)) {
+    const id = run(engine, [
+      'run',
+      '-d',
+      '--label',
+      'byre.test=1',
+      '--label',
+      'byre.project=byretest-bench-000000',
+      '--label',
+      'byre.workdir=byretest-bench-000000',
+      '-e',
+      'BYRE_UID=0',
+      '-e',
+      'BYRE_GID=0',
+      IMAGE,
+      'sleep',
+      '3600',
+    ]).trim();
+    try {
+      run(engine, ['exec', id, 'sh', '-c', 'mkdir -p /inbox /workspace']);
+      const clean = () =>
+        run(engine, ['exec', id, 'sh', '-c', 'rm -rf /inbox/* /inbox/.b* /tmp/rx /tmp/ry']);
+      const cleanOut = () => {
+        rmSync(out, { recursive: true, force: true });
+        mkdirSync(out);
+      };
+      const ms = {};
+      ms.rawIn = measure(() => {
+        const fd = openSync(big, 'r');
+        try {
+          run(engine, ['exec', '-i', id, 'sh', '-c', 'cat > /tmp/rx'], {
+            stdio: [fd, 'pipe', 'pipe'],
+          });
+        } finally {
+          closeSync(fd);
+        }
+      }, clean);
+      ms.cpIn = measure(() => run(engine, ['cp', big, `${id}:/tmp/ry`]), clean);
+      ms.byreIn = measure(() => run(byre, ['deliver', '--box', id.slice(0, 12), big]), clean);
+      ms.cpTreeIn = measure(() => run(engine, ['cp', tree, `${id}:/tmp/ry`]), clean);
+      ms.byreTreeIn = measure(() => run(byre, ['deliver', '--box', id.slice(0, 12), tree]), clean);
+
+      run(engine, ['cp', big, `${id}:/tmp/big.bin`]);
+      run(engine, ['cp', tree, `${id}:/tmp/tree`]);
+      ms.rawOut = measure(() => {
+        const fd = openSync(path.join(out, 'raw.bin'), 'w');
+        try {
+          run(engine, ['exec', id, 'cat', '/tmp/big.bin'], { stdio: ['ignore', fd, 'pipe'] });
+        } finally {
+          closeSync(fd);
+        }
+      }, cleanOut);
+      ms.cpOut = measure(() => run(engine, ['cp', `${id}:/tmp/big.bin`, out]), cleanOut);
+      ms.byreOut = measure(
+        () => run(byre, ['grab', '--box', id.slice(0, 12), '/tmp/big.bin', out]),
+        cleanOut,
+      );
+      ms.cpTreeOut = measure(() => run(engine, ['cp', `${id}:/tmp/tree`, out]), cleanOut);
+      ms.byreTreeOut = measure(
+        () => run(byre, ['grab', '--box', id.slice(0, 12), '/tmp/tree', out]),
+        cleanOut,
+      );
+
+      const mbps = (t) => `${(100 / 1.048576 / (t / 1000)).toFixed(0)} MB/s`;
+      const f = (t) => `${t.toFixed(0)} ms`;
+      console.log(`\n${engine} (median of ${runs})`);
+      console.log(
+        `  100 MiB in:   byre ${f(ms.byreIn)} (${mbps(ms.byreIn)})  raw exec-cat ${f(ms.rawIn)} (${mbps(ms.rawIn)})  cp ${f(ms.cpIn)}`,
+      );
+      console.log(
+        `                throughput vs raw exec-cat: ${(ms.rawIn / ms.byreIn).toFixed(2)}x (target >= 0.9x)`,
+      );
+      console.log(
+        `  1,000 files in:  byre ${f(ms.byreTreeIn)}  cp ${f(ms.cpTreeIn)}  → ${(ms.byreTreeIn / ms.cpTreeIn).toFixed(2)}x cp's time (target <= 2x)`,
+      );
+      console.log(
+        `  100 MiB out:  byre ${f(ms.byreOut)} (${mbps(ms.byreOut)})  raw exec-cat ${f(ms.rawOut)} (${mbps(ms.rawOut)})  cp ${f(ms.cpOut)}`,
+      );
+      console.log(
+        `                throughput vs raw exec-cat: ${(ms.rawOut / ms.byreOut).toFixed(2)}x`,
+      );
+      console.log(
+        `  1,000 files out: byre ${f(ms.byreTreeOut)}  cp ${f(ms.cpTreeOut)}  → ${(ms.byreTreeOut / ms.cpTreeOut).toFixed(2)}x cp's time`,
+      );
+    } finally {
+      run(engine, ['rm', '-f', id]);
+    }
+  }
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}

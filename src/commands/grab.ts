@@ -1,0 +1,57 @@
+// `byre grab <box-path> [<host-path> | -]`: a file or tree out of a running
+// box. Prints the landed host path; `-` streams one file to stdout. Never
+// overwrites a host file.
+
+import type { Writable } from 'node:stream';
+
+import type { Io } from '../cli/io.js';
+import { enginePool, type EnginePool } from '../box/pool.js';
+import { escapeTerminal } from '../output/escape.js';
+import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
+import { printNotes, selectBox } from '../transfer/select.js';
+
+export interface GrabOptions {
+  box?: string;
+  skipUidCheck?: boolean;
+}
+
+export async function grabCommand(
+  io: Io,
+  boxArg: string,
+  hostArg: string | undefined,
+  options: GrabOptions,
+  deps: { pool?: EnginePool } = {},
+): Promise<void> {
+  const pool = deps.pool ?? enginePool([], io.env, null);
+  const { box } = await selectBox(io, pool, {
+    ...(options.box === undefined ? {} : { box: options.box }),
+    skipUidCheck: options.skipUidCheck === true,
+    stdinBusy: false,
+    interactive: true,
+  });
+  const boxPath = boxPathFor(boxArg);
+  const toStdout = hostArg === '-';
+  const out = (io.stdoutStream ?? process.stdout) as Writable;
+  const dest = toStdout
+    ? { kind: 'stdout' as const, stream: out }
+    : {
+        kind: 'path' as const,
+        path: hostArg === undefined ? io.cwd : resolveFrom(io.cwd, hostArg),
+      };
+  try {
+    const r = await grabFromBox(box, boxPath, dest);
+    printNotes(io, r.notes);
+    if (!toStdout) io.stdout.write(`${escapeTerminal(r.landed)}\n`);
+  } catch (error) {
+    if (error instanceof GrabIncomplete) {
+      printNotes(io, error.result.notes);
+      if (error.result.landed !== '') io.stdout.write(`${escapeTerminal(error.result.landed)}\n`);
+      throw error.error;
+    }
+    throw error;
+  }
+}
+
+function resolveFrom(cwd: string, p: string): string {
+  return p.startsWith('/') ? p : `${cwd}/${p}`;
+}

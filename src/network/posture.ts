@@ -1,0 +1,54 @@
+// A box's network posture as launch inputs: which skill walls it, the
+// enforced allowlist (BYRE_EGRESS, the one string both the wall and the
+// agent's announcement use), the closures for an open-denylist, and the
+// helper plan. Pure.
+
+import type { EffectiveConfig } from '../config/types.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { deriveBoxEgress, type DerivedEgress } from './egress.js';
+
+export interface PostureFacts {
+  /** 'open' when no posture skill is enabled. */
+  posture: string;
+  skill: ResolvedSkill | null;
+  /** The skill's netns_init hook, when it has one. */
+  hook: string | null;
+  egress: DerivedEgress;
+  /** BYRE_EGRESS for the box and the helper; only under an allowlist posture. */
+  allowlist: string | null;
+  /** BYRE_EGRESS_DENY for the helper: the closures, without their `!`. */
+  deny: string;
+}
+
+/** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
+export const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
+
+export function postureFacts(config: EffectiveConfig, skills: readonly ResolvedSkill[]): PostureFacts {
+  const skill = skills.find((s) => s.runtime.networkPosture !== null) ?? null;
+  const posture = skill?.runtime.networkPosture ?? 'open';
+  const egress = deriveBoxEgress(config, skills);
+  return {
+    posture,
+    skill,
+    hook: skill?.runtime.netnsInit ?? null,
+    egress,
+    allowlist: posture === 'deny-by-default' ? egress.allowed.join(' ') : null,
+    deny: egress.closures.map((c) => c.text.slice(1)).join(' '),
+  };
+}
+
+/** The helper's environment: the box's runtime env plus the wall's inputs. */
+export function helperEnv(
+  boxEnv: Readonly<Record<string, string>>,
+  facts: PostureFacts,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const env: Record<string, string> = { ...boxEnv };
+  env['BYRE_EGRESS'] = facts.allowlist ?? '';
+  env['BYRE_EGRESS_DENY'] = facts.deny;
+  for (const key of PROBE_ENV_KEYS) {
+    const value = hostEnv[key];
+    if (value !== undefined && value !== '') env[key] = value;
+  }
+  return env;
+}

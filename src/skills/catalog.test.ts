@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { formatIssue } from '../commands/package.js';
+import { loadCatalog } from './catalog.js';
+
+const home = mkdtempSync(path.join(tmpdir(), 'byre-catalog-'));
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe.each(['skill', 'template'] as const)('bundled %ss', (kind) => {
+  const catalog = loadCatalog({ home, kind });
+  const bundled = catalog.entries.filter((e) => e.provenance === 'bundled');
+
+  it.each(bundled.map((e) => [e.id, e] as const))('%s validates', (_id, entry) => {
+    expect(entry.issues.map(formatIssue)).toEqual([]);
+    expect(entry.status).toBe('ok');
+  });
+
+  it.each(bundled.map((e) => [e.id.slice('byre/'.length), e.id] as const))(
+    'the bare name %s aliases %s',
+    (bare, id) => {
+      expect(catalog.find(bare)?.id).toBe(id);
+    },
+  );
+});
+
+describe('bundled skills through the SkillCatalog', () => {
+  const skills = loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
+
+  it('an agent skill carries its command, state volume and staged payload', () => {
+    const claude = skills.lookup('claude');
+    expect(claude?.id).toBe('byre/claude');
+    expect(claude?.provenance).toBe('bundled');
+    expect(claude?.agent?.command).toBeTruthy();
+    expect(claude?.volumes.some((v) => v.name === claude.agent?.state && v.role === 'state')).toBe(
+      true,
+    );
+    for (const file of claude?.build.files ?? [])
+      expect(file.staged).toMatch(/^skills\/byre\/claude\//);
+  });
+
+  it('byre/<name> never resolves to a local or installed package', () => {
+    expect(skills.lookup('byre/nope')).toBeNull();
+  });
+
+  it('enabling both firewall postures is refused, naming both skills', async () => {
+    const { resolveEnabledSkills } = await import('./resolve.js');
+    const { fakeConfig, sourced } = await import('../gen/test-fixtures.js');
+    const config = fakeConfig({ skills: [sourced('firewall'), sourced('firewall-open')] });
+    expect(() => resolveEnabledSkills(config, skills)).toThrow(
+      expect.objectContaining({
+        rule: 'skills.posture-conflict',
+        message: expect.stringMatching(/byre\/firewall.*byre\/firewall-open/),
+      }),
+    );
+  });
+});

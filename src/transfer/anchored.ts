@@ -1,0 +1,60 @@
+// Directory access anchored at an open directory, never re-resolving a path
+// from its root: each step opens one component with O_NOFOLLOW, and children
+// are reached through /proc/self/fd/<fd>/<name> (openat in effect), so a
+// directory swapped for a symlink mid-walk fails the open instead of
+// redirecting it. Without /proc (macOS), paths are re-checked with lstat:
+// the same refusals, with a race window the ADR records.
+
+import { constants, existsSync } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+const PROC = existsSync('/proc/self/fd');
+
+export class AnchoredDir {
+  private constructor(
+    readonly handle: FileHandle,
+    /** The path it was opened at, for messages. */
+    readonly shown: string,
+  ) {}
+
+  /** Opens `dir` itself; its final component must not be a symlink. */
+  static async open(dir: string): Promise<AnchoredDir> {
+    const h = await open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    return new AnchoredDir(h, dir);
+  }
+
+  /** A path naming `name` inside this directory, resolved from the open fd. */
+  at(name: string): string {
+    if (name === '' || name === '.' || name === '..' || name.includes('/')) {
+      throw new RangeError(`not a single path component: ${JSON.stringify(name)}`);
+    }
+    return PROC ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.shown, name);
+  }
+
+  /** The directory itself (for readdir). */
+  self(): string {
+    return PROC ? `/proc/self/fd/${this.handle.fd}` : this.shown;
+  }
+
+  /** Opens child directory `name`; fails (ELOOP/ENOTDIR) on a symlink or non-directory. */
+  async openDir(name: string): Promise<AnchoredDir> {
+    if (!PROC) {
+      const st = await lstat(this.at(name));
+      if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    }
+    const h = await open(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    return new AnchoredDir(h, path.join(this.shown, name));
+  }
+
+  /** Opens child file `name` for reading without following a symlink or blocking on a FIFO. */
+  async openFileForRead(name: string): Promise<FileHandle> {
+    return open(this.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,172 @@
+// The box-side scripts under a real POSIX sh (dash when installed), against
+// temp directories standing in for /inbox: claims, collisions, died streams,
+// hostile names, and a symlinked inbox.
+
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tar from 'tar-stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { DELIVER_FILE_SCRIPT, DELIVER_TAR_SCRIPT, GRAB_SCRIPT } from './box-scripts.js';
+import { buildStage, stageLocalSources, stageTarInput } from './stage-writer.js';
+import { Readable } from 'node:stream';
+
+const SH = existsSync('/bin/dash') ? '/bin/dash' : '/bin/sh';
+
+let root: string;
+let inbox: string;
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'byre-scripts-'));
+  inbox = path.join(root, 'inbox');
+  mkdirSync(inbox);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function run(script: string, args: string[], input: Buffer | string) {
+  const r = spawnSync(SH, ['-c', script, 'byre-deliver', ...args], { input });
+  return { status: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+function deliverFile(name: string, body: string) {
+  return run(DELIVER_FILE_SCRIPT, [inbox, name, String(Buffer.byteLength(body))], body);
+}
+
+async function stagedFrom(sources: string[]): Promise<Buffer> {
+  const { writer, done } = buildStage((w) => stageLocalSources(w, sources, []));
+  const chunks: Buffer[] = [];
+  for await (const c of writer.stream) chunks.push(c as Buffer);
+  await done;
+  return Buffer.concat(chunks);
+}
+
+describe('file script', () => {
+  it('claims the name, then uniquifies collisions without overwriting', () => {
+    expect(deliverFile('report.pdf', 'one').stdout).toBe(`${inbox}/report.pdf\n`);
+    expect(deliverFile('report.pdf', 'two').stdout).toBe(`${inbox}/report-2.pdf\n`);
+    expect(deliverFile('report.pdf', 'three').stdout).toBe(`${inbox}/report-3.pdf\n`);
+    expect(deliverFile('.env', 'e').stdout).toBe(`${inbox}/.env\n`);
+    expect(deliverFile('.env', 'e').stdout).toBe(`${inbox}/.env-2\n`);
+    expect(readFileSync(path.join(inbox, 'report.pdf'), 'utf8')).toBe('one');
+    expect(readFileSync(path.join(inbox, 'report-2.pdf'), 'utf8')).toBe('two');
+    expect(readdirSync(inbox).filter((n) => n.startsWith('.byre'))).toEqual([]);
+  });
+
+  it('treats an existing symlink or directory under the name as taken', () => {
+    symlinkSync('/etc/passwd', path.join(inbox, 'x.txt'));
+    mkdirSync(path.join(inbox, 'x-2.txt'));
+    expect(deliverFile('x.txt', 'data').stdout).toBe(`${inbox}/x-3.txt\n`);
+    expect(readFileSync('/etc/passwd', 'utf8')).not.toBe('data');
+  });
+
+  it('lands nothing under a real name when the stream is short', () => {
+    const r = run(DELIVER_FILE_SCRIPT, [inbox, 'big.bin', '100'], 'only a few bytes');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('ended early');
+    expect(readdirSync(inbox)).toEqual([]);
+  });
+
+  it('lands nothing when the sender is killed mid-stream', async () => {
+    const child = spawn(SH, ['-c', DELIVER_FILE_SCRIPT, 'byre-deliver', inbox, 'x.bin', '1000000']);
+    child.stdin.write(Buffer.alloc(1000));
+    await new Promise((r) => setTimeout(r, 100));
+    // The engine client dying closes the box's stdin: EOF, short.
+    child.stdin.destroy();
+    const status = await new Promise<number | null>((r) => child.on('close', r));
+    expect(status).toBe(1);
+    expect(readdirSync(inbox)).toEqual([]);
+  });
+
+  it('takes hostile names as data: newlines, quotes, $(…) and dashes never run', () => {
+    for (const name of ['$(touch pwned)', 'a\'b"c', '-rf', '`id`.txt']) {
+      const r = deliverFile(name, 'x');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe(`${inbox}/${name}\n`);
+    }
+    expect(existsSync(path.join(process.cwd(), 'pwned'))).toBe(false);
+  });
+
+  it('refuses a symlinked inbox and reports a missing one as needing a rebuild', () => {
+    const link = path.join(root, 'linked');
+    symlinkSync(inbox, link);
+    const refused = run(DELIVER_FILE_SCRIPT, [link, 'a', '1'], 'a');
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toContain('not a plain directory');
+    const missing = run(DELIVER_FILE_SCRIPT, [path.join(root, 'nope'), 'a', '1'], 'a');
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toContain('rebuild');
+    writeFileSync(path.join(root, 'file'), '');
+    expect(run(DELIVER_FILE_SCRIPT, [path.join(root, 'file'), 'a', '1'], 'a').status).toBe(3);
+    expect(readdirSync(inbox)).toEqual([]);
+  });
+});
+
+describe('tar script', () => {
+  it('claims each item in archive order; directories with mkdir, collisions uniquified', async () => {
+    const src = path.join(root, 'src');
+    mkdirSync(path.join(src, 'tree', 'sub'), { recursive: true });
+    writeFileSync(path.join(src, 'tree', 'sub', 'b.txt'), 'b');
+    writeFileSync(path.join(src, 'a.txt'), 'a');
+    mkdirSync(path.join(inbox, 'tree'));
+    const archive = await stagedFrom([path.join(src, 'tree'), path.join(src, 'a.txt')]);
+    const r = run(DELIVER_TAR_SCRIPT, [inbox], archive);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${inbox}/tree-2\n${inbox}/a.txt\n`);
+    expect(readFileSync(path.join(inbox, 'tree-2', 'sub', 'b.txt'), 'utf8')).toBe('b');
+    expect(readdirSync(path.join(inbox, 'tree'))).toEqual([]);
+    expect(readdirSync(inbox).filter((n) => n.startsWith('.byre'))).toEqual([]);
+  });
+
+  it('claims nothing from a truncated archive, even one cut at an entry boundary', async () => {
+    const src = path.join(root, 'src');
+    mkdirSync(src);
+    writeFileSync(path.join(src, 'a.txt'), 'a'.repeat(5000));
+    const archive = await stagedFrom([path.join(src, 'a.txt')]);
+    for (const cut of [700, 512 + 4096, archive.length - 1024 - 512]) {
+      const r = run(DELIVER_TAR_SCRIPT, [inbox], archive.subarray(0, cut));
+      expect([cut, r.status]).toEqual([cut, 1]);
+      expect(readdirSync(inbox)).toEqual([]);
+    }
+  });
+
+  it('lands sanitised names from a hostile archive; nothing escapes the inbox', async () => {
+    const pack = tar.pack();
+    pack.entry({ name: 'evil\nname\u001b[31m/x', size: 1 }, 'x');
+    pack.entry({ name: 'ok.txt', size: 2 }, 'ok');
+    pack.finalize();
+    const { writer, done } = buildStage((w) => stageTarInput(w, Readable.from(pack)));
+    const chunks: Buffer[] = [];
+    for await (const c of writer.stream) chunks.push(c as Buffer);
+    await done;
+    const r = run(DELIVER_TAR_SCRIPT, [inbox], Buffer.concat(chunks));
+    expect(r.stdout).toBe(`${inbox}/evil_name_[31m\n${inbox}/ok.txt\n`);
+    expect(writer.plan.renames).toEqual([{ from: 'evil\nname\u001b[31m', to: 'evil_name_[31m' }]);
+  });
+});
+
+describe('grab script', () => {
+  function grab(p: string) {
+    const r = spawnSync(SH, ['-c', GRAB_SCRIPT, 'byre-grab', p]);
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
+  }
+
+  it('classifies a file, a directory, a missing path and a special', () => {
+    writeFileSync(path.join(root, 'f'), 'body');
+    expect(grab(path.join(root, 'f')).stdout.toString()).toBe('byre-grab 1 f\nbody');
+    expect(grab(inbox).stdout.subarray(0, 14).toString()).toBe('byre-grab 1 d\n');
+    const missing = grab(path.join(root, 'nope'));
+    expect(missing.status).toBe(4);
+    expect(missing.stderr).toContain('no such path');
+    expect(grab('/dev/null').status).toBe(4);
+  });
+});

@@ -1,0 +1,225 @@
+// grab's host side against a hostile box: streams from a fake exec whose
+// tar entries escape the root, plant symlinks, and swap a written directory
+// for a symlink mid-stream. Nothing may land outside the destination.
+
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import tar from 'tar-stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import type { Engine, StreamIo } from '../engine/runner.js';
+import type { ExecSpec } from '../engine/types.js';
+import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
+
+let root: string;
+let dest: string;
+let outside: string;
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'byre-grab-'));
+  dest = path.join(root, 'dest');
+  outside = path.join(root, 'outside');
+  mkdirSync(dest);
+  mkdirSync(outside);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+type Entry = {
+  name: string;
+  type?: 'file' | 'directory' | 'symlink' | 'link';
+  body?: string;
+  linkname?: string;
+};
+
+async function tarOf(entries: Entry[]): Promise<Buffer[]> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  const reading = (async () => {
+    for await (const c of pack) chunks.push(c as Buffer);
+  })();
+  for (const e of entries) {
+    const body = e.body ?? '';
+    const type = e.type ?? 'file';
+    const linkname = e.linkname === undefined ? {} : { linkname: e.linkname };
+    if (type === 'file') pack.entry({ name: e.name, type, size: Buffer.byteLength(body) }, body);
+    else pack.entry({ name: e.name, type, ...linkname });
+  }
+  pack.finalize();
+  await reading;
+  return chunks;
+}
+
+/** An engine whose exec replies with `parts`, calling `between` after each. */
+function box(parts: Buffer[], between: (i: number) => void = () => undefined, exitCode = 0) {
+  const handle = {
+    async execStream(_spec: ExecSpec, io: StreamIo) {
+      const out: Writable = io.stdout;
+      for (let i = 0; i < parts.length; i++) {
+        if (out.destroyed) break;
+        await new Promise<void>((r) => {
+          if (out.write(parts[i])) r();
+          else {
+            out.once('drain', () => r());
+            out.once('close', () => r());
+          }
+        });
+        await new Promise((r) => setTimeout(r, 20));
+        between(i);
+      }
+      out.end();
+      await new Promise((r) => setTimeout(r, 20));
+      return { exitCode, stderr: '' };
+    },
+  } as unknown as Engine;
+  return { id: 'f'.repeat(64), uid: 1000, gid: 1000, handle };
+}
+
+const header = (kind: 'f' | 'd'): Buffer => Buffer.from(`byre-grab 1 ${kind}\n`);
+
+describe('judgeEntryName', () => {
+  it.each([
+    ['./a/b', ['a', 'b']],
+    ['a/', ['a']],
+    ['./', null],
+    ['.', null],
+  ])('accepts %j', (name, components) => {
+    expect(judgeEntryName(name)).toEqual({ ok: true, components });
+  });
+  it.each(['../x', './a/../../x', '/etc/passwd', 'a//b', 'a/./b'])('refuses %j', (name) => {
+    expect(judgeEntryName(name).ok).toBe(false);
+  });
+});
+
+describe('grabFromBox', () => {
+  it('counts relative box paths from /workspace', () => {
+    expect(boxPathFor('out/x')).toBe('/workspace/out/x');
+    expect(boxPathFor('/tmp/x')).toBe('/tmp/x');
+  });
+
+  it('lands a file beside an existing one without touching it', async () => {
+    writeFileSync(path.join(dest, 'r.txt'), 'mine');
+    const r = await grabFromBox(box([header('f'), Buffer.from('theirs')]), '/w/r.txt', {
+      kind: 'path',
+      path: dest,
+    });
+    expect(r.landed).toBe(path.join(dest, 'r-2.txt'));
+    expect(readFileSync(path.join(dest, 'r.txt'), 'utf8')).toBe('mine');
+    expect(readFileSync(path.join(dest, 'r-2.txt'), 'utf8')).toBe('theirs');
+    expect(readdirSync(dest).sort()).toEqual(['r-2.txt', 'r.txt']);
+  });
+
+  it('never writes through a symlink planted under the landing name', async () => {
+    symlinkSync(outside, path.join(dest, 't'));
+    const parts = [header('d'), ...(await tarOf([{ name: './x', body: 'x' }]))];
+    const r = await grabFromBox(box(parts), '/w/t', { kind: 'path', path: dest });
+    expect(r.landed).toBe(path.join(dest, 't-2'));
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('refuses a destination that is itself a symlink', async () => {
+    symlinkSync(outside, path.join(root, 'link'));
+    await expect(
+      grabFromBox(box([header('f'), Buffer.from('x')]), '/w/x', {
+        kind: 'path',
+        path: path.join(root, 'link'),
+      }),
+    ).rejects.toMatchObject({ rule: 'grab.dest-symlink' });
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('ignores entries outside the root loudly and skips links', async () => {
+    const parts = [
+      header('d'),
+      ...(await tarOf([
+        { name: './', type: 'directory' },
+        { name: '../escape.txt', body: 'no' },
+        { name: '/abs.txt', body: 'no' },
+        { name: './evil', type: 'symlink', linkname: outside },
+        { name: './evil/through.txt', body: 'inside' },
+        { name: './hard', type: 'link', linkname: './ok.txt' },
+        { name: './ok.txt', body: 'ok' },
+        { name: './ok.txt', body: 'again' },
+        { name: './new\nline', body: 'n' },
+      ])),
+    ];
+    const r = await grabFromBox(box(parts), '/w/t', { kind: 'path', path: dest });
+    const t = path.join(dest, 't');
+    expect(r.notes.join('\n')).toMatch(
+      /ignored "..\/escape.txt" from the box: outside the grabbed directory/,
+    );
+    expect(r.notes.join('\n')).toMatch(/ignored "\/abs.txt"/);
+    expect(r.notes.join('\n')).toMatch(/skipped ".\/evil": a symlink/);
+    expect(r.notes.join('\n')).toMatch(/skipped ".\/hard": a hard link/);
+    expect(r.notes.join('\n')).toMatch(/renamed "new\\nline" → "new_line"/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(existsSync(path.join(root, 'escape.txt'))).toBe(false);
+    expect(lstatSync(path.join(t, 'evil')).isDirectory()).toBe(true);
+    expect(readFileSync(path.join(t, 'evil', 'through.txt'), 'utf8')).toBe('inside');
+    expect(readFileSync(path.join(t, 'ok.txt'), 'utf8')).toBe('ok');
+    expect(readFileSync(path.join(t, 'ok-2.txt'), 'utf8')).toBe('again');
+  });
+
+  it('a directory swapped for a symlink mid-stream cannot redirect later writes', async () => {
+    const archive = Buffer.concat(
+      await tarOf([
+        { name: './d', type: 'directory' },
+        { name: './d/first.txt', body: 'a' },
+        ...Array.from({ length: 50 }, (_, i) => ({
+          name: `./d/f${i}.txt`,
+          body: 'x'.repeat(4096),
+        })),
+      ]),
+    );
+    const parts = [header('d'), archive.subarray(0, 3072), archive.subarray(3072)];
+    const d = path.join(dest, 't', 'd');
+    const r = grabFromBox(
+      box(parts, (i) => {
+        if (i === 1 && existsSync(d)) {
+          renameSync(d, path.join(root, 'moved'));
+          symlinkSync(outside, d);
+        }
+      }),
+      '/w/t',
+      { kind: 'path', path: dest },
+    );
+    await r.catch(() => undefined);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('streams a single file to stdout, and refuses a directory there', async () => {
+    const chunks: Buffer[] = [];
+    const { PassThrough } = await import('node:stream');
+    const sink = new PassThrough();
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    await grabFromBox(box([header('f'), Buffer.from('bytes')]), '/w/x', {
+      kind: 'stdout',
+      stream: sink,
+    });
+    expect(Buffer.concat(chunks).toString()).toBe('bytes');
+    await expect(
+      grabFromBox(box([header('d'), ...(await tarOf([{ name: './x', body: 'x' }]))]), '/w/d', {
+        kind: 'stdout',
+        stream: new PassThrough(),
+      }),
+    ).rejects.toMatchObject({ rule: 'grab.stdout-needs-file' });
+  });
+
+  it('rejects a malformed header', async () => {
+    await expect(
+      grabFromBox(box([Buffer.from('x'.repeat(100))]), '/w/x', { kind: 'path', path: dest }),
+    ).rejects.toMatchObject({ rule: 'grab.bad-header' });
+    expect(readdirSync(dest)).toEqual([]);
+  });
+});

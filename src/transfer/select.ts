@@ -1,0 +1,117 @@
+// Discovery plus the target cascade, wired to the real world: ancestor ids of
+// cwd, the picker on a terminal (stdin's, or /dev/tty when stdin carries the
+// payload), and discovery notes on stderr. Shared by deliver and grab.
+
+import { closeSync, openSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+import type { Io } from '../cli/io.js';
+import type { EnginePool } from '../box/pool.js';
+import { ByreError } from '../errors.js';
+import { projectIdFor } from '../project/identity.js';
+import { discoverBoxes, type Discovery, type FoundBox } from './discover.js';
+import { chooseTarget } from './target.js';
+
+/** Worktree ids of `cwd` and every ancestor, nearest first. */
+export function ancestorIds(cwd: string): string[] {
+  let dir: string;
+  try {
+    dir = realpathSync(cwd);
+  } catch {
+    dir = path.resolve(cwd);
+  }
+  const ids: string[] = [];
+  for (;;) {
+    if (dir !== path.parse(dir).root) ids.push(projectIdFor(dir));
+    const up = path.dirname(dir);
+    if (up === dir) return ids;
+    dir = up;
+  }
+}
+
+function ttyAvailable(): boolean {
+  try {
+    closeSync(openSync('/dev/tty', 'r+'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Which terminal a picker may use, or null when none can ask. */
+export function pickerTerminal(io: Io, stdinBusy: boolean): 'stdin' | '/dev/tty' | null {
+  if (io.stdinIsTty && !stdinBusy) return 'stdin';
+  if (io.stderrIsTty === true && ttyAvailable()) return '/dev/tty';
+  return null;
+}
+
+export function printNotes(io: Io, notes: readonly string[]): void {
+  for (const n of notes) io.stderr.write(`byre: ${n}\n`);
+}
+
+type PickFn = <T extends FoundBox>(
+  candidates: readonly T[],
+  opts: { tty: 'stdin' | '/dev/tty' },
+) => Promise<T | null>;
+
+/**
+ * The ink picker (src/tui/picker.tsx), loaded only when a picker shows.
+ * TODO(issue 7, picker): the specifier is indirect because bun's bytecode
+ * build cannot bundle ink's top-level await yet; once scripts/bun-build.ts
+ * can, import '../tui/picker.js' directly. Until then the built binary falls
+ * back to the candidate listing.
+ */
+async function loadPicker(): Promise<PickFn | null> {
+  const specifier = ['..', 'tui', 'picker.js'].join('/');
+  try {
+    const mod = (await import(specifier)) as { pickBox?: PickFn };
+    return mod.pickBox ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function decisionQuery(
+  discovery: Discovery,
+  options: { box?: string },
+  io: Io,
+): { boxes: FoundBox[]; partial: boolean; boxFlag?: string; ancestorIds: string[] } {
+  return {
+    boxes: discovery.boxes,
+    partial: discovery.partial,
+    ...(options.box === undefined ? {} : { boxFlag: options.box }),
+    ancestorIds: ancestorIds(io.cwd),
+  };
+}
+
+export async function selectBox(
+  io: Io,
+  pool: EnginePool,
+  options: { box?: string; skipUidCheck: boolean; stdinBusy: boolean; interactive: boolean },
+): Promise<{ box: FoundBox; discovery: Discovery }> {
+  const discovery = await discoverBoxes(pool, {
+    callerUid: io.uid,
+    skipUidCheck: options.skipUidCheck,
+  });
+  printNotes(io, discovery.notes);
+  const terminal = options.interactive ? pickerTerminal(io, options.stdinBusy) : null;
+  const decision = chooseTarget({
+    ...decisionQuery(discovery, options, io),
+    canPick: terminal !== null,
+  });
+  if (decision.kind === 'error') throw decision.error;
+  if (decision.kind === 'box') return { box: decision.box, discovery };
+  if (terminal === null) throw new Error('picker decision without a terminal');
+  const pickBox = await loadPicker();
+  if (pickBox === null) {
+    const fallback = chooseTarget({ ...decisionQuery(discovery, options, io), canPick: false });
+    if (fallback.kind === 'error') throw fallback.error;
+    if (fallback.kind === 'box') return { box: fallback.box, discovery };
+    throw new Error('cascade asked for a picker it was told does not exist');
+  }
+  const chosen = await pickBox(decision.candidates, { tty: terminal });
+  if (chosen === null) {
+    throw new ByreError('no box picked; nothing was sent', { rule: 'transfer.pick-cancelled' });
+  }
+  return { box: chosen, discovery };
+}

@@ -1,0 +1,290 @@
+// Builds the staged tar a delivery streams into the box (layout in
+// stage-plan.ts): from local paths, walked anchored and without following
+// interior symlinks, or from an incoming `--tar -` archive whose entries are
+// validated first. One archive, one exec, however many files.
+
+import { constants } from 'node:fs';
+import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import tar from 'tar-stream';
+
+import { ByreError } from '../errors.js';
+import { escapeTerminal } from '../output/escape.js';
+import { AnchoredDir } from './anchored.js';
+import { STAGE_COMPLETE } from './box-scripts.js';
+import { StagePlan } from './stage-plan.js';
+import { checkTarEntry } from './tar-entry.js';
+
+/** The part of a Node or streamx writable that `feed` uses. */
+export interface ChunkSink {
+  write(chunk: never): boolean;
+  end(chunk?: never): unknown;
+  once(event: 'drain' | 'error', listener: (err?: unknown) => void): unknown;
+  off(event: 'drain' | 'error', listener: (err?: unknown) => void): unknown;
+}
+
+/** Writes chunks into a (possibly streamx) writable with backpressure, then ends it. */
+export async function feed(source: AsyncIterable<unknown>, sink: ChunkSink): Promise<void> {
+  for await (const chunk of source) {
+    if (!sink.write(chunk as never)) {
+      await new Promise<void>((resolve, reject) => {
+        const done = (): void => {
+          sink.off('error', fail);
+          resolve();
+        };
+        const fail = (err: unknown): void => {
+          sink.off('drain', done);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        };
+        sink.once('drain', done);
+        sink.once('error', fail);
+      });
+    }
+  }
+  sink.end();
+}
+
+export class StageWriter {
+  private readonly pack = tar.pack();
+  readonly plan = new StagePlan();
+  /** Top-level items in archive order (their staged paths). */
+  readonly items: string[] = [];
+
+  /** The archive as a Node stream. */
+  readonly stream: Readable = Readable.from(this.pack, { objectMode: false });
+
+  async dir(name: string, mode: number, mtime: Date): Promise<void> {
+    await this.entry({ name, type: 'directory', mode: (mode & 0o777) | 0o700, mtime });
+  }
+
+  async file(
+    name: string,
+    size: number,
+    mode: number,
+    mtime: Date,
+    content: AsyncIterable<unknown>,
+  ): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const sink = this.pack.entry(
+        { name, type: 'file', size, mode: (mode & 0o777) | 0o600, mtime },
+        (err) => (err ? reject(err) : resolve()),
+      );
+      feed(content, sink).catch((err: unknown) => {
+        sink.destroy(err instanceof Error ? err : new Error(String(err)));
+        reject(err instanceof Error ? err : new Error(String(err)));
+      });
+    });
+  }
+
+  private async entry(header: Partial<tar.Header> & { name: string }): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.pack.entry(header, (err) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** The completion marker goes last: a box that never sees it claims nothing. */
+  async finish(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.pack.entry({ name: STAGE_COMPLETE, type: 'file', size: 0, mode: 0o600 }, '', (err) =>
+        err ? reject(err) : resolve(),
+      );
+    });
+    this.pack.finalize();
+  }
+
+  fail(error: unknown): void {
+    this.pack.destroy(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * Runs `fill` against a fresh writer; the returned promise settles when the
+ * archive is complete (or failed, in which case the archive stream errors so
+ * the box sees a broken stream and claims nothing).
+ */
+export function buildStage(fill: (w: StageWriter) => Promise<void>): {
+  writer: StageWriter;
+  done: Promise<void>;
+} {
+  const writer = new StageWriter();
+  const done = fill(writer)
+    .then(() => writer.finish())
+    .catch((error: unknown) => {
+      writer.fail(error);
+      throw error;
+    });
+  return { writer, done };
+}
+
+function fileContent(fh: FileHandle, size: number): AsyncIterable<unknown> {
+  if (size === 0) return Readable.from([]);
+  return fh.createReadStream({ start: 0, end: size - 1, autoClose: false });
+}
+
+async function addOpenFile(
+  w: StageWriter,
+  stagedPath: string,
+  fh: FileHandle,
+  shown: string,
+): Promise<void> {
+  const st = await fh.stat();
+  if (!st.isFile())
+    throw new ByreError(`${escapeTerminal(shown)} is not a regular file`, {
+      rule: 'transfer.not-a-file',
+    });
+  await w.file(stagedPath, st.size, st.mode, st.mtime, fileContent(fh, st.size));
+}
+
+/** Local sources: each path is one top-level item. Notes collect skips. */
+export async function stageLocalSources(
+  w: StageWriter,
+  sources: readonly string[],
+  notes: string[],
+): Promise<void> {
+  for (const source of sources) {
+    // The user's own argument may be a symlink; interior ones are never followed.
+    const st = await stat(source);
+    const name = path.basename(path.resolve(source));
+    if (st.isFile()) {
+      const item = w.plan.addItem(name, 'file');
+      w.items.push(item);
+      const fh = await open(source, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        await addOpenFile(w, item, fh, source);
+      } finally {
+        await fh.close();
+      }
+    } else if (st.isDirectory()) {
+      const item = w.plan.addItem(name, 'dir');
+      w.items.push(item);
+      await w.dir(item, st.mode, st.mtime);
+      const dir = await AnchoredDir.open(await realpath(source));
+      try {
+        await walk(w, dir, item, [], source, notes);
+      } finally {
+        await dir.close();
+      }
+    } else {
+      throw new ByreError(`${escapeTerminal(source)} is not a regular file or directory`, {
+        rule: 'transfer.not-a-file',
+      });
+    }
+  }
+}
+
+async function walk(
+  w: StageWriter,
+  dir: AnchoredDir,
+  item: string,
+  rel: readonly string[],
+  shownRoot: string,
+  notes: string[],
+): Promise<void> {
+  const entries = await readdir(dir.self(), { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const shown = path.join(shownRoot, ...rel, e.name);
+    const components = [...rel, e.name];
+    if (e.isSymbolicLink()) {
+      notes.push(`skipped ${escapeTerminal(shown)}: a symlink`);
+    } else if (e.isDirectory()) {
+      let child: AnchoredDir;
+      try {
+        child = await dir.openDir(e.name);
+      } catch {
+        notes.push(`skipped ${escapeTerminal(shown)}: it changed while byre read it`);
+        continue;
+      }
+      try {
+        const st = await child.handle.stat();
+        const placed = w.plan.place(item, components, 'dir');
+        await w.dir(placed.path, st.mode, st.mtime);
+        await walk(w, child, item, components, shownRoot, notes);
+      } finally {
+        await child.close();
+      }
+    } else if (e.isFile()) {
+      let fh: FileHandle;
+      try {
+        fh = await dir.openFileForRead(e.name);
+      } catch {
+        notes.push(`skipped ${escapeTerminal(shown)}: it changed while byre read it`);
+        continue;
+      }
+      try {
+        const st = await fh.stat();
+        if (!st.isFile()) {
+          notes.push(`skipped ${escapeTerminal(shown)}: not a regular file`);
+          continue;
+        }
+        const placed = w.plan.place(item, components, 'file');
+        await w.file(placed.path, st.size, st.mode, st.mtime, fileContent(fh, st.size));
+      } finally {
+        await fh.close();
+      }
+    } else {
+      notes.push(`skipped ${escapeTerminal(shown)}: not a regular file or directory`);
+    }
+  }
+}
+
+/**
+ * An incoming archive (`deliver --tar -`): entries are checked before any of
+ * their bytes are staged, and any refusal fails the whole delivery.
+ */
+export async function stageTarInput(w: StageWriter, input: Readable): Promise<void> {
+  const extract = tar.extract();
+  const feeding = feed(input, extract);
+  const tops = new Map<string, { path: string; kind: 'file' | 'dir' }>();
+  const now = new Date();
+  try {
+    for await (const entry of extract) {
+      const h = entry.header;
+      const check = checkTarEntry(h);
+      if (!check.ok) {
+        throw new ByreError(
+          `refusing the archive: "${escapeTerminal(h.name)}" is ${check.reason}`,
+          {
+            rule: check.rule,
+          },
+        );
+      }
+      const [top = '', ...rest] = check.components;
+      const mode = h.mode ?? (check.kind === 'dir' ? 0o755 : 0o644);
+      const mtime = h.mtime ?? now;
+      let item = tops.get(top);
+      if (item === undefined) {
+        const kind = rest.length === 0 ? check.kind : 'dir';
+        item = { path: w.plan.addItem(top, kind), kind };
+        tops.set(top, item);
+        w.items.push(item.path);
+        if (kind === 'dir') await w.dir(item.path, mode, mtime);
+        if (rest.length === 0) {
+          if (kind === 'file') await w.file(item.path, h.size ?? 0, mode, mtime, entry);
+          else entry.resume();
+          continue;
+        }
+      } else if (rest.length === 0) {
+        if (check.kind === 'dir' && item.kind === 'dir') {
+          entry.resume();
+          continue;
+        }
+        throw new ByreError(`refusing the archive: "${escapeTerminal(top)}" appears twice`, {
+          rule: 'transfer.duplicate-entry',
+        });
+      }
+      const placed = w.plan.place(item.path, rest, check.kind);
+      for (const parent of placed.parents) await w.dir(parent, 0o755, mtime);
+      if (check.kind === 'dir') {
+        await w.dir(placed.path, mode, mtime);
+        entry.resume();
+      } else {
+        await w.file(placed.path, h.size ?? 0, mode, mtime, entry);
+      }
+    }
+  } finally {
+    await feeding.catch(() => undefined);
+  }
+  await feeding;
+}

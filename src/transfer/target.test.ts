@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+
+import type { BoxSummary } from './discover.js';
+import { chooseTarget, type TargetQuery } from './target.js';
+
+const box = (id: string, projectId: string, workdirId = projectId): BoxSummary => ({
+  id: id.padEnd(64, '0'),
+  engine: 'docker',
+  projectId,
+  workdirId,
+  foreign: false,
+});
+
+const A = box('aaa111', 'alpha-111111');
+const A2 = box('aaa222', 'alpha-111111', 'alpha-feature-222222');
+const B = box('bbb333', 'beta-333333');
+
+type Want = { box: BoxSummary; via: string } | { pick: number } | { rule: string };
+
+const table: { name: string; q: Partial<TargetQuery<BoxSummary>>; want: Want }[] = [
+  { name: '--box prefix of a project id', q: { boxFlag: 'beta' }, want: { box: B, via: 'flag' } },
+  {
+    name: '--box prefix of a container id',
+    q: { boxFlag: 'aaa2' },
+    want: { box: A2, via: 'flag' },
+  },
+  {
+    name: '--box exact workdir id among shared prefixes',
+    q: { boxFlag: 'alpha-111111' },
+    want: { box: A, via: 'flag' },
+  },
+  {
+    name: '--box ambiguous prefix',
+    q: { boxFlag: 'alpha' },
+    want: { rule: 'transfer.box-ambiguous' },
+  },
+  {
+    name: '--box matching nothing',
+    q: { boxFlag: 'zzz' },
+    want: { rule: 'transfer.box-no-match' },
+  },
+  {
+    name: '--box wins over cwd',
+    q: { boxFlag: 'beta', ancestorIds: ['alpha-111111'] },
+    want: { box: B, via: 'flag' },
+  },
+  {
+    name: 'cwd: nearest ancestor first',
+    q: { ancestorIds: ['alpha-feature-222222', 'alpha-111111'] },
+    want: { box: A2, via: 'cwd' },
+  },
+  {
+    name: 'cwd: a further ancestor',
+    q: { ancestorIds: ['nothing-000000', 'beta-333333'] },
+    want: { box: B, via: 'cwd' },
+  },
+  {
+    name: 'cwd even on a partial pool',
+    q: { ancestorIds: ['beta-333333'], partial: true },
+    want: { box: B, via: 'cwd' },
+  },
+  { name: 'sole box', q: { boxes: [B] }, want: { box: B, via: 'sole' } },
+  {
+    name: 'sole box on a partial pool refuses',
+    q: { boxes: [B], partial: true },
+    want: { rule: 'transfer.partial-pool' },
+  },
+  {
+    name: 'sole box on a partial pool goes to the picker',
+    q: { boxes: [B], partial: true, canPick: true },
+    want: { pick: 1 },
+  },
+  { name: 'several: picker', q: { canPick: true }, want: { pick: 3 } },
+  { name: 'several, no terminal', q: {}, want: { rule: 'transfer.ambiguous' } },
+  { name: 'none', q: { boxes: [] }, want: { rule: 'transfer.no-box' } },
+  {
+    name: 'none, even with a picker',
+    q: { boxes: [], canPick: true },
+    want: { rule: 'transfer.no-box' },
+  },
+];
+
+describe('chooseTarget', () => {
+  it.each(table)('$name', ({ q, want }) => {
+    const d = chooseTarget({
+      boxes: [A, A2, B],
+      partial: false,
+      ancestorIds: [],
+      canPick: false,
+      ...q,
+    });
+    if ('rule' in want) {
+      expect(d.kind === 'error' ? d.error.rule : d.kind).toBe(want.rule);
+    } else if ('pick' in want) {
+      expect(d.kind === 'pick' ? d.candidates.length : d.kind).toBe(want.pick);
+    } else {
+      expect(d).toEqual({ kind: 'box', box: want.box, via: want.via });
+    }
+  });
+
+  it('lists candidates in the ambiguity error', () => {
+    const d = chooseTarget({ boxes: [A, B], partial: false, ancestorIds: [], canPick: false });
+    expect(d.kind === 'error' && d.error.message).toBe(
+      '2 boxes are running — pick one with --box:',
+    );
+    expect(d.kind === 'error' && d.error.details[0]).toMatch(
+      /^aaa111000000 {2}docker {2}alpha-111111$/,
+    );
+  });
+});

@@ -1,0 +1,266 @@
+// Engine tier for the network postures (byre/firewall, byre/firewall-open) on
+// real docker and podman, as root. The "internet" is an HTTP server in this
+// test process on 0.0.0.0, reached from boxes through the engine's bridge
+// gateway (and, as a second host, through this machine's own address): no
+// traffic leaves the machine. Deny probes are pointed at the same server.
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { flavorsUnderTest, type EngineName } from './engines.js';
+import {
+  cleanupProject,
+  engineCli,
+  makeProject,
+  runByre,
+  waitFor,
+  type TestProject,
+} from './harness.js';
+
+const flavors = flavorsUnderTest().filter((f) => f.user === null);
+
+let servers: Server[] = [];
+let open = 0; // a port the allowlist opens
+let other = 0; // a port it does not
+
+async function listen(): Promise<number> {
+  const server = createServer((_req, res) => res.end('ok\n'));
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  servers.push(server);
+  return (server.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  open = await listen();
+  other = await listen();
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  servers = [];
+});
+
+/** The host's address on the engine's default bridge network. */
+function gateway(engine: EngineName): string {
+  if (engine === 'docker') {
+    // docker0 is down (and invisible to os.networkInterfaces) while no box runs.
+    const out = execFileSync('ip', ['-4', '-o', 'addr', 'show', 'docker0'], { encoding: 'utf8' });
+    const match = /inet (\d+\.\d+\.\d+\.\d+)\//.exec(out);
+    if (match?.[1] === undefined) throw new Error('docker0 has no IPv4 address');
+    return match[1];
+  }
+  const args = ['network', 'inspect', 'podman', '-f', '{{range .Subnets}}{{.Gateway}}{{end}}'];
+  const gw = execFileSync(engine, args, { encoding: 'utf8' }).trim();
+  if (gw === '') throw new Error('podman network has no gateway');
+  return gw;
+}
+
+/** This machine's own non-loopback IPv4, a second "host" reachable from boxes. */
+function machineAddress(exclude: string): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) {
+      if (a.family === 'IPv4' && !a.internal && a.address !== exclude) return a.address;
+    }
+  }
+  throw new Error('no non-loopback IPv4 address on this machine');
+}
+
+/** A container's stdout and stderr together, as the engine kept them. */
+function containerLogs(engine: EngineName, name: string): string {
+  const r = spawnSync(engine, ['logs', name], { encoding: 'utf8' });
+  return `${r.stdout}${r.stderr}`;
+}
+
+/** A shell line that prints NAME_OK when ip:port connects and NAME_BLOCKED when it does not. */
+function probe(name: string, ip: string, port: number): string {
+  return `if timeout 3 bash -c 'exec 3<>/dev/tcp/${ip}/${port}' 2>/dev/null; then echo ${name}_OK; else echo ${name}_BLOCKED; fi`;
+}
+
+const projects: TestProject[] = [];
+afterEach(() => {
+  for (const p of projects.splice(0)) cleanupProject(p);
+});
+
+function project(engine: EngineName, config: string): TestProject {
+  const p = makeProject(engine);
+  projects.push(p);
+  p.writeConfig(config);
+  return p;
+}
+
+describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label', (flavor) => {
+  const engine = flavor.engine;
+
+  it('deny-by-default: the allowlisted host:port is reachable, nothing else is, DNS works', () => {
+    const gw = gateway(engine);
+    const elsewhere = machineAddress(gw);
+    const p = project(engine, `skills = ["firewall"]\negress = ["${gw}:${open}"]\n`);
+    const r = runByre(p, ['develop'], {
+      input: [
+        probe('ALLOWED', gw, open),
+        probe('OTHERPORT', gw, other),
+        probe('OTHERHOST', elsewhere, open),
+        'getent hosts deb.debian.org >/dev/null && echo DNS_OK',
+        'echo "$BYRE_EGRESS"',
+      ].join('\n') + '\n',
+      env: { BYRE_DENY_PROBE: `${gw}:${other}` },
+    });
+    expect(r.stderr).toContain('byre: network deny-by-default  (skill: byre/firewall)');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      'ALLOWED_OK',
+      'OTHERPORT_BLOCKED',
+      'OTHERHOST_BLOCKED',
+      'DNS_OK',
+      `${gw}:${open}`,
+    ]);
+  });
+
+  it('an empty allowlist lets nothing but loopback and DNS out', () => {
+    const gw = gateway(engine);
+    const p = project(engine, 'skills = ["firewall"]\n');
+    const r = runByre(p, ['develop'], {
+      input: `${probe('GW', gw, open)}\ngetent hosts deb.debian.org >/dev/null && echo DNS_OK\n`,
+      env: { BYRE_DENY_PROBE: `${gw}:${other}` },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['GW_BLOCKED', 'DNS_OK']);
+  });
+
+  it('fails closed when the wall cannot be built: the agent never runs and byre says why', () => {
+    const p = project(engine, 'skills = ["firewall"]\negress = ["no-such-host.invalid"]\n');
+    const r = runByre(p, ['develop'], { input: 'echo AGENT_RAN\n' });
+    expect(r.stdout).not.toContain('AGENT_RAN');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('the network wall did not apply');
+    expect(r.stderr).toMatch(/none of the 1 allowlisted hosts resolved/);
+  });
+
+  it('without the helper, the launch gate times out and the command never runs', () => {
+    const p = project(engine, 'skills = ["firewall"]\n');
+    expect(runByre(p, ['rebuild']).status).toBe(0);
+    const image = `byre-${p.id}-u0-g0`;
+    let out = '';
+    let status = 0;
+    try {
+      out = engineCli(p, ['run', '--rm', '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=2', '--label', 'byre.test=1', image, 'echo', 'AGENT_RAN']);
+    } catch (error) {
+      const e = error as { status: number; stdout: string; stderr: string };
+      status = e.status;
+      out = `${e.stdout}${e.stderr}`;
+    }
+    expect(status).not.toBe(0);
+    expect(out).not.toContain('AGENT_RAN');
+    expect(out).toContain('refusing to launch without it (failing closed)');
+  });
+
+  it('ejectfirewall walls a box started from dockerrun; an engine restart re-gates and dies', async () => {
+    const gw = gateway(engine);
+    const p = project(engine, `skills = ["firewall"]\negress = ["${gw}:${open}"]\n`);
+    expect(runByre(p, ['rebuild']).status).toBe(0);
+    const script = runByre(p, ['ejectfirewall']);
+    expect(script.status).toBe(0);
+    expect(script.stdout.startsWith('#!/bin/sh\n')).toBe(true);
+    const scriptFile = path.join(p.root, 'eject.sh');
+    writeFileSync(scriptFile, script.stdout, { mode: 0o755 });
+
+    const run = runByre(p, ['dockerrun']);
+    expect(run.stderr).toContain('fails closed');
+    // The printed command, detached, with a long-running probe loop as its command.
+    const argv = execFileSync('sh', ['-c', `set -- ${run.stdout.trim()}; for a; do printf '%s\\0' "$a"; done`], {
+      encoding: 'utf8',
+    })
+      .split('\0')
+      .filter((a) => a !== '');
+    const name = argv[argv.indexOf('--name') + 1] ?? '';
+    const detached = argv.map((a) => (a === '--rm' ? '-d' : a)).filter((a) => a !== '-i');
+    detached.splice(2, 0, '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=20');
+    const loop = `while :; do ${probe('ALLOWED', gw, open)}; ${probe('OTHER', gw, other)}; sleep 1; done`;
+    execFileSync(detached[0] ?? engine, [...detached.slice(1), 'bash', '-c', loop], { encoding: 'utf8' });
+    try {
+      const helper = spawn(scriptFile, [name], { env: { ...process.env, BYRE_DENY_PROBE: `${gw}:${other}` } });
+      const helperExit = new Promise<number | null>((r) => helper.on('close', r));
+      expect(await helperExit).toBe(0);
+      const logs = await waitFor('probe output', () => {
+        const text = containerLogs(engine, name);
+        return text.includes('OTHER_') ? text : null;
+      });
+      expect(logs).toContain('ALLOWED_OK');
+      expect(logs).toContain('OTHER_BLOCKED');
+      expect(logs).not.toContain('OTHER_OK');
+
+      engineCli(p, ['restart', '-t', '1', name]);
+      await waitFor(
+        'the restarted box to refuse at its gate',
+        () => (containerLogs(engine, name).includes('refusing to launch without it') ? true : null),
+        90_000,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; its log ends:\n${containerLogs(engine, name).slice(-600)}`);
+      });
+      // Dead either way: exited non-zero, or already reaped by the engine.
+      const state = await waitFor('the restarted box to exit', () => {
+        const r = spawnSync(engine, ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', name], {
+          encoding: 'utf8',
+        });
+        if (r.status !== 0) return 'gone';
+        const s = r.stdout.trim();
+        return s.startsWith('exited') ? s : null;
+      });
+      expect(state).not.toBe('exited 0');
+    } finally {
+      try {
+        engineCli(p, ['rm', '-f', name]);
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('a closure removes a skill-declared entry', () => {
+    const gw = gateway(engine);
+    const p = project(engine, `skills = ["firewall", "egresstest"]\negress = ["!${gw}:${open}"]\n`);
+    const skillDir = path.join(p.home, 'skills', 'egresstest');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(
+      path.join(skillDir, 'skill.toml'),
+      `description = "test: declares egress"\n[package]\nid = "egresstest"\nversion = "1.0.0"\nkind = "skill"\npackage_api = 1\n[runtime]\negress = ["${gw}:${open}"]\n`,
+    );
+    const r = runByre(p, ['develop'], {
+      input: `${probe('SKILLHOST', gw, open)}\n`,
+      env: { BYRE_DENY_PROBE: `${gw}:${other}` },
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('SKILLHOST_BLOCKED');
+  });
+
+  it('firewall-open drops exactly the closed host:port and leaves the rest open', () => {
+    const gw = gateway(engine);
+    const p = project(engine, `skills = ["firewall-open"]\negress = ["!${gw}:${other}"]\n`);
+    const r = runByre(p, ['develop'], {
+      input: `${probe('OPEN', gw, open)}\n${probe('CLOSED', gw, other)}\n`,
+    });
+    expect(r.stderr).toContain('open-denylist');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(['OPEN_OK', 'CLOSED_BLOCKED']);
+  });
+
+  it('firewall-open fails closed on a closure that does not resolve', () => {
+    const p = project(engine, 'skills = ["firewall-open"]\negress = ["!no-such-host.invalid"]\n');
+    const r = runByre(p, ['develop'], { input: 'echo AGENT_RAN\n' });
+    expect(r.stdout).not.toContain('AGENT_RAN');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('does not resolve');
+  });
+
+  it('both postures at once is a resolution error naming both skills', () => {
+    const p = project(engine, 'skills = ["firewall", "firewall-open"]\n');
+    const r = runByre(p, ['develop'], { input: 'exit 0\n' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('byre/firewall');
+    expect(r.stderr).toContain('byre/firewall-open');
+  });
+});

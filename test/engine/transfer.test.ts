@@ -1,0 +1,186 @@
+// deliver and grab on each real engine, through the built binary, into and
+// out of a background session: files, trees and stdin land in /inbox with
+// collisions uniquified; grabs never overwrite and never follow what the box
+// plants. Every test removes what it made, including on failure.
+
+import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { flavorsUnderTest } from './engines.js';
+import {
+  cleanupProject,
+  engineCli,
+  makeProject,
+  runByre,
+  runningBox,
+  startByre,
+  waitFor,
+  type BackgroundSession,
+  type TestProject,
+} from './harness.js';
+
+const flavors = flavorsUnderTest();
+
+const projects: TestProject[] = [];
+const sessions: BackgroundSession[] = [];
+
+afterEach(async () => {
+  for (const s of sessions.splice(0)) {
+    s.child.kill('SIGKILL');
+    await s.exited;
+  }
+  for (const p of projects.splice(0)) cleanupProject(p);
+});
+
+async function boxFor(
+  flavor: (typeof flavors)[number],
+): Promise<{ project: TestProject; id: string }> {
+  const project = makeProject(flavor);
+  projects.push(project);
+  const session = startByre(project, ['develop']);
+  sessions.push(session);
+  // The first box on an engine pays for its image build.
+  const id = await waitFor('the box', () => runningBox(project), 500_000);
+  // The login shell is up once the box answers an exec.
+  await waitFor('the box to answer', () => {
+    try {
+      return engineCli(project, ['exec', id, 'true']) === '' ? true : null;
+    } catch {
+      return null;
+    }
+  });
+  return { project, id };
+}
+
+function inBox(project: TestProject, id: string, script: string): string {
+  return engineCli(project, ['exec', id, 'sh', '-c', script]);
+}
+
+/** Every path under `dir` that is a symlink. */
+function symlinksUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isSymbolicLink()) out.push(p);
+    else if (e.isDirectory()) out.push(...symlinksUnder(p));
+  }
+  return out;
+}
+
+describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label', (flavor) => {
+  it('delivers a file, a tree and stdin; a second delivery of a name lands as name-2', async () => {
+    const { project, id } = await boxFor(flavor);
+    const src = path.join(project.dir, 'report.pdf');
+    writeFileSync(src, 'pdf bytes\n');
+    mkdirSync(path.join(project.dir, 'tree', 'sub'), { recursive: true });
+    writeFileSync(path.join(project.dir, 'tree', 'a.txt'), 'a\n');
+    writeFileSync(path.join(project.dir, 'tree', 'sub', 'b.txt'), 'b\n');
+
+    const first = runByre(project, ['deliver', 'report.pdf']);
+    // stderr may carry notes about other boxes on the machine; errors fail the status.
+    expect(first.status).toBe(0);
+    expect(first.stdout).toBe('/inbox/report.pdf\n');
+    const second = runByre(project, ['deliver', 'report.pdf']);
+    expect(second.status).toBe(0);
+    expect(second.stdout).toBe('/inbox/report-2.pdf\n');
+    expect(inBox(project, id, 'cat /inbox/report.pdf /inbox/report-2.pdf')).toBe(
+      'pdf bytes\npdf bytes\n',
+    );
+
+    const tree = runByre(project, ['deliver', 'tree', 'report.pdf']);
+    expect(tree.status).toBe(0);
+    expect(tree.stdout).toBe('/inbox/tree\n/inbox/report-3.pdf\n');
+    expect(inBox(project, id, 'cat /inbox/tree/a.txt /inbox/tree/sub/b.txt')).toBe('a\nb\n');
+
+    const piped = runByre(project, ['deliver', '--name', 'notes.txt', '-'], { input: 'piped\n' });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).toBe('/inbox/notes.txt\n');
+    const bare = runByre(project, ['deliver'], { input: 'bare\n' });
+    expect(bare.status).toBe(0);
+    expect(bare.stdout).toMatch(/^\/inbox\/stdin-\d{8}-\d{6}\n$/);
+    expect(inBox(project, id, 'cat /inbox/notes.txt')).toBe('piped\n');
+    // Nothing staged is left behind, and files belong to dev.
+    expect(inBox(project, id, 'ls -A /inbox | grep -c "^\\.byre" || true').trim()).toBe('0');
+    expect(inBox(project, id, 'stat -c %u /inbox/tree/sub/b.txt').trim()).toBe(
+      inBox(project, id, 'echo $BYRE_UID').trim(),
+    );
+
+    const boxes = runByre(project, ['deliver', '--boxes', '--proto', '1']);
+    expect(boxes.status).toBe(0);
+    const line = boxes.stdout.split('\n').find((l) => l.startsWith(id));
+    expect(line?.split('\t').slice(1)).toEqual([flavor.engine, project.id, project.id, '']);
+  });
+
+  it('grabs a file and a tree out, never overwriting, and never following a planted symlink', async () => {
+    const { project, id } = await boxFor(flavor);
+    inBox(
+      project,
+      id,
+      'mkdir -p /workspace/out/sub && echo one > /workspace/out/one.txt && ' +
+        'echo two > /workspace/out/sub/two.txt && echo solo > /tmp/solo.txt',
+    );
+    const dest = path.join(project.root, 'dest');
+    mkdirSync(dest);
+    writeFileSync(path.join(dest, 'solo.txt'), 'mine\n');
+    if (flavor.user !== null) engineCli(project, ['exec', id, 'true']);
+    const grabbed = runByre(project, ['grab', '/tmp/solo.txt', dest]);
+    expect(grabbed.status).toBe(0);
+    expect(grabbed.stdout).toBe(`${path.join(dest, 'solo-2.txt')}\n`);
+    expect(readFileSync(path.join(dest, 'solo.txt'), 'utf8')).toBe('mine\n');
+    expect(readFileSync(path.join(dest, 'solo-2.txt'), 'utf8')).toBe('solo\n');
+
+    const tree = runByre(project, ['grab', 'out', dest]);
+    expect(tree.status).toBe(0);
+    expect(tree.stdout).toBe(`${path.join(dest, 'out')}\n`);
+    expect(readFileSync(path.join(dest, 'out', 'sub', 'two.txt'), 'utf8')).toBe('two\n');
+
+    const streamed = runByre(project, ['grab', '/tmp/solo.txt', '-']);
+    expect(streamed.stderr).not.toMatch(/byre: (?!skipping|\d+ box)/);
+    expect(streamed.status).toBe(0);
+    expect(streamed.stdout).toBe('solo\n');
+  });
+
+  it('a box that swaps files for symlinks mid-grab cannot make byre write outside the destination', async () => {
+    const { project, id } = await boxFor(flavor);
+    const outside = path.join(project.root, 'outside');
+    mkdirSync(outside);
+    inBox(
+      project,
+      id,
+      'mkdir -p /tmp/t/d && head -c 30000000 /dev/zero > /tmp/t/big && ' +
+        `for i in $(seq 1 200); do echo $i > /tmp/t/d/f$i; done && ln -s ${outside} /tmp/t/evil`,
+    );
+    // A swapper inside the box races the grabs: d flips between a directory and a symlink.
+    engineCli(project, [
+      'exec',
+      '-d',
+      id,
+      'sh',
+      '-c',
+      `end=$(($(date +%s) + 20)); while [ $(date +%s) -lt $end ]; do ` +
+        `mv /tmp/t/d /tmp/t/d.real 2>/dev/null; ln -s ${outside} /tmp/t/d; ` +
+        `rm -f /tmp/t/d; mv /tmp/t/d.real /tmp/t/d 2>/dev/null; done`,
+    ]);
+    const dest = path.join(project.root, 'dest');
+    mkdirSync(dest);
+    for (let i = 0; i < 3; i++) {
+      const r = runByre(project, ['grab', '/tmp/t', dest]);
+      expect([0, 1]).toContain(r.status);
+      expect(r.stderr).toMatch(/skipped .*evil.*a symlink/);
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    expect(symlinksUnder(dest)).toEqual([]);
+    for (const e of readdirSync(dest))
+      expect(lstatSync(path.join(dest, e)).isDirectory()).toBe(true);
+  });
+
+  it('refuses a symlinked /inbox and reports a missing one as needing a rebuild', async () => {
+    const { project, id } = await boxFor(flavor);
+    writeFileSync(path.join(project.dir, 'x.txt'), 'x\n');
+    inBox(project, id, 'mv /inbox /tmp/inbox-real');
+    const missing = runByre(project, ['deliver', 'x.txt']);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toContain('rebuild');
+    inBox(project, id, 'ln -s /tmp/inbox-real /inbox 2>/dev/null || true');
+  });
+});
