@@ -9,6 +9,7 @@ const result = await Bun.build({
   compile: { outfile: 'dist/byre' },
   minify: { syntax: true, whitespace: true },
   bytecode: true,
+  format: 'esm',
   sourcemap: 'none',
   define: { 'process.env.DEV': '"false"' },
   plugins: [

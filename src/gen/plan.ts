@@ -95,7 +95,8 @@ export function agentCmdScript(command: string): string {
 function selectedAgent(config: EffectiveConfig, skills: readonly ResolvedSkill[]) {
   if (config.agent === null) return null;
   const name = config.agent.value;
-  const skill = skills.find((s) => s.id === name);
+  // The catalog resolves a bare name to a local package first, then byre/<name>.
+  const skill = skills.find((s) => s.id === name) ?? skills.find((s) => s.id === `byre/${name}`);
   if (skill?.agent == null) {
     throw new ByreError(`agent "${name}" is not an enabled skill with an [agent] command`, {
       rule: 'agent.not-enabled',

@@ -54,21 +54,10 @@ type PickFn = <T extends FoundBox>(
   opts: { tty: 'stdin' | '/dev/tty' },
 ) => Promise<T | null>;
 
-/**
- * The ink picker (src/tui/picker.tsx), loaded only when a picker shows.
- * TODO(issue 7, picker): the specifier is indirect because bun's bytecode
- * build cannot bundle ink's top-level await yet; once scripts/bun-build.ts
- * can, import '../tui/picker.js' directly. Until then the built binary falls
- * back to the candidate listing.
- */
+/** The ink picker (src/tui/picker.tsx), loaded only when a picker shows, so ink costs nothing otherwise. */
 async function loadPicker(): Promise<PickFn | null> {
-  const specifier = ['..', 'tui', 'picker.js'].join('/');
-  try {
-    const mod = (await import(specifier)) as { pickBox?: PickFn };
-    return mod.pickBox ?? null;
-  } catch {
-    return null;
-  }
+  const mod = await import('../tui/picker.js');
+  return mod.pickBox as PickFn;
 }
 
 function decisionQuery(

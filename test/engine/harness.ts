@@ -272,3 +272,17 @@ export function cleanupProject(project: TestProject): void {
   if (vols.length) tryCli(p, ['volume', 'rm', '-f', ...vols]);
   project.cleanup();
 }
+
+/** Installs the fixture agent skill `testagent` as a local skill in the project's store. */
+export function installTestAgent(project: TestProject): void {
+  const dest = join(project.home, 'skills', 'testagent');
+  mkdirSync(dest, { recursive: true });
+  for (const file of ['skill.toml', 'testagent']) {
+    const src = resolve('test/fixtures/skills/testagent', file);
+    execFileSync('cp', ['-p', src, join(dest, file)]);
+  }
+  if (project.flavor.user !== null) {
+    const ids = userIds(project.flavor.user);
+    chownTree(project.home, ids.uid, ids.gid);
+  }
+}
