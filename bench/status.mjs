@@ -12,41 +12,13 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { byre, enginesUp, env, median, run, time } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 9);
-const byre = path.resolve('dist/byre');
-const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
-delete env.NODE_EXTRA_CA_CERTS;
 
-function answers(engine) {
-  try {
-    execFileSync(engine, ['info'], { stdio: 'ignore', timeout: 20_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function run(file, args, options = {}) {
-  const r = spawnSync(file, args, {
-    encoding: 'utf8',
-    ...options,
-    env: { ...env, ...options.env },
-  });
-  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
-function time(fn) {
-  const start = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-for (const engine of ['docker', 'podman'].filter(answers)) {
+for (const engine of enginesUp()) {
   const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
   const project = path.join(root, 'proj');
   const home = path.join(root, 'home');

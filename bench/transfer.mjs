@@ -10,7 +10,6 @@
 // NODE_EXTRA_CA_CERTS is removed from the timed commands' environment (it
 // costs ~80 ms per node start on these machines and byre's binary is not node).
 
-import { execFileSync, spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -23,35 +22,10 @@ import {
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { byre, enginesUp, median, run, time } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 3);
-const byre = path.resolve('dist/byre');
-const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
-delete env.NODE_EXTRA_CA_CERTS;
 const IMAGE = 'debian:bookworm-slim';
-
-function answers(engine) {
-  try {
-    execFileSync(engine, ['info'], { stdio: 'ignore', timeout: 20_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function run(file, args, options = {}) {
-  const r = spawnSync(file, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...options, env });
-  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return r.stdout;
-}
-
-function time(fn) {
-  const start = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Median ms of `fn` over `runs`, with `reset` (untimed) before each. */
 function measure(fn, reset) {
@@ -75,7 +49,7 @@ try {
   }
   const out = path.join(root, 'out');
 
-  for (const engine of ['docker', 'podman'].filter(answers)) {
+  for (const engine of enginesUp()) {
     const id = run(engine, [
       'run',
       '-d',

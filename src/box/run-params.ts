@@ -7,6 +7,7 @@ import { bakedIds, imageTag, machineVolumeName, projectVolumeName } from '../eng
 import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import { postureFacts } from '../network/posture.js';
 
 export interface BoxIdentity {
   projectId: string;
@@ -82,4 +83,15 @@ export function assembleRunParams(input: RunParamsInput): RunParams {
     labels: input.labels,
     image: imageTag(box.projectId, ids.uid, ids.gid),
   };
+}
+
+/**
+ * RunParams as develop launches them: assembleRunParams plus the enforced
+ * allowlist (BYRE_EGRESS) under an allowlist posture. dockerrun, status's
+ * next-launch record and develop all build their params here.
+ */
+export function launchRunParams(input: RunParamsInput): RunParams {
+  const params = assembleRunParams(input);
+  const posture = postureFacts(input.config, input.skills);
+  return posture.allowlist === null ? params : { ...params, egress: posture.allowlist };
 }

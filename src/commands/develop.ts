@@ -11,13 +11,12 @@ import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../box/lock.js';
 import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
-import { assembleRunParams, volumeEngineName } from '../box/run-params.js';
+import { launchRunParams, volumeEngineName } from '../box/run-params.js';
 import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
-import { createHostTools } from '../engine/host-tools.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
@@ -27,15 +26,14 @@ import { renderError } from '../output/render-error.js';
 import { createEngine, type Engine } from '../engine/runner.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
-import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
-import { hostReaders } from '../hostenv/readers.js';
+import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { recordProjectPath } from '../project/store.js';
-import { bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
+import { boxHostEnv, bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
 
 export type DevelopOptions = OnboardFlags;
 
@@ -169,14 +167,8 @@ async function prepareBox(
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
-  const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
-  const git = tools.resolve('git');
-  const hostEnv = resolveHostEnv(
-    config.envFromHost,
-    new Set(Object.keys(config.env)),
-    hostReaders(io.env, git.kind === 'found' ? git.path : null),
-  );
-  const params: RunParams = assembleRunParams({
+  const hostEnv = boxHostEnv(io, ctx, config);
+  const params: RunParams = launchRunParams({
     box: ctx,
     config,
     skills,
@@ -188,7 +180,6 @@ async function prepareBox(
     labels: { client: io.pid },
   });
   const posture = postureFacts(config, skills);
-  if (posture.allowlist !== null) params.egress = posture.allowlist;
   if (posture.hook !== null) params.labels.run = mintNonce();
   const volumes: PlannedVolume[] = [
     ...config.volumes.map((v) => v.value),
@@ -316,10 +307,13 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   await Promise.all([reaping, walling]);
   if (wallFailure !== null) {
-    throw new ByreError(`the network wall did not apply, so the box was stopped (fail closed):\n${wallFailure}`, {
-      rule: 'develop.firewall-failed',
-      remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
-    });
+    throw new ByreError(
+      `the network wall did not apply, so the box was stopped (fail closed):\n${wallFailure}`,
+      {
+        rule: 'develop.firewall-failed',
+        remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
+      },
+    );
   }
   const outcome = interpretExit(code);
   if (outcome.kind === 'failed') {

@@ -26,6 +26,7 @@ export async function dockerfileCommand(io: Io): Promise<void> {
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
   const posture = postureFacts(config, skills);
-  if (posture.hook !== null) io.stdout.write(firewallNote(posture.skill?.id ?? '', posture.posture));
+  if (posture.hook !== null)
+    io.stdout.write(firewallNote(posture.skill?.id ?? '', posture.posture));
   io.stdout.write(plan.dockerfile);
 }

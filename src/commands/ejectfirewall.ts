@@ -2,38 +2,31 @@
 // standalone script. An error when no network-posture skill is enabled.
 
 import type { Io } from '../cli/io.js';
-import { assembleRunParams } from '../box/run-params.js';
 import { ByreError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
+import { bakedIds, imageTag } from '../engine/names.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
-import { loadBox, userHome } from './load.js';
+import { loadBox } from './load.js';
 
 export async function ejectfirewallCommand(io: Io): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
   const posture = postureFacts(config, skills);
   if (posture.hook === null || posture.skill === null) {
-    throw new ByreError('no network-posture skill is enabled for this project, so there is no firewall to eject', {
-      rule: 'ejectfirewall.no-posture',
-      remedy: 'enable byre/firewall (deny-by-default) or byre/firewall-open in the config first',
-    });
+    throw new ByreError(
+      'no network-posture skill is enabled for this project, so there is no firewall to eject',
+      {
+        rule: 'ejectfirewall.no-posture',
+        remedy: 'enable byre/firewall (deny-by-default) or byre/firewall-open in the config first',
+      },
+    );
   }
   const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
-  const params = assembleRunParams({
-    box: ctx,
-    config,
-    skills,
-    engine,
-    hostUid: io.uid,
-    hostGid: io.gid,
-    home: userHome(io),
-    hostEnv: {},
-    labels: { client: io.pid },
-  });
+  const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({
       engine: engine.name,
-      image: params.image,
+      image: imageTag(ctx.projectId, ids.uid, ids.gid),
       hook: posture.hook,
       posture: posture.posture,
       skillId: posture.skill.id,

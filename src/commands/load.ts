@@ -15,6 +15,9 @@ import { loadCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { Io } from '../cli/io.js';
+import { createHostTools } from '../engine/host-tools.js';
+import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
+import { hostReaders } from '../hostenv/readers.js';
 
 export interface LoadedBox {
   ctx: ProjectContext;
@@ -73,4 +76,14 @@ export async function loadBox(io: Io): Promise<LoadedBox> {
 /** The user's home directory, for `~` in host paths. */
 export function userHome(io: Io): string {
   return io.env['HOME'] ?? homedir();
+}
+
+/** env_from_host for this box, read through a pinned host git (a declined git reads nothing). */
+export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig): HostEnvEntry[] {
+  const git = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env }).resolve('git');
+  return resolveHostEnv(
+    config.envFromHost,
+    new Set(Object.keys(config.env)),
+    hostReaders(io.env, git.kind === 'found' ? git.path : null),
+  );
 }

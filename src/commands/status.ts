@@ -6,7 +6,7 @@
 import type { Io } from '../cli/io.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, failedAnswers } from '../box/pool.js';
-import { assembleRunParams } from '../box/run-params.js';
+import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { loadCascade } from '../config/read.js';
 import { VERSION } from '../embedded.js';
@@ -165,7 +165,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   let nextLaunch: LaunchRecord | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
-    const params = assembleRunParams({
+    const params = launchRunParams({
       box: ctx,
       config,
       skills,

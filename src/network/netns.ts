@@ -78,7 +78,8 @@ export async function enforcePosture(
   while (boxId === undefined) {
     boxId = (await engine.ps({ labels: { [LABEL.run]: plan.nonce }, all: false }))[0];
     if (boxId !== undefined) break;
-    if (Date.now() > deadline) throw new Error('the box never started, so its network was never walled');
+    if (Date.now() > deadline)
+      throw new Error('the box never started, so its network was never walled');
     await sleep(timeouts.pollMs);
   }
   const stopBox = async (): Promise<void> => {

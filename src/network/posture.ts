@@ -23,7 +23,10 @@ export interface PostureFacts {
 /** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
 export const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
 
-export function postureFacts(config: EffectiveConfig, skills: readonly ResolvedSkill[]): PostureFacts {
+export function postureFacts(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): PostureFacts {
   const skill = skills.find((s) => s.runtime.networkPosture !== null) ?? null;
   const posture = skill?.runtime.networkPosture ?? 'open';
   const egress = deriveBoxEgress(config, skills);

@@ -1,7 +1,9 @@
 // The layout of a staged delivery: top-level item n lives at `00000n/<name>`
 // in the tar the box extracts, so the box learns names only from the archive.
-// Names are sanitised (renames reported) and uniquified per directory; a path
-// that would land under a file, or twice, is refused. Pure.
+// The 'flat' layout (the archive a remote byre's `--tar -` reads) puts items
+// at the top, uniquified among themselves. Names are sanitised (renames
+// reported) and uniquified per directory; a path that would land under a file,
+// or twice, is refused. Pure.
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -22,6 +24,9 @@ interface Node {
 
 export const MAX_ITEMS = 999_999;
 
+/** 'staged': the box-side tar layout; 'flat': a plain archive for a remote `deliver --tar -`. */
+export type StageLayout = 'staged' | 'flat';
+
 export function itemDir(index: number): string {
   return String(index).padStart(6, '0');
 }
@@ -35,6 +40,10 @@ export class StagePlan {
   readonly renames: Rename[] = [];
   private readonly nodes = new Map<string, Node>();
   private items = 0;
+  /** Top-level names in use (the flat layout only). */
+  private readonly top: Node = { kind: 'dir', children: new Map(), used: new Set() };
+
+  constructor(readonly layout: StageLayout = 'staged') {}
 
   /** A new top-level item; returns its staged path. */
   addItem(name: string, kind: 'file' | 'dir'): string {
@@ -44,9 +53,14 @@ export class StagePlan {
         rule: 'transfer.too-many-items',
       });
     }
-    const root = itemDir(this.items);
-    const staged = this.note(name, clean(name));
-    const path = `${root}/${staged}`;
+    let path: string;
+    if (this.layout === 'flat') {
+      // Two sources with one basename must not merge on the far side.
+      path = this.note(name, this.uniqueIn(this.top, clean(name)));
+      this.top.used.add(path);
+    } else {
+      path = `${itemDir(this.items)}/${this.note(name, clean(name))}`;
+    }
     this.nodes.set(path, { kind, children: new Map(), used: new Set() });
     return path;
   }

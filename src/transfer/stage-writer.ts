@@ -13,7 +13,7 @@ import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
-import { StagePlan } from './stage-plan.js';
+import { StagePlan, type StageLayout } from './stage-plan.js';
 import { checkTarEntry } from './tar-entry.js';
 
 /** The part of a Node or streamx writable that `feed` uses. */
@@ -47,7 +47,11 @@ export async function feed(source: AsyncIterable<unknown>, sink: ChunkSink): Pro
 
 export class StageWriter {
   private readonly pack = tar.pack();
-  readonly plan = new StagePlan();
+  readonly plan: StagePlan;
+
+  constructor(readonly layout: StageLayout = 'staged') {
+    this.plan = new StagePlan(layout);
+  }
   /** Top-level items in archive order (their staged paths). */
   readonly items: string[] = [];
 
@@ -85,6 +89,11 @@ export class StageWriter {
 
   /** The completion marker goes last: a box that never sees it claims nothing. */
   async finish(): Promise<void> {
+    if (this.layout === 'flat') {
+      // A remote byre stages its own marker; a truncated upload fails its tar read.
+      this.pack.finalize();
+      return;
+    }
     await new Promise<void>((resolve, reject) => {
       this.pack.entry({ name: STAGE_COMPLETE, type: 'file', size: 0, mode: 0o600 }, '', (err) =>
         err ? reject(err) : resolve(),
@@ -103,11 +112,14 @@ export class StageWriter {
  * archive is complete (or failed, in which case the archive stream errors so
  * the box sees a broken stream and claims nothing).
  */
-export function buildStage(fill: (w: StageWriter) => Promise<void>): {
+export function buildStage(
+  fill: (w: StageWriter) => Promise<void>,
+  layout: StageLayout = 'staged',
+): {
   writer: StageWriter;
   done: Promise<void>;
 } {
-  const writer = new StageWriter();
+  const writer = new StageWriter(layout);
   const done = fill(writer)
     .then(() => writer.finish())
     .catch((error: unknown) => {

@@ -76,43 +76,50 @@ afterAll(() => {
   for (const p of projects.splice(0)) cleanupProject(p);
 });
 
-describe.skipIf(!enabled || docker === undefined).each(cases)('agent skill byre/$name on docker', (c) => {
-  it('builds, answers --version as dev, and launches through its wrapper with the context flag', () => {
-    const p = makeProject(docker ?? 'docker', c.name);
-    projects.push(p);
-    p.writeConfig(`agent = "${c.name}"\n`);
-    const build = runByre(p, ['rebuild']);
-    expect(build.stderr.slice(-2000)).not.toMatch(/byre: (?!warning|note)/);
-    expect(build.status).toBe(0);
-    const image = `byre-${p.id}-u0-g0`;
+describe.skipIf(!enabled || docker === undefined).each(cases)(
+  'agent skill byre/$name on docker',
+  (c) => {
+    it('builds, answers --version as dev, and launches through its wrapper with the context flag', () => {
+      const p = makeProject(docker ?? 'docker', c.name);
+      projects.push(p);
+      p.writeConfig(`agent = "${c.name}"\n`);
+      const build = runByre(p, ['rebuild']);
+      expect(build.stderr.slice(-2000)).not.toMatch(/byre: (?!warning|note)/);
+      expect(build.status).toBe(0);
+      const image = `byre-${p.id}-u0-g0`;
 
-    const version = spawnSync('docker', ['run', '--rm', '--label', 'byre.test=1', '--entrypoint', c.cli, image, '--version'], {
-      encoding: 'utf8',
+      const version = spawnSync(
+        'docker',
+        ['run', '--rm', '--label', 'byre.test=1', '--entrypoint', c.cli, image, '--version'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(version.stderr).not.toMatch(/not found/);
+      expect(version.status).toBe(0);
+      expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
+
+      const stubDir = path.join(p.root, 'stub');
+      mkdirSync(stubDir);
+      writeFileSync(path.join(stubDir, c.cli), STUB);
+      chmodSync(path.join(stubDir, c.cli), 0o755);
+      const launched = spawnSync(
+        'docker',
+        [
+          'run',
+          '--rm',
+          '--label',
+          'byre.test=1',
+          '--mount',
+          `type=bind,source=${stubDir},target=/stub,readonly`,
+          '-e',
+          'PATH=/stub:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+          image,
+        ],
+        { encoding: 'utf8', input: '' },
+      );
+      expect(launched.status).toBe(0);
+      c.expect(launched.stdout);
     });
-    expect(version.stderr).not.toMatch(/not found/);
-    expect(version.status).toBe(0);
-    expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
-
-    const stubDir = path.join(p.root, 'stub');
-    mkdirSync(stubDir);
-    writeFileSync(path.join(stubDir, c.cli), STUB);
-    chmodSync(path.join(stubDir, c.cli), 0o755);
-    const launched = spawnSync(
-      'docker',
-      [
-        'run',
-        '--rm',
-        '--label',
-        'byre.test=1',
-        '--mount',
-        `type=bind,source=${stubDir},target=/stub,readonly`,
-        '-e',
-        'PATH=/stub:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-        image,
-      ],
-      { encoding: 'utf8', input: '' },
-    );
-    expect(launched.status).toBe(0);
-    c.expect(launched.stdout);
-  });
-});
+  },
+);

@@ -71,23 +71,26 @@ describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (f
   });
 });
 
-describe.skipIf(flavors.length === 0).each(flavors)('byre develop with an agent on $label', (flavor) => {
-  it('execs the selected agent skill through the launcher, with its context, env and state', () => {
-    const project = track(makeProject(flavor));
-    installTestAgent(project);
-    const r = runByre(project, ['develop', '--agent', 'testagent'], { input: 'exit 3\n' });
-    expect(r.status).toBe(3);
-    expect(r.stdout.split('\n').filter((l) => l.startsWith('TESTAGENT'))).toEqual([
-      'TESTAGENT argv: --autonomous',
-      `TESTAGENT user: ${flavor.user === null ? 'root' : 'dev'} mode=fixture`,
-      'TESTAGENT context: baked',
-      'TESTAGENT state: writable',
-    ]);
-    const again = runByre(project, ['develop', '--agent', 'testagent'], { input: 'exit 0\n' });
-    expect(again.status).toBe(2);
-    expect(again.stderr).toContain('first develop');
-  });
-});
+describe.skipIf(flavors.length === 0).each(flavors)(
+  'byre develop with an agent on $label',
+  (flavor) => {
+    it('execs the selected agent skill through the launcher, with its context, env and state', () => {
+      const project = track(makeProject(flavor));
+      installTestAgent(project);
+      const r = runByre(project, ['develop', '--agent', 'testagent'], { input: 'exit 3\n' });
+      expect(r.status).toBe(3);
+      expect(r.stdout.split('\n').filter((l) => l.startsWith('TESTAGENT'))).toEqual([
+        'TESTAGENT argv: --autonomous',
+        `TESTAGENT user: ${flavor.user === null ? 'root' : 'dev'} mode=fixture`,
+        'TESTAGENT context: baked',
+        'TESTAGENT state: writable',
+      ]);
+      const again = runByre(project, ['develop', '--agent', 'testagent'], { input: 'exit 0\n' });
+      expect(again.status).toBe(2);
+      expect(again.stderr).toContain('first develop');
+    });
+  },
+);
 
 describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
   'byre develop refusals on $label',

@@ -100,13 +100,14 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     const elsewhere = machineAddress(gw);
     const p = project(engine, `skills = ["firewall"]\negress = ["${gw}:${open}"]\n`);
     const r = runByre(p, ['develop'], {
-      input: [
-        probe('ALLOWED', gw, open),
-        probe('OTHERPORT', gw, other),
-        probe('OTHERHOST', elsewhere, open),
-        'getent hosts deb.debian.org >/dev/null && echo DNS_OK',
-        'echo "$BYRE_EGRESS"',
-      ].join('\n') + '\n',
+      input:
+        [
+          probe('ALLOWED', gw, open),
+          probe('OTHERPORT', gw, other),
+          probe('OTHERHOST', elsewhere, open),
+          'getent hosts deb.debian.org >/dev/null && echo DNS_OK',
+          'echo "$BYRE_EGRESS"',
+        ].join('\n') + '\n',
       env: { BYRE_DENY_PROBE: `${gw}:${other}` },
     });
     expect(r.stderr).toContain('byre: network deny-by-default  (skill: byre/firewall)');
@@ -147,7 +148,17 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     let out = '';
     let status = 0;
     try {
-      out = engineCli(p, ['run', '--rm', '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=2', '--label', 'byre.test=1', image, 'echo', 'AGENT_RAN']);
+      out = engineCli(p, [
+        'run',
+        '--rm',
+        '-e',
+        'BYRE_LAUNCH_GATE_TIMEOUT=2',
+        '--label',
+        'byre.test=1',
+        image,
+        'echo',
+        'AGENT_RAN',
+      ]);
     } catch (error) {
       const e = error as { status: number; stdout: string; stderr: string };
       status = e.status;
@@ -171,18 +182,26 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     const run = runByre(p, ['dockerrun']);
     expect(run.stderr).toContain('fails closed');
     // The printed command, detached, with a long-running probe loop as its command.
-    const argv = execFileSync('sh', ['-c', `set -- ${run.stdout.trim()}; for a; do printf '%s\\0' "$a"; done`], {
-      encoding: 'utf8',
-    })
+    const argv = execFileSync(
+      'sh',
+      ['-c', `set -- ${run.stdout.trim()}; for a; do printf '%s\\0' "$a"; done`],
+      {
+        encoding: 'utf8',
+      },
+    )
       .split('\0')
       .filter((a) => a !== '');
     const name = argv[argv.indexOf('--name') + 1] ?? '';
     const detached = argv.map((a) => (a === '--rm' ? '-d' : a)).filter((a) => a !== '-i');
     detached.splice(2, 0, '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=20');
     const loop = `while :; do ${probe('ALLOWED', gw, open)}; ${probe('OTHER', gw, other)}; sleep 1; done`;
-    execFileSync(detached[0] ?? engine, [...detached.slice(1), 'bash', '-c', loop], { encoding: 'utf8' });
+    execFileSync(detached[0] ?? engine, [...detached.slice(1), 'bash', '-c', loop], {
+      encoding: 'utf8',
+    });
     try {
-      const helper = spawn(scriptFile, [name], { env: { ...process.env, BYRE_DENY_PROBE: `${gw}:${other}` } });
+      const helper = spawn(scriptFile, [name], {
+        env: { ...process.env, BYRE_DENY_PROBE: `${gw}:${other}` },
+      });
       const helperExit = new Promise<number | null>((r) => helper.on('close', r));
       expect(await helperExit).toBe(0);
       const logs = await waitFor('probe output', () => {
@@ -199,13 +218,19 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
         () => (containerLogs(engine, name).includes('refusing to launch without it') ? true : null),
         90_000,
       ).catch((error: Error) => {
-        throw new Error(`${error.message}; its log ends:\n${containerLogs(engine, name).slice(-600)}`);
+        throw new Error(
+          `${error.message}; its log ends:\n${containerLogs(engine, name).slice(-600)}`,
+        );
       });
       // Dead either way: exited non-zero, or already reaped by the engine.
       const state = await waitFor('the restarted box to exit', () => {
-        const r = spawnSync(engine, ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', name], {
-          encoding: 'utf8',
-        });
+        const r = spawnSync(
+          engine,
+          ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', name],
+          {
+            encoding: 'utf8',
+          },
+        );
         if (r.status !== 0) return 'gone';
         const s = r.stdout.trim();
         return s.startsWith('exited') ? s : null;
