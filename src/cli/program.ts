@@ -57,7 +57,10 @@ export function buildProgram(io: Io): Command {
     .description(
       'Send files, a directory or stdin into a running box’s /inbox; prints landed paths.',
     )
-    .argument('[paths...]', 'files or directories, or `-` for stdin')
+    .argument(
+      '[paths...]',
+      'files or directories, or `-` for stdin; an ssh://[user@]host[:port] first argument delivers there',
+    )
     .option(
       '--box <id-or-prefix>',
       'the target box: a prefix of its project, workdir or container id',
@@ -68,6 +71,8 @@ export function buildProgram(io: Io): Command {
     .option('--boxes', 'machine verb: list usable boxes, one TAB-separated line each')
     .option('--proto <n>', 'machine verb: the protocol version the caller speaks')
     .option('--tar', 'machine verb: deliver the entries of one tar stream read from stdin (`-`)')
+    .option('--remote-byre <path>', 'the byre binary on the ssh:// host (when its PATH hides it)')
+    .option('--install-app', 'install the deliver app (droplet, Quick Action, .desktop entry)')
     .action(
       async (
         paths: string[],
@@ -79,6 +84,8 @@ export function buildProgram(io: Io): Command {
           boxes?: boolean;
           proto?: string;
           tar?: boolean;
+          remoteByre?: string;
+          installApp?: boolean;
         },
       ) => {
         const { deliverCommand } = await import('../commands/deliver.js');

@@ -1,94 +1,96 @@
-// `byre deliver`: files, a tree, or stdin into a running box's /inbox, and
-// the machine verbs a remote byre answers (`--boxes`, `--tar -`). Stdout is
-// the landed paths, one per line; everything else is stderr.
+// `byre deliver`: files, a tree, stdin or a paste into a running box's /inbox
+// -- here or through ssh:// on another machine running byre -- plus the
+// machine verbs a remote byre answers (`--boxes`, `--tar -`) and
+// `--install-app`. Stdout is the landed paths, one per line; the rest is stderr.
 
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createWriteStream, fstatSync, statSync } from 'node:fs';
+import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import type { Io } from '../cli/io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
-import { PartialPoolError, UsageError } from '../errors.js';
+import { createHostTools, requireResolved } from '../engine/host-tools.js';
+import { ByreError, PartialPoolError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { formatBoxLines, PROTO_VERSION } from '../transfer/boxes-grammar.js';
+import { installDeliverApp, type InstallDeliverAppOptions } from '../transfer/app/install.js';
+import { formatBoxLines } from '../transfer/boxes-grammar.js';
+import type { ToolLookup } from '../transfer/clipboard/plan.js';
+import { copyPathsToClipboard, type CopyOptions } from '../transfer/clipboard/copy.js';
+import { readClipboard, type ReadOptions } from '../transfer/clipboard/read.js';
 import {
   DeliveryFailure,
   deliverOneFile,
   deliverStaged,
   type DeliverResult,
 } from '../transfer/deliver.js';
+import {
+  planDelivery,
+  type DeliverInput,
+  type DeliverOptions,
+  type DeliverPlan,
+} from '../transfer/deliver-args.js';
 import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
-import { printNotes, selectBox } from '../transfer/select.js';
-import { buildStage, stageLocalSources, stageTarInput } from '../transfer/stage-writer.js';
+import { confirmDrag, waitForPaste, type BeatTerminal } from '../transfer/paste/beat.js';
+import { classifyPaste, type PasteCapture } from '../transfer/paste/classify.js';
+import type { ClipboardSnapshot } from '../transfer/clipboard/plan.js';
+import type { SshTarget } from '../transfer/remote/protocol.js';
+import { listRemoteBoxes, uploadArchive, type RemoteContext } from '../transfer/remote/session.js';
+import { pickTarget, printNotes, selectBox } from '../transfer/select.js';
+import {
+  buildStage,
+  stageLocalSources,
+  stageNamedFile,
+  stageTarInput,
+} from '../transfer/stage-writer.js';
+import { describeBox } from '../transfer/target.js';
 
-export interface DeliverOptions {
-  box?: string;
-  name?: string;
-  skipUidCheck?: boolean;
-  /** commander's --no-clip. */
-  clip?: boolean;
-  boxes?: boolean;
-  proto?: string;
-  tar?: boolean;
+export type { DeliverOptions } from '../transfer/deliver-args.js';
+
+/** The paste beat's terminal legs, swappable in tests. */
+export interface PasteUi {
+  wait(target: string): Promise<PasteCapture | null>;
+  confirm(paths: readonly string[]): Promise<boolean>;
 }
 
 export interface DeliverDeps {
   pool?: EnginePool;
   now?: () => Date;
+  platform?: NodeJS.Platform;
+  lookup?: ToolLookup;
+  home?: string;
+  /** The byre a deliver app invokes (the compiled binary's own path). */
+  execPath?: string;
+  install?: (o: InstallDeliverAppOptions) => Promise<{ installed: string[]; notes: string[] }>;
+  copy?: (paths: readonly string[], o: CopyOptions) => Promise<{ notes: string[] }>;
+  readClip?: (o: ReadOptions) => Promise<{ snapshot: ClipboardSnapshot; notes: string[] }>;
+  pasteUi?: PasteUi;
+  /** stdin is a character device but no terminal (a GUI launch's /dev/null). */
+  stdinIsDevice?: boolean;
 }
 
-function checkProto(proto: string | undefined): void {
-  if (proto !== undefined && proto !== String(PROTO_VERSION)) {
-    throw new UsageError(
-      `this byre speaks --proto ${PROTO_VERSION}, not ${escapeTerminal(proto)}`,
-      {
-        rule: 'transfer.proto',
-        remedy: 'update byre on one side so both speak the same protocol',
-      },
-    );
+function stdinIsDevice(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return false;
   }
 }
 
-/** Flag exclusivity (reference section 1's deliver row). */
-export function checkDeliverArgs(args: readonly string[], o: DeliverOptions): void {
-  checkProto(o.proto);
-  if (o.boxes === true) {
-    if (args.length > 0 || o.box !== undefined || o.name !== undefined || o.tar === true) {
-      throw new UsageError('--boxes takes only --proto and --skip-uid-check', {
-        rule: 'transfer.boxes-usage',
-      });
-    }
-    return;
-  }
-  if (o.tar === true) {
-    if (args.length !== 1 || args[0] !== '-' || o.name !== undefined) {
-      throw new UsageError('--tar needs exactly the argument `-` and no --name', {
-        rule: 'transfer.tar-usage',
-      });
-    }
-    return;
-  }
-  if (args.includes('-') && args.length > 1) {
-    throw new UsageError('`-` (stdin) cannot be mixed with paths', {
-      rule: 'transfer.stdin-mixed',
-    });
-  }
-  if (args[0]?.startsWith('ssh://') === true) {
-    // TODO(issue 7, remote): enumerate with `deliver --boxes --proto 1`, pick
-    // locally, then ONE tar up `ssh … byre deliver --proto 1 --box <id> --no-clip --tar -`.
-    throw new UsageError('delivering through ssh:// is not available in this build yet', {
-      rule: 'transfer.remote-unsupported',
-    });
-  }
-}
+/** A gathered payload: host paths, or one private temp file with its landing name. */
+type Payload = { kind: 'paths'; paths: string[] } | { kind: 'file'; file: string; name: string };
 
 function readable(io: Io): Readable {
   const s = io.stdinStream ?? process.stdin;
   return s instanceof Readable ? s : Readable.from(s as AsyncIterable<Buffer>);
+}
+
+function hostLookup(io: Io, deps: DeliverDeps): ToolLookup {
+  // deliver is machine-scoped: no project roots to decline, as for its engine pool.
+  return deps.lookup ?? createHostTools({ declinedRoots: [], env: io.env }).resolve;
 }
 
 export async function deliverCommand(
@@ -97,50 +99,86 @@ export async function deliverCommand(
   options: DeliverOptions,
   deps: DeliverDeps = {},
 ): Promise<void> {
-  checkDeliverArgs(args, options);
-  const pool = deps.pool ?? enginePool([], io.env, null);
-  const skipUidCheck = options.skipUidCheck === true;
-
-  if (options.boxes === true) {
-    const d = await discoverBoxes(pool, { callerUid: io.uid, skipUidCheck });
-    io.stdout.write(formatBoxLines(d.boxes));
-    if (d.partial) {
-      throw new PartialPoolError(`only part of the engine pool answered: ${d.notes.join('; ')}`, {
-        rule: 'transfer.partial-pool',
-      });
-    }
-    return;
-  }
-
-  const fromStdin =
-    options.tar === true || args[0] === '-' || (args.length === 0 && !io.stdinIsTty);
-  if (args.length === 0 && io.stdinIsTty) {
-    // TODO(issue 7, paste): the paste beat from src/transfer/paste/ goes here.
-    throw new UsageError('nothing to deliver: name files, or pipe data on stdin', {
-      rule: 'transfer.nothing',
-      remedy: 'byre deliver <path>…   or   … | byre deliver -',
-    });
-  }
-  const { box } = await selectBox(io, pool, {
-    ...(options.box === undefined ? {} : { box: options.box }),
-    skipUidCheck,
-    stdinBusy: fromStdin,
-    interactive: options.tar !== true,
+  const plan = planDelivery(args, options, {
+    stdinIsTty: io.stdinIsTty,
+    stdinIsDevice: deps.stdinIsDevice ?? (!io.stdinIsTty && stdinIsDevice()),
   });
+  const skipUidCheck = options.skipUidCheck === true;
+  switch (plan.kind) {
+    case 'install-app':
+      return installApp(io, plan.remote, options, deps);
+    case 'boxes': {
+      const pool = deps.pool ?? enginePool([], io.env, null);
+      const d = await discoverBoxes(pool, { callerUid: io.uid, skipUidCheck });
+      io.stdout.write(formatBoxLines(d.boxes));
+      if (d.partial) {
+        throw new PartialPoolError(`only part of the engine pool answered: ${d.notes.join('; ')}`, {
+          rule: 'transfer.partial-pool',
+        });
+      }
+      return;
+    }
+    case 'tar':
+    case 'deliver':
+      return deliverPayload(io, plan, options, deps);
+  }
+}
+
+async function installApp(
+  io: Io,
+  remote: SshTarget | null,
+  options: DeliverOptions,
+  deps: DeliverDeps,
+): Promise<void> {
+  const install = deps.install ?? installDeliverApp;
+  const result = await install({
+    byrePath: deps.execPath ?? process.execPath,
+    ...(remote === null ? {} : { ssh: remote.raw }),
+    ...(options.box === undefined ? {} : { box: options.box }),
+    ...(options.remoteByre === undefined ? {} : { remoteByre: options.remoteByre }),
+    ...(options.name === undefined ? {} : { label: options.name }),
+    home: deps.home ?? io.env['HOME'] ?? homedir(),
+    platform: deps.platform ?? process.platform,
+    lookup: hostLookup(io, deps),
+  });
+  for (const p of result.installed) io.stdout.write(`${escapeTerminal(p)}\n`);
+  printNotes(io, result.notes);
+}
+
+/** Where a delivery goes: a local box, or a box behind ssh. */
+type Destination =
+  | { kind: 'local'; box: FoundBox; label: string }
+  | { kind: 'remote'; ctx: RemoteContext & { box: string }; label: string };
+
+async function deliverPayload(
+  io: Io,
+  plan: Extract<DeliverPlan, { kind: 'tar' | 'deliver' }>,
+  options: DeliverOptions,
+  deps: DeliverDeps,
+): Promise<void> {
+  const input: DeliverInput | { kind: 'tar' } = plan.kind === 'tar' ? plan : plan.input;
+  const stdinBusy = input.kind === 'tar' || input.kind === 'stdin';
+  const dest =
+    plan.kind === 'deliver' && plan.remote !== null
+      ? await remoteDestination(io, plan.remote, options, deps, stdinBusy)
+      : await localDestination(io, options, deps, input.kind !== 'tar', stdinBusy);
   const meterTo = io.stderrIsTty === true ? { meterTo: io.stderr } : {};
   const notes: string[] = [];
+  const spool = await mkdtemp(path.join(tmpdir(), 'byre-deliver-'));
   let result: DeliverResult;
   try {
-    if (options.tar === true) {
-      const input = readable(io);
-      const { writer, done } = buildStage((w) => stageTarInput(w, input));
-      result = await deliverStaged(box, writer.stream, done, meterTo);
+    if (input.kind === 'tar') {
+      if (dest.kind !== 'local') throw new Error('--tar is a local verb');
+      const tarInput = readable(io);
+      const { writer, done } = buildStage((w) => stageTarInput(w, tarInput));
+      result = await deliverStaged(dest.box, writer.stream, done, meterTo);
       reportRenames(io, writer.plan.renames);
-    } else if (fromStdin) {
-      const wanted = options.name ?? stdinName((deps.now ?? (() => new Date()))());
-      result = await deliverStdin(io, box, landingName(io, wanted), meterTo);
     } else {
-      result = await deliverPaths(io, box, args, notes, meterTo);
+      const payload = await gather(io, input, options, deps, spool, dest.label);
+      result =
+        dest.kind === 'local'
+          ? await deliverLocal(io, dest.box, payload, notes, meterTo)
+          : await deliverRemote(io, dest.ctx, payload, notes, meterTo);
     }
   } catch (error) {
     if (error instanceof DeliveryFailure) {
@@ -150,9 +188,215 @@ export async function deliverCommand(
     throw error;
   } finally {
     printNotes(io, notes);
+    await rm(spool, { recursive: true, force: true });
   }
   printLanded(io, result.landed);
-  // TODO(issue 7, clipboard): copy the landed paths via src/transfer/clipboard/ unless --no-clip.
+  if (options.clip !== false) await clipLanded(io, result.landed, deps);
+}
+
+async function localDestination(
+  io: Io,
+  options: DeliverOptions,
+  deps: DeliverDeps,
+  interactive: boolean,
+  stdinBusy: boolean,
+): Promise<Destination> {
+  const pool = deps.pool ?? enginePool([], io.env, null);
+  const { box } = await selectBox(io, pool, {
+    ...(options.box === undefined ? {} : { box: options.box }),
+    skipUidCheck: options.skipUidCheck === true,
+    stdinBusy,
+    interactive,
+  });
+  return { kind: 'local', box, label: describeBox(box) };
+}
+
+/** --box goes to the remote as is (one connection); otherwise list, then pick here. */
+async function remoteDestination(
+  io: Io,
+  target: SshTarget,
+  options: DeliverOptions,
+  deps: DeliverDeps,
+  stdinBusy: boolean,
+): Promise<Destination> {
+  const ctx: RemoteContext = {
+    target,
+    ssh: requireResolved('ssh', hostLookup(io, deps)('ssh')),
+    env: io.env,
+    stderr: io.stderr,
+    skipUidCheck: options.skipUidCheck === true,
+    ...(options.remoteByre === undefined ? {} : { remoteByre: options.remoteByre }),
+  };
+  let box: string;
+  let shown: string;
+  if (options.box !== undefined) {
+    box = options.box;
+    shown = `--box ${box}`;
+  } else {
+    const listed = await listRemoteBoxes(ctx);
+    const chosen = await pickTarget(io, listed, { stdinBusy, interactive: true });
+    // The full id: the remote matches it exactly, whatever else it runs by then.
+    box = chosen.id;
+    shown = describeBox(chosen);
+  }
+  return { kind: 'remote', ctx: { ...ctx, box }, label: `${shown} on ${target.dest}` };
+}
+
+/** Turns the input mode into a payload; stdin and clipboard bytes are spooled privately first. */
+async function gather(
+  io: Io,
+  input: DeliverInput,
+  options: DeliverOptions,
+  deps: DeliverDeps,
+  spool: string,
+  label: string,
+): Promise<Payload> {
+  const now = (deps.now ?? (() => new Date()))();
+  switch (input.kind) {
+    case 'paths':
+      return { kind: 'paths', paths: input.paths };
+    case 'stdin': {
+      // The box needs the exact size to tell a died stream from a finished one.
+      const file = path.join(spool, 'payload');
+      await pipeline(readable(io), createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+      return { kind: 'file', file, name: options.name ?? stdinName(now) };
+    }
+    case 'paste':
+      return pasteBeat(io, deps, spool, now, await pasteUi(io, deps).wait(label));
+    case 'clipboard':
+      // Nothing was pasted, so nothing can be a drag: the pasteboard decides alone.
+      return pasteBeat(io, deps, spool, now, { kind: 'key' });
+  }
+}
+
+function terminalUi(io: Io): PasteUi {
+  const term: BeatTerminal = { input: process.stdin, screen: io.stderr };
+  return {
+    wait: (target) => waitForPaste(term, target),
+    confirm: (paths) => confirmDrag(term, paths),
+  };
+}
+
+function pasteUi(io: Io, deps: DeliverDeps): PasteUi {
+  return deps.pasteUi ?? terminalUi(io);
+}
+
+/** Reads the clipboard, classifies the capture against it, and spools what is to land. */
+async function pasteBeat(
+  io: Io,
+  deps: DeliverDeps,
+  spool: string,
+  now: Date,
+  capture: PasteCapture | null,
+): Promise<Payload> {
+  if (capture === null) {
+    throw new ByreError('paste cancelled; nothing was delivered', {
+      rule: 'transfer.paste-cancelled',
+    });
+  }
+  const read = deps.readClip ?? readClipboard;
+  const clip = await read({
+    platform: deps.platform ?? process.platform,
+    env: io.env,
+    lookup: hostLookup(io, deps),
+  });
+  printNotes(io, clip.notes);
+  const decision = classifyPaste({
+    capture,
+    clipboard: clip.snapshot,
+    now,
+    exists: hostPathExists,
+  });
+  switch (decision.kind) {
+    case 'files':
+      return { kind: 'paths', paths: decision.paths };
+    case 'confirm-drag':
+      if (await pasteUi(io, deps).confirm(decision.paths))
+        return { kind: 'paths', paths: decision.paths };
+      throw new ByreError('not confirmed; nothing was delivered', {
+        rule: 'transfer.drag-declined',
+      });
+    case 'image':
+    case 'text': {
+      const file = path.join(spool, 'clipboard');
+      const bytes = decision.kind === 'image' ? decision.png : decision.text;
+      await writeFile(file, bytes, { mode: 0o600, flag: 'wx' });
+      return { kind: 'file', file, name: decision.name };
+    }
+    case 'nothing':
+      throw new ByreError('the paste and the clipboard were empty; nothing was delivered', {
+        rule: 'transfer.paste-empty',
+        remedy: 'copy a file, an image or text, then run byre deliver again',
+      });
+  }
+}
+
+async function statSource(p: string): Promise<void> {
+  try {
+    await stat(p);
+  } catch (cause) {
+    throw new ByreError(`cannot read ${escapeTerminal(p)}: no such file or directory`, {
+      rule: 'transfer.no-such-path',
+      cause,
+    });
+  }
+}
+
+function hostPathExists(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function deliverLocal(
+  io: Io,
+  box: FoundBox,
+  payload: Payload,
+  notes: string[],
+  meter: { meterTo?: Io['stderr'] },
+): Promise<DeliverResult> {
+  if (payload.kind === 'file') {
+    return deliverFilePath(box, payload.file, landingName(io, payload.name), meter);
+  }
+  return deliverPaths(io, box, payload.paths, notes, meter);
+}
+
+/** Every source as ONE flat tar up one ssh exec. */
+async function deliverRemote(
+  io: Io,
+  ctx: RemoteContext & { box: string },
+  payload: Payload,
+  notes: string[],
+  meter: { meterTo?: Io['stderr'] },
+): Promise<DeliverResult> {
+  // Fail on a missing source before connecting.
+  if (payload.kind === 'paths') for (const p of payload.paths) await statSource(p);
+  const { writer, done } = buildStage(
+    (w) =>
+      payload.kind === 'file'
+        ? stageNamedFile(w, payload.file, payload.name)
+        : stageLocalSources(w, payload.paths, notes),
+    'flat',
+  );
+  try {
+    return await uploadArchive({ ...ctx, ...meter }, writer.stream, done);
+  } finally {
+    reportRenames(io, writer.plan.renames);
+  }
+}
+
+async function clipLanded(io: Io, landed: readonly string[], deps: DeliverDeps): Promise<void> {
+  const copy = deps.copy ?? copyPathsToClipboard;
+  const r = await copy(landed, {
+    platform: deps.platform ?? process.platform,
+    env: io.env,
+    lookup: hostLookup(io, deps),
+    stderr: { isTTY: io.stderrIsTty === true, write: (s) => io.stderr.write(s) },
+  });
+  printNotes(io, r.notes);
 }
 
 function printLanded(io: Io, landed: readonly string[]): void {
@@ -170,23 +414,6 @@ function landingName(io: Io, wanted: string): string {
   const name = isUnusableName(clean) ? 'stdin' : clean;
   if (name !== wanted) reportRenames(io, [{ from: wanted, to: name }]);
   return name;
-}
-
-/** stdin is spooled to a private host temp first: the box needs the exact size to tell a died stream. */
-async function deliverStdin(
-  io: Io,
-  box: FoundBox,
-  name: string,
-  meter: { meterTo?: Io['stderr'] },
-): Promise<DeliverResult> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'byre-stdin-'));
-  try {
-    const spool = path.join(dir, 'payload');
-    await pipeline(readable(io), createWriteStream(spool, { mode: 0o600, flags: 'wx' }));
-    return await deliverFilePath(box, spool, name, meter);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 async function deliverFilePath(
@@ -220,6 +447,7 @@ async function deliverPaths(
   notes: string[],
   meter: { meterTo?: Io['stderr'] },
 ): Promise<DeliverResult> {
+  for (const p of args) await statSource(p);
   const only = args[0];
   if (args.length === 1 && only !== undefined) {
     const st = await stat(only);

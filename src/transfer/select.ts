@@ -9,7 +9,7 @@ import type { Io } from '../cli/io.js';
 import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
-import { discoverBoxes, type Discovery, type FoundBox } from './discover.js';
+import { discoverBoxes, type BoxSummary, type Discovery, type FoundBox } from './discover.js';
 import { chooseTarget } from './target.js';
 
 /** Worktree ids of `cwd` and every ancestor, nearest first. */
@@ -49,58 +49,60 @@ export function printNotes(io: Io, notes: readonly string[]): void {
   for (const n of notes) io.stderr.write(`byre: ${n}\n`);
 }
 
-type PickFn = <T extends FoundBox>(
+type PickFn = <T extends BoxSummary>(
   candidates: readonly T[],
   opts: { tty: 'stdin' | '/dev/tty' },
 ) => Promise<T | null>;
 
 /** The ink picker (src/tui/picker.tsx), loaded only when a picker shows, so ink costs nothing otherwise. */
-async function loadPicker(): Promise<PickFn | null> {
+async function loadPicker(): Promise<PickFn> {
   const mod = await import('../tui/picker.js');
   return mod.pickBox as PickFn;
 }
 
-function decisionQuery(
-  discovery: Discovery,
-  options: { box?: string },
+export interface PickOptions {
+  box?: string;
+  stdinBusy: boolean;
+  interactive: boolean;
+}
+
+/**
+ * The cascade over any discovery (a local one, or a remote byre's box list):
+ * --box, cwd ancestors, the sole box, the picker on a terminal, else an error.
+ */
+export async function pickTarget<T extends BoxSummary>(
   io: Io,
-): { boxes: FoundBox[]; partial: boolean; boxFlag?: string; ancestorIds: string[] } {
-  return {
+  discovery: { boxes: T[]; partial: boolean },
+  options: PickOptions,
+): Promise<T> {
+  const terminal = options.interactive ? pickerTerminal(io, options.stdinBusy) : null;
+  const decision = chooseTarget({
     boxes: discovery.boxes,
     partial: discovery.partial,
     ...(options.box === undefined ? {} : { boxFlag: options.box }),
     ancestorIds: ancestorIds(io.cwd),
-  };
+    canPick: terminal !== null,
+  });
+  if (decision.kind === 'error') throw decision.error;
+  if (decision.kind === 'box') return decision.box;
+  if (terminal === null) throw new Error('picker decision without a terminal');
+  const pickBox = await loadPicker();
+  const chosen = await pickBox(decision.candidates, { tty: terminal });
+  if (chosen === null) {
+    throw new ByreError('no box picked; nothing was sent', { rule: 'transfer.pick-cancelled' });
+  }
+  return chosen;
 }
 
 export async function selectBox(
   io: Io,
   pool: EnginePool,
-  options: { box?: string; skipUidCheck: boolean; stdinBusy: boolean; interactive: boolean },
+  options: PickOptions & { skipUidCheck: boolean },
 ): Promise<{ box: FoundBox; discovery: Discovery }> {
   const discovery = await discoverBoxes(pool, {
     callerUid: io.uid,
     skipUidCheck: options.skipUidCheck,
   });
   printNotes(io, discovery.notes);
-  const terminal = options.interactive ? pickerTerminal(io, options.stdinBusy) : null;
-  const decision = chooseTarget({
-    ...decisionQuery(discovery, options, io),
-    canPick: terminal !== null,
-  });
-  if (decision.kind === 'error') throw decision.error;
-  if (decision.kind === 'box') return { box: decision.box, discovery };
-  if (terminal === null) throw new Error('picker decision without a terminal');
-  const pickBox = await loadPicker();
-  if (pickBox === null) {
-    const fallback = chooseTarget({ ...decisionQuery(discovery, options, io), canPick: false });
-    if (fallback.kind === 'error') throw fallback.error;
-    if (fallback.kind === 'box') return { box: fallback.box, discovery };
-    throw new Error('cascade asked for a picker it was told does not exist');
-  }
-  const chosen = await pickBox(decision.candidates, { tty: terminal });
-  if (chosen === null) {
-    throw new ByreError('no box picked; nothing was sent', { rule: 'transfer.pick-cancelled' });
-  }
-  return { box: chosen, discovery };
+  return { box: await pickTarget(io, discovery, options), discovery };
 }

@@ -148,6 +148,18 @@ async function addOpenFile(
   await w.file(stagedPath, st.size, st.mode, st.mtime, fileContent(fh, st.size));
 }
 
+/** One regular file (a stdin spool, a clipboard capture) as a top-level item named `name`. */
+export async function stageNamedFile(w: StageWriter, file: string, name: string): Promise<void> {
+  const item = w.plan.addItem(name, 'file');
+  w.items.push(item);
+  const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    await addOpenFile(w, item, fh, name);
+  } finally {
+    await fh.close();
+  }
+}
+
 /** Local sources: each path is one top-level item. Notes collect skips. */
 export async function stageLocalSources(
   w: StageWriter,
