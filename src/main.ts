@@ -4,6 +4,7 @@
 
 import { ByreError, EXIT, PassthroughExit } from './errors.js';
 import { renderCrash, renderError } from './output/render-error.js';
+import { systemErrorToByre } from './output/system-error.js';
 import { runCli } from './cli/program.js';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -11,9 +12,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return await runCli(argv);
   } catch (error) {
     if (error instanceof PassthroughExit) return error.code;
-    if (error instanceof ByreError) {
-      process.stderr.write(`${renderError(error)}\n`);
-      return error.exitCode;
+    const known = error instanceof ByreError ? error : systemErrorToByre(error);
+    if (known !== null) {
+      process.stderr.write(`${renderError(known)}\n`);
+      return known.exitCode;
     }
     process.stderr.write(`${renderCrash(error)}\n`);
     return EXIT.crash;

@@ -113,7 +113,8 @@ export async function anchorDestination(hostPath: string, name: string): Promise
   try {
     st = await lstat(resolved);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw unusableDestination(hostPath, error);
     const parent = path.dirname(resolved);
     return { dir: await openParent(parent), name: path.basename(resolved), shownDir: parent };
   }
@@ -126,7 +127,7 @@ export async function anchorDestination(hostPath: string, name: string): Promise
       },
     );
   }
-  if (st.isDirectory()) return { dir: await AnchoredDir.open(resolved), name, shownDir: resolved };
+  if (st.isDirectory()) return { dir: await openParent(resolved), name, shownDir: resolved };
   const parent = path.dirname(resolved);
   return { dir: await openParent(parent), name: path.basename(resolved), shownDir: parent };
 }
@@ -135,14 +136,20 @@ async function openParent(parent: string): Promise<AnchoredDir> {
   try {
     return await AnchoredDir.open(parent);
   } catch (error) {
-    throw new ByreError(
-      `cannot write into ${escapeTerminal(parent)}: ${(error as Error).message}`,
-      {
-        rule: 'grab.dest-missing',
-        remedy: 'create the directory first, or name an existing one',
-      },
-    );
+    throw unusableDestination(parent, error);
   }
+}
+
+/** A destination the host will not let byre use: missing, or not ours to write. */
+function unusableDestination(where: string, error: unknown): ByreError {
+  const code = errno(error);
+  const denied = code === 'EACCES' || code === 'EPERM';
+  return new ByreError(`cannot write into ${where}: ${(error as Error).message}`, {
+    rule: denied ? 'grab.dest-denied' : 'grab.dest-missing',
+    remedy: denied
+      ? 'grab into a directory you can write'
+      : 'create the directory first, or name an existing one',
+  });
 }
 
 function errno(error: unknown): string | undefined {

@@ -286,3 +286,13 @@ export function installTestAgent(project: TestProject): void {
     chownTree(project.home, ids.uid, ids.gid);
   }
 }
+
+/** A directory the project's flavor (root or the test user) owns, for byre to write into. */
+export function makeOwnedDir(project: TestProject, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  if (project.flavor.user !== null) {
+    const ids = userIds(project.flavor.user);
+    chownTree(dir, ids.uid, ids.gid);
+  }
+  return dir;
+}

@@ -10,6 +10,7 @@ import { flavorsUnderTest } from './engines.js';
 import {
   cleanupProject,
   engineCli,
+  makeOwnedDir,
   makeProject,
   runByre,
   runningBox,
@@ -54,6 +55,11 @@ async function boxFor(
 
 function inBox(project: TestProject, id: string, script: string): string {
   return engineCli(project, ['exec', id, 'sh', '-c', script]);
+}
+
+/** As root inside the box: rearranging / is not something dev may do. */
+function asRootInBox(project: TestProject, id: string, script: string): string {
+  return engineCli(project, ['exec', '-u', '0:0', id, 'sh', '-c', script]);
 }
 
 /** Every path under `dir` that is a symlink. */
@@ -120,7 +126,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
         'echo two > /workspace/out/sub/two.txt && echo solo > /tmp/solo.txt',
     );
     const dest = path.join(project.root, 'dest');
-    mkdirSync(dest);
+    makeOwnedDir(project, dest);
     writeFileSync(path.join(dest, 'solo.txt'), 'mine\n');
     if (flavor.user !== null) engineCli(project, ['exec', id, 'true']);
     const grabbed = runByre(project, ['grab', '/tmp/solo.txt', dest]);
@@ -143,7 +149,8 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   it('a box that swaps files for symlinks mid-grab cannot make byre write outside the destination', async () => {
     const { project, id } = await boxFor(flavor);
     const outside = path.join(project.root, 'outside');
-    mkdirSync(outside);
+    // Writable by the flavor's user, so following a planted link would succeed.
+    makeOwnedDir(project, outside);
     inBox(
       project,
       id,
@@ -162,7 +169,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
         `rm -f /tmp/t/d; mv /tmp/t/d.real /tmp/t/d 2>/dev/null; done`,
     ]);
     const dest = path.join(project.root, 'dest');
-    mkdirSync(dest);
+    makeOwnedDir(project, dest);
     for (let i = 0; i < 3; i++) {
       const r = runByre(project, ['grab', '/tmp/t', dest]);
       expect([0, 1]).toContain(r.status);
@@ -177,10 +184,10 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   it('refuses a symlinked /inbox and reports a missing one as needing a rebuild', async () => {
     const { project, id } = await boxFor(flavor);
     writeFileSync(path.join(project.dir, 'x.txt'), 'x\n');
-    inBox(project, id, 'mv /inbox /tmp/inbox-real');
+    asRootInBox(project, id, 'mv /inbox /tmp/inbox-real');
     const missing = runByre(project, ['deliver', 'x.txt']);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toContain('rebuild');
-    inBox(project, id, 'ln -s /tmp/inbox-real /inbox 2>/dev/null || true');
+    asRootInBox(project, id, 'ln -s /tmp/inbox-real /inbox 2>/dev/null || true');
   });
 });

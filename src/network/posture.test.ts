@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, fakeSkill, sourced } from '../gen/test-fixtures.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { helperEnv, postureFacts } from './posture.js';
+
+function postureSkill(
+  id: string,
+  posture: string,
+  hook: string,
+  egress: string[] = [],
+): ResolvedSkill {
+  const base = fakeSkill(id, 'bundled');
+  return {
+    ...base,
+    runtime: { ...base.runtime, networkPosture: posture, netnsInit: hook, egress },
+  };
+}
+
+const agent = (() => {
+  const base = fakeSkill('byre/agent', 'bundled');
+  return { ...base, runtime: { ...base.runtime, egress: ['api.agent.example'] } };
+})();
+
+describe('postureFacts', () => {
+  it('is open without a posture skill: no allowlist, no hook', () => {
+    const facts = postureFacts(
+      fakeConfig({ egress: [sourced({ host: 'x.example', port: 443 })] }),
+      [agent],
+    );
+    expect(facts).toMatchObject({ posture: 'open', skill: null, hook: null, allowlist: null });
+  });
+
+  it('deny-by-default enforces skill ∪ config egress minus closures, in one string', () => {
+    const config = fakeConfig({
+      egress: [
+        sourced({ host: 'pkg.example', port: 443 }),
+        sourced({ host: 'db.example', port: 5432 }),
+      ],
+      egressClosed: [sourced({ host: 'db.example', port: null })],
+    });
+    const facts = postureFacts(config, [
+      postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+      agent,
+    ]);
+    expect(facts.hook).toBe('/fw');
+    expect(facts.allowlist).toBe('api.agent.example:443 pkg.example:443');
+    expect(facts.deny).toBe('db.example');
+  });
+
+  it('an empty allowlist is legal and stays an empty string', () => {
+    const facts = postureFacts(fakeConfig(), [
+      postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+    ]);
+    expect(facts.allowlist).toBe('');
+  });
+
+  it('open-denylist carries closures for the helper and no allowlist', () => {
+    const config = fakeConfig({
+      egressClosed: [sourced({ host: 'telemetry.example', port: 443 })],
+    });
+    const facts = postureFacts(config, [
+      postureSkill('byre/firewall-open', 'open-denylist', '/fwo'),
+    ]);
+    expect(facts).toMatchObject({
+      posture: 'open-denylist',
+      allowlist: null,
+      deny: 'telemetry.example:443',
+    });
+  });
+});
+
+describe('helperEnv', () => {
+  const facts = postureFacts(fakeConfig(), [
+    postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+  ]);
+
+  it('adds the wall inputs to the box env and passes only the probe keys from the host', () => {
+    const env = helperEnv({ BYRE_UID: '1000' }, facts, {
+      BYRE_DENY_PROBE: '10.0.0.1:9',
+      HOME: '/root',
+      SECRET: 'x',
+    });
+    expect(env).toEqual({
+      BYRE_UID: '1000',
+      BYRE_EGRESS: '',
+      BYRE_EGRESS_DENY: '',
+      BYRE_DENY_PROBE: '10.0.0.1:9',
+    });
+  });
+});
