@@ -6,20 +6,17 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../../src/launch/verify.js';
 import { projectIdFor } from '../../src/project/identity.js';
 import { flavorsUnderTest } from './engines.js';
 import {
-  cleanupProject,
+  testScope,
   engineCli,
   installTestAgent,
-  makeProject,
   runByre,
   runningBox,
-  startByre,
   waitFor,
-  type BackgroundSession,
   type TestProject,
 } from './harness.js';
 
@@ -35,24 +32,11 @@ function hostIds(project: TestProject): { uid: number; gid: number } {
   return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
-const projects: TestProject[] = [];
-const sessions: BackgroundSession[] = [];
-function track(p: TestProject): TestProject {
-  projects.push(p);
-  return p;
-}
-
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.child.kill('SIGKILL');
-    await s.exited;
-  }
-  for (const p of projects.splice(0)) cleanupProject(p);
-});
+const scope = testScope();
 
 describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (flavor) => {
   it('runs a no-agent box: exit status passes through, /workspace files belong to the host user', () => {
-    const project = track(makeProject(flavor));
+    const project = scope.project(flavor);
     const first = runByre(project, ['develop'], {
       input: 'touch /workspace/from-box; id -u; id -un; exit 7\n',
     });
@@ -75,7 +59,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
   'byre develop with an agent on $label',
   (flavor) => {
     it('execs the selected agent skill through the launcher, with its context, env and state', () => {
-      const project = track(makeProject(flavor));
+      const project = scope.project(flavor);
       installTestAgent(project);
       const r = runByre(project, ['develop', '--agent', 'testagent'], { input: 'exit 3\n' });
       expect(r.status).toBe(3);
@@ -96,9 +80,8 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
   'byre develop refusals on $label',
   (flavor) => {
     it('refuses a second session in the same directory with exit 3 and a re-attach hint', async () => {
-      const project = track(makeProject(flavor));
-      const session = startByre(project, ['develop']);
-      sessions.push(session);
+      const project = scope.project(flavor);
+      const session = scope.start(project, ['develop']);
       const id = await waitFor('the first box', () => runningBox(project));
       const second = runByre(project, ['develop'], { input: 'exit 0\n' });
       expect(second.status).toBe(3);
@@ -111,7 +94,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
     });
 
     it('refuses a worktree box while another box holds an exclusive volume', async () => {
-      const project = track(makeProject(flavor));
+      const project = scope.project(flavor);
       const git = (cwd: string, ...args: string[]): string =>
         execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
           cwd,
@@ -127,8 +110,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
         '[[volumes]]\nname = "db"\nrole = "state"\ntarget = "/home/dev/db"\nsharing = "exclusive"\n',
       );
 
-      const session = startByre(project, ['develop']);
-      sessions.push(session);
+      const session = scope.start(project, ['develop']);
       await waitFor('the main box', () => runningBox(project, project.id));
       const second = runByre(project, ['develop'], { cwd: worktree, input: 'exit 0\n' });
       expect(second.stderr).toMatch(/volume db is exclusive and box [0-9a-f]{12}/);
@@ -138,10 +120,9 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
     });
 
     it('stamps a launch record that re-hashes to the box label, and an edit is detectable', async () => {
-      const project = track(makeProject(flavor));
+      const project = scope.project(flavor);
       project.writeConfig('[[ports]]\ncontainer = 8080\n');
-      const session = startByre(project, ['develop']);
-      sessions.push(session);
+      const session = scope.start(project, ['develop']);
       const id = await waitFor('the box', () => runningBox(project));
       const label = engineCli(project, [
         'inspect',
@@ -167,7 +148,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
     });
 
     it('seeds a fresh state volume once, and never again', () => {
-      const project = track(makeProject(flavor));
+      const project = scope.project(flavor);
       project.writeConfig(
         [
           '[[volumes]]',
@@ -197,7 +178,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
     });
 
     it(`declines a ${flavor.engine} binary planted in the project and first on PATH`, () => {
-      const project = track(makeProject(flavor));
+      const project = scope.project(flavor);
       const bin = path.join(project.dir, 'tools');
       mkdirSync(bin);
       const planted = path.join(bin, flavor.engine);

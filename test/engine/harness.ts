@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
+import { afterEach } from 'vitest';
 import type { EngineName, Flavor } from './engines.js';
 
 export const BYRE_BIN = resolve('dist/byre');
@@ -295,4 +296,36 @@ export function makeOwnedDir(project: TestProject, dir: string): string {
     chownTree(dir, ids.uid, ids.gid);
   }
   return dir;
+}
+
+/**
+ * Per-file bookkeeping for engine tests: every project and background
+ * session made through the scope is killed and removed after each test,
+ * failure paths included.
+ */
+export function testScope(): {
+  project(flavor: Flavor | EngineName, name?: string): TestProject;
+  start(project: TestProject, args: string[], options?: RunOptions): BackgroundSession;
+} {
+  const projects: TestProject[] = [];
+  const sessions: BackgroundSession[] = [];
+  afterEach(async () => {
+    for (const s of sessions.splice(0)) {
+      s.child.kill('SIGKILL');
+      await s.exited;
+    }
+    for (const p of projects.splice(0)) cleanupProject(p);
+  });
+  return {
+    project(flavor, name) {
+      const p = makeProject(flavor, name);
+      projects.push(p);
+      return p;
+    },
+    start(project, args, options) {
+      const s = startByre(project, args, options);
+      sessions.push(s);
+      return s;
+    },
+  };
 }

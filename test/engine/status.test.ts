@@ -4,32 +4,13 @@
 
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
-import {
-  cleanupProject,
-  engineCli,
-  makeProject,
-  runByre,
-  runningBox,
-  startByre,
-  waitFor,
-  type BackgroundSession,
-  type TestProject,
-} from './harness.js';
+import { testScope, engineCli, runByre, runningBox, waitFor } from './harness.js';
 
 const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
 
-const projects: TestProject[] = [];
-const sessions: BackgroundSession[] = [];
-
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.child.kill('SIGKILL');
-    await s.exited;
-  }
-  for (const p of projects.splice(0)) cleanupProject(p);
-});
+const scope = testScope();
 
 /** The rows under one label: its own line plus continuation lines. */
 function section(page: string, label: string): string[] {
@@ -46,16 +27,14 @@ function section(page: string, label: string): string[] {
 
 describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre status on $label', (flavor) => {
   it('describes the running box, lists a new mount as the next-launch delta, and distrusts an edited record', async () => {
-    const project = makeProject(flavor);
-    projects.push(project);
+    const project = scope.project(flavor);
 
     const idle = runByre(project, ['status']);
     expect(idle.status).toBe(0);
     expect(section(idle.stdout, 'Container')).toEqual(['not running']);
     expect(idle.stdout).toContain(`Engine:       ${flavor.engine}`);
 
-    const session = startByre(project, ['develop']);
-    sessions.push(session);
+    const session = scope.start(project, ['develop']);
     const id = await waitFor('the box', () => runningBox(project));
 
     const running = runByre(project, ['status']);

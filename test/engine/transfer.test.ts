@@ -5,41 +5,27 @@
 
 import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
 import {
-  cleanupProject,
+  testScope,
   engineCli,
   makeOwnedDir,
-  makeProject,
   runByre,
   runningBox,
-  startByre,
   waitFor,
-  type BackgroundSession,
   type TestProject,
 } from './harness.js';
 
 const flavors = flavorsUnderTest();
 
-const projects: TestProject[] = [];
-const sessions: BackgroundSession[] = [];
-
-afterEach(async () => {
-  for (const s of sessions.splice(0)) {
-    s.child.kill('SIGKILL');
-    await s.exited;
-  }
-  for (const p of projects.splice(0)) cleanupProject(p);
-});
+const scope = testScope();
 
 async function boxFor(
   flavor: (typeof flavors)[number],
 ): Promise<{ project: TestProject; id: string }> {
-  const project = makeProject(flavor);
-  projects.push(project);
-  const session = startByre(project, ['develop']);
-  sessions.push(session);
+  const project = scope.project(flavor);
+  scope.start(project, ['develop']);
   // The first box on an engine pays for its image build.
   const id = await waitFor('the box', () => runningBox(project), 500_000);
   // The login shell is up once the box answers an exec.
