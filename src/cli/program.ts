@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { VERSION } from '../embedded.js';
 import { defaultIo, type Io } from './io.js';
+import type { DeliverOptions } from '../transfer/deliver-args.js';
 
 export function buildProgram(io: Io): Command {
   const program = new Command('byre')
@@ -73,25 +74,10 @@ export function buildProgram(io: Io): Command {
     .option('--tar', 'machine verb: deliver the entries of one tar stream read from stdin (`-`)')
     .option('--remote-byre <path>', 'the byre binary on the ssh:// host (when its PATH hides it)')
     .option('--install-app', 'install the deliver app (droplet, Quick Action, .desktop entry)')
-    .action(
-      async (
-        paths: string[],
-        options: {
-          box?: string;
-          name?: string;
-          skipUidCheck?: boolean;
-          clip?: boolean;
-          boxes?: boolean;
-          proto?: string;
-          tar?: boolean;
-          remoteByre?: string;
-          installApp?: boolean;
-        },
-      ) => {
-        const { deliverCommand } = await import('../commands/deliver.js');
-        await deliverCommand(io, paths, options);
-      },
-    );
+    .action(async (paths: string[], options: DeliverOptions) => {
+      const { deliverCommand } = await import('../commands/deliver.js');
+      await deliverCommand(io, paths, options);
+    });
 
   program
     .command('grab')

@@ -30,7 +30,8 @@ import {
   type Finding,
 } from '../config/rules.js';
 import { rawMcpSchema, rawVolumeSchema, type RawLayer } from '../config/schema.js';
-import type { McpSpec, MountSpec, VolumeSpec } from '../config/types.js';
+import type { McpSpec, VolumeSpec } from '../config/types.js';
+import type { SkillRuntime } from './types.js';
 
 export type PackageKind = 'skill' | 'template';
 
@@ -77,19 +78,7 @@ export interface SkillManifest {
     /** package-relative src ("." = the whole package) -> absolute dest in the image. */
     files: Record<string, string>;
   };
-  runtime: {
-    env: Record<string, string>;
-    envDocs: Record<string, string>;
-    runArgs: string[];
-    caps: string[];
-    mounts: MountSpec[];
-    networkPosture: string | null;
-    netnsInit: string | null;
-    egress: string[];
-    egressOffered: string[];
-    sockGroups: string[];
-    containment: string | null;
-  };
+  runtime: SkillRuntime & { envDocs: Record<string, string> };
   agent: {
     command: string;
     state: string | null;

@@ -48,6 +48,20 @@ export interface SkillMeta {
   dir: string | null;
 }
 
+/** A skill's [runtime] contributions: what the box gets at create time. */
+export interface SkillRuntime {
+  env: Record<string, string>;
+  runArgs: string[];
+  caps: string[];
+  mounts: MountSpec[];
+  networkPosture: string | null;
+  netnsInit: string | null;
+  egress: string[];
+  egressOffered: string[];
+  sockGroups: string[];
+  containment: string | null;
+}
+
 export interface ResolvedSkill {
   /** Canonical id: `byre/claude`, `owner/name`, or a local bare name. */
   id: string;
@@ -59,18 +73,7 @@ export interface ResolvedSkill {
     dockerfile: string[];
     files: SkillFile[];
   };
-  runtime: {
-    env: Record<string, string>;
-    runArgs: string[];
-    caps: string[];
-    mounts: MountSpec[];
-    networkPosture: string | null;
-    netnsInit: string | null;
-    egress: string[];
-    egressOffered: string[];
-    sockGroups: string[];
-    containment: string | null;
-  };
+  runtime: SkillRuntime;
   agent: SkillAgent | null;
   volumes: VolumeSpec[];
   mcp: McpSpec[];
