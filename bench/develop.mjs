@@ -6,10 +6,8 @@
 // Timed commands run without NODE_EXTRA_CA_CERTS (see bench/lib.mjs).
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { byre, enginesUp, median, run, time } from './lib.mjs';
+import { rmSync } from 'node:fs';
+import { benchProject, byre, enginesUp, median, run, time } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 7);
 
@@ -19,13 +17,9 @@ const images = (engine) =>
   }).split('\n');
 
 for (const engine of enginesUp()) {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
-  const project = path.join(root, 'proj');
-  const home = path.join(root, 'home');
-  mkdirSync(project);
-  mkdirSync(home);
-  writeFileSync(path.join(home, 'default.config'), `engine = "${engine}"\n`);
-  const opts = { cwd: project, input: 'true\n', env: { BYRE_HOME: home } };
+  const bench = benchProject(engine);
+  const { root } = bench;
+  const opts = { ...bench.opts, input: 'true\n' };
   try {
     run(byre, ['develop'], opts); // cold: builds the image
     const image = images(engine).find((l) => l.includes('byretest-bench'));

@@ -7,10 +7,9 @@
 // Run after `npm run build`:  node bench/firewall.mjs [runs]
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { byre, enginesUp, median, run } from './lib.mjs';
+import { benchProject, byre, enginesUp, median, run } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 3);
 
@@ -30,13 +29,7 @@ function gateway(engine) {
 }
 
 for (const engine of enginesUp()) {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
-  const project = path.join(root, 'proj');
-  const home = path.join(root, 'home');
-  mkdirSync(project);
-  mkdirSync(home);
-  writeFileSync(path.join(home, 'default.config'), `engine = "${engine}"\n`);
-  const opts = { cwd: project, env: { BYRE_HOME: home } };
+  const { root, home, opts } = benchProject(engine);
   const gw = gateway(engine);
   const id = JSON.parse(run(byre, ['status', '--data'], opts)).project_id;
   const store = path.join(home, 'projects', id);

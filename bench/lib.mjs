@@ -3,6 +3,8 @@
 // these machines, and byre's binary is not node), and medians.
 
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const byre = path.resolve('dist/byre');
@@ -40,3 +42,14 @@ export function time(fn) {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A throwaway project and store for one engine: { root, project, home, opts }. */
+export function benchProject(engine) {
+  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
+  const project = path.join(root, 'proj');
+  const home = path.join(root, 'home');
+  mkdirSync(project);
+  mkdirSync(home);
+  writeFileSync(path.join(home, 'default.config'), `engine = "${engine}"\n`);
+  return { root, project, home, opts: { cwd: project, env: { BYRE_HOME: home } } };
+}

@@ -9,23 +9,15 @@
 // costs ~80 ms per node start on these machines and byre's binary is not node).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { byre, enginesUp, env, median, run, time } from './lib.mjs';
+import { rmSync } from 'node:fs';
+import { benchProject, byre, enginesUp, env, median, run, time } from './lib.mjs';
 
 const runs = Number(process.argv[2] ?? 9);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 for (const engine of enginesUp()) {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byretest-bench-')));
-  const project = path.join(root, 'proj');
-  const home = path.join(root, 'home');
-  mkdirSync(project);
-  mkdirSync(home);
-  writeFileSync(path.join(home, 'default.config'), `engine = "${engine}"\n`);
-  const opts = { cwd: project, env: { BYRE_HOME: home } };
+  const { root, opts } = benchProject(engine);
   // A background session: stdin stays open so the box's shell waits.
   const session = spawn(byre, ['develop'], {
     ...opts,
