@@ -15,11 +15,11 @@ import { enginePool, type EnginePool } from '../box/pool.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
 import { ByreError, PartialPoolError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { installDeliverApp, type InstallDeliverAppOptions } from '../transfer/app/install.js';
+import type { InstallDeliverAppOptions } from '../transfer/app/install.js';
 import { formatBoxLines } from '../transfer/boxes-grammar.js';
 import type { ToolLookup } from '../transfer/clipboard/plan.js';
-import { copyPathsToClipboard, type CopyOptions } from '../transfer/clipboard/copy.js';
-import { readClipboard, type ReadOptions } from '../transfer/clipboard/read.js';
+import type { CopyOptions } from '../transfer/clipboard/copy.js';
+import type { ReadOptions } from '../transfer/clipboard/read.js';
 import {
   DeliveryFailure,
   deliverOneFile,
@@ -34,18 +34,16 @@ import {
 } from '../transfer/deliver-args.js';
 import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
-import { confirmDrag, waitForPaste, type BeatTerminal } from '../transfer/paste/beat.js';
-import { classifyPaste, type PasteCapture } from '../transfer/paste/classify.js';
+import type { BeatTerminal } from '../transfer/paste/beat.js';
+import type { PasteCapture } from '../transfer/paste/classify.js';
 import type { ClipboardSnapshot } from '../transfer/clipboard/plan.js';
 import type { SshTarget } from '../transfer/remote/protocol.js';
-import { listRemoteBoxes, uploadArchive, type RemoteContext } from '../transfer/remote/session.js';
+import type { RemoteContext } from '../transfer/remote/session.js';
 import { pickTarget, printNotes, selectBox } from '../transfer/select.js';
-import {
-  buildStage,
-  stageLocalSources,
-  stageNamedFile,
-  stageTarInput,
-} from '../transfer/stage-writer.js';
+// What only some deliveries use (trees and tars, ssh, the paste beat, the
+// app installer) is imported on first use: a single-file delivery, the
+// common case, starts without loading it.
+const stageWriter = () => import('../transfer/stage-writer.js');
 import { describeBox } from '../transfer/target.js';
 
 export type { DeliverOptions } from '../transfer/deliver-args.js';
@@ -78,6 +76,23 @@ function stdinIsDevice(): boolean {
   } catch {
     return false;
   }
+}
+
+/** A private temp directory for stdin and clipboard bytes, made only when first needed. */
+interface Spool {
+  dir(): Promise<string>;
+  remove(): Promise<void>;
+}
+
+function lazySpool(): Spool {
+  let made: Promise<string> | null = null;
+  return {
+    dir: () => (made ??= mkdtemp(path.join(tmpdir(), 'byre-deliver-'))),
+    remove: async () => {
+      const dir = made === null ? null : await made.catch(() => null);
+      if (dir !== null) await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A gathered payload: host paths, or one private temp file with its landing name. */
@@ -130,7 +145,7 @@ async function installApp(
   options: DeliverOptions,
   deps: DeliverDeps,
 ): Promise<void> {
-  const install = deps.install ?? installDeliverApp;
+  const install = deps.install ?? (await import('../transfer/app/install.js')).installDeliverApp;
   const result = await install({
     byrePath: deps.execPath ?? process.execPath,
     ...(remote === null ? {} : { ssh: remote.raw }),
@@ -164,12 +179,13 @@ async function deliverPayload(
       : await localDestination(io, options, deps, input.kind !== 'tar', stdinBusy);
   const meterTo = io.stderrIsTty === true ? { meterTo: io.stderr } : {};
   const notes: string[] = [];
-  const spool = await mkdtemp(path.join(tmpdir(), 'byre-deliver-'));
+  const spool = lazySpool();
   let result: DeliverResult;
   try {
     if (input.kind === 'tar') {
       if (dest.kind !== 'local') throw new Error('--tar is a local verb');
       const tarInput = readable(io);
+      const { buildStage, stageTarInput } = await stageWriter();
       const { writer, done } = buildStage((w) => stageTarInput(w, tarInput));
       result = await deliverStaged(dest.box, writer.stream, done, meterTo);
       reportRenames(io, writer.plan.renames);
@@ -188,7 +204,7 @@ async function deliverPayload(
     throw error;
   } finally {
     printNotes(io, notes);
-    await rm(spool, { recursive: true, force: true });
+    await spool.remove();
   }
   printLanded(io, result.landed);
   if (options.clip !== false) await clipLanded(io, result.landed, deps);
@@ -233,6 +249,7 @@ async function remoteDestination(
     box = options.box;
     shown = `--box ${box}`;
   } else {
+    const { listRemoteBoxes } = await import('../transfer/remote/session.js');
     const listed = await listRemoteBoxes(ctx);
     const chosen = await pickTarget(io, listed, { stdinBusy, interactive: true });
     // The full id: the remote matches it exactly, whatever else it runs by then.
@@ -248,7 +265,7 @@ async function gather(
   input: DeliverInput,
   options: DeliverOptions,
   deps: DeliverDeps,
-  spool: string,
+  spool: Spool,
   label: string,
 ): Promise<Payload> {
   const now = (deps.now ?? (() => new Date()))();
@@ -257,7 +274,7 @@ async function gather(
       return { kind: 'paths', paths: input.paths };
     case 'stdin': {
       // The box needs the exact size to tell a died stream from a finished one.
-      const file = path.join(spool, 'payload');
+      const file = path.join(await spool.dir(), 'payload');
       await pipeline(readable(io), createWriteStream(file, { mode: 0o600, flags: 'wx' }));
       return { kind: 'file', file, name: options.name ?? stdinName(now) };
     }
@@ -271,9 +288,10 @@ async function gather(
 
 function terminalUi(io: Io): PasteUi {
   const term: BeatTerminal = { input: process.stdin, screen: io.stderr };
+  const beat = () => import('../transfer/paste/beat.js');
   return {
-    wait: (target) => waitForPaste(term, target),
-    confirm: (paths) => confirmDrag(term, paths),
+    wait: async (target) => (await beat()).waitForPaste(term, target),
+    confirm: async (paths) => (await beat()).confirmDrag(term, paths),
   };
 }
 
@@ -285,7 +303,7 @@ function pasteUi(io: Io, deps: DeliverDeps): PasteUi {
 async function pasteBeat(
   io: Io,
   deps: DeliverDeps,
-  spool: string,
+  spool: Spool,
   now: Date,
   capture: PasteCapture | null,
 ): Promise<Payload> {
@@ -294,7 +312,8 @@ async function pasteBeat(
       rule: 'transfer.paste-cancelled',
     });
   }
-  const read = deps.readClip ?? readClipboard;
+  const read = deps.readClip ?? (await import('../transfer/clipboard/read.js')).readClipboard;
+  const { classifyPaste } = await import('../transfer/paste/classify.js');
   const clip = await read({
     platform: deps.platform ?? process.platform,
     env: io.env,
@@ -318,7 +337,7 @@ async function pasteBeat(
       });
     case 'image':
     case 'text': {
-      const file = path.join(spool, 'clipboard');
+      const file = path.join(await spool.dir(), 'clipboard');
       const bytes = decision.kind === 'image' ? decision.png : decision.text;
       await writeFile(file, bytes, { mode: 0o600, flag: 'wx' });
       return { kind: 'file', file, name: decision.name };
@@ -374,6 +393,8 @@ async function deliverRemote(
 ): Promise<DeliverResult> {
   // Fail on a missing source before connecting.
   if (payload.kind === 'paths') for (const p of payload.paths) await statSource(p);
+  const { buildStage, stageLocalSources, stageNamedFile } = await stageWriter();
+  const { uploadArchive } = await import('../transfer/remote/session.js');
   const { writer, done } = buildStage(
     (w) =>
       payload.kind === 'file'
@@ -389,7 +410,7 @@ async function deliverRemote(
 }
 
 async function clipLanded(io: Io, landed: readonly string[], deps: DeliverDeps): Promise<void> {
-  const copy = deps.copy ?? copyPathsToClipboard;
+  const copy = deps.copy ?? (await import('../transfer/clipboard/copy.js')).copyPathsToClipboard;
   const r = await copy(landed, {
     platform: deps.platform ?? process.platform,
     env: io.env,
@@ -456,6 +477,7 @@ async function deliverPaths(
       return deliverFilePath(box, only, landingName(io, base), meter);
     }
   }
+  const { buildStage, stageLocalSources } = await stageWriter();
   const { writer, done } = buildStage((w) => stageLocalSources(w, args, notes));
   const result = await deliverStaged(box, writer.stream, done, meter);
   reportRenames(io, writer.plan.renames);

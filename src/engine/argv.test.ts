@@ -6,10 +6,12 @@ import {
   helperUsernsArgs,
   imageIdArgv,
   imageLabelsArgv,
+  inspectContainersArgv,
   inspectEnvArgv,
   inspectLabelsArgv,
   networkModeArgv,
   psArgv,
+  psLabelsArgv,
   removeArgv,
   removeImageArgv,
   rootlessProbeArgv,
@@ -171,6 +173,44 @@ describe('query argv', () => {
         'label=byre.workdir=w',
       ],
     ],
+    [
+      'ps with labels, docker',
+      psLabelsArgv('docker', { labels: {}, hasLabels: ['byre.project'], all: false }, [
+        'byre.project',
+        'byre.uid',
+      ]),
+      [
+        'ps',
+        '--no-trunc',
+        '--filter',
+        'label=byre.project',
+        '--format',
+        '[{{json .ID}},{{json (.Label "byre.project")}},{{json (.Label "byre.uid")}}]',
+      ],
+    ],
+    [
+      'ps with labels, podman',
+      psLabelsArgv('podman', { labels: {}, all: true }, ['byre.workdir']),
+      [
+        'ps',
+        '--no-trunc',
+        '-a',
+        '--format',
+        '[{{json .ID}},{{json (index .Labels "byre.workdir")}}]',
+      ],
+    ],
+    [
+      'container facts',
+      inspectContainersArgv(['a', 'b']),
+      [
+        'container',
+        'inspect',
+        '-f',
+        '[{{json .ID}},{{json .State.Running}},{{json .Config.Labels}},{{json .Config.Env}}]',
+        'a',
+        'b',
+      ],
+    ],
     ['labels', inspectLabelsArgv('c'), ['inspect', '-f', '{{json .Config.Labels}}', 'c']],
     ['env', inspectEnvArgv('c'), ['inspect', '-f', '{{json .Config.Env}}', 'c']],
     ['network mode', networkModeArgv('c'), ['inspect', '-f', '{{.HostConfig.NetworkMode}}', 'c']],
@@ -238,5 +278,13 @@ describe('names', () => {
   it('bakes 1000:1000 under keep-id and the host ids otherwise', () => {
     expect(bakedIds(true, 501, 20)).toEqual({ uid: 1000, gid: 1000 });
     expect(bakedIds(false, 501, 20)).toEqual({ uid: 501, gid: 20 });
+  });
+});
+
+describe('psLabelsArgv', () => {
+  it('refuses a key that could break out of the template', () => {
+    expect(() => psLabelsArgv('docker', { labels: {}, all: false }, ['x") }}{{ .ID'])).toThrow(
+      RangeError,
+    );
   });
 });

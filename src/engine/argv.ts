@@ -106,9 +106,11 @@ export function startAttachedArgv(name: string): string[] {
 }
 
 export function psArgv(query: PsQuery): string[] {
+  return ['ps', '-q', ...psQueryArgs(query)];
+}
+
+function psQueryArgs(query: PsQuery): string[] {
   return [
-    'ps',
-    '-q',
     '--no-trunc',
     ...(query.all ? ['-a'] : []),
     ...labelFilters(query.labels),
@@ -116,8 +118,38 @@ export function psArgv(query: PsQuery): string[] {
   ];
 }
 
+/**
+ * `ps` printing one JSON array per container: the id, then each of `keys`'
+ * label values ("" when absent). The engines spell a label lookup differently
+ * (docker's `.Label "k"`, podman's `index .Labels "k"`); JSON keeps a hostile
+ * value's tabs and newlines from splitting a row.
+ */
+export function psLabelsArgv(
+  engine: EngineName,
+  query: PsQuery,
+  keys: readonly string[],
+): string[] {
+  const cells = keys.map((k) => {
+    if (!/^[a-z0-9._-]+$/.test(k)) throw new RangeError(`not a label key byre uses: ${k}`);
+    return engine === 'docker' ? `{{json (.Label "${k}")}}` : `{{json (index .Labels "${k}")}}`;
+  });
+  return ['ps', ...psQueryArgs(query), '--format', `[${['{{json .ID}}', ...cells].join(',')}]`];
+}
+
 export function inspectLabelsArgv(id: string): string[] {
   return ['inspect', '-f', LABELS_FORMAT, id];
+}
+
+/**
+ * One JSON array per container: id, running, labels, env. `container inspect` (not
+ * `inspect`) so an image id never answers; `.ID` is the spelling both
+ * engines accept inside `json`.
+ */
+export const CONTAINER_FACTS_FORMAT =
+  '[{{json .ID}},{{json .State.Running}},{{json .Config.Labels}},{{json .Config.Env}}]';
+
+export function inspectContainersArgv(ids: readonly string[]): string[] {
+  return ['container', 'inspect', '-f', CONTAINER_FACTS_FORMAT, ...ids];
 }
 
 export function inspectEnvArgv(id: string): string[] {

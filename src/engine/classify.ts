@@ -38,6 +38,23 @@ export function isNotFound(stderr: string): boolean {
   return classifyEngineFailure(stderr) === 'other' && NOT_FOUND.some((re) => re.test(stderr));
 }
 
+/**
+ * Every line of a failed batch query says "no such …": the objects that
+ * vanished between a listing and the query, while the engine answered for
+ * the rest.
+ */
+export function onlyNotFound(stderr: string): boolean {
+  const said = stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  return (
+    said.length > 0 &&
+    classifyEngineFailure(stderr) === 'other' &&
+    said.every((l) => NOT_FOUND.some((re) => re.test(l)))
+  );
+}
+
 /** Engine stderr kept for an error (reference: 64 KiB); the tail is where the reason is. */
 export const STDERR_CAP = 64 * 1024;
 

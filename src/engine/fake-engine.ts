@@ -3,6 +3,7 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../errors.js';
+import { writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type {
   BuildIo,
@@ -16,7 +17,9 @@ import type {
 } from './runner.js';
 import type {
   BuildSpec,
+  ContainerFacts,
   EngineFacts,
+  LabelledContainer,
   ExecSpec,
   ImageFilter,
   ImageRef,
@@ -44,6 +47,14 @@ export interface FakeContainer {
 export interface FakeImage {
   id: string;
   labels: Record<string, string>;
+}
+
+function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
+  return (
+    (query.all || c.running) &&
+    Object.entries(query.labels).every(([k, v]) => c.labels[k] === v) &&
+    (query.hasLabels ?? []).every((k) => c.labels[k] !== undefined)
+  );
 }
 
 export const FAKE_FACTS: EngineFacts = {
@@ -233,11 +244,17 @@ export class FakeEngine implements Engine {
 
   async ps(query: PsQuery): Promise<string[]> {
     this.record('ps', query);
+    return [...this.containers.values()].filter((c) => matchesQuery(c, query)).map((c) => c.id);
+  }
+
+  async psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]> {
+    this.record('psLabels', query, [...keys]);
     return [...this.containers.values()]
-      .filter((c) => query.all || c.running)
-      .filter((c) => Object.entries(query.labels).every(([k, v]) => c.labels[k] === v))
-      .filter((c) => (query.hasLabels ?? []).every((k) => c.labels[k] !== undefined))
-      .map((c) => c.id);
+      .filter((c) => matchesQuery(c, query))
+      .map((c) => ({
+        id: c.id,
+        labels: Object.fromEntries(keys.flatMap((k) => (c.labels[k] ? [[k, c.labels[k]]] : []))),
+      }));
   }
 
   async inspectLabels(id: string): Promise<Record<string, string>> {
@@ -252,6 +269,15 @@ export class FakeEngine implements Engine {
     const c = this.find(id);
     if (c === undefined) throw this.missing(id, 'inspect');
     return { ...c.env };
+  }
+
+  async inspectContainers(ids: readonly string[]): Promise<ContainerFacts[]> {
+    this.record('inspectContainers', [...ids]);
+    return ids.flatMap((id) => {
+      const c = this.find(id);
+      if (c === undefined) return [];
+      return [{ id: c.id, running: c.running, labels: { ...c.labels }, env: { ...c.env } }];
+    });
   }
 
   async networkMode(id: string): Promise<string> {
@@ -320,11 +346,15 @@ export class FakeEngine implements Engine {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     }
     const r = this.onExecStream(spec, Buffer.concat(chunks));
-    await new Promise<void>((resolve, reject) => {
-      io.stdout.on('error', reject);
-      io.stdout.end(r.stdout, () => resolve());
-    });
-    return { exitCode: r.exitCode, stderr: r.stderr };
+    const out = io.stdout;
+    if (typeof out === 'number') writeSync(out, Buffer.from(r.stdout));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        out.on('error', reject);
+        out.end(r.stdout, () => resolve());
+      });
+    }
+    return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderr.slice(0, 4096) };
   }
 
   /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */

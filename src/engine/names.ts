@@ -8,6 +8,9 @@ export const LABEL = {
   client: 'byre.client',
   run: 'byre.run',
   launch: 'byre.launch',
+  /** The in-box ids (BYRE_UID/BYRE_GID), so discovery needs no inspect. */
+  uid: 'byre.uid',
+  gid: 'byre.gid',
 } as const;
 
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */

@@ -52,6 +52,10 @@ const minimalTail = [
   'byre.workdir=app-1a2b3c',
   '--label',
   'byre.client=4242',
+  '--label',
+  'byre.uid=1000',
+  '--label',
+  'byre.gid=1000',
   'byre-app-1a2b3c-u1000-g1000',
 ];
 
@@ -168,6 +172,10 @@ describe('buildRunArgv', () => {
       '--label',
       'byre.client=7',
       '--label',
+      'byre.uid=1000',
+      '--label',
+      'byre.gid=1000',
+      '--label',
       `byre.run=${'f'.repeat(32)}`,
       '--label',
       `byre.launch=${'a'.repeat(64)}`,
@@ -253,7 +261,7 @@ describe('buildRunArgv', () => {
     ).toThrow(ByreError);
   });
 
-  it('emits byre.run and byre.launch only when set', () => {
+  it('emits the in-box ids, and byre.run and byre.launch only when set', () => {
     const labels = (p: RunParams): string[] => {
       const argv = buildRunArgv(p, 'run', false);
       return argv.filter((_, i) => argv[i - 1] === '--label');
@@ -262,11 +270,15 @@ describe('buildRunArgv', () => {
       'byre.project=app-1a2b3c',
       'byre.workdir=app-1a2b3c',
       'byre.client=4242',
+      'byre.uid=1000',
+      'byre.gid=1000',
     ]);
-    expect(labels({ ...base, labels: { client: 1, launch: 'abc' } })).toEqual([
+    expect(labels({ ...base, uid: 501, gid: 20, labels: { client: 1, launch: 'abc' } })).toEqual([
       'byre.project=app-1a2b3c',
       'byre.workdir=app-1a2b3c',
       'byre.client=1',
+      'byre.uid=501',
+      'byre.gid=20',
       'byre.launch=abc',
     ]);
   });

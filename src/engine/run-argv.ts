@@ -140,6 +140,8 @@ export function runLabels(params: RunParams): [string, string][] {
     [LABEL.project, params.projectId],
     [LABEL.workdir, params.worktreeId],
     [LABEL.client, String(params.labels.client)],
+    [LABEL.uid, String(params.uid)],
+    [LABEL.gid, String(params.gid)],
   ];
   if (params.labels.run !== undefined) labels.push([LABEL.run, params.labels.run]);
   if (params.labels.launch !== undefined) labels.push([LABEL.launch, params.labels.launch]);

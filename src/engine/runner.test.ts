@@ -219,6 +219,79 @@ describe('queries', () => {
     expect(calls()).toEqual([['ps', '-q', '--no-trunc', '-a', '--filter', 'label=byre.project=p']]);
   });
 
+  it('psLabels reads one JSON row per container, leaving absent labels out', async () => {
+    const rows = await engine({
+      FAKE_STDOUT: '["abc","p","1000"]\n["def","q\\tx\\n",""]\n',
+    }).psLabels({ labels: {}, hasLabels: ['byre.project'], all: false }, [
+      'byre.project',
+      'byre.uid',
+    ]);
+    expect(rows).toEqual([
+      { id: 'abc', labels: { 'byre.project': 'p', 'byre.uid': '1000' } },
+      { id: 'def', labels: { 'byre.project': 'q\tx\n' } },
+    ]);
+    expect(calls()[0]?.slice(0, 4)).toEqual(['ps', '--no-trunc', '--filter', 'label=byre.project']);
+  });
+
+  it.each([
+    ['a row of the wrong width', '["abc","p"]\n'],
+    ['a non-string cell', '["abc",1,"2"]\n'],
+    ['not JSON', 'abc p 1000\n'],
+  ])('psLabels refuses %s', async (_what, stdout) => {
+    await expect(
+      engine({ FAKE_STDOUT: stdout }).psLabels({ labels: {}, all: false }, [
+        'byre.project',
+        'byre.uid',
+      ]),
+    ).rejects.toThrow();
+  });
+
+  it('inspectContainers parses id, state, labels and env in one call', async () => {
+    const e = engine({
+      FAKE_STDOUT:
+        '["abc",true,{"byre.project":"p"},["BYRE_UID=1000","X=a=b"]]\n["def",false,null,null]\n',
+    });
+    expect(await e.inspectContainers(['abc', 'def'])).toEqual([
+      {
+        id: 'abc',
+        running: true,
+        labels: { 'byre.project': 'p' },
+        env: { BYRE_UID: '1000', X: 'a=b' },
+      },
+      { id: 'def', running: false, labels: {}, env: {} },
+    ]);
+    expect(calls()).toHaveLength(1);
+  });
+
+  it('inspectContainers asks nothing for no ids', async () => {
+    expect(await engine().inspectContainers([])).toEqual([]);
+    expect(calls()).toEqual([]);
+  });
+
+  it('inspectContainers leaves out containers that vanished, and fails on anything else', async () => {
+    const vanished = engine({
+      FAKE_STDOUT: '["abc",true,{},[]]\n',
+      FAKE_STDERR: 'Error response from daemon: No such container: def\n',
+      FAKE_EXIT: '1',
+    });
+    expect((await vanished.inspectContainers(['abc', 'def'])).map((f) => f.id)).toEqual(['abc']);
+    const broken = engine({
+      FAKE_STDOUT: '["abc",true,{},[]]\n',
+      FAKE_STDERR: 'Error: No such container: def\nError: permission denied\n',
+      FAKE_EXIT: '125',
+    });
+    await expect(broken.inspectContainers(['abc', 'def'])).rejects.toBeInstanceOf(EngineError);
+  });
+
+  it('inspectContainers is cancelled by its signal', async () => {
+    const cancel = new AbortController();
+    const asking = engine({ FAKE_HANG: '30' }).inspectContainers(['abc'], {
+      signal: cancel.signal,
+    });
+    cancel.abort();
+    await expect(asking).rejects.toBeInstanceOf(EngineError);
+  });
+
   it('networkMode trims', async () => {
     expect(await engine({ FAKE_STDOUT: 'bridge\n' }).networkMode('c')).toBe('bridge');
   });

@@ -3,10 +3,9 @@
 // answers; they never decide policy, never print except streamed build output,
 // and always run the absolute path pinned by detection.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { execa } from 'execa';
 
 import { EngineError } from '../errors.js';
 import {
@@ -16,10 +15,12 @@ import {
   imageInfoArgv,
   imageLabelsArgv,
   imageListArgv,
+  inspectContainersArgv,
   inspectEnvArgv,
   inspectLabelsArgv,
   networkModeArgv,
   psArgv,
+  psLabelsArgv,
   removeArgv,
   removeImageArgv,
   startAttachedArgv,
@@ -28,10 +29,18 @@ import {
   volumeListArgv,
   volumeRemoveArgv,
 } from './argv.js';
-import { UNREACHABLE_REMEDY, classifyEngineFailure, isNotFound, tail } from './classify.js';
+import {
+  UNREACHABLE_REMEDY,
+  classifyEngineFailure,
+  isNotFound,
+  onlyNotFound,
+  tail,
+} from './classify.js';
 import type {
   BuildSpec,
+  ContainerFacts,
   EngineFacts,
+  LabelledContainer,
   EngineName,
   ExecSpec,
   ImageFilter,
@@ -70,14 +79,20 @@ export interface StreamIo {
    * descriptor handed to the engine client as is (no copy through byre).
    */
   stdin?: Readable | number;
-  /** Receives the box's stdout with backpressure; it is ended when the box's stdout ends. */
-  stdout: Writable;
+  /**
+   * Receives the box's stdout: a stream (with backpressure; it is ended when
+   * the box's stdout ends), or an open file descriptor the engine client
+   * writes to directly (no copy through byre).
+   */
+  stdout: Writable | number;
 }
 
 export interface StreamResult {
   exitCode: number;
   /** The tail of the engine's stderr (64 KiB). */
   stderr: string;
+  /** The first bytes of the engine's stderr (4 KiB), where a box script's header sits. */
+  stderrHead: string;
 }
 
 export interface RunOptions {
@@ -106,8 +121,18 @@ export interface Engine {
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
   ps(query: PsQuery): Promise<string[]>;
+  /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
+  psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;
   inspectLabels(id: string): Promise<Record<string, string>>;
   inspectEnv(id: string): Promise<Record<string, string>>;
+  /**
+   * Id, labels and env of each container, in one engine call. Ids (or
+   * unique prefixes) that name no container are left out, not errors.
+   */
+  inspectContainers(
+    ids: readonly string[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ContainerFacts[]>;
   networkMode(id: string): Promise<string>;
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
@@ -145,7 +170,12 @@ interface Captured {
   spawnError: string | undefined;
 }
 
-/** Runs one engine command to completion, capturing output; never throws. */
+/**
+ * Runs one engine command to completion, capturing output; never throws.
+ * node's own spawn, not execa: this is every short query's path, and loading
+ * execa costs ~8 ms of a ~15 ms start in the compiled binary (ADR 0007).
+ * execa is imported on demand for the long-running calls below.
+ */
 export async function runEngineCommand(
   enginePath: string,
   args: readonly string[],
@@ -153,22 +183,68 @@ export async function runEngineCommand(
     env?: Readonly<Record<string, string | undefined>>;
     input?: string;
     timeoutMs?: number;
+    /** Kills the command when aborted (a query whose answer is no longer needed). */
+    signal?: AbortSignal;
   } = {},
 ): Promise<Captured> {
-  const r = await execa(enginePath, args, {
-    reject: false,
-    stripFinalNewline: false,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.env === undefined ? {} : { env: options.env, extendEnv: false }),
+  return new Promise<Captured>((resolve) => {
+    const command = `${enginePath} ${args.join(' ')}`;
+    let child: ChildProcess;
+    try {
+      child = spawn(enginePath, [...args], {
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        ...(options.env === undefined ? {} : { env: options.env as NodeJS.ProcessEnv }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    } catch (error) {
+      resolve({
+        exitCode: undefined,
+        stdout: '',
+        stderr: '',
+        timedOut: false,
+        spawnError: `${command}: ${(error as Error).message}`,
+      });
+      return;
+    }
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    let timedOut = false;
+    let failure: string | undefined;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGTERM');
+            // A client that ignores SIGTERM still goes.
+            setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+          }, options.timeoutMs);
+    child.on('error', (error) => {
+      failure = error.message;
+    });
+    child.on('close', (code, signal) => {
+      if (timer !== undefined) clearTimeout(timer);
+      // A spawn that failed (ENOENT …) still closes, with the errno as its "code".
+      const ran = failure === undefined && code !== null;
+      resolve({
+        exitCode: ran ? code : undefined,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        timedOut,
+        spawnError:
+          ran || timedOut
+            ? undefined
+            : `${command}: ${failure ?? `killed by ${signal ?? 'a signal'}`}`,
+      });
+    });
+    if (options.input !== undefined && child.stdin !== null) {
+      // A client that exits without reading its input is answered by its status.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.input);
+    }
   });
-  return {
-    exitCode: r.exitCode,
-    stdout: typeof r.stdout === 'string' ? r.stdout : '',
-    stderr: typeof r.stderr === 'string' ? r.stderr : '',
-    timedOut: r.timedOut,
-    spawnError: r.failed && r.exitCode === undefined && !r.timedOut ? r.shortMessage : undefined,
-  };
 }
 
 /** The one place a failed engine call becomes an EngineError. */
@@ -177,7 +253,9 @@ export function engineFailure(
   args: readonly string[],
   c: Omit<Captured, 'stdout'>,
 ): EngineError {
-  const verb = args.slice(0, args[0] === 'image' || args[0] === 'volume' ? 2 : 1).join(' ');
+  const verb = args
+    .slice(0, args[0] === 'image' || args[0] === 'volume' || args[0] === 'container' ? 2 : 1)
+    .join(' ');
   const stderr = tail(c.stderr);
   if (c.timedOut) {
     return new EngineError(`${engine} ${verb} did not answer in time`, {
@@ -239,6 +317,49 @@ export function parseEnvList(text: string): Record<string, string> {
   return out;
 }
 
+/** psLabels rows: `[id, value…]` per line, values in `keys` order; "" is an absent label. */
+export function parseLabelRows(text: string, keys: readonly string[]): LabelledContainer[] {
+  return lines(text).map((line) => {
+    const value: unknown = JSON.parse(line);
+    if (
+      !Array.isArray(value) ||
+      value.length !== keys.length + 1 ||
+      !value.every((v) => typeof v === 'string')
+    ) {
+      throw new TypeError(`ps: expected [id, ${keys.join(', ')}]`);
+    }
+    const [id, ...values] = value as string[];
+    const labels: Record<string, string> = {};
+    keys.forEach((k, i) => {
+      const v = values[i] ?? '';
+      if (v !== '') labels[k] = v;
+    });
+    return { id: id ?? '', labels };
+  });
+}
+
+/** `container inspect` lines in CONTAINER_FACTS_FORMAT → facts; a malformed line throws. */
+export function parseContainerFacts(text: string): ContainerFacts[] {
+  return lines(text).map((line) => {
+    const value: unknown = JSON.parse(line);
+    if (
+      !Array.isArray(value) ||
+      value.length !== 4 ||
+      typeof value[0] !== 'string' ||
+      typeof value[1] !== 'boolean'
+    ) {
+      throw new TypeError('container inspect: expected [id, running, labels, env]');
+    }
+    const [id, running, labels, env] = value as [string, boolean, unknown, unknown];
+    return {
+      id,
+      running,
+      labels: parseStringRecord(JSON.stringify(labels), `labels of ${id}`),
+      env: parseEnvList(JSON.stringify(env)),
+    };
+  });
+}
+
 /** `images --format '{{.ID}} {{.Repository}}:{{.Tag}}'` rows; `<none>:<none>` is dangling. */
 export function parseImageList(text: string): ImageRef[] {
   return lines(text).flatMap((line) => {
@@ -285,7 +406,7 @@ class CliEngine implements Engine {
 
   private async call(
     args: readonly string[],
-    options: { input?: string; timeoutMs?: number } = {},
+    options: { input?: string; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<Captured> {
     return runEngineCommand(this.facts.path, args, { ...this.spawnEnv(), ...options });
   }
@@ -309,6 +430,7 @@ class CliEngine implements Engine {
   }
 
   async build(spec: BuildSpec, io: BuildIo = {}): Promise<void> {
+    const { execa } = await import('execa');
     const args = buildArgv(this.facts.name, spec);
     const onOutput = io.onOutput ?? ((chunk: string) => void process.stderr.write(chunk));
     const sub = execa(this.facts.path, args, {
@@ -398,6 +520,7 @@ class CliEngine implements Engine {
     const ignore = (): void => {};
     process.on('SIGINT', ignore);
     try {
+      const { execa } = await import('execa');
       const r = await execa(this.facts.path, args, {
         reject: false,
         stdio: 'inherit',
@@ -430,12 +553,33 @@ class CliEngine implements Engine {
     return lines(await this.query(psArgv(query)));
   }
 
+  async psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]> {
+    return parseLabelRows(await this.query(psLabelsArgv(this.facts.name, query, keys)), keys);
+  }
+
   async inspectLabels(id: string): Promise<Record<string, string>> {
     return parseStringRecord(await this.query(inspectLabelsArgv(id)), `labels of ${id}`);
   }
 
   async inspectEnv(id: string): Promise<Record<string, string>> {
     return parseEnvList(await this.query(inspectEnvArgv(id)));
+  }
+
+  async inspectContainers(
+    ids: readonly string[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ContainerFacts[]> {
+    if (ids.length === 0) return [];
+    const args = inspectContainersArgv(ids);
+    const c = await this.call(args, {
+      timeoutMs: this.queryTimeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    // A container that stopped since it was listed is an answer, not a failure.
+    if (c.exitCode !== 0 && (c.exitCode === undefined || !onlyNotFound(c.stderr))) {
+      throw engineFailure(this.facts.name, args, c);
+    }
+    return parseContainerFacts(c.stdout);
   }
 
   async networkMode(id: string): Promise<string> {
@@ -485,7 +629,13 @@ class CliEngine implements Engine {
 
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     const args = execArgv(spec, io.stdin !== undefined);
-    const r = await streamEngineExec(this.facts.path, args, io, this.env);
+    return this.streamResult(args, await streamEngineExec(this.facts.path, args, io, this.env));
+  }
+
+  private streamResult(
+    args: readonly string[],
+    r: StreamResult & { spawnError?: string },
+  ): StreamResult {
     if (r.spawnError !== undefined) {
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
@@ -497,33 +647,27 @@ class CliEngine implements Engine {
     if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) === 'unreachable') {
       throw engineFailure(this.facts.name, args, { ...r, timedOut: false, spawnError: undefined });
     }
-    return { exitCode: r.exitCode, stderr: r.stderr };
+    return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };
   }
 }
 
-/**
- * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
- * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
- * the exit status says what happened.
- */
-export async function streamEngineExec(
-  enginePath: string,
-  args: readonly string[],
-  io: StreamIo,
-  env?: Readonly<Record<string, string | undefined>>,
-): Promise<StreamResult & { spawnError?: string }> {
-  const stdinMode =
-    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
-  const child = spawn(enginePath, [...args], {
-    stdio: [stdinMode, 'pipe', 'pipe'],
-    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
-  });
-  // Both are pipes (stdio above); the types cannot see it.
-  const childOut = child.stdout as Readable;
+const STDERR_HEAD = 4096;
+
+/** Watches a spawned exec: stderr's tail, its exit, and the stdout drain. */
+function superviseExec(
+  child: ChildProcess,
+  stdout: Writable | number,
+): {
+  done: () => Promise<StreamResult & { spawnError?: string }>;
+  kill: (error: unknown) => void;
+} {
+  // stderr is always a pipe, and stdout one unless a descriptor was handed over.
   const childErr = child.stderr as Readable;
   let stderr = '';
+  let stderrHead = '';
   childErr.setEncoding('utf8');
   childErr.on('data', (chunk: string) => {
+    if (stderrHead.length < STDERR_HEAD) stderrHead = (stderrHead + chunk).slice(0, STDERR_HEAD);
     stderr = tail(stderr + chunk);
   });
   let spawnError: string | undefined;
@@ -540,6 +684,39 @@ export async function streamEngineExec(
     failures.push(error);
     child.kill('SIGKILL');
   };
+  const draining =
+    typeof stdout === 'number'
+      ? Promise.resolve()
+      : pipeline(child.stdout as Readable, stdout).catch(kill);
+  return {
+    kill,
+    done: async () => {
+      const exitCode = await closed;
+      await draining;
+      if (failures.length > 0) throw failures[0];
+      return { exitCode, stderr, stderrHead, ...(spawnError === undefined ? {} : { spawnError }) };
+    },
+  };
+}
+
+/**
+ * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
+ * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
+ * the exit status says what happened.
+ */
+export async function streamEngineExec(
+  enginePath: string,
+  args: readonly string[],
+  io: StreamIo,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<StreamResult & { spawnError?: string }> {
+  const stdinMode =
+    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
+  const child = spawn(enginePath, [...args], {
+    stdio: [stdinMode, typeof io.stdout === 'number' ? io.stdout : 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
+  });
+  const watch = superviseExec(child, io.stdout);
   const feeding =
     io.stdin instanceof Readable && child.stdin !== null
       ? pipeline(io.stdin, child.stdin).catch((error: unknown) => {
@@ -549,14 +726,12 @@ export async function streamEngineExec(
             if (!(io.stdin as Readable).destroyed) (io.stdin as Readable).destroy();
             return;
           }
-          kill(error);
+          watch.kill(error);
         })
       : Promise.resolve();
-  const draining = pipeline(childOut, io.stdout).catch(kill);
-  const exitCode = await closed;
-  await Promise.all([feeding, draining]);
-  if (failures.length > 0) throw failures[0];
-  return { exitCode, stderr, ...(spawnError === undefined ? {} : { spawnError }) };
+  const r = await watch.done();
+  await feeding;
+  return r;
 }
 
 const SIGNALS: Record<string, number> = {

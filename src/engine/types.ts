@@ -33,6 +33,20 @@ export interface BuildSpec {
   labels?: Readonly<Record<string, string>>;
 }
 
+/** A `ps` row with the label values asked for. */
+export interface LabelledContainer {
+  id: string;
+  labels: Record<string, string>;
+}
+
+/** What one `container inspect` says about a container byre may talk to. */
+export interface ContainerFacts {
+  id: string;
+  running: boolean;
+  labels: Record<string, string>;
+  env: Record<string, string>;
+}
+
 export interface PsQuery {
   labels: Readonly<Record<string, string>>;
   /** Labels that must be present, whatever their value. */

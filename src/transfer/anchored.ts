@@ -9,7 +9,7 @@ import { constants, existsSync } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
-const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
 const PROC = existsSync('/proc/self/fd');
 
@@ -47,11 +47,6 @@ export class AnchoredDir {
     }
     const h = await open(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     return new AnchoredDir(h, path.join(this.shown, name));
-  }
-
-  /** Opens child file `name` for reading without following a symlink or blocking on a FIFO. */
-  async openFileForRead(name: string): Promise<FileHandle> {
-    return open(this.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   }
 
   async close(): Promise<void> {

@@ -18,7 +18,12 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { DELIVER_FILE_SCRIPT, DELIVER_TAR_SCRIPT, GRAB_SCRIPT } from './box-scripts.js';
+import {
+  DELIVER_FILE_SCRIPT,
+  DELIVER_TAR_SCRIPT,
+  GRAB_SCRIPT,
+  GRAB_TREE_SCRIPT,
+} from './box-scripts.js';
 import { buildStage, stageLocalSources, stageTarInput } from './stage-writer.js';
 import { Readable } from 'node:stream';
 
@@ -154,19 +159,47 @@ describe('tar script', () => {
   });
 });
 
-describe('grab script', () => {
-  function grab(p: string) {
-    const r = spawnSync(SH, ['-c', GRAB_SCRIPT, 'byre-grab', p]);
+describe('grab scripts', () => {
+  function grab(script: string, p: string) {
+    const r = spawnSync(SH, ['-c', script, 'byre-grab', p]);
     return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
   }
 
-  it('classifies a file, a directory, a missing path and a special', () => {
+  it('classify on stderr: a file streams its bytes alone on stdout, a directory sends nothing', () => {
     writeFileSync(path.join(root, 'f'), 'body');
-    expect(grab(path.join(root, 'f')).stdout.toString()).toBe('byre-grab 1 f\nbody');
-    expect(grab(inbox).stdout.subarray(0, 14).toString()).toBe('byre-grab 1 d\n');
-    const missing = grab(path.join(root, 'nope'));
+    const file = grab(GRAB_SCRIPT, path.join(root, 'f'));
+    expect([file.status, file.stderr, file.stdout.toString()]).toEqual([
+      0,
+      'byre-grab 1 f\n',
+      'body',
+    ]);
+    const dir = grab(GRAB_SCRIPT, inbox);
+    expect([dir.status, dir.stderr, dir.stdout.length]).toEqual([0, 'byre-grab 1 d\n', 0]);
+    const missing = grab(GRAB_SCRIPT, path.join(root, 'nope'));
     expect(missing.status).toBe(4);
     expect(missing.stderr).toContain('no such path');
-    expect(grab('/dev/null').status).toBe(4);
+    expect(grab(GRAB_SCRIPT, '/dev/null').status).toBe(4);
+  });
+
+  it('the tree script sends a tar of the contents, and refuses what is no longer a directory', async () => {
+    mkdirSync(path.join(inbox, 'sub'));
+    writeFileSync(path.join(inbox, 'sub', 'a.txt'), 'a');
+    const r = grab(GRAB_TREE_SCRIPT, inbox);
+    expect(r.status).toBe(0);
+    const names: string[] = [];
+    const extract = tar.extract();
+    const reading = (async () => {
+      for await (const entry of extract) {
+        names.push(entry.header.name);
+        entry.resume();
+      }
+    })();
+    extract.end(r.stdout);
+    await reading;
+    expect(names).toContain('./sub/a.txt');
+    writeFileSync(path.join(root, 'plain'), 'x');
+    const gone = grab(GRAB_TREE_SCRIPT, path.join(root, 'plain'));
+    expect(gone.status).toBe(4);
+    expect(gone.stderr).toContain('no longer a directory');
   });
 });

@@ -114,26 +114,34 @@ done
 `;
 
 /**
- * grab: \`$1\` the box path. Prints a one-line header, then the bytes: \`f\`
- * and the file, or \`d\` and a tar of the directory's contents. The header
- * carries no names; the host names what it writes.
+ * grab, first exec: \`$1\` the box path. Says what it is on stderr's first
+ * line (\`byre-grab 1 f\` or \`byre-grab 1 d\`, no names), then for a file
+ * streams its bytes on stdout, so the host can hand stdout straight to a
+ * file; a directory streams nothing here (GRAB_TREE_SCRIPT sends it).
  */
 export const GRAB_SCRIPT = String.raw`
 set -u
 p=$1
 if [ -d "$p" ]; then
-  cd "$p" || { printf 'byre-grab: cannot enter the directory\n' >&2; exit 4; }
-  command -v tar >/dev/null 2>&1 || { printf 'byre-grab: this box has no tar, which grabbing a directory needs\n' >&2; exit 1; }
-  printf 'byre-grab 1 d\n'
-  exec tar -c -f - .
+  printf 'byre-grab 1 d\n' >&2
 elif [ -f "$p" ]; then
-  printf 'byre-grab 1 f\n'
+  printf 'byre-grab 1 f\n' >&2
   exec cat -- "$p"
 elif [ -e "$p" ] || [ -L "$p" ]; then
   printf 'byre-grab: not a regular file or directory\n' >&2; exit 4
 else
   printf 'byre-grab: no such path in the box\n' >&2; exit 4
 fi
+`;
+
+/** grab, second exec for a directory: \`$1\` the box path; a tar of its contents on stdout. */
+export const GRAB_TREE_SCRIPT = String.raw`
+set -u
+p=$1
+[ -d "$p" ] || { printf 'byre-grab: no longer a directory\n' >&2; exit 4; }
+cd "$p" || { printf 'byre-grab: cannot enter the directory\n' >&2; exit 4; }
+command -v tar >/dev/null 2>&1 || { printf 'byre-grab: this box has no tar, which grabbing a directory needs\n' >&2; exit 1; }
+exec tar -c -f - .
 `;
 
 export interface BoxUser {
@@ -163,4 +171,8 @@ export function deliverTarSpec(box: BoxUser, inbox = INBOX): ExecSpec {
 
 export function grabSpec(box: BoxUser, boxPath: string): ExecSpec {
   return spec(box, GRAB_SCRIPT, 'byre-grab', [boxPath]);
+}
+
+export function grabTreeSpec(box: BoxUser, boxPath: string): ExecSpec {
+  return spec(box, GRAB_TREE_SCRIPT, 'byre-grab', [boxPath]);
 }

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { EnginePool } from '../box/pool.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../engine/fake-engine.js';
-import { assessBox, discoverBoxes } from './discover.js';
+import type { ContainerFacts } from '../engine/types.js';
+import { assessBox, discoverBoxes, findBoxById } from './discover.js';
 
 function boxOn(engine: FakeEngine, project: string, env: Record<string, string>) {
   return engine.addContainer({
@@ -54,7 +55,7 @@ describe('discoverBoxes', () => {
     const podman = new FakeEngine({ name: 'podman' });
     boxOn(podman, 'p', { BYRE_UID: '1000', BYRE_GID: '1000' });
     docker.failNext(
-      'ps',
+      'psLabels',
       new EngineError('docker is not answering', {
         engine: 'docker',
         argv: ['ps'],
@@ -70,8 +71,106 @@ describe('discoverBoxes', () => {
     const down = await discoverBoxes(pool, { callerUid: 1000, skipUidCheck: false });
     expect(down.partial).toBe(false);
     expect(down.boxes).toHaveLength(1);
-    docker.failNext('ps');
+    docker.failNext('psLabels');
     const failed = await discoverBoxes(pool, { callerUid: 1000, skipUidCheck: false });
     expect(failed.partial).toBe(true);
+  });
+
+  it('reads labelled boxes from ps alone, and inspects only boxes without the id labels', async () => {
+    const docker = new FakeEngine();
+    const labelled = docker.addContainer({
+      name: 'byre-new',
+      labels: { 'byre.project': 'new', 'byre.uid': '1000', 'byre.gid': '1000' },
+      env: {},
+    });
+    const older = boxOn(docker, 'old', { BYRE_UID: '1000', BYRE_GID: '1000' });
+    const pool: EnginePool = { members: [{ name: 'docker', state: 'ok', engine: docker }] };
+    const d = await discoverBoxes(pool, { callerUid: 1000, skipUidCheck: false });
+    expect(d.boxes.map((b) => b.id).sort()).toEqual([labelled.id, older.id].sort());
+    const asked = docker.calls.filter((c) => c.method === 'inspectContainers');
+    expect(asked.map((c) => c.args[0])).toEqual([[older.id]]);
+  });
+
+  it('takes the in-box ids from the labels over the env', async () => {
+    const docker = new FakeEngine();
+    docker.addContainer({
+      name: 'byre-p',
+      labels: { 'byre.project': 'p', 'byre.uid': '501', 'byre.gid': '20' },
+      env: { BYRE_UID: '0', BYRE_GID: '0' },
+    });
+    const pool: EnginePool = { members: [{ name: 'docker', state: 'ok', engine: docker }] };
+    const d = await discoverBoxes(pool, { callerUid: 501, skipUidCheck: false });
+    expect(d.boxes.map((b) => [b.uid, b.gid])).toEqual([[501, 20]]);
+  });
+});
+
+describe('findBoxById', () => {
+  const me = { callerUid: 1000, skipUidCheck: false };
+  function twoEngines(): { docker: FakeEngine; podman: FakeEngine; pool: EnginePool } {
+    const docker = new FakeEngine();
+    const podman = new FakeEngine({ name: 'podman' });
+    return {
+      docker,
+      podman,
+      pool: {
+        members: [
+          { name: 'docker', state: 'ok', engine: docker },
+          { name: 'podman', state: 'ok', engine: podman },
+        ],
+      },
+    };
+  }
+
+  it('finds a box on whichever engine has it, without listing any engine', async () => {
+    const { docker, podman, pool } = twoEngines();
+    const box = boxOn(podman, 'p', { BYRE_UID: '1000', BYRE_GID: '1000' });
+    const found = await findBoxById(pool, box.id, me);
+    expect(found).toMatchObject({ id: box.id, engine: 'podman', projectId: 'p', uid: 1000 });
+    expect(found?.handle).toBe(podman);
+    expect([...docker.calls, ...podman.calls].map((c) => c.method)).not.toContain('psLabels');
+  });
+
+  it.each([
+    ['a stopped box', { running: false }, me],
+    ['a container that is not a byre box', { labels: {} }, me],
+    ['a box of another uid', { env: { BYRE_UID: '1001', BYRE_GID: '1001' } }, me],
+  ])('answers null for %s, so the full cascade explains', async (_what, change, who) => {
+    const { docker, pool } = twoEngines();
+    const box = docker.addContainer({
+      name: 'byre-p',
+      labels: { 'byre.project': 'p' },
+      env: { BYRE_UID: '1000', BYRE_GID: '1000' },
+      ...change,
+    });
+    expect(await findBoxById(pool, box.id, who)).toBeNull();
+  });
+
+  it('shows a box of another uid with --skip-uid-check', async () => {
+    const { docker, pool } = twoEngines();
+    const box = boxOn(docker, 'p', { BYRE_UID: '1001', BYRE_GID: '1001' });
+    expect(await findBoxById(pool, box.id, { ...me, skipUidCheck: true })).toMatchObject({
+      foreign: true,
+    });
+  });
+
+  it('does not wait for a slower engine once one has the box, and cancels its query', async () => {
+    const { docker, pool } = twoEngines();
+    const box = boxOn(docker, 'p', { BYRE_UID: '1000', BYRE_GID: '1000' });
+    let cancelled = false;
+    const slow = new FakeEngine({ name: 'podman' });
+    slow.inspectContainers = (_ids: readonly string[], options?: { signal?: AbortSignal }) =>
+      new Promise<ContainerFacts[]>((_resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => {
+          cancelled = true;
+          reject(new Error('cancelled'));
+        });
+      });
+    const members = [
+      pool.members[0],
+      { name: 'podman' as const, state: 'ok' as const, engine: slow },
+    ];
+    const found = await findBoxById({ members: members as EnginePool['members'] }, box.id, me);
+    expect(found?.engine).toBe('docker');
+    expect(cancelled).toBe(true);
   });
 });

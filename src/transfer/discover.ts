@@ -34,12 +34,17 @@ export interface Discovery {
   notes: string[];
 }
 
-function idFrom(env: Readonly<Record<string, string>>, key: string): number | null {
-  const raw = env[key];
+function idFrom(record: Readonly<Record<string, string>>, key: string): number | null {
+  const raw = record[key];
   return raw !== undefined && /^\d{1,9}$/.test(raw) ? Number(raw) : null;
 }
 
-/** Pure: one box's labels and env → a usable box, or why not. */
+/**
+ * Pure: one box's labels and env → a usable box, or why not. The in-box ids
+ * come from the byre.uid/byre.gid labels (asserted after run_args, so they
+ * are what byre baked), else from BYRE_UID/BYRE_GID in the env (boxes
+ * launched before the labels existed).
+ */
 export function assessBox(input: {
   id: string;
   engine: EngineName;
@@ -47,8 +52,8 @@ export function assessBox(input: {
   env: Readonly<Record<string, string>>;
   callerUid: number;
 }): { kind: 'ok'; box: Omit<FoundBox, 'handle'> } | { kind: 'unusable'; reason: string } {
-  const uid = idFrom(input.env, 'BYRE_UID');
-  const gid = idFrom(input.env, 'BYRE_GID');
+  const uid = idFrom(input.labels, LABEL.uid) ?? idFrom(input.env, 'BYRE_UID');
+  const gid = idFrom(input.labels, LABEL.gid) ?? idFrom(input.env, 'BYRE_GID');
   if (uid === null || gid === null) {
     return { kind: 'unusable', reason: 'it carries no valid BYRE_UID/BYRE_GID' };
   }
@@ -75,21 +80,25 @@ export function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
   });
 }
 
+/** The labels discovery reads from `ps`. */
+const BOX_LABELS = [LABEL.project, LABEL.workdir, LABEL.uid, LABEL.gid];
+
 export async function discoverBoxes(
   pool: EnginePool,
   options: { callerUid: number; skipUidCheck: boolean },
 ): Promise<Discovery> {
   const notes: string[] = [];
   let partial = false;
+  // One call per engine (a second only for boxes without the id labels), engines in parallel.
   const answers = await askPool(pool, async (engine) => {
-    const ids = await engine.ps({ labels: {}, hasLabels: [LABEL.project], all: false });
-    return Promise.all(
-      ids.map(async (id) => ({
-        id,
-        labels: await engine.inspectLabels(id),
-        env: await engine.inspectEnv(id),
-      })),
+    const rows = await engine.psLabels(
+      { labels: {}, hasLabels: [LABEL.project], all: false },
+      BOX_LABELS,
     );
+    const labelled = rows.filter((r) => r.labels[LABEL.uid] !== undefined);
+    const older = rows.filter((r) => r.labels[LABEL.uid] === undefined).map((r) => r.id);
+    const inspected = older.length === 0 ? [] : await engine.inspectContainers(older);
+    return [...labelled.map((r) => ({ ...r, env: {} })), ...inspected.filter((f) => f.running)];
   });
   const boxes: FoundBox[] = [];
   let hidden = 0;
@@ -122,4 +131,44 @@ export async function discoverBoxes(
     );
   }
   return { boxes: sortBoxes(boxes), partial, notes };
+}
+
+/** A full container id: it can name one container on one engine, and nothing else. */
+export const FULL_CONTAINER_ID = /^[0-9a-f]{64}$/;
+
+/**
+ * `--box <full id>` without a full discovery: every engine is asked about
+ * that one container at once, and the first to show a usable byre box
+ * answers (the others' queries are cancelled). An exact id always wins the
+ * cascade's --box rule, so no other engine's boxes could change the choice.
+ * Null when no engine has it; the caller then runs the full cascade, whose
+ * error lists what is running.
+ */
+export async function findBoxById(
+  pool: EnginePool,
+  id: string,
+  options: { callerUid: number; skipUidCheck: boolean },
+): Promise<FoundBox | null> {
+  const engines = pool.members.flatMap((m) =>
+    m.state === 'ok' ? [{ name: m.name, engine: m.engine }] : [],
+  );
+  const cancel = new AbortController();
+  const asks = engines.map(async ({ name, engine }) => {
+    const facts = await engine.inspectContainers([id], { signal: cancel.signal });
+    const hit = facts.find(
+      (f) => f.id === id && f.running && f.labels[LABEL.project] !== undefined,
+    );
+    if (hit === undefined) throw new Error('not here');
+    const r = assessBox({ ...hit, engine: name, callerUid: options.callerUid });
+    if (r.kind !== 'ok' || (r.box.foreign && !options.skipUidCheck)) throw new Error('not usable');
+    return { ...r.box, handle: engine };
+  });
+  try {
+    return await Promise.any(asks);
+  } catch {
+    return null;
+  } finally {
+    // Not awaited: the process outlives the killed queries by a few ms anyway.
+    cancel.abort();
+  }
 }

@@ -13,15 +13,16 @@ import {
   rmSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Engine, StreamIo } from '../engine/runner.js';
 import type { ExecSpec } from '../engine/types.js';
+import { GRAB_TREE_SCRIPT } from './box-scripts.js';
 import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
 
 let root: string;
@@ -61,11 +62,28 @@ async function tarOf(entries: Entry[]): Promise<Buffer[]> {
   return chunks;
 }
 
-/** An engine whose exec replies with `parts`, calling `between` after each. */
-function box(parts: Buffer[], between: (i: number) => void = () => undefined, exitCode = 0) {
+/**
+ * An engine playing both grab execs: the first says `kind` on stderr (a
+ * file's bytes are `parts`, written to the descriptor or stream it was
+ * given); the tree exec streams `parts`, calling `between` after each.
+ */
+function box(
+  kind: string,
+  parts: Buffer[],
+  between: (i: number) => void = () => undefined,
+  exitCode = 0,
+) {
   const handle = {
-    async execStream(_spec: ExecSpec, io: StreamIo) {
-      const out: Writable = io.stdout;
+    async execStream(spec: ExecSpec, io: StreamIo) {
+      const out = io.stdout;
+      if (spec.command[2] !== GRAB_TREE_SCRIPT) {
+        const said = kind.length === 1 ? `byre-grab 1 ${kind}\n` : kind;
+        const body = kind === 'f' ? Buffer.concat(parts) : Buffer.alloc(0);
+        if (typeof out === 'number') writeSync(out, body);
+        else await new Promise<void>((r) => out.end(body, () => r()));
+        return { exitCode, stderr: said, stderrHead: said };
+      }
+      if (typeof out === 'number') throw new Error('the tree exec streams');
       for (let i = 0; i < parts.length; i++) {
         if (out.destroyed) break;
         await new Promise<void>((r) => {
@@ -80,13 +98,11 @@ function box(parts: Buffer[], between: (i: number) => void = () => undefined, ex
       }
       out.end();
       await new Promise((r) => setTimeout(r, 20));
-      return { exitCode, stderr: '' };
+      return { exitCode, stderr: '', stderrHead: '' };
     },
   } as unknown as Engine;
   return { id: 'f'.repeat(64), uid: 1000, gid: 1000, handle };
 }
-
-const header = (kind: 'f' | 'd'): Buffer => Buffer.from(`byre-grab 1 ${kind}\n`);
 
 describe('judgeEntryName', () => {
   it.each([
@@ -110,7 +126,7 @@ describe('grabFromBox', () => {
 
   it('lands a file beside an existing one without touching it', async () => {
     writeFileSync(path.join(dest, 'r.txt'), 'mine');
-    const r = await grabFromBox(box([header('f'), Buffer.from('theirs')]), '/w/r.txt', {
+    const r = await grabFromBox(box('f', [Buffer.from('theirs')]), '/w/r.txt', {
       kind: 'path',
       path: dest,
     });
@@ -122,8 +138,8 @@ describe('grabFromBox', () => {
 
   it('never writes through a symlink planted under the landing name', async () => {
     symlinkSync(outside, path.join(dest, 't'));
-    const parts = [header('d'), ...(await tarOf([{ name: './x', body: 'x' }]))];
-    const r = await grabFromBox(box(parts), '/w/t', { kind: 'path', path: dest });
+    const parts = await tarOf([{ name: './x', body: 'x' }]);
+    const r = await grabFromBox(box('d', parts), '/w/t', { kind: 'path', path: dest });
     expect(r.landed).toBe(path.join(dest, 't-2'));
     expect(readdirSync(outside)).toEqual([]);
   });
@@ -131,7 +147,7 @@ describe('grabFromBox', () => {
   it('refuses a destination that is itself a symlink', async () => {
     symlinkSync(outside, path.join(root, 'link'));
     await expect(
-      grabFromBox(box([header('f'), Buffer.from('x')]), '/w/x', {
+      grabFromBox(box('f', [Buffer.from('x')]), '/w/x', {
         kind: 'path',
         path: path.join(root, 'link'),
       }),
@@ -141,7 +157,6 @@ describe('grabFromBox', () => {
 
   it('ignores entries outside the root loudly and skips links', async () => {
     const parts = [
-      header('d'),
       ...(await tarOf([
         { name: './', type: 'directory' },
         { name: '../escape.txt', body: 'no' },
@@ -154,7 +169,7 @@ describe('grabFromBox', () => {
         { name: './new\nline', body: 'n' },
       ])),
     ];
-    const r = await grabFromBox(box(parts), '/w/t', { kind: 'path', path: dest });
+    const r = await grabFromBox(box('d', parts), '/w/t', { kind: 'path', path: dest });
     const t = path.join(dest, 't');
     expect(r.notes.join('\n')).toMatch(
       /ignored "..\/escape.txt" from the box: outside the grabbed directory/,
@@ -182,11 +197,11 @@ describe('grabFromBox', () => {
         })),
       ]),
     );
-    const parts = [header('d'), archive.subarray(0, 3072), archive.subarray(3072)];
+    const parts = [archive.subarray(0, 3072), archive.subarray(3072)];
     const d = path.join(dest, 't', 'd');
     const r = grabFromBox(
-      box(parts, (i) => {
-        if (i === 1 && existsSync(d)) {
+      box('d', parts, (i) => {
+        if (i === 0 && existsSync(d)) {
           renameSync(d, path.join(root, 'moved'));
           symlinkSync(outside, d);
         }
@@ -203,22 +218,39 @@ describe('grabFromBox', () => {
     const { PassThrough } = await import('node:stream');
     const sink = new PassThrough();
     sink.on('data', (c: Buffer) => chunks.push(c));
-    await grabFromBox(box([header('f'), Buffer.from('bytes')]), '/w/x', {
+    await grabFromBox(box('f', [Buffer.from('bytes')]), '/w/x', {
       kind: 'stdout',
       stream: sink,
     });
     expect(Buffer.concat(chunks).toString()).toBe('bytes');
     await expect(
-      grabFromBox(box([header('d'), ...(await tarOf([{ name: './x', body: 'x' }]))]), '/w/d', {
+      grabFromBox(box('d', await tarOf([{ name: './x', body: 'x' }])), '/w/d', {
         kind: 'stdout',
         stream: new PassThrough(),
       }),
     ).rejects.toMatchObject({ rule: 'grab.stdout-needs-file' });
   });
 
+  it('lands nothing, not even a temp, when the box fails part way through a file', async () => {
+    await expect(
+      grabFromBox(box('f', [Buffer.from('half')], undefined, 1), '/w/x', {
+        kind: 'path',
+        path: dest,
+      }),
+    ).rejects.toMatchObject({ rule: 'grab.incomplete' });
+    expect(readdirSync(dest)).toEqual([]);
+  });
+
+  it('hands a file the temp descriptor and keeps its bytes exact', async () => {
+    const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
+    const r = await grabFromBox(box('f', [bytes]), '/w/blob.bin', { kind: 'path', path: dest });
+    expect(readFileSync(r.landed).equals(bytes)).toBe(true);
+    expect(readdirSync(dest)).toEqual(['blob.bin']);
+  });
+
   it('rejects a malformed header', async () => {
     await expect(
-      grabFromBox(box([Buffer.from('x'.repeat(100))]), '/w/x', { kind: 'path', path: dest }),
+      grabFromBox(box('x'.repeat(100), []), '/w/x', { kind: 'path', path: dest }),
     ).rejects.toMatchObject({ rule: 'grab.bad-header' });
     expect(readdirSync(dest)).toEqual([]);
   });

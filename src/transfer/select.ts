@@ -9,7 +9,14 @@ import type { Io } from '../cli/io.js';
 import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
-import { discoverBoxes, type BoxSummary, type Discovery, type FoundBox } from './discover.js';
+import {
+  FULL_CONTAINER_ID,
+  discoverBoxes,
+  findBoxById,
+  type BoxSummary,
+  type Discovery,
+  type FoundBox,
+} from './discover.js';
 import { chooseTarget } from './target.js';
 
 /** Worktree ids of `cwd` and every ancestor, nearest first. */
@@ -99,10 +106,12 @@ export async function selectBox(
   pool: EnginePool,
   options: PickOptions & { skipUidCheck: boolean },
 ): Promise<{ box: FoundBox; discovery: Discovery }> {
-  const discovery = await discoverBoxes(pool, {
-    callerUid: io.uid,
-    skipUidCheck: options.skipUidCheck,
-  });
+  const who = { callerUid: io.uid, skipUidCheck: options.skipUidCheck };
+  if (options.box !== undefined && FULL_CONTAINER_ID.test(options.box)) {
+    const box = await findBoxById(pool, options.box, who);
+    if (box !== null) return { box, discovery: { boxes: [box], partial: false, notes: [] } };
+  }
+  const discovery = await discoverBoxes(pool, who);
   printNotes(io, discovery.notes);
   return { box: await pickTarget(io, discovery, options), discovery };
 }

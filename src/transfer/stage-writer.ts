@@ -3,7 +3,15 @@
 // interior symlinks, or from an incoming `--tar -` archive whose entries are
 // validated first. One archive, one exec, however many files.
 
-import { constants } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  openSync,
+  readSync,
+  type Stats,
+} from 'node:fs';
 import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,7 +22,7 @@ import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
 import { StagePlan, type StageLayout } from './stage-plan.js';
-import { checkTarEntry } from './tar-entry.js';
+import { TarTail, checkTarEntry } from './tar-entry.js';
 
 /** The part of a Node or streamx writable that `feed` uses. */
 export interface ChunkSink {
@@ -44,6 +52,11 @@ export async function feed(source: AsyncIterable<unknown>, sink: ChunkSink): Pro
   }
   sink.end();
 }
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+
+/** Files up to this size are read in one synchronous call; larger ones stream. */
+const WHOLE_READ_LIMIT = 1024 * 1024;
 
 export class StageWriter {
   private readonly pack = tar.pack();
@@ -81,9 +94,44 @@ export class StageWriter {
     });
   }
 
-  private async entry(header: Partial<tar.Header> & { name: string }): Promise<void> {
+  /**
+   * A regular file open as `fd` (the caller closes it), as `st` said it was.
+   * Small files are read whole with one synchronous read, since a tree is
+   * mostly small files and async reads cost more than they read; larger ones
+   * stream.
+   */
+  async fileFromFd(name: string, st: Stats, fd: number, shown: string): Promise<void> {
+    if (st.size > WHOLE_READ_LIMIT) {
+      const content = createReadStream('', { fd, start: 0, end: st.size - 1, autoClose: false });
+      await this.file(name, st.size, st.mode, st.mtime, content);
+      return;
+    }
+    const bytes = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < st.size) {
+      const n = readSync(fd, bytes, got, st.size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got !== st.size) {
+      throw new ByreError(`${escapeTerminal(shown)} shrank while byre read it`, {
+        rule: 'transfer.source-changed',
+      });
+    }
+    await this.entry(
+      { name, type: 'file', size: st.size, mode: (st.mode & 0o777) | 0o600, mtime: st.mtime },
+      bytes,
+    );
+  }
+
+  private async entry(
+    header: Partial<tar.Header> & { name: string },
+    bytes?: Buffer,
+  ): Promise<void> {
     await new Promise<void>((resolve, reject) => {
-      this.pack.entry(header, (err) => (err ? reject(err) : resolve()));
+      const done = (err?: Error | null): void => (err ? reject(err) : resolve());
+      if (bytes === undefined) this.pack.entry(header, done);
+      else this.pack.entry(header, bytes, done);
     });
   }
 
@@ -229,23 +277,23 @@ async function walk(
         await child.close();
       }
     } else if (e.isFile()) {
-      let fh: FileHandle;
+      let fd: number;
       try {
-        fh = await dir.openFileForRead(e.name);
+        fd = openSync(dir.at(e.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
       } catch {
         notes.push(`skipped ${escapeTerminal(shown)}: it changed while byre read it`);
         continue;
       }
       try {
-        const st = await fh.stat();
+        const st = fstatSync(fd);
         if (!st.isFile()) {
           notes.push(`skipped ${escapeTerminal(shown)}: not a regular file`);
           continue;
         }
         const placed = w.plan.place(item, components, 'file');
-        await w.file(placed.path, st.size, st.mode, st.mtime, fileContent(fh, st.size));
+        await w.fileFromFd(placed.path, st, fd, shown);
       } finally {
-        await fh.close();
+        closeSync(fd);
       }
     } else {
       notes.push(`skipped ${escapeTerminal(shown)}: not a regular file or directory`);
@@ -259,12 +307,15 @@ async function walk(
  */
 export async function stageTarInput(w: StageWriter, input: Readable): Promise<void> {
   const extract = tar.extract();
-  const feeding = feed(input, extract);
+  const tail = new TarTail();
+  let end = 0;
+  const feeding = feed(tallied(input, tail), extract);
   const tops = new Map<string, { path: string; kind: 'file' | 'dir' }>();
   const now = new Date();
   try {
     for await (const entry of extract) {
       const h = entry.header;
+      end = TarTail.dataEnd(h);
       const check = checkTarEntry(h);
       if (!check.ok) {
         throw new ByreError(
@@ -311,4 +362,22 @@ export async function stageTarInput(w: StageWriter, input: Readable): Promise<vo
     await feeding.catch(() => undefined);
   }
   await feeding;
+  if (!tail.endMarkerAt(end)) {
+    throw new ByreError(
+      'the archive ended before its end-of-archive marker; nothing was delivered',
+      {
+        rule: 'transfer.truncated-archive',
+        remedy: 'the upload was cut short; deliver again',
+      },
+    );
+  }
+}
+
+/** The chunks of `source`, each noted in `tail` as it passes. */
+async function* tallied(source: AsyncIterable<unknown>, tail: TarTail): AsyncIterable<Buffer> {
+  for await (const chunk of source) {
+    const b = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    tail.add(b);
+    yield b;
+  }
 }

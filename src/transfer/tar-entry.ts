@@ -40,3 +40,48 @@ export function checkTarEntry(header: TarHeaderLike): TarEntryCheck {
   }
   return { ok: true, components, kind };
 }
+
+const BLOCK = 512;
+
+/**
+ * The tail of an archive as it streams past, to tell a finished archive from
+ * one cut short. A tar ends with zero blocks right after its last entry's
+ * data; an archive cut at an entry boundary parses cleanly without them, so
+ * the parser's success alone cannot prove the sender finished.
+ */
+export class TarTail {
+  private total = 0;
+  /** The most recent chunks, at least `keep` bytes of them when there were that many. */
+  private chunks: Buffer[] = [];
+  private held = 0;
+
+  constructor(private readonly keep: number = 64 * 1024) {}
+
+  add(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+    for (
+      let first = this.chunks[0];
+      first !== undefined && this.held - first.length >= this.keep;
+    ) {
+      this.chunks.shift();
+      this.held -= first.length;
+      first = this.chunks[0];
+    }
+  }
+
+  /** Where the data of an entry ends, from its header's offset (just past the header). */
+  static dataEnd(header: { byteOffset?: number; size?: number; type?: string | null }): number {
+    const size = header.type === 'directory' ? 0 : (header.size ?? 0);
+    return (header.byteOffset ?? 0) + Math.ceil(size / BLOCK) * BLOCK;
+  }
+
+  /** A whole zero block starts at `offset` (the end-of-archive marker). */
+  endMarkerAt(offset: number): boolean {
+    const window = Buffer.concat(this.chunks);
+    const start = offset - (this.total - window.length);
+    if (start < 0 || start + BLOCK > window.length) return false;
+    return window.subarray(start, start + BLOCK).every((b) => b === 0);
+  }
+}

@@ -160,6 +160,19 @@ describe.each(engines)('src/engine adapters on %s', (name) => {
     expect((await engine.inspectEnv(box))['BYRE_PROBE']).toBe('a=b');
     expect(await engine.networkMode(id)).not.toBe('');
 
+    // Discovery's one-call forms: label values from ps, facts in one inspect.
+    expect(
+      await engine.psLabels({ labels: { 'byre.project': project }, all: false }, [
+        'byre.project',
+        'byre.absent',
+      ]),
+    ).toEqual([{ id, labels: { 'byre.project': project } }]);
+    const gone = 'f'.repeat(64);
+    const seen = await engine.inspectContainers([id, gone]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ id, running: true, labels: { 'byre.project': project } });
+    expect(seen[0]?.env['BYRE_PROBE']).toBe('a=b');
+
     const ok = await engine.exec(
       { id, command: ['sh', '-c', 'echo "$X"; cat; exit 4'], env: { X: 'hi' } },
       { input: 'in' },

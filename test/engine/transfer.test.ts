@@ -167,6 +167,50 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
       expect(lstatSync(path.join(dest, e)).isDirectory()).toBe(true);
   });
 
+  it('finds a box by its full id, and a box without the id labels through its env', async () => {
+    const { project, id } = await boxFor(flavor);
+    // byre labels each box with its in-box ids, the same as its env.
+    const labels = engineCli(project, [
+      'inspect',
+      '-f',
+      '{{index .Config.Labels "byre.uid"}}:{{index .Config.Labels "byre.gid"}}',
+      id,
+    ]).trim();
+    expect(labels).toBe(inBox(project, id, 'echo "$BYRE_UID:$BYRE_GID"').trim());
+    writeFileSync(path.join(project.dir, 'by-id.txt'), 'by id\n');
+    const byId = runByre(project, ['deliver', '--box', id, 'by-id.txt']);
+    expect(byId.status).toBe(0);
+    expect(byId.stdout).toBe('/inbox/by-id.txt\n');
+
+    // A box from before the labels: the same ids only in its env.
+    const [uid, gid] = labels.split(':');
+    const older = engineCli(project, [
+      'run',
+      '-d',
+      '--pull=never',
+      '--label',
+      `byre.project=${project.id}`,
+      '--label',
+      `byre.workdir=${project.id}-older`,
+      '--label',
+      'byre.test=1',
+      '-e',
+      `BYRE_UID=${uid}`,
+      '-e',
+      `BYRE_GID=${gid}`,
+      'debian:bookworm-slim',
+      'sleep',
+      '600',
+    ]).trim();
+    asRootInBox(project, older, `mkdir /inbox && chown ${uid}:${gid} /inbox`);
+    const listed = runByre(project, ['deliver', '--boxes', '--proto', '1']);
+    expect(listed.stdout.split('\n').filter((l) => l.startsWith(older))).toHaveLength(1);
+    const prefix = runByre(project, ['deliver', '--box', `${project.id}-older`, 'by-id.txt']);
+    expect(prefix.status).toBe(0);
+    expect(prefix.stdout).toBe('/inbox/by-id.txt\n');
+    expect(inBox(project, older, 'cat /inbox/by-id.txt')).toBe('by id\n');
+  });
+
   it('refuses a symlinked /inbox and reports a missing one as needing a rebuild', async () => {
     const { project, id } = await boxFor(flavor);
     writeFileSync(path.join(project.dir, 'x.txt'), 'x\n');
