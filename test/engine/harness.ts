@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import type { EngineName, Flavor } from './engines.js';
 
 export const BYRE_BIN = resolve('dist/byre');
@@ -300,16 +300,17 @@ export function makeOwnedDir(project: TestProject, dir: string): string {
 
 /**
  * Per-file bookkeeping for engine tests: every project and background
- * session made through the scope is killed and removed after each test,
- * failure paths included.
+ * session made through the scope is killed and removed after each test
+ * (`each`), or once after the file's last test (`all`, for tests that share a
+ * box), failure paths included.
  */
-export function testScope(): {
+export function testScope(when: 'each' | 'all' = 'each'): {
   project(flavor: Flavor | EngineName, name?: string): TestProject;
   start(project: TestProject, args: string[], options?: RunOptions): BackgroundSession;
 } {
   const projects: TestProject[] = [];
   const sessions: BackgroundSession[] = [];
-  afterEach(async () => {
+  (when === 'each' ? afterEach : afterAll)(async () => {
     for (const s of sessions.splice(0)) {
       s.child.kill('SIGKILL');
       await s.exited;

@@ -1,7 +1,10 @@
 // deliver and grab on each real engine, through the built binary, into and
 // out of a background session: files, trees and stdin land in /inbox with
 // collisions uniquified; grabs never overwrite and never follow what the box
-// plants. Every test removes what it made, including on failure.
+// plants. The tests of one engine flavour share one box (a box start is most
+// of each test's time, ~35 s on rootless podman), so they run in order and
+// each uses its own names; the last one rearranges /inbox. Everything is
+// removed after the file, including on failure.
 
 import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +22,7 @@ import {
 
 const flavors = flavorsUnderTest();
 
-const scope = testScope();
+const scope = testScope('all');
 
 async function boxFor(
   flavor: (typeof flavors)[number],
@@ -60,8 +63,11 @@ function symlinksUnder(dir: string): string[] {
 }
 
 describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label', (flavor) => {
+  let shared: Promise<{ project: TestProject; id: string }> | null = null;
+  const theBox = (): Promise<{ project: TestProject; id: string }> => (shared ??= boxFor(flavor));
+
   it('delivers a file, a tree and stdin; a second delivery of a name lands as name-2', async () => {
-    const { project, id } = await boxFor(flavor);
+    const { project, id } = await theBox();
     const src = path.join(project.dir, 'report.pdf');
     writeFileSync(src, 'pdf bytes\n');
     mkdirSync(path.join(project.dir, 'tree', 'sub'), { recursive: true });
@@ -104,14 +110,14 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   });
 
   it('grabs a file and a tree out, never overwriting, and never following a planted symlink', async () => {
-    const { project, id } = await boxFor(flavor);
+    const { project, id } = await theBox();
     inBox(
       project,
       id,
       'mkdir -p /workspace/out/sub && echo one > /workspace/out/one.txt && ' +
         'echo two > /workspace/out/sub/two.txt && echo solo > /tmp/solo.txt',
     );
-    const dest = path.join(project.root, 'dest');
+    const dest = path.join(project.root, 'dest-grab');
     makeOwnedDir(project, dest);
     writeFileSync(path.join(dest, 'solo.txt'), 'mine\n');
     if (flavor.user !== null) engineCli(project, ['exec', id, 'true']);
@@ -133,7 +139,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   });
 
   it('a box that swaps files for symlinks mid-grab cannot make byre write outside the destination', async () => {
-    const { project, id } = await boxFor(flavor);
+    const { project, id } = await theBox();
     const outside = path.join(project.root, 'outside');
     // Writable by the flavor's user, so following a planted link would succeed.
     makeOwnedDir(project, outside);
@@ -154,7 +160,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
         `mv /tmp/t/d /tmp/t/d.real 2>/dev/null; ln -s ${outside} /tmp/t/d; ` +
         `rm -f /tmp/t/d; mv /tmp/t/d.real /tmp/t/d 2>/dev/null; done`,
     ]);
-    const dest = path.join(project.root, 'dest');
+    const dest = path.join(project.root, 'dest-swap');
     makeOwnedDir(project, dest);
     for (let i = 0; i < 3; i++) {
       const r = runByre(project, ['grab', '/tmp/t', dest]);
@@ -168,7 +174,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   });
 
   it('finds a box by its full id, and a box without the id labels through its env', async () => {
-    const { project, id } = await boxFor(flavor);
+    const { project, id } = await theBox();
     // byre labels each box with its in-box ids, the same as its env.
     const labels = engineCli(project, [
       'inspect',
@@ -212,7 +218,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   });
 
   it('refuses a symlinked /inbox and reports a missing one as needing a rebuild', async () => {
-    const { project, id } = await boxFor(flavor);
+    const { project, id } = await theBox();
     writeFileSync(path.join(project.dir, 'x.txt'), 'x\n');
     asRootInBox(project, id, 'mv /inbox /tmp/inbox-real');
     const missing = runByre(project, ['deliver', 'x.txt']);
