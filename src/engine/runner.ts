@@ -290,7 +290,10 @@ export function engineFailure(
 }
 
 function parseStringRecord(text: string, what: string): Record<string, string> {
-  const value: unknown = JSON.parse(text.trim() === '' ? 'null' : text);
+  return stringRecordOf(JSON.parse(text.trim() === '' ? 'null' : text), what);
+}
+
+function stringRecordOf(value: unknown, what: string): Record<string, string> {
   if (value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw new TypeError(`${what}: expected a JSON object`);
@@ -304,7 +307,10 @@ function parseStringRecord(text: string, what: string): Record<string, string> {
 
 /** `["K=V", …]` → record; a later duplicate wins, as in the process env. */
 export function parseEnvList(text: string): Record<string, string> {
-  const value: unknown = JSON.parse(text.trim() === '' ? 'null' : text);
+  return envOf(JSON.parse(text.trim() === '' ? 'null' : text));
+}
+
+function envOf(value: unknown): Record<string, string> {
   if (value === null) return {};
   if (!Array.isArray(value)) throw new TypeError('container env: expected a JSON array');
   const out: Record<string, string> = {};
@@ -354,8 +360,8 @@ export function parseContainerFacts(text: string): ContainerFacts[] {
     return {
       id,
       running,
-      labels: parseStringRecord(JSON.stringify(labels), `labels of ${id}`),
-      env: parseEnvList(JSON.stringify(env)),
+      labels: stringRecordOf(labels, `labels of ${id}`),
+      env: envOf(env),
     };
   });
 }
@@ -629,13 +635,7 @@ class CliEngine implements Engine {
 
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     const args = execArgv(spec, io.stdin !== undefined);
-    return this.streamResult(args, await streamEngineExec(this.facts.path, args, io, this.env));
-  }
-
-  private streamResult(
-    args: readonly string[],
-    r: StreamResult & { spawnError?: string },
-  ): StreamResult {
+    const r = await streamEngineExec(this.facts.path, args, io, this.env);
     if (r.spawnError !== undefined) {
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
@@ -653,15 +653,24 @@ class CliEngine implements Engine {
 
 const STDERR_HEAD = 4096;
 
-/** Watches a spawned exec: stderr's tail, its exit, and the stdout drain. */
-function superviseExec(
-  child: ChildProcess,
-  stdout: Writable | number,
-): {
-  done: () => Promise<StreamResult & { spawnError?: string }>;
-  kill: (error: unknown) => void;
-} {
-  // stderr is always a pipe, and stdout one unless a descriptor was handed over.
+/**
+ * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
+ * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
+ * the exit status says what happened.
+ */
+export async function streamEngineExec(
+  enginePath: string,
+  args: readonly string[],
+  io: StreamIo,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<StreamResult & { spawnError?: string }> {
+  const stdinMode =
+    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
+  const child = spawn(enginePath, [...args], {
+    stdio: [stdinMode, typeof io.stdout === 'number' ? io.stdout : 'pipe', 'pipe'],
+    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
+  });
+  // stderr is a pipe (stdio above), and stdout one unless a descriptor was handed over.
   const childErr = child.stderr as Readable;
   let stderr = '';
   let stderrHead = '';
@@ -684,39 +693,6 @@ function superviseExec(
     failures.push(error);
     child.kill('SIGKILL');
   };
-  const draining =
-    typeof stdout === 'number'
-      ? Promise.resolve()
-      : pipeline(child.stdout as Readable, stdout).catch(kill);
-  return {
-    kill,
-    done: async () => {
-      const exitCode = await closed;
-      await draining;
-      if (failures.length > 0) throw failures[0];
-      return { exitCode, stderr, stderrHead, ...(spawnError === undefined ? {} : { spawnError }) };
-    },
-  };
-}
-
-/**
- * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
- * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
- * the exit status says what happened.
- */
-export async function streamEngineExec(
-  enginePath: string,
-  args: readonly string[],
-  io: StreamIo,
-  env?: Readonly<Record<string, string | undefined>>,
-): Promise<StreamResult & { spawnError?: string }> {
-  const stdinMode =
-    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
-  const child = spawn(enginePath, [...args], {
-    stdio: [stdinMode, typeof io.stdout === 'number' ? io.stdout : 'pipe', 'pipe'],
-    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
-  });
-  const watch = superviseExec(child, io.stdout);
   const feeding =
     io.stdin instanceof Readable && child.stdin !== null
       ? pipeline(io.stdin, child.stdin).catch((error: unknown) => {
@@ -726,12 +702,17 @@ export async function streamEngineExec(
             if (!(io.stdin as Readable).destroyed) (io.stdin as Readable).destroy();
             return;
           }
-          watch.kill(error);
+          kill(error);
         })
       : Promise.resolve();
-  const r = await watch.done();
-  await feeding;
-  return r;
+  const draining =
+    typeof io.stdout === 'number'
+      ? Promise.resolve()
+      : pipeline(child.stdout as Readable, io.stdout).catch(kill);
+  const exitCode = await closed;
+  await Promise.all([feeding, draining]);
+  if (failures.length > 0) throw failures[0];
+  return { exitCode, stderr, stderrHead, ...(spawnError === undefined ? {} : { spawnError }) };
 }
 
 const SIGNALS: Record<string, number> = {

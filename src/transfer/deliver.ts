@@ -90,12 +90,7 @@ export async function deliverOneFile(
     stdout: out.sink,
   });
   meter?.clear();
-  return outcome(r, out.text());
-}
-
-/** The box's answer: the landed paths, or the failure carrying what landed before it. */
-function outcome(r: { exitCode: number; stderr: string }, stdout: string): DeliverResult {
-  const landed = parseLanded(stdout);
+  const landed = parseLanded(out.text());
   if (r.exitCode !== 0) throw withLanded(boxFailure(r.exitCode, r.stderr, landed), landed);
   return { landed };
 }
@@ -124,11 +119,10 @@ export async function deliverStaged(
     meter?.clear();
   }
   await built;
-  if (hostError !== null) {
-    parseLanded(out.text());
-    throw hostError;
-  }
-  return outcome(r, out.text());
+  const landed = parseLanded(out.text());
+  if (hostError !== null) throw hostError;
+  if (r.exitCode !== 0) throw withLanded(boxFailure(r.exitCode, r.stderr, landed), landed);
+  return { landed };
 }
 
 /** A failure that still carries what landed before it (the command prints those first). */

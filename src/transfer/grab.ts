@@ -320,14 +320,22 @@ export async function grabFromBox(
 /** The first exec's answer: what the path is, or the failure to report (nothing landed). */
 function judgeFirstExec(r: StreamResult, boxPath: string): 'file' | 'dir' {
   if (r.exitCode === BOX_EXIT.grabClassify) throw classifyFailure(r, boxPath);
-  const kind = parseGrabHeader(r.stderrHead.split('\n', 1)[0] ?? '');
-  if (r.exitCode !== 0) {
-    throw new ByreError(
-      `the box could not send all of ${escapeTerminal(boxPath)}; nothing landed: ${boxSaid(r.stderr)}`,
-      { rule: 'grab.incomplete' },
-    );
-  }
+  const kind = headerOf(r);
+  if (r.exitCode !== 0) throw incomplete(boxPath, r, '; nothing landed');
   return kind;
+}
+
+/** What the first exec said the path is (its stderr's first line). */
+function headerOf(r: StreamResult): 'file' | 'dir' {
+  return parseGrabHeader(r.stderrHead.split('\n', 1)[0] ?? '');
+}
+
+/** The box stopped before sending everything (`also` adds what that meant here). */
+function incomplete(boxPath: string, r: StreamResult, also = ''): ByreError {
+  const said = escapeTerminal(r.stderr.trim().split('\n').slice(-3).join('; '));
+  return new ByreError(`the box could not send all of ${escapeTerminal(boxPath)}${also}: ${said}`, {
+    rule: 'grab.incomplete',
+  });
 }
 
 function classifyFailure(r: StreamResult, boxPath: string): ByreError {
@@ -340,11 +348,6 @@ function classifyFailure(r: StreamResult, boxPath: string): ByreError {
   return new ByreError(`${escapeTerminal(boxPath)}: ${escapeTerminal(said)}`, {
     rule: 'grab.no-such-path',
   });
-}
-
-/** The last lines of the box's stderr, escaped for one message. */
-function boxSaid(stderr: string): string {
-  return escapeTerminal(stderr.trim().split('\n').slice(-3).join('; '));
 }
 
 /** `-`: a single file's bytes to a stream (stdout); a directory is refused before any byte. */
@@ -364,22 +367,24 @@ async function grabToStream(
     consumeError = error;
     pass.destroy();
   });
-  const r = await box.handle.execStream(grabSpec(box, boxPath), { stdout: pass });
-  await consuming;
+  let r: StreamResult;
+  try {
+    r = await box.handle.execStream(grabSpec(box, boxPath), { stdout: pass });
+  } catch (error) {
+    pass.destroy();
+    throw error;
+  } finally {
+    await consuming;
+  }
   if (consumeError !== null) throw consumeError;
   if (r.exitCode === BOX_EXIT.grabClassify) throw classifyFailure(r, boxPath);
-  if (parseGrabHeader(r.stderrHead.split('\n', 1)[0] ?? '') === 'dir') {
+  if (headerOf(r) === 'dir') {
     throw new UsageError('`-` streams a single file; that box path is a directory', {
       rule: 'grab.stdout-needs-file',
       remedy: 'name a host directory instead of `-`',
     });
   }
-  if (r.exitCode !== 0) {
-    throw new ByreError(
-      `the box could not send all of ${escapeTerminal(boxPath)}: ${boxSaid(r.stderr)}`,
-      { rule: 'grab.incomplete' },
-    );
-  }
+  if (r.exitCode !== 0) throw incomplete(boxPath, r);
   return { landed: '', notes: [] };
 }
 
@@ -415,17 +420,7 @@ async function grabTree(
   }
   if (consumeError !== null) throw consumeError;
   if (execError !== null || r === null) throw execError;
-  if (r.exitCode !== 0) {
-    throw new GrabIncomplete(
-      new ByreError(
-        `the box could not send all of ${escapeTerminal(boxPath)}: ${boxSaid(r.stderr)}`,
-        {
-          rule: 'grab.incomplete',
-        },
-      ),
-      { landed, notes },
-    );
-  }
+  if (r.exitCode !== 0) throw new GrabIncomplete(incomplete(boxPath, r), { landed, notes });
   return { landed, notes };
 }
 

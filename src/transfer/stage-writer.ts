@@ -12,7 +12,7 @@ import {
   readSync,
   type Stats,
 } from 'node:fs';
-import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
@@ -177,35 +177,32 @@ export function buildStage(
   return { writer, done };
 }
 
-function fileContent(fh: FileHandle, size: number): AsyncIterable<unknown> {
-  if (size === 0) return Readable.from([]);
-  return fh.createReadStream({ start: 0, end: size - 1, autoClose: false });
-}
-
-async function addOpenFile(
+/** A top-level file source (the user's own argument, so a symlink to it is fine) as `item`. */
+async function stageFileAt(
   w: StageWriter,
-  stagedPath: string,
-  fh: FileHandle,
+  item: string,
+  file: string,
   shown: string,
 ): Promise<void> {
-  const st = await fh.stat();
-  if (!st.isFile())
-    throw new ByreError(`${escapeTerminal(shown)} is not a regular file`, {
-      rule: 'transfer.not-a-file',
-    });
-  await w.file(stagedPath, st.size, st.mode, st.mtime, fileContent(fh, st.size));
+  const fd = openSync(file, O_RDONLY | O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      throw new ByreError(`${escapeTerminal(shown)} is not a regular file`, {
+        rule: 'transfer.not-a-file',
+      });
+    }
+    await w.fileFromFd(item, st, fd, shown);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** One regular file (a stdin spool, a clipboard capture) as a top-level item named `name`. */
 export async function stageNamedFile(w: StageWriter, file: string, name: string): Promise<void> {
   const item = w.plan.addItem(name, 'file');
   w.items.push(item);
-  const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    await addOpenFile(w, item, fh, name);
-  } finally {
-    await fh.close();
-  }
+  await stageFileAt(w, item, file, name);
 }
 
 /** Local sources: each path is one top-level item. Notes collect skips. */
@@ -221,12 +218,7 @@ export async function stageLocalSources(
     if (st.isFile()) {
       const item = w.plan.addItem(name, 'file');
       w.items.push(item);
-      const fh = await open(source, constants.O_RDONLY | constants.O_NONBLOCK);
-      try {
-        await addOpenFile(w, item, fh, source);
-      } finally {
-        await fh.close();
-      }
+      await stageFileAt(w, item, source, source);
     } else if (st.isDirectory()) {
       const item = w.plan.addItem(name, 'dir');
       w.items.push(item);
