@@ -21,6 +21,7 @@ export default tseslint.config(
     files: [
       'src/gen/**/*.ts',
       'src/status/**/*.ts',
+      'src/doctor/**/*.ts',
       'src/network/egress.ts',
       'src/tui/model/**/*.ts',
       'src/transfer/paste/**/*.ts',

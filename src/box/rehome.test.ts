@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../engine/fake-engine.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
-import { recordProjectPath } from '../project/store.js';
+import { recordProjectPath, storeTag } from '../project/store.js';
 import type { EnginePool } from './pool.js';
 import {
   chooseHelperImage,
@@ -147,7 +147,10 @@ describe('rehomeProject', () => {
     const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
     await rehomeProject({ ctx, oldId, pool, stderr });
     const newVol = `byre-${ctx.projectId}-state`;
-    expect(engine.volumes.get(newVol)).toEqual({ 'byre.project': ctx.projectId });
+    expect(engine.volumes.get(newVol)).toEqual({
+      'byre.project': ctx.projectId,
+      'byre.store': storeTag(home),
+    });
     expect(engine.callsTo('run')[0]?.[0]).toEqual(
       migrateVolumeArgv(`byre-${oldId}-state`, newVol, `byre-${oldId}-u0-g0:latest`, false),
     );

@@ -16,7 +16,12 @@ import { escapeTerminal } from '../output/escape.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
-import { projectStorePaths, readProjectPath, recordProjectPath } from '../project/store.js';
+import {
+  projectStorePaths,
+  readProjectPath,
+  recordProjectPath,
+  storeTag,
+} from '../project/store.js';
 import {
   describeUnreached,
   removeInventory,
@@ -261,7 +266,10 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     for (const { from, to } of plan.copies) {
       try {
         if (!(await plan.engine.volumeExists(to))) {
-          await plan.engine.volumeCreate(to, { [LABEL.project]: newId });
+          await plan.engine.volumeCreate(to, {
+            [LABEL.project]: newId,
+            [LABEL.store]: storeTag(home),
+          });
         }
         await plan.engine.run(migrateVolumeArgv(from, to, plan.image, plan.engine.facts.keepId));
       } catch (error) {

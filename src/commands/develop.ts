@@ -32,7 +32,8 @@ import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
-import { recordProjectPath } from '../project/store.js';
+import { syncStoreGuide } from '../project/store-guide.js';
+import { recordProjectPath, storeTag } from '../project/store.js';
 import { boxHostEnv, bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
 
 export type DevelopOptions = OnboardFlags;
@@ -177,7 +178,7 @@ async function prepareBox(
     hostGid: io.gid,
     home,
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) params.labels.run = mintNonce();
@@ -198,6 +199,7 @@ async function prepareBox(
     contextDir: ctx.project.context,
     projectDir: ctx.worktreeDir,
     projectId: ctx.projectId,
+    storeTag: storeTag(ctx.store.home),
     tag: params.image,
     base: config.base.value,
     uid: params.uid,
@@ -205,7 +207,11 @@ async function prepareBox(
     noCache: false,
   });
 
-  const created = await ensureVolumes(engine, ctx.projectId, volumes);
+  const created = await ensureVolumes(
+    engine,
+    { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+    volumes,
+  );
   await seedFreshVolumes(engine, volumes, created, {
     image: params.image,
     uid: params.uid,
@@ -279,6 +285,12 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
+    warn(
+      io,
+      `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  });
   await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
 
   // The read before the lock decides only which engine to detect and pin.

@@ -7,6 +7,7 @@ import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
+import { storeTag } from '../project/store.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 
 export async function dockerrunCommand(io: Io): Promise<void> {
@@ -22,7 +23,7 @@ export async function dockerrunCommand(io: Io): Promise<void> {
     hostGid: io.gid,
     home: userHome(io),
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {

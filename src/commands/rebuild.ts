@@ -16,6 +16,7 @@ import { readContextFiles } from '../gen/stage.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { storeTag } from '../project/store.js';
 import { loadBoxConfig, userHome } from './load.js';
 
 export async function rebuildCommand(io: Io): Promise<void> {
@@ -59,6 +60,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
       contextDir: ctx.project.context,
       projectDir: ctx.worktreeDir,
       projectId: ctx.projectId,
+      storeTag: storeTag(ctx.store.home),
       tag,
       base: config.base.value,
       uid: ids.uid,

@@ -17,6 +17,9 @@ import {
   imageListArgv,
   inspectContainersArgv,
   inspectEnvArgv,
+  inspectImagesArgv,
+  inspectVolumesArgv,
+  manifestInspectArgv,
   inspectLabelsArgv,
   networkModeArgv,
   psArgv,
@@ -25,6 +28,7 @@ import {
   removeImageArgv,
   startAttachedArgv,
   stopArgv,
+  storageInfoArgv,
   volumeCreateArgv,
   volumeListArgv,
   volumeRemoveArgv,
@@ -45,7 +49,9 @@ import type {
   ExecSpec,
   ImageFilter,
   ImageRef,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from './types.js';
 
@@ -142,6 +148,17 @@ export interface Engine {
   /** False when there was no such volume. */
   volumeRemove(name: string): Promise<boolean>;
   volumeList(filter: VolumeFilter): Promise<string[]>;
+  /** Name and labels of each volume, in one call; names that vanished are left out. */
+  inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]>;
+  /** Id and labels of each image, in one call; ids that vanished are left out. */
+  inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]>;
+  /** Where the engine keeps images. */
+  storageInfo(): Promise<StorageInfo>;
+  /**
+   * Whether `ref`'s registry has it, asked without pulling (`manifest
+   * inspect`); `why` is the engine's first line of refusal.
+   */
+  registryHas(ref: string, timeoutMs: number): Promise<{ has: true } | { has: false; why: string }>;
   /** The command's exit status is data here, not an error. */
   exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
   /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
@@ -364,6 +381,31 @@ export function parseContainerFacts(text: string): ContainerFacts[] {
       env: envOf(env),
     };
   });
+}
+
+/** `[name-or-id, labels]` lines (VOLUME_FACTS_FORMAT, IMAGE_FACTS_FORMAT); a malformed line throws. */
+export function parseLabelledObjects(text: string, what: string): LabelledObjectFacts[] {
+  return lines(text).map((line) => {
+    const value: unknown = JSON.parse(line);
+    if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') {
+      throw new TypeError(`${what} inspect: expected [id, labels]`);
+    }
+    const id = what === 'image' ? normalizeImageId(value[0]) : value[0];
+    return { id, labels: stringRecordOf(value[1] as unknown, `labels of ${what} ${id}`) };
+  });
+}
+
+/** storageInfoArgv's answer: docker `[root, os]`, podman `[graphRoot, serviceIsRemote]`. */
+export function parseStorageInfo(engine: EngineName, text: string): StorageInfo {
+  const value: unknown = JSON.parse(text.trim());
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') {
+    throw new TypeError(`${engine} info: expected [root, …]`);
+  }
+  const remote =
+    engine === 'docker'
+      ? typeof value[1] === 'string' && /docker desktop/i.test(value[1])
+      : value[1] === true;
+  return { root: value[0], remote };
 }
 
 /** `images --format '{{.ID}} {{.Repository}}:{{.Tag}}'` rows; `<none>:<none>` is dangling. */
@@ -619,6 +661,46 @@ class CliEngine implements Engine {
 
   async volumeList(filter: VolumeFilter): Promise<string[]> {
     return lines(await this.query(volumeListArgv(filter)));
+  }
+
+  async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectVolumesArgv(names), names.length, 'volume');
+  }
+
+  async inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectImagesArgv(ids), ids.length, 'image');
+  }
+
+  /** One batched inspect; objects that vanished since they were listed are an answer, not a failure. */
+  private async inspectBatch(
+    args: readonly string[],
+    count: number,
+    what: 'volume' | 'image',
+  ): Promise<LabelledObjectFacts[]> {
+    if (count === 0) return [];
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode !== 0 && (c.exitCode === undefined || !onlyNotFound(c.stderr))) {
+      throw engineFailure(this.facts.name, args, c);
+    }
+    return parseLabelledObjects(c.stdout, what);
+  }
+
+  async storageInfo(): Promise<StorageInfo> {
+    return parseStorageInfo(this.facts.name, await this.query(storageInfoArgv(this.facts.name)));
+  }
+
+  async registryHas(
+    ref: string,
+    timeoutMs: number,
+  ): Promise<{ has: true } | { has: false; why: string }> {
+    const args = manifestInspectArgv(ref);
+    const c = await this.call(args, { timeoutMs });
+    if (c.exitCode === 0) return { has: true };
+    if (c.timedOut)
+      return { has: false, why: `the registry did not answer in ${timeoutMs / 1000} s` };
+    if (c.spawnError !== undefined) throw engineFailure(this.facts.name, args, c);
+    const first = c.stderr.split('\n').find((l) => l.trim() !== '') ?? `exit ${c.exitCode ?? '?'}`;
+    return { has: false, why: first.trim() };
   }
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
