@@ -20,6 +20,7 @@ export default tseslint.config(
   {
     files: [
       'src/gen/**/*.ts',
+      'src/tomldoc/**/*.ts',
       'src/status/**/*.ts',
       'src/network/egress.ts',
       'src/tui/model/**/*.ts',
