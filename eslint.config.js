@@ -27,6 +27,7 @@ export default tseslint.config(
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
+      'src/credentials/!(passphrase|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: {
