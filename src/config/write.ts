@@ -3,7 +3,7 @@
 // loader for that layer kind, and publish it atomically with the file's mode.
 // Any refusal leaves the old bytes in place; nothing else in byre writes config.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -21,7 +21,7 @@ import {
   type TomlEdit,
 } from '../tomldoc/index.js';
 import { MAX_CONFIG_BYTES, parseLayer, syntaxIssue, tooLargeIssue } from './parse.js';
-import { defaultConfigPath, layerConfigPath } from './read.js';
+import { defaultConfigPath, layerConfigPath, readCapped } from './read.js';
 
 /** A config file byre may write, and the layer kind its loader reads it as. */
 export interface ConfigFile {
@@ -53,17 +53,6 @@ export interface CurrentConfig {
 
 function refuse(file: ConfigFile, rule: string, message: string, remedy: string): never {
   throw new ByreError(message, { rule, remedy, location: { file: file.path } });
-}
-
-function readAll(fd: number, limit: number): Buffer {
-  const buffer = Buffer.alloc(limit);
-  let length = 0;
-  while (length < limit) {
-    const n = readSync(fd, buffer, length, limit - length, null);
-    if (n === 0) break;
-    length += n;
-  }
-  return buffer.subarray(0, length);
 }
 
 /**
@@ -99,7 +88,7 @@ export function readConfigForEdit(file: ConfigFile): CurrentConfig {
       );
     }
     if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError([tooLargeIssue(file.path, stat.size)]);
-    const bytes = readAll(fd, MAX_CONFIG_BYTES + 1);
+    const bytes = readCapped(fd, MAX_CONFIG_BYTES + 1);
     if (bytes.length > MAX_CONFIG_BYTES) {
       throw new ConfigError([tooLargeIssue(file.path, bytes.length)]);
     }
