@@ -4,7 +4,8 @@
 
 import { CORE_REF } from './core-layer.js';
 import { closureCovers, egressKey, parseEgressEntry } from './egress.js';
-import { DEFAULT_INTERFACE, normalizeTarget } from './rules.js';
+import { normalizeTarget } from './grammar.js';
+import { DEFAULT_INTERFACE } from './rules/index.js';
 import type {
   RawClaudeSkill,
   RawContext,

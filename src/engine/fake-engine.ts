@@ -14,7 +14,7 @@ import type {
   RunOptions,
   StreamIo,
   StreamResult,
-} from './runner.js';
+} from './engine.js';
 import type {
   BuildSpec,
   ContainerFacts,

@@ -5,16 +5,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { EngineError } from '../errors.js';
-import { isNotFound, tail } from './classify.js';
+import { classifyEngineFailure, isNotFound, tail } from './classify.js';
+import type { Engine } from './engine.js';
 import { FakeEngine } from './fake-engine.js';
 import { resolveHostTool } from './host-tools.js';
-import {
-  classifyEngineFailure,
-  createEngine,
-  normalizeImageId,
-  parseEnvList,
-  type Engine,
-} from './runner.js';
+import { normalizeImageId, parseEnvList } from './output.js';
+import { createEngine } from './runner.js';
 
 // The adapter against a planted engine CLI: a script that logs its argv and
 // answers from FAKE_* variables. The real-engine tier is test/engine/.

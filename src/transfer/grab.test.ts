@@ -20,7 +20,7 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { Engine, StreamIo } from '../engine/runner.js';
+import type { Engine, StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { GRAB_TREE_SCRIPT } from './box-scripts.js';
 import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
