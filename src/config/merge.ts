@@ -41,7 +41,8 @@ export const NONE_SENTINEL = 'none';
 
 const sourced = <T>(value: T, from: LayerRef): Sourced<T> => ({ value, from });
 
-function emptyConfig(): EffectiveConfig {
+/** The config before any layer: core defaults, every list empty. */
+export function emptyConfig(): EffectiveConfig {
   return {
     layers: [],
     engine: sourced<EngineChoice>('auto', CORE_REF),
