@@ -37,12 +37,14 @@ export default tseslint.config(
   {
     files: [
       'src/gen/**/*.ts',
+      'src/tomldoc/**/*.ts',
       'src/status/**/*.ts',
       'src/network/egress.ts',
       'src/tui/model/**/*.ts',
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
+      'src/credentials/!(passphrase|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': restrictImports(true) },

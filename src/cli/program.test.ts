@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT, UsageError } from '../errors.js';
-import { VERSION } from '../embedded.js';
+import { COMMIT, VERSION } from '../embedded.js';
 import { completionScript } from './completion.js';
 import { buildProgram, describeTree, runCli } from './program.js';
 import { fakeIo } from '../../test/support/io.js';
@@ -10,7 +10,9 @@ describe('runCli', () => {
   it.each([['--version'], ['-V'], ['version']])('%s prints the version', async (flag) => {
     const io = fakeIo();
     expect(await runCli([flag], io)).toBe(0);
-    expect(io.out).toBe(`byre ${VERSION}\n`);
+    expect(io.out).toBe(
+      `byre ${VERSION} (commit ${COMMIT}, ${process.platform}-${process.arch})\n`,
+    );
   });
 
   it('--help lists every command', async () => {

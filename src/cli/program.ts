@@ -4,7 +4,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { VERSION } from '../embedded.js';
+import { versionLine } from '../embedded.js';
 import { defaultIo, type Io } from './io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
@@ -28,7 +28,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('-V, --version', 'print the version').hideHelp());
 
   program.on('option:version', () => {
-    io.stdout.write(`byre ${VERSION}\n`);
+    io.stdout.write(`${versionLine()}\n`);
     throw new CommanderError(0, 'byre.version', 'version printed');
   });
 
@@ -182,7 +182,7 @@ export function buildProgram(io: Io): Command {
     .command('version')
     .description('Print the version.')
     .action(() => {
-      io.stdout.write(`byre ${VERSION}\n`);
+      io.stdout.write(`${versionLine()}\n`);
     });
 
   program

@@ -46,7 +46,9 @@ describe('dist/byre', () => {
   it('prints its version', () => {
     expect(byre(['--version'])).toMatchObject({
       status: 0,
-      stdout: expect.stringMatching(/^byre \d+\.\d+\.\d+\n$/),
+      stdout: expect.stringMatching(
+        /^byre \d+\.\d+\.\d+ \(commit (?:[0-9a-f]{12}(?:-dirty)?|unknown), [a-z]+-[a-z0-9]+\)\n$/,
+      ),
     });
   });
 
