@@ -1,8 +1,20 @@
 // Lint: typescript-eslint with type information, plus the folder boundaries
-// from style.md: pure folders import no IO modules.
+// from style.md: pure folders import no IO modules, and production code never
+// imports test support (test/support/).
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['node:fs', 'node:fs/promises', 'node:child_process', 'execa', 'ink', 'chalk'];
+const ioPaths = ioModules.map((name) => ({ name, message: 'pure folder: no IO here' }));
+const testSupport = {
+  group: ['**/test/**'],
+  message: 'production code never imports test support',
+};
+
+/** One rule entry per file set: ESLint replaces, not merges, a rule's options. */
+const restrictImports = (pure) => [
+  'error',
+  { paths: pure ? ioPaths : [], patterns: [testSupport] },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'src/generated/', 'coverage/'] },
@@ -18,6 +30,11 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': restrictImports(false) },
+  },
+  {
     files: [
       'src/gen/**/*.ts',
       'src/tomldoc/**/*.ts',
@@ -30,11 +47,6 @@ export default tseslint.config(
       'src/credentials/!(passphrase|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: ioModules.map((name) => ({ name, message: 'pure folder: no IO here' })) },
-      ],
-    },
+    rules: { 'no-restricted-imports': restrictImports(true) },
   },
 );

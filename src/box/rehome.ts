@@ -11,7 +11,7 @@ import type { Writer } from '../cli/io.js';
 import { ByreError } from '../errors.js';
 import { helperUsernsArgs } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';

@@ -9,7 +9,7 @@ import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { byreHome } from '../project/store.js';
 import { loadCatalog, type CatalogEntry } from '../skills/catalog.js';
-import type { PackageKind } from '../skills/manifest.js';
+import type { PackageKind } from '../skills/manifest/index.js';
 import {
   adoptPackage,
   findReferences,

@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseLayer } from '../config/parse.js';
-import { PACKAGE_REF } from '../config/rules.js';
+import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
 import { digestHex, packageDigest, sha256Hex } from './digest.js';
@@ -18,7 +18,7 @@ import {
   type PackageFileEntry,
   type PackageKind,
   type PackageMeta,
-} from './manifest.js';
+} from './manifest/index.js';
 import { materializeSkill, memoryTree, type PackageTree } from './materialize.js';
 import { fsTree } from './packages/fs-tree.js';
 import { packagesDir, readIndex, type IndexEntry } from './packages/index-file.js';

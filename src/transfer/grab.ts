@@ -22,7 +22,7 @@ import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import tar from 'tar-stream';
 
-import type { StreamResult } from '../engine/runner.js';
+import type { StreamResult } from '../engine/engine.js';
 import { ByreError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';

@@ -7,7 +7,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from '
 import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/rules.js';
+import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
 import {
@@ -25,7 +25,7 @@ import {
   type PackageFileEntry,
   type PackageKind,
   type PackageMeta,
-} from '../manifest.js';
+} from '../manifest/index.js';
 import { FETCH_LIMITS } from './fetch.js';
 import { fsTree } from './fs-tree.js';
 

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, stringify } from 'smol-toml';
-import { DIGEST } from '../../config/rules.js';
+import { DIGEST } from '../../config/grammar.js';
 import { writeFileAtomic } from '../../project/atomic-write.js';
-import type { PackageKind } from '../manifest.js';
+import type { PackageKind } from '../manifest/index.js';
 
 export interface IndexEntry {
   id: string;
