@@ -22,6 +22,7 @@ export interface StatusProject {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 export type StatusEngine =
@@ -555,9 +556,16 @@ function containerData(input: StatusInput): StatusData['container'] {
 export function statusModel(input: StatusInput): StatusModel {
   const { config, skills, project } = input;
   const extraBinds: MountSpec[] =
-    project.isLinkedWorktree && project.commonGitDir !== null
-      ? [{ host: project.commonGitDir, target: project.commonGitDir, mode: 'rw', disabled: false }]
-      : [];
+    project.gitPaths === null
+      ? []
+      : [
+          {
+            host: project.gitPaths.commonGitDir,
+            target: project.gitPaths.commonGitDir,
+            mode: 'rw',
+            disabled: false,
+          },
+        ];
   const grants = grantFacts({
     config,
     skills,
