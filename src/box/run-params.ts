@@ -45,7 +45,7 @@ function skillEnv(skills: readonly ResolvedSkill[]): Record<string, string> {
 }
 
 /** Git inside the box follows the recorded paths, so each is bound at exactly that path. */
-function worktreeBinds(box: BoxIdentity): RunBind[] {
+export function worktreeBinds(box: Pick<BoxIdentity, 'gitPaths'>): RunBind[] {
   if (box.gitPaths === null) return [];
   const { commonGitDir, worktreeDir } = box.gitPaths;
   return [

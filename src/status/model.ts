@@ -66,6 +66,8 @@ export interface StatusInput {
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
   presetNote?: string | null;
+  /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
+  refusals?: readonly { rule: string; message: string }[];
 }
 
 export interface StatusModel {
@@ -627,6 +629,7 @@ export function statusModel(input: StatusInput): StatusModel {
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:
       config.agent === null
