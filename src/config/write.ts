@@ -124,7 +124,7 @@ function edited(file: ConfigFile, text: string, change: ConfigChange): string {
       try {
         parseToml(text);
       } catch (syntax) {
-        throw new ConfigError([syntaxIssue(syntax, file.path)]);
+        throw new ConfigError([syntaxIssue(syntax, file.path, text)]);
       }
     }
     const at = error.line === undefined ? {} : { line: error.line, column: error.column ?? 1 };
