@@ -3,7 +3,7 @@
 // lock, from the config read under it; never touches volumes or enrols.
 
 import { existsSync } from 'node:fs';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../box/lock.js';
 import { ByreError, RefusedError } from '../errors.js';

@@ -2,6 +2,8 @@
 // naming table). Pure: every other module asks here rather than formatting
 // `byre-…` strings itself, so a rename is one edit and one failing test.
 
+import type { VolumeSpec } from '../config/types.js';
+
 export const LABEL = {
   project: 'byre.project',
   workdir: 'byre.workdir',
@@ -53,4 +55,11 @@ export function helperName(kind: HelperKind, hex16: string): string {
 
 export function worktreeAddHelperName(targetId: string): string {
   return `byre-wtadd-${targetId}`;
+}
+
+/** The engine-side name of a volume declaration. */
+export function volumeEngineName(projectId: string, hostUid: number, volume: VolumeSpec): string {
+  return volume.scope === 'machine'
+    ? machineVolumeName(hostUid, volume.name)
+    : projectVolumeName(projectId, volume.name);
 }

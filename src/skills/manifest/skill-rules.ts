@@ -4,6 +4,8 @@
 
 import {
   CONTROL,
+  ENV_KEY,
+  isHostPath,
   isContainedRelative,
   normalizeTarget,
   PACKAGE_REF,
@@ -243,7 +245,7 @@ function runtimeFindings(raw: RawSkill): Finding[] {
     }
   });
   for (const [key, doc] of Object.entries(rt.env_docs ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || CONTROL.test(doc)) {
+    if (!ENV_KEY.test(key) || CONTROL.test(doc)) {
       out.push(
         finding(
           'skill.env-docs-invalid',
@@ -308,10 +310,7 @@ function agentFindings(raw: RawSkill): Finding[] {
   }
   const prefs = agent.prefs;
   if (prefs !== undefined) {
-    if (
-      prefs.from === undefined ||
-      !(prefs.from === '~' || prefs.from.startsWith('~/') || prefs.from.startsWith('/'))
-    ) {
+    if (prefs.from === undefined || !isHostPath(prefs.from)) {
       out.push(
         finding(
           'skill.agent-prefs-invalid',
