@@ -40,7 +40,7 @@ function isMissing(error: unknown): boolean {
 }
 
 /** Read at most `limit` bytes; the size cap is checked before the text is decoded or parsed. */
-function readCapped(fd: number, limit: number): Buffer {
+export function readCapped(fd: number, limit: number): Buffer {
   const buffer = Buffer.alloc(limit);
   let length = 0;
   while (length < limit) {

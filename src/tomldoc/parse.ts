@@ -7,11 +7,9 @@
 
 import {
   TomlDateTime,
-  type ArrayItem,
   type ArrayNode,
   type Block,
   type HeaderStatement,
-  type InlineEntry,
   type InlineTableNode,
   type KeyNode,
   type OtherScalarNode,
@@ -276,60 +274,56 @@ class Parser {
     return { kind: 'string', start, end: this.i, value, style };
   }
 
-  array(): ArrayNode {
+  /**
+   * The items between an opening bracket and `close`, each followed by a
+   * comma or the close; blank lines and comments may sit anywhere between.
+   */
+  delimited<T>(
+    close: ']' | '}',
+    what: string,
+    item: () => T,
+  ): { start: number; items: (T & { commaEnd: number | null })[]; hasComment: boolean } {
     const start = this.i;
     this.i++;
-    const items: ArrayItem[] = [];
+    const items: (T & { commaEnd: number | null })[] = [];
     let hasComment = false;
     for (;;) {
       hasComment = this.skipBlank() || hasComment;
-      if (this.peek() === ']') break;
-      if (this.peek() === '') this.fail('unterminated array', start);
-      const value = this.value();
+      if (this.peek() === close) break;
+      if (this.peek() === '') this.fail(`unterminated ${what}`, start);
+      const parsed = item();
       hasComment = this.skipBlank() || hasComment;
       if (this.peek() === ',') {
         this.i++;
-        items.push({ value, commaEnd: this.i });
+        items.push({ ...parsed, commaEnd: this.i });
         continue;
       }
-      items.push({ value, commaEnd: null });
-      hasComment = this.skipBlank() || hasComment;
-      if (this.peek() !== ']') this.fail('expected "," or "]" in an array');
+      items.push({ ...parsed, commaEnd: null });
+      if (this.peek() !== close) this.fail(`expected "," or "${close}" in ${what}`);
       break;
     }
     this.i++;
+    return { start, items, hasComment };
+  }
+
+  array(): ArrayNode {
+    const { start, items, hasComment } = this.delimited(']', 'an array', () => ({
+      value: this.value(),
+    }));
     return { kind: 'array', start, end: this.i, items, hasComment };
   }
 
   inlineTable(): InlineTableNode {
-    const start = this.i;
-    this.i++;
-    const entries: InlineEntry[] = [];
-    let hasComment = false;
-    for (;;) {
-      hasComment = this.skipBlank() || hasComment;
-      if (this.peek() === '}') break;
-      if (this.peek() === '') this.fail('unterminated inline table', start);
+    const { start, items, hasComment } = this.delimited('}', 'an inline table', () => {
       const key = this.key();
       this.skipSpaces();
       if (this.peek() !== '=') this.fail('expected "=" after a key');
       this.i++;
       this.skipSpaces();
       const value = this.value();
-      const entry = { start: key.start, end: value.end, key, value };
-      hasComment = this.skipBlank() || hasComment;
-      if (this.peek() === ',') {
-        this.i++;
-        entries.push({ ...entry, commaEnd: this.i });
-        continue;
-      }
-      entries.push({ ...entry, commaEnd: null });
-      hasComment = this.skipBlank() || hasComment;
-      if (this.peek() !== '}') this.fail('expected "," or "}" in an inline table');
-      break;
-    }
-    this.i++;
-    return { kind: 'inline-table', start, end: this.i, entries, hasComment };
+      return { start: key.start, end: value.end, key, value };
+    });
+    return { kind: 'inline-table', start, end: this.i, entries: items, hasComment };
   }
 
   scalar(): ValueNode {
