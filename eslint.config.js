@@ -38,7 +38,7 @@ export default tseslint.config(
     // Every pure module: decisions over data, IO injected or left to callers.
     files: [
       'src/errors.ts',
-      'src/config/!(read).ts',
+      'src/config/!(read|write).ts',
       'src/config/rules/*.ts',
       'src/gen/**/*.ts',
       'src/tomldoc/**/*.ts',

@@ -8,7 +8,7 @@ import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { Io } from '../io.js';
 import { ensureImage } from '../box/image.js';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
