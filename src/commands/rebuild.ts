@@ -1,5 +1,6 @@
 // `byre rebuild`: regenerate the build context and build the image with the
-// cache disabled (the deliberate-staleness valve, ADR 0001). Under the setup
+// cache disabled: the deliberate-staleness valve, the one way to refresh what
+// the engine's layer cache kept (adr/0003). Under the setup
 // lock, from the config read under it; never touches volumes or enrols.
 
 import { existsSync } from 'node:fs';

@@ -1,5 +1,4 @@
-// The names and labels byre puts on engine objects (reference section 3's
-// naming table). Pure: every other module asks here rather than formatting
+// The names and labels byre puts on engine objects. Pure: every other module asks here rather than formatting
 // `byre-…` strings itself, so a rename is one edit and one failing test.
 
 import type { VolumeSpec } from '../config/types.js';
@@ -18,7 +17,7 @@ export const LABEL = {
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */
 export const GENERIC_DEV_ID = 1000;
 
-/** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (ADR 0008). */
+/** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (adr/0008). */
 export function bakedIds(
   keepId: boolean,
   hostUid: number,

@@ -1,5 +1,5 @@
-// The box's run/create argv, exactly in reference order 1-13, plus the POSIX
-// quoting `byre dockerrun` prints it with. Pure: the caller has already
+// The box's run/create argv, its thirteen sections always in one order, plus
+// the POSIX quoting `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 

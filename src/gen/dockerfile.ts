@@ -1,5 +1,6 @@
 // Renders the generated Dockerfile: fourteen blocks in a fixed order, shared and
-// expensive first, project-specific last (ADR 0001, 0041, 0042). Pure and
+// expensive first, project-specific last, so a project edit rebuilds only the
+// tail and the engine's cache serves the rest across projects. Pure and
 // byte-stable: every map and set is sorted here, nothing reads the clock.
 
 import path from 'node:path';
@@ -107,7 +108,10 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Bundled, then installed, then local; enable order kept within each class (ADR 0041). */
+/**
+ * Bundled, then installed, then local; enable order kept within each class.
+ * Bundled skills change least, so their layers come first and stay cached.
+ */
 export function orderSkillsForImage(skills: readonly ResolvedSkill[]): ResolvedSkill[] {
   return skills
     .map((skill, index) => ({ skill, index }))

@@ -78,7 +78,7 @@ export interface StatusInput {
 
 export interface StatusModel {
   data: StatusData;
-  /** Every row of the page, in reference order, tier-tagged. */
+  /** Every row of the page, in its fixed order, tier-tagged. */
   rows: ModelRow[];
 }
 
