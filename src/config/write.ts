@@ -7,10 +7,14 @@ import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
 import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../project/atomic-write.js';
-import type { ProjectStorePaths } from '../project/store.js';
+import {
+  defaultConfigPath,
+  layerConfigPath,
+  type ProjectStorePaths,
+} from '../project/store-layout.js';
 import {
   applyEdits,
   deleteValue,
@@ -21,7 +25,7 @@ import {
   type TomlEdit,
 } from '../tomldoc/index.js';
 import { MAX_CONFIG_BYTES, parseLayer, syntaxIssue, tooLargeIssue } from './parse.js';
-import { defaultConfigPath, layerConfigPath, readCapped } from './read.js';
+import { readCapped } from './read.js';
 
 /** A config file byre may write, and the layer kind its loader reads it as. */
 export interface ConfigFile {

@@ -5,6 +5,7 @@
 import {
   CONTROL,
   ENV_KEY,
+  isHostPath,
   isContainedRelative,
   normalizeTarget,
   PACKAGE_REF,
@@ -328,10 +329,7 @@ function agentFindings(raw: RawSkill): Finding[] {
     );
   }
   if (prefs !== undefined) {
-    if (
-      prefs.from === undefined ||
-      !(prefs.from === '~' || prefs.from.startsWith('~/') || prefs.from.startsWith('/'))
-    ) {
+    if (prefs.from === undefined || !isHostPath(prefs.from)) {
       out.push(
         finding(
           'skill.agent-prefs-invalid',
