@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import type { ProjectContext } from '../project/context.js';
-import { projectStorePaths, storePaths } from '../project/store.js';
+import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import { EMPTY_CATALOG } from '../skills/resolve.js';
 import { onboard, onboardingConfig } from './onboard.js';
 

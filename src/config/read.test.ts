@@ -8,12 +8,10 @@ import { MAX_CONFIG_BYTES } from './parse.js';
 import {
   defaultConfigPath,
   layerConfigPath,
-  loadCascade,
   projectConfigPath,
-  readLayerFile,
   templateConfigPath,
-  type CascadeOptions,
-} from './read.js';
+} from '../project/store-layout.js';
+import { loadCascade, readLayerFile, type CascadeOptions } from './read.js';
 
 const PROJECT_ID = 'demo-work-0877d7';
 let home: string;

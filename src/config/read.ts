@@ -2,9 +2,15 @@
 // the extends chain, and hands validated layers to the pure merge. Reads
 // only; it never creates, fixes or migrates a file.
 
-import { join } from 'node:path';
 import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { isValidProjectId } from '../project/identity.js';
+import {
+  defaultConfigPath,
+  layerConfigPath,
+  projectConfigPath,
+  templateConfigPath,
+} from '../project/store-layout.js';
 import { checkEffective, type CheckedLayer } from './check-effective.js';
 import { coreLayer } from './core-layer.js';
 import { indexKeys, locateKey } from './locate.js';
@@ -124,24 +130,6 @@ export interface CascadeResult {
   issues: ConfigIssue[];
 }
 
-export const PROJECT_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{6}$/;
-
-export function defaultConfigPath(home: string): string {
-  return join(home, 'default.config');
-}
-
-export function projectConfigPath(home: string, projectId: string): string {
-  return join(home, 'projects', projectId, 'byre.config');
-}
-
-export function layerConfigPath(home: string, name: string): string {
-  return join(home, 'layers', name, 'layer.config');
-}
-
-export function templateConfigPath(home: string, name: string): string {
-  return join(home, 'templates', ...name.split('/'), 'template.config');
-}
-
 const BUNDLED_PREFIX = 'byre/';
 
 /** Issue located at a key of a file that was read (the `extends` or `template` that pointed somewhere). */
@@ -244,7 +232,7 @@ function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue
  * Throws ConfigError carrying every issue found in every file.
  */
 export function loadCascade(opts: CascadeOptions): CascadeResult {
-  if (!PROJECT_ID.test(opts.projectId)) {
+  if (!isValidProjectId(opts.projectId)) {
     throw new ConfigError([
       issue(
         'config.project-id-invalid',

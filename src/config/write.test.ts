@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ByreError, ConfigError } from '../errors.js';
-import { projectStorePaths, type ProjectStorePaths } from '../project/store.js';
+import { projectStorePaths, type ProjectStorePaths } from '../project/store-layout.js';
 import type { TomlEdit } from '../tomldoc/index.js';
 import { MAX_CONFIG_BYTES } from './parse.js';
 import {

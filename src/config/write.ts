@@ -6,10 +6,14 @@
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
 import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../project/atomic-write.js';
-import type { ProjectStorePaths } from '../project/store.js';
+import {
+  defaultConfigPath,
+  layerConfigPath,
+  type ProjectStorePaths,
+} from '../project/store-layout.js';
 import {
   applyEdits,
   deleteValue,
@@ -21,7 +25,7 @@ import {
 } from '../tomldoc/index.js';
 import { describeNotRegular } from '../project/read-regular.js';
 import { parseLayer, syntaxIssue } from './parse.js';
-import { configTextIssue, defaultConfigPath, layerConfigPath, readConfigText } from './read.js';
+import { configTextIssue, readConfigText } from './read.js';
 
 /** A config file byre may write, and the layer kind its loader reads it as. */
 export interface ConfigFile {
@@ -101,7 +105,7 @@ function edited(file: ConfigFile, text: string, change: ConfigChange): string {
       try {
         parseToml(text);
       } catch (syntax) {
-        throw new ConfigError([syntaxIssue(syntax, file.path)]);
+        throw new ConfigError([syntaxIssue(syntax, file.path, text)]);
       }
     }
     const at = error.line === undefined ? {} : { line: error.line, column: error.column ?? 1 };

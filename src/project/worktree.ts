@@ -1,8 +1,9 @@
 // Linked-worktree identity: finds a worktree's main worktree by reading git's
 // own pointer files (`.git` -> gitdir -> commondir). It must never run git: a
-// project's hooks and config are the boxed agent's to write. The pointers are
-// the box's to write too, so a linked worktree is accepted only when the
-// structure is exactly the one `git worktree add` makes (adr/0019).
+// project's hooks and config are the boxed agent's to write, so running git
+// here would run the agent's code on the host. The pointers are the box's to
+// write too, so a linked worktree is accepted only in the shape `git worktree
+// add` makes (adr/0019).
 
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';

@@ -10,6 +10,7 @@ import { configTextIssue, readConfigText } from '../config/read.js';
 import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
+import { packageRoot } from '../project/store-layout.js';
 import { digestHex, packageDigest, sha256Hex } from './digest.js';
 import {
   MANIFEST_FILE,
@@ -62,7 +63,7 @@ export interface CatalogOptions {
 
 /** Where a local package with `id` lives. */
 export function localPackageDir(home: string, kind: PackageKind, id: string): string {
-  return path.join(home, kind === 'skill' ? 'skills' : 'templates', ...id.split('/'));
+  return path.join(packageRoot(home, kind), ...id.split('/'));
 }
 
 function issueFor(file: string, rule: string, message: string, fix: string): ConfigIssue {
@@ -278,7 +279,7 @@ function localSource(home: string, kind: PackageKind, id: string): Source | null
 
 /** Local package ids: `<name>` with a manifest, else `<owner>/<name>` one level down. */
 export function localIds(home: string, kind: PackageKind): string[] {
-  const root = path.join(home, kind === 'skill' ? 'skills' : 'templates');
+  const root = packageRoot(home, kind);
   const names = (dir: string): string[] => {
     try {
       return readdirSync(dir)

@@ -216,7 +216,7 @@ function everything(): StatusInput {
 }
 
 describe('statusModel rows', () => {
-  it('lists every row of the reference, in its order, when every condition holds', () => {
+  it('lists every row of the page, in its order, when every condition holds', () => {
     const seen = [...table({ ...everything() }).keys()];
     // Self-edit has no config key yet; every other reference row is present.
     expect(seen).toEqual(REFERENCE_ORDER.filter((l) => l !== 'Self-edit'));
