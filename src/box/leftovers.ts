@@ -8,7 +8,7 @@ import type { EngineScan, LabelledObject } from '../doctor/facts.js';
 import { removalTargets, type Leftover } from '../doctor/leftovers.js';
 import { LABEL } from '../engine/names.js';
 import { EngineError } from '../errors.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import { askPool, type EnginePool } from './pool.js';
 

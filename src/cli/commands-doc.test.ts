@@ -9,7 +9,7 @@ import {
   REGENERATE,
   renderCommandsDoc,
 } from './commands-doc.js';
-import type { Io } from './io.js';
+import type { Io } from '../io.js';
 
 const sink = { write: () => true };
 const io: Io = {

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import type { EnginePool } from '../box/pool.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { EngineError, EXIT } from '../errors.js';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
 import { projectIdFor } from '../project/identity.js';
-import { recordProjectPath, storeTag } from '../project/store.js';
+import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
 import { doctorCommand, projectState } from './doctor.js';
 
 let root: string;

@@ -8,8 +8,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 
-import { terminalConfirm, type Confirm } from '../cli/confirm.js';
-import type { Io } from '../cli/io.js';
+import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { pruneLeftovers, scanLabelledObjects } from '../box/leftovers.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import type {
@@ -55,7 +54,7 @@ import { ByreError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
-import { projectStorePaths, storeTag } from '../project/store.js';
+import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import { loadBoxConfig } from './load.js';
 
 export interface DoctorOptions {
