@@ -112,8 +112,11 @@ export function imageListArgv(filter: ImageFilter): string[] {
   ];
 }
 
-/** One JSON array per image: id and labels (both engines spell these the same). */
-export const IMAGE_FACTS_FORMAT = '[{{json .Id}},{{json .Config.Labels}}]';
+/**
+ * One JSON array per image: id and labels. `.ID`, not `.Id`: Podman 4.3 cannot
+ * pass `.Id` to `json` ("can't evaluate field Id"); both engines accept `.ID`.
+ */
+export const IMAGE_FACTS_FORMAT = '[{{json .ID}},{{json .Config.Labels}}]';
 
 export function inspectImagesArgv(ids: readonly string[]): string[] {
   return ['image', 'inspect', '-f', IMAGE_FACTS_FORMAT, ...ids];

@@ -42,7 +42,7 @@ describe('doctor’s engine questions: argv', () => {
       'image',
       'inspect',
       '-f',
-      '[{{json .Id}},{{json .Config.Labels}}]',
+      '[{{json .ID}},{{json .Config.Labels}}]',
       'sha256:1',
     ]);
   });

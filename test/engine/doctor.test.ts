@@ -99,6 +99,9 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
 
     it('removes exactly the leftovers: a moved project’s volume and image, a forgotten one’s stopped box and volume', () => {
       const alive = scope.project(flavor, 'alive');
+      // A project byre knows: its store records its (existing) directory, as develop does.
+      mkdirSync(alive.store, { recursive: true, mode: 0o700 });
+      writeFileSync(path.join(alive.store, 'path'), `${alive.dir}\n`);
       const tag = storeTag(alive.home);
       const suffix = randomBytes(3).toString('hex');
       const mine = (id: string): string[] => [
