@@ -150,6 +150,12 @@ describe('writeConfig', () => {
     );
   });
 
+  it.each(['../../etc', 'Work', 'none', 'node', ''])('refuses the layer name %j', (name) => {
+    expect(() => layerConfigFile(home, name)).toThrow(
+      expect.objectContaining({ rule: 'config.layer-name-invalid' }),
+    );
+  });
+
   it('refuses a symbolic link and leaves both the link and its target alone', async () => {
     const target = join(home, 'elsewhere');
     put(target, CONFIG);
