@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import { UsageError } from '../errors.js';
 import type { ProjectContext } from '../project/context.js';
-import { projectStorePaths, storePaths } from '../project/store.js';
+import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import { EMPTY_CATALOG } from '../skills/resolve.js';
 import { onboard, onboardingConfig } from './onboard.js';
 
@@ -26,6 +26,7 @@ beforeEach(() => {
     worktreeDir: '/src/demo/work',
     isLinkedWorktree: false,
     commonGitDir: null,
+    gitPaths: null,
     boxWritableRoots: [],
   };
 });

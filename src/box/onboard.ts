@@ -5,11 +5,11 @@
 // with the config editor.
 
 import { access } from 'node:fs/promises';
-import path from 'node:path';
 import { ByreError, UsageError } from '../errors.js';
 import { projectConfigFile, writeConfig } from '../config/write.js';
 import { ensurePrivateDir } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
+import { templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
 import { applyEdits, type TomlEdit } from '../tomldoc/index.js';
 
@@ -45,11 +45,7 @@ async function checkTemplate(
   bundled: (n: string) => unknown,
 ): Promise<void> {
   if (name === 'none' || bundled(name) !== null) return;
-  if (
-    !name.startsWith('byre/') &&
-    (await exists(path.join(ctx.store.templates, name, 'template.config')))
-  )
-    return;
+  if (!name.startsWith('byre/') && (await exists(templateConfigPath(ctx.store.home, name)))) return;
   throw new ByreError(`template "${name}" not found`, {
     rule: 'onboard.template-missing',
     remedy: 'choose one of the bundled templates (go, node, python), a local one, or "none"',

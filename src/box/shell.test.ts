@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { shellCommand } from '../commands/shell.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { fakeIo } from '../../test/support/io.js';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { EXIT, UsageError } from '../errors.js';
 import { COMMIT, VERSION } from '../embedded.js';
 import { completionScript } from './completion.js';
-import { buildProgram, describeTree, runCli } from './program.js';
+import { buildProgram, runCli } from './program.js';
+import { describeTree } from './tree.js';
 import { fakeIo } from '../../test/support/io.js';
 
 describe('runCli', () => {

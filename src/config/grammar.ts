@@ -9,7 +9,6 @@ export const GIT_CONFIG_KEY = /^[A-Za-z0-9][A-Za-z0-9.-]*$/;
 export const LAYER_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const VOLUME_NAME = /^[A-Za-z0-9_.-]+$/;
 export const WIRING_NAME = /^[a-z0-9-]{1,64}$/;
-export const CONTEXT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const PACKAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -36,8 +35,10 @@ export const BUNDLED_NAMES: readonly string[] = [
 
 export const NONE = 'none';
 
-export const CONTROL = /[\u0000-\u001f\u007f]/;
-export const CONTROL_EXCEPT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+/** C0, DEL and C1 (U+0080–U+009F): no config string byre passes on may carry one. */
+export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** The same, for prose: newline and tab are text there. */
+export const CONTROL_EXCEPT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 /** `~`, `~/…` or an absolute path: how host-side paths are written. */
 export function isHostPath(path: string): boolean {

@@ -14,7 +14,7 @@ import lockfile from 'proper-lockfile';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import { ByreError, ConfigError } from '../errors.js';
-import { projectStorePaths, type ProjectStorePaths } from '../project/store.js';
+import { projectStorePaths, type ProjectStorePaths } from '../project/store-layout.js';
 import type { TomlEdit } from '../tomldoc/index.js';
 import { MAX_CONFIG_BYTES } from './parse.js';
 import {

@@ -1,4 +1,4 @@
-// The credential channel (adr/0012), as data: where the session tmpfs sits in
+// The credential channel, as data: where the session tmpfs sits in
 // the box, the engine flag that mounts it, the payload byre streams into it
 // and the POSIX sh receiver that lands the payload there. Pure; the host side
 // that runs it is deliver.ts, the in-box side that waits for it is the
@@ -9,13 +9,14 @@
 // decoded in the box by a pipeline whose left side is the shell's printf
 // builtin, so no process's command line ever carries it.
 
+import { ENV_KEY } from '../config/grammar.js';
 import type { EngineName } from '../engine/types.js';
 import type { CredentialKind } from './row.js';
 
 /** The session tmpfs; its mount point's parent is root's, so the box cannot swap it for a link. */
 export const CREDENTIAL_DIR = '/run/byre/credentials';
 /** Baked into an image whose config holds credential rows: the launcher waits for delivery. */
-export const CREDENTIAL_GATE_PATH = '/etc/byre/credential-gate';
+export { CREDENTIAL_GATE_PATH } from '../gen/box-layout.js';
 /** The gate file's content; any non-empty content gates. */
 export const CREDENTIAL_GATE_TEXT =
   'byre: this box waits for credential delivery from byre develop\n';
@@ -53,7 +54,7 @@ export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number
   return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
 }
 
-const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KEY = ENV_KEY;
 
 /** The receiver's stdin: a header, one `<kind> <KEY> <base64>` line per value, then `end`. */
 export function credentialPayload(values: readonly DeliveredValue[]): string {

@@ -1,5 +1,5 @@
 // The grammar of a credential row and of the [credentials] table that opens
-// it (adr/0012). Pure text in, typed values out: nothing here decrypts, reads
+// it. Pure text in, typed values out: nothing here decrypts, reads
 // a file or knows which layer a row sits in.
 //
 //   KEY = "encrypted:<key id>:<base64 age file>"        (exported as KEY=value)

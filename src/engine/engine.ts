@@ -119,6 +119,6 @@ export interface Engine {
 export interface EngineOptions {
   /** Environment for engine processes (DOCKER_HOST, XDG_RUNTIME_DIR …); defaults to this process's. */
   env?: Readonly<Record<string, string | undefined>>;
-  /** Bound for queries (inspect, ps, volume ls …); reference: 2 min for network-mode inspect. */
+  /** Bound for queries (inspect, ps, volume ls …); 2 minutes unless set. */
   queryTimeoutMs?: number;
 }

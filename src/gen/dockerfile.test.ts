@@ -149,7 +149,7 @@ describe('block order and markers', () => {
     'ENTRYPOINT ["/usr/local/bin/byre-launch"]',
   ];
 
-  it('emits every block in the reference order', () => {
+  it('emits every block in its fixed order', () => {
     const out = renderDockerfile(goldens['dockerfile-skills.Dockerfile'] as DockerfileInput);
     const positions = markers.map((m) => out.indexOf(m));
     expect(positions.every((p) => p >= 0)).toBe(true);

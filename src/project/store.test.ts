@@ -6,13 +6,8 @@ import { useTempDir } from '../../test/support/temp.js';
 
 import { writeFileAtomic } from './atomic-write.js';
 import { projectIdFor } from './identity.js';
-import {
-  byreHome,
-  projectStorePaths,
-  readProjectPath,
-  recordProjectPath,
-  storePaths,
-} from './store.js';
+import { readProjectPath, recordProjectPath } from './store.js';
+import { byreHome, projectStorePaths, storePaths } from './store-layout.js';
 
 let home: string;
 

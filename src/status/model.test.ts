@@ -24,6 +24,7 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
       worktreeDir: '/home/ada/app',
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitPaths: null,
     },
     config: fakeConfig(),
     skills: [],
@@ -197,6 +198,7 @@ function everything(): StatusInput {
       worktreeDir: '/home/ada/app-feature',
       isLinkedWorktree: true,
       commonGitDir: '/home/ada/app/.git',
+      gitPaths: { commonGitDir: '/home/ada/app/.git', worktreeDir: '/home/ada/app-feature' },
     },
     presetNote: 'preset corp/go drifted: 2 keys edited since apply',
     hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'empty', 'tz:')],
@@ -214,7 +216,7 @@ function everything(): StatusInput {
 }
 
 describe('statusModel rows', () => {
-  it('lists every row of the reference, in its order, when every condition holds', () => {
+  it('lists every row of the page, in its order, when every condition holds', () => {
     const seen = [...table({ ...everything() }).keys()];
     // Self-edit has no config key yet; every other reference row is present.
     expect(seen).toEqual(REFERENCE_ORDER.filter((l) => l !== 'Self-edit'));
@@ -288,6 +290,7 @@ describe('statusModel rows', () => {
           ...input().project,
           isLinkedWorktree: true,
           commonGitDir: '/r/.git',
+          gitPaths: { commonGitDir: '/r/.git', worktreeDir: '/r-wt' },
           projectRoot: '/r',
         },
       },

@@ -5,7 +5,7 @@
 
 import { PassThrough, type Readable } from 'node:stream';
 
-import type { Writer } from '../cli/io.js';
+import type { Writer } from '../io.js';
 import { ByreError, RefusedError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';

@@ -2,7 +2,7 @@
 // and process facts set to a non-root user with no terminal unless a test
 // says otherwise.
 
-import type { Io } from '../../src/cli/io.js';
+import type { Io } from '../../src/io.js';
 
 export interface FakeIo extends Io {
   /** Everything written to stdout, joined. */

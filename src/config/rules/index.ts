@@ -33,6 +33,7 @@ export {
   checkPortCollisions,
   checkPorts,
   DEFAULT_INTERFACE,
+  layerPortBindings,
   PORT_COLLISION_FIX,
   portCollisionMessage,
   portCollisions,
@@ -49,6 +50,7 @@ export {
 } from './scalars.js';
 export {
   checkTargetCollisions,
+  mountClaimLabel,
   TARGET_COLLISION_FIX,
   targetCollisionMessage,
   targetCollisions,
