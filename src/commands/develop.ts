@@ -10,7 +10,7 @@ import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, type OnboardFlags } from '../box/onboard.js';
+import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
@@ -286,7 +286,9 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
-  await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
+  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
+    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
+  }
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.

@@ -9,6 +9,7 @@ import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, failedAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { cascadeFiles } from '../config/cascade-files.js';
 import { loadCascade } from '../config/read.js';
 import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
@@ -22,6 +23,7 @@ import type { LaunchRecord } from '../launch/record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { defaultConfigPath } from '../project/store-layout.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
@@ -206,6 +208,10 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblingsError: uncheckedText,
     nextLaunch,
     refusals,
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
   });
 
   printNotes(io.stderr, issues);

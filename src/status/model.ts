@@ -3,6 +3,7 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
+import type { CascadeFile } from '../config/cascade-files.js';
 import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
@@ -75,6 +76,8 @@ export interface StatusInput {
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
   presetNote?: string | null;
+  /** The cascade's files, lowest first (config/cascade-files.ts). */
+  configFiles?: readonly CascadeFile[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
   refusals?: readonly { rule: string; message: string }[];
 }
@@ -614,6 +617,7 @@ export function statusModel(input: StatusInput): StatusModel {
             bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
           },
     extends: [...config.extendsChain],
+    config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
     self_edit: false,
     engine:
