@@ -26,8 +26,6 @@ import { helperEnv, postureFacts } from '../network/posture.js';
 import { renderError } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
@@ -35,7 +33,14 @@ import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { recordProjectPath } from '../project/store.js';
-import { boxHostEnv, bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
+import {
+  boxHostEnv,
+  bundledTemplate,
+  loadBoxConfig,
+  planBox,
+  skillCatalog,
+  userHome,
+} from './load.js';
 
 export type DevelopOptions = OnboardFlags;
 
@@ -167,8 +172,7 @@ async function prepareBox(
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const contextFiles = await readContextFiles(config, home);
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  const plan = await planBox(io, { ctx, config, skills, warnings });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
   const hostEnv = boxHostEnv(io, ctx, config);

@@ -12,12 +12,10 @@ import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { bakedIds, imageTag } from '../engine/names.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { loadBoxConfig, userHome } from './load.js';
+import { loadBoxConfig, planBox } from './load.js';
 
 export async function rebuildCommand(io: Io): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
@@ -51,8 +49,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
         { rule: 'rebuild.engine-changed', remedy: 'run byre rebuild again' },
       );
     }
-    const contextFiles = await readContextFiles(config, userHome(io));
-    const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+    const plan = await planBox(io, { ctx, config, skills, warnings });
     printNotes(io.stderr, [...warnings, ...plan.notes]);
     await ensureImage({
       engine,
