@@ -184,15 +184,13 @@ file = "context.md"
       4,
       'agent.prefs',
     ],
-    ...['.', './', 'x/..', 'a/./b/../..'].map(
-      (f): [string, string, string, number, string] => [
-        `agent prefs file ${JSON.stringify(f)} names the whole source`,
-        `[agent]\ncommand = "x"\nstate = ".x"\n\n[agent.prefs]\nfrom = "~/.x"\nfiles = ["ok.json", ${JSON.stringify(f)}]\n\n[[volumes]]\nname = ".x"\nrole = "state"\ntarget = "/home/dev/.x"\n`,
-        'skill.agent-prefs-whole-source',
-        7,
-        'agent.prefs.files[1]',
-      ],
-    ),
+    ...['.', './', 'x/..', 'a/./b/../..'].map((f): [string, string, string, number, string] => [
+      `agent prefs file ${JSON.stringify(f)} names the whole source`,
+      `[agent]\ncommand = "x"\nstate = ".x"\n\n[agent.prefs]\nfrom = "~/.x"\nfiles = ["ok.json", ${JSON.stringify(f)}]\n\n[[volumes]]\nname = ".x"\nrole = "state"\ntarget = "/home/dev/.x"\n`,
+      'skill.agent-prefs-whole-source',
+      7,
+      'agent.prefs.files[1]',
+    ]),
     [
       'empty env_docs guidance',
       '[runtime]\nenv_docs = { TOKEN = "" }\n',
