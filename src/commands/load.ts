@@ -21,6 +21,7 @@ import { hostReaders } from '../hostenv/readers.js';
 import { expandHost } from '../engine/run-argv.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
 import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
+import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
 
 export interface LoadedBox {
   ctx: ProjectContext;
@@ -106,7 +107,7 @@ export function boxWritableHostPaths(
 
 /**
  * The build plan for this box, with everything it copies from the host read
- * and checked (`[[context]]` files, `files` sources): develop, rebuild and
+ * and checked (`[[context]]` files, Claude Skills, `files` sources): develop, rebuild and
  * `byre dockerfile` refuse the same declarations, named, before any build.
  */
 export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
@@ -114,7 +115,8 @@ export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
   const home = userHome(io);
   const writable = boxWritableHostPaths(ctx, config, skills, home);
   const contextFiles = await readContextFiles(config, home, writable);
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
+  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles, claudeSkillFiles });
   await checkProjectFiles(plan, ctx.worktreeDir);
   return plan;
 }

@@ -22,6 +22,7 @@ import type { LaunchRecord } from '../launch/record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
@@ -206,6 +207,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblingsError: uncheckedText,
     nextLaunch,
     refusals,
+    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 
   printNotes(io.stderr, issues);

@@ -89,6 +89,8 @@ describe('stageBuildContext', () => {
       'byre-launch',
       'byre-profile-env.sh',
       'claude-skills/',
+      'claude-skills/.claude/',
+      'claude-skills/.claude/skills/',
       'files/',
       'files/conf.toml',
       'files/seed/',

@@ -190,4 +190,17 @@ describe('files byre copies into the image', () => {
     expect(r.stderr).toContain('(key files."gone.txt")');
     expect(r.stderr).toContain('does not exist');
   });
+
+  it('dockerfile refuses a [[claude_skills]] directory that is not a Claude Skill, naming the entry', () => {
+    const dir = path.join(root, 'cs', 'tdd');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: other\ndescription: d\n---\n');
+    const { project, home } = setup(`[[claude_skills]]\nname = "tdd"\npath = "${dir}"\n`);
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('(key claude_skills.tdd)');
+    expect(r.stderr).toContain('SKILL.md names it "other", not "tdd"');
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: tdd\ndescription: d\n---\n');
+    expect(byre(BIN, project, home, ['dockerfile']).status).toBe(0);
+  });
 });
