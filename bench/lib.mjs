@@ -27,7 +27,7 @@ export function flavoursUp(user) {
       key: 'rootless',
       engine: 'podman',
       user,
-      label: `podman rootless (${user})`,
+      label: `podman rootless as ${user}`,
     };
     if (answers(rootless)) up.push(rootless);
   }
