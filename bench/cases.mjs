@@ -169,87 +169,78 @@ export function transfer(ctx) {
     }
   };
   const byreSides = (args) => Object.fromEntries(sides.map((s) => [s, () => byre(ctx, s, args)]));
-  // A big file is already in the page cache (the `cp` above read it): no warm-up round.
-  const compare = (raw, args, reset, warmup = true) =>
+  const compare = (raw, args, reset, warmup) =>
     measured(ctx, interleave({ raw, ...byreSides(args) }, ctx.runs, reset, warmup), () => 'raw');
-  const bigName = `${ctx.bigBytes / 1024 ** 2} MiB`;
-  const rows = [];
-  ctx.log('deliver: big file');
-  rows.push({
-    name: `deliver ${bigName}: throughput`,
-    what: '`exec -i … sh -c "cat > f"`',
-    show: 'speed',
-    bytes: ctx.bigBytes,
-    target: { of: 'ratio', min: 0.95 },
-    ...compare(
+  const kinds = {
+    speed: (verb) => ({
+      name: `${verb} ${ctx.bigBytes / 1024 ** 2} MiB: throughput`,
+      show: 'speed',
+      bytes: ctx.bigBytes,
+      target: { of: 'ratio', min: 0.95 },
+    }),
+    cost: (verb) => ({
+      name: `${verb} 1 byte: fixed cost per call`,
+      show: 'cost',
+      target: { of: 'delta', max: 60 },
+    }),
+    tree: (verb) => ({
+      name: `${verb} ${ctx.files.toLocaleString('en')} files`,
+      show: 'time',
+      target: { of: 'ratio', max: 1.5 },
+    }),
+  };
+  const execTrue = () => engine(ctx, ['exec', rawBox, 'true']);
+  const plan = [
+    [
+      'deliver',
+      'speed',
+      '`exec -i … sh -c "cat > f"`',
       () =>
         withFd(big, 'r', (fd) =>
           engine(ctx, ['exec', '-i', rawBox, 'sh', '-c', 'cat > /tmp/rx'], {
             stdio: [fd, 'pipe', 'pipe'],
           }),
         ),
-      ['deliver', big],
+      [big],
       cleanBoxes,
-      false,
-    ),
-  });
-  ctx.log('deliver: fixed cost');
-  rows.push({
-    name: 'deliver 1 byte: fixed cost per call',
-    what: '`exec … true`',
-    show: 'cost',
-    target: { of: 'delta', max: 60 },
-    ...compare(() => engine(ctx, ['exec', rawBox, 'true']), ['deliver', tiny], cleanBoxes),
-  });
-  ctx.log('deliver: tree');
-  rows.push({
-    name: `deliver ${ctx.files.toLocaleString('en')} files`,
-    what: '`cp <dir> box:`',
-    show: 'time',
-    target: { of: 'ratio', max: 1.5 },
-    ...compare(() => engine(ctx, ['cp', tree, `${rawBox}:/tmp/ry`]), ['deliver', tree], cleanBoxes),
-  });
-  ctx.log('grab: big file');
-  rows.push({
-    name: `grab ${bigName}: throughput`,
-    what: '`exec … cat f > file`',
-    show: 'speed',
-    bytes: ctx.bigBytes,
-    target: { of: 'ratio', min: 0.95 },
-    ...compare(
+    ],
+    ['deliver', 'cost', '`exec … true`', execTrue, [tiny], cleanBoxes],
+    [
+      'deliver',
+      'tree',
+      '`cp <dir> box:`',
+      () => engine(ctx, ['cp', tree, `${rawBox}:/tmp/ry`]),
+      [tree],
+      cleanBoxes,
+    ],
+    [
+      'grab',
+      'speed',
+      '`exec … cat f > file`',
       () =>
         withFd(path.join(out, 'raw.bin'), 'w', (fd) =>
           engine(ctx, ['exec', rawBox, 'cat', '/tmp/big.bin'], { stdio: ['ignore', fd, 'pipe'] }),
         ),
-      ['grab', '/tmp/big.bin', out],
+      ['/tmp/big.bin', out],
       cleanOut,
-      false,
-    ),
-  });
-  ctx.log('grab: fixed cost');
-  rows.push({
-    name: 'grab 1 byte: fixed cost per call',
-    what: '`exec … true`',
-    show: 'cost',
-    target: { of: 'delta', max: 60 },
-    ...compare(
-      () => engine(ctx, ['exec', rawBox, 'true']),
-      ['grab', '/tmp/tiny.bin', out],
-      cleanOut,
-    ),
-  });
-  ctx.log('grab: tree');
-  rows.push({
-    name: `grab ${ctx.files.toLocaleString('en')} files`,
-    what: '`cp box:<dir> .`',
-    show: 'time',
-    target: { of: 'ratio', max: 1.5 },
-    ...compare(
+    ],
+    ['grab', 'cost', '`exec … true`', execTrue, ['/tmp/tiny.bin', out], cleanOut],
+    [
+      'grab',
+      'tree',
+      '`cp box:<dir> .`',
       () => engine(ctx, ['cp', `${rawBox}:/tmp/tree`, out]),
-      ['grab', '/tmp/tree', out],
+      ['/tmp/tree', out],
       cleanOut,
-    ),
-  });
+    ],
+  ];
+  const rows = [];
+  for (const [verb, kind, what, raw, args, reset] of plan) {
+    ctx.log(`${verb}: ${kind}`);
+    // A big file is already in the page cache (the `cp` above read it): no warm-up round.
+    const warmup = kind !== 'speed';
+    rows.push({ ...kinds[kind](verb), what, ...compare(raw, [verb, ...args], reset, warmup) });
+  }
   rmSync(out, { recursive: true, force: true });
   return rows;
 }
