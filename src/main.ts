@@ -2,23 +2,29 @@
 // Process boundary: argv in, exit status out. The only file that decides an
 // exit code; everything below throws data (src/errors.ts) and returns.
 
-import { ByreError, EXIT, PassthroughExit } from './errors.js';
-import { renderCrash, renderError } from './output/render-error.js';
-import { systemErrorToByre } from './output/system-error.js';
+import { failureReport } from './output/render-error.js';
 import { runCli } from './cli/program.js';
+
+function report(error: unknown): number {
+  const { code, text } = failureReport(error);
+  if (text !== null) process.stderr.write(`${text}\n`);
+  return code;
+}
+
+// A throw outside the awaited chain would otherwise reach the runtime's own
+// printer, which knows nothing of the credential redactor.
+function crashOutOfBand(error: unknown): void {
+  process.exitCode = report(error);
+  process.exit();
+}
+process.on('uncaughtException', crashOutOfBand);
+process.on('unhandledRejection', crashOutOfBand);
 
 async function main(argv: readonly string[]): Promise<number> {
   try {
     return await runCli(argv);
   } catch (error) {
-    if (error instanceof PassthroughExit) return error.code;
-    const known = error instanceof ByreError ? error : systemErrorToByre(error);
-    if (known !== null) {
-      process.stderr.write(`${renderError(known)}\n`);
-      return known.exitCode;
-    }
-    process.stderr.write(`${renderCrash(error)}\n`);
-    return EXIT.crash;
+    return report(error);
   }
 }
 

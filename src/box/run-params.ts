@@ -3,7 +3,7 @@
 // same inputs give develop and `byre dockerrun` the same argv.
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
-import { bakedIds, imageTag, machineVolumeName, projectVolumeName } from '../engine/names.js';
+import { bakedIds, imageTag, volumeEngineName } from '../engine/names.js';
 import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -13,8 +13,8 @@ export interface BoxIdentity {
   projectId: string;
   worktreeId: string;
   worktreeDir: string;
-  isLinkedWorktree: boolean;
-  commonGitDir: string | null;
+  /** A linked worktree's git paths as git recorded them (null otherwise). */
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 export interface RunParamsInput {
@@ -31,24 +31,19 @@ export interface RunParamsInput {
   labels: RunLabels;
 }
 
-/** The engine-side name of a volume declaration. */
-export function volumeEngineName(projectId: string, hostUid: number, volume: VolumeSpec): string {
-  return volume.scope === 'machine'
-    ? machineVolumeName(hostUid, volume.name)
-    : projectVolumeName(projectId, volume.name);
-}
-
 function skillEnv(skills: readonly ResolvedSkill[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const s of skills) Object.assign(env, s.runtime.env);
   return env;
 }
 
-function worktreeBinds(box: BoxIdentity): RunBind[] {
-  if (!box.isLinkedWorktree || box.commonGitDir === null) return [];
+/** Git inside the box follows the recorded paths, so each is bound at exactly that path. */
+export function worktreeBinds(box: Pick<BoxIdentity, 'gitPaths'>): RunBind[] {
+  if (box.gitPaths === null) return [];
+  const { commonGitDir, worktreeDir } = box.gitPaths;
   return [
-    { host: box.commonGitDir, target: box.commonGitDir, mode: 'rw' },
-    { host: box.worktreeDir, target: box.worktreeDir, mode: 'rw' },
+    { host: commonGitDir, target: commonGitDir, mode: 'rw' },
+    { host: worktreeDir, target: worktreeDir, mode: 'rw' },
   ];
 }
 

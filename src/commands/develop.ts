@@ -3,27 +3,29 @@
 // exclusive volumes, stage and build, create volumes and seed them, write
 // the launch record, create the box. Outside it: the banner, then attach.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
+import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
-import { launchRunParams, volumeEngineName } from '../box/run-params.js';
+import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { LABEL, containerName } from '../engine/names.js';
+import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { renderError } from '../output/render-error.js';
-import { createEngine, type Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
+import { createEngine } from '../engine/runner.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
@@ -156,13 +158,15 @@ async function prepareBox(
   pool: EnginePool,
 ): Promise<Prepared> {
   const { config, skills, warnings } = await loadBoxConfig(ctx);
+  const home = userHome(io);
+  // Again over the config as re-read under the lock, before the engine creates or removes anything.
+  await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${engine.facts.name}`,
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const home = userHome(io);
   const contextFiles = await readContextFiles(config, home);
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
@@ -278,11 +282,18 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   if (hostWarning !== null) warn(io, hostWarning.message);
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
+  // The project directory alone, before the store is written: a directory
+  // holding the store or byre itself is refused before anything is created.
+  await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
   await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
 
-  // The read before the lock decides only which engine to detect and pin.
+  // The read before the lock decides only which engine to detect and pin,
+  // and refuses a box reaching byre's files before any engine is asked.
   const early = await loadBoxConfig(ctx);
+  await checkContainment(
+    containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
+  );
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
   for (const w of facts.warnings) warn(io, w.message);
   const engine = createEngine(facts, { env: io.env });

@@ -2,7 +2,7 @@
 // directory. No side effects: it neither enrols the project nor touches the
 // build context.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import { printNotes } from '../output/notes.js';

@@ -1,7 +1,8 @@
 // `byre dockerrun`: print the exact engine run command develop would use for
 // this directory, shell-quoted. Runs nothing in the engine beyond detection.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
+import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
@@ -11,6 +12,7 @@ import { boxHostEnv, loadBox, userHome } from './load.js';
 
 export async function dockerrunCommand(io: Io): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
+  await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({

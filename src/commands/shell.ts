@@ -2,12 +2,12 @@
 // whichever installed engine runs it. The shell's exit status passes through;
 // byre never starts a box here.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { describeUnchecked, findSessions } from '../box/sessions.js';
 import { shellExecSpec } from '../box/shell.js';
 import { ByreError, PassthroughExit } from '../errors.js';
-import { resolveProjectContext } from '../project/context.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 
 export interface ShellOptions {
   skipUidCheck?: boolean;
@@ -19,6 +19,8 @@ export async function shellCommand(
   deps: { pool?: EnginePool } = {},
 ): Promise<void> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
+  // An id another directory owns names that directory's box: refuse before any engine is asked.
+  await checkProjectPath(ctx);
   const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
   const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
   const box = scan.boxes[0];

@@ -5,8 +5,10 @@
 import type { ConfigIssue } from '../errors.js';
 import { indexKeys, type KeyIndex, type PathSegment } from './locate.js';
 import { locateFinding } from './parse.js';
+import { normalizeTarget } from './grammar.js';
 import {
-  normalizeTarget,
+  layerPortBindings,
+  mountClaimLabel,
   PORT_COLLISION_FIX,
   portCollisionMessage,
   portCollisions,
@@ -14,7 +16,7 @@ import {
   targetCollisionMessage,
   targetCollisions,
   type TargetClaim,
-} from './rules.js';
+} from './rules/index.js';
 import type { RawLayer } from './schema.js';
 import type { EffectiveConfig, LayerRef } from './types.js';
 
@@ -65,10 +67,13 @@ export function checkEffective(
   const claims: { claim: TargetClaim; from: LayerRef; path: (raw: RawLayer) => PathSegment[] }[] =
     [];
   for (const mount of config.mounts) {
-    if (mount.value.disabled) continue;
     const target = normalizeTarget(mount.value.target);
     claims.push({
-      claim: { kind: 'mount', label: `mount ${JSON.stringify(mount.value.target)}`, target },
+      claim: {
+        kind: 'mount',
+        label: mountClaimLabel(mount.value.target, mount.value.disabled),
+        target,
+      },
       from: mount.from,
       path: (raw) => [
         'mounts',
@@ -114,7 +119,9 @@ export function checkEffective(
         port.from,
         (raw) => [
           'ports',
-          (raw.ports ?? []).findIndex((p) => p.container === container && (p.host ?? 0) === host),
+          layerPortBindings(raw.ports ?? []).find(
+            (e) => e.binding.container === container && e.binding.host === host,
+          )?.index ?? -1,
         ],
         'config.port-collision',
         portCollisionMessage(port.value),

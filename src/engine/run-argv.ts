@@ -1,5 +1,5 @@
-// The box's run/create argv, exactly in reference order 1-13, plus the POSIX
-// quoting `byre dockerrun` prints it with. Pure: the caller has already
+// The box's run/create argv, its thirteen sections always in one order, plus
+// the POSIX quoting `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { ByreError } from '../errors.js';
 import type { PortSpec } from '../config/types.js';
+import { WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -70,8 +71,6 @@ export interface RunParams {
   labels: RunLabels;
   image: string;
 }
-
-export const WORKSPACE = '/workspace';
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
 const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;

@@ -1,8 +1,18 @@
 // The one error renderer: turns thrown data into the text on stderr. Nothing
 // else in byre formats an error for the user; main.ts calls this and exits.
 
-import { ByreError, ConfigError, EngineError, type ConfigIssue, type Location } from '../errors.js';
+import {
+  ByreError,
+  ConfigError,
+  EngineError,
+  EXIT,
+  PassthroughExit,
+  type ConfigIssue,
+  type Location,
+} from '../errors.js';
 import { escapeTerminal } from './escape.js';
+import { redactSecrets } from './redact.js';
+import { systemErrorToByre } from './system-error.js';
 
 export function formatLocation(location: Location): string {
   let where = escapeTerminal(location.file);
@@ -55,4 +65,16 @@ export function renderCrash(error: unknown): string {
     '',
     escapeTerminal(detail).replace(/\\n/g, '\n'),
   ].join('\n');
+}
+
+/**
+ * What main prints and exits with for anything thrown: nothing for the
+ * agent's own status, the error renderer for what byre can explain, the crash
+ * banner for the rest. Every text passes the credential redactor last.
+ */
+export function failureReport(error: unknown): { code: number; text: string | null } {
+  if (error instanceof PassthroughExit) return { code: error.code, text: null };
+  const known = error instanceof ByreError ? error : systemErrorToByre(error);
+  if (known !== null) return { code: known.exitCode, text: redactSecrets(renderError(known)) };
+  return { code: EXIT.crash, text: redactSecrets(renderCrash(error)) };
 }

@@ -4,16 +4,15 @@
 
 import path from 'node:path';
 import { projectIdFor } from './identity.js';
+import { projectIdCollision, readProjectPath } from './store.js';
 import {
   byreHome,
-  projectIdCollision,
   projectStorePaths,
-  readProjectPath,
   storePaths,
   type ProjectStorePaths,
   type StorePaths,
-} from './store.js';
-import { resolveWorktree, worktreeIdFor } from './worktree.js';
+} from './store-layout.js';
+import { resolveWorktree, worktreeIdFor, type WorktreeIdentity } from './worktree.js';
 
 export interface ProjectContext {
   store: StorePaths;
@@ -26,6 +25,8 @@ export interface ProjectContext {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  /** A linked worktree's git paths as git recorded them, bound at the same paths. */
+  gitPaths: WorktreeIdentity['gitPaths'];
   /** Directories the box can write; a host tool found under one is declined. */
   boxWritableRoots: string[];
 }
@@ -53,6 +54,7 @@ export async function resolveProjectContext(
     worktreeDir: wt.worktreeDir,
     isLinkedWorktree: wt.isLinkedWorktree,
     commonGitDir: wt.commonGitDir,
+    gitPaths: wt.gitPaths,
     boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
   };
 }

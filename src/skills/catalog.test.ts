@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, removeTempDir } from '../../test/support/temp.js';
 import { formatIssue } from '../commands/package.js';
 import { loadCatalog } from './catalog.js';
 
-const home = mkdtempSync(path.join(tmpdir(), 'byre-catalog-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+// Made at collection time: the describe blocks below load the catalog as they are declared.
+const home = makeTempDir('catalog');
+afterAll(() => removeTempDir(home));
 
 describe.each(['skill', 'template'] as const)('bundled %ss', (kind) => {
   const catalog = loadCatalog({ home, kind });
@@ -46,7 +45,7 @@ describe('bundled skills through the SkillCatalog', () => {
 
   it('enabling both firewall postures is refused, naming both skills', async () => {
     const { resolveEnabledSkills } = await import('./resolve.js');
-    const { fakeConfig, sourced } = await import('../gen/test-fixtures.js');
+    const { fakeConfig, sourced } = await import('../../test/support/config.js');
     const config = fakeConfig({ skills: [sourced('firewall'), sourced('firewall-open')] });
     expect(() => resolveEnabledSkills(config, skills)).toThrow(
       expect.objectContaining({
@@ -54,5 +53,30 @@ describe('bundled skills through the SkillCatalog', () => {
         message: expect.stringMatching(/byre\/firewall.*byre\/firewall-open/),
       }),
     );
+  });
+});
+
+describe('local packages', () => {
+  it('a FIFO or a link in place of skill.toml makes an invalid entry, never a hang', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdirSync, symlinkSync, writeFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const local = makeTempDir('catalog-local');
+    try {
+      mkdirSync(path.join(local, 'skills', 'piped'), { recursive: true });
+      execFileSync('mkfifo', [path.join(local, 'skills', 'piped', 'skill.toml')]);
+      mkdirSync(path.join(local, 'skills', 'linked'), { recursive: true });
+      writeFileSync(path.join(local, 'real.toml'), 'description = "x"\n');
+      symlinkSync(
+        path.join(local, 'real.toml'),
+        path.join(local, 'skills', 'linked', 'skill.toml'),
+      );
+      const catalog = loadCatalog({ home: local, kind: 'skill' });
+      const rules = (id: string) => catalog.find(id)?.issues.map((i) => i.rule);
+      expect(rules('piped')).toEqual(['config.not-file']);
+      expect(rules('linked')).toEqual(['config.symlink']);
+    } finally {
+      removeTempDir(local);
+    }
   });
 });

@@ -6,9 +6,11 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseLayer } from '../config/parse.js';
-import { PACKAGE_REF } from '../config/rules.js';
+import { configTextIssue, readConfigText } from '../config/read.js';
+import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
+import { packageRoot } from '../project/store-layout.js';
 import { digestHex, packageDigest, sha256Hex } from './digest.js';
 import {
   MANIFEST_FILE,
@@ -18,7 +20,7 @@ import {
   type PackageFileEntry,
   type PackageKind,
   type PackageMeta,
-} from './manifest.js';
+} from './manifest/index.js';
 import { materializeSkill, memoryTree, type PackageTree } from './materialize.js';
 import { fsTree } from './packages/fs-tree.js';
 import { packagesDir, readIndex, type IndexEntry } from './packages/index-file.js';
@@ -61,7 +63,7 @@ export interface CatalogOptions {
 
 /** Where a local package with `id` lives. */
 export function localPackageDir(home: string, kind: PackageKind, id: string): string {
-  return path.join(home, kind === 'skill' ? 'skills' : 'templates', ...id.split('/'));
+  return path.join(packageRoot(home, kind), ...id.split('/'));
 }
 
 function issueFor(file: string, rule: string, message: string, fix: string): ConfigIssue {
@@ -245,28 +247,27 @@ function isDir(p: string): boolean {
 function localSource(home: string, kind: PackageKind, id: string): Source | null {
   const dir = localPackageDir(home, kind, id);
   const file = path.join(dir, MANIFEST_FILE[kind]);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
+  // The manifest is read like every config file: never through a link, never
+  // waiting on a FIFO. A missing one means no package here; a refused one says why.
+  const read = readConfigText(file);
+  if (read.kind === 'missing') return null;
   const tree = fsTree(dir, [MANIFEST_FILE[kind]]);
-  const problems = tree.truncated
-    ? [
-        issueFor(
-          file,
-          'package.too-many-files',
-          `${dir} holds more files than a package may`,
-          'move unrelated files out of the package directory',
-        ),
-      ]
-    : [];
+  const problems = read.kind === 'ok' ? [] : [configTextIssue(file, read)];
+  if (tree.truncated) {
+    problems.push(
+      issueFor(
+        file,
+        'package.too-many-files',
+        `${dir} holds more files than a package may`,
+        'move unrelated files out of the package directory',
+      ),
+    );
+  }
   return {
     id,
     provenance: 'local',
     kind,
-    text,
+    text: read.kind === 'ok' ? read.text : '',
     file,
     tree,
     dir,
@@ -278,7 +279,7 @@ function localSource(home: string, kind: PackageKind, id: string): Source | null
 
 /** Local package ids: `<name>` with a manifest, else `<owner>/<name>` one level down. */
 export function localIds(home: string, kind: PackageKind): string[] {
-  const root = path.join(home, kind === 'skill' ? 'skills' : 'templates');
+  const root = packageRoot(home, kind);
   const names = (dir: string): string[] => {
     try {
       return readdirSync(dir)

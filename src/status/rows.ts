@@ -1,4 +1,4 @@
-// The status page's rows, in the reference's order, from the status data. Pure
+// The status page's rows, in one fixed order, from the status data. Pure
 // text: values are raw (the row funnel escapes them). Rows tagged with a tier
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
@@ -134,7 +134,7 @@ function hostEnvRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** Every row of the page, in reference order (section 9). */
+/** Every row of the page, in the page's fixed order. */
 export function statusRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   const add = (...more: ModelRow[]): void => {
@@ -169,6 +169,14 @@ export function statusRows(d: StatusData): ModelRow[] {
   add({ label: 'Engine', value: engine });
 
   add({ label: 'Project', value: `${d.workdir} -> /workspace  (rw)` });
+  add(
+    ...listRows(
+      'Refused',
+      d.refused.map((r) => `${r.message}  [${r.rule}]`),
+      null,
+      { kind: 'never-truncate' },
+    ),
+  );
   if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null) {

@@ -1,10 +1,51 @@
-// The one y/N question byre asks before destroying state: a line read from
-// stdin on a terminal. Without a terminal it never guesses; the caller's
-// `-y` is the only way past it, and this module says so.
+// The streams and process facts a command may touch, and the one y/N
+// question byre asks before destroying state. Injected so commands stay
+// testable without spawning the binary; every layer may import this, and it
+// imports nothing of byre's but the errors.
 
 import { createInterface } from 'node:readline';
-import { UsageError } from '../errors.js';
-import type { Io } from './io.js';
+
+import { UsageError } from './errors.js';
+
+export interface Writer {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Writer;
+  stderr: Writer;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdinIsTty: boolean;
+  stdoutIsTty: boolean;
+  /** The terminal's width when stdout is one; undefined when unknown. */
+  stdoutColumns?: number | undefined;
+  uid: number;
+  gid: number;
+  pid: number;
+  /** Raw byte streams, for verbs that move payloads (deliver, grab). */
+  stdinStream?: NodeJS.ReadableStream;
+  stdoutStream?: NodeJS.WritableStream;
+  stderrIsTty?: boolean;
+}
+
+export function defaultIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env: process.env,
+    stdinIsTty: process.stdin.isTTY === true,
+    stdoutIsTty: process.stdout.isTTY === true,
+    stdoutColumns: process.stdout.columns,
+    uid: process.getuid?.() ?? 1000,
+    gid: process.getgid?.() ?? 1000,
+    pid: process.pid,
+    stdinStream: process.stdin,
+    stdoutStream: process.stdout,
+    stderrIsTty: process.stderr.isTTY === true,
+  };
+}
 
 /** Asks `question` and resolves true only for an explicit yes. */
 export type Confirm = (question: string) => Promise<boolean>;
