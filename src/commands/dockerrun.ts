@@ -4,7 +4,8 @@
 import type { Io } from '../io.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
-import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
+import { buildRunArgv } from '../engine/run-argv.js';
+import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
