@@ -156,7 +156,7 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
 ): Promise<Prepared> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx);
+  const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${engine.facts.name}`,
@@ -283,7 +283,7 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
 
   // The read before the lock decides only which engine to detect and pin.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
   for (const w of facts.warnings) warn(io, w.message);
   const engine = createEngine(facts, { env: io.env });

@@ -3,9 +3,8 @@
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
-import path from 'node:path';
-
 import { ByreError } from '../errors.js';
+import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
 import { WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
@@ -170,16 +169,13 @@ function checkMountField(value: string): string {
 
 /** `~` / `~/…` against home, then cleaned; anything else must already be absolute. */
 export function expandHost(host: string, home: string): string {
-  let p = host;
-  if (p === '~') p = home;
-  else if (p.startsWith('~/')) p = path.posix.join(home, p.slice(2));
-  if (!path.posix.isAbsolute(p)) {
+  const expanded = expandHostPath(host, home);
+  if (expanded === null) {
     throw new ByreError(`mount source "${host}" must be absolute or start with ~/`, {
       rule: 'mount.relative-host',
     });
   }
-  const clean = path.posix.normalize(p);
-  return clean.length > 1 && clean.endsWith('/') ? clean.slice(0, -1) : clean;
+  return expanded;
 }
 
 function portFlag(p: PortSpec): string {
