@@ -27,6 +27,7 @@ beforeEach(() => {
     worktreeDir: '/src/demo/work',
     isLinkedWorktree: false,
     commonGitDir: null,
+    gitPaths: null,
     boxWritableRoots: [],
   };
 });

@@ -2,6 +2,7 @@
 // this directory, shell-quoted. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
+import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv } from '../engine/run-argv.js';
@@ -12,6 +13,7 @@ import { boxHostEnv, loadBox, userHome } from './load.js';
 
 export async function dockerrunCommand(io: Io): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
+  await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({

@@ -4,6 +4,7 @@
 // parallel; no answer from an engine is data for the page, never a failure.
 
 import type { Io } from '../io.js';
+import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, failedAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
@@ -160,6 +161,9 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
           readLaunchRecordFile(ctx.project.launches, hash),
         );
 
+  const refusals = await containmentProblems(
+    containmentInput(ctx, ctx.store.home, home, config, skills),
+  );
   let nextLaunch: LaunchRecord | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
@@ -199,16 +203,19 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    refusals,
   });
 
   printNotes(io.stderr, issues);
   if (options.data === true) {
     io.stdout.write(renderStatusData(model));
-    return;
+  } else {
+    const width = layoutWidth({
+      isTty: io.stdoutIsTty,
+      columns: io.stdoutColumns,
+    });
+    io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
   }
-  const width = layoutWidth({
-    isTty: io.stdoutIsTty,
-    columns: io.stdoutColumns,
-  });
-  io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
+  // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
+  if (refusals.length > 0) throw containmentError(refusals);
 }

@@ -2,7 +2,8 @@
 // the extends chain, and hands validated layers to the pure merge. Reads
 // only; it never creates, fixes or migrates a file.
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
 import {
@@ -43,68 +44,72 @@ function refused(ref: LayerRef, problem: ConfigIssue): LayerFile {
   return { ref, text: '', value: null, issues: [problem], warnings: [] };
 }
 
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+/** A config-family file's text, or why it was not read. */
+export type ConfigText =
+  | { kind: 'missing' }
+  | { kind: 'not-regular'; what: NotRegular }
+  | { kind: 'too-large'; size: number }
+  | { kind: 'not-utf8' }
+  | { kind: 'ok'; text: string; mode: number };
+
+/**
+ * Reads a config-family file (store byre.config, default, layers, templates)
+ * through the shared no-follow reader: a symlink, FIFO, directory or device
+ * is refused without being read or waited on. The loader and the writer
+ * (write.ts) both read here.
+ */
+export function readConfigText(path: string): ConfigText {
+  const read = readRegularFile(path, MAX_CONFIG_BYTES);
+  if (read.kind !== 'ok') return read;
+  try {
+    return {
+      kind: 'ok',
+      text: new TextDecoder('utf-8', { fatal: true }).decode(read.bytes),
+      mode: read.mode,
+    };
+  } catch {
+    return { kind: 'not-utf8' };
+  }
 }
 
-/** Read at most `limit` bytes; the size cap is checked before the text is decoded or parsed. */
-export function readCapped(fd: number, limit: number): Buffer {
-  const buffer = Buffer.alloc(limit);
-  let length = 0;
-  while (length < limit) {
-    const n = readSync(fd, buffer, length, limit - length, null);
-    if (n === 0) break;
-    length += n;
+/** A config file present but refused before it was parsed. */
+export type ConfigTextRefusal = Exclude<ConfigText, { kind: 'ok' } | { kind: 'missing' }>;
+
+/** The located issue for a config file that was refused unread. */
+export function configTextIssue(path: string, read: ConfigTextRefusal): ConfigIssue {
+  switch (read.kind) {
+    case 'not-regular':
+      return read.what === 'symlink'
+        ? issue(
+            'config.symlink',
+            path,
+            `${path} is a symbolic link; byre reads config files only in place`,
+            'replace the link with the file it points to',
+          )
+        : issue(
+            'config.not-file',
+            path,
+            `${path} is ${describeNotRegular(read.what)}, not a regular file`,
+            'replace it with a config file',
+          );
+    case 'too-large':
+      return tooLargeIssue(path, read.size);
+    case 'not-utf8':
+      return issue(
+        'config.toml-syntax',
+        path,
+        `${path} is not valid UTF-8`,
+        'save the file as UTF-8',
+      );
   }
-  return buffer.subarray(0, length);
 }
 
 /** Read and validate one config-family file; null when it does not exist. */
 export function readLayerFile(path: string, kind: LayerKind, name: string): LayerFile | null {
   const ref: LayerRef = { kind, name, path };
-  let fd: number;
+  let read: ConfigText;
   try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if (isMissing(error)) return null;
-    return refused(
-      ref,
-      issue(
-        'config.unreadable',
-        path,
-        `cannot read ${path}: ${String(error)}`,
-        'check the file permissions',
-      ),
-    );
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      return refused(
-        ref,
-        issue(
-          'config.unreadable',
-          path,
-          `${path} is not a regular file`,
-          'replace it with a config file',
-        ),
-      );
-    }
-    if (stat.size > MAX_CONFIG_BYTES) return refused(ref, tooLargeIssue(path, stat.size));
-    // One byte over the cap catches a file that grew after the stat.
-    const bytes = readCapped(fd, MAX_CONFIG_BYTES + 1);
-    if (bytes.length > MAX_CONFIG_BYTES) return refused(ref, tooLargeIssue(path, bytes.length));
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      return refused(
-        ref,
-        issue('config.toml-syntax', path, `${path} is not valid UTF-8`, 'save the file as UTF-8'),
-      );
-    }
-    return { ref, text, ...parseLayer(text, { file: path, kind, name }) };
+    read = readConfigText(path);
   } catch (error) {
     return refused(
       ref,
@@ -115,9 +120,10 @@ export function readLayerFile(path: string, kind: LayerKind, name: string): Laye
         'check the file permissions',
       ),
     );
-  } finally {
-    closeSync(fd);
   }
+  if (read.kind === 'missing') return null;
+  if (read.kind !== 'ok') return refused(ref, configTextIssue(path, read));
+  return { ref, text: read.text, ...parseLayer(read.text, { file: path, kind, name }) };
 }
 
 export interface CascadeOptions {
@@ -150,7 +156,8 @@ function hostPathExists(hostPath: string): boolean {
     statSync(hostPath);
     return true;
   } catch (error) {
-    return !isMissing(error);
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
   }
 }
 

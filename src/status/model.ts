@@ -31,6 +31,7 @@ export interface StatusProject {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 export type StatusEngine =
@@ -74,6 +75,8 @@ export interface StatusInput {
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
   presetNote?: string | null;
+  /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
+  refusals?: readonly { rule: string; message: string }[];
 }
 
 export interface StatusModel {
@@ -514,9 +517,16 @@ function containerData(input: StatusInput): StatusData['container'] {
 export function statusModel(input: StatusInput): StatusModel {
   const { config, skills, project } = input;
   const extraBinds: MountSpec[] =
-    project.isLinkedWorktree && project.commonGitDir !== null
-      ? [{ host: project.commonGitDir, target: project.commonGitDir, mode: 'rw', disabled: false }]
-      : [];
+    project.gitPaths === null
+      ? []
+      : [
+          {
+            host: project.gitPaths.commonGitDir,
+            target: project.gitPaths.commonGitDir,
+            mode: 'rw',
+            disabled: false,
+          },
+        ];
   const grants = grantFacts({
     config,
     skills,
@@ -578,6 +588,7 @@ export function statusModel(input: StatusInput): StatusModel {
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:
       config.agent === null
