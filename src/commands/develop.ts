@@ -162,8 +162,8 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
 ): Promise<Prepared> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx);
   const home = userHome(io);
+  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
   // Again over the config as re-read under the lock, before the engine creates or removes anything.
   await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
   if (config.engine.value !== detectedChoice) {
@@ -294,7 +294,7 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );

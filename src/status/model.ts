@@ -3,7 +3,7 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
-import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
+import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
@@ -89,17 +89,6 @@ export interface StatusModel {
 
 // ---------------------------------------------------------------------------
 // Attribution
-
-export function layerLabel(ref: LayerRef): string {
-  switch (ref.kind) {
-    case 'template':
-      return `template ${ref.name}`;
-    case 'layer':
-      return `layer ${ref.name}`;
-    default:
-      return ref.kind;
-  }
-}
 
 const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
