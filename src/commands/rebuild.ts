@@ -15,7 +15,7 @@ import { createEngine } from '../engine/runner.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { loadBoxConfig, planBox } from './load.js';
+import { loadBoxConfig, planBox, userHome } from './load.js';
 
 export async function rebuildCommand(io: Io): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
