@@ -340,6 +340,35 @@ file = "context.md"
     expect(result.issues[0]?.location.line).toBe(1);
   });
 
+  it.each([
+    ['top level', 'npm_global = ["x"]\n', 1, 'npm_global'],
+    ['in [build]', '[build]\napt = ["curl"]\nnpm_global = ["x"]\n', 3, 'build.npm_global'],
+  ])('a removed key (%s) says it was removed, not unknown', (_where, text, line, key) => {
+    const result = parseSkillManifest(text, FILE);
+    expect(result.value).toBeNull();
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.key-removed',
+        location: expect.objectContaining({ line, key }),
+      }),
+    ]);
+    expect(result.issues[0]?.fix).toContain('dockerfile');
+  });
+
+  it('a removed key is reported beside other shape problems', () => {
+    const result = parseSkillManifest('npm_global = []\ncolour = 1\n', FILE);
+    expect(result.issues.map((i) => i.rule)).toEqual(['skill.key-removed', 'skill.unknown-key']);
+  });
+
+  it('the retired [agent] context_target is accepted and ignored', () => {
+    const result = parseSkillManifest(
+      '[agent]\ncommand = "x"\ncontext_target = "CLAUDE.md"\n',
+      FILE,
+    );
+    expect(result.issues).toEqual([]);
+    expect(result.value?.agent?.command).toBe('x');
+  });
+
   it('names the key and both lines of a redefined table', () => {
     const result = parseSkillManifest('[runtime]\ncaps = []\n\n[runtime]\nenv = {}\n', FILE);
     expect(result.issues).toEqual([
