@@ -10,7 +10,6 @@ import { askPool, enginePool, failedAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { cascadeFiles } from '../config/cascade-files.js';
-import { loadCascade } from '../config/read.js';
 import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
@@ -24,6 +23,7 @@ import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { defaultConfigPath } from '../project/store-layout.js';
+import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
@@ -35,7 +35,7 @@ import {
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
-import { skillCatalog, templateLookup, userHome } from './load.js';
+import { readBoxConfig, userHome } from './load.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -90,18 +90,18 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  const { config, issues } = loadCascade({
-    home: ctx.store.home,
-    projectId: ctx.projectId,
-    bundledTemplate: templateLookup(ctx.store.home),
-  });
+  const home = userHome(io);
+  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
-    skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
+    skills = resolveEnabledSkills(config, catalog, locate);
   } catch (error) {
-    if (!(error instanceof ByreError)) throw error;
-    skillError = error.message;
+    // A package that is not there is data for the page (its row says how to
+    // get it); an agent that names a skill with no [agent] is a config error.
+    if (!(error instanceof ByreError) || error.rule === 'agent.not-an-agent') throw error;
+    const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
+    skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
 
   // Engine questions first, so they run while the host env is read below.
@@ -164,7 +164,6 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
           readLaunchRecordFile(ctx.project.launches, hash),
         );
 
-  const home = userHome(io);
   const refusals = await containmentProblems(
     containmentInput(ctx, ctx.store.home, home, config, skills),
   );
@@ -212,6 +211,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       default: defaultConfigPath(ctx.store.home),
       project: ctx.project.config,
     }),
+    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 
   printNotes(io.stderr, issues);

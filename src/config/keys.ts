@@ -170,10 +170,11 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       removal: '`target = "!/path"` removes the inherited mount at that target',
     },
     grammar:
-      '`host` is `~/…` or absolute, `target` absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide.',
+      '`host` is `~/…` or absolute and must exist unless the mount is disabled; `target` is absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide.',
     example: '[[mounts]]\nhost = "~/src/shared-lib"\ntarget = "/opt/shared-lib"\nmode = "ro"',
     rules: [
       'config.mount-host-invalid',
+      'config.mount-host-missing',
       'config.mount-target-not-absolute',
       'config.mount-target-invalid',
       'config.mount-mode-invalid',
