@@ -32,8 +32,6 @@ import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
@@ -41,7 +39,14 @@ import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { recordProjectPath } from '../project/store.js';
-import { boxHostEnv, bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
+import {
+  boxHostEnv,
+  bundledTemplate,
+  loadBoxConfig,
+  planBox,
+  skillCatalog,
+  userHome,
+} from './load.js';
 
 export type DevelopOptions = OnboardFlags;
 
@@ -166,8 +171,8 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
 ): Promise<Prepared> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx);
   const home = userHome(io);
+  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
   // Again over the config as re-read under the lock, before the engine creates or removes anything.
   await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
   if (config.engine.value !== detectedChoice) {
@@ -176,8 +181,7 @@ async function prepareBox(
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const contextFiles = await readContextFiles(config, home);
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  const plan = await planBox(io, { ctx, config, skills, warnings });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
   const hostEnv = boxHostEnv(io, ctx, config);
@@ -299,7 +303,7 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );

@@ -12,12 +12,10 @@ import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { bakedIds, imageTag } from '../engine/names.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { loadBoxConfig, userHome } from './load.js';
+import { loadBoxConfig, planBox, userHome } from './load.js';
 
 export async function rebuildCommand(io: Io): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
@@ -36,7 +34,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
   }
 
   // The early read only picks the engine to detect and pin.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = createEngine(facts, { env: io.env });
@@ -44,15 +42,14 @@ export async function rebuildCommand(io: Io): Promise<void> {
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 
   await withSetupLock(ctx.project, async () => {
-    const { config, skills, warnings } = await loadBoxConfig(ctx);
+    const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
     if (config.engine.value !== early.config.engine.value) {
       throw new RefusedError(
         `the config's engine changed to "${config.engine.value}" while byre was starting on ${facts.name}`,
         { rule: 'rebuild.engine-changed', remedy: 'run byre rebuild again' },
       );
     }
-    const contextFiles = await readContextFiles(config, userHome(io));
-    const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+    const plan = await planBox(io, { ctx, config, skills, warnings });
     printNotes(io.stderr, [...warnings, ...plan.notes]);
     await ensureImage({
       engine,

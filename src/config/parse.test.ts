@@ -1325,6 +1325,15 @@ const BAD: BadCase[] = [
     key: 'claude_skills[0].path',
   },
 
+  {
+    name: 'extends a retired bundled name',
+    toml: ['extends = "devlog"'],
+    rule: 'config.layer-name-invalid',
+    line: 1,
+    column: 1,
+    key: 'extends',
+  },
+
   // ---- context
   {
     name: 'context without name',

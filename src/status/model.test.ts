@@ -642,6 +642,50 @@ describe('statusModel rows', () => {
   });
 });
 
+describe('what develop would refuse', () => {
+  it('a Refused row, never truncated, right after Project; --data carries it', () => {
+    const i = input({
+      refusals: [
+        { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+      ],
+    });
+    const labels = [...table(i).keys()];
+    expect(labels.slice(labels.indexOf('Project'), labels.indexOf('Project') + 2)).toEqual([
+      'Project',
+      'Refused',
+    ]);
+    expect(rows(i).find((r) => r.label === 'Refused')).toMatchObject({
+      value: 'the project directory /home/ada holds the store  [containment.store]',
+      kind: 'never-truncate',
+    });
+    expect(statusModel(i).data.refused).toEqual([
+      { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+    ]);
+  });
+
+  it('Claude Skills develop would refuse to bake are not "delivered"', () => {
+    const claude = fakeSkill('byre/claude', 'bundled', {
+      agent: { command: 'c', state: null, context: true, mcp: true, claudeSkills: true },
+    });
+    const config = fakeConfig({
+      agent: sourced('claude'),
+      claudeSkills: [sourced({ name: 'tdd', path: '~/cs/tdd' })],
+    });
+    const ok = statusModel(input({ config, skills: [claude] })).data;
+    expect(ok.claude_skills_delivery).toBe('delivered to byre/claude');
+    const bad = statusModel(
+      input({
+        config,
+        skills: [claude],
+        claudeSkillProblems: ['tdd: it has no SKILL.md at its root'],
+      }),
+    ).data;
+    expect(bad.claude_skills_delivery).toBe(
+      'declared; NOT delivered: develop refuses to bake tdd: it has no SKILL.md at its root',
+    );
+  });
+});
+
 describe('launch record states', () => {
   const record: LaunchRecord = sampleRecord();
   const hash = launchRecordHash(renderLaunchRecord(record));

@@ -17,6 +17,7 @@ import { finding, type Finding } from '../../config/rules/finding.js';
 import { packageFindings, toPackageMeta } from './package-rules.js';
 import {
   rawPackageSchema,
+  REMOVED_SKILL_KEYS,
   rawSkillSchema,
   type ManifestResult,
   type PackageMeta,
@@ -110,6 +111,30 @@ function parseTable(
   }
 }
 
+/** The table without keys this format removed, and a finding for each (adr/0020). */
+function withoutRemovedKeys(table: Record<string, unknown>): {
+  table: Record<string, unknown>;
+  removed: Finding[];
+} {
+  const removed: Finding[] = [];
+  const out: Record<string, unknown> = { ...table };
+  for (const [where, keys] of Object.entries(REMOVED_SKILL_KEYS)) {
+    const nested = where === '' ? null : out[where];
+    if (where !== '' && (typeof nested !== 'object' || nested === null || Array.isArray(nested)))
+      continue;
+    const holder: Record<string, unknown> =
+      nested === null ? out : { ...(nested as Record<string, unknown>) };
+    for (const [key, why] of Object.entries(keys)) {
+      if (!(key in holder)) continue;
+      delete holder[key];
+      const path = where === '' ? [key] : [where, key];
+      removed.push(finding('skill.key-removed', path, why.message, why.fix));
+    }
+    if (nested !== null) out[where] = holder;
+  }
+  return { table: out, removed };
+}
+
 /** Parse and validate one skill.toml. Pure: the caller supplies the text. */
 export function parseSkillManifest(text: string, file: string): ManifestResult<SkillManifest> {
   const parsed = parseTable(text, file);
@@ -117,13 +142,18 @@ export function parseSkillManifest(text: string, file: string): ManifestResult<S
   const index = indexKeys(text);
   const locate = (findings: readonly Finding[]): ConfigIssue[] =>
     findings.map((f) => locateFinding(f, file, index));
-  const shaped = rawSkillSchema.safeParse(parsed.table);
+  const { table, removed } = withoutRemovedKeys(parsed.table);
+  const shaped = rawSkillSchema.safeParse(table);
   if (!shaped.success) {
     return {
       value: null,
-      issues: locate(shapeToSkill(shapeFindings(shaped.error.issues, parsed.table), 'skill.toml')),
+      issues: locate([
+        ...removed,
+        ...shapeToSkill(shapeFindings(shaped.error.issues, table), 'skill.toml'),
+      ]),
     };
   }
+  if (removed.length > 0) return { value: null, issues: locate(removed) };
   const raw = shaped.data;
   const findings = [
     ...(raw.package === undefined ? [] : packageFindings(raw.package, { kind: 'skill' })),
