@@ -6,7 +6,7 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, failedAnswers } from '../box/pool.js';
+import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { cascadeFiles } from '../config/cascade-files.js';
@@ -133,8 +133,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  // A daemon that is down runs nothing; a declined or failing engine might.
-  const unchecked = failedAnswers(answers).filter((a) => a.state !== 'unreachable');
+  const unchecked = openAnswers(answers);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
