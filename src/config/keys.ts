@@ -28,7 +28,7 @@ export const LAYER_FILE_KINDS: readonly LayerFileKind[] = [
   'project',
 ];
 
-/** Where the editor shows a key, and the reference's chapters. */
+/** Where the editor shows a key, and the chapters of docs/CONFIG.md. */
 export type KeySection = 'box' | 'grants' | 'storage' | 'build' | 'wiring' | 'raw' | 'machine';
 
 export const SECTION_TITLES: Readonly<Record<KeySection, string>> = {
@@ -514,7 +514,7 @@ export const FILE_RULES: Readonly<Record<string, string>> = {
   'config.project-id-invalid': 'the project id is not one byre derives',
 };
 
-/** A key as the editor and the reference see it: the doc plus what is derived. */
+/** A key as the editor and docs/CONFIG.md see it: the doc plus what is derived. */
 export interface ConfigKeyInfo extends KeyDoc {
   key: ConfigKey;
   shape: ValueShape;
@@ -550,7 +550,7 @@ function info(key: ConfigKey): ConfigKeyInfo {
 
 const SCHEMA_KEYS = Object.keys(SHAPE) as ConfigKey[];
 
-/** Every key, in the reference's order: by section, then as the schema lists them. */
+/** Every key, in the order docs/CONFIG.md lists them: by section, then as the schema lists them. */
 export const CONFIG_KEYS: readonly ConfigKey[] = SECTION_ORDER.flatMap((section) =>
   SCHEMA_KEYS.filter((key) => KEY_DOCS[key].section === section),
 );
@@ -565,7 +565,7 @@ export function configKey(key: ConfigKey): ConfigKeyInfo {
   return INFOS.get(key) as ConfigKeyInfo;
 }
 
-/** The keys a file of this kind may carry, in reference order. */
+/** The keys a file of this kind may carry, in the order docs/CONFIG.md lists them. */
 export function keysFor(kind: LayerFileKind): ConfigKey[] {
   return CONFIG_KEYS.filter((key) => configKey(key).layers.includes(kind));
 }
