@@ -3,7 +3,8 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
-import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
+import type { CascadeFile } from '../config/cascade-files.js';
+import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
@@ -75,6 +76,10 @@ export interface StatusInput {
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
   presetNote?: string | null;
+  /** The cascade's files, lowest first (config/cascade-files.ts). */
+  configFiles?: readonly CascadeFile[];
+  /** Config-declared Claude Skills develop would refuse to bake, each with its first problem. */
+  claudeSkillProblems?: readonly string[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
   refusals?: readonly { rule: string; message: string }[];
 }
@@ -87,17 +92,6 @@ export interface StatusModel {
 
 // ---------------------------------------------------------------------------
 // Attribution
-
-export function layerLabel(ref: LayerRef): string {
-  switch (ref.kind) {
-    case 'template':
-      return `template ${ref.name}`;
-    case 'layer':
-      return `layer ${ref.name}`;
-    default:
-      return ref.kind;
-  }
-}
 
 const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
@@ -614,6 +608,7 @@ export function statusModel(input: StatusInput): StatusModel {
             bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
           },
     extends: [...config.extendsChain],
+    config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
     self_edit: false,
     engine:
@@ -664,14 +659,17 @@ export function statusModel(input: StatusInput): StatusModel {
       name: c.value,
       source: layerLabel(c.from),
     })),
-    claude_skills_delivery: delivery(
-      claudeSkills.length,
-      agent,
-      agentId,
-      (s) => s.agent?.claudeSkills === true,
-      'Claude Skills',
-      CLAUDE_SKILLS_DIR,
-    ),
+    claude_skills_delivery:
+      (input.claudeSkillProblems ?? []).length > 0
+        ? `declared; NOT delivered: develop refuses to bake ${(input.claudeSkillProblems ?? []).join('; ')}`
+        : delivery(
+            claudeSkills.length,
+            agent,
+            agentId,
+            (s) => s.agent?.claudeSkills === true,
+            'Claude Skills',
+            CLAUDE_SKILLS_DIR,
+          ),
     instructions,
     instructions_delivery: delivery(
       instructions.length,
