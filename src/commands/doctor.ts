@@ -51,11 +51,11 @@ import { resolveHostTool } from '../engine/host-tools.js';
 import { createEngine } from '../engine/runner.js';
 import type { EngineName } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
-import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
-import { loadBoxConfig } from './load.js';
+import { loadBoxConfig, userHome } from './load.js';
 
 export interface DoctorOptions {
   prune?: boolean;
@@ -308,9 +308,9 @@ interface Loaded {
   error: { message: string; fix: string | null } | null;
 }
 
-async function loadConfig(ctx: ProjectContext): Promise<Loaded> {
+async function loadConfig(ctx: ProjectContext, home: string): Promise<Loaded> {
   try {
-    const { config } = await loadBoxConfig(ctx);
+    const { config } = await loadBoxConfig(ctx, home);
     return { choice: config.engine.value, base: config.base.value, error: null };
   } catch (error) {
     if (!(error instanceof ByreError)) throw error;
@@ -334,7 +334,7 @@ interface Diagnosis {
 async function diagnose(io: Io, ctx: ProjectContext, pool: EnginePool): Promise<Diagnosis> {
   const home = ctx.store.home;
   const [loaded, engines, limits, disks, scans] = await Promise.all([
-    loadConfig(ctx),
+    loadConfig(ctx, userHome(io)),
     Promise.all(ENGINES.map((n) => engineFact(n, ctx, io.env))),
     limitFacts(),
     Promise.all(ENGINES.map((n) => diskFact(n, io.env))),
@@ -378,18 +378,19 @@ async function prune(
   const scans = await scanLabelledObjects(pool);
   const report = classifyLeftovers(scans, storeTag(home), (id) => projectState(home, id));
   for (const u of report.unreached) {
-    io.stderr.write(`byre: could not ask ${u.engine}: ${escapeTerminal(u.message)}\n`);
+    say(io.stderr, `could not ask ${u.engine}: ${u.message}`);
   }
   if (report.otherStore + report.unattributed > 0) {
-    io.stderr.write(
-      `byre: left alone: ${report.otherStore} byre object(s) of another store, ${report.unattributed} without a store label\n`,
+    say(
+      io.stderr,
+      `left alone: ${report.otherStore} byre object(s) of another store, ${report.unattributed} without a store label`,
     );
   }
   const removable = report.leftovers.filter((l) => !l.running);
   if (report.leftovers.length === 0) {
-    io.stderr.write('byre: no leftovers to prune\n');
+    say(io.stderr, 'no leftovers to prune');
   } else {
-    io.stderr.write('byre: leftovers (byre objects whose project store or directory is gone):\n');
+    say(io.stderr, 'leftovers (byre objects whose project store or directory is gone):');
     for (const l of leftoverLines(report)) io.stderr.write(`${l}\n`);
   }
   if (removable.length > 0) {
@@ -404,13 +405,8 @@ async function prune(
       pool,
       (l) => projectState(home, l.project).state !== 'present',
     );
-    for (const l of out.removed)
-      io.stderr.write(`byre: removed ${escapeTerminal(describeLeftover(l))}\n`);
-    for (const s of out.skipped) {
-      io.stderr.write(
-        `byre: kept ${escapeTerminal(describeLeftover(s.leftover))}: ${escapeTerminal(s.why)}\n`,
-      );
-    }
+    for (const l of out.removed) say(io.stderr, `removed ${describeLeftover(l)}`);
+    for (const s of out.skipped) say(io.stderr, `kept ${describeLeftover(s.leftover)}: ${s.why}`);
     if (out.failed.length > 0) {
       throw new ByreError(
         `could not remove ${out.failed.map((f) => `${describeLeftover(f.leftover)} (${f.message})`).join('; ')}`,
