@@ -1,10 +1,12 @@
-// The box's run/create argv, exactly in reference order 1-13, plus the POSIX
+// The box's run/create argv, in reference order 1-13 (plus the credential
+// tmpfs after the volumes, adr/0012), and the POSIX
 // quoting `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
 import path from 'node:path';
 
+import { credentialTmpfsFlag } from '../credentials/channel.js';
 import { ByreError } from '../errors.js';
 import type { PortSpec } from '../config/types.js';
 import { KEEP_ID_USERNS } from './argv.js';
@@ -48,6 +50,12 @@ export interface RunParams {
   hostEnv: Readonly<Record<string, string>>;
   /** BYRE_EGRESS (`host:port …`) under an allowlist posture; absent otherwise. */
   egress?: string;
+  /**
+   * Keys of the credential rows develop delivers over the credential channel
+   * (adr/0012). Never values: those reach the box only through the channel.
+   * Non-empty adds the session tmpfs the channel lands on.
+   */
+  credentialKeys?: readonly string[];
   /** The worktree directory bound rw at /workspace. */
   workspaceDir: string;
   /** For `~` expansion of bind sources. */
@@ -97,6 +105,9 @@ export function buildRunArgv(
       '--mount',
       `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
     );
+  }
+  if ((params.credentialKeys ?? []).length > 0) {
+    argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
   for (const p of params.ports) argv.push('-p', portFlag(p));
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);

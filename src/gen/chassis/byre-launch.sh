@@ -47,6 +47,63 @@ if [ -s "$gate_file" ]; then
   fi
 fi
 
+# --- credential gate ---------------------------------------------------------
+# An image whose config holds encrypted credential rows bakes this gate file
+# (adr/0012). byre develop decrypts the values on the host and streams them
+# onto the session tmpfs through an exec; the box waits here until that
+# delivery opened the gate (`ready`), then exports each value to the agent.
+# No delivery (an ejected run, a restarted box: the tmpfs starts empty) means
+# no launch. Values never pass through argv: `read` and `export` are builtins.
+credential_gate_file="${BYRE_CREDENTIAL_GATE_FILE:-/etc/byre/credential-gate}"
+credential_dir="${BYRE_CREDENTIAL_DIR:-/run/byre/credentials}"
+
+credentials_fail_closed() {
+  printf 'byre: credential gate: %s — refusing to launch without them (failing closed).\n' "$1" >&2
+  printf 'byre: credentials are delivered only by `byre develop` (they need its passphrase); set BYRE_CREDENTIAL_GATE_FILE=/dev/null to run this box without them.\n' >&2
+  exit 1
+}
+
+if [ -s "$credential_gate_file" ]; then
+  credential_timeout="${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}"
+  [[ "$credential_timeout" =~ ^[0-9]+$ ]] || credential_timeout=30
+  credential_timeout=$((10#$credential_timeout))
+  credentials_ready=0
+  for ((attempt = 0; attempt < credential_timeout * 5; attempt++)); do
+    if [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; then
+      credentials_ready=1
+      break
+    fi
+    sleep 0.2
+  done
+  if [ "$credentials_ready" -ne 1 ]; then
+    credentials_fail_closed "no credentials were delivered to $credential_dir within ${credential_timeout}s"
+  fi
+  credential_fs=""
+  while read -r _ mount_point mount_type _; do
+    if [ "$mount_point" = "$credential_dir" ]; then credential_fs="$mount_type"; fi
+  done < "${BYRE_MOUNTS_FILE:-/proc/mounts}"
+  if [ "$credential_fs" != "tmpfs" ]; then
+    credentials_fail_closed "$credential_dir is not a tmpfs"
+  fi
+  for credential in "$credential_dir"/env/*; do
+    [ -f "$credential" ] && [ ! -L "$credential" ] || continue
+    credential_key="${credential##*/}"
+    [[ "$credential_key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [[ "$credential_key" != BYRE_* ]] ||
+      credentials_fail_closed "a delivered credential has an unusable name"
+    credential_value=""
+    IFS= read -r -d '' credential_value < "$credential" || true
+    export "$credential_key=$credential_value"
+  done
+  for credential in "$credential_dir"/file/*; do
+    [ -f "$credential" ] && [ ! -L "$credential" ] || continue
+    credential_key="${credential##*/}"
+    [[ "$credential_key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [[ "$credential_key" != BYRE_* ]] ||
+      credentials_fail_closed "a delivered credential has an unusable name"
+    export "$credential_key=$credential"
+  done
+  unset credential credential_key credential_value
+fi
+
 # --- git safe.directory ------------------------------------------------------
 # /workspace is owned by the host user, not necessarily the baked uid.
 if command -v git >/dev/null 2>&1; then
