@@ -26,7 +26,7 @@ export default tseslint.config(
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
-      'src/credentials/!(passphrase|deliver).ts',
+      'src/credentials/!(input|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: {

@@ -15,6 +15,8 @@ import type {
   RawVolume,
 } from './schema.js';
 import type { LayerKind } from './types.js';
+import { credentialKindOf } from '../credentials/row.js';
+import { checkCredentialRows, checkCredentialsTable } from './rules/credentials.js';
 
 export interface Finding {
   rule: string;
@@ -168,6 +170,12 @@ const BANS: readonly Ban[] = [
     kinds: ['template'],
     why: 'templates do not chain; named layers sit between the template and the project',
     fix: 'remove extends from template.config',
+  },
+  {
+    key: 'credentials',
+    kinds: ['template'],
+    why: 'a template is a package others install; credentials belong to a file you own',
+    fix: 'remove [credentials] and its encrypted rows; add them with byre credential add (--global, --layer or the project)',
   },
   {
     key: 'extends',
@@ -379,7 +387,7 @@ export function checkEnv(layer: RawLayer): Finding[] {
 }
 
 const ENV_SOURCES_HINT =
-  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:" and "" (disabled); a literal value belongs in [env]';
+  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:", "" (disabled) and the encrypted rows `byre credential add` writes; a literal value belongs in [env]';
 
 /** Why an env_from_host source is refused (rule and message), or null. */
 function envSourceProblem(source: string): { rule: string; message: string } | null {
@@ -400,12 +408,8 @@ function envSourceProblem(source: string): { rule: string; message: string } | n
   if (source.startsWith('tz:')) {
     return { rule: 'config.env-source-invalid', message: 'tz: takes no argument' };
   }
-  if (source.startsWith('encrypted:') || source.startsWith('encrypted-file:')) {
-    return {
-      rule: 'config.env-source-unsupported',
-      message: `${source.slice(0, source.indexOf(':') + 1)} sources are not implemented yet`,
-    };
-  }
+  // Encrypted rows have their own rules (rules/credentials.ts).
+  if (credentialKindOf(source) !== null) return null;
   return { rule: 'config.env-source-invalid', message: 'unknown source' };
 }
 
@@ -1144,6 +1148,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   checkApt,
   checkEnv,
   checkEnvFromHost,
+  checkCredentialsTable,
+  checkCredentialRows,
   checkFiles,
   checkSkills,
   checkMounts,

@@ -2,6 +2,8 @@
 // (everything optional, strict); this file owns what the rest of byre reads:
 // merged, defaulted, and every value carrying the layer that set it.
 
+import type { CredentialTable } from '../credentials/row.js';
+
 /** Which tier of the cascade a layer sits in, lowest first. */
 export type LayerKind = 'core' | 'default' | 'template' | 'layer' | 'project';
 
@@ -100,8 +102,13 @@ export interface EffectiveConfig {
   sources: Record<string, Sourced<SourceHint>>;
   apt: Sourced<string>[];
   env: Record<string, Sourced<string>>;
-  /** KEY -> source (`git:…`, `env:…`, `tz:`, or "" for disabled). */
+  /** KEY -> source (`git:…`, `env:…`, `tz:`, `encrypted:…`, `encrypted-file:…`, or "" for disabled). */
   envFromHost: Record<string, Sourced<string>>;
+  /**
+   * Each file's own [credentials] identity, lowest layer first. Not merged:
+   * a credential row is opened only by the identity of the file it sits in.
+   */
+  credentials: Sourced<CredentialTable>[];
   /** project-relative src -> absolute dest. */
   files: Record<string, Sourced<string>>;
   skills: Sourced<string>[];

@@ -29,6 +29,7 @@ export function fakeConfig(overrides: Partial<EffectiveConfig> = {}): EffectiveC
     apt: [],
     env: {},
     envFromHost: {},
+    credentials: [],
     files: {},
     skills: [],
     mounts: [],

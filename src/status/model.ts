@@ -6,6 +6,8 @@
 import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../box/run-params.js';
 import type { EngineName } from '../engine/types.js';
+import { CREDENTIAL_DIR } from '../credentials/channel.js';
+import { credentialRows } from '../credentials/rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
@@ -64,6 +66,11 @@ export interface StatusInput {
   siblingsError: string | null;
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
+  /**
+   * Keys develop's delivery receipt names for the running box's launch
+   * record; null when there is none (nothing was delivered, or no record).
+   */
+  credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
 }
 
@@ -108,6 +115,9 @@ const RESERVED: Record<string, readonly string[]> = {
   BYRE_AGENT_CONTEXT: ['context delivery'],
   BYRE_SESSION_CONTEXT: ['context delivery'],
   BYRE_MCP_CONFIG: ['MCP delivery'],
+  BYRE_CREDENTIAL_GATE_FILE: ['credential delivery'],
+  BYRE_CREDENTIAL_GATE_TIMEOUT: ['credential delivery'],
+  BYRE_CREDENTIAL_DIR: ['credential delivery'],
   BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH],
   BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH],
   BYRE_WORKSPACE_DIR: [LAUNCH],
@@ -192,6 +202,7 @@ export type GrantFacts = Pick<
   | 'containments'
   | 'managed_path_shadows'
   | 'host_env'
+  | 'credentials'
   | 'run_args'
   | 'build_raw'
   | 'skill_grants'
@@ -274,6 +285,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
       source: e.source,
       state: e.state,
       layer: layerLabel(e.from),
+    })),
+    credentials: credentialRows(config).map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      layer: layerLabel(r.from),
+      state: r.overridden ? ('overridden' as const) : ('sealed' as const),
     })),
     run_args: config.runArgs.map((a) => a.value),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
@@ -401,6 +418,16 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    credentials: (record.credentialKeys ?? []).map((key) => {
+      const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
+      const delivered = input.credentialsDelivered?.includes(key) === true;
+      return {
+        key,
+        kind: known?.kind ?? null,
+        layer: known?.layer ?? RECORD_SOURCE,
+        state: delivered ? ('delivered' as const) : ('not_delivered' as const),
+      };
+    }),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -438,6 +465,23 @@ function delivery(
   return supported(agent)
     ? `delivered to ${agent.id}`
     : `declared; NOT delivered: ${agent.id} has no ${what} adapter (baked at ${baked})`;
+}
+
+/** One sentence on how the credential rows reach the box, or null when there are none. */
+function credentialDelivery(
+  credentials: StatusData['credentials'],
+  runningBox: boolean,
+): string | null {
+  if (credentials.length === 0) return null;
+  if (!runningBox) {
+    return credentials.some((c) => c.state === 'sealed')
+      ? `delivered by byre develop (it asks the passphrase) over the credential channel onto the session tmpfs ${CREDENTIAL_DIR}; never -e, never baked, never in the launch record`
+      : null;
+  }
+  const missing = credentials.filter((c) => c.state === 'not_delivered').map((c) => c.key);
+  return missing.length === 0
+    ? `delivered to this box over the credential channel (tmpfs ${CREDENTIAL_DIR})`
+    : `NOT delivered to this box: ${missing.join(', ')} (no delivery receipt; the box stays at its credential gate and fails closed)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -701,6 +745,8 @@ export function statusModel(input: StatusInput): StatusModel {
       '/etc/byre/context',
     ),
     host_env: facts.host_env,
+    credentials: facts.credentials,
+    credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     build_raw: facts.build_raw,
