@@ -1,6 +1,8 @@
 // The streams and process facts a command may touch, injected so commands
 // stay testable without spawning the binary.
 
+import type { Terminal } from '../credentials/input.js';
+
 export interface Writer {
   write(text: string): unknown;
 }
@@ -21,6 +23,8 @@ export interface Io {
   stdinStream?: NodeJS.ReadableStream;
   stdoutStream?: NodeJS.WritableStream;
   stderrIsTty?: boolean;
+  /** Where byre may ask for a secret with echo off; null without a terminal on stdin. */
+  terminal?: Terminal | null;
 }
 
 export function defaultIo(): Io {
@@ -38,5 +42,7 @@ export function defaultIo(): Io {
     stdinStream: process.stdin,
     stdoutStream: process.stdout,
     stderrIsTty: process.stderr.isTTY === true,
+    terminal:
+      process.stdin.isTTY === true ? { input: process.stdin, output: process.stderr } : null,
   };
 }

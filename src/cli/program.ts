@@ -37,9 +37,18 @@ export function buildProgram(io: Io): Command {
     .description('Set up if needed and run this directory’s box in the foreground.')
     .option('--template <name>', 'first run only: the template to build on ("none" for none)')
     .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
-    .action(async (options: { template?: string; agent?: string }) => {
+    .option(
+      '--passphrase-fd <n>',
+      'read the credentials’ passphrase from file descriptor n (never from env or argv)',
+    )
+    .action(async (options: { template?: string; agent?: string; passphraseFd?: string }) => {
       const { developCommand } = await import('../commands/develop.js');
-      await developCommand(io, options);
+      const { parseFdFlag } = await import('../credentials/input.js');
+      const { passphraseFd, ...rest } = options;
+      await developCommand(io, {
+        ...rest,
+        ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
+      });
     });
 
   program

@@ -3,6 +3,7 @@
 // build context.
 
 import type { Io } from '../cli/io.js';
+import { deliveredCredentialRows } from '../credentials/rows.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import { printNotes } from '../output/notes.js';
@@ -20,6 +21,17 @@ export function firewallNote(skillId: string, posture: string): string {
   ].join('\n');
 }
 
+/** The comment block an ejected Dockerfile carries when the config holds credential rows. */
+export function credentialNote(keys: readonly string[]): string {
+  return [
+    `# NOTE (byre): this image expects byre's credential delivery (${keys.join(', ')}).`,
+    '# Its launcher waits at a credential gate until `byre develop` has streamed the',
+    '# decrypted values onto the session tmpfs, and fails closed after ~30 s without',
+    '# them. Credentials are never carried by an ejected run: they need the passphrase.',
+    '',
+  ].join('\n');
+}
+
 export async function dockerfileCommand(io: Io): Promise<void> {
   const { ctx, config, skills, warnings } = await loadBox(io);
   const contextFiles = await readContextFiles(config, userHome(io));
@@ -28,5 +40,7 @@ export async function dockerfileCommand(io: Io): Promise<void> {
   const posture = postureFacts(config, skills);
   if (posture.hook !== null)
     io.stdout.write(firewallNote(posture.skill?.id ?? '', posture.posture));
+  const credentials = deliveredCredentialRows(config).map((r) => r.key);
+  if (credentials.length > 0) io.stdout.write(credentialNote(credentials));
   io.stdout.write(plan.dockerfile);
 }

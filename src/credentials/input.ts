@@ -214,3 +214,17 @@ export function readValueFile(path: string): Uint8Array {
     closeSync(fd);
   }
 }
+
+/** `--passphrase-fd N`: a non-negative descriptor number. */
+export function parseFdFlag(text: string): number {
+  if (!/^(0|[1-9][0-9]{0,5})$/.test(text)) {
+    throw new UsageError(
+      `--passphrase-fd takes a file descriptor number, not ${JSON.stringify(text)}`,
+      {
+        rule: 'credential.passphrase-fd',
+        remedy: 'e.g. --passphrase-fd 3 3<passphrase-file',
+      },
+    );
+  }
+  return Number(text);
+}
