@@ -1,8 +1,20 @@
 // Lint: typescript-eslint with type information, plus the folder boundaries
-// from style.md: pure folders import no IO modules.
+// from style.md: pure folders import no IO modules, and production code never
+// imports test support (test/support/).
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['node:fs', 'node:fs/promises', 'node:child_process', 'execa', 'ink', 'chalk'];
+const ioPaths = ioModules.map((name) => ({ name, message: 'pure folder: no IO here' }));
+const testSupport = {
+  group: ['**/test/**'],
+  message: 'production code never imports test support',
+};
+
+/** One rule entry per file set: ESLint replaces, not merges, a rule's options. */
+const restrictImports = (pure) => [
+  'error',
+  { paths: pure ? ioPaths : [], patterns: [testSupport] },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'src/generated/', 'coverage/'] },
@@ -18,22 +30,39 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': restrictImports(false) },
+  },
+  {
+    // Every pure module: decisions over data, IO injected or left to callers.
     files: [
+      'src/errors.ts',
+      'src/config/!(read|write).ts',
+      'src/config/rules/*.ts',
       'src/gen/**/*.ts',
+      'src/tomldoc/**/*.ts',
       'src/status/**/*.ts',
-      'src/network/egress.ts',
+      'src/launch/record.ts',
+      'src/launch/diff.ts',
+      'src/skills/manifest/*.ts',
+      'src/skills/{digest,materialize,resolve,set-rules,types}.ts',
+      'src/project/{identity,store-layout}.ts',
+      'src/engine/{argv,classify,engine,names,output,run-argv,types}.ts',
+      'src/box/{banner,exit-status,launch-record,run-params}.ts',
+      'src/hostenv/resolve.ts',
+      'src/network/{egress,posture}.ts',
+      'src/output/{escape,notes,redact}.ts',
+      'src/cli/{completion,tree}.ts',
       'src/tui/model/**/*.ts',
+      'src/transfer/{boxes-grammar,deliver-args,names,stage-plan,tar-entry,target}.ts',
+      'src/transfer/remote/protocol.ts',
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
       'src/credentials/!(input|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { paths: ioModules.map((name) => ({ name, message: 'pure folder: no IO here' })) },
-      ],
-    },
+    rules: { 'no-restricted-imports': restrictImports(true) },
   },
 );

@@ -1,9 +1,14 @@
 // Read access to the files embedded at build time (bundled skills, templates,
 // chassis scripts). The running binary never reads these from a checkout.
 
-import { EMBEDDED, VERSION } from './generated/embedded.js';
+import { COMMIT, EMBEDDED, VERSION } from './generated/embedded.js';
 
-export { VERSION };
+export { COMMIT, VERSION };
+
+/** What `byre version` prints: the version, the commit it was built from, and this platform. */
+export function versionLine(): string {
+  return `byre ${VERSION} (commit ${COMMIT}, ${process.platform}-${process.arch})`;
+}
 
 /** The bytes of an embedded file, by repo-relative path; null when absent. */
 export function embeddedBytes(path: string): Uint8Array | null {

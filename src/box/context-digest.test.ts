@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/support/temp.js';
 import { computeContextDigest, listContextFiles, type DigestInput } from './context-digest.js';
 
 const base: DigestInput = {
@@ -48,11 +48,8 @@ describe('computeContextDigest', () => {
 });
 
 describe('listContextFiles', () => {
-  let root: string;
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
-
   it('lists files, dirs and executable bits relative to the root', async () => {
-    root = mkdtempSync(path.join(tmpdir(), 'byre-digest-'));
+    const root = testTempDir('digest');
     mkdirSync(path.join(root, 'claude-skills'));
     writeFileSync(path.join(root, 'byre-launch'), '#!/bin/sh\n');
     chmodSync(path.join(root, 'byre-launch'), 0o755);

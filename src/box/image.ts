@@ -5,7 +5,7 @@
 import type { BuildPlan } from '../gen/plan.js';
 import { stageBuildContext } from '../gen/stage.js';
 import { LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import { computeContextDigest, listContextFiles } from './context-digest.js';
 
 export const CONTEXT_LABEL = 'byre.context';

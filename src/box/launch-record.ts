@@ -3,7 +3,8 @@
 // box it describes. Pure; develop writes it, status diffs against it.
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
-import { expandHost, runEnv, WORKSPACE, type RunParams } from '../engine/run-argv.js';
+import { expandHost, runEnv, type RunParams } from '../engine/run-argv.js';
+import { WORKSPACE } from '../gen/box-layout.js';
 import {
   envKeysOf,
   launchTimestamp,
@@ -12,7 +13,7 @@ import {
   type LaunchVolume,
 } from '../launch/record.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { volumeEngineName } from './run-params.js';
+import { volumeEngineName } from '../engine/names.js';
 import { egressText } from '../network/egress.js';
 
 export interface RecordInput {

@@ -1,14 +1,17 @@
 // First-run onboarding without prompts: `--template` / `--agent` write the
 // project's byre.config (in the store, never the project tree); with neither,
-// the cascade defaults apply and an empty consent document is written. The
-// interactive picker arrives with the config editor.
+// the cascade defaults apply and an empty consent document is written, through
+// the config writer like every config write. The interactive picker arrives
+// with the config editor.
 
 import { access } from 'node:fs/promises';
-import path from 'node:path';
 import { ByreError, UsageError } from '../errors.js';
-import { writeFileAtomic, ensurePrivateDir } from '../project/atomic-write.js';
+import { projectConfigFile, writeConfig } from '../config/write.js';
+import { ensurePrivateDir } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
+import { templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
+import { applyEdits, type TomlEdit } from '../tomldoc/index.js';
 
 export interface OnboardFlags {
   template?: string;
@@ -24,14 +27,16 @@ async function exists(p: string): Promise<boolean> {
 
 /** The byre.config text onboarding writes (pure). */
 export function onboardingConfig(projectRoot: string, flags: OnboardFlags): string {
-  const lines = [
+  const header = [
     `# byre project config for ${projectRoot.replace(/[\r\n]/g, '?')}`,
     '# The consent document for this project’s boxes: everything they may reach is',
     '# granted here or in the layers below it (`byre status` shows the result).',
   ];
-  if (flags.template !== undefined) lines.push(`template = ${JSON.stringify(flags.template)}`);
-  if (flags.agent !== undefined) lines.push(`agent = ${JSON.stringify(flags.agent)}`);
-  return `${lines.join('\n')}\n`;
+  const edits: TomlEdit[] = [];
+  if (flags.template !== undefined)
+    edits.push({ op: 'set', path: ['template'], value: flags.template });
+  if (flags.agent !== undefined) edits.push({ op: 'set', path: ['agent'], value: flags.agent });
+  return applyEdits(`${header.join('\n')}\n`, edits);
 }
 
 async function checkTemplate(
@@ -40,11 +45,7 @@ async function checkTemplate(
   bundled: (n: string) => unknown,
 ): Promise<void> {
   if (name === 'none' || bundled(name) !== null) return;
-  if (
-    !name.startsWith('byre/') &&
-    (await exists(path.join(ctx.store.templates, name, 'template.config')))
-  )
-    return;
+  if (!name.startsWith('byre/') && (await exists(templateConfigPath(ctx.store.home, name)))) return;
   throw new ByreError(`template "${name}" not found`, {
     rule: 'onboard.template-missing',
     remedy: 'choose one of the bundled templates (go, node, python), a local one, or "none"',
@@ -85,6 +86,19 @@ export async function onboard(
     await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
   if (flags.agent !== undefined) checkAgent(flags.agent, lookups.catalog);
   await ensurePrivateDir(ctx.project.dir);
-  await writeFileAtomic(ctx.project.config, onboardingConfig(ctx.projectRoot, flags));
+  try {
+    await writeConfig(
+      projectConfigFile(ctx.project),
+      () => onboardingConfig(ctx.projectRoot, flags),
+      {
+        createOnly: true,
+        lock: ctx.project,
+      },
+    );
+  } catch (error) {
+    // Another byre onboarded this project meanwhile: its config stands.
+    if (error instanceof ByreError && error.rule === 'config.write-exists') return false;
+    throw error;
+  }
   return true;
 }

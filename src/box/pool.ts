@@ -6,7 +6,8 @@
 
 import { EngineError } from '../errors.js';
 import { resolveHostTool } from '../engine/host-tools.js';
-import { createEngine, type Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
+import { createEngine } from '../engine/runner.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 
 export type PoolMember =

@@ -1,17 +1,8 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { describe, expect, it } from 'vitest';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
@@ -28,13 +19,11 @@ import {
 let root: string;
 let home: string;
 
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-rehome-')));
+useTempDir('rehome', (tmp) => {
+  root = tmp;
   home = path.join(root, 'home');
   mkdirSync(home);
 });
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** A stored project whose directory existed at `dir`; `gone` removes the directory again. */
 async function stored(

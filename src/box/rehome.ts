@@ -7,16 +7,17 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Writer } from '../cli/io.js';
+import type { Writer } from '../io.js';
 import { ByreError } from '../errors.js';
 import { helperUsernsArgs } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
-import { projectStorePaths, readProjectPath, recordProjectPath } from '../project/store.js';
+import { readProjectPath, recordProjectPath } from '../project/store.js';
+import { projectStorePaths } from '../project/store-layout.js';
 import {
   describeUnreached,
   removeInventory,

@@ -3,8 +3,8 @@
 // same inputs give develop and `byre dockerrun` the same argv.
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
-import { deliveredCredentialRows } from '../credentials/rows.js';
-import { bakedIds, imageTag, machineVolumeName, projectVolumeName } from '../engine/names.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
+import { bakedIds, imageTag, volumeEngineName } from '../engine/names.js';
 import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -30,13 +30,6 @@ export interface RunParamsInput {
   /** Delivered env_from_host values. */
   hostEnv: Readonly<Record<string, string>>;
   labels: RunLabels;
-}
-
-/** The engine-side name of a volume declaration. */
-export function volumeEngineName(projectId: string, hostUid: number, volume: VolumeSpec): string {
-  return volume.scope === 'machine'
-    ? machineVolumeName(hostUid, volume.name)
-    : projectVolumeName(projectId, volume.name);
 }
 
 function skillEnv(skills: readonly ResolvedSkill[]): Record<string, string> {

@@ -3,7 +3,7 @@
 // worktree's session.
 
 import { LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';
 

@@ -1,10 +1,11 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { shellCommand } from '../commands/shell.js';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { fakeIo } from '../../test/support/io.js';
+import { makeTempDir, removeTempDir } from '../../test/support/temp.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
 import { shellExecSpec, uidCheckApplies } from './shell.js';
@@ -53,19 +54,10 @@ describe('shellExecSpec', () => {
 });
 
 describe('shellCommand', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'byre-shell-'));
-  const io = (): Io => ({
-    stdout: { write: () => true },
-    stderr: { write: () => true },
-    cwd: dir,
-    env: { BYRE_HOME: path.join(dir, 'home') },
-    stdinIsTty: false,
-    stdoutIsTty: false,
-    uid: 1000,
-    gid: 1000,
-    pid: 1,
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = makeTempDir('shell');
+  const io = (): Io => fakeIo({ cwd: dir, env: { BYRE_HOME: path.join(dir, 'home') } });
+
+  afterAll(() => removeTempDir(dir));
 
   it('errors clearly when no session runs here', async () => {
     const engine = new FakeEngine();

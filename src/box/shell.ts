@@ -4,6 +4,7 @@
 
 import { ByreError } from '../errors.js';
 import type { EngineName, ExecSpec } from '../engine/types.js';
+import { DEV_HOME, WORKSPACE } from '../gen/box-layout.js';
 
 export interface ShellRequest {
   id: string;
@@ -51,7 +52,7 @@ export function shellExecSpec(req: ShellRequest): ExecSpec {
       remedy: 'pass --skip-uid-check to enter it anyway',
     });
   }
-  const env: Record<string, string> = { HOME: '/home/dev' };
+  const env: Record<string, string> = { HOME: DEV_HOME };
   for (const [k, v] of Object.entries(req.boxEnv)) {
     if (k.startsWith('BYRE_')) env[k] = v;
   }
@@ -59,7 +60,7 @@ export function shellExecSpec(req: ShellRequest): ExecSpec {
     id: req.id,
     command: ['bash', '-l'],
     user: `${uid}:${gid}`,
-    workdir: '/workspace',
+    workdir: WORKSPACE,
     env,
     interactive: true,
     tty: req.tty,

@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Io } from '../cli/io.js';
+import { describe, expect, it } from 'vitest';
 import { forgetCommand } from '../commands/forget.js';
 import { resetCommand } from '../commands/reset.js';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { fakeIo, type FakeIo } from '../../test/support/io.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
 import type { EnginePool } from './pool.js';
@@ -14,21 +14,7 @@ let root: string;
 let dir: string;
 let home: string;
 let id: string;
-let err: string[];
-
-function io(): Io {
-  return {
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd: dir,
-    env: { BYRE_HOME: home },
-    stdinIsTty: false,
-    stdoutIsTty: false,
-    uid: 1000,
-    gid: 1000,
-    pid: 1,
-  };
-}
+let io: FakeIo;
 
 function poolOf(...members: FakeEngine[]): EnginePool {
   return {
@@ -48,8 +34,8 @@ function seeded(name: 'docker' | 'podman' = 'docker'): FakeEngine {
   return e;
 }
 
-beforeEach(async () => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-teardown-')));
+useTempDir('teardown', async (tmp) => {
+  root = tmp;
   dir = path.join(root, 'proj');
   home = path.join(root, 'home');
   mkdirSync(dir);
@@ -57,20 +43,18 @@ beforeEach(async () => {
   id = projectIdFor(dir);
   await recordProjectPath(home, id, dir);
   writeFileSync(path.join(home, 'projects', id, 'byre.config'), 'agent = "none"\n');
-  err = [];
+  io = fakeIo({ cwd: dir, env: { BYRE_HOME: home } });
 });
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('reset', () => {
   it('wipes only this project’s volumes, names machine ones as left alone, keeps the image', async () => {
     const e = seeded();
-    await resetCommand(io(), { force: true }, { pool: poolOf(e) });
+    await resetCommand(io, { force: true }, { pool: poolOf(e) });
     expect([...e.volumes.keys()].sort()).toEqual(
       [`byre-${id}-x-ffffff-state`, 'byre-machine-u1000-auth', 'byre-other-123456-state'].sort(),
     );
     expect(e.images.has(`byre-${id}-u1000-g1000`)).toBe(true);
-    const text = err.join('');
+    const text = io.err;
     expect(text).toContain(
       'left alone (machine-scoped, shared by every project): byre-machine-u1000-auth',
     );
@@ -81,7 +65,7 @@ describe('reset', () => {
   it('refuses while a session of the project is live (exit 1)', async () => {
     const e = seeded();
     e.addContainer({ name: 'byre-x', labels: { 'byre.project': id, 'byre.workdir': 'other-wt' } });
-    await expect(resetCommand(io(), { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
+    await expect(resetCommand(io, { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
       rule: 'reset.session-live',
       exitCode: 1,
     });
@@ -95,7 +79,7 @@ describe('reset', () => {
       questions.push(q);
       return false;
     };
-    await expect(resetCommand(io(), {}, { pool: poolOf(e), confirm })).rejects.toMatchObject({
+    await expect(resetCommand(io, {}, { pool: poolOf(e), confirm })).rejects.toMatchObject({
       rule: 'reset.cancelled',
     });
     expect(questions).toHaveLength(1);
@@ -104,7 +88,7 @@ describe('reset', () => {
 
   it('non-TTY without -y is refused before anything dies', async () => {
     const e = seeded();
-    await expect(resetCommand(io(), {}, { pool: poolOf(e) })).rejects.toMatchObject({
+    await expect(resetCommand(io, {}, { pool: poolOf(e) })).rejects.toMatchObject({
       rule: 'confirm.needs-yes',
     });
     expect(e.volumes.has(`byre-${id}-state`)).toBe(true);
@@ -118,7 +102,7 @@ describe('reset', () => {
         { name: 'podman', state: 'declined', path: `${dir}/bin/podman`, root: dir },
       ],
     };
-    await expect(resetCommand(io(), { force: true }, { pool })).rejects.toMatchObject({
+    await expect(resetCommand(io, { force: true }, { pool })).rejects.toMatchObject({
       rule: 'reset.incomplete',
       message: expect.stringMatching(/podman/),
     });
@@ -129,7 +113,7 @@ describe('reset', () => {
 describe('forget', () => {
   it('removes volumes, images and the store, never the project tree or machine volumes', async () => {
     const e = seeded('podman');
-    await forgetCommand(io(), { force: true }, { pool: poolOf(e) });
+    await forgetCommand(io, { force: true }, { pool: poolOf(e) });
     expect(e.images.has(`byre-${id}-u1000-g1000`)).toBe(false);
     expect(e.images.has('debian:bookworm')).toBe(true);
     expect(e.volumes.has('byre-machine-u1000-auth')).toBe(true);
@@ -141,7 +125,7 @@ describe('forget', () => {
   it('removes a leftover stopped box before its volumes', async () => {
     const e = seeded();
     e.addContainer({ name: 'byre-stale', labels: { 'byre.project': id }, running: false });
-    await forgetCommand(io(), { force: true }, { pool: poolOf(e) });
+    await forgetCommand(io, { force: true }, { pool: poolOf(e) });
     expect(e.containers.size).toBe(0);
   });
 
@@ -150,7 +134,7 @@ describe('forget', () => {
     const podman = new FakeEngine({ name: 'podman' });
     podman.failNext('volumeList', undefined, 3);
     await expect(
-      forgetCommand(io(), { force: true }, { pool: poolOf(docker, podman) }),
+      forgetCommand(io, { force: true }, { pool: poolOf(docker, podman) }),
     ).rejects.toMatchObject({
       rule: 'forget.incomplete',
       message: expect.stringMatching(/NOT completely removed.*podman/),

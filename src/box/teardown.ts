@@ -4,8 +4,7 @@
 // touches machine-scoped volumes or the project tree.
 
 import { rm } from 'node:fs/promises';
-import type { Confirm } from '../cli/confirm.js';
-import type { Writer } from '../cli/io.js';
+import type { Confirm, Writer } from '../io.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import {

@@ -8,7 +8,7 @@ import { ByreError } from '../errors.js';
 import { helperUsernsArgs } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 
 export interface PlannedVolume {
   /** Engine-side name. */

@@ -2,7 +2,7 @@
 // drift from `byre --help`. Pure: the tree in, the script text out.
 
 import { UsageError } from '../errors.js';
-import type { CommandSpec } from './program.js';
+import type { CommandSpec } from './tree.js';
 
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 

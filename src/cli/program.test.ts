@@ -1,40 +1,25 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT, UsageError } from '../errors.js';
-import { VERSION } from '../embedded.js';
+import { COMMIT, VERSION } from '../embedded.js';
 import { completionScript } from './completion.js';
-import { buildProgram, describeTree, runCli } from './program.js';
-import type { Io } from './io.js';
-
-function fakeIo(): Io & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd: '/nonexistent',
-    env: {},
-    stdinIsTty: false,
-    stdoutIsTty: false,
-    uid: 1000,
-    gid: 1000,
-    pid: 1,
-  };
-}
+import { buildProgram, runCli } from './program.js';
+import { describeTree } from './tree.js';
+import { fakeIo } from '../../test/support/io.js';
 
 describe('runCli', () => {
   it.each([['--version'], ['-V'], ['version']])('%s prints the version', async (flag) => {
     const io = fakeIo();
     expect(await runCli([flag], io)).toBe(0);
-    expect(io.out.join('')).toBe(`byre ${VERSION}\n`);
+    expect(io.out).toBe(
+      `byre ${VERSION} (commit ${COMMIT}, ${process.platform}-${process.arch})\n`,
+    );
   });
 
   it('--help lists every command', async () => {
     const io = fakeIo();
     expect(await runCli(['--help'], io)).toBe(0);
-    const help = io.out.join('');
+    const help = io.out;
     for (const name of describeTree(buildProgram(io)).subcommands.map((c) => c.name)) {
       expect(help).toContain(name);
     }

@@ -4,8 +4,9 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { VERSION } from '../embedded.js';
-import { defaultIo, type Io } from './io.js';
+import { describeTree } from './tree.js';
+import { versionLine } from '../embedded.js';
+import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
 export function buildProgram(io: Io): Command {
@@ -28,7 +29,7 @@ export function buildProgram(io: Io): Command {
     .addOption(new Option('-V, --version', 'print the version').hideHelp());
 
   program.on('option:version', () => {
-    io.stdout.write(`byre ${VERSION}\n`);
+    io.stdout.write(`${versionLine()}\n`);
     throw new CommanderError(0, 'byre.version', 'version printed');
   });
 
@@ -191,7 +192,7 @@ export function buildProgram(io: Io): Command {
     .command('version')
     .description('Print the version.')
     .action(() => {
-      io.stdout.write(`byre ${VERSION}\n`);
+      io.stdout.write(`${versionLine()}\n`);
     });
 
   program
@@ -287,25 +288,6 @@ function addPackageCommands(program: Command, io: Io, kind: 'skill' | 'template'
     .action(async (name: string, options: { out?: string }) =>
       (await load()).packagePackCommand(io, kind, name, options),
     );
-}
-
-/** The command tree as data, for completion scripts. */
-export interface CommandSpec {
-  name: string;
-  description: string;
-  options: string[];
-  subcommands: CommandSpec[];
-}
-
-export function describeTree(command: Command): CommandSpec {
-  return {
-    name: command.name(),
-    description: command.description().split('\n')[0] ?? '',
-    options: command.options
-      .filter((o) => !o.hidden)
-      .flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)),
-    subcommands: command.commands.map(describeTree),
-  };
 }
 
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);

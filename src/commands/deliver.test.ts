@@ -1,31 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import type { Io } from '../cli/io.js';
+import { fakeIo } from '../../test/support/io.js';
 import { UsageError } from '../errors.js';
 import type { InstallDeliverAppOptions } from '../transfer/app/install.js';
 import { StagePlan } from '../transfer/stage-plan.js';
 import { deliverCommand } from './deliver.js';
 
-function fakeIo(): Io & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: { write: (s: string) => (io.out += s) },
-    stderr: { write: (s: string) => (io.err += s) },
-    cwd: '/',
-    env: { PATH: '' },
-    stdinIsTty: true,
-    stdoutIsTty: false,
-    uid: 1000,
-    gid: 1000,
-    pid: 1,
-  };
-  return io;
-}
-
 describe('deliver --install-app wiring', () => {
   it('hands the installer byre’s own path, the target, --box and --name; paths to stdout, notes to stderr', async () => {
-    const io = fakeIo();
+    const io = fakeIo({ cwd: '/', env: { PATH: '' }, stdinIsTty: true });
     const seen: InstallDeliverAppOptions[] = [];
     await deliverCommand(
       io,
@@ -61,7 +44,7 @@ describe('deliver --install-app wiring', () => {
   });
 
   it('refuses paths before installing anything', async () => {
-    const io = fakeIo();
+    const io = fakeIo({ cwd: '/', env: { PATH: '' }, stdinIsTty: true });
     let called = false;
     const run = deliverCommand(
       io,

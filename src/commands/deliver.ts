@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
 import { ByreError, PartialPoolError } from '../errors.js';

@@ -3,27 +3,28 @@
 // exclusive volumes, stage and build, create volumes and seed them, write
 // the launch record, create the box. Outside it: the banner, then attach.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
-import { launchRunParams, volumeEngineName } from '../box/run-params.js';
+import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { LABEL, containerName } from '../engine/names.js';
+import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { renderError } from '../output/render-error.js';
-import { createEngine, type Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
+import { createEngine } from '../engine/runner.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -31,7 +32,7 @@ import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
 import { askPassphrase } from '../credentials/input.js';
 import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
-import { deliveredCredentialRows } from '../credentials/rows.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { reapLaunchRecords, writeDeliveryReceipt, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';

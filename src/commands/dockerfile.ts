@@ -2,8 +2,8 @@
 // directory. No side effects: it neither enrols the project nor touches the
 // build context.
 
-import type { Io } from '../cli/io.js';
-import { deliveredCredentialRows } from '../credentials/rows.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
+import type { Io } from '../io.js';
 import { planBuild } from '../gen/plan.js';
 import { readContextFiles } from '../gen/stage.js';
 import { printNotes } from '../output/notes.js';

@@ -1,7 +1,7 @@
 // `byre dockerrun`: print the exact engine run command develop would use for
 // this directory, shell-quoted. Runs nothing in the engine beyond detection.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv, shellQuote } from '../engine/run-argv.js';

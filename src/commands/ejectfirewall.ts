@@ -1,7 +1,7 @@
 // `byre ejectfirewall`: print the firewall's outside-the-box step as a
 // standalone script. An error when no network-posture skill is enabled.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
 import { bakedIds, imageTag } from '../engine/names.js';

@@ -3,8 +3,7 @@
 // Never touches the project tree or machine-scoped volumes; refuses while live.
 
 import { existsSync } from 'node:fs';
-import { terminalConfirm } from '../cli/confirm.js';
-import type { Io } from '../cli/io.js';
+import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';

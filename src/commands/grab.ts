@@ -4,7 +4,7 @@
 
 import type { Writable } from 'node:stream';
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';

@@ -14,7 +14,7 @@ import {
 import { loadCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';

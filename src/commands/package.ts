@@ -3,13 +3,13 @@
 // same verbs serve both kinds. Stdout carries ids, digests and manifests.
 
 import path from 'node:path';
-import { terminalConfirm, type Confirm } from '../cli/confirm.js';
-import type { Io } from '../cli/io.js';
+import { terminalConfirm, type Confirm, type Io } from '../io.js';
+import { DIGEST } from '../config/grammar.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
-import { byreHome } from '../project/store.js';
+import { byreHome } from '../project/store-layout.js';
 import { loadCatalog, type CatalogEntry } from '../skills/catalog.js';
-import type { PackageKind } from '../skills/manifest.js';
+import type { PackageKind } from '../skills/manifest/index.js';
 import {
   adoptPackage,
   findReferences,
@@ -204,7 +204,7 @@ export async function packageInstallCommand(
   options: { digest?: string; yes?: boolean },
   deps: PackageDeps = {},
 ): Promise<void> {
-  if (options.digest !== undefined && !/^sha256:[0-9a-f]{64}$/.test(options.digest)) {
+  if (options.digest !== undefined && !DIGEST.test(options.digest)) {
     throw new ByreError(`--digest ${options.digest} is not sha256: plus 64 lowercase hex digits`, {
       rule: 'package.digest-invalid',
       remedy: 'copy the digest exactly as byre pack printed it',

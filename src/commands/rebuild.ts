@@ -1,11 +1,12 @@
 // `byre rebuild`: regenerate the build context and build the image with the
-// cache disabled (the deliberate-staleness valve, ADR 0001). Under the setup
+// cache disabled: the deliberate-staleness valve, the one way to refresh what
+// the engine's layer cache kept (adr/0003). Under the setup
 // lock, from the config read under it; never touches volumes or enrols.
 
 import { existsSync } from 'node:fs';
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { ensureImage } from '../box/image.js';
-import { withSetupLock } from '../box/lock.js';
+import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';

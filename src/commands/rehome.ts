@@ -2,7 +2,7 @@
 // is gone (most recent first); with one, move that id's volumes and stored
 // config onto this directory's id and retire the old one (box/rehome.ts).
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { enginePool, probedPool, type EnginePool } from '../box/pool.js';
 import { listRehomeCandidates, rehomeProject } from '../box/rehome.js';
 import { detectEngine } from '../engine/detect.js';

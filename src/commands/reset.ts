@@ -2,8 +2,7 @@
 // engine. Never the image, never a machine-scoped volume, never while a
 // session of the project is live; the flow itself lives in box/teardown.ts.
 
-import { terminalConfirm, type Confirm } from '../cli/confirm.js';
-import type { Io } from '../cli/io.js';
+import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';

@@ -2,7 +2,7 @@
 // whichever installed engine runs it. The shell's exit status passes through;
 // byre never starts a box here.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { describeUnchecked, findSessions } from '../box/sessions.js';
 import { shellExecSpec } from '../box/shell.js';

@@ -3,7 +3,7 @@
 // sibling worktree sessions) and print one tier. Engine questions run in
 // parallel; no answer from an engine is data for the page, never a failure.
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, failedAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';

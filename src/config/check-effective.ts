@@ -5,8 +5,8 @@
 import type { ConfigIssue } from '../errors.js';
 import { indexKeys, type KeyIndex, type PathSegment } from './locate.js';
 import { locateFinding } from './parse.js';
+import { normalizeTarget } from './grammar.js';
 import {
-  normalizeTarget,
   PORT_COLLISION_FIX,
   portCollisionMessage,
   portCollisions,
@@ -14,7 +14,7 @@ import {
   targetCollisionMessage,
   targetCollisions,
   type TargetClaim,
-} from './rules.js';
+} from './rules/index.js';
 import type { RawLayer } from './schema.js';
 import type { EffectiveConfig, LayerRef } from './types.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CORE_LAYER, CORE_REF, coreLayer } from './core-layer.js';
 import { egressKey, closureCovers } from './egress.js';
 import { mergeLayers, type LayerInput } from './merge.js';
-import { normalizeTarget } from './rules.js';
+import { normalizeTarget } from './grammar.js';
 import type { RawLayer } from './schema.js';
 import type { EffectiveConfig, LayerKind, LayerRef, Sourced } from './types.js';
 

@@ -4,7 +4,8 @@
 
 import { CORE_REF } from './core-layer.js';
 import { closureCovers, egressKey, parseEgressEntry } from './egress.js';
-import { DEFAULT_INTERFACE, normalizeTarget } from './rules.js';
+import { normalizeTarget } from './grammar.js';
+import { DEFAULT_INTERFACE } from './rules/index.js';
 import type {
   RawClaudeSkill,
   RawContext,
@@ -40,7 +41,8 @@ export const NONE_SENTINEL = 'none';
 
 const sourced = <T>(value: T, from: LayerRef): Sourced<T> => ({ value, from });
 
-function emptyConfig(): EffectiveConfig {
+/** The config before any layer: core defaults, every list empty. */
+export function emptyConfig(): EffectiveConfig {
   return {
     layers: [],
     engine: sourced<EngineChoice>('auto', CORE_REF),

@@ -6,7 +6,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import type { ConfigIssue } from '../errors.js';
 import { formatKeyPath, indexKeys, locateKey, type KeyIndex, type PathSegment } from './locate.js';
-import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules.js';
+import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules/index.js';
 import {
   rawLayerSchema,
   REMOVED_KEYS,

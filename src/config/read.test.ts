@@ -1,36 +1,22 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { MAX_CONFIG_BYTES } from './parse.js';
 import {
   defaultConfigPath,
   layerConfigPath,
-  loadCascade,
   projectConfigPath,
-  readLayerFile,
   templateConfigPath,
-  type CascadeOptions,
-} from './read.js';
+} from '../project/store-layout.js';
+import { loadCascade, readLayerFile, type CascadeOptions } from './read.js';
 
 const PROJECT_ID = 'demo-work-0877d7';
 let home: string;
 
-beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'byre-config-'));
-});
-
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
+useTempDir('config', (tmp) => {
+  home = tmp;
 });
 
 function write(path: string, lines: readonly string[] | string): string {

@@ -3,8 +3,14 @@
 // only; it never creates, fixes or migrates a file.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { isValidProjectId } from '../project/identity.js';
+import {
+  defaultConfigPath,
+  layerConfigPath,
+  projectConfigPath,
+  templateConfigPath,
+} from '../project/store-layout.js';
 import { checkEffective, type CheckedLayer } from './check-effective.js';
 import { coreLayer } from './core-layer.js';
 import { indexKeys, locateKey } from './locate.js';
@@ -34,7 +40,7 @@ function isMissing(error: unknown): boolean {
 }
 
 /** Read at most `limit` bytes; the size cap is checked before the text is decoded or parsed. */
-function readCapped(fd: number, limit: number): Buffer {
+export function readCapped(fd: number, limit: number): Buffer {
   const buffer = Buffer.alloc(limit);
   let length = 0;
   while (length < limit) {
@@ -117,24 +123,6 @@ export interface CascadeResult {
   config: EffectiveConfig;
   /** Warnings only; any error throws a ConfigError instead. */
   issues: ConfigIssue[];
-}
-
-export const PROJECT_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{6}$/;
-
-export function defaultConfigPath(home: string): string {
-  return join(home, 'default.config');
-}
-
-export function projectConfigPath(home: string, projectId: string): string {
-  return join(home, 'projects', projectId, 'byre.config');
-}
-
-export function layerConfigPath(home: string, name: string): string {
-  return join(home, 'layers', name, 'layer.config');
-}
-
-export function templateConfigPath(home: string, name: string): string {
-  return join(home, 'templates', ...name.split('/'), 'template.config');
 }
 
 const BUNDLED_PREFIX = 'byre/';
@@ -239,7 +227,7 @@ function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue
  * Throws ConfigError carrying every issue found in every file.
  */
 export function loadCascade(opts: CascadeOptions): CascadeResult {
-  if (!PROJECT_ID.test(opts.projectId)) {
+  if (!isValidProjectId(opts.projectId)) {
     throw new ConfigError([
       issue(
         'config.project-id-invalid',

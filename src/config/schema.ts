@@ -1,6 +1,6 @@
 // The RAW shape of a config-family file (default.config, template.config,
 // layer.config, byre.config): every key optional, unknown keys refused. Shape
-// only; value rules (regexes, ranges, cross-field checks) live in rules.ts.
+// only; value rules (regexes, ranges, cross-field checks) live in rules/.
 
 import { z } from 'zod';
 

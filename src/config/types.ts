@@ -2,8 +2,6 @@
 // (everything optional, strict); this file owns what the rest of byre reads:
 // merged, defaulted, and every value carrying the layer that set it.
 
-import type { CredentialTable } from '../credentials/row.js';
-
 /** Which tier of the cascade a layer sits in, lowest first. */
 export type LayerKind = 'core' | 'default' | 'template' | 'layer' | 'project';
 
@@ -77,6 +75,14 @@ export type ContextSpec = { name: string; text: string } | { name: string; file:
 export interface SourceHint {
   uri: string;
   digest?: string;
+}
+
+/** A `[credentials]` table as written: the public recipient and the passphrase-sealed identity. */
+export interface CredentialTable {
+  /** `age1…`: rows are sealed to it, no passphrase needed. */
+  recipient: string;
+  /** Base64 of an age file whose only stanza is scrypt and whose plaintext is `AGE-SECRET-KEY-1…`. */
+  identity: string;
 }
 
 export interface OnboardingDefaults {

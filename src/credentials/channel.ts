@@ -9,18 +9,11 @@
 // decoded in the box by a pipeline whose left side is the shell's printf
 // builtin, so no process's command line ever carries it.
 
-import type { EngineName } from '../engine/types.js';
-import type { CredentialKind } from './row.js';
+import { ENV_KEY } from '../config/grammar.js';
+import { CREDENTIAL_DIR } from '../gen/box-layout.js';
+import type { CredentialKind } from '../config/credential-rows.js';
 
-/** The session tmpfs; its mount point's parent is root's, so the box cannot swap it for a link. */
-export const CREDENTIAL_DIR = '/run/byre/credentials';
-/** Baked into an image whose config holds credential rows: the launcher waits for delivery. */
-export const CREDENTIAL_GATE_PATH = '/etc/byre/credential-gate';
-/** The gate file's content; any non-empty content gates. */
-export const CREDENTIAL_GATE_TEXT =
-  'byre: this box waits for credential delivery from byre develop\n';
-/** Bounds the tmpfs; the plaintext caps keep real use far below it. */
-export const CREDENTIAL_TMPFS_SIZE = '4m';
+export { CREDENTIAL_DIR, CREDENTIAL_GATE_PATH } from '../gen/box-layout.js';
 
 const PROTOCOL = 'byre-credentials 1';
 /** What the receiver prints once every value has landed and the gate is open. */
@@ -42,18 +35,7 @@ export function credentialFilePath(key: string): string {
   return `${CREDENTIAL_DIR}/file/${key}`;
 }
 
-/**
- * `--tmpfs` for the session tmpfs, owned by the in-box dev user and closed to
- * everyone else. Docker takes the owner as uid=/gid=; Podman refuses those and
- * chowns to the box's user with `U` instead (the image's USER dev).
- */
-export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
-  const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
-  const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
-  return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
-}
-
-const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KEY = ENV_KEY;
 
 /** The receiver's stdin: a header, one `<kind> <KEY> <base64>` line per value, then `end`. */
 export function credentialPayload(values: readonly DeliveredValue[]): string {

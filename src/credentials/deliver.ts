@@ -4,7 +4,7 @@
 // exec's stdin. Any failure stops the box: it must never run past its
 // credential gate without them (it would fail closed anyway, 30 s later).
 
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import { ByreError } from '../errors.js';
 import { findBoxByNonce, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
 import { escapeTerminal } from '../output/escape.js';

@@ -12,8 +12,8 @@ import {
   readFdLine,
   readHiddenLine,
   readValueFile,
-  type Terminal,
 } from './input.js';
+import type { Terminal } from '../io.js';
 
 let dir: string;
 beforeEach(() => {

@@ -7,16 +7,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 import { ByreError, UsageError } from '../errors.js';
-import { MAX_CREDENTIAL_BYTES } from './row.js';
+import type { Terminal } from '../io.js';
+import { MAX_CREDENTIAL_BYTES } from '../config/credential-rows.js';
 
 /** A passphrase longer than this is a mistake (a file piped to the wrong fd). */
 export const MAX_PASSPHRASE_BYTES = 4096;
-
-/** The terminal byre may prompt on: stdin when it is one. */
-export interface Terminal {
-  input: NodeJS.ReadStream;
-  output: NodeJS.WritableStream;
-}
 
 function cancelled(): ByreError {
   return new ByreError('cancelled; nothing was changed', { rule: 'credential.cancelled' });

@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import type { EffectiveConfig, LayerRef } from '../config/types.js';
-import { fakeConfig } from '../gen/test-fixtures.js';
+import { fakeConfig } from '../../test/support/config.js';
 import { clearSecrets, redactSecrets } from '../output/redact.js';
-import type { CredentialTable } from './row.js';
+import type { CredentialTable } from '../config/credential-rows.js';
 import { credentialFiles, openCredentials, type UnlockCache } from './open.js';
 import { createIdentity, sealValue } from './seal.js';
 

@@ -7,8 +7,12 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { registerSecret } from '../output/redact.js';
 import type { DeliveredValue } from './channel.js';
-import { parseRow, type CredentialTable } from './row.js';
-import { deliveredCredentialRows, sameLayer, type CredentialRowRef } from './rows.js';
+import { parseRow, type CredentialTable } from '../config/credential-rows.js';
+import {
+  deliveredCredentialRows,
+  sameLayer,
+  type CredentialRowRef,
+} from '../config/credential-rows.js';
 import { openRow, unlockIdentity, type UnlockedIdentity } from './seal.js';
 
 /** Identities already unlocked this run, by file and sealed identity. */

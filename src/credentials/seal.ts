@@ -18,7 +18,7 @@ import {
   type CredentialKind,
   type CredentialTable,
   type SealedRow,
-} from './row.js';
+} from '../config/credential-rows.js';
 
 /** An opened identity. Holds the secret key: never logged, never written unsealed. */
 export interface UnlockedIdentity {

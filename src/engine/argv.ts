@@ -14,7 +14,7 @@ import type {
   VolumeFilter,
 } from './types.js';
 
-/** The explicit keep-id mapping onto the baked dev user (ADR 0032). */
+/** The explicit keep-id mapping onto the baked dev user (adr/0008). */
 export const KEEP_ID_USERNS = '--userns=keep-id:uid=1000,gid=1000';
 
 export const LABELS_FORMAT = '{{json .Config.Labels}}';

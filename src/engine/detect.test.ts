@@ -1,16 +1,8 @@
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError, EngineError, RefusedError } from '../errors.js';
 import {
@@ -67,15 +59,11 @@ function env(extra: Record<string, string>, pathDirs: string[] = [bin]): Record<
   };
 }
 
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-detect-')));
+useTempDir('detect', (tmp) => {
+  root = tmp;
   bin = path.join(root, 'bin');
   log = path.join(root, 'calls.log');
   writeFileSync(log, '');
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 /** The stub engines here answer `info`; probe it even where the uid would answer. */

@@ -8,7 +8,7 @@ import { rootlessProbeArgv, versionArgv } from './argv.js';
 import { UNREACHABLE_REMEDY } from './classify.js';
 import { AbsentToolError, ShadowedToolError, resolveHostTool } from './host-tools.js';
 import { checkRootlessPodman, throwIfRefused, type Version } from './host-user.js';
-import { engineFailure, runEngineCommand } from './runner.js';
+import { engineFailure, runEngineCommand } from './spawn.js';
 import type { EngineFacts, EngineName } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;

@@ -1,16 +1,8 @@
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 import { RefusedError } from '../errors.js';
 import {
@@ -32,13 +24,9 @@ function plant(dir: string, name: string, mode = 0o755): string {
   return p;
 }
 
-beforeEach(() => {
+useTempDir('hosttools', (tmp) => {
   // realpath: macOS tmpdir is itself a symlink.
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-hosttools-')));
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
+  root = tmp;
 });
 
 describe('resolveHostTool', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { imageListArgv } from './argv.js';
-import { parseImageList } from './runner.js';
+import { parseImageList } from './output.js';
 
 describe('image listing', () => {
   it('builds the argv with sorted label filters', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { containerName, imageTag, LABEL, machineVolumeName, projectVolumeName } from './names.js';
 
 describe('engine names', () => {
-  it('formats every name as the reference does', () => {
+  it('formats every engine object name', () => {
     expect(imageTag('byre-dev-0877d7', 1000, 1001)).toBe('byre-byre-dev-0877d7-u1000-g1001');
     expect(containerName('feature-repo-1a2b3c')).toBe('byre-feature-repo-1a2b3c');
     expect(projectVolumeName('x-1a2b3c', '.claude')).toBe('byre-x-1a2b3c-.claude');

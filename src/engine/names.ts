@@ -1,6 +1,7 @@
-// The names and labels byre puts on engine objects (reference section 3's
-// naming table). Pure: every other module asks here rather than formatting
+// The names and labels byre puts on engine objects. Pure: every other module asks here rather than formatting
 // `byre-…` strings itself, so a rename is one edit and one failing test.
+
+import type { VolumeSpec } from '../config/types.js';
 
 export const LABEL = {
   project: 'byre.project',
@@ -16,7 +17,7 @@ export const LABEL = {
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */
 export const GENERIC_DEV_ID = 1000;
 
-/** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (ADR 0008). */
+/** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (adr/0008). */
 export function bakedIds(
   keepId: boolean,
   hostUid: number,
@@ -53,4 +54,11 @@ export function helperName(kind: HelperKind, hex16: string): string {
 
 export function worktreeAddHelperName(targetId: string): string {
   return `byre-wtadd-${targetId}`;
+}
+
+/** The engine-side name of a volume declaration. */
+export function volumeEngineName(projectId: string, hostUid: number, volume: VolumeSpec): string {
+  return volume.scope === 'machine'
+    ? machineVolumeName(hostUid, volume.name)
+    : projectVolumeName(projectId, volume.name);
 }

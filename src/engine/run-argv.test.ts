@@ -83,7 +83,7 @@ describe('buildRunArgv', () => {
     ]);
   });
 
-  it('places every section in reference order 1-13', () => {
+  it('places every section in its fixed order, 1-13', () => {
     const full: RunParams = {
       ...base,
       engine: 'podman',
@@ -283,7 +283,7 @@ describe('buildRunArgv', () => {
     ]);
   });
 
-  it('never emits flags the reference rules out', () => {
+  it('emits none of the flags it leaves to skills and raw run_args', () => {
     const argv = buildRunArgv(base, 'run', true);
     for (const flag of [
       '--init',

@@ -1,14 +1,14 @@
-// The box's run/create argv, in reference order 1-13 (plus the credential
-// tmpfs after the volumes, adr/0012), and the POSIX
-// quoting `byre dockerrun` prints it with. Pure: the caller has already
+// The box's run/create argv, its thirteen sections always in one order (the
+// credential tmpfs sits after the volumes, adr/0012), plus the POSIX quoting
+// `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
 import path from 'node:path';
 
-import { credentialTmpfsFlag } from '../credentials/channel.js';
 import { ByreError } from '../errors.js';
 import type { PortSpec } from '../config/types.js';
+import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -78,8 +78,6 @@ export interface RunParams {
   labels: RunLabels;
   image: string;
 }
-
-export const WORKSPACE = '/workspace';
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
 const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
@@ -157,6 +155,21 @@ export function runLabels(params: RunParams): [string, string][] {
   if (params.labels.run !== undefined) labels.push([LABEL.run, params.labels.run]);
   if (params.labels.launch !== undefined) labels.push([LABEL.launch, params.labels.launch]);
   return labels;
+}
+
+/** Bounds the session tmpfs; the credential plaintext caps keep real use far below it. */
+export const CREDENTIAL_TMPFS_SIZE = '4m';
+
+/**
+ * `--tmpfs` for the session tmpfs credentials land on (adr/0012), owned by the
+ * in-box dev user and closed to everyone else. Docker takes the owner as
+ * uid=/gid=; Podman refuses those and chowns to the box's user with `U`
+ * instead (the image's USER dev).
+ */
+export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
+  const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
+  const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
+  return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
 }
 
 function bindMount(source: string, target: string, readonly: boolean): string {

@@ -1,20 +1,16 @@
-import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { EngineError } from '../errors.js';
-import { isNotFound, tail } from './classify.js';
-import { FakeEngine } from './fake-engine.js';
+import { classifyEngineFailure, isNotFound, tail } from './classify.js';
+import type { Engine } from './engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { resolveHostTool } from './host-tools.js';
-import {
-  classifyEngineFailure,
-  createEngine,
-  normalizeImageId,
-  parseEnvList,
-  type Engine,
-} from './runner.js';
+import { normalizeImageId, parseEnvList } from './output.js';
+import { createEngine } from './runner.js';
 
 // The adapter against a planted engine CLI: a script that logs its argv and
 // answers from FAKE_* variables. The real-engine tier is test/engine/.
@@ -58,17 +54,13 @@ function calls(): string[][] {
     .map((l) => l.split('\x1f').slice(0, -1));
 }
 
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-runner-')));
+useTempDir('runner', (tmp) => {
+  root = tmp;
   log = path.join(root, 'calls.log');
   writeFileSync(log, '');
   enginePath = path.join(root, 'engine');
   writeFileSync(enginePath, SCRIPT);
   chmodSync(enginePath, 0o755);
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe('build', () => {

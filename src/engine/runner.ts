@@ -1,13 +1,8 @@
-// The Engine interface and its docker/podman adapters over the engine CLI
-// (execa; never an SDK). Adapters only execute argv from argv.ts and parse
-// answers; they never decide policy, never print except streamed build output,
-// and always run the absolute path pinned by detection.
+// The docker/podman adapter of the Engine interface over the engine CLI
+// (never an SDK). It only executes argv from argv.ts and parses answers; it
+// never decides policy, never prints except streamed build output, and
+// always runs the absolute path pinned by detection.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Readable, type Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-
-import { EngineError } from '../errors.js';
 import {
   buildArgv,
   execArgv,
@@ -29,367 +24,47 @@ import {
   volumeListArgv,
   volumeRemoveArgv,
 } from './argv.js';
+import { classifyEngineFailure, isNotFound, onlyNotFound, tail } from './classify.js';
+import type {
+  BuildIo,
+  Engine,
+  EngineOptions,
+  EngineOutput,
+  ExecResult,
+  ImageInfo,
+  RunOptions,
+  StreamIo,
+  StreamResult,
+} from './engine.js';
 import {
-  UNREACHABLE_REMEDY,
-  classifyEngineFailure,
-  isNotFound,
-  onlyNotFound,
-  tail,
-} from './classify.js';
+  lines,
+  normalizeImageId,
+  parseContainerFacts,
+  parseEnvList,
+  parseImageList,
+  parseLabelRows,
+  parseStringRecord,
+} from './output.js';
+import {
+  engineFailure,
+  runEngineCommand,
+  signalNumber,
+  streamEngineExec,
+  type Captured,
+} from './spawn.js';
 import type {
   BuildSpec,
   ContainerFacts,
   EngineFacts,
-  LabelledContainer,
-  EngineName,
   ExecSpec,
   ImageFilter,
   ImageRef,
+  LabelledContainer,
   PsQuery,
   VolumeFilter,
 } from './types.js';
 
-export { classifyEngineFailure } from './classify.js';
-export type { EngineFailure } from './classify.js';
-
-export interface BuildIo {
-  /** Receives engine output (stdout and stderr) as it arrives; defaults to the terminal's stderr. */
-  onOutput?: (chunk: string) => void;
-}
-
-export interface ImageInfo {
-  /** `sha256:<hex>`. */
-  id: string;
-  labels: Record<string, string>;
-}
-
-export interface EngineOutput {
-  stdout: string;
-  stderr: string;
-}
-
-export interface ExecResult extends EngineOutput {
-  exitCode: number;
-}
-
-/** Streams for `execStream`: bytes flow through, never buffered whole. */
-export interface StreamIo {
-  /**
-   * Fed to the box's stdin: a stream (byre copies it), or an open file
-   * descriptor handed to the engine client as is (no copy through byre).
-   */
-  stdin?: Readable | number;
-  /**
-   * Receives the box's stdout: a stream (with backpressure; it is ended when
-   * the box's stdout ends), or an open file descriptor the engine client
-   * writes to directly (no copy through byre).
-   */
-  stdout: Writable | number;
-}
-
-export interface StreamResult {
-  exitCode: number;
-  /** The tail of the engine's stderr (64 KiB). */
-  stderr: string;
-  /** The first bytes of the engine's stderr (4 KiB), where a box script's header sits. */
-  stderrHead: string;
-}
-
-export interface RunOptions {
-  /** Piped to the container's stdin (the argv should carry `-i`). */
-  input?: string;
-  timeoutMs?: number;
-}
-
-export interface Engine {
-  readonly facts: EngineFacts;
-  build(spec: BuildSpec, io?: BuildIo): Promise<void>;
-  /** `sha256:<hex>` on both engines. */
-  imageId(tag: string): Promise<string>;
-  imageExists(tag: string): Promise<boolean>;
-  imageLabels(tag: string): Promise<Record<string, string>>;
-  /** Id and labels in one engine call; null when the image is absent. */
-  imageInfo(ref: string): Promise<ImageInfo | null>;
-  /** False when there was no such image. */
-  removeImage(tag: string): Promise<boolean>;
-  /** Images matching `filter`, dangling ones included. */
-  imageList(filter: ImageFilter): Promise<ImageRef[]>;
-  /** `argv` from buildRunArgv(…, 'create'); returns the container id. */
-  create(argv: readonly string[]): Promise<string>;
-  /** `start --attach --interactive`, stdio inherited; the agent's exit status. */
-  startAttached(name: string, options: { tty: boolean }): Promise<number>;
-  /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
-  run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
-  ps(query: PsQuery): Promise<string[]>;
-  /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
-  psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;
-  inspectLabels(id: string): Promise<Record<string, string>>;
-  inspectEnv(id: string): Promise<Record<string, string>>;
-  /**
-   * Id, labels and env of each container, in one engine call. Ids (or
-   * unique prefixes) that name no container are left out, not errors.
-   */
-  inspectContainers(
-    ids: readonly string[],
-    options?: { signal?: AbortSignal },
-  ): Promise<ContainerFacts[]>;
-  networkMode(id: string): Promise<string>;
-  stop(id: string, seconds: number): Promise<void>;
-  /** Force-removes; false when there was no such container. */
-  remove(id: string): Promise<boolean>;
-  volumeExists(name: string): Promise<boolean>;
-  volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void>;
-  /** False when there was no such volume. */
-  volumeRemove(name: string): Promise<boolean>;
-  volumeList(filter: VolumeFilter): Promise<string[]>;
-  /** The command's exit status is data here, not an error. */
-  exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
-  /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
-  execAttached(spec: ExecSpec): Promise<number>;
-  /**
-   * `exec` with stdin and stdout streamed (deliver, grab). The exit status is
-   * data; a failing consumer or source kills the exec and rethrows.
-   */
-  execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult>;
-}
-
-export interface EngineOptions {
-  /** Environment for engine processes (DOCKER_HOST, XDG_RUNTIME_DIR …); defaults to this process's. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Bound for queries (inspect, ps, volume ls …); reference: 2 min for network-mode inspect. */
-  queryTimeoutMs?: number;
-}
-
 const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
-
-interface Captured {
-  exitCode: number | undefined;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  spawnError: string | undefined;
-}
-
-/**
- * Runs one engine command to completion, capturing output; never throws.
- * node's own spawn, not execa: this is every short query's path, and loading
- * execa costs ~8 ms of a ~15 ms start in the compiled binary (ADR 0007).
- * execa is imported on demand for the long-running calls below.
- */
-export async function runEngineCommand(
-  enginePath: string,
-  args: readonly string[],
-  options: {
-    env?: Readonly<Record<string, string | undefined>>;
-    input?: string;
-    timeoutMs?: number;
-    /** Kills the command when aborted (a query whose answer is no longer needed). */
-    signal?: AbortSignal;
-  } = {},
-): Promise<Captured> {
-  return new Promise<Captured>((resolve) => {
-    const command = `${enginePath} ${args.join(' ')}`;
-    let child: ChildProcess;
-    try {
-      child = spawn(enginePath, [...args], {
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        ...(options.env === undefined ? {} : { env: options.env as NodeJS.ProcessEnv }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
-    } catch (error) {
-      resolve({
-        exitCode: undefined,
-        stdout: '',
-        stderr: '',
-        timedOut: false,
-        spawnError: `${command}: ${(error as Error).message}`,
-      });
-      return;
-    }
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stderr?.on('data', (c: Buffer) => err.push(c));
-    let timedOut = false;
-    let failure: string | undefined;
-    const timer =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            child.kill('SIGTERM');
-            // A client that ignores SIGTERM still goes.
-            setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-          }, options.timeoutMs);
-    child.on('error', (error) => {
-      failure = error.message;
-    });
-    child.on('close', (code, signal) => {
-      if (timer !== undefined) clearTimeout(timer);
-      // A spawn that failed (ENOENT …) still closes, with the errno as its "code".
-      const ran = failure === undefined && code !== null;
-      resolve({
-        exitCode: ran ? code : undefined,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        timedOut,
-        spawnError:
-          ran || timedOut
-            ? undefined
-            : `${command}: ${failure ?? `killed by ${signal ?? 'a signal'}`}`,
-      });
-    });
-    if (options.input !== undefined && child.stdin !== null) {
-      // A client that exits without reading its input is answered by its status.
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(options.input);
-    }
-  });
-}
-
-/** The one place a failed engine call becomes an EngineError. */
-export function engineFailure(
-  engine: EngineName,
-  args: readonly string[],
-  c: Omit<Captured, 'stdout'>,
-): EngineError {
-  const verb = args
-    .slice(0, args[0] === 'image' || args[0] === 'volume' || args[0] === 'container' ? 2 : 1)
-    .join(' ');
-  const stderr = tail(c.stderr);
-  if (c.timedOut) {
-    return new EngineError(`${engine} ${verb} did not answer in time`, {
-      engine,
-      argv: args,
-      stderr,
-      rule: 'engine.timeout',
-      remedy: UNREACHABLE_REMEDY[engine],
-    });
-  }
-  if (c.spawnError !== undefined) {
-    return new EngineError(`could not run ${engine}: ${c.spawnError}`, {
-      engine,
-      argv: args,
-      stderr,
-      rule: 'engine.spawn',
-    });
-  }
-  const unreachable = classifyEngineFailure(stderr) === 'unreachable';
-  return new EngineError(
-    unreachable
-      ? `${engine} is not answering`
-      : `${engine} ${verb} failed (exit ${c.exitCode ?? '?'})`,
-    {
-      engine,
-      argv: args,
-      ...(c.exitCode === undefined ? {} : { exitCode: c.exitCode }),
-      stderr,
-      ...(unreachable ? { rule: 'engine.unreachable', remedy: UNREACHABLE_REMEDY[engine] } : {}),
-    },
-  );
-}
-
-function parseStringRecord(text: string, what: string): Record<string, string> {
-  return stringRecordOf(JSON.parse(text.trim() === '' ? 'null' : text), what);
-}
-
-function stringRecordOf(value: unknown, what: string): Record<string, string> {
-  if (value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new TypeError(`${what}: expected a JSON object`);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string') throw new TypeError(`${what}: value of ${k} is not a string`);
-    out[k] = v;
-  }
-  return out;
-}
-
-/** `["K=V", …]` → record; a later duplicate wins, as in the process env. */
-export function parseEnvList(text: string): Record<string, string> {
-  return envOf(JSON.parse(text.trim() === '' ? 'null' : text));
-}
-
-function envOf(value: unknown): Record<string, string> {
-  if (value === null) return {};
-  if (!Array.isArray(value)) throw new TypeError('container env: expected a JSON array');
-  const out: Record<string, string> = {};
-  for (const item of value) {
-    if (typeof item !== 'string') continue;
-    const eq = item.indexOf('=');
-    if (eq <= 0) continue;
-    out[item.slice(0, eq)] = item.slice(eq + 1);
-  }
-  return out;
-}
-
-/** psLabels rows: `[id, value…]` per line, values in `keys` order; "" is an absent label. */
-export function parseLabelRows(text: string, keys: readonly string[]): LabelledContainer[] {
-  return lines(text).map((line) => {
-    const value: unknown = JSON.parse(line);
-    if (
-      !Array.isArray(value) ||
-      value.length !== keys.length + 1 ||
-      !value.every((v) => typeof v === 'string')
-    ) {
-      throw new TypeError(`ps: expected [id, ${keys.join(', ')}]`);
-    }
-    const [id, ...values] = value as string[];
-    const labels: Record<string, string> = {};
-    keys.forEach((k, i) => {
-      const v = values[i] ?? '';
-      if (v !== '') labels[k] = v;
-    });
-    return { id: id ?? '', labels };
-  });
-}
-
-/** `container inspect` lines in CONTAINER_FACTS_FORMAT → facts; a malformed line throws. */
-export function parseContainerFacts(text: string): ContainerFacts[] {
-  return lines(text).map((line) => {
-    const value: unknown = JSON.parse(line);
-    if (
-      !Array.isArray(value) ||
-      value.length !== 4 ||
-      typeof value[0] !== 'string' ||
-      typeof value[1] !== 'boolean'
-    ) {
-      throw new TypeError('container inspect: expected [id, running, labels, env]');
-    }
-    const [id, running, labels, env] = value as [string, boolean, unknown, unknown];
-    return {
-      id,
-      running,
-      labels: stringRecordOf(labels, `labels of ${id}`),
-      env: envOf(env),
-    };
-  });
-}
-
-/** `images --format '{{.ID}} {{.Repository}}:{{.Tag}}'` rows; `<none>:<none>` is dangling. */
-export function parseImageList(text: string): ImageRef[] {
-  return lines(text).flatMap((line) => {
-    const space = line.indexOf(' ');
-    if (space <= 0) return [];
-    const ref = line.slice(space + 1).trim();
-    const dangling = ref === '' || ref === '<none>:<none>' || ref.startsWith('<none>:');
-    return [{ id: normalizeImageId(line.slice(0, space)), ref: dangling ? null : ref }];
-  });
-}
-
-/** Podman prints the bare hex; Docker prefixes `sha256:`. */
-export function normalizeImageId(raw: string): string {
-  const id = raw.trim();
-  return /^[0-9a-f]{64}$/.test(id) ? `sha256:${id}` : id;
-}
-
-function lines(text: string): string[] {
-  return text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '');
-}
-
 /**
  * One CLI adapter serves both engines: every docker/podman difference (build
  * `--format docker`, the keep-id userns flag) is an argv difference, so it
@@ -649,82 +324,6 @@ class CliEngine implements Engine {
     }
     return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };
   }
-}
-
-const STDERR_HEAD = 4096;
-
-/**
- * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
- * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
- * the exit status says what happened.
- */
-export async function streamEngineExec(
-  enginePath: string,
-  args: readonly string[],
-  io: StreamIo,
-  env?: Readonly<Record<string, string | undefined>>,
-): Promise<StreamResult & { spawnError?: string }> {
-  const stdinMode =
-    io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
-  const child = spawn(enginePath, [...args], {
-    stdio: [stdinMode, typeof io.stdout === 'number' ? io.stdout : 'pipe', 'pipe'],
-    ...(env === undefined ? {} : { env: env as NodeJS.ProcessEnv }),
-  });
-  // stderr is a pipe (stdio above), and stdout one unless a descriptor was handed over.
-  const childErr = child.stderr as Readable;
-  let stderr = '';
-  let stderrHead = '';
-  childErr.setEncoding('utf8');
-  childErr.on('data', (chunk: string) => {
-    if (stderrHead.length < STDERR_HEAD) stderrHead = (stderrHead + chunk).slice(0, STDERR_HEAD);
-    stderr = tail(stderr + chunk);
-  });
-  let spawnError: string | undefined;
-  const closed = new Promise<number>((resolve) => {
-    child.on('error', (err) => {
-      spawnError = err.message;
-    });
-    child.on('close', (code, signal) => {
-      resolve(code ?? (signal === null ? 1 : 128 + signalNumber(signal)));
-    });
-  });
-  const failures: unknown[] = [];
-  const kill = (error: unknown): void => {
-    failures.push(error);
-    child.kill('SIGKILL');
-  };
-  const feeding =
-    io.stdin instanceof Readable && child.stdin !== null
-      ? pipeline(io.stdin, child.stdin).catch((error: unknown) => {
-          const code = (error as NodeJS.ErrnoException).code;
-          // The box stopped reading (it exited); its status tells why.
-          if (code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') {
-            if (!(io.stdin as Readable).destroyed) (io.stdin as Readable).destroy();
-            return;
-          }
-          kill(error);
-        })
-      : Promise.resolve();
-  const draining =
-    typeof io.stdout === 'number'
-      ? Promise.resolve()
-      : pipeline(child.stdout as Readable, io.stdout).catch(kill);
-  const exitCode = await closed;
-  await Promise.all([feeding, draining]);
-  if (failures.length > 0) throw failures[0];
-  return { exitCode, stderr, stderrHead, ...(spawnError === undefined ? {} : { spawnError }) };
-}
-
-const SIGNALS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGKILL: 9,
-  SIGTERM: 15,
-};
-
-function signalNumber(signal: string): number {
-  return SIGNALS[signal] ?? 0;
 }
 
 /** The adapter for what detection pinned. */

@@ -1,5 +1,3 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -9,7 +7,8 @@ import {
   renderDockerfile,
   type DockerfileInput,
 } from './dockerfile.js';
-import { fakeSkill, text } from './test-fixtures.js';
+import { fakeSkill, text } from '../../test/support/config.js';
+import { expectGolden } from '../../test/support/golden.js';
 
 function input(overrides: Partial<DockerfileInput> = {}): DockerfileInput {
   return {
@@ -114,10 +113,7 @@ const goldens: Record<string, DockerfileInput> = {
 describe('renderDockerfile goldens', () => {
   for (const [name, goldenInput] of Object.entries(goldens)) {
     it(`matches test/golden/${name} byte for byte`, () => {
-      const url = new URL(`../../test/golden/${name}`, import.meta.url);
-      const rendered = renderDockerfile(goldenInput);
-      if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(url, rendered);
-      expect(rendered).toBe(readFileSync(url, 'utf8'));
+      expectGolden(name, renderDockerfile(goldenInput));
     });
   }
 
@@ -153,7 +149,7 @@ describe('block order and markers', () => {
     'ENTRYPOINT ["/usr/local/bin/byre-launch"]',
   ];
 
-  it('emits every block in the reference order', () => {
+  it('emits every block in its fixed order', () => {
     const out = renderDockerfile(goldens['dockerfile-skills.Dockerfile'] as DockerfileInput);
     const positions = markers.map((m) => out.indexOf(m));
     expect(positions.every((p) => p >= 0)).toBe(true);

@@ -1,17 +1,32 @@
 // Renders the generated Dockerfile: fourteen blocks in a fixed order, shared and
-// expensive first, project-specific last (ADR 0001, 0041, 0042). Pure and
+// expensive first, project-specific last, so a project edit rebuilds only the
+// tail and the engine's cache serves the rest across projects. Pure and
 // byte-stable: every map and set is sorted here, nothing reads the clock.
 
 import path from 'node:path';
 
-import { CREDENTIAL_GATE_PATH } from '../credentials/channel.js';
 import type { Provenance, ResolvedSkill } from '../skills/types.js';
+import {
+  AGENT_CMD_PATH,
+  AGENT_CONTEXT_PATH,
+  BYRE_ETC,
+  CLAUDE_SKILLS_DIR,
+  CREDENTIAL_GATE_PATH,
+  DEV_HOME,
+  IMAGE_PATH_FILE,
+  INBOX,
+  LAUNCH_GATE_PATH,
+  LAUNCHER_PATH,
+  MCP_CONFIG_PATH,
+  WORKSPACE,
+} from './box-layout.js';
 import { goQuote, shQuote } from './quote.js';
 
-export const LAUNCHER_PATH = '/usr/local/bin/byre-launch';
-export const LAUNCH_GATE_PATH = '/etc/byre/launch-gate';
 /** Staged beside the launcher when the config holds credential rows (adr/0012). */
 export const CREDENTIAL_GATE_STAGED = 'credential-gate';
+/** The gate file's content; any non-empty content gates. */
+export const CREDENTIAL_GATE_TEXT =
+  'byre: this box waits for credential delivery from byre develop\n';
 
 /** A build-context file and where it lands in the image. */
 export interface StagedCopy {
@@ -83,11 +98,11 @@ const CORE_BLOCK: readonly string[] = [
   '    if ! grep -q "^[^:]*:[^:]*:${BYRE_GID}:" /etc/group; then \\',
   '      echo "dev:x:${BYRE_GID}:" >> /etc/group; \\',
   '    fi; \\',
-  '    echo "dev:x:${BYRE_UID}:${BYRE_GID}:byre:/home/dev:/bin/bash" >> /etc/passwd; \\',
+  `    echo "dev:x:\${BYRE_UID}:\${BYRE_GID}:byre:${DEV_HOME}:/bin/bash" >> /etc/passwd; \\`,
   "    echo 'dev:*::0:99999:7:::' >> /etc/shadow; \\",
-  '    mkdir -p /home/dev /workspace /inbox; \\',
-  '    chown "${BYRE_UID}:${BYRE_GID}" /home/dev /inbox',
-  'ENV PATH=/home/dev/.local/bin:$PATH',
+  `    mkdir -p ${DEV_HOME} ${WORKSPACE} ${INBOX}; \\`,
+  `    chown "\${BYRE_UID}:\${BYRE_GID}" ${DEV_HOME} ${INBOX}`,
+  `ENV PATH=${DEV_HOME}/.local/bin:$PATH`,
   `COPY byre-launch ${LAUNCHER_PATH}`,
   `RUN chmod +x ${LAUNCHER_PATH}`,
   'COPY byre-profile-env.sh /etc/profile.d/byre-env.sh',
@@ -105,7 +120,10 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Bundled, then installed, then local; enable order kept within each class (ADR 0041). */
+/**
+ * Bundled, then installed, then local; enable order kept within each class.
+ * Bundled skills change least, so their layers come first and stay cached.
+ */
 export function orderSkillsForImage(skills: readonly ResolvedSkill[]): ResolvedSkill[] {
   return skills
     .map((skill, index) => ({ skill, index }))
@@ -151,9 +169,9 @@ function skillBlockLines(skill: ResolvedSkill): string[] {
 function agentLines(agent: DockerfileInput['agent']): string[] {
   if (agent === null) return [];
   return [
-    'COPY agent-cmd /etc/byre/agent-cmd',
-    'RUN chmod +x /etc/byre/agent-cmd',
-    'COPY agent-context.md /etc/byre/agent-context.md',
+    `COPY agent-cmd ${AGENT_CMD_PATH}`,
+    `RUN chmod +x ${AGENT_CMD_PATH}`,
+    `COPY agent-context.md ${AGENT_CONTEXT_PATH}`,
   ];
 }
 
@@ -205,13 +223,13 @@ export function renderDockerfile(input: DockerfileInput): string {
     [MARKER.skillApt, ...skillAptLines(skills)],
     [MARKER.skills, ...skills.flatMap(skillBlockLines)],
     ...(input.agent === null ? [] : [[MARKER.agent, ...agentLines(input.agent)]]),
-    [MARKER.mcp, 'COPY mcp.json /etc/byre/mcp.json'],
-    [MARKER.claudeSkills, 'COPY claude-skills /etc/byre/claude-skills'],
+    [MARKER.mcp, `COPY mcp.json ${MCP_CONFIG_PATH}`],
+    [MARKER.claudeSkills, `COPY claude-skills ${CLAUDE_SKILLS_DIR}`],
     [MARKER.volumes, ...volumeLines(input.volumeTargets)],
     [MARKER.project, ...projectLines(input)],
-    [MARKER.pathCapture, `RUN mkdir -p /etc/byre && printf '%s\\n' "$PATH" > /etc/byre/image-path`],
+    [MARKER.pathCapture, `RUN mkdir -p ${BYRE_ETC} && printf '%s\\n' "$PATH" > ${IMAGE_PATH_FILE}`],
     [MARKER.guard, ...guardLines(input.guard, input.credentialGate === true)],
-    ['HEALTHCHECK NONE', 'USER dev', 'ENTRYPOINT ["/usr/local/bin/byre-launch"]'],
+    ['HEALTHCHECK NONE', 'USER dev', `ENTRYPOINT ["${LAUNCHER_PATH}"]`],
   ];
   return `${blocks.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }

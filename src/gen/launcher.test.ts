@@ -2,21 +2,13 @@
 // in-box directory pointed at a temp dir through the BYRE_*_DIR overrides.
 
 import { spawn } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 const LAUNCHER = fileURLToPath(new URL('./chassis/byre-launch.sh', import.meta.url));
 const PROFILE = fileURLToPath(new URL('./chassis/byre-profile-env.sh', import.meta.url));
@@ -86,8 +78,8 @@ function launch(args: string[], extra: Record<string, string> = {}): Promise<Run
   return run('bash', [LAUNCHER, ...args], { ...env, ...extra });
 }
 
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'byre-launch-test-'));
+useTempDir('launch-test', (tmp) => {
+  dir = tmp;
   env = {
     PATH: process.env['PATH'] ?? '/usr/bin:/bin',
     BYRE_DEV_HOME: sub('home'),
@@ -99,10 +91,6 @@ beforeEach(() => {
     BYRE_MOUNTS_FILE: write('mounts', 'proc /proc proc rw 0 0\n'),
     GIT_CONFIG_NOSYSTEM: '1',
   };
-});
-
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('launch gate', () => {

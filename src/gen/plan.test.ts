@@ -4,7 +4,7 @@ import type { LayerRef } from '../config/types.js';
 import { chassisFiles } from './chassis.js';
 import { renderDockerfile } from './dockerfile.js';
 import { agentCmdScript, planBuild, projectRelativeSource, type BuildPlan } from './plan.js';
-import { fakeConfig, fakeSkill, sourced, text } from './test-fixtures.js';
+import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
 
 const claude = fakeSkill('byre/claude', 'bundled', {
   agent: {

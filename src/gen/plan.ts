@@ -5,14 +5,14 @@
 import path from 'node:path';
 
 import type { EffectiveConfig, McpSpec, Sourced } from '../config/types.js';
-import { CREDENTIAL_GATE_TEXT } from '../credentials/channel.js';
-import { deliveredCredentialRows } from '../credentials/rows.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, type Location } from '../errors.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
 import {
   compareStrings,
   CREDENTIAL_GATE_STAGED,
+  CREDENTIAL_GATE_TEXT,
   guardedPathCollisions,
   postureGuardFor,
   renderDockerfile,

@@ -1,6 +1,6 @@
 // Quoting for the two languages the Dockerfile speaks: Go %q-compatible double
-// quotes (COPY operands, ENV values; byte-for-byte what the reference emits) and
-// POSIX single quotes (shell words inside RUN). Pure.
+// quotes (COPY operands, ENV values) and POSIX single quotes (shell words
+// inside RUN). Pure and byte-stable.
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',

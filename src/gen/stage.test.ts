@@ -1,35 +1,31 @@
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { planBuild } from './plan.js';
 import { readContextFiles, stageBuildContext } from './stage.js';
-import { fakeConfig, fakeSkill, sourced, text } from './test-fixtures.js';
+import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
+import { useTempDir } from '../../test/support/temp.js';
 
 let dir: string;
 let project: string;
 let contextDir: string;
 
-beforeEach(() => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-stage-test-')));
+useTempDir('stage-test', (tmp) => {
+  dir = tmp;
   project = path.join(dir, 'project');
   mkdirSync(project);
   contextDir = path.join(dir, 'store', 'projects', 'app-abc123', 'context');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function put(rel: string, content: string, mode = 0o644): void {
   const p = path.join(dir, rel);

@@ -11,7 +11,7 @@ import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import type { BuildPlan, ContextEntry } from './plan.js';
 
-/** [[context]] files are read whole; past this they are refused (the reference's ceiling). */
+/** [[context]] files are read whole; past 16 MiB they are refused. */
 export const CONTEXT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const STALE_STAGING_MS = 60 * 60 * 1000;

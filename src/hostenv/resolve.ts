@@ -3,7 +3,7 @@
 // except as `-e` pairs at create (never baked, never in a launch record).
 
 import type { Sourced } from '../config/types.js';
-import { isCredentialSource } from '../credentials/row.js';
+import { isCredentialSource } from '../config/credential-rows.js';
 
 export type HostEnvState = 'delivered' | 'disabled' | 'overridden' | 'empty';
 

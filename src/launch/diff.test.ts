@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { launchChanges } from './diff.js';
 import type { LaunchRecord } from './record.js';
-import { sampleRecord } from './test-records.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
 
 type Edit = (r: LaunchRecord) => LaunchRecord;
 

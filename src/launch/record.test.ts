@@ -9,67 +9,8 @@ import {
   tomlString,
 } from './record.js';
 import type { LaunchRecord } from './record.js';
-import { sampleRecord } from './test-records.js';
-
-const GOLDEN = `# byre launch record: what byre told the engine when it created one box.
-# The file is named by the sha256 of its own bytes, this header included,
-# and the box carries that name in its byre.launch label.
-# byre status re-hashes these bytes, so any edit to them is detectable.
-# Written by byre; do not edit.
-record = 1
-byre = "0.1.0"
-created = 2026-03-04T05:06:07Z
-project = "work-app-a1b2c3"
-workdir = "/home/ada/work/app"
-engine = "docker"
-env_keys = ["ANTHROPIC_API_KEY", "GIT_AUTHOR_NAME", "TERM"]
-run_args = ["--hostname", "byre", "--cap-add=SYS_PTRACE"]
-
-[image]
-tag = "byre-work-app-a1b2c3-u1000-g1000"
-digest = "sha256:0f0e0d0c0b0a09080706050403020100f0e0d0c0b0a090807060504030201000"
-base = "node:22"
-
-[network]
-posture = "deny-by-default"
-posture_skill = "byre/firewall"
-egress = "api.anthropic.com:443 github.com:443"
-egress_deny = []
-reserved_env = ["byre/firewall HTTPS_PROXY"]
-project_run_args = true
-raw_build = false
-
-[[binds]]
-host = "/home/ada/work/app"
-target = "/workspace"
-mode = "rw"
-
-[[binds]]
-host = "/home/ada/.gitconfig"
-target = "/home/dev/.gitconfig"
-mode = "ro"
-
-[[ports]]
-interface = "127.0.0.1"
-host = 3000
-container = 3000
-
-[[volumes]]
-name = "byre-work-app-a1b2c3-claude"
-target = "/home/dev/.claude"
-decl = "claude"
-role = "state"
-scope = "project"
-sharing = "shared"
-
-[[skills]]
-name = "byre/claude"
-provenance = "bundled"
-
-[[skills]]
-name = "byre/firewall"
-provenance = "bundled"
-`;
+import { expectGolden } from '../../test/support/golden.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
 
 function roundTrip(record: LaunchRecord): LaunchRecord {
   const parsed = parseLaunchRecord(renderLaunchRecord(record));
@@ -78,8 +19,8 @@ function roundTrip(record: LaunchRecord): LaunchRecord {
 }
 
 describe('renderLaunchRecord', () => {
-  it('matches the golden bytes', () => {
-    expect(renderLaunchRecord(sampleRecord())).toBe(GOLDEN);
+  it('matches test/golden/launch-record.toml byte for byte', () => {
+    expectGolden('launch-record.toml', renderLaunchRecord(sampleRecord()));
   });
 
   it('is byte-stable: the same input renders the same bytes and hash', () => {
@@ -102,7 +43,7 @@ describe('renderLaunchRecord', () => {
     expect(renderLaunchRecord(record)).toContain(
       '[image]\ntag = "t"\ndigest = ""\ndigest_error = "inspect failed"\nbase = "b"\n',
     );
-    expect(GOLDEN).not.toContain('digest_error');
+    expect(renderLaunchRecord(sampleRecord())).not.toContain('digest_error');
   });
 
   it('omits empty arrays of tables', () => {

@@ -1,4 +1,4 @@
-// The launch record's shape and its one byte layout (ADR 0053): what byre told
+// The launch record's shape and its one byte layout: what byre told
 // the engine when it created a box. Pure: renders, hashes and parses text; it
 // never reads config, never touches the filesystem, and never holds env values.
 

@@ -2,18 +2,15 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
 import { launchRecordHash, renderLaunchRecord } from './record.js';
@@ -23,16 +20,14 @@ import {
   writeDeliveryReceipt,
   writeLaunchRecord,
 } from './store.js';
-import { sampleRecord } from './test-records.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
+import { useTempDir } from '../../test/support/temp.js';
 
 let dir: string;
 let launches: string;
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'byre-launch-store-'));
+useTempDir('launch-store', (tmp) => {
+  dir = tmp;
   launches = path.join(dir, 'projects', 'app-a1b2c3', 'launches');
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('writeLaunchRecord', () => {

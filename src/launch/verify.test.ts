@@ -1,13 +1,13 @@
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { launchRecordHash, renderLaunchRecord } from './record.js';
 import { writeLaunchRecord } from './store.js';
-import { sampleRecord } from './test-records.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { LAUNCH_RECORD_MAX_BYTES, readLaunchRecordFile, verifyLaunchRecord } from './verify.js';
 import type { LaunchRecordRead } from './verify.js';
 
@@ -86,11 +86,8 @@ describe('verifyLaunchRecord', () => {
 
 describe('readLaunchRecordFile (real files)', () => {
   let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'byre-launch-verify-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
+  useTempDir('launch-verify', (tmp) => {
+    dir = tmp;
   });
 
   const verifyIn = (launches: string, label: string | undefined) =>

@@ -41,7 +41,7 @@ export type LaunchRecordState =
   | { kind: 'verified'; hash: string; record: LaunchRecord };
 
 /**
- * Label -> state, in the reference's order: label shape, read, re-hash, parse.
+ * Label -> state, checked in this order: label shape, read, re-hash, parse.
  * `readFile` receives the validated hash; `readLaunchRecordFile` fits it.
  */
 export function verifyLaunchRecord(

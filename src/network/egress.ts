@@ -1,4 +1,4 @@
-// The egress allowlist derivation (ADR 0020/0030): every skill's [runtime]
+// The egress allowlist derivation: every skill's [runtime]
 // egress ∪ MCP-implied egress ∪ the config's egress key, minus the config's
 // `!host[:port]` closures applied LAST (skill entries included). Pure; it never
 // decides posture or enforcement, and egress_offered is never an input.

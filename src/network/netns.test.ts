@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
 import {
   enforcePosture,
   mintNonce,

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { helperName, LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 
 export interface NetnsPlan {
   nonce: string;

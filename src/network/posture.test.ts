@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeConfig, fakeSkill, sourced } from '../gen/test-fixtures.js';
+import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { helperEnv, postureFacts } from './posture.js';
 

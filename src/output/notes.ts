@@ -1,6 +1,6 @@
 // Non-fatal notes and warnings on stderr, one line each, escaped.
 
-import type { Writer } from '../cli/io.js';
+import type { Writer } from '../io.js';
 import type { ConfigIssue } from '../errors.js';
 import { formatLocation } from './render-error.js';
 import { escapeTerminal } from './escape.js';

@@ -43,7 +43,8 @@ export async function writeTempSibling(
   return temp;
 }
 
-async function syncDir(dir: string): Promise<void> {
+/** fsync a directory so a rename or link in it survives a crash (best effort). */
+export async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r').catch(() => null);
   if (handle === null) return;
   try {

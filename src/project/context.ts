@@ -4,15 +4,14 @@
 
 import path from 'node:path';
 import { projectIdFor } from './identity.js';
+import { projectIdCollision, readProjectPath } from './store.js';
 import {
   byreHome,
-  projectIdCollision,
   projectStorePaths,
-  readProjectPath,
   storePaths,
   type ProjectStorePaths,
   type StorePaths,
-} from './store.js';
+} from './store-layout.js';
 import { resolveWorktree, worktreeIdFor } from './worktree.js';
 
 export interface ProjectContext {

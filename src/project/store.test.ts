@@ -1,25 +1,19 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 import { writeFileAtomic } from './atomic-write.js';
 import { projectIdFor } from './identity.js';
-import {
-  byreHome,
-  projectStorePaths,
-  readProjectPath,
-  recordProjectPath,
-  storePaths,
-} from './store.js';
+import { readProjectPath, recordProjectPath } from './store.js';
+import { byreHome, projectStorePaths, storePaths } from './store-layout.js';
 
 let home: string;
 
-beforeEach(() => {
-  home = mkdtempSync(path.join(tmpdir(), 'byre-store-test-'));
+useTempDir('store-test', (tmp) => {
+  home = tmp;
 });
-afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 describe('byreHome', () => {
   it('defaults to ~/.byre', () => expect(byreHome({}, '/home/u')).toBe('/home/u/.byre'));

@@ -1,76 +1,11 @@
-// The layout of byre's host-side store (BYRE_HOME, default ~/.byre) and the
-// one write identity needs: the per-id canonical path record. Path helpers are
-// pure; only recordProjectPath/readProjectPath touch the disk.
+// The one write identity needs in byre's host-side store: the per-id
+// canonical path record. Where things live is store-layout.ts.
 
 import { link, readFile, unlink } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 
 import { ByreError } from '../errors.js';
 import { ensurePrivateDir, writeTempSibling } from './atomic-write.js';
-import { isValidProjectId } from './identity.js';
-
-/** The store root: $BYRE_HOME when set and non-empty, else ~/.byre. */
-export function byreHome(
-  env: Readonly<Record<string, string | undefined>>,
-  homeDir: string = os.homedir(),
-): string {
-  const override = env['BYRE_HOME'];
-  return override !== undefined && override !== ''
-    ? path.resolve(override)
-    : path.join(homeDir, '.byre');
-}
-
-export interface StorePaths {
-  home: string;
-  defaultConfig: string;
-  templates: string;
-  layers: string;
-  skills: string;
-  packages: string;
-  projects: string;
-}
-
-export function storePaths(home: string): StorePaths {
-  return {
-    home,
-    defaultConfig: path.join(home, 'default.config'),
-    templates: path.join(home, 'templates'),
-    layers: path.join(home, 'layers'),
-    skills: path.join(home, 'skills'),
-    packages: path.join(home, 'packages'),
-    projects: path.join(home, 'projects'),
-  };
-}
-
-export interface ProjectStorePaths {
-  dir: string;
-  /** The project's consent document. */
-  config: string;
-  /** The canonical path this id was derived from (the collision check). */
-  path: string;
-  /** The setup lock. */
-  lock: string;
-  launches: string;
-  /** The build context, replaced wholesale at every generate. */
-  context: string;
-}
-
-/** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
-export function projectStorePaths(home: string, id: string): ProjectStorePaths {
-  if (!isValidProjectId(id)) {
-    throw new ByreError(`"${id}" is not a byre project id`, { rule: 'project.invalid-id' });
-  }
-  const dir = path.join(home, 'projects', id);
-  return {
-    dir,
-    config: path.join(dir, 'byre.config'),
-    path: path.join(dir, 'path'),
-    lock: path.join(dir, 'lock'),
-    launches: path.join(dir, 'launches'),
-    context: path.join(dir, 'context'),
-  };
-}
+import { projectStorePaths } from './store-layout.js';
 
 function decodeRecord(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text;

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
@@ -20,10 +20,9 @@ const hasGit = (() => {
   }
 })();
 
-beforeEach(() => {
-  dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-worktree-test-')));
+useTempDir('worktree-test', (tmp) => {
+  dir = tmp;
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 function mk(rel: string): string {
   const p = path.join(dir, rel);

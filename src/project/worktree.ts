@@ -1,6 +1,7 @@
 // Linked-worktree identity: finds a worktree's main worktree by reading git's
 // own pointer files (`.git` -> gitdir -> commondir). It must never run git: a
-// project's hooks and config are the boxed agent's to write (ADR 0009).
+// project's hooks and config are the boxed agent's to write, so running git
+// here would run the agent's code on the host.
 
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';

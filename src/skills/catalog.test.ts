@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { makeTempDir, removeTempDir } from '../../test/support/temp.js';
 import { formatIssue } from '../commands/package.js';
 import { loadCatalog } from './catalog.js';
 
-const home = mkdtempSync(path.join(tmpdir(), 'byre-catalog-'));
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+// Made at collection time: the describe blocks below load the catalog as they are declared.
+const home = makeTempDir('catalog');
+afterAll(() => removeTempDir(home));
 
 describe.each(['skill', 'template'] as const)('bundled %ss', (kind) => {
   const catalog = loadCatalog({ home, kind });
@@ -46,7 +45,7 @@ describe('bundled skills through the SkillCatalog', () => {
 
   it('enabling both firewall postures is refused, naming both skills', async () => {
     const { resolveEnabledSkills } = await import('./resolve.js');
-    const { fakeConfig, sourced } = await import('../gen/test-fixtures.js');
+    const { fakeConfig, sourced } = await import('../../test/support/config.js');
     const config = fakeConfig({ skills: [sourced('firewall'), sourced('firewall-open')] });
     expect(() => resolveEnabledSkills(config, skills)).toThrow(
       expect.objectContaining({

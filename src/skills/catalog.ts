@@ -6,9 +6,10 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseLayer } from '../config/parse.js';
-import { PACKAGE_REF } from '../config/rules.js';
+import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
+import { packageRoot } from '../project/store-layout.js';
 import { digestHex, packageDigest, sha256Hex } from './digest.js';
 import {
   MANIFEST_FILE,
@@ -18,7 +19,7 @@ import {
   type PackageFileEntry,
   type PackageKind,
   type PackageMeta,
-} from './manifest.js';
+} from './manifest/index.js';
 import { materializeSkill, memoryTree, type PackageTree } from './materialize.js';
 import { fsTree } from './packages/fs-tree.js';
 import { packagesDir, readIndex, type IndexEntry } from './packages/index-file.js';
@@ -61,7 +62,7 @@ export interface CatalogOptions {
 
 /** Where a local package with `id` lives. */
 export function localPackageDir(home: string, kind: PackageKind, id: string): string {
-  return path.join(home, kind === 'skill' ? 'skills' : 'templates', ...id.split('/'));
+  return path.join(packageRoot(home, kind), ...id.split('/'));
 }
 
 function issueFor(file: string, rule: string, message: string, fix: string): ConfigIssue {
@@ -278,7 +279,7 @@ function localSource(home: string, kind: PackageKind, id: string): Source | null
 
 /** Local package ids: `<name>` with a manifest, else `<owner>/<name>` one level down. */
 export function localIds(home: string, kind: PackageKind): string[] {
-  const root = path.join(home, kind === 'skill' ? 'skills' : 'templates');
+  const root = packageRoot(home, kind);
   const names = (dir: string): string[] => {
     try {
       return readdirSync(dir)

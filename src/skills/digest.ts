@@ -3,7 +3,7 @@
 // published contract (a pinned test vector guards it); never change it in place.
 
 import { createHash } from 'node:crypto';
-import type { PackageFileEntry } from './manifest.js';
+import type { PackageFileEntry } from './manifest/index.js';
 
 export const DIGEST_DOMAIN = 'byre-package-digest-v1';
 

@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { ConfigIssue } from '../errors.js';
 import { indexKeys, type PathSegment } from '../config/locate.js';
 import { locateFinding } from '../config/parse.js';
-import type { Finding } from '../config/rules.js';
-import { MAX_CONTEXT_BYTES, type SkillManifest } from './manifest.js';
+import type { Finding } from '../config/rules/index.js';
+import { MAX_CONTEXT_BYTES, type SkillManifest } from './manifest/index.js';
 import type { ClaudeSkillFile, Provenance, ResolvedSkill, SkillFile } from './types.js';
 
 /** A package's files as the resolver sees them, whatever the provenance. */

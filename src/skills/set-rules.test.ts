@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeConfig, fakeSkill, sourced, text } from '../gen/test-fixtures.js';
+import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
 import { checkSkillSet } from './set-rules.js';
 import type { ResolvedSkill } from './types.js';
 

@@ -3,7 +3,7 @@
 // destinations, unique MCP / Claude Skill names. Pure; every finding names both sides.
 
 import type { EffectiveConfig } from '../config/types.js';
-import { normalizeTarget } from '../config/rules.js';
+import { normalizeTarget } from '../config/grammar.js';
 import { ByreError } from '../errors.js';
 import type { ResolvedSkill } from './types.js';
 

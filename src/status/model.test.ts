@@ -2,10 +2,10 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 
 import type { EffectiveConfig, LayerRef } from '../config/types.js';
-import { fakeConfig, fakeSkill, sourced } from '../gen/test-fixtures.js';
+import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchRecordHash, renderLaunchRecord, type LaunchRecord } from '../launch/record.js';
-import { sampleRecord } from '../launch/test-records.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -219,7 +219,7 @@ function everything(): StatusInput {
 }
 
 describe('statusModel rows', () => {
-  it('lists every row of the reference, in its order, when every condition holds', () => {
+  it('lists every row of the page, in its order, when every condition holds', () => {
     const seen = [...table({ ...everything() }).keys()];
     // Self-edit has no config key yet; every other reference row is present.
     expect(seen).toEqual(REFERENCE_ORDER.filter((l) => l !== 'Self-edit'));

@@ -4,10 +4,19 @@
 // banner all read this; it never reads files, asks an engine or prints.
 
 import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
-import { volumeEngineName } from '../box/run-params.js';
+import { volumeEngineName } from '../engine/names.js';
+import {
+  BYRE_ETC,
+  CLAUDE_SKILLS_DIR,
+  CONTEXT_DIR,
+  CREDENTIAL_DIR,
+  LAUNCHER_PATH,
+  MCP_CONFIG_PATH,
+  NETWORK_CLAIM,
+  reservedClaims,
+} from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
-import { CREDENTIAL_DIR } from '../credentials/channel.js';
-import { credentialRows } from '../credentials/rows.js';
+import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
@@ -76,13 +85,9 @@ export interface StatusInput {
 
 export interface StatusModel {
   data: StatusData;
-  /** Every row of the page, in reference order, tier-tagged. */
+  /** Every row of the page, in its fixed order, tier-tagged. */
   rows: ModelRow[];
 }
-
-/** The in-image paths byre's containment depends on; a mount over one is a hole. */
-export const LAUNCHER_PATH = '/usr/local/bin/byre-launch';
-export const BYRE_ETC = '/etc/byre';
 
 // ---------------------------------------------------------------------------
 // Attribution
@@ -100,44 +105,6 @@ export function layerLabel(ref: LayerRef): string {
 
 const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
-
-// ---------------------------------------------------------------------------
-// Reserved BYRE_ keys (reference section 9's table)
-
-const NETWORK = 'network';
-const LAUNCH = 'launch';
-const RESERVED: Record<string, readonly string[]> = {
-  BYRE_EGRESS: [NETWORK],
-  BYRE_EGRESS_DENY: [NETWORK],
-  BYRE_LAUNCH_GATE_FILE: [NETWORK],
-  BYRE_LAUNCH_GATE_TIMEOUT: [NETWORK],
-  BYRE_CONTEXT_DIR: ['context delivery'],
-  BYRE_AGENT_CONTEXT: ['context delivery'],
-  BYRE_SESSION_CONTEXT: ['context delivery'],
-  BYRE_MCP_CONFIG: ['MCP delivery'],
-  BYRE_CREDENTIAL_GATE_FILE: ['credential delivery'],
-  BYRE_CREDENTIAL_GATE_TIMEOUT: ['credential delivery'],
-  BYRE_CREDENTIAL_DIR: ['credential delivery'],
-  BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH],
-  BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH],
-  BYRE_WORKSPACE_DIR: [LAUNCH],
-  BYRE_IMAGE_PATH_FILE: [LAUNCH],
-  BYRE_ASSUME_TTY: [LAUNCH],
-  BYRE_GEMINI_DIR: [LAUNCH],
-  BYRE_IDENTITY_BASE: [LAUNCH],
-  BYRE_UID: [LAUNCH],
-  BYRE_GID: [LAUNCH],
-  BYRE_PROJECT: [LAUNCH],
-  BYRE_WORKTREE: [LAUNCH],
-};
-
-/** The claims a skill-set BYRE_ key can skew; an unknown one degrades network and launch. */
-export function reservedClaims(key: string): { known: boolean; claims: readonly string[] } {
-  const claims = RESERVED[key];
-  return claims === undefined
-    ? { known: false, claims: [NETWORK, LAUNCH] }
-    : { known: true, claims };
-}
 
 function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
   const { known, claims } = reservedClaims(key);
@@ -331,7 +298,7 @@ function networkFacts(n: NetworkInput): StatusData['network'] {
     ...(n.projectRunArgs ? ['raw run_args'] : []),
     ...(n.rawBuild ? ['raw build lines'] : []),
     ...n.reserved
-      .filter((r) => r.claims.includes(NETWORK))
+      .filter((r) => r.claims.includes(NETWORK_CLAIM))
       .map((r) => `reserved ${r.key} (${r.skill})`),
   ];
   const allow = posture === 'deny-by-default';
@@ -720,7 +687,7 @@ export function statusModel(input: StatusInput): StatusModel {
       agentId,
       (s) => s.agent?.mcp === true,
       'MCP',
-      '/etc/byre/mcp.json',
+      MCP_CONFIG_PATH,
     ),
     claude_skills: claudeSkills,
     claude_skills_closed: config.claudeSkillsClosed.map((c) => ({
@@ -733,7 +700,7 @@ export function statusModel(input: StatusInput): StatusModel {
       agentId,
       (s) => s.agent?.claudeSkills === true,
       'Claude Skills',
-      '/etc/byre/claude-skills',
+      CLAUDE_SKILLS_DIR,
     ),
     instructions,
     instructions_delivery: delivery(
@@ -742,7 +709,7 @@ export function statusModel(input: StatusInput): StatusModel {
       agentId,
       (s) => s.agent?.context === true,
       'context',
-      '/etc/byre/context',
+      CONTEXT_DIR,
     ),
     host_env: facts.host_env,
     credentials: facts.credentials,

@@ -1,18 +1,14 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { fakeConfig } from '../gen/test-fixtures.js';
+import { fakeConfig } from '../../test/support/config.js';
+import { expectGolden } from '../../test/support/golden.js';
 import { statusDataSchema } from './data-schema.js';
 import { statusModel } from './model.js';
 import { renderStatusData, statusDataJsonSchema } from './render-data.js';
 
-const GOLDEN = new URL('../../test/golden/status-data.schema.json', import.meta.url);
-
 describe('status --data', () => {
   it('the generated JSON Schema matches the pinned golden (UPDATE_GOLDEN=1 rewrites it)', () => {
-    const schema = statusDataJsonSchema();
-    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN, schema);
-    expect(schema).toBe(readFileSync(GOLDEN, 'utf8'));
+    expectGolden('status-data.schema.json', statusDataJsonSchema());
   });
 
   it('emits version 2 JSON that parses back through the schema', () => {

@@ -1,4 +1,4 @@
-// The status page's rows, in the reference's order, from the status data. Pure
+// The status page's rows, in one fixed order, from the status data. Pure
 // text: values are raw (the row funnel escapes them). Rows tagged with a tier
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
@@ -161,7 +161,7 @@ function credentialRowsOf(d: StatusData): ModelRow[] {
   return rows;
 }
 
-/** Every row of the page, in reference order (section 9). */
+/** Every row of the page, in the page's fixed order. */
 export function statusRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   const add = (...more: ModelRow[]): void => {

@@ -3,7 +3,7 @@
 // are reached through /proc/self/fd/<fd>/<name> (openat in effect), so a
 // directory swapped for a symlink mid-walk fails the open instead of
 // redirecting it. Without /proc (macOS), paths are re-checked with lstat:
-// the same refusals, with a race window the ADR records.
+// the same refusals, with a race window adr/0004 records.
 
 import { constants, existsSync } from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';

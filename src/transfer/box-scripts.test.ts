@@ -6,17 +6,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tar from 'tar-stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
 import {
   DELIVER_FILE_SCRIPT,
@@ -31,12 +29,11 @@ const SH = existsSync('/bin/dash') ? '/bin/dash' : '/bin/sh';
 
 let root: string;
 let inbox: string;
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'byre-scripts-'));
+useTempDir('scripts', (tmp) => {
+  root = tmp;
   inbox = path.join(root, 'inbox');
   mkdirSync(inbox);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 function run(script: string, args: string[], input: Buffer | string) {
   const r = spawnSync(SH, ['-c', script, 'byre-deliver', ...args], { input });

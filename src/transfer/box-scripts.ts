@@ -4,6 +4,7 @@
 // to (grab's host side treats all of their output as hostile).
 
 import type { ExecSpec } from '../engine/types.js';
+import { DEV_HOME, INBOX } from '../gen/box-layout.js';
 
 /** Exit statuses the box-side scripts use beyond 0/1. */
 export const BOX_EXIT = {
@@ -154,12 +155,12 @@ function spec(box: BoxUser, script: string, argv0: string, args: readonly string
   return {
     id: box.id,
     user: `${box.uid}:${box.gid}`,
-    env: { HOME: '/home/dev' },
+    env: { HOME: DEV_HOME },
     command: ['sh', '-c', script, argv0, ...args],
   };
 }
 
-export const INBOX = '/inbox';
+export { INBOX };
 
 export function deliverFileSpec(box: BoxUser, name: string, size: number, inbox = INBOX): ExecSpec {
   return spec(box, DELIVER_FILE_SCRIPT, 'byre-deliver', [inbox, name, String(size)]);

@@ -16,7 +16,7 @@ function refused(args: string[], o: DeliverOptions, host = tty): string {
   return 'accepted';
 }
 
-describe('deliver flag exclusivity (reference section 1)', () => {
+describe('deliver flag exclusivity', () => {
   it.each<[string, string[], DeliverOptions, string]>([
     ['--install-app with a path', ['a'], { installApp: true }, 'transfer.install-app-usage'],
     [

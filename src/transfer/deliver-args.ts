@@ -1,6 +1,7 @@
 // What a `byre deliver` invocation asks for, decided from argv alone: flag
-// exclusivity (reference section 1), the ssh:// target, and the input mode
-// (paths, stdin, the paste beat). Pure; the command does the IO.
+// exclusivity (--install-app, --boxes and --tar each take only their own few
+// flags; `-` takes no paths), the ssh:// target, and the input mode (paths,
+// stdin, the paste beat). Pure; the command does the IO.
 
 import { UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';

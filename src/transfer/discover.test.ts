@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { EnginePool } from '../box/pool.js';
 import { EngineError } from '../errors.js';
-import { FakeEngine } from '../engine/fake-engine.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
 import type { ContainerFacts } from '../engine/types.js';
 import { assessBox, discoverBoxes, findBoxById } from './discover.js';
 

@@ -6,7 +6,7 @@
 import { askPool, type EnginePool } from '../box/pool.js';
 import { uidCheckApplies } from '../box/shell.js';
 import { LABEL } from '../engine/names.js';
-import type { Engine } from '../engine/runner.js';
+import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 
 /** What the cascade and the --boxes grammar need to know about one box. */

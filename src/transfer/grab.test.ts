@@ -6,21 +6,19 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tar from 'tar-stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 
-import type { Engine, StreamIo } from '../engine/runner.js';
+import type { Engine, StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { GRAB_TREE_SCRIPT } from './box-scripts.js';
 import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
@@ -28,14 +26,13 @@ import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
 let root: string;
 let dest: string;
 let outside: string;
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'byre-grab-'));
+useTempDir('grab', (tmp) => {
+  root = tmp;
   dest = path.join(root, 'dest');
   outside = path.join(root, 'outside');
   mkdirSync(dest);
   mkdirSync(outside);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 type Entry = {
   name: string;

@@ -22,8 +22,9 @@ import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import tar from 'tar-stream';
 
-import type { StreamResult } from '../engine/runner.js';
+import type { StreamResult } from '../engine/engine.js';
 import { ByreError, RefusedError, UsageError } from '../errors.js';
+import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';
 import { BOX_EXIT, grabSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
@@ -32,8 +33,6 @@ import { feed } from './stage-writer.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;
-
-export const WORKSPACE = '/workspace';
 
 /** The box path as the box sees it: relative paths count from /workspace. */
 export function boxPathFor(arg: string): string {

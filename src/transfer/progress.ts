@@ -3,7 +3,7 @@
 // and erased at the end. It counts bytes; it never changes them.
 
 import { Transform, type TransformCallback } from 'node:stream';
-import type { Writer } from '../cli/io.js';
+import type { Writer } from '../io.js';
 
 const MIB = 1024 * 1024;
 

@@ -5,7 +5,7 @@
 import { closeSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Io } from '../cli/io.js';
+import type { Io } from '../io.js';
 import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';

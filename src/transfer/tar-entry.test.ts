@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/support/temp.js';
 
 import { buildStage, stageTarInput } from './stage-writer.js';
 import { checkTarEntry } from './tar-entry.js';
@@ -73,17 +73,13 @@ describe('an incoming archive must end with its end-of-archive marker', () => {
 
   it('accepts an archive with only the marker, and one from GNU tar (padded records, long names)', async () => {
     expect(await stage(Buffer.alloc(1024))).toEqual([]);
-    const dir = mkdtempSync(path.join(tmpdir(), 'byre-tar-'));
-    try {
-      const long = 'n'.repeat(150);
-      writeFileSync(path.join(dir, long), 'long');
-      writeFileSync(path.join(dir, 'zeros.bin'), Buffer.alloc(2048));
-      const r = spawnSync('tar', ['-c', '-f', '-', '-C', dir, long, 'zeros.bin']);
-      expect(r.status).toBe(0);
-      expect(await stage(r.stdout)).toHaveLength(2);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = testTempDir('tar');
+    const long = 'n'.repeat(150);
+    writeFileSync(path.join(dir, long), 'long');
+    writeFileSync(path.join(dir, 'zeros.bin'), Buffer.alloc(2048));
+    const r = spawnSync('tar', ['-c', '-f', '-', '-C', dir, long, 'zeros.bin']);
+    expect(r.status).toBe(0);
+    expect(await stage(r.stdout)).toHaveLength(2);
   });
 
   it('refuses an archive cut at an entry boundary, even after a file of zeros', async () => {

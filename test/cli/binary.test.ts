@@ -3,10 +3,10 @@
 // (exit 1, file:line:column, rule id) that write nothing.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
 const BIN = path.resolve('dist/byre');
@@ -35,22 +35,20 @@ function projectConfig(text: string): string {
   return file;
 }
 
-beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-cli-')));
+useTempDir('cli', (tmp) => {
+  root = tmp;
   project = path.join(root, 'work', 'proj');
   home = path.join(root, 'home');
   mkdirSync(project, { recursive: true });
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe('dist/byre', () => {
   it('prints its version', () => {
     expect(byre(['--version'])).toMatchObject({
       status: 0,
-      stdout: expect.stringMatching(/^byre \d+\.\d+\.\d+\n$/),
+      stdout: expect.stringMatching(
+        /^byre \d+\.\d+\.\d+ \(commit (?:[0-9a-f]{12}(?:-dirty)?|unknown), [a-z]+-[a-z0-9]+\)\n$/,
+      ),
     });
   });
 

@@ -16,7 +16,9 @@ import { EngineError } from '../../src/errors.js';
 import { helperUsernsArgs } from '../../src/engine/argv.js';
 import { detectEngine } from '../../src/engine/detect.js';
 import { checkHostUser } from '../../src/engine/host-user.js';
-import { createEngine, runEngineCommand, type Engine } from '../../src/engine/runner.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { createEngine } from '../../src/engine/runner.js';
+import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
 import { enginesUnderTest } from './engines.js';
 

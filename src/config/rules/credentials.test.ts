@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { createIdentity, sealValue } from '../../credentials/seal.js';
-import type { CredentialTable } from '../../credentials/row.js';
+import type { CredentialTable } from '../credential-rows.js';
 import { mergeLayers } from '../merge.js';
 import { parseLayer } from '../parse.js';
 import type { LayerKind, LayerRef } from '../types.js';

@@ -5,12 +5,8 @@
 
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
-import type { Finding } from '../rules.js';
-import { credentialKindOf, keyIdOf, parseRow, tableProblem } from '../../credentials/row.js';
-
-function finding(rule: string, path: PathSegment[], message: string, fix: string): Finding {
-  return { rule, path, message, fix };
-}
+import { credentialKindOf, keyIdOf, parseRow, tableProblem } from '../credential-rows.js';
+import { finding, type Finding } from './finding.js';
 
 const RESEAL_FIX = (key: string): string =>
   `rows are sealed to the file they live in: remove it here and run \`byre credential add ${key}\` for this file`;

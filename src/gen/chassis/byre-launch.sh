@@ -2,7 +2,7 @@
 # byre-launch: the box's constant ENTRYPOINT, installed by byre's core block
 # and re-asserted by its security guard. Runs as the baked dev user, as PID 1.
 # Order is load-bearing: the launch gate comes first, before any hook can run,
-# so nothing in the box talks to the network before the wall is up (ADR 0011).
+# so nothing in the box talks to the network before the wall is up.
 # Every directory is overridable through BYRE_*_DIR for byre's own tests.
 set -euo pipefail
 
@@ -186,7 +186,8 @@ done
 
 # --- env.d hooks -------------------------------------------------------------
 # Sourced last, right before exec, so the env they export reaches the agent.
-# Hooks only export (ADR 0028); strict mode is lifted around each one.
+# Hooks only export variables (they are sourced, so anything else they do
+# happens in the launcher itself); strict mode is lifted around each one.
 for envd_hook in "${BYRE_ENVD_DIR:-/etc/byre/env.d}"/*.sh; do
   [ -f "$envd_hook" ] && [ -r "$envd_hook" ] || continue
   set +eu

@@ -7,9 +7,10 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from '
 import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/rules.js';
+import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
+import { LAYER_CONFIG_FILE, PROJECT_CONFIG_FILE, storePaths } from '../../project/store-layout.js';
 import {
   BUNDLED_OWNER,
   listedFiles,
@@ -25,7 +26,7 @@ import {
   type PackageFileEntry,
   type PackageKind,
   type PackageMeta,
-} from '../manifest.js';
+} from '../manifest/index.js';
 import { FETCH_LIMITS } from './fetch.js';
 import { fsTree } from './fs-tree.js';
 
@@ -473,7 +474,8 @@ export interface Reference {
 }
 
 function configFiles(home: string): string[] {
-  const out = [path.join(home, 'default.config')];
+  const paths = storePaths(home);
+  const out = [paths.defaultConfig];
   const sub = (dir: string, file: string): void => {
     try {
       for (const name of readdirSync(dir).sort()) out.push(path.join(dir, name, file));
@@ -481,8 +483,8 @@ function configFiles(home: string): string[] {
       // no such dir
     }
   };
-  sub(path.join(home, 'projects'), 'byre.config');
-  sub(path.join(home, 'layers'), 'layer.config');
+  sub(paths.projects, PROJECT_CONFIG_FILE);
+  sub(paths.layers, LAYER_CONFIG_FILE);
   return out.filter((f) => existsSync(f));
 }
 

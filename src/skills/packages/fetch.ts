@@ -7,7 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isContainedRelative } from '../../config/rules.js';
+import { isContainedRelative } from '../../config/grammar.js';
 import { ByreError } from '../../errors.js';
 
 export const FETCH_LIMITS = {

@@ -4,9 +4,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, stringify } from 'smol-toml';
-import { DIGEST } from '../../config/rules.js';
+import { DIGEST } from '../../config/grammar.js';
 import { writeFileAtomic } from '../../project/atomic-write.js';
-import type { PackageKind } from '../manifest.js';
+import { storePaths } from '../../project/store-layout.js';
+import type { PackageKind } from '../manifest/index.js';
 
 export interface IndexEntry {
   id: string;
@@ -18,7 +19,7 @@ export interface IndexEntry {
 }
 
 export function packagesDir(home: string): string {
-  return path.join(home, 'packages');
+  return storePaths(home).packages;
 }
 
 export function indexPath(home: string): string {

@@ -13,10 +13,10 @@ import {
 } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Io } from '../../cli/io.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeIo, type FakeIo } from '../../../test/support/io.js';
+import { useSharedTempDir, useTempDir } from '../../../test/support/temp.js';
 import {
   packageInstallCommand,
   packagePackCommand,
@@ -37,22 +37,9 @@ import { packagesDir, readIndex } from './index-file.js';
 let root: string;
 let home: string;
 
-function fakeIo(): Io & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    out,
-    err,
-    stdout: { write: (s: string) => out.push(s) },
-    stderr: { write: (s: string) => err.push(s) },
-    cwd: root,
-    env: { BYRE_HOME: home },
-    stdinIsTty: false,
-    stdoutIsTty: false,
-    uid: 1000,
-    gid: 1000,
-    pid: 1,
-  };
+/** A recording Io in the test project, with the store under the temp BYRE_HOME. */
+function pkgIo(): FakeIo {
+  return fakeIo({ cwd: root, env: { BYRE_HOME: home } });
 }
 
 /** A local skill under BYRE_HOME/skills/<id>/ with a tool and a context file. */
@@ -80,14 +67,10 @@ function publish(id: string): { manifest: string; digest: string; dir: string } 
   return { manifest: path.join(dir, 'dist.toml'), digest: packed.digest, dir };
 }
 
-beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'byre-pkg-'));
+useTempDir('pkg', (tmp) => {
+  root = tmp;
   home = path.join(root, 'home');
   mkdirSync(home);
-});
-
-afterEach(() => {
-  rmSync(root, { recursive: true, force: true });
 });
 
 describe('local packages', () => {
@@ -155,9 +138,9 @@ describe('install from a file manifest', () => {
     writeSkill('me/demo');
     const { manifest, digest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
-    const io = fakeIo();
+    const io = pkgIo();
     await packageInstallCommand(io, 'skill', manifest, { digest });
-    expect(io.out.join('')).toBe(`${digest}\n`);
+    expect(io.out).toBe(`${digest}\n`);
     expect(readIndex(home).entries).toEqual([
       expect.objectContaining({ id: 'me/demo', digest, kind: 'skill', version: '1.0.0' }),
     ]);
@@ -166,18 +149,18 @@ describe('install from a file manifest', () => {
     expect(skill).toMatchObject({ provenance: 'installed', meta: { digest } });
     expect(skill?.build.files[0]?.executable).toBe(true);
 
-    const again = fakeIo();
+    const again = pkgIo();
     await packageInstallCommand(again, 'skill', `file://${manifest}`, {});
-    expect(again.err.join('')).toContain('already installed');
+    expect(again.err).toContain('already installed');
   });
 
   it('pack -o writes the manifest and prints a pinned install command', async () => {
     const dir = writeSkill('me/demo');
-    const io = fakeIo();
+    const io = pkgIo();
     const out = path.join(dir, 'dist.toml');
     await packagePackCommand(io, 'skill', 'me/demo', { out });
-    const digest = io.out.join('').trim();
-    expect(io.err.join('')).toContain(`byre skill install file://${out} --digest ${digest}`);
+    const digest = io.out.trim();
+    expect(io.err).toContain(`byre skill install file://${out} --digest ${digest}`);
     // The manifest itself is not part of its own payload.
     expect(readFileSync(out, 'utf8')).not.toContain('dest = "dist.toml"');
     const fetched = await fetchPackage(out, 'skill', { cwd: root });
@@ -188,7 +171,7 @@ describe('install from a file manifest', () => {
     writeSkill('me/demo');
     const { manifest, digest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
-    await packageInstallCommand(fakeIo(), 'skill', manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', manifest, {});
     writeFileSync(
       path.join(packagesDir(home), digestHex(digest), 'bin', 'tool'),
       '#!/bin/sh\nevil\n',
@@ -204,7 +187,7 @@ describe('install from a file manifest', () => {
     writeSkill('me/demo');
     const { manifest, digest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
-    await packageInstallCommand(fakeIo(), 'skill', manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', manifest, {});
     const file = path.join(packagesDir(home), digestHex(digest), 'skill.toml');
     writeFileSync(file, readFileSync(file, 'utf8').replace('api.example.com', 'evil.example.com'));
     expect(loadCatalog({ home, kind: 'skill' }).find('me/demo')?.issues[0]?.rule).toBe(
@@ -216,7 +199,7 @@ describe('install from a file manifest', () => {
     writeSkill('me/demo');
     const { manifest } = publish('me/demo');
     await expect(
-      packageInstallCommand(fakeIo(), 'skill', manifest, { digest: `sha256:${'0'.repeat(64)}` }),
+      packageInstallCommand(pkgIo(), 'skill', manifest, { digest: `sha256:${'0'.repeat(64)}` }),
     ).rejects.toMatchObject({ rule: 'package.digest-mismatch' });
     expect(existsSync(packagesDir(home))).toBe(false);
   });
@@ -232,7 +215,7 @@ describe('install from a file manifest', () => {
 
   it('http:// is refused', async () => {
     await expect(
-      packageInstallCommand(fakeIo(), 'skill', 'http://example.com/skill.toml', {}),
+      packageInstallCommand(pkgIo(), 'skill', 'http://example.com/skill.toml', {}),
     ).rejects.toMatchObject({
       rule: 'package.http-refused',
     });
@@ -270,16 +253,16 @@ describe('install from a file manifest', () => {
   it('replacing an installed id needs confirmation; --yes replaces and drops the old snapshot', async () => {
     writeSkill('me/demo');
     const first = publish('me/demo');
-    await packageInstallCommand(fakeIo(), 'skill', first.manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', first.manifest, {});
     writeSkill('me/demo', '', '#!/bin/sh\necho v2\n');
     const second = publish('me/demo');
     expect(second.digest).not.toBe(first.digest);
     await expect(
-      packageInstallCommand(fakeIo(), 'skill', second.manifest, {}),
+      packageInstallCommand(pkgIo(), 'skill', second.manifest, {}),
     ).rejects.toMatchObject({
       rule: 'confirm.needs-yes',
     });
-    const declined = fakeIo();
+    const declined = pkgIo();
     await expect(
       packageInstallCommand(
         declined,
@@ -289,8 +272,8 @@ describe('install from a file manifest', () => {
         { confirm: () => Promise.resolve(false) },
       ),
     ).rejects.toMatchObject({ rule: 'package.replace-declined' });
-    expect(declined.err.join('')).toContain('What changes');
-    await packageInstallCommand(fakeIo(), 'skill', second.manifest, { yes: true });
+    expect(declined.err).toContain('What changes');
+    await packageInstallCommand(pkgIo(), 'skill', second.manifest, { yes: true });
     expect(readIndex(home).entries[0]?.digest).toBe(second.digest);
     expect(existsSync(path.join(packagesDir(home), digestHex(first.digest)))).toBe(false);
   });
@@ -298,16 +281,16 @@ describe('install from a file manifest', () => {
   it('uninstall names the configs that reference the id', async () => {
     writeSkill('me/demo');
     const { manifest, digest } = publish('me/demo');
-    await packageInstallCommand(fakeIo(), 'skill', manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', manifest, {});
     const project = path.join(home, 'projects', 'demo-app-123abc');
     mkdirSync(project, { recursive: true });
     writeFileSync(path.join(project, 'byre.config'), 'skills = ["me/demo"]\n');
-    await expect(packageUninstallCommand(fakeIo(), 'skill', 'me/demo', {})).rejects.toMatchObject({
+    await expect(packageUninstallCommand(pkgIo(), 'skill', 'me/demo', {})).rejects.toMatchObject({
       rule: 'confirm.needs-yes',
     });
-    const io = fakeIo();
+    const io = pkgIo();
     await packageUninstallCommand(io, 'skill', 'me/demo', { yes: true });
-    expect(io.err.join('')).toContain(path.join(project, 'byre.config'));
+    expect(io.err).toContain(path.join(project, 'byre.config'));
     expect(readIndex(home).entries).toEqual([]);
     expect(existsSync(path.join(packagesDir(home), digestHex(digest)))).toBe(false);
   });
@@ -318,7 +301,7 @@ describe('fork and adopt', () => {
     writeSkill('me/demo');
     const { manifest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
-    await packageInstallCommand(fakeIo(), 'skill', manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', manifest, {});
     const installed = loadCatalog({ home, kind: 'skill' }).find('me/demo');
 
     const fork = await forkPackage(home, 'skill', 'me/demo', 'me/forked');
@@ -346,7 +329,7 @@ describe('fork and adopt', () => {
   it('a local package shadows the installed one with the same id', async () => {
     writeSkill('me/demo');
     const { manifest } = publish('me/demo');
-    await packageInstallCommand(fakeIo(), 'skill', manifest, {});
+    await packageInstallCommand(pkgIo(), 'skill', manifest, {});
     const catalog = loadCatalog({ home, kind: 'skill' });
     expect(catalog.entries.find((e) => e.provenance === 'installed')?.status).toBe('shadowed');
     expect(catalog.asSkillCatalog().lookup('me/demo')?.provenance).toBe('local');
@@ -373,8 +356,9 @@ describe('install over https', () => {
   let served: Record<string, Buffer>;
   let hits: string[];
 
+  const tls = useSharedTempDir('tls');
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'byre-tls-'));
+    const dir = tls.path;
     execFileSync(
       'openssl',
       [
@@ -448,7 +432,7 @@ describe('install over https', () => {
     writeSkill('me/demo');
     const digest = serve('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
-    const io = fakeIo();
+    const io = pkgIo();
     await packageInstallCommand(
       io,
       'skill',
@@ -456,7 +440,7 @@ describe('install over https', () => {
       { digest },
       { fetch: { ca } },
     );
-    expect(io.out.join('')).toBe(`${digest}\n`);
+    expect(io.out).toBe(`${digest}\n`);
     expect(hits).toContain('/pkg/bin/tool');
     expect(
       loadCatalog({ home, kind: 'skill' }).asSkillCatalog().lookup('me/demo')?.provenance,

@@ -11,7 +11,7 @@ import { ensurePrivateDir } from '../../project/atomic-write.js';
 import { VERSION } from '../../embedded.js';
 import { BUNDLED_OWNER, buildEntry, readSnapshotDir, type CatalogEntry } from '../catalog.js';
 import { digestHex, packageDigest, sha256Hex } from '../digest.js';
-import { MANIFEST_FILE, type PackageFileEntry, type PackageKind } from '../manifest.js';
+import { MANIFEST_FILE, type PackageFileEntry, type PackageKind } from '../manifest/index.js';
 import { listedFiles } from '../catalog.js';
 import { memoryTree } from '../materialize.js';
 import {

@@ -1,17 +1,10 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../../test/support/golden.js';
+import { testTempDir } from '../../../test/support/temp.js';
 
 import { ByreError } from '../../errors.js';
 import type { ToolResolution } from '../../engine/host-tools.js';
@@ -24,15 +17,9 @@ import { renderWorkflowDocument } from './quick-action.js';
 
 const BYRE = '/opt/byre/bin/byre';
 
-function golden(name: string, rendered: string): void {
-  const url = new URL(`../../../test/golden/${name}`, import.meta.url);
-  if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(url, rendered);
-  expect(rendered).toBe(readFileSync(url, 'utf8'));
-}
-
 describe('generators (golden)', () => {
   it('renders the default .desktop entry', () => {
-    golden('deliver-app.desktop', renderDesktopEntry(resolveDeliverApp({ byrePath: BYRE })));
+    expectGolden('deliver-app.desktop', renderDesktopEntry(resolveDeliverApp({ byrePath: BYRE })));
   });
   it('renders a labelled ssh .desktop entry', () => {
     const app = resolveDeliverApp({
@@ -41,16 +28,16 @@ describe('generators (golden)', () => {
       box: 'ab12',
       remoteByre: '/home/me/bin/byre',
     });
-    golden('deliver-app-ssh.desktop', renderDesktopEntry(app));
+    expectGolden('deliver-app-ssh.desktop', renderDesktopEntry(app));
   });
   it('renders the droplet AppleScript', () => {
-    golden(
+    expectGolden(
       'deliver-app-droplet.applescript',
       renderDropletScript(resolveDeliverApp({ byrePath: BYRE, box: 'ab12' })),
     );
   });
   it('renders the Quick Action document', () => {
-    golden(
+    expectGolden(
       'deliver-app-document.wflow',
       renderWorkflowDocument(resolveDeliverApp({ byrePath: BYRE })),
     );
@@ -134,15 +121,7 @@ describe('icon', () => {
   });
 });
 
-const homes: string[] = [];
-afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
-});
-function tempHome(): string {
-  const h = mkdtempSync(path.join(tmpdir(), 'byre-app-'));
-  homes.push(h);
-  return h;
-}
+const tempHome = (): string => testTempDir('app');
 const none = (): ToolResolution => ({ kind: 'absent' });
 const desktop = (home: string, stem = 'byre-deliver'): string =>
   path.join(home, '.local/share/applications', `${stem}.desktop`);

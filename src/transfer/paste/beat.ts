@@ -2,7 +2,7 @@
 // mode with bracketed paste on, waiting for a paste or Ctrl-V / Cmd-V; and
 // the y/N question a possible drag needs. Always restores the terminal.
 
-import type { Writer } from '../../cli/io.js';
+import type { Writer } from '../../io.js';
 import { escapeTerminal } from '../../output/escape.js';
 import type { PasteCapture } from './classify.js';
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, PasteKeys, confirms } from './keys.js';

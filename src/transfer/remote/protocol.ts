@@ -1,6 +1,7 @@
-// The near side of the remote protocol (reference section 8), pure: parsing
-// an `ssh://[user@]host[:port]` target, the remote argv and its single-quoted
-// form, the ssh argv, and what a remote exit code means. Never spawns.
+// The near side of remote delivery (byre here driving byre on an ssh host),
+// pure: parsing an `ssh://[user@]host[:port]` target, the remote argv and its
+// single-quoted form, the ssh argv, and what a remote exit code means. Never
+// spawns.
 
 import { ByreError, RefusedError, UsageError } from '../../errors.js';
 import { escapeTerminal } from '../../output/escape.js';

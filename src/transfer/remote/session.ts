@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
-import type { Writer } from '../../cli/io.js';
+import type { Writer } from '../../io.js';
 import { ByreError } from '../../errors.js';
 import { escapeTerminal } from '../../output/escape.js';
 import { parseBoxLines } from '../boxes-grammar.js';

@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isYes, readAnswer, terminalConfirm } from './confirm.js';
-import type { Io } from './io.js';
+import { isYes, readAnswer, terminalConfirm, type Io } from './io.js';
 
 describe('confirm', () => {
   it.each([

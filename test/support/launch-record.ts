@@ -1,8 +1,7 @@
-// Test-only: a representative launch record for the launch/ unit tests.
-// Never imported by product code.
+// A representative launch record for the launch/ and status unit tests.
 
-import { envKeysOf } from './record.js';
-import type { LaunchRecord } from './record.js';
+import { envKeysOf } from '../../src/launch/record.js';
+import type { LaunchRecord } from '../../src/launch/record.js';
 
 export function sampleRecord(): LaunchRecord {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSkillManifest, parseTemplatePackage, satisfiesRequiresByre } from './manifest.js';
+import { parseSkillManifest, parseTemplatePackage, satisfiesRequiresByre } from './index.js';
 
 const FILE = '/h/skills/demo/skill.toml';
 

@@ -2,7 +2,7 @@
 // keeps just enough state (images, containers, volumes) for ps-by-label and
 // exists checks to answer consistently. It must never spawn or touch disk.
 
-import { EngineError } from '../errors.js';
+import { EngineError } from '../../src/errors.js';
 import { writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type {
@@ -14,7 +14,7 @@ import type {
   RunOptions,
   StreamIo,
   StreamResult,
-} from './runner.js';
+} from '../../src/engine/engine.js';
 import type {
   BuildSpec,
   ContainerFacts,
@@ -25,7 +25,7 @@ import type {
   ImageRef,
   PsQuery,
   VolumeFilter,
-} from './types.js';
+} from '../../src/engine/types.js';
 
 export type EngineMethod = Exclude<keyof Engine, 'facts'>;
 

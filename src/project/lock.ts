@@ -4,7 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { ByreError } from '../errors.js';
-import type { ProjectStorePaths } from '../project/store.js';
+import type { ProjectStorePaths } from './store-layout.js';
 
 /** Runs `work` holding the project's setup lock; waits up to ~2 minutes for it. */
 export async function withSetupLock<T>(

@@ -1,9 +1,10 @@
-// Builders for gen/ and project/ unit tests: a complete EffectiveConfig and
-// ResolvedSkill with every field at its empty default. Test-only; production
-// code must never import this module.
+// Builders for unit tests that need a resolved config or skill: the real
+// emptyConfig() with its provenance pointed at one project layer, and a
+// ResolvedSkill with every field at its empty default.
 
-import type { EffectiveConfig, LayerRef, Sourced } from '../config/types.js';
-import type { ResolvedSkill } from '../skills/types.js';
+import { emptyConfig } from '../../src/config/merge.js';
+import type { EffectiveConfig, LayerRef, Sourced } from '../../src/config/types.js';
+import type { ResolvedSkill } from '../../src/skills/types.js';
 
 export const PROJECT_LAYER: LayerRef = {
   kind: 'project',
@@ -15,38 +16,13 @@ export function sourced<T>(value: T, from: LayerRef = PROJECT_LAYER): Sourced<T>
   return { value, from };
 }
 
+/** A merged config as if one project layer had set `base = "node:22"` and nothing else. */
 export function fakeConfig(overrides: Partial<EffectiveConfig> = {}): EffectiveConfig {
   return {
+    ...emptyConfig(),
     layers: [PROJECT_LAYER],
     engine: sourced('auto'),
-    template: null,
-    agent: null,
     base: sourced('node:22'),
-    seedPrefs: null,
-    worktreeBase: null,
-    extendsChain: [],
-    sources: {},
-    apt: [],
-    env: {},
-    envFromHost: {},
-    credentials: [],
-    files: {},
-    skills: [],
-    mounts: [],
-    ports: [],
-    volumes: [],
-    egress: [],
-    egressClosed: [],
-    egressOffered: [],
-    mcp: [],
-    mcpClosed: [],
-    claudeSkills: [],
-    claudeSkillsClosed: [],
-    context: [],
-    dockerfilePre: [],
-    dockerfilePost: [],
-    runArgs: [],
-    defaults: { sharedAuth: {}, skipQuestions: false },
     ...overrides,
   };
 }

@@ -1,0 +1,251 @@
+// The one way byre changes a config file (ADR 0010): read it without
+// following a link, apply tomldoc edits, re-read the result with byre's own
+// loader for that layer kind, and publish it atomically with the file's mode.
+// Any refusal leaves the old bytes in place; nothing else in byre writes config.
+
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { link, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { withSetupLock } from '../project/lock.js';
+import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
+import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../project/atomic-write.js';
+import {
+  defaultConfigPath,
+  layerConfigPath,
+  type ProjectStorePaths,
+} from '../project/store-layout.js';
+import {
+  applyEdits,
+  deleteValue,
+  getValue,
+  parseDocument,
+  setValue,
+  TomlDocError,
+  type TomlEdit,
+} from '../tomldoc/index.js';
+import { MAX_CONFIG_BYTES, parseLayer, syntaxIssue, tooLargeIssue } from './parse.js';
+import { readCapped } from './read.js';
+
+/** A config file byre may write, and the layer kind its loader reads it as. */
+export interface ConfigFile {
+  path: string;
+  kind: 'project' | 'default' | 'layer';
+  /** The layer's name (`default`, `project`, or the named layer's). */
+  name: string;
+}
+
+export function projectConfigFile(project: ProjectStorePaths): ConfigFile {
+  return { path: project.config, kind: 'project', name: 'project' };
+}
+
+export function defaultConfigFile(home: string): ConfigFile {
+  return { path: defaultConfigPath(home), kind: 'default', name: 'default' };
+}
+
+export function layerConfigFile(home: string, name: string): ConfigFile {
+  return { path: layerConfigPath(home, name), kind: 'layer', name };
+}
+
+/** What a config file holds now; `exists` false reads as an empty document. */
+export interface CurrentConfig {
+  text: string;
+  exists: boolean;
+  /** Permission bits to keep (0600 for a file not yet written). */
+  mode: number;
+}
+
+function refuse(file: ConfigFile, rule: string, message: string, remedy: string): never {
+  throw new ByreError(message, { rule, remedy, location: { file: file.path } });
+}
+
+/**
+ * Read a config file for editing: never through a symbolic link, only a
+ * regular file, at most 1 MiB, valid UTF-8. A missing file is an empty one.
+ */
+export function readConfigForEdit(file: ConfigFile): CurrentConfig {
+  let fd: number;
+  try {
+    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
+    fd = openSync(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { text: '', exists: false, mode: PRIVATE_FILE_MODE };
+    if (code === 'ELOOP') {
+      refuse(
+        file,
+        'config.write-symlink',
+        `${file.path} is a symbolic link; byre writes config files only in place`,
+        'replace the link with the file it points to, or edit that file by hand',
+      );
+    }
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      refuse(
+        file,
+        'config.write-not-file',
+        `${file.path} is not a regular file`,
+        'replace it with a config file',
+      );
+    }
+    if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError([tooLargeIssue(file.path, stat.size)]);
+    const bytes = readCapped(fd, MAX_CONFIG_BYTES + 1);
+    if (bytes.length > MAX_CONFIG_BYTES) {
+      throw new ConfigError([tooLargeIssue(file.path, bytes.length)]);
+    }
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new ConfigError([
+        {
+          rule: 'config.toml-syntax',
+          message: `${file.path} is not valid UTF-8`,
+          location: { file: file.path },
+          fix: 'save the file as UTF-8',
+        },
+      ]);
+    }
+    return { text, exists: true, mode: stat.mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The edits as data, or a function from the current text to the new one. */
+export type ConfigChange = readonly TomlEdit[] | ((text: string) => string);
+
+function edited(file: ConfigFile, text: string, change: ConfigChange): string {
+  try {
+    const next = typeof change === 'function' ? change(text) : applyEdits(text, change);
+    return next === text ? text : migrateOnWrite(next);
+  } catch (error) {
+    if (!(error instanceof TomlDocError)) throw error;
+    if (error.rule === 'tomldoc.syntax') {
+      try {
+        parseToml(text);
+      } catch (syntax) {
+        throw new ConfigError([syntaxIssue(syntax, file.path)]);
+      }
+    }
+    const at = error.line === undefined ? {} : { line: error.line, column: error.column ?? 1 };
+    throw new ByreError(`cannot edit ${file.path}: ${error.message}`, {
+      rule: `config.write-${error.rule.replace(/^tomldoc\./, '')}`,
+      location: { file: file.path, ...at },
+      remedy: 'edit the file by hand, or report this to byre',
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The migrations every write carries along: the legacy top-level
+ * `shared_auth` moves to `[defaults] shared_auth` (a value already there wins).
+ */
+export function migrateOnWrite(text: string): string {
+  const legacy = getValue(parseDocument(text), ['shared_auth']);
+  if (legacy === undefined) return text;
+  const moved = deleteValue(text, ['shared_auth']);
+  if (getValue(parseDocument(moved), ['defaults', 'shared_auth']) !== undefined) return moved;
+  return setValue(moved, ['defaults', 'shared_auth'], legacy);
+}
+
+/** Issues in the would-be result, named as such: the file on disk is unchanged. */
+function refusedResult(file: ConfigFile, issues: readonly ConfigIssue[]): ConfigError {
+  return new ConfigError(
+    issues.map((issue) => ({
+      ...issue,
+      message: `${issue.message} — the edit was refused; ${file.path} is unchanged`,
+      location: { ...issue.location, file: `${file.path} (as edited)` },
+    })),
+  );
+}
+
+export interface WriteOptions {
+  /** Hold this project's setup lock around read, edit and publish. */
+  lock?: ProjectStorePaths;
+  /** Create the file; refuse when it already exists (onboarding). */
+  createOnly?: boolean;
+}
+
+export interface WriteResult {
+  before: string;
+  after: string;
+  /** False when the edit changed nothing (the file was not touched). */
+  written: boolean;
+}
+
+async function publish(
+  file: ConfigFile,
+  current: CurrentConfig,
+  text: string,
+  createOnly: boolean,
+): Promise<void> {
+  const temp = await writeTempSibling(file.path, text, current.mode);
+  try {
+    if (createOnly) {
+      // link(2) refuses an existing name, so a file made meanwhile is never replaced.
+      await link(temp, file.path).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+        refuse(
+          file,
+          'config.write-exists',
+          `${file.path} already exists`,
+          'edit it with byre config, or by hand',
+        );
+      });
+    } else {
+      const now = readConfigForEdit(file);
+      if (now.exists !== current.exists || now.text !== current.text) {
+        refuse(
+          file,
+          'config.write-raced',
+          `${file.path} changed while byre was editing it`,
+          'run the command again',
+        );
+      }
+      await rename(temp, file.path);
+    }
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+  await syncDir(dirname(file.path));
+}
+
+async function writeUnlocked(
+  file: ConfigFile,
+  change: ConfigChange,
+  options: WriteOptions,
+): Promise<WriteResult> {
+  const current = readConfigForEdit(file);
+  if (options.createOnly && current.exists) {
+    refuse(file, 'config.write-exists', `${file.path} already exists`, 'edit it instead');
+  }
+  const after = edited(file, current.text, change);
+  if (current.exists && after === current.text) {
+    return { before: current.text, after, written: false };
+  }
+  const checked = parseLayer(after, { file: file.path, kind: file.kind, name: file.name });
+  if (checked.issues.length > 0) throw refusedResult(file, checked.issues);
+  await publish(file, current, after, options.createOnly === true);
+  return { before: current.text, after, written: true };
+}
+
+/**
+ * Apply `change` to a config file and publish the result atomically, keeping
+ * the file's mode (0600 for a new file). Refused, with the old bytes left in
+ * place: a link, a non-file, over 1 MiB, a result byre's loader rejects for
+ * this layer kind, or a file changed by someone else meanwhile.
+ */
+export async function writeConfig(
+  file: ConfigFile,
+  change: ConfigChange,
+  options: WriteOptions = {},
+): Promise<WriteResult> {
+  const { lock } = options;
+  if (lock === undefined) return writeUnlocked(file, change, options);
+  return withSetupLock(lock, () => writeUnlocked(file, change, options));
+}

@@ -1,0 +1,124 @@
+// The Engine interface: everything byre asks of docker or podman, as typed
+// calls. runner.ts adapts it to the engine CLI; commands and box/ depend only
+// on this. Types only.
+
+import type { Readable, Writable } from 'node:stream';
+import type {
+  BuildSpec,
+  ContainerFacts,
+  EngineFacts,
+  ExecSpec,
+  ImageFilter,
+  ImageRef,
+  LabelledContainer,
+  PsQuery,
+  VolumeFilter,
+} from './types.js';
+
+export interface BuildIo {
+  /** Receives engine output (stdout and stderr) as it arrives; defaults to the terminal's stderr. */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface ImageInfo {
+  /** `sha256:<hex>`. */
+  id: string;
+  labels: Record<string, string>;
+}
+
+export interface EngineOutput {
+  stdout: string;
+  stderr: string;
+}
+
+export interface ExecResult extends EngineOutput {
+  exitCode: number;
+}
+
+/** Streams for `execStream`: bytes flow through, never buffered whole. */
+export interface StreamIo {
+  /**
+   * Fed to the box's stdin: a stream (byre copies it), or an open file
+   * descriptor handed to the engine client as is (no copy through byre).
+   */
+  stdin?: Readable | number;
+  /**
+   * Receives the box's stdout: a stream (with backpressure; it is ended when
+   * the box's stdout ends), or an open file descriptor the engine client
+   * writes to directly (no copy through byre).
+   */
+  stdout: Writable | number;
+}
+
+export interface StreamResult {
+  exitCode: number;
+  /** The tail of the engine's stderr (64 KiB). */
+  stderr: string;
+  /** The first bytes of the engine's stderr (4 KiB), where a box script's header sits. */
+  stderrHead: string;
+}
+
+export interface RunOptions {
+  /** Piped to the container's stdin (the argv should carry `-i`). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+export interface Engine {
+  readonly facts: EngineFacts;
+  build(spec: BuildSpec, io?: BuildIo): Promise<void>;
+  /** `sha256:<hex>` on both engines. */
+  imageId(tag: string): Promise<string>;
+  imageExists(tag: string): Promise<boolean>;
+  imageLabels(tag: string): Promise<Record<string, string>>;
+  /** Id and labels in one engine call; null when the image is absent. */
+  imageInfo(ref: string): Promise<ImageInfo | null>;
+  /** False when there was no such image. */
+  removeImage(tag: string): Promise<boolean>;
+  /** Images matching `filter`, dangling ones included. */
+  imageList(filter: ImageFilter): Promise<ImageRef[]>;
+  /** `argv` from buildRunArgv(…, 'create'); returns the container id. */
+  create(argv: readonly string[]): Promise<string>;
+  /** `start --attach --interactive`, stdio inherited; the agent's exit status. */
+  startAttached(name: string, options: { tty: boolean }): Promise<number>;
+  /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
+  run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
+  ps(query: PsQuery): Promise<string[]>;
+  /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
+  psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;
+  inspectLabels(id: string): Promise<Record<string, string>>;
+  inspectEnv(id: string): Promise<Record<string, string>>;
+  /**
+   * Id, labels and env of each container, in one engine call. Ids (or
+   * unique prefixes) that name no container are left out, not errors.
+   */
+  inspectContainers(
+    ids: readonly string[],
+    options?: { signal?: AbortSignal },
+  ): Promise<ContainerFacts[]>;
+  networkMode(id: string): Promise<string>;
+  stop(id: string, seconds: number): Promise<void>;
+  /** Force-removes; false when there was no such container. */
+  remove(id: string): Promise<boolean>;
+  volumeExists(name: string): Promise<boolean>;
+  volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void>;
+  /** False when there was no such volume. */
+  volumeRemove(name: string): Promise<boolean>;
+  volumeList(filter: VolumeFilter): Promise<string[]>;
+  /** The command's exit status is data here, not an error. */
+  exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
+  /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
+  execAttached(spec: ExecSpec): Promise<number>;
+  /**
+   * `exec` with stdin and stdout streamed (deliver, grab). The exit status is
+   * data; a failing consumer or source kills the exec and rethrows.
+   */
+  execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult>;
+}
+
+export interface EngineOptions {
+  /** Environment for engine processes (DOCKER_HOST, XDG_RUNTIME_DIR …); defaults to this process's. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Bound for queries (inspect, ps, volume ls …); 2 minutes unless set. */
+  queryTimeoutMs?: number;
+}

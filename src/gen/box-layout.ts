@@ -1,0 +1,69 @@
+// What byre's chassis owns inside every box: the paths the image and the
+// launcher agree on, and the BYRE_ keys the launcher and byre's own steps
+// read. Pure; the one owner of these names, so the Dockerfile, the run argv,
+// status and the transfer verbs cannot drift apart.
+
+/** The project, bind-mounted read-write. */
+export const WORKSPACE = '/workspace';
+/** The baked dev user's home. */
+export const DEV_HOME = '/home/dev';
+/** Where deliver lands files. */
+export const INBOX = '/inbox';
+/** The box's ENTRYPOINT (src/gen/chassis/byre-launch.sh). */
+export const LAUNCHER_PATH = '/usr/local/bin/byre-launch';
+/** byre's generated files in the image; a mount over it is a hole. */
+export const BYRE_ETC = '/etc/byre';
+/** A network posture's ready signal: the launcher waits on the port it names. */
+export const LAUNCH_GATE_PATH = `${BYRE_ETC}/launch-gate`;
+export const AGENT_CMD_PATH = `${BYRE_ETC}/agent-cmd`;
+export const AGENT_CONTEXT_PATH = `${BYRE_ETC}/agent-context.md`;
+export const MCP_CONFIG_PATH = `${BYRE_ETC}/mcp.json`;
+export const CLAUDE_SKILLS_DIR = `${BYRE_ETC}/claude-skills`;
+export const CONTEXT_DIR = `${BYRE_ETC}/context`;
+/** The image's PATH, captured at build time for login shells. */
+export const IMAGE_PATH_FILE = `${BYRE_ETC}/image-path`;
+/** Baked when the config holds credential rows: the launcher waits for delivery (adr/0012). */
+export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
+/** The session tmpfs credentials are delivered onto; its parent is root's, so the box cannot swap it for a link. */
+export const CREDENTIAL_DIR = '/run/byre/credentials';
+
+// ---------------------------------------------------------------------------
+// Reserved BYRE_ keys. A skill may set one (that is how a posture reaches the
+// launcher), but then byre cannot vouch for what the key feeds: each key maps
+// to the status claims it can skew.
+
+/** The claim names a reserved key can skew (status degrades them). */
+export const NETWORK_CLAIM = 'network';
+export const LAUNCH_CLAIM = 'launch';
+const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
+  BYRE_EGRESS: [NETWORK_CLAIM],
+  BYRE_EGRESS_DENY: [NETWORK_CLAIM],
+  BYRE_LAUNCH_GATE_FILE: [NETWORK_CLAIM],
+  BYRE_LAUNCH_GATE_TIMEOUT: [NETWORK_CLAIM],
+  BYRE_CONTEXT_DIR: ['context delivery'],
+  BYRE_AGENT_CONTEXT: ['context delivery'],
+  BYRE_SESSION_CONTEXT: ['context delivery'],
+  BYRE_MCP_CONFIG: ['MCP delivery'],
+  BYRE_CREDENTIAL_GATE_FILE: ['credential delivery'],
+  BYRE_CREDENTIAL_GATE_TIMEOUT: ['credential delivery'],
+  BYRE_CREDENTIAL_DIR: ['credential delivery'],
+  BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
+  BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
+  BYRE_WORKSPACE_DIR: [LAUNCH_CLAIM],
+  BYRE_IMAGE_PATH_FILE: [LAUNCH_CLAIM],
+  BYRE_ASSUME_TTY: [LAUNCH_CLAIM],
+  BYRE_GEMINI_DIR: [LAUNCH_CLAIM],
+  BYRE_IDENTITY_BASE: [LAUNCH_CLAIM],
+  BYRE_UID: [LAUNCH_CLAIM],
+  BYRE_GID: [LAUNCH_CLAIM],
+  BYRE_PROJECT: [LAUNCH_CLAIM],
+  BYRE_WORKTREE: [LAUNCH_CLAIM],
+};
+
+/** The claims a skill-set BYRE_ key can skew; an unknown one degrades network and launch. */
+export function reservedClaims(key: string): { known: boolean; claims: readonly string[] } {
+  const claims = RESERVED_ENV[key];
+  return claims === undefined
+    ? { known: false, claims: [NETWORK_CLAIM, LAUNCH_CLAIM] }
+    : { known: true, claims };
+}

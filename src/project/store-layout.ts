@@ -1,0 +1,99 @@
+// The layout of byre's host-side store (BYRE_HOME, default ~/.byre): the one
+// place that knows where each file lives. Pure; store.ts and the readers do
+// the IO.
+
+import os from 'node:os';
+import path from 'node:path';
+
+import { ByreError } from '../errors.js';
+import { isValidProjectId } from './identity.js';
+
+export const DEFAULT_CONFIG_FILE = 'default.config';
+export const PROJECT_CONFIG_FILE = 'byre.config';
+export const LAYER_CONFIG_FILE = 'layer.config';
+export const TEMPLATE_CONFIG_FILE = 'template.config';
+
+/** The store root: $BYRE_HOME when set and non-empty, else ~/.byre. */
+export function byreHome(
+  env: Readonly<Record<string, string | undefined>>,
+  homeDir: string = os.homedir(),
+): string {
+  const override = env['BYRE_HOME'];
+  return override !== undefined && override !== ''
+    ? path.resolve(override)
+    : path.join(homeDir, '.byre');
+}
+
+export interface StorePaths {
+  home: string;
+  defaultConfig: string;
+  templates: string;
+  layers: string;
+  skills: string;
+  packages: string;
+  projects: string;
+}
+
+export function storePaths(home: string): StorePaths {
+  return {
+    home,
+    defaultConfig: path.join(home, DEFAULT_CONFIG_FILE),
+    templates: path.join(home, 'templates'),
+    layers: path.join(home, 'layers'),
+    skills: path.join(home, 'skills'),
+    packages: path.join(home, 'packages'),
+    projects: path.join(home, 'projects'),
+  };
+}
+
+export interface ProjectStorePaths {
+  dir: string;
+  /** The project's consent document. */
+  config: string;
+  /** The canonical path this id was derived from (the collision check). */
+  path: string;
+  /** The setup lock. */
+  lock: string;
+  launches: string;
+  /** The build context, replaced wholesale at every generate. */
+  context: string;
+}
+
+/** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
+export function projectStorePaths(home: string, id: string): ProjectStorePaths {
+  if (!isValidProjectId(id)) {
+    throw new ByreError(`"${id}" is not a byre project id`, { rule: 'project.invalid-id' });
+  }
+  const dir = path.join(storePaths(home).projects, id);
+  return {
+    dir,
+    config: path.join(dir, PROJECT_CONFIG_FILE),
+    path: path.join(dir, 'path'),
+    lock: path.join(dir, 'lock'),
+    launches: path.join(dir, 'launches'),
+    context: path.join(dir, 'context'),
+  };
+}
+
+export function defaultConfigPath(home: string): string {
+  return storePaths(home).defaultConfig;
+}
+
+/** The project config path by id, unchecked: config errors name it even for a bad id. */
+export function projectConfigPath(home: string, projectId: string): string {
+  return path.join(storePaths(home).projects, projectId, PROJECT_CONFIG_FILE);
+}
+
+export function layerConfigPath(home: string, name: string): string {
+  return path.join(storePaths(home).layers, name, LAYER_CONFIG_FILE);
+}
+
+export function templateConfigPath(home: string, name: string): string {
+  return path.join(storePaths(home).templates, ...name.split('/'), TEMPLATE_CONFIG_FILE);
+}
+
+/** Where local packages of a kind live: skills/ or templates/. */
+export function packageRoot(home: string, kind: 'skill' | 'template'): string {
+  const paths = storePaths(home);
+  return kind === 'skill' ? paths.skills : paths.templates;
+}
