@@ -38,7 +38,8 @@ function rowRemedy(key: string): string {
   return `remove the row and seal the value again: byre credential add ${key}`;
 }
 
-async function unlockFor(
+/** Unlock a file's identity; a located ByreError when the passphrase or the table is wrong. */
+export async function unlockFor(
   from: LayerRef,
   table: CredentialTable,
   passphrase: string,
@@ -84,6 +85,36 @@ export function credentialFiles(config: EffectiveConfig): LayerRef[] {
 }
 
 /**
+ * Open one row with its file's identity, registering the value with the
+ * redactor. A located ByreError (never quoting a value) when the row is
+ * malformed, foreign, moved or altered.
+ */
+export async function openSealedRow(
+  identity: UnlockedIdentity,
+  row: { key: string; source: string; from: LayerRef },
+): Promise<DeliveredValue> {
+  const parsed = parseRow(row.source);
+  const where = located(row.from, `env_from_host.${row.key}`);
+  if (!parsed.ok) {
+    throw new ByreError(`env_from_host ${row.key}: ${parsed.problem}`, {
+      rule: 'config.env-source-invalid',
+      location: where,
+      remedy: rowRemedy(row.key),
+    });
+  }
+  const opened = await openRow(identity, row.key, parsed.row);
+  if (!opened.ok) {
+    throw new ByreError(`env_from_host ${row.key}: ${opened.message}`, {
+      rule: opened.rule,
+      location: where,
+      remedy: rowRemedy(row.key),
+    });
+  }
+  registerSecret(opened.value);
+  return { key: row.key, kind: parsed.row.kind, value: opened.value };
+}
+
+/**
  * Decrypt every credential row the box takes. Throws a located ByreError
  * (never quoting a value) on a wrong passphrase, a damaged table, or a row
  * that is foreign, moved or altered.
@@ -96,25 +127,7 @@ export async function openCredentials(
   const out: DeliveredValue[] = [];
   for (const row of deliveredCredentialRows(config)) {
     const identity = await unlockFor(row.from, tableFor(config, row), passphrase, cache);
-    const parsed = parseRow(row.source);
-    const where = located(row.from, `env_from_host.${row.key}`);
-    if (!parsed.ok) {
-      throw new ByreError(`env_from_host ${row.key}: ${parsed.problem}`, {
-        rule: 'config.env-source-invalid',
-        location: where,
-        remedy: rowRemedy(row.key),
-      });
-    }
-    const opened = await openRow(identity, row.key, parsed.row);
-    if (!opened.ok) {
-      throw new ByreError(`env_from_host ${row.key}: ${opened.message}`, {
-        rule: opened.rule,
-        location: where,
-        remedy: rowRemedy(row.key),
-      });
-    }
-    registerSecret(opened.value);
-    out.push({ key: row.key, kind: row.kind, value: opened.value });
+    out.push(await openSealedRow(identity, row));
   }
   return out;
 }
