@@ -644,16 +644,19 @@ describe('statusModel rows', () => {
   });
 });
 
+/** A running box whose client byre is alive. */
+const RUNNING_BOX = {
+  state: 'running',
+  id: 'abcdef0123456789',
+  engine: 'docker',
+  clientPid: 1,
+  clientAlive: true,
+} as const;
+
 describe('launch record states', () => {
   const record: LaunchRecord = sampleRecord();
   const hash = launchRecordHash(renderLaunchRecord(record));
-  const running = {
-    state: 'running',
-    id: 'abcdef0123456789',
-    engine: 'docker',
-    clientPid: 1,
-    clientAlive: true,
-  } as const;
+  const running = RUNNING_BOX;
   const degraded: [LaunchRecordState['kind'], LaunchRecordState, RegExp][] = [
     ['pre_record', { kind: 'pre_record' }, /carries no launch record/],
     ['missing', { kind: 'missing', hash }, /launch record file is missing/],
@@ -870,13 +873,7 @@ describe('credentials', () => {
     );
   });
 
-  const running = {
-    state: 'running',
-    id: 'abcdef0123456789',
-    engine: 'docker',
-    clientPid: 1,
-    clientAlive: true,
-  } as const;
+  const running = RUNNING_BOX;
   const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['API_KEY', 'CERT'] };
   const hash = launchRecordHash(renderLaunchRecord(record));
 

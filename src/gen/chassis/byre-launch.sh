@@ -12,10 +12,21 @@ context_dir="${BYRE_CONTEXT_DIR:-/etc/byre}"
 workspace="${BYRE_WORKSPACE_DIR:-/workspace}"
 gate_file="${BYRE_LAUNCH_GATE_FILE:-/etc/byre/launch-gate}"
 
-fail_closed() {
-  printf 'byre: launch gate: %s — refusing to launch without it (failing closed).\n' "$1" >&2
-  printf 'byre: outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.\n' >&2
+# refuse_launch GATE WHY WHAT HINT: the one way a gate fails closed.
+refuse_launch() {
+  printf 'byre: %s: %s — refusing to launch without %s (failing closed).\n' "$1" "$2" "$3" >&2
+  printf 'byre: %s\n' "$4" >&2
   exit 1
+}
+
+fail_closed() {
+  refuse_launch 'launch gate' "$1" it \
+    'outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.'
+}
+
+# gate_seconds VALUE DEFAULT: a gate's timeout, whole seconds only.
+gate_seconds() {
+  if [[ "$1" =~ ^[0-9]+$ ]]; then echo $((10#$1)); else echo "$2"; fi
 }
 
 # --- launch gate -------------------------------------------------------------
@@ -31,9 +42,7 @@ if [ -s "$gate_file" ]; then
   else
     fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
   fi
-  gate_timeout="${BYRE_LAUNCH_GATE_TIMEOUT:-30}"
-  [[ "$gate_timeout" =~ ^[0-9]+$ ]] || gate_timeout=30
-  gate_timeout=$((10#$gate_timeout))
+  gate_timeout="$(gate_seconds "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
   gate_open=0
   for ((attempt = 0; attempt < gate_timeout * 5; attempt++)); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
@@ -58,15 +67,12 @@ credential_gate_file="${BYRE_CREDENTIAL_GATE_FILE:-/etc/byre/credential-gate}"
 credential_dir="${BYRE_CREDENTIAL_DIR:-/run/byre/credentials}"
 
 credentials_fail_closed() {
-  printf 'byre: credential gate: %s — refusing to launch without them (failing closed).\n' "$1" >&2
-  printf 'byre: credentials are delivered only by `byre develop` (they need its passphrase); set BYRE_CREDENTIAL_GATE_FILE=/dev/null to run this box without them.\n' >&2
-  exit 1
+  refuse_launch 'credential gate' "$1" them \
+    'credentials are delivered only by `byre develop` (they need its passphrase); set BYRE_CREDENTIAL_GATE_FILE=/dev/null to run this box without them.'
 }
 
 if [ -s "$credential_gate_file" ]; then
-  credential_timeout="${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}"
-  [[ "$credential_timeout" =~ ^[0-9]+$ ]] || credential_timeout=30
-  credential_timeout=$((10#$credential_timeout))
+  credential_timeout="$(gate_seconds "${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}" 30)"
   credentials_ready=0
   for ((attempt = 0; attempt < credential_timeout * 5; attempt++)); do
     if [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; then
