@@ -52,7 +52,7 @@ export default tseslint.config(
       'src/box/{banner,exit-status,launch-record,run-params}.ts',
       'src/hostenv/resolve.ts',
       'src/network/{egress,posture}.ts',
-      'src/output/{escape,notes,redact}.ts',
+      'src/output/{escape,notes,redact,shell-quote}.ts',
       'src/cli/{completion,tree}.ts',
       'src/tui/model/**/*.ts',
       'src/transfer/{boxes-grammar,deliver-args,names,stage-plan,tar-entry,target}.ts',

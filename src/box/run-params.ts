@@ -14,8 +14,8 @@ export interface BoxIdentity {
   projectId: string;
   worktreeId: string;
   worktreeDir: string;
-  isLinkedWorktree: boolean;
-  commonGitDir: string | null;
+  /** A linked worktree's git paths as git recorded them (null otherwise). */
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 export interface RunParamsInput {
@@ -38,11 +38,13 @@ function skillEnv(skills: readonly ResolvedSkill[]): Record<string, string> {
   return env;
 }
 
-function worktreeBinds(box: BoxIdentity): RunBind[] {
-  if (!box.isLinkedWorktree || box.commonGitDir === null) return [];
+/** Git inside the box follows the recorded paths, so each is bound at exactly that path. */
+export function worktreeBinds(box: Pick<BoxIdentity, 'gitPaths'>): RunBind[] {
+  if (box.gitPaths === null) return [];
+  const { commonGitDir, worktreeDir } = box.gitPaths;
   return [
-    { host: box.commonGitDir, target: box.commonGitDir, mode: 'rw' },
-    { host: box.worktreeDir, target: box.worktreeDir, mode: 'rw' },
+    { host: commonGitDir, target: commonGitDir, mode: 'rw' },
+    { host: worktreeDir, target: worktreeDir, mode: 'rw' },
   ];
 }
 

@@ -39,7 +39,7 @@ import type { Io } from '../io.js';
 import { escapeTerminal } from '../output/escape.js';
 import { registerSecret } from '../output/redact.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { layerLabel } from '../status/model.js';
+import { layerLabel } from '../config/types.js';
 import type { TomlEdit } from '../tomldoc/index.js';
 import type { ProjectStorePaths } from '../project/store-layout.js';
 import { templateLookup } from './load.js';

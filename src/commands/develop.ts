@@ -6,6 +6,7 @@
 import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
+import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
@@ -211,7 +212,10 @@ async function prepareBox(
   pool: EnginePool,
   session: CredentialSession | null,
 ): Promise<Prepared> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx);
+  const home = userHome(io);
+  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
+  // Again over the config as re-read under the lock, before the engine creates or removes anything.
+  await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
   const credentialValuesOpened = await credentialValues(config, session);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
@@ -219,7 +223,6 @@ async function prepareBox(
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const home = userHome(io);
   const contextFiles = await readContextFiles(config, home);
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
@@ -370,11 +373,18 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   if (hostWarning !== null) warn(io, hostWarning.message);
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
+  // The project directory alone, before the store is written: a directory
+  // holding the store or byre itself is refused before anything is created.
+  await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
   await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
 
-  // The read before the lock decides only which engine to detect and pin.
-  const early = await loadBoxConfig(ctx);
+  // The read before the lock decides only which engine to detect and pin,
+  // and refuses a box reaching byre's files before any engine is asked.
+  const early = await loadBoxConfig(ctx, userHome(io));
+  await checkContainment(
+    containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
+  );
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
   for (const w of facts.warnings) warn(io, w.message);
   const engine = createEngine(facts, { env: io.env });

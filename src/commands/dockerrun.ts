@@ -2,15 +2,18 @@
 // this directory, shell-quoted. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
+import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
-import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
+import { buildRunArgv } from '../engine/run-argv.js';
+import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 
 export async function dockerrunCommand(io: Io): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
+  await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({

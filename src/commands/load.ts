@@ -11,7 +11,9 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { loadCatalog } from '../skills/catalog.js';
+import type { PackageCanon } from '../config/canonical.js';
+import type { ValueLocation } from '../config/check-effective.js';
+import { loadCatalog, type PackageCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { Io } from '../io.js';
@@ -56,21 +58,60 @@ export function skillCatalog(home: string): SkillCatalog {
   return loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
 }
 
-/** Resolve config and skills for the current directory. */
-export async function loadBoxConfig(ctx: ProjectContext): Promise<Omit<LoadedBox, 'ctx'>> {
-  const { config, issues } = loadCascade({
+/**
+ * References as the catalogs know them (`claude` -> `byre/claude`). The
+ * template catalog is read only when a layer names a template.
+ */
+export function packageCanon(home: string, skills: PackageCatalog): PackageCanon {
+  let templates: PackageCatalog | null = null;
+  return {
+    skill: (reference) => skills.find(reference)?.id ?? reference,
+    template: (reference) => {
+      templates ??= loadCatalog({ home, kind: 'template' });
+      return templates.find(reference)?.id ?? reference;
+    },
+  };
+}
+
+export interface BoxConfig {
+  config: EffectiveConfig;
+  warnings: ConfigIssue[];
+  catalog: SkillCatalog;
+  locate: ValueLocation;
+}
+
+/**
+ * The merged config for this project, its package references canonical and
+ * every enabled mount's host checked to exist (`home` is the user's, for
+ * `~`). Skills are not resolved yet: status shows a missing package where
+ * the other commands refuse.
+ */
+export function readBoxConfig(ctx: ProjectContext, home: string): BoxConfig {
+  const catalog = loadCatalog({ home: ctx.store.home, kind: 'skill' });
+  const { config, issues, locate } = loadCascade({
     home: ctx.store.home,
     projectId: ctx.projectId,
     bundledTemplate: templateLookup(ctx.store.home),
+    canon: packageCanon(ctx.store.home, catalog),
+    userHome: home,
   });
-  const skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
-  return { config, skills, warnings: issues };
+  return { config, warnings: issues, catalog: catalog.asSkillCatalog(), locate };
+}
+
+/** Resolve config and skills for the current directory. */
+export async function loadBoxConfig(
+  ctx: ProjectContext,
+  home: string,
+): Promise<Omit<LoadedBox, 'ctx'>> {
+  const { config, warnings, catalog, locate } = readBoxConfig(ctx, home);
+  const skills = resolveEnabledSkills(config, catalog, locate);
+  return { config, skills, warnings };
 }
 
 export async function loadBox(io: Io): Promise<LoadedBox> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  return { ctx, ...(await loadBoxConfig(ctx)) };
+  return { ctx, ...(await loadBoxConfig(ctx, userHome(io))) };
 }
 
 /** The user's home directory, for `~` in host paths. */

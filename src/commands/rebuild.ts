@@ -36,7 +36,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
   }
 
   // The early read only picks the engine to detect and pin.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
   for (const w of facts.warnings) io.stderr.write(`byre: warning: ${w.message}\n`);
   const engine = createEngine(facts, { env: io.env });
@@ -44,7 +44,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 
   await withSetupLock(ctx.project, async () => {
-    const { config, skills, warnings } = await loadBoxConfig(ctx);
+    const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
     if (config.engine.value !== early.config.engine.value) {
       throw new RefusedError(
         `the config's engine changed to "${config.engine.value}" while byre was starting on ${facts.name}`,

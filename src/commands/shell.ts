@@ -7,7 +7,7 @@ import { enginePool, type EnginePool } from '../box/pool.js';
 import { describeUnchecked, findSessions } from '../box/sessions.js';
 import { shellExecSpec } from '../box/shell.js';
 import { ByreError, PassthroughExit } from '../errors.js';
-import { resolveProjectContext } from '../project/context.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 
 export interface ShellOptions {
   skipUidCheck?: boolean;
@@ -19,6 +19,8 @@ export async function shellCommand(
   deps: { pool?: EnginePool } = {},
 ): Promise<void> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
+  // An id another directory owns names that directory's box: refuse before any engine is asked.
+  await checkProjectPath(ctx);
   const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
   const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
   const box = scan.boxes[0];

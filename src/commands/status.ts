@@ -4,11 +4,11 @@
 // parallel; no answer from an engine is data for the page, never a failure.
 
 import type { Io } from '../io.js';
+import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, failedAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
-import { loadCascade } from '../config/read.js';
 import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
@@ -33,7 +33,7 @@ import {
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
-import { skillCatalog, templateLookup, userHome } from './load.js';
+import { readBoxConfig, userHome } from './load.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -88,18 +88,18 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  const { config, issues } = loadCascade({
-    home: ctx.store.home,
-    projectId: ctx.projectId,
-    bundledTemplate: templateLookup(ctx.store.home),
-  });
+  const home = userHome(io);
+  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
-    skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
+    skills = resolveEnabledSkills(config, catalog, locate);
   } catch (error) {
-    if (!(error instanceof ByreError)) throw error;
-    skillError = error.message;
+    // A package that is not there is data for the page (its row says how to
+    // get it); an agent that names a skill with no [agent] is a config error.
+    if (!(error instanceof ByreError) || error.rule === 'agent.not-an-agent') throw error;
+    const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
+    skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
 
   // Engine questions first, so they run while the host env is read below.
@@ -162,7 +162,9 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
           readLaunchRecordFile(ctx.project.launches, hash),
         );
 
-  const home = userHome(io);
+  const refusals = await containmentProblems(
+    containmentInput(ctx, ctx.store.home, home, config, skills),
+  );
   let nextLaunch: LaunchRecord | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
@@ -204,16 +206,19 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     nextLaunch,
     credentialsDelivered:
       launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
+    refusals,
   });
 
   printNotes(io.stderr, issues);
   if (options.data === true) {
     io.stdout.write(renderStatusData(model));
-    return;
+  } else {
+    const width = layoutWidth({
+      isTty: io.stdoutIsTty,
+      columns: io.stdoutColumns,
+    });
+    io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
   }
-  const width = layoutWidth({
-    isTty: io.stdoutIsTty,
-    columns: io.stdoutColumns,
-  });
-  io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
+  // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
+  if (refusals.length > 0) throw containmentError(refusals);
 }

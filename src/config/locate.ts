@@ -39,10 +39,22 @@ interface KeySegment {
   offset: number;
 }
 
+/** One place the text defines a key, a table or an array-of-tables element. */
+export interface Definition {
+  key: string;
+  depth: number;
+  offset: number;
+  position: Position;
+  /** Defined by a `[table]` or `[[array]]` header. */
+  header: boolean;
+}
+
 class Scanner {
   private i = 0;
   private readonly lineStarts: number[] = [0];
   readonly positions = new Map<string, Position>();
+  /** Every definition in text order, repeats included (positions keeps only the first). */
+  readonly definitions: Definition[] = [];
   /** Array-of-tables element counts, keyed by the formatted array path. */
   private readonly aotCounts = new Map<string, number>();
 
@@ -61,9 +73,11 @@ class Scanner {
     return { line: lo + 1, column: offset - (this.lineStarts[lo] ?? 0) + 1 };
   }
 
-  private record(path: readonly PathSegment[], offset: number): void {
+  private record(path: readonly PathSegment[], offset: number, header = false): void {
     const key = formatKeyPath(path);
-    if (!this.positions.has(key)) this.positions.set(key, this.positionOf(offset));
+    const position = this.positionOf(offset);
+    if (!this.positions.has(key)) this.positions.set(key, position);
+    this.definitions.push({ key, depth: path.length, offset, position, header });
   }
 
   private peek(ahead = 0): string {
@@ -123,17 +137,17 @@ class Scanner {
       const isLast = n === segments.length - 1;
       const count = this.aotCounts.get(formatKeyPath(resolved));
       if (isLast && isArray) {
-        this.record(resolved, start);
+        this.record(resolved, start, true);
         const index = count ?? 0;
         this.aotCounts.set(formatKeyPath(resolved), index + 1);
         resolved.push(index);
       } else if (count !== undefined) {
         resolved.push(count - 1);
       } else {
-        this.record(resolved, start);
+        this.record(resolved, start, true);
       }
     });
-    this.record(resolved, start);
+    this.record(resolved, start, true);
     this.skipToLineEnd();
     return resolved;
   }
@@ -307,4 +321,45 @@ export function indexKeys(text: string): KeyIndex {
     // A partial index still locates everything before the confusing spot.
   }
   return scanner.positions;
+}
+
+/** Every definition in the text, in order; a partial list when the text confuses the scanner. */
+export function scanDefinitions(text: string): Definition[] {
+  const scanner = new Scanner(text);
+  try {
+    scanner.scan();
+  } catch {
+    // What was scanned before the confusing spot still counts.
+  }
+  return scanner.definitions;
+}
+
+export interface Redefinition {
+  key: string;
+  /** The second definition is a `[table]` header. */
+  table: boolean;
+  first: Position;
+  again: Position;
+}
+
+/**
+ * What a "redefine" syntax error at `line`/`column` redefined, and where it
+ * was first defined. The parser names neither, only the second position.
+ * Candidates are the definitions on that line up to the column, deepest
+ * first; the first with an earlier definition of the same key wins.
+ */
+export function findRedefinition(text: string, line: number, column: number): Redefinition | null {
+  const all = scanDefinitions(text);
+  const onLine = all.filter((d) => d.position.line === line);
+  const upTo = onLine.filter((d) => d.position.column <= column);
+  const candidates = (upTo.length > 0 ? upTo : onLine).sort(
+    (a, b) => b.depth - a.depth || b.offset - a.offset,
+  );
+  for (const again of candidates) {
+    const first = all.find((d) => d.key === again.key && d.offset < again.offset);
+    if (first !== undefined) {
+      return { key: again.key, table: again.header, first: first.position, again: again.position };
+    }
+  }
+  return null;
 }

@@ -343,24 +343,50 @@ describe('mergeLayers: identity entries replace', () => {
       [[3000, 3001, '127.0.0.1']],
     ],
     [
-      'one layer may bind a port twice',
+      'within one layer the last binding of a port wins',
       [[{ container: 3000 }, { container: 3000, host: 4000, interface: '10.0.0.1' }]],
+      [[3000, 4000, '10.0.0.1']],
+    ],
+    [
+      'a replaced binding takes the later position',
+      [[{ container: 3000 }, { container: 8080 }, { container: 3000, host: 4000 }]],
       [
-        [3000, 0, '127.0.0.1'],
-        [3000, 4000, '10.0.0.1'],
+        [8080, 0, '127.0.0.1'],
+        [3000, 4000, '127.0.0.1'],
       ],
     ],
     [
-      'a later layer replaces every binding of the port',
-      [[{ container: 3000 }, { container: 3000, host: 4000 }], [{ container: 3000, host: 5000 }]],
-      [[3000, 5000, '127.0.0.1']],
+      'an add then a remove in one layer removes it',
+      [
+        [
+          { container: 3000, host: 1 },
+          { container: 3000, remove: true },
+        ],
+      ],
+      [],
     ],
     [
-      'remove = true drops every binding',
+      "an add then a remove in one layer removes the lower layer's binding too",
       [
-        [{ container: 3000 }, { container: 3000, host: 4000 }, { container: 8080 }],
-        [{ container: 3000, remove: true }],
+        [{ container: 3000, host: 1 }],
+        [
+          { container: 3000, host: 2 },
+          { container: 3000, remove: true },
+        ],
       ],
+      [],
+    ],
+    [
+      'a later layer replaces the binding of the port',
+      [[{ container: 3000 }, { container: 8080 }], [{ container: 3000, host: 5000 }]],
+      [
+        [8080, 0, '127.0.0.1'],
+        [3000, 5000, '127.0.0.1'],
+      ],
+    ],
+    [
+      'remove = true drops the binding',
+      [[{ container: 3000 }, { container: 8080 }], [{ container: 3000, remove: true }]],
       [[8080, 0, '127.0.0.1']],
     ],
     [
@@ -806,14 +832,14 @@ describe('mergeLayers: properties', () => {
             return;
           expect(values(c.volumes).map((x) => x.name)).not.toContain(removed);
         });
-        for (const p of top.raw.ports ?? []) {
-          if (
-            p.remove === true &&
-            !(top.raw.ports ?? []).some((q) => q.container === p.container && q.remove !== true)
-          ) {
-            expect(values(c.ports).map((x) => x.container)).not.toContain(p.container);
-          }
-        }
+        const ports = top.raw.ports ?? [];
+        ports.forEach((p, i) => {
+          // The last entry for a container port decides: a remove there leaves none.
+          if (p.remove !== true || ports.slice(i + 1).some((q) => q.container === p.container))
+            return;
+          expect(values(c.ports).map((x) => x.container)).not.toContain(p.container);
+        });
+        expect(unique(values(c.ports).map((x) => String(x.container)))).toBe(true);
       }),
     );
   });

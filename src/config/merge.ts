@@ -285,19 +285,27 @@ export function toPortSpec(port: RawPort): PortSpec {
   };
 }
 
-/** A layer that names a container port replaces every binding of it; `remove = true` only drops. */
+/**
+ * Ports replace by container port, entry by entry in file order, as every
+ * identity list does: within one layer the last binding of a port wins, and
+ * `remove = true` drops the port's binding (an add then a remove leaves none).
+ */
 function mergePorts(
   acc: readonly Sourced<PortSpec>[],
   ports: readonly RawPort[],
   from: LayerRef,
 ): Sourced<PortSpec>[] {
-  const touched = new Set(ports.map((p) => p.container));
-  const kept = acc.filter((existing) => !touched.has(existing.value.container));
-  const added = ports.filter((p) => p.remove !== true).map((p) => sourced(toPortSpec(p), from));
-  const unique = added.filter(
-    (p, i) => added.findIndex((q) => JSON.stringify(q.value) === JSON.stringify(p.value)) === i,
+  const identity = (p: PortSpec): string => String(p.container);
+  return ports.reduce<Sourced<PortSpec>[]>(
+    (out, port) =>
+      replaceByIdentity(
+        out,
+        String(port.container ?? 0),
+        identity,
+        port.remove === true ? null : sourced(toPortSpec(port), from),
+      ),
+    [...acc],
   );
-  return [...kept, ...unique];
 }
 
 export function toVolumeSpec(volume: RawVolume): VolumeSpec {

@@ -629,6 +629,39 @@ const BAD: BadCase[] = [
     column: 1,
     key: 'mounts[1].target',
   },
+  {
+    name: 'a disabled mount still claims its target',
+    toml: [
+      '[[mounts]]',
+      'host = "~/a"',
+      'target = "/a"',
+      'disabled = true',
+      '[[mounts]]',
+      'host = "~/b"',
+      'target = "/a"',
+    ],
+    rule: 'config.target-collision',
+    line: 7,
+    column: 1,
+    key: 'mounts[1].target',
+  },
+  {
+    name: 'a disabled mount on a volume target',
+    toml: [
+      '[[volumes]]',
+      'name = "v"',
+      'role = "cache"',
+      'target = "/cache"',
+      '[[mounts]]',
+      'host = "~/a"',
+      'target = "/cache"',
+      'disabled = true',
+    ],
+    rule: 'config.target-collision',
+    line: 4,
+    column: 1,
+    key: 'volumes[0].target',
+  },
 
   // ---- ports
   {
@@ -718,6 +751,16 @@ const BAD: BadCase[] = [
     line: 1,
     column: 30,
     key: 'ports[1]',
+  },
+  {
+    name: 'the last binding of a port collides, not the replaced one',
+    toml: [
+      'ports = [{ container = 80, host = 9000 }, { container = 80, host = 8080 }, { container = 81, host = 8080 }]',
+    ],
+    rule: 'config.port-collision',
+    line: 1,
+    column: 76,
+    key: 'ports[2]',
   },
   {
     name: '0.0.0.0 plus another interface',
@@ -1063,6 +1106,99 @@ const BAD: BadCase[] = [
     key: 'mcp[0].url',
   },
   {
+    name: 'mcp with a blank command',
+    toml: ['[[mcp]]', 'name = "a"', 'command = [""]'],
+    rule: 'config.mcp-command-blank',
+    line: 3,
+    column: 12,
+    key: 'mcp[0].command[0]',
+  },
+  {
+    name: 'mcp with a whitespace-only program',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["  ", "stdio"]'],
+    rule: 'config.mcp-command-blank',
+    line: 3,
+    column: 12,
+    key: 'mcp[0].command[0]',
+  },
+  {
+    name: 'mcp command with ESC',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["srv", "\\u001b[31mred"]'],
+    rule: 'config.mcp-control-chars',
+    line: 3,
+    column: 19,
+    key: 'mcp[0].command[1]',
+  },
+  {
+    name: 'mcp command with a C1 control (U+0085)',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["srv\\u0085"]'],
+    rule: 'config.mcp-control-chars',
+    line: 3,
+    column: 12,
+    key: 'mcp[0].command[0]',
+  },
+  {
+    name: 'mcp command with a C1 CSI (U+009B)',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["srv", "\\u009b2J"]'],
+    rule: 'config.mcp-control-chars',
+    line: 3,
+    column: 19,
+    key: 'mcp[0].command[1]',
+  },
+  {
+    name: 'mcp header value with ESC',
+    toml: [
+      '[[mcp]]',
+      'name = "a"',
+      'url = "https://h/mcp"',
+      'headers = { X-A = "v\\u001b]0;t\\u0007" }',
+    ],
+    rule: 'config.mcp-control-chars',
+    line: 4,
+    column: 13,
+    key: 'mcp[0].headers.X-A',
+  },
+  {
+    name: 'mcp header value with a C1 control',
+    toml: ['[[mcp]]', 'name = "a"', 'url = "https://h/mcp"', '[mcp.headers]', 'X-A = "v\\u0090"'],
+    rule: 'config.mcp-control-chars',
+    line: 5,
+    column: 1,
+    key: 'mcp[0].headers.X-A',
+  },
+  {
+    name: 'mcp url with no host',
+    toml: ['[[mcp]]', 'name = "a"', 'url = "https:///mcp"'],
+    rule: 'config.mcp-url-invalid',
+    line: 3,
+    column: 1,
+    key: 'mcp[0].url',
+  },
+  {
+    name: 'mcp url with only userinfo and port',
+    toml: ['[[mcp]]', 'name = "a"', 'url = "http://user@:8080/mcp"'],
+    rule: 'config.mcp-url-invalid',
+    line: 3,
+    column: 1,
+    key: 'mcp[0].url',
+  },
+  {
+    name: 'mcp url with one slash',
+    toml: ['[[mcp]]', 'name = "a"', 'url = "https:/mcp.example.com"'],
+    rule: 'config.mcp-url-invalid',
+    line: 3,
+    column: 1,
+    key: 'mcp[0].url',
+  },
+  {
+    name: 'mcp url with a tab the URL parser would drop',
+    toml: ['[[mcp]]', 'name = "a"', 'url = "https://h\\t.example/mcp"'],
+    rule: 'config.mcp-url-invalid',
+    line: 3,
+    column: 1,
+    key: 'mcp[0].url',
+  },
+  {
     name: 'mcp headers on a local server',
     toml: ['[[mcp]]', 'name = "a"', 'command = ["x"]', 'headers = { A = "b" }'],
     rule: 'config.mcp-headers-local',
@@ -1207,6 +1343,70 @@ const BAD: BadCase[] = [
     key: 'context[0].name',
   },
   {
+    name: 'context name upper-case',
+    toml: ['[[context]]', 'name = "House"', 'text = "x"'],
+    rule: 'config.context-name-invalid',
+    line: 2,
+    column: 1,
+    key: 'context[0].name',
+  },
+  {
+    name: 'context name with a dot',
+    toml: ['[[context]]', 'name = "rules.md"', 'text = "x"'],
+    rule: 'config.context-name-invalid',
+    line: 2,
+    column: 1,
+    key: 'context[0].name',
+  },
+  {
+    name: 'context name with an underscore',
+    toml: ['[[context]]', 'name = "house_rules"', 'text = "x"'],
+    rule: 'config.context-name-invalid',
+    line: 2,
+    column: 1,
+    key: 'context[0].name',
+  },
+  {
+    name: 'context name too long',
+    toml: ['[[context]]', `name = "${'a'.repeat(65)}"`, 'text = "x"'],
+    rule: 'config.context-name-invalid',
+    line: 2,
+    column: 1,
+    key: 'context[0].name',
+  },
+  {
+    name: 'context removal outside the grammar',
+    toml: ['[[context]]', 'name = "!Rules"'],
+    rule: 'config.context-name-invalid',
+    line: 2,
+    column: 1,
+    key: 'context[0].name',
+  },
+  {
+    name: 'context text with a C1 control (U+0085)',
+    toml: ['[[context]]', 'name = "r"', 'text = "next\\u0085line"'],
+    rule: 'config.context-control-chars',
+    line: 3,
+    column: 1,
+    key: 'context[0].text',
+  },
+  {
+    name: 'context text with a C1 CSI (U+009B)',
+    toml: ['[[context]]', 'name = "r"', 'text = "\\u009b31mred"'],
+    rule: 'config.context-control-chars',
+    line: 3,
+    column: 1,
+    key: 'context[0].text',
+  },
+  {
+    name: 'context text with a carriage return',
+    toml: ['[[context]]', 'name = "r"', 'text = "a\\rb"'],
+    rule: 'config.context-control-chars',
+    line: 3,
+    column: 1,
+    key: 'context[0].text',
+  },
+  {
     name: 'context with text and file',
     toml: ['[[context]]', 'name = "r"', 'text = "x"', 'file = "~/x.md"'],
     rule: 'config.context-text-or-file',
@@ -1297,13 +1497,73 @@ describe('parseLayer: file-level failures', () => {
     expect(result.issues[0]?.message).toMatch(/^invalid TOML: /);
   });
 
-  it('reports a redefined key as a syntax error', () => {
-    const result = parse(['engine = "docker"', 'engine = "podman"']);
-    expect(result.issues[0]).toMatchObject({
-      rule: 'config.toml-syntax',
-      location: { file: FILES.project, line: 2, column: 1 },
-    });
-  });
+  // smol-toml's own message names neither the key nor the first definition.
+  const REDEFINED: [string, string[], string, [number, number], string][] = [
+    [
+      'a key',
+      ['engine = "docker"', 'engine = "podman"'],
+      'engine',
+      [2, 1],
+      'at line 1 and again at line 2',
+    ],
+    [
+      'a table',
+      ['[env]', 'A = "1"', '', '[env]', 'B = "2"'],
+      'env',
+      [4, 2],
+      'at line 1 and again at line 4',
+    ],
+    [
+      'a value, then a table',
+      ['env = { A = "1" }', '[env]'],
+      'env',
+      [2, 2],
+      'at line 1 and again at line 2',
+    ],
+    [
+      'a dotted key, then a value',
+      ['a.b = 1', 'a = 2'],
+      'a',
+      [2, 1],
+      'at line 1 and again at line 2',
+    ],
+    [
+      'a key in an array-of-tables entry',
+      ['[[mounts]]', 'host = "~/a"', 'host = "~/b"'],
+      'mounts[0].host',
+      [3, 1],
+      'at line 2 and again at line 3',
+    ],
+    [
+      'a key in one inline table',
+      ['env = { A = "1", A = "2" }'],
+      'env.A',
+      [1, 18],
+      'at line 1, column 9 and again at line 1, column 18',
+    ],
+    [
+      'a table, then an array of tables',
+      ['[mounts]', 'x = 1', '[[mounts]]'],
+      'mounts',
+      [3, 3],
+      'at line 1 and again at line 3',
+    ],
+    ['a quoted key', ['"apt" = []', 'apt = []'], 'apt', [2, 1], 'at line 1 and again at line 2'],
+  ];
+  it.each(REDEFINED)(
+    'names the key and both lines for %s',
+    (_name, toml, key, [line, column], where) => {
+      const result = parse(toml);
+      expect(result.value).toBeNull();
+      expect(result.issues).toEqual([
+        expect.objectContaining({
+          rule: 'config.toml-redefined',
+          location: { file: FILES.project, line, column, key },
+        }),
+      ]);
+      expect(result.issues[0]?.message).toContain(`is defined twice, ${where}`);
+    },
+  );
 
   it('refuses a file over 1 MiB without parsing it', () => {
     const text = `# ${'x'.repeat(MAX_CONFIG_BYTES)}`;
@@ -1531,9 +1791,16 @@ describe('parseLayer: accepted values', () => {
     [
       'ports = [{ container = 80, interface = "10.0.0.1" }, { container = 80, interface = "10.0.0.2" }]',
     ],
+    ['mounts = [{ host = "~/a", target = "/a", disabled = true }]'],
+    ['ports = [{ container = 80 }, { container = 80, host = 8080 }]'],
     [
-      'mounts = [{ host = "~/a", target = "/a", disabled = true }, { host = "~/b", target = "/a" }]',
+      'ports = [{ container = 80, host = 8080 }, { container = 80, remove = true }, { container = 81, host = 8080 }]',
     ],
+    ['[[mcp]]\nname = "a"\ncommand = ["srv", ""]'],
+    ['[[mcp]]\nname = "a"\nurl = "https://user@[::1]:8443/mcp"'],
+    ['[[mcp]]\nname = "a"\nurl = "https://h/mcp"\nheaders = { Authorization = "Bearer ${TOKEN}" }'],
+    ['[[context]]\nname = "house-rules"\ntext = "line one\\n\\tline two"'],
+    ['[[context]]\nname = "!house-rules"'],
   ])('accepts %s', (line) => {
     expect(parse([line]).issues).toEqual([]);
   });

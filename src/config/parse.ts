@@ -5,7 +5,14 @@
 import { parse as parseToml, TomlError } from 'smol-toml';
 import type { z } from 'zod';
 import type { ConfigIssue } from '../errors.js';
-import { formatKeyPath, indexKeys, locateKey, type KeyIndex, type PathSegment } from './locate.js';
+import {
+  findRedefinition,
+  formatKeyPath,
+  indexKeys,
+  locateKey,
+  type KeyIndex,
+  type PathSegment,
+} from './locate.js';
 import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules/index.js';
 import {
   rawLayerSchema,
@@ -55,16 +62,46 @@ export function tooLargeIssue(file: string, bytes: number): ConfigIssue {
   };
 }
 
-export function syntaxIssue(error: unknown, file: string): ConfigIssue {
-  const text = error instanceof Error ? error.message : String(error);
-  const headline = (text.split('\n')[0] ?? text).replace(/^Invalid TOML document:\s*/, '');
-  const position =
-    error instanceof TomlError ? { line: error.line, column: error.column } : ({} as const);
+/**
+ * A TOML syntax error, located. smol-toml says only "trying to redefine an
+ * already defined table or value" at the second definition, so for that
+ * error the key and both lines are found in the text.
+ */
+export function syntaxIssue(error: unknown, file: string, text?: string): ConfigIssue {
+  const message = error instanceof Error ? error.message : String(error);
+  const headline = (message.split('\n')[0] ?? message).replace(/^Invalid TOML document:\s*/, '');
+  if (!(error instanceof TomlError)) {
+    return {
+      rule: 'config.toml-syntax',
+      message: `invalid TOML: ${headline}`,
+      location: { file },
+      fix: 'fix the TOML syntax at the marked position',
+    };
+  }
+  const at = { line: error.line, column: error.column };
+  const again =
+    text !== undefined && /redefine/.test(headline)
+      ? findRedefinition(text, error.line, error.column)
+      : null;
+  if (again === null) {
+    return {
+      rule: 'config.toml-syntax',
+      message: `invalid TOML: ${headline}`,
+      location: { file, ...at },
+      fix: 'fix the TOML syntax at the marked position',
+    };
+  }
+  const what = again.table ? `table [${again.key}]` : `key ${again.key}`;
+  const sameLine = again.first.line === again.again.line;
+  const where = (p: { line: number; column: number }): string =>
+    sameLine ? `line ${p.line}, column ${p.column}` : `line ${p.line}`;
   return {
-    rule: 'config.toml-syntax',
-    message: `invalid TOML: ${headline}`,
-    location: { file, ...position },
-    fix: 'fix the TOML syntax at the marked position',
+    rule: 'config.toml-redefined',
+    message: `invalid TOML: ${what} is defined twice, at ${where(again.first)} and again at ${where(again.again)}`,
+    location: { file, ...at, key: again.key },
+    fix: again.table
+      ? `merge the two [${again.key}] tables into one (TOML allows each table once)`
+      : `keep one definition of ${again.key}`,
   };
 }
 
@@ -209,7 +246,7 @@ export function parseLayer(text: string, source: LayerSource): ParseResult {
   try {
     table = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    return { value: null, issues: [syntaxIssue(error, source.file)], warnings: [] };
+    return { value: null, issues: [syntaxIssue(error, source.file, text)], warnings: [] };
   }
   const index = indexKeys(text);
   const locate = (findings: readonly Finding[]): ConfigIssue[] =>

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,12 +80,41 @@ describe('readLayerFile', () => {
     expect(file?.issues).toEqual([]);
   });
 
-  it('follows a symlinked file', () => {
+  // The store is outside the box, but a config file is still only read in
+  // place: a link could point it at a file the box writes.
+  it('refuses a symlinked file without reading its target', () => {
     const real = write(join(home, 'real.config'), ['engine = "podman"']);
-    symlinkSync(real, join(home, 'default.config'));
-    expect(readLayerFile(join(home, 'default.config'), 'default', 'default')?.value).toEqual({
-      engine: 'podman',
-    });
+    const path = join(home, 'default.config');
+    symlinkSync(real, path);
+    const file = readLayerFile(path, 'default', 'default');
+    expect(file?.value).toBeNull();
+    expect(file?.issues).toEqual([
+      expect.objectContaining({ rule: 'config.symlink', location: { file: path } }),
+    ]);
+  });
+
+  it.each([
+    ['a FIFO', 'config.not-file', (path: string) => execFileSync('mkfifo', [path])],
+    ['a directory', 'config.not-file', (path: string) => mkdirSync(path)],
+    ['a link to a device', 'config.symlink', (path: string) => symlinkSync('/dev/zero', path)],
+  ])('refuses %s without waiting on it', (_what, rule, make) => {
+    const path = join(home, 'layers', 'x', 'layer.config');
+    mkdirSync(dirname(path), { recursive: true });
+    make(path);
+    expect(readLayerFile(path, 'layer', 'x')?.issues[0]?.rule).toBe(rule);
+  });
+
+  it('refuses a FIFO as a project config, a template and a layer in the cascade', () => {
+    const project = projectConfigPath(home, PROJECT_ID);
+    write(project, ['template = "mine"', 'extends = "base"']);
+    for (const p of [templateConfigPath(home, 'mine'), layerConfigPath(home, 'base')]) {
+      mkdirSync(dirname(p), { recursive: true });
+      execFileSync('mkfifo', [p]);
+    }
+    expect(cascadeIssues().map((i) => [i.rule, i.location.file])).toEqual([
+      ['config.not-file', templateConfigPath(home, 'mine')],
+      ['config.not-file', layerConfigPath(home, 'base')],
+    ]);
   });
 
   it('refuses a file over 1 MiB before parsing it', () => {
@@ -107,12 +137,6 @@ describe('readLayerFile', () => {
       rule: 'config.toml-syntax',
       location: { file: path },
     });
-  });
-
-  it('refuses a directory where a file belongs', () => {
-    const path = join(home, 'dir.config');
-    mkdirSync(path);
-    expect(readLayerFile(path, 'project', 'project')?.issues[0]?.rule).toBe('config.unreadable');
   });
 
   it('reports syntax errors with the real path and position', () => {
@@ -367,6 +391,101 @@ describe('loadCascade: refusals carry rule and location', () => {
     write(defaultConfigPath(home), ['[[mounts]]', 'host = "~/a"', 'target = "/data"']);
     write(projectPath(), ['[[mounts]]', 'host = "~/b"', 'target = "/data"']);
     expect(loadCascade(options()).config.mounts.map((m) => m.value.host)).toEqual(['~/b']);
+  });
+
+  it('refuses an enabled mount whose host does not exist, at its declaration', () => {
+    const user = join(home, 'user');
+    mkdirSync(join(user, 'there'), { recursive: true });
+    write(defaultConfigPath(home), ['[[mounts]]', 'host = "~/there"', 'target = "/there"']);
+    write(projectPath(), [
+      '[[mounts]]',
+      'host = "~/gone"',
+      'target = "/gone"',
+      '',
+      '[[mounts]]',
+      'host = "~/also-gone"',
+      'target = "/off"',
+      'disabled = true',
+    ]);
+    const issues = cascadeIssues(options({ userHome: user }));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        rule: 'config.mount-host-missing',
+        message: expect.stringContaining(`"~/gone" (${join(user, 'gone')}) does not exist`),
+        location: { file: projectPath(), line: 2, column: 1, key: 'mounts[0].host' },
+      }),
+    ]);
+  });
+
+  it('locates a missing mount host in the lower layer that declared it', () => {
+    write(layerConfigPath(home, 'work'), [
+      '',
+      '[[mounts]]',
+      'host = "/nonexistent/h12a"',
+      'target = "/x"',
+    ]);
+    write(projectPath(), ['extends = "work"']);
+    expect(cascadeIssues(options({ userHome: home }))).toEqual([
+      expect.objectContaining({
+        rule: 'config.mount-host-missing',
+        location: {
+          file: layerConfigPath(home, 'work'),
+          line: 3,
+          column: 1,
+          key: 'mounts[0].host',
+        },
+      }),
+    ]);
+  });
+
+  it('accepts a mount host that is a symlink to a directory, and checks nothing without userHome', () => {
+    mkdirSync(join(home, 'real'));
+    symlinkSync(join(home, 'real'), join(home, 'link'));
+    write(projectPath(), ['[[mounts]]', `host = "${join(home, 'link')}"`, 'target = "/l"']);
+    expect(loadCascade(options({ userHome: home })).config.mounts).toHaveLength(1);
+    write(projectPath(), ['[[mounts]]', 'host = "/nonexistent/h12a"', 'target = "/l"']);
+    expect(loadCascade(options()).config.mounts).toHaveLength(1);
+  });
+
+  it('canonicalises package references before the merge, so an alias removal cancels', () => {
+    const canon = {
+      skill: (r: string) => (r === 'claude' ? 'byre/claude' : r),
+      template: (r: string) => (r === 'node' ? 'byre/node' : r),
+    };
+    write(layerConfigPath(home, 'work'), ['skills = ["claude", "me/x"]']);
+    write(projectPath(), ['extends = "work"', 'skills = ["!byre/claude"]', 'agent = "claude"']);
+    const { config } = loadCascade(options({ canon }));
+    expect(config.skills.map((s) => s.value)).toEqual(['me/x']);
+    expect(config.agent?.value).toBe('byre/claude');
+  });
+
+  it('a missing template prints the [sources] hint, from the layer that gave it', () => {
+    const digest = `sha256:${'c'.repeat(64)}`;
+    write(layerConfigPath(home, 'work'), [
+      '[sources]',
+      `"me/tpl" = { uri = "https://x.example/t.config", digest = "${digest}" }`,
+    ]);
+    write(projectPath(), ['template = "me/tpl"', 'extends = "work"']);
+    expect(cascadeIssues()).toEqual([
+      expect.objectContaining({
+        rule: 'config.template-missing',
+        location: { file: projectPath(), line: 1, column: 1, key: 'template' },
+        fix: `install it: byre template install https://x.example/t.config --digest ${digest}  (hint from layer work)`,
+      }),
+    ]);
+  });
+
+  it('locates merged values for later errors (skills, agent)', () => {
+    write(projectPath(), ['base = "x"', 'skills = ["a", "b"]', 'agent = "c"']);
+    const { locate } = loadCascade(options());
+    const project = { kind: 'project' as const, name: 'project', path: projectPath() };
+    expect(locate(project, () => ['skills', 1])).toEqual({
+      file: projectPath(),
+      line: 2,
+      column: 16,
+      key: 'skills[1]',
+    });
+    expect(locate(project, () => ['agent'])).toMatchObject({ line: 3, column: 1 });
   });
 
   it('refuses a malformed project id', () => {

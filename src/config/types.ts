@@ -14,6 +14,18 @@ export interface LayerRef {
   path: string | null;
 }
 
+/** How byre names a layer when it attributes something to it: `project`, `layer work`, `template byre/node`. */
+export function layerLabel(ref: LayerRef): string {
+  switch (ref.kind) {
+    case 'template':
+      return `template ${ref.name}`;
+    case 'layer':
+      return `layer ${ref.name}`;
+    default:
+      return ref.kind;
+  }
+}
+
 /** A value and the layer that set it. */
 export interface Sourced<T> {
   value: T;

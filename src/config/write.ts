@@ -3,7 +3,6 @@
 // loader for that layer kind, and publish it atomically with the file's mode.
 // Any refusal leaves the old bytes in place; nothing else in byre writes config.
 
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -24,8 +23,10 @@ import {
   TomlDocError,
   type TomlEdit,
 } from '../tomldoc/index.js';
-import { MAX_CONFIG_BYTES, parseLayer, syntaxIssue, tooLargeIssue } from './parse.js';
-import { readCapped } from './read.js';
+import { describeNotRegular } from '../project/read-regular.js';
+import { parseLayer, syntaxIssue } from './parse.js';
+import { configTextIssue, readConfigText } from './read.js';
+import { layerNameProblem } from './rules/index.js';
 
 /** A config file byre may write, and the layer kind its loader reads it as. */
 export interface ConfigFile {
@@ -43,7 +44,15 @@ export function defaultConfigFile(home: string): ConfigFile {
   return { path: defaultConfigPath(home), kind: 'default', name: 'default' };
 }
 
+/** A named layer's file; a name outside the layer grammar never becomes a path. */
 export function layerConfigFile(home: string, name: string): ConfigFile {
+  const problem = layerNameProblem(name);
+  if (problem !== null) {
+    throw new ByreError(`layer ${JSON.stringify(name)}: ${problem}`, {
+      rule: 'config.layer-name-invalid',
+      remedy: 'name the layer with lowercase letters, digits and "-"',
+    });
+  }
   return { path: layerConfigPath(home, name), kind: 'layer', name };
 }
 
@@ -61,57 +70,34 @@ function refuse(file: ConfigFile, rule: string, message: string, remedy: string)
 
 /**
  * Read a config file for editing: never through a symbolic link, only a
- * regular file, at most 1 MiB, valid UTF-8. A missing file is an empty one.
+ * regular file, at most 1 MiB, valid UTF-8 (the loader's own reader). A
+ * missing file is an empty one.
  */
 export function readConfigForEdit(file: ConfigFile): CurrentConfig {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
-    fd = openSync(file.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { text: '', exists: false, mode: PRIVATE_FILE_MODE };
-    if (code === 'ELOOP') {
-      refuse(
-        file,
-        'config.write-symlink',
-        `${file.path} is a symbolic link; byre writes config files only in place`,
-        'replace the link with the file it points to, or edit that file by hand',
-      );
-    }
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
-      refuse(
+  const read = readConfigText(file.path);
+  switch (read.kind) {
+    case 'missing':
+      return { text: '', exists: false, mode: PRIVATE_FILE_MODE };
+    case 'ok':
+      return { text: read.text, exists: true, mode: read.mode };
+    case 'not-regular':
+      if (read.what === 'symlink') {
+        return refuse(
+          file,
+          'config.write-symlink',
+          `${file.path} is a symbolic link; byre writes config files only in place`,
+          'replace the link with the file it points to, or edit that file by hand',
+        );
+      }
+      return refuse(
         file,
         'config.write-not-file',
-        `${file.path} is not a regular file`,
+        `${file.path} is ${describeNotRegular(read.what)}, not a regular file`,
         'replace it with a config file',
       );
-    }
-    if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError([tooLargeIssue(file.path, stat.size)]);
-    const bytes = readCapped(fd, MAX_CONFIG_BYTES + 1);
-    if (bytes.length > MAX_CONFIG_BYTES) {
-      throw new ConfigError([tooLargeIssue(file.path, bytes.length)]);
-    }
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      throw new ConfigError([
-        {
-          rule: 'config.toml-syntax',
-          message: `${file.path} is not valid UTF-8`,
-          location: { file: file.path },
-          fix: 'save the file as UTF-8',
-        },
-      ]);
-    }
-    return { text, exists: true, mode: stat.mode & 0o7777 };
-  } finally {
-    closeSync(fd);
+    case 'too-large':
+    case 'not-utf8':
+      throw new ConfigError([configTextIssue(file.path, read)]);
   }
 }
 
@@ -128,7 +114,7 @@ function edited(file: ConfigFile, text: string, change: ConfigChange): string {
       try {
         parseToml(text);
       } catch (syntax) {
-        throw new ConfigError([syntaxIssue(syntax, file.path)]);
+        throw new ConfigError([syntaxIssue(syntax, file.path, text)]);
       }
     }
     const at = error.line === undefined ? {} : { line: error.line, column: error.column ?? 1 };

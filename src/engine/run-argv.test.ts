@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import {
-  buildRunArgv,
-  expandHost,
-  quoteToken,
-  runEnv,
-  shellQuote,
-  type RunParams,
-} from './run-argv.js';
+import { buildRunArgv, expandHost, runEnv, type RunParams } from './run-argv.js';
 
 const base: RunParams = {
   engine: 'docker',
@@ -353,32 +346,6 @@ describe('expandHost', () => {
 
   it.each(['relative', './x', '~other/x', ''])('refuses %j', (input) => {
     expect(() => expandHost(input, '/home/u')).toThrow(ByreError);
-  });
-});
-
-describe('shellQuote', () => {
-  it.each([
-    ['plain', 'plain'],
-    ['type=bind,source=/a,target=/b', 'type=bind,source=/a,target=/b'],
-    ['--userns=keep-id:uid=1000,gid=1000', '--userns=keep-id:uid=1000,gid=1000'],
-    ['user@host', 'user@host'],
-    ['', "''"],
-    ['a b', "'a b'"],
-    ["it's", "'it'\\''s'"],
-    ['$HOME', "'$HOME'"],
-    ['a;rm -rf /', "'a;rm -rf /'"],
-    ['~/x', "'~/x'"],
-    ['*', "'*'"],
-    ['line\nbreak', "'line\nbreak'"],
-    ['`x`', "'`x`'"],
-    ['"q"', `'"q"'`],
-    ["''", `''\\'''\\'''`],
-  ])('quotes %j as %s', (token, expected) => {
-    expect(quoteToken(token)).toBe(expected);
-  });
-
-  it('joins tokens with single spaces', () => {
-    expect(shellQuote(['docker', 'run', '-e', 'A=b c', 'img'])).toBe("docker run -e 'A=b c' img");
   });
 });
 

@@ -4,9 +4,8 @@
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
-import path from 'node:path';
-
 import { ByreError } from '../errors.js';
+import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
 import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
@@ -195,16 +194,13 @@ function checkMountField(value: string): string {
 
 /** `~` / `~/…` against home, then cleaned; anything else must already be absolute. */
 export function expandHost(host: string, home: string): string {
-  let p = host;
-  if (p === '~') p = home;
-  else if (p.startsWith('~/')) p = path.posix.join(home, p.slice(2));
-  if (!path.posix.isAbsolute(p)) {
+  const expanded = expandHostPath(host, home);
+  if (expanded === null) {
     throw new ByreError(`mount source "${host}" must be absolute or start with ~/`, {
       rule: 'mount.relative-host',
     });
   }
-  const clean = path.posix.normalize(p);
-  return clean.length > 1 && clean.endsWith('/') ? clean.slice(0, -1) : clean;
+  return expanded;
 }
 
 function portFlag(p: PortSpec): string {
@@ -228,20 +224,4 @@ function sortGroups(groups: readonly (string | number)[]): string[] {
   const num = all.filter((g) => /^\d+$/.test(g)).sort((a, b) => Number(a) - Number(b));
   const named = all.filter((g) => !/^\d+$/.test(g)).sort();
   return [...num, ...named];
-}
-
-const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/**
- * POSIX shell quoting for printing an argv a user can paste: safe tokens stay
- * bare, everything else is single-quoted with `'` spelled `'\''`.
- */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map(quoteToken).join(' ');
-}
-
-export function quoteToken(token: string): string {
-  if (token === '') return "''";
-  if (SAFE_TOKEN.test(token)) return token;
-  return `'${token.replaceAll("'", `'\\''`)}'`;
 }

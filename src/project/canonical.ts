@@ -15,3 +15,25 @@ export function trimTrailingSlashes(p: string): string {
 export async function canonicalPath(p: string): Promise<string> {
   return trimTrailingSlashes(await realpath(path.resolve(p)));
 }
+
+/**
+ * Like canonicalPath, for a path that may not exist yet (a store before the
+ * first run, a mount source the engine would create): the deepest existing
+ * ancestor is resolved and the rest appended as written.
+ */
+export async function canonicalPathLoose(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  const tail: string[] = [];
+  let head = abs;
+  for (;;) {
+    try {
+      return trimTrailingSlashes(path.join(await realpath(head), ...tail));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const parent = path.dirname(head);
+      if ((code !== 'ENOENT' && code !== 'ENOTDIR') || parent === head) throw err;
+      tail.unshift(path.basename(head));
+      head = parent;
+    }
+  }
+}

@@ -12,7 +12,7 @@ import {
   type ProjectStorePaths,
   type StorePaths,
 } from './store-layout.js';
-import { resolveWorktree, worktreeIdFor } from './worktree.js';
+import { resolveWorktree, worktreeIdFor, type WorktreeIdentity } from './worktree.js';
 
 export interface ProjectContext {
   store: StorePaths;
@@ -25,6 +25,8 @@ export interface ProjectContext {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  /** A linked worktree's git paths as git recorded them, bound at the same paths. */
+  gitPaths: WorktreeIdentity['gitPaths'];
   /** Directories the box can write; a host tool found under one is declined. */
   boxWritableRoots: string[];
 }
@@ -52,6 +54,7 @@ export async function resolveProjectContext(
     worktreeDir: wt.worktreeDir,
     isLinkedWorktree: wt.isLinkedWorktree,
     commonGitDir: wt.commonGitDir,
+    gitPaths: wt.gitPaths,
     boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
   };
 }

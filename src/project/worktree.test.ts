@@ -7,7 +7,14 @@ import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
-import { mainWorktreeFor, parseGitFile, resolveWorktree, worktreeIdFor } from './worktree.js';
+import {
+  POINTER_MAX_BYTES,
+  commonDirOfWorktreeGitdir,
+  mainWorktreeFor,
+  parseGitFile,
+  resolveWorktree,
+  worktreeIdFor,
+} from './worktree.js';
 
 let dir: string;
 
@@ -68,6 +75,16 @@ describe('pure helpers', () => {
     expect(mainWorktreeFor('/srv/repo.git')).toBeNull();
   });
 
+  it.each([
+    ['/r/.git/worktrees/x', '/r/.git'],
+    ['/srv/repo.git/worktrees/w', '/srv/repo.git'],
+    ['/r/.git/modules/sub', null],
+    ['/r/.git', null],
+    ['/worktrees/x', '/'],
+  ])('commonDirOfWorktreeGitdir(%s) is %s', (gitdir, want) => {
+    expect(commonDirOfWorktreeGitdir(gitdir)).toBe(want);
+  });
+
   it('worktreeIdFor uses the worktree’s own path', () => {
     expect(worktreeIdFor('/r/feature')).toBe(projectIdFor('/r/feature'));
   });
@@ -81,6 +98,7 @@ describe('resolveWorktree', () => {
       worktreeDir: p,
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitPaths: null,
     });
   });
 
@@ -102,6 +120,7 @@ describe('resolveWorktree', () => {
         worktreeDir: wt,
         isLinkedWorktree: true,
         commonGitDir: path.join(main, '.git'),
+        gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: wt },
       });
     });
   }
@@ -132,6 +151,7 @@ describe('resolveWorktree', () => {
     const wt = mk('w');
     put('w/.git', `gitdir: ${bare}/worktrees/w\n`);
     put('repo.git/worktrees/w/commondir', '../..\n');
+    put('repo.git/worktrees/w/gitdir', `${wt}/.git\n`);
     expect(await resolveWorktree(wt)).toMatchObject({
       projectRoot: wt,
       isLinkedWorktree: false,
@@ -168,6 +188,152 @@ describe('resolveWorktree', () => {
       worktreeDir: path.join(dir, 'real-wt'),
       isLinkedWorktree: true,
       commonGitDir: path.join(main, '.git'),
+      gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: path.join(dir, 'real-wt') },
+    });
+  });
+
+  it('binds the paths git recorded, not their symlink-resolved forms', async () => {
+    const real = mk('disk/repo');
+    mk('disk/repo/.git/worktrees/feature');
+    symlinkSync(path.join(dir, 'disk'), path.join(dir, 'via'));
+    const recordedCommon = path.join(dir, 'via/repo/.git');
+    const wt = mk('wt');
+    put('wt/.git', `gitdir: ${recordedCommon}/worktrees/feature\n`);
+    put('disk/repo/.git/worktrees/feature/commondir', '../..\n');
+    put('disk/repo/.git/worktrees/feature/gitdir', `${wt}/.git\n`);
+    expect(await resolveWorktree(wt)).toEqual({
+      projectRoot: real,
+      worktreeDir: wt,
+      isLinkedWorktree: true,
+      commonGitDir: path.join(real, '.git'),
+      gitPaths: { commonGitDir: recordedCommon, worktreeDir: wt },
+    });
+  });
+});
+
+/** A second repository with a real-shaped worktree `other-wt`, and a directory `victim` whose .git the box forges. */
+function forgery(): { victim: string; other: string } {
+  const { main } = linkedWorktree(false);
+  const victim = mk('victim');
+  return { victim, other: main };
+}
+
+describe('resolveWorktree refuses pointers that are not git’s own structure', () => {
+  const cases: [string, () => string, string][] = [
+    [
+      'a .git naming another repository’s worktree (its gitdir points elsewhere)',
+      () => {
+        const { victim, other } = forgery();
+        put('victim/.git', `gitdir: ${other}/.git/worktrees/feature\n`);
+        return victim;
+      },
+      'worktree.pointer-mismatch',
+    ],
+    [
+      'a gitdir that is not <common>/worktrees/<name>',
+      () => {
+        const { victim, other } = forgery();
+        mk('repo/.git/elsewhere/x');
+        put('repo/.git/elsewhere/x/commondir', '../..\n');
+        put('repo/.git/elsewhere/x/gitdir', `${path.join(dir, 'victim')}/.git\n`);
+        put('victim/.git', `gitdir: ${other}/.git/elsewhere/x\n`);
+        return victim;
+      },
+      'worktree.pointer-mismatch',
+    ],
+    [
+      'a commondir naming a different repository',
+      () => {
+        const { victim } = forgery();
+        mk('third/.git');
+        mk('fake/.git/worktrees/v');
+        put('fake/.git/worktrees/v/commondir', `${path.join(dir, 'third/.git')}\n`);
+        put('fake/.git/worktrees/v/gitdir', `${path.join(dir, 'victim')}/.git\n`);
+        put('victim/.git', `gitdir: ${path.join(dir, 'fake/.git/worktrees/v')}\n`);
+        return victim;
+      },
+      'worktree.pointer-mismatch',
+    ],
+    [
+      'a .git that is a symlink',
+      () => {
+        const { victim, other } = forgery();
+        put('pointer', `gitdir: ${other}/.git/worktrees/feature\n`);
+        symlinkSync(path.join(dir, 'pointer'), path.join(victim, '.git'));
+        return victim;
+      },
+      'worktree.pointer-not-file',
+    ],
+    [
+      'a .git that is a FIFO',
+      () => {
+        const victim = mk('victim');
+        execFileSync('mkfifo', [path.join(victim, '.git')]);
+        return victim;
+      },
+      'worktree.pointer-not-file',
+    ],
+    [
+      'a commondir that is a FIFO',
+      () => {
+        const { victim } = forgery();
+        mk('fake/.git/worktrees/v');
+        execFileSync('mkfifo', [path.join(dir, 'fake/.git/worktrees/v/commondir')]);
+        put('victim/.git', `gitdir: ${path.join(dir, 'fake/.git/worktrees/v')}\n`);
+        return victim;
+      },
+      'worktree.pointer-not-file',
+    ],
+    [
+      'a gitdir back-pointer that is a symlink',
+      () => {
+        const { victim } = forgery();
+        mk('fake/.git/worktrees/v');
+        put('fake/.git/worktrees/v/commondir', '../..\n');
+        put('back', `${path.join(dir, 'victim')}/.git\n`);
+        symlinkSync(path.join(dir, 'back'), path.join(dir, 'fake/.git/worktrees/v/gitdir'));
+        put('victim/.git', `gitdir: ${path.join(dir, 'fake/.git/worktrees/v')}\n`);
+        return victim;
+      },
+      'worktree.pointer-not-file',
+    ],
+    [
+      'an oversized commondir',
+      () => {
+        const { victim } = forgery();
+        mk('fake/.git/worktrees/v');
+        put('fake/.git/worktrees/v/commondir', `../..\n${'x'.repeat(POINTER_MAX_BYTES)}`);
+        put('victim/.git', `gitdir: ${path.join(dir, 'fake/.git/worktrees/v')}\n`);
+        return victim;
+      },
+      'worktree.pointer-not-file',
+    ],
+  ];
+  it.each(cases)('%s', async (_what, make, rule) => {
+    const victim = make();
+    const err: unknown = await resolveWorktree(victim).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ByreError);
+    expect(err).toMatchObject({ rule });
+  });
+
+  it('a .git file too large to be a pointer is a standalone project', async () => {
+    const p = mk('big');
+    put('big/.git', `gitdir: /elsewhere/.git/worktrees/x\n${'#'.repeat(POINTER_MAX_BYTES)}`);
+    expect(await resolveWorktree(p)).toMatchObject({
+      projectRoot: p,
+      isLinkedWorktree: false,
+      commonGitDir: null,
+      gitPaths: null,
+    });
+  });
+
+  it('a .git pointing straight at another repository’s git dir keeps this project’s id and binds nothing', async () => {
+    const { victim, other } = forgery();
+    put('victim/.git', `gitdir: ${other}/.git\n`);
+    expect(await resolveWorktree(victim)).toMatchObject({
+      projectRoot: victim,
+      isLinkedWorktree: false,
+      gitPaths: null,
     });
   });
 });

@@ -1,14 +1,21 @@
 // Linked-worktree identity: finds a worktree's main worktree by reading git's
 // own pointer files (`.git` -> gitdir -> commondir). It must never run git: a
 // project's hooks and config are the boxed agent's to write, so running git
-// here would run the agent's code on the host.
+// here would run the agent's code on the host. The pointers are the box's to
+// write too, so a linked worktree is accepted only in the shape `git worktree
+// add` makes (adr/0019).
 
-import { readFile, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ByreError } from '../errors.js';
 import { canonicalPath } from './canonical.js';
 import { projectIdFor } from './identity.js';
+import { describeNotRegular, readRegularFile, type RegularRead } from './read-regular.js';
+
+/** git's pointer files hold one path; anything larger is not one of them. */
+export const POINTER_MAX_BYTES = 8192;
 
 export interface WorktreeIdentity {
   /** The main worktree (canonical); identity anchors here. Equals worktreeDir for a plain project. */
@@ -18,6 +25,11 @@ export interface WorktreeIdentity {
   isLinkedWorktree: boolean;
   /** The repository's shared git dir (canonical), or null outside git. */
   commonGitDir: string | null;
+  /**
+   * A linked worktree's paths as git recorded them (not symlink-resolved):
+   * the box binds each at the same path so git inside it still finds them.
+   */
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 /** The `gitdir:` target of a `.git` file, or null when the text is not a pointer. Pure. */
@@ -32,27 +44,19 @@ export function mainWorktreeFor(commonGitDir: string): string | null {
   return path.basename(commonGitDir) === '.git' ? path.dirname(commonGitDir) : null;
 }
 
+/**
+ * The common dir a linked worktree's git dir implies: git keeps each one at
+ * `<common>/worktrees/<name>`, so anything else is not git's structure. Pure.
+ */
+export function commonDirOfWorktreeGitdir(gitdir: string): string | null {
+  const parent = path.dirname(gitdir);
+  if (path.basename(parent) !== 'worktrees' || path.basename(gitdir) === '') return null;
+  return path.dirname(parent);
+}
+
 /** A worktree's own id: the project id formula over the worktree's path. */
 export function worktreeIdFor(worktreeDir: string): string {
   return projectIdFor(worktreeDir);
-}
-
-async function readIfFile(p: string): Promise<string | null> {
-  try {
-    const info = await stat(p);
-    return info.isFile() ? await readFile(p, 'utf8') : null;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function brokenPointer(worktreeDir: string, detail: string, cause?: unknown): ByreError {
@@ -64,11 +68,69 @@ function brokenPointer(worktreeDir: string, detail: string, cause?: unknown): By
   });
 }
 
+/** The pointers say "linked worktree" but not in the shape git makes: possibly forged from inside a box. */
+function notGitStructure(worktreeDir: string, detail: string): ByreError {
+  return new ByreError(
+    `${worktreeDir}/.git names another repository's worktree, but ${detail}; byre will not take that repository's identity`,
+    {
+      rule: 'worktree.pointer-mismatch',
+      remedy:
+        'if this is a real worktree, run `git worktree repair` from its main worktree; otherwise remove the .git file (a box may have planted it)',
+    },
+  );
+}
+
+function pointerNotFile(file: string, what: string): ByreError {
+  return new ByreError(`${file} is ${what}, not one of git's pointer files`, {
+    rule: 'worktree.pointer-not-file',
+    remedy: `remove or replace ${file} (a box may have planted it), then run byre again`,
+  });
+}
+
+async function lstatOrNull(p: string): Promise<Stats | null> {
+  try {
+    return await lstat(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+/** A pointer file inside a git dir (`gitdir`, `commondir`): its text, or null when absent. */
+function readPointer(file: string): string | null {
+  const read: RegularRead = readRegularFile(file, POINTER_MAX_BYTES);
+  switch (read.kind) {
+    case 'missing':
+      return null;
+    case 'not-regular':
+      throw pointerNotFile(file, describeNotRegular(read.what));
+    case 'too-large':
+      throw pointerNotFile(file, `${read.size} bytes, too large`);
+    case 'ok':
+      return read.bytes.toString('utf8');
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n', 1)[0] ?? '').replace(/\r$/, '').trim();
+}
+
+async function samePath(a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  try {
+    return (await canonicalPath(a)) === (await canonicalPath(b));
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Resolves where identity anchors for `dir`. A `.git` file with a `commondir`
- * whose target is a `.git` directory marks a linked worktree; anything else
- * (a plain checkout, a submodule, a bare repository's worktree, no git at all)
- * is its own project.
+ * Resolves where identity anchors for `dir`. A linked worktree is accepted
+ * only in git's own shape: `.git` a regular file whose `gitdir:` is
+ * `<common>/worktrees/<name>`, that directory's `gitdir` file pointing back
+ * at this `.git`, and its `commondir` naming `<common>`. A plain checkout, a
+ * submodule, a bare repository's worktree or no git at all is its own project.
  */
 export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
   const worktreeDir = await canonicalPath(dir);
@@ -78,33 +140,67 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     worktreeDir,
     isLinkedWorktree: false,
     commonGitDir,
+    gitPaths: null,
   });
 
-  const pointerText = await readIfFile(dotGit);
-  if (pointerText === null) {
-    return plain((await isDirectory(dotGit)) ? dotGit : null);
+  const info = await lstatOrNull(dotGit);
+  if (info === null) return plain(null);
+  if (info.isDirectory()) return plain(dotGit);
+  if (!info.isFile()) {
+    const what = info.isSymbolicLink()
+      ? 'a symbolic link'
+      : info.isFIFO()
+        ? 'a FIFO'
+        : 'a device or socket';
+    throw pointerNotFile(dotGit, what);
   }
-  const gitdirValue = parseGitFile(pointerText);
+  const read = readRegularFile(dotGit, POINTER_MAX_BYTES);
+  // Too large to be a pointer: a file that happens to be named .git.
+  if (read.kind === 'too-large' || read.kind === 'missing') return plain(null);
+  if (read.kind === 'not-regular') throw pointerNotFile(dotGit, describeNotRegular(read.what));
+  const gitdirValue = parseGitFile(read.bytes.toString('utf8'));
   if (gitdirValue === null) {
     throw brokenPointer(worktreeDir, `${dotGit} holds no "gitdir:" line`);
   }
   const gitdir = path.resolve(worktreeDir, gitdirValue);
-  if (!(await isDirectory(gitdir))) {
-    throw brokenPointer(worktreeDir, `its git dir ${gitdir} is missing`);
+  const gitdirInfo = await lstatOrNull(gitdir);
+  if (gitdirInfo === null) throw brokenPointer(worktreeDir, `its git dir ${gitdir} is missing`);
+  if (!gitdirInfo.isDirectory()) {
+    throw notGitStructure(worktreeDir, `its git dir ${gitdir} is not a directory`);
   }
-  const commondirText = await readIfFile(path.join(gitdir, 'commondir'));
+  const commondirText = readPointer(path.join(gitdir, 'commondir'));
   if (commondirText === null) {
     // A submodule's .git file: it points at a private git dir, not a shared one.
     return plain(await canonicalPath(gitdir));
   }
-  const commonAbs = path.resolve(gitdir, commondirText.trim());
+
+  const common = commonDirOfWorktreeGitdir(gitdir);
+  if (common === null) {
+    throw notGitStructure(
+      worktreeDir,
+      `its git dir ${gitdir} is not <repository>/worktrees/<name>`,
+    );
+  }
+  const commonNamed = path.resolve(gitdir, firstLine(commondirText));
+  if (!(await samePath(commonNamed, common))) {
+    throw notGitStructure(worktreeDir, `${gitdir}/commondir names ${commonNamed}, not ${common}`);
+  }
+  const backText = readPointer(path.join(gitdir, 'gitdir'));
+  const back = backText === null ? null : path.resolve(gitdir, firstLine(backText));
+  if (back === null || !(await samePath(back, dotGit))) {
+    throw notGitStructure(
+      worktreeDir,
+      `${gitdir}/gitdir points at ${back ?? 'nothing'}, not back at ${dotGit}`,
+    );
+  }
+
   let commonGitDir: string;
   try {
-    commonGitDir = await canonicalPath(commonAbs);
+    commonGitDir = await canonicalPath(common);
   } catch (err) {
-    throw brokenPointer(worktreeDir, `its common git dir ${commonAbs} is missing`, err);
+    throw brokenPointer(worktreeDir, `its common git dir ${common} is missing`, err);
   }
-  const main = mainWorktreeFor(commonAbs);
+  const main = mainWorktreeFor(common);
   if (main === null) return plain(commonGitDir);
   let projectRoot: string;
   try {
@@ -112,5 +208,12 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
   } catch (err) {
     throw brokenPointer(worktreeDir, `its main worktree ${main} is missing`, err);
   }
-  return { projectRoot, worktreeDir, isLinkedWorktree: projectRoot !== worktreeDir, commonGitDir };
+  if (projectRoot === worktreeDir) return plain(commonGitDir);
+  return {
+    projectRoot,
+    worktreeDir,
+    isLinkedWorktree: true,
+    commonGitDir,
+    gitPaths: { commonGitDir: common, worktreeDir: path.dirname(back) },
+  };
 }

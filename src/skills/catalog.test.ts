@@ -55,3 +55,28 @@ describe('bundled skills through the SkillCatalog', () => {
     );
   });
 });
+
+describe('local packages', () => {
+  it('a FIFO or a link in place of skill.toml makes an invalid entry, never a hang', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdirSync, symlinkSync, writeFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const local = makeTempDir('catalog-local');
+    try {
+      mkdirSync(path.join(local, 'skills', 'piped'), { recursive: true });
+      execFileSync('mkfifo', [path.join(local, 'skills', 'piped', 'skill.toml')]);
+      mkdirSync(path.join(local, 'skills', 'linked'), { recursive: true });
+      writeFileSync(path.join(local, 'real.toml'), 'description = "x"\n');
+      symlinkSync(
+        path.join(local, 'real.toml'),
+        path.join(local, 'skills', 'linked', 'skill.toml'),
+      );
+      const catalog = loadCatalog({ home: local, kind: 'skill' });
+      const rules = (id: string) => catalog.find(id)?.issues.map((i) => i.rule);
+      expect(rules('piped')).toEqual(['config.not-file']);
+      expect(rules('linked')).toEqual(['config.symlink']);
+    } finally {
+      removeTempDir(local);
+    }
+  });
+});

@@ -6,6 +6,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseLayer } from '../config/parse.js';
+import { configTextIssue, readConfigText } from '../config/read.js';
 import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
@@ -246,28 +247,27 @@ function isDir(p: string): boolean {
 function localSource(home: string, kind: PackageKind, id: string): Source | null {
   const dir = localPackageDir(home, kind, id);
   const file = path.join(dir, MANIFEST_FILE[kind]);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
+  // The manifest is read like every config file: never through a link, never
+  // waiting on a FIFO. A missing one means no package here; a refused one says why.
+  const read = readConfigText(file);
+  if (read.kind === 'missing') return null;
   const tree = fsTree(dir, [MANIFEST_FILE[kind]]);
-  const problems = tree.truncated
-    ? [
-        issueFor(
-          file,
-          'package.too-many-files',
-          `${dir} holds more files than a package may`,
-          'move unrelated files out of the package directory',
-        ),
-      ]
-    : [];
+  const problems = read.kind === 'ok' ? [] : [configTextIssue(file, read)];
+  if (tree.truncated) {
+    problems.push(
+      issueFor(
+        file,
+        'package.too-many-files',
+        `${dir} holds more files than a package may`,
+        'move unrelated files out of the package directory',
+      ),
+    );
+  }
   return {
     id,
     provenance: 'local',
     kind,
-    text,
+    text: read.kind === 'ok' ? read.text : '',
     file,
     tree,
     dir,

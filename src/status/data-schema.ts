@@ -27,6 +27,9 @@ export const statusDataSchema = z
     subject: z.enum(['running_box', 'next_launch']),
     project_id: text,
     workdir: text,
+    refused: z
+      .array(z.object({ rule: text, message: text }))
+      .describe('why byre refuses to launch this box; empty when it would launch'),
     worktree_of: nullableText,
     agent: z.object({ id: text, source }).nullable(),
     template: z.object({ id: text, source, bundled: z.boolean() }).nullable(),

@@ -3,7 +3,7 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
-import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
+import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
@@ -33,6 +33,7 @@ export interface StatusProject {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  gitPaths: { commonGitDir: string; worktreeDir: string } | null;
 }
 
 export type StatusEngine =
@@ -81,6 +82,8 @@ export interface StatusInput {
    */
   credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
+  /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
+  refusals?: readonly { rule: string; message: string }[];
 }
 
 export interface StatusModel {
@@ -91,17 +94,6 @@ export interface StatusModel {
 
 // ---------------------------------------------------------------------------
 // Attribution
-
-export function layerLabel(ref: LayerRef): string {
-  switch (ref.kind) {
-    case 'template':
-      return `template ${ref.name}`;
-    case 'layer':
-      return `layer ${ref.name}`;
-    default:
-      return ref.kind;
-  }
-}
 
 const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
@@ -566,9 +558,16 @@ function containerData(input: StatusInput): StatusData['container'] {
 export function statusModel(input: StatusInput): StatusModel {
   const { config, skills, project } = input;
   const extraBinds: MountSpec[] =
-    project.isLinkedWorktree && project.commonGitDir !== null
-      ? [{ host: project.commonGitDir, target: project.commonGitDir, mode: 'rw', disabled: false }]
-      : [];
+    project.gitPaths === null
+      ? []
+      : [
+          {
+            host: project.gitPaths.commonGitDir,
+            target: project.gitPaths.commonGitDir,
+            mode: 'rw',
+            disabled: false,
+          },
+        ];
   const grants = grantFacts({
     config,
     skills,
@@ -630,6 +629,7 @@ export function statusModel(input: StatusInput): StatusModel {
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:
       config.agent === null

@@ -20,6 +20,7 @@ describe('status --data', () => {
         worktreeDir: '/p',
         isLinkedWorktree: false,
         commonGitDir: null,
+        gitPaths: null,
       },
       config: fakeConfig(),
       skills: [],

@@ -196,6 +196,14 @@ export function statusRows(d: StatusData): ModelRow[] {
   add({ label: 'Engine', value: engine });
 
   add({ label: 'Project', value: `${d.workdir} -> /workspace  (rw)` });
+  add(
+    ...listRows(
+      'Refused',
+      d.refused.map((r) => `${r.message}  [${r.rule}]`),
+      null,
+      { kind: 'never-truncate' },
+    ),
+  );
   if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null) {

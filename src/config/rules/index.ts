@@ -35,6 +35,7 @@ export {
   checkPortCollisions,
   checkPorts,
   DEFAULT_INTERFACE,
+  layerPortBindings,
   PORT_COLLISION_FIX,
   portCollisionMessage,
   portCollisions,
@@ -51,6 +52,7 @@ export {
 } from './scalars.js';
 export {
   checkTargetCollisions,
+  mountClaimLabel,
   TARGET_COLLISION_FIX,
   targetCollisionMessage,
   targetCollisions,

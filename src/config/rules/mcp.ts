@@ -1,6 +1,6 @@
 // Rules for [[mcp]] servers: name, command or url, env names, headers.
 
-import { ENV_KEY, HEADER_NAME, WIRING_NAME } from '../grammar.js';
+import { CONTROL, ENV_KEY, HEADER_NAME, WIRING_NAME } from '../grammar.js';
 import type { PathSegment } from '../locate.js';
 import type { RawLayer, RawMcp } from '../schema.js';
 import { egressFindings } from './egress.js';
@@ -24,33 +24,76 @@ export function wiringNameFindings(
   ];
 }
 
+/**
+ * The authority of an http(s) URL as written: WHATWG parsing would read
+ * `https:///mcp` as host `mcp` and drop tabs and newlines silently, so the
+ * host is judged on the text, before any parser normalises it.
+ */
+function urlAuthority(url: string): { host: string; port: string | undefined } | null {
+  const match = /^https?:\/\/([^/?#]*)/i.exec(url);
+  if (match === null) return null;
+  const hostPort = (match[1] ?? '').replace(/^.*@/, '');
+  const bracketed = /^(\[[^\]]*\])(?::([0-9]*))?$/.exec(hostPort);
+  if (bracketed !== null) return { host: bracketed[1] ?? '', port: bracketed[2] };
+  const colon = hostPort.lastIndexOf(':');
+  return colon < 0
+    ? { host: hostPort, port: undefined }
+    : { host: hostPort.slice(0, colon), port: hostPort.slice(colon + 1) };
+}
+
 function checkMcpUrl(url: string, path: PathSegment[], name: string): Finding[] {
   const bad = (why: string): Finding[] => [
     finding(
       'config.mcp-url-invalid',
       [...path, 'url'],
       `mcp ${q(name)}: url ${q(url)} ${why}`,
-      'write an http:// or https:// URL',
+      'write an http:// or https:// URL with a host, e.g. "https://mcp.example.com/mcp"',
     ),
   ];
-  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(url)?.[1];
-  const port =
-    authority === undefined
-      ? undefined
-      : /:([0-9]*)$/.exec(authority.replace(/^\[[^\]]*\]/, ''))?.[1];
-  if (port !== undefined && (port === '' || Number(port) < 1 || Number(port) > 65535)) {
+  if (CONTROL.test(url) || /\s/.test(url)) return bad('contains whitespace or control characters');
+  const authority = urlAuthority(url);
+  if (authority === null) {
+    return bad(/^[A-Za-z][A-Za-z0-9+.-]*:/.test(url) ? 'must be http or https' : 'is not a URL');
+  }
+  if (authority.host === '') return bad('has no host');
+  const port = authority.port;
+  if (port !== undefined && (!/^[0-9]+$/.test(port) || Number(port) < 1 || Number(port) > 65535)) {
     return bad('has a port outside 1-65535');
   }
-  let parsed: URL;
   try {
-    parsed = new URL(url);
+    new URL(url);
   } catch {
     return bad('is not a URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    return bad('must be http or https');
-  if (parsed.hostname === '') return bad('has no host');
   return [];
+}
+
+/** argv[0] names the server's program; ESC or any control character never reaches a terminal or a spawn. */
+function checkMcpCommand(command: readonly string[], path: PathSegment[], name: string): Finding[] {
+  const out: Finding[] = [];
+  const program = command[0];
+  if (program !== undefined && program.trim() === '') {
+    out.push(
+      finding(
+        'config.mcp-command-blank',
+        [...path, 'command', 0],
+        `mcp ${q(name)}: command[0] is blank, so it names no program`,
+        'write the program first, e.g. command = ["github-mcp-server", "stdio"]',
+      ),
+    );
+  }
+  command.forEach((arg, j) => {
+    if (!CONTROL.test(arg)) return;
+    out.push(
+      finding(
+        'config.mcp-control-chars',
+        [...path, 'command', j],
+        `mcp ${q(name)}: command[${j}] contains a control character`,
+        'remove the control character (ESC, C0 or C1) from the argument',
+      ),
+    );
+  });
+  return out;
 }
 
 function checkMcpEntry(mcp: RawMcp, i: number): Finding[] {
@@ -80,6 +123,7 @@ function checkMcpEntry(mcp: RawMcp, i: number): Finding[] {
       ),
     );
   }
+  if (mcp.command !== undefined) out.push(...checkMcpCommand(mcp.command, path, name));
   if (mcp.url !== undefined) out.push(...checkMcpUrl(mcp.url, path, name));
   (mcp.env ?? []).forEach((envName, j) => {
     if (ENV_KEY.test(envName)) return;
@@ -118,6 +162,16 @@ function checkMcpHeaders(
   const seen = new Set<string>();
   return headers.flatMap((header) => {
     const out: Finding[] = [];
+    if (CONTROL.test(mcp.headers?.[header] ?? '')) {
+      out.push(
+        finding(
+          'config.mcp-control-chars',
+          [...path, 'headers', header],
+          `mcp ${q(name)}: header ${q(header)} has a control character in its value`,
+          'remove the control character (ESC, C0 or C1); ${VAR} templates fill values at launch',
+        ),
+      );
+    }
     if (!HEADER_NAME.test(header)) {
       out.push(
         finding(

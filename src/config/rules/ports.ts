@@ -81,22 +81,40 @@ export function portCollisionMessage(binding: PortBinding): string {
 export const PORT_COLLISION_FIX =
   'give one of them a different host port; 0.0.0.0 already covers every interface';
 
+/**
+ * The bindings one layer leaves once its own entries are applied in order
+ * (the last binding of a container port wins; a remove drops it), each with
+ * the index of the entry that made it.
+ */
+export function layerPortBindings(
+  ports: readonly RawPort[],
+): { binding: PortBinding; index: number }[] {
+  let out: { binding: PortBinding; index: number }[] = [];
+  ports.forEach((p, index) => {
+    if (p.container === undefined) return;
+    out = out.filter((e) => e.binding.container !== p.container);
+    if (p.remove === true) return;
+    out.push({
+      binding: {
+        container: p.container,
+        host: p.host ?? 0,
+        interface: p.interface ?? DEFAULT_INTERFACE,
+      },
+      index,
+    });
+  });
+  return out;
+}
+
 export function checkPortCollisions(layer: RawLayer): Finding[] {
-  const indexed = (layer.ports ?? [])
-    .map((p, i) => ({ p, i }))
-    .filter(({ p }) => p.remove !== true && p.container !== undefined);
-  const bindings = indexed.map(({ p }) => ({
-    container: p.container ?? 0,
-    host: p.host ?? 0,
-    interface: p.interface ?? DEFAULT_INTERFACE,
-  }));
+  const effective = layerPortBindings(layer.ports ?? []);
+  const bindings = effective.map((e) => e.binding);
   return portCollisions(bindings).map(([, b]) => {
-    const entry = indexed[b];
-    const binding = bindings[b];
+    const entry = effective[b];
     return finding(
       'config.port-collision',
-      ['ports', entry?.i ?? 0],
-      binding ? portCollisionMessage(binding) : 'port collision',
+      ['ports', entry?.index ?? 0],
+      entry ? portCollisionMessage(entry.binding) : 'port collision',
       PORT_COLLISION_FIX,
     );
   });

@@ -11,6 +11,14 @@ export interface TargetClaim {
   target: string;
 }
 
+/**
+ * The label a mount claim carries. A disabled mount still claims its target:
+ * switching it back on must not turn a coherent config into a colliding one.
+ */
+export function mountClaimLabel(target: string, disabled: boolean): string {
+  return `${disabled ? 'disabled mount' : 'mount'} ${q(target)}`;
+}
+
 /** Pairs of claim indexes that bind the same path in the box. */
 export function targetCollisions(claims: readonly TargetClaim[]): [number, number][] {
   const first = new Map<string, number>();
@@ -33,9 +41,13 @@ export const TARGET_COLLISION_FIX = 'give one of them a different target, or rem
 export function checkTargetCollisions(layer: RawLayer): Finding[] {
   const claims: { claim: TargetClaim; path: PathSegment[] }[] = [];
   (layer.mounts ?? []).forEach((m, i) => {
-    if (m.target === undefined || m.target.startsWith('!') || m.disabled === true) return;
+    if (m.target === undefined || m.target.startsWith('!')) return;
     claims.push({
-      claim: { kind: 'mount', label: `mount ${q(m.target)}`, target: m.target },
+      claim: {
+        kind: 'mount',
+        label: mountClaimLabel(m.target, m.disabled === true),
+        target: m.target,
+      },
       path: ['mounts', i, 'target'],
     });
   });

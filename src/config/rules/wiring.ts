@@ -1,6 +1,6 @@
 // Rules for [[claude_skills]] and [[context]] entries.
 
-import { CONTEXT_NAME, CONTROL, CONTROL_EXCEPT_NL_TAB, isHostPath } from '../grammar.js';
+import { CONTROL, CONTROL_EXCEPT_NL_TAB, isHostPath } from '../grammar.js';
 import type { PathSegment } from '../locate.js';
 import type { RawClaudeSkill, RawContext, RawLayer } from '../schema.js';
 import { duplicateNames, finding, missing, q, removalExtras, type Finding } from './finding.js';
@@ -43,18 +43,8 @@ function checkContextEntry(context: RawContext, i: number): Finding[] {
   const path: PathSegment[] = ['context', i];
   if (context.name === undefined) return [missing(path, 'name', 'a [[context]] entry')];
   const name = context.name;
-  const bare = name.startsWith('!') ? name.slice(1) : name;
-  const out: Finding[] = [];
-  if (!CONTEXT_NAME.test(bare)) {
-    out.push(
-      finding(
-        'config.context-name-invalid',
-        [...path, 'name'],
-        `context name ${q(name)} invalid`,
-        'use letters, digits, ".", "_" and "-", at most 64 characters',
-      ),
-    );
-  }
+  // One name grammar for every named wiring entry ([[mcp]], [[claude_skills]], [[context]]).
+  const out = wiringNameFindings(name, path, 'context', 'config.context-name-invalid');
   if (name.startsWith('!')) return [...out, ...removalExtras(path, context, 'name', 'context')];
   if ((context.text === undefined) === (context.file === undefined)) {
     out.push(
@@ -71,8 +61,8 @@ function checkContextEntry(context: RawContext, i: number): Finding[] {
       finding(
         'config.context-control-chars',
         [...path, 'text'],
-        `context ${q(name)}: text contains control characters other than newline and tab`,
-        'remove the control characters',
+        `context ${q(name)}: text contains a control character other than newline and tab`,
+        'remove the control character (ESC, C0 or C1); newline and tab are allowed',
       ),
     );
   }
@@ -96,5 +86,3 @@ export function checkContext(layer: RawLayer): Finding[] {
     ...duplicateNames(entries, 'context', 'context', 'config.context-duplicate'),
   ];
 }
-
-/** Every value rule, in the order issues are reported. */

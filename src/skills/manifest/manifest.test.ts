@@ -178,6 +178,48 @@ file = "context.md"
       'agent.state',
     ],
     [
+      'agent prefs without a state volume',
+      '[agent]\ncommand = "x"\n\n[agent.prefs]\nfrom = "~/.x"\nfiles = ["a.json"]\n',
+      'skill.agent-prefs-without-state',
+      4,
+      'agent.prefs',
+    ],
+    [
+      'empty env_docs guidance',
+      '[runtime]\nenv_docs = { TOKEN = "" }\n',
+      'skill.env-docs-empty',
+      2,
+      'runtime.env_docs.TOKEN',
+    ],
+    [
+      'blank env_docs guidance',
+      '[runtime.env_docs]\nTOKEN = "   "\n',
+      'skill.env-docs-empty',
+      2,
+      'runtime.env_docs.TOKEN',
+    ],
+    [
+      'env_docs guidance with a C1 control',
+      '[runtime]\nenv_docs = { TOKEN = "a\\u0085b" }\n',
+      'skill.env-docs-invalid',
+      2,
+      'runtime.env_docs.TOKEN',
+    ],
+    [
+      'mcp with a blank command',
+      '[[mcp]]\nname = "m"\ncommand = [""]\n',
+      'skill.mcp-command-blank',
+      3,
+      'mcp[0].command[0]',
+    ],
+    [
+      'mcp url with no host',
+      '[[mcp]]\nname = "m"\nurl = "https:///mcp"\n',
+      'skill.mcp-url-invalid',
+      3,
+      'mcp[0].url',
+    ],
+    [
       'agent delivery not inject',
       '[agent]\ncommand = "x"\ncontext = "write"\n',
       'skill.agent-delivery-invalid',
@@ -289,6 +331,17 @@ file = "context.md"
     const result = parseSkillManifest('[build\n', FILE);
     expect(result.issues[0]?.rule).toBe('skill.toml-syntax');
     expect(result.issues[0]?.location.line).toBe(1);
+  });
+
+  it('names the key and both lines of a redefined table', () => {
+    const result = parseSkillManifest('[runtime]\ncaps = []\n\n[runtime]\nenv = {}\n', FILE);
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.toml-redefined',
+        location: { file: FILE, line: 4, column: 2, key: 'runtime' },
+      }),
+    ]);
+    expect(result.issues[0]?.message).toContain('at line 1 and again at line 4');
   });
 });
 

@@ -105,7 +105,8 @@ function parseTable(
   try {
     return { table: parseToml(text) as Record<string, unknown> };
   } catch (error) {
-    return { issues: [{ ...syntaxIssue(error, file), rule: 'skill.toml-syntax' }] };
+    const issue = syntaxIssue(error, file, text);
+    return { issues: [{ ...issue, rule: issue.rule.replace(/^config\./, 'skill.') }] };
   }
 }
 

@@ -245,7 +245,16 @@ function runtimeFindings(raw: RawSkill): Finding[] {
     }
   });
   for (const [key, doc] of Object.entries(rt.env_docs ?? {})) {
-    if (!ENV_KEY.test(key) || CONTROL.test(doc)) {
+    if (doc.trim() === '') {
+      out.push(
+        finding(
+          'skill.env-docs-empty',
+          ['runtime', 'env_docs', key],
+          `env_docs ${q(key)} carries no guidance`,
+          `say in one line what ${key} is for and where its value comes from, or remove the entry`,
+        ),
+      );
+    } else if (!ENV_KEY.test(key) || CONTROL.test(doc)) {
       out.push(
         finding(
           'skill.env-docs-invalid',
@@ -309,6 +318,16 @@ function agentFindings(raw: RawSkill): Finding[] {
     }
   }
   const prefs = agent.prefs;
+  if (prefs !== undefined && agent.state === undefined) {
+    out.push(
+      finding(
+        'skill.agent-prefs-without-state',
+        ['agent', 'prefs'],
+        "[agent.prefs] seeds the agent's state volume, but [agent] names no state",
+        'add state = "<the state volume\'s name>" to [agent], or remove [agent.prefs]',
+      ),
+    );
+  }
   if (prefs !== undefined) {
     if (prefs.from === undefined || !isHostPath(prefs.from)) {
       out.push(

@@ -1,0 +1,116 @@
+// Gathers what a box would reach on the host (the workspace, every bind, every
+// volume seed) and the paths byre guards, canonical, for the pure rules in
+// project/containment.ts. develop, status and dockerrun all ask here.
+
+import { realpath } from 'node:fs/promises';
+import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
+import { RefusedError } from '../errors.js';
+import { expandHost, type RunParams } from '../engine/run-argv.js';
+import { canonicalPathLoose } from '../project/canonical.js';
+import {
+  containmentRefusals,
+  type BoxPath,
+  type ContainmentRefusal,
+  type GuardedPaths,
+} from '../project/containment.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { worktreeBinds, type BoxIdentity } from './run-params.js';
+
+export interface ContainmentInput {
+  params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>;
+  /** Config and skill volume declarations: a host seed is copied into the box. */
+  volumes: readonly VolumeSpec[];
+  /** BYRE_HOME as byre uses it. */
+  store: string;
+  /** The running executable (process.execPath). */
+  executable: string;
+}
+
+async function executables(exe: string): Promise<string[]> {
+  const real = await realpath(exe).catch(() => exe);
+  return [...new Set([exe, real])];
+}
+
+export async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
+  return {
+    home: await canonicalPathLoose(input.params.home),
+    store: await canonicalPathLoose(input.store),
+    executables: await executables(input.executable),
+  };
+}
+
+export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+  const { params } = input;
+  const paths: BoxPath[] = [
+    {
+      host: await canonicalPathLoose(params.workspaceDir),
+      mode: 'rw',
+      kind: 'workspace',
+      label: `the project directory ${params.workspaceDir}`,
+    },
+  ];
+  for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
+    if (b.disabled === true) continue;
+    const mode = b.mode === 'rw' ? 'rw' : 'ro';
+    paths.push({
+      host: await canonicalPathLoose(expandHost(b.host, params.home)),
+      mode,
+      kind: 'mount',
+      label: `the mount ${b.host} -> ${b.target} (${mode})`,
+    });
+  }
+  for (const v of input.volumes) {
+    if (v.seed === undefined || !('host' in v.seed)) continue;
+    paths.push({
+      host: await canonicalPathLoose(expandHost(v.seed.host, params.home)),
+      mode: 'ro',
+      kind: 'seed',
+      label: `the seed ${v.seed.host} of volume ${v.name}`,
+    });
+  }
+  return paths;
+}
+
+/** Every containment refusal for this launch (empty when the box reaches none of byre's files). */
+export async function containmentProblems(input: ContainmentInput): Promise<ContainmentRefusal[]> {
+  const [paths, guarded] = await Promise.all([boxPaths(input), guardedPaths(input)]);
+  return containmentRefusals(paths, guarded);
+}
+
+/** The exit-3 refusal for a non-empty list: the first is the message, every one a detail with its fix. */
+export function containmentError(refusals: readonly ContainmentRefusal[]): RefusedError {
+  const [first, ...rest] = refusals;
+  if (first === undefined) throw new TypeError('containmentError needs a refusal');
+  return new RefusedError(`byre will not start this box: ${first.message}`, {
+    rule: first.rule,
+    remedy: first.remedy,
+    details: rest.flatMap((r) => [`also: ${r.message} [${r.rule}]`, `  fix: ${r.remedy}`]),
+  });
+}
+
+/** The input for a box of `config` and `skills` in this directory (no engine needed). */
+export function containmentInput(
+  box: Pick<BoxIdentity, 'worktreeDir' | 'gitPaths'>,
+  store: string,
+  home: string,
+  config: Pick<EffectiveConfig, 'mounts' | 'volumes'> | null,
+  skills: readonly ResolvedSkill[] = [],
+): ContainmentInput {
+  return {
+    params: {
+      workspaceDir: box.worktreeDir,
+      home,
+      configMounts: config?.mounts.map((m) => m.value) ?? [],
+      skillMounts: skills.flatMap((s) => s.runtime.mounts),
+      extraBinds: worktreeBinds(box),
+    },
+    volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
+    store,
+    executable: process.execPath,
+  };
+}
+
+export async function checkContainment(input: ContainmentInput): Promise<void> {
+  const refusals = await containmentProblems(input);
+  if (refusals.length > 0) throw containmentError(refusals);
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import {
+  containmentRefusals,
+  isAncestorOrSelf,
+  type BoxPath,
+  type GuardedPaths,
+} from './containment.js';
+
+const guarded: GuardedPaths = {
+  home: '/home/ada',
+  store: '/home/ada/.byre',
+  executables: ['/home/ada/.local/bin/byre', '/opt/byre/byre-1.0'],
+};
+
+function workspace(host: string): BoxPath {
+  return { host, mode: 'rw', kind: 'workspace', label: `the project directory ${host}` };
+}
+
+function mount(host: string, mode: 'rw' | 'ro'): BoxPath {
+  return { host, mode, kind: 'mount', label: `the mount ${host} -> /m (${mode})` };
+}
+
+function seed(host: string): BoxPath {
+  return { host, mode: 'ro', kind: 'seed', label: `the seed ${host} of volume v` };
+}
+
+describe('isAncestorOrSelf', () => {
+  it.each([
+    ['/a', '/a', true],
+    ['/a', '/a/b', true],
+    ['/', '/a', true],
+    ['/a/b', '/a', false],
+    ['/a', '/ab', false],
+    ['/a/b', '/a/c', false],
+  ])('%s over %s is %s', (a, b, want) => {
+    expect(isAncestorOrSelf(a, b)).toBe(want);
+  });
+});
+
+describe('containmentRefusals', () => {
+  const cases: [string, BoxPath, string[]][] = [
+    ['an ordinary project', workspace('/home/ada/src/app'), []],
+    [
+      'the home directory',
+      workspace('/home/ada'),
+      ['containment.home', 'containment.store', 'containment.executable'],
+    ],
+    [
+      'an ancestor of home',
+      workspace('/home'),
+      ['containment.home', 'containment.store', 'containment.executable'],
+    ],
+    ['a project holding the store only', workspace('/srv/p'), []],
+    ['the store itself', workspace('/home/ada/.byre'), ['containment.store']],
+    ['a project inside the store', workspace('/home/ada/.byre/projects/x'), ['containment.store']],
+    ['a project holding the executable', workspace('/home/ada/.local'), ['containment.executable']],
+    [
+      'a project holding the executable’s real path',
+      workspace('/opt/byre'),
+      ['containment.executable'],
+    ],
+    ['a sibling of the store', workspace('/home/ada/.byrex'), []],
+    ['an ordinary rw mount', mount('/data', 'rw'), []],
+    ['a ro mount of home (holds the store)', mount('/home/ada', 'ro'), ['containment.store']],
+    ['a ro mount inside the store', mount('/home/ada/.byre/projects', 'ro'), ['containment.store']],
+    [
+      'a rw mount of the executable’s directory',
+      mount('/home/ada/.local/bin', 'rw'),
+      ['containment.executable'],
+    ],
+    ['a ro mount of the executable’s directory', mount('/home/ada/.local/bin', 'ro'), []],
+    [
+      'a rw mount of the executable itself',
+      mount('/opt/byre/byre-1.0', 'rw'),
+      ['containment.executable'],
+    ],
+    ['a seed copied from the store', seed('/home/ada/.byre/default.config'), ['containment.store']],
+    ['a seed from elsewhere in home', seed('/home/ada/.claude'), []],
+  ];
+  it.each(cases)('%s', (_what, p, rules) => {
+    expect(containmentRefusals([p], guarded).map((r) => r.rule)).toEqual(rules);
+  });
+
+  it('names the path by its label and gives a remedy', () => {
+    const [r] = containmentRefusals([mount('/home/ada/.byre', 'ro')], guarded);
+    expect(r?.message).toBe(
+      "the mount /home/ada/.byre -> /m (ro) contains byre's store /home/ada/.byre; the box could read the consent documents that decide its own grants",
+    );
+    expect(r?.remedy).toMatch(/^remove or narrow that mount, .*BYRE_HOME/);
+  });
+});

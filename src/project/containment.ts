@@ -1,0 +1,106 @@
+// byre's own files are never in the box (adr/0018): the store holds the
+// consent documents that decide what a box may reach, and the byre
+// executable runs on the host after the box exits. A bind that reaches
+// either would let the agent rewrite its own grants or replace byre. Pure:
+// callers pass canonical paths (box/containment.ts gathers them).
+
+import path from 'node:path';
+
+/** The host paths no box may reach. All canonical (symlinks resolved). */
+export interface GuardedPaths {
+  /** The user's home directory. */
+  home: string;
+  /** The store (BYRE_HOME, default ~/.byre). */
+  store: string;
+  /** The running byre executable, and the path it was reached by when that differs. */
+  executables: readonly string[];
+}
+
+/** One host path a box would get, as the run argv would give it. */
+export interface BoxPath {
+  /** Canonical host path. */
+  host: string;
+  /** `rw`: the box can change it; `ro` also covers one-time copies (volume seeds). */
+  mode: 'rw' | 'ro';
+  kind: 'workspace' | 'mount' | 'seed';
+  /** How messages name it: "the project directory /p", "the mount ~/x -> /data" … */
+  label: string;
+}
+
+export interface ContainmentRefusal {
+  rule: string;
+  message: string;
+  remedy: string;
+}
+
+/** `a` is `b` or one of its ancestors. Pure, on canonical absolute paths. */
+export function isAncestorOrSelf(a: string, b: string): boolean {
+  if (a === b) return true;
+  const rel = path.relative(a, b);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+const REMEDY_FOR: Record<BoxPath['kind'], string> = {
+  workspace: 'run byre from a project directory that does not hold the store',
+  mount: 'remove or narrow that mount',
+  seed: 'seed that volume from somewhere else',
+};
+
+function workspaceRefusals(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  if (!isAncestorOrSelf(p.host, guarded.home)) return [];
+  const which =
+    p.host === guarded.home ? 'your home directory' : 'an ancestor of your home directory';
+  return [
+    {
+      rule: 'containment.home',
+      message: `${p.label} is ${which}; a box would get all of it read-write`,
+      remedy: 'cd into the project you mean (a directory of its own) and run byre there',
+    },
+  ];
+}
+
+function storeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  const { store } = guarded;
+  const holds = isAncestorOrSelf(p.host, store);
+  if (!holds && !isAncestorOrSelf(store, p.host)) return [];
+  const relation = holds ? `contains byre's store ${store}` : `lies inside byre's store ${store}`;
+  return [
+    {
+      rule: 'containment.store',
+      message: `${p.label} ${relation}; the box could ${p.mode === 'rw' ? 'rewrite' : 'read'} the consent documents that decide its own grants`,
+      remedy: `${REMEDY_FOR[p.kind]}, or move the store elsewhere (BYRE_HOME=<a directory no box reaches>)`,
+    },
+  ];
+}
+
+function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  if (p.mode !== 'rw') return [];
+  const exe = guarded.executables.find((e) => isAncestorOrSelf(p.host, e));
+  if (exe === undefined) return [];
+  return [
+    {
+      rule: 'containment.executable',
+      message: `${p.label} contains the byre executable ${exe} read-write; the box could replace the byre you run next`,
+      remedy:
+        p.kind === 'workspace'
+          ? 'install byre outside the project (e.g. ~/.local/bin), or run byre from another directory'
+          : 'make that mount read-only, narrow it, or install byre elsewhere',
+    },
+  ];
+}
+
+/**
+ * Every reason the box would reach byre's own files: a workspace that is
+ * (or holds) the home directory, any path overlapping the store (read-write
+ * or read-only), a writable path holding the executable. Empty when none.
+ */
+export function containmentRefusals(
+  paths: readonly BoxPath[],
+  guarded: GuardedPaths,
+): ContainmentRefusal[] {
+  return paths.flatMap((p) => [
+    ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
+    ...storeRefusal(p, guarded),
+    ...executableRefusal(p, guarded),
+  ]);
+}

@@ -1,0 +1,144 @@
+// The built binary refuses a box that would reach byre's own files (the
+// store, the executable, the home directory), before it writes or asks an
+// engine anything; status shows the refusal and exits 3; dockerrun refuses.
+
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/temp.js';
+import { projectIdFor } from '../../src/project/identity.js';
+
+const BIN = path.resolve('dist/byre');
+let root: string;
+
+useTempDir('cli-contain', (tmp) => {
+  root = tmp;
+});
+
+/** No engine on PATH: anything that reached an engine would fail differently. */
+function byre(
+  bin: string,
+  cwd: string,
+  home: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(bin, args, {
+    cwd,
+    input: '',
+    encoding: 'utf8',
+    env: {
+      HOME: path.join(root, 'userhome'),
+      PATH: path.join(root, 'no-engines'),
+      BYRE_HOME: home,
+      BYRE_ALLOW_ROOT: '1',
+      ...extraEnv,
+    },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function storeConfig(home: string, project: string, text: string): void {
+  const dir = path.join(home, 'projects', projectIdFor(project));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'byre.config'), text);
+}
+
+describe('containment: byre’s own files are never in the box', () => {
+  it('develop in a directory holding the store refuses (exit 3) and creates nothing', () => {
+    const project = path.join(root, 'proj');
+    const home = path.join(project, 'store');
+    mkdirSync(project, { recursive: true });
+    const r = byre(BIN, project, home, ['develop']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain("contains byre's store");
+    expect(r.stderr).toMatch(/fix: .*BYRE_HOME/);
+    expect(existsSync(home)).toBe(false);
+    expect(readdirSync(project)).toEqual([]);
+  });
+
+  it('develop in the home directory refuses', () => {
+    const userHome = path.join(root, 'userhome');
+    mkdirSync(userHome, { recursive: true });
+    const r = byre(BIN, userHome, path.join(userHome, '.byre'), ['develop']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('is your home directory');
+    expect(existsSync(path.join(userHome, '.byre'))).toBe(false);
+  });
+
+  it('develop from a directory holding the running byre refuses', () => {
+    const project = path.join(root, 'tools');
+    mkdirSync(path.join(project, 'bin'), { recursive: true });
+    const bin = path.join(project, 'bin', 'byre');
+    copyFileSync(BIN, bin);
+    const home = path.join(root, 'store');
+    const r = byre(bin, project, home, ['develop']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('contains the byre executable');
+    expect(existsSync(home)).toBe(false);
+  });
+
+  describe('a mount of the store', () => {
+    const mounted = (mode: string) => {
+      const project = path.join(root, 'app');
+      const home = path.join(root, 'store');
+      mkdirSync(project, { recursive: true });
+      storeConfig(
+        home,
+        project,
+        `[[mounts]]\nhost = "${home}"\ntarget = "/mnt/store"\nmode = "${mode}"\n`,
+      );
+      return { project, home };
+    };
+
+    it.each(['ro', 'rw'])('develop refuses a %s mount before asking an engine', (mode) => {
+      const { project, home } = mounted(mode);
+      const r = byre(BIN, project, home, ['develop']);
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain("contains byre's store");
+      expect(r.stderr).not.toMatch(/docker|podman/);
+    });
+
+    it('dockerrun shows the same refusal and prints no command', () => {
+      const { project, home } = mounted('ro');
+      const r = byre(BIN, project, home, ['dockerrun']);
+      expect(r.status).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("contains byre's store");
+    });
+
+    it('status still renders, shows the refusal, and exits 3', () => {
+      const { project, home } = mounted('rw');
+      const page = byre(BIN, project, home, ['status']);
+      expect(page.status).toBe(3);
+      expect(page.stdout).toMatch(/^Refused: +the mount /m);
+      expect(page.stdout).toContain('[containment.store]');
+      expect(page.stderr).toContain("contains byre's store");
+      const data = byre(BIN, project, home, ['status', '--data']);
+      expect(data.status).toBe(3);
+      const parsed = JSON.parse(data.stdout) as { refused: { rule: string; message: string }[] };
+      expect(parsed.refused).toEqual([
+        {
+          rule: 'containment.store',
+          message: expect.stringContaining(`the mount ${home} -> /mnt/store (rw) contains`),
+        },
+      ]);
+    });
+  });
+});
+
+describe('identity: a box is found only for the directory that owns the id', () => {
+  it('shell refuses an id recorded for another directory before asking an engine', () => {
+    const project = path.join(root, 'here');
+    const home = path.join(root, 'store');
+    mkdirSync(project, { recursive: true });
+    const dir = path.join(home, 'projects', projectIdFor(project));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'path'), '/somewhere/else\n');
+    const r = byre(BIN, project, home, ['shell']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('already belongs to /somewhere/else');
+    expect(r.stderr).not.toMatch(/no session/);
+  });
+});
