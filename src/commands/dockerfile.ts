@@ -4,11 +4,9 @@
 
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import type { Io } from '../io.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { printNotes } from '../output/notes.js';
 import { postureFacts } from '../network/posture.js';
-import { loadBox, userHome } from './load.js';
+import { loadBox, planBox } from './load.js';
 
 /** The comment block an ejected Dockerfile carries when a posture skill is on. */
 export function firewallNote(skillId: string, posture: string): string {
@@ -33,9 +31,9 @@ export function credentialNote(keys: readonly string[]): string {
 }
 
 export async function dockerfileCommand(io: Io): Promise<void> {
-  const { ctx, config, skills, warnings } = await loadBox(io);
-  const contextFiles = await readContextFiles(config, userHome(io));
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  const loaded = await loadBox(io);
+  const { config, skills, warnings } = loaded;
+  const plan = await planBox(io, loaded);
   printNotes(io.stderr, [...warnings, ...plan.notes]);
   const posture = postureFacts(config, skills);
   if (posture.hook !== null)

@@ -10,6 +10,12 @@ export const LAYER_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const VOLUME_NAME = /^[A-Za-z0-9_.-]+$/;
 export const WIRING_NAME = /^[a-z0-9-]{1,64}$/;
 export const PACKAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
+/**
+ * The id a NEW local package may take (`skill init`, `skill fork`): lower
+ * case, no dots, each part at most 64. Older ids that PACKAGE_REF allows
+ * (upper case, dots) still load; they are only refused as new names.
+ */
+export const NEW_PACKAGE_ID = /^[a-z0-9][a-z0-9_-]{0,63}(\/[a-z0-9][a-z0-9_-]{0,63})?$/;
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -90,6 +96,17 @@ export function isContainedRelative(path: string): boolean {
     if (depth < 0) return false;
   }
   return true;
+}
+
+/** A contained relative path that names the directory itself (`.`, `./`, `x/..`). Pure. */
+export function namesWholeDirectory(path: string): boolean {
+  if (!isContainedRelative(path)) return false;
+  let depth = 0;
+  for (const part of path.split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '.' && part !== '') depth++;
+  }
+  return depth === 0;
 }
 
 /** Strip trailing slashes so `/a/` and `/a` name the same target. */

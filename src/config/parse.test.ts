@@ -1325,6 +1325,15 @@ const BAD: BadCase[] = [
     key: 'claude_skills[0].path',
   },
 
+  {
+    name: 'extends a retired bundled name',
+    toml: ['extends = "devlog"'],
+    rule: 'config.layer-name-invalid',
+    line: 1,
+    column: 1,
+    key: 'extends',
+  },
+
   // ---- context
   {
     name: 'context without name',
@@ -1828,5 +1837,29 @@ describe('parseLayer: warnings', () => {
         location: { file: FILES.project, line: 3, column: 1, key: 'context[0].text' },
       }),
     ]);
+  });
+});
+
+describe('parseLayer: an unknown key names the key it is a typo of', () => {
+  it.each([
+    [['atp = ["jq"]'], 'atp', 'apt'],
+    [['seed-prefs = true'], 'seed-prefs', 'seed_prefs'],
+    [['[[mounts]]', 'host = "~/a"', 'targt = "/a"'], 'mounts[0].targt', 'target'],
+    [['[[mcp]]', 'name = "gh"', 'comand = ["x"]'], 'mcp[0].comand', 'command'],
+    [['[defaults]', 'skip_question = true'], 'defaults.skip_question', 'skip_questions'],
+    [['[sources.pkg]', 'uri = "https://x"', 'digst = "x"'], 'sources.pkg.digst', 'digest'],
+    [['colour = "red"'], 'colour', null],
+  ])('%j', (lines, key, suggestion) => {
+    const issue = parse(lines).issues.find((i) => i.location.key === key);
+    expect(issue?.rule).toBe('config.unknown-key');
+    if (suggestion === null) {
+      expect(issue?.message).not.toContain('did you mean');
+      return;
+    }
+    expect(issue).toMatchObject({
+      rule: 'config.unknown-key',
+      message: `unknown key ${key} — did you mean ${suggestion}?`,
+      fix: expect.stringContaining(`rename it to ${suggestion}`),
+    });
   });
 });

@@ -77,6 +77,7 @@ const REFERENCE_ORDER = [
   'Agent',
   'Template',
   'Extends',
+  'Config files',
   'Preset',
   'Engine',
   'Project',
@@ -206,6 +207,22 @@ function everything(): StatusInput {
       gitPaths: { commonGitDir: '/home/ada/app/.git', worktreeDir: '/home/ada/app-feature' },
     },
     presetNote: 'preset corp/go drifted: 2 keys edited since apply',
+    configFiles: [
+      { kind: 'default', name: 'default', path: '/home/ada/.byre/default.config', present: false },
+      { kind: 'template', name: 'byre/go', path: null, present: true },
+      {
+        kind: 'layer',
+        name: 'corp',
+        path: '/home/ada/.byre/layers/corp/layer.config',
+        present: true,
+      },
+      {
+        kind: 'project',
+        name: 'project',
+        path: '/home/ada/.byre/projects/app-1a2b3c/byre.config',
+        present: true,
+      },
+    ],
     hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'empty', 'tz:')],
     container: {
       state: 'running',
@@ -644,6 +661,61 @@ describe('statusModel rows', () => {
       /^(Network|Containment|Reserved env|Raw run args|Container)$/.test(r.label),
     );
     expect(kinds.every((r) => r.kind === 'never-truncate')).toBe(true);
+  });
+});
+
+describe('the Config files row', () => {
+  it('names every file of the cascade, lowest first, and the ones not created yet', () => {
+    expect(table(everything()).get('Config files')).toEqual([
+      '/home/ada/.byre/default.config  (default; not created yet)',
+      '(inside byre or its package)  (template byre/go)',
+      '/home/ada/.byre/layers/corp/layer.config  (layer corp)',
+      '/home/ada/.byre/projects/app-1a2b3c/byre.config  (project)',
+    ]);
+  });
+});
+
+describe('what develop would refuse', () => {
+  it('a Refused row, never truncated, right after Project; --data carries it', () => {
+    const i = input({
+      refusals: [
+        { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+      ],
+    });
+    const labels = [...table(i).keys()];
+    expect(labels.slice(labels.indexOf('Project'), labels.indexOf('Project') + 2)).toEqual([
+      'Project',
+      'Refused',
+    ]);
+    expect(rows(i).find((r) => r.label === 'Refused')).toMatchObject({
+      value: 'the project directory /home/ada holds the store  [containment.store]',
+      kind: 'never-truncate',
+    });
+    expect(statusModel(i).data.refused).toEqual([
+      { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+    ]);
+  });
+
+  it('Claude Skills develop would refuse to bake are not "delivered"', () => {
+    const claude = fakeSkill('byre/claude', 'bundled', {
+      agent: { command: 'c', state: null, context: true, mcp: true, claudeSkills: true },
+    });
+    const config = fakeConfig({
+      agent: sourced('claude'),
+      claudeSkills: [sourced({ name: 'tdd', path: '~/cs/tdd' })],
+    });
+    const ok = statusModel(input({ config, skills: [claude] })).data;
+    expect(ok.claude_skills_delivery).toBe('delivered to byre/claude');
+    const bad = statusModel(
+      input({
+        config,
+        skills: [claude],
+        claudeSkillProblems: ['tdd: it has no SKILL.md at its root'],
+      }),
+    ).data;
+    expect(bad.claude_skills_delivery).toBe(
+      'declared; NOT delivered: develop refuses to bake tdd: it has no SKILL.md at its root',
+    );
   });
 });
 

@@ -3,6 +3,7 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
+import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
@@ -82,6 +83,10 @@ export interface StatusInput {
    */
   credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
+  /** The cascade's files, lowest first (config/cascade-files.ts). */
+  configFiles?: readonly CascadeFile[];
+  /** Config-declared Claude Skills develop would refuse to bake, each with its first problem. */
+  claudeSkillProblems?: readonly string[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
   refusals?: readonly { rule: string; message: string }[];
 }
@@ -644,6 +649,7 @@ export function statusModel(input: StatusInput): StatusModel {
             bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
           },
     extends: [...config.extendsChain],
+    config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
     self_edit: false,
     engine:
@@ -694,14 +700,17 @@ export function statusModel(input: StatusInput): StatusModel {
       name: c.value,
       source: layerLabel(c.from),
     })),
-    claude_skills_delivery: delivery(
-      claudeSkills.length,
-      agent,
-      agentId,
-      (s) => s.agent?.claudeSkills === true,
-      'Claude Skills',
-      CLAUDE_SKILLS_DIR,
-    ),
+    claude_skills_delivery:
+      (input.claudeSkillProblems ?? []).length > 0
+        ? `declared; NOT delivered: develop refuses to bake ${(input.claudeSkillProblems ?? []).join('; ')}`
+        : delivery(
+            claudeSkills.length,
+            agent,
+            agentId,
+            (s) => s.agent?.claudeSkills === true,
+            'Claude Skills',
+            CLAUDE_SKILLS_DIR,
+          ),
     instructions,
     instructions_delivery: delivery(
       instructions.length,

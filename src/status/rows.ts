@@ -182,6 +182,17 @@ export function statusRows(d: StatusData): ModelRow[] {
   });
   if (d.extends.length > 0)
     add({ label: 'Extends', value: [...d.extends, 'project'].join(' -> ') });
+  add(
+    ...listRows(
+      'Config files',
+      d.config_files.map((f) => {
+        const what = f.kind === 'template' || f.kind === 'layer' ? `${f.kind} ${f.name}` : f.kind;
+        if (f.path === null) return `(inside byre or its package)  (${what})`;
+        return `${f.path}  (${what}${f.present ? '' : '; not created yet'})`;
+      }),
+      null,
+    ),
+  );
   if (d.preset_note !== null)
     add({ label: 'Preset', value: d.preset_note, kind: 'never-truncate' });
 

@@ -207,6 +207,32 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     );
   });
 
+  it('skill list says why a package is INVALID', () => {
+    const dir = path.join(home, 'skills', 'broken');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'skill.toml'), '[runtime]\nenv_docs = { TOKEN = "" }\n');
+    const r = byre(['skill', 'list']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^broken +local +- +INVALID +why: env_docs "TOKEN" carries no guidance \[skill\.env-docs-empty\]$/m,
+    );
+    expect(r.stderr).toContain(`${path.join(dir, 'skill.toml')}:2:`);
+  });
+
+  it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
+    for (const [id, rule] of [
+      ['none', /reserved/],
+      ['devlog', /moved to pjlsergeant\/devlog/],
+      ['MyTool', /upper-case/],
+      ['my.tool', /a dot/],
+    ] as const) {
+      const r = byre(['skill', 'init', id]);
+      expect(r.status, id).toBe(1);
+      expect(r.stderr).toMatch(rule);
+    }
+    expect(byre(['skill', 'init', 'my-tool']).status).toBe(0);
+  });
+
   it('gives a retired bundled name its rename', () => {
     const file = projectConfig('skills = ["devlog"]\n');
     const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.retired');

@@ -30,7 +30,7 @@ export type { Finding, LayerRule } from './finding.js';
 export { checkApt, checkFiles, checkSkills, checkSources } from './lists.js';
 export { checkMcp } from './mcp.js';
 export { checkMounts } from './mounts.js';
-export { checkPlacement } from './placement.js';
+export { checkPlacement, kindsBanning } from './placement.js';
 export {
   checkPortCollisions,
   checkPorts,

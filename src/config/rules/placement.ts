@@ -69,6 +69,11 @@ const KIND_FILE: Record<LayerKind, string> = {
   project: 'the project config',
 };
 
+/** The file kinds that may not carry `key` at all. */
+export function kindsBanning(key: string): LayerKind[] {
+  return [...new Set(BANS.filter((ban) => ban.key === key).flatMap((ban) => ban.kinds))];
+}
+
 /** Keys that a file kind may not carry, whatever their value. */
 export function checkPlacement(keys: readonly string[], kind: LayerKind): Finding[] {
   return BANS.filter((ban) => ban.kinds.includes(kind) && keys.includes(ban.key)).map((ban) =>
