@@ -19,6 +19,7 @@ import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import type { LaunchRecord } from '../launch/record.js';
+import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
@@ -205,6 +206,8 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    credentialsDelivered:
+      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
     refusals,
     configFiles: cascadeFiles(config, {
       default: defaultConfigPath(ctx.store.home),
