@@ -13,7 +13,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The banner lines for already-computed grant facts. */
-export function bannerLines(facts: GrantFacts): string[] {
+export function bannerLines(facts: GrantFacts, selfEdit = false): string[] {
   const disabled = facts.binds.filter((b) => b.disabled).length;
   const active = facts.binds.length - disabled;
   const delivered = facts.host_env.filter((e) => e.state === 'delivered').length;
@@ -21,7 +21,7 @@ export function bannerLines(facts: GrantFacts): string[] {
   const credentials = facts.credentials.filter((c) => c.state !== 'overridden').length;
   const credentialText = credentials === 0 ? '' : ` · ${plural(credentials, 'credential')}`;
   return [
-    `byre: exposure: /workspace rw · ${mountText} · ${plural(facts.ports.length, 'port')} · ${plural(delivered, 'env var')}${credentialText}`,
+    `byre: exposure: /workspace rw · ${selfEdit ? 'self-edit rw · ' : ''}${mountText} · ${plural(facts.ports.length, 'port')} · ${plural(delivered, 'env var')}${credentialText}`,
     `byre: network ${networkValue(facts.network)}`,
     ...facts.containments.map((c) => `byre: 🛑 containment hole: ${c.text}  (skill: ${c.skill})`),
     ...facts.managed_path_shadows.map(
@@ -36,6 +36,7 @@ export function exposureLines(
   skills: readonly ResolvedSkill[],
   hostEnv: readonly HostEnvEntry[],
   box: { projectId: string; hostUid: number } = { projectId: '', hostUid: 0 },
+  selfEdit = false,
 ): string[] {
   return bannerLines(
     grantFacts({
@@ -46,5 +47,6 @@ export function exposureLines(
       projectId: box.projectId,
       hostUid: box.hostUid,
     }),
+    selfEdit,
   );
 }

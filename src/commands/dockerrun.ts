@@ -4,6 +4,8 @@
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
+import { planPorts, portRefusal } from '../box/port-plan.js';
+import { escapeTerminal } from '../output/escape.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -28,6 +30,16 @@ export async function dockerrunCommand(io: Io): Promise<void> {
     hostEnv: deliveredHostEnv(hostEnv),
     labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
+  // A linked worktree publishes its own port block (adr/0034); the host
+  // probe decides it here, without asking the engine about other boxes.
+  const ports = await planPorts({
+    ports: params.ports,
+    linked: ctx.isLinkedWorktree,
+    worktreeId: ctx.worktreeId,
+    siblings: [],
+  });
+  if (ports.kind === 'ok') params.ports = ports.ports;
+  else io.stderr.write(`byre: note: ${escapeTerminal(portRefusal(ports)?.message ?? '')}\n`);
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {
     io.stderr.write(

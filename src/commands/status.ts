@@ -14,6 +14,7 @@ import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
@@ -22,7 +23,15 @@ import type { LaunchRecord } from '../launch/record.js';
 import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
-import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import {
+  checkProjectPath,
+  resolveProjectContext,
+  type ProjectContext,
+} from '../project/context.js';
+import type { PortSpec } from '../config/types.js';
+import type { HostPort } from '../box/port-block.js';
+import { planPorts, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
+import { hostPortHolder } from '../box/port-probe.js';
 import { defaultConfigPath } from '../project/store-layout.js';
 import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
@@ -32,6 +41,7 @@ import {
   statusModel,
   type StatusContainer,
   type StatusEngine,
+  type SessionPorts,
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
@@ -41,6 +51,8 @@ import { readBoxConfig, userHome } from './load.js';
 export interface StatusOptions {
   full?: boolean;
   data?: boolean;
+  /** Also show the grant `develop --self-edit` would add. */
+  selfEdit?: boolean;
 }
 
 interface FoundBox {
@@ -80,6 +92,35 @@ async function detect(
     if (!(error instanceof ByreError)) throw error;
     return { engine: { kind: 'error', message: error.message }, facts: null };
   }
+}
+
+/**
+ * The ports the next launch would publish (adr/0034), asked like develop asks:
+ * this project's other boxes by their records, the host by a listen probe. The
+ * box's own ports (it is running) count as free: they are what it would reuse.
+ */
+async function nextPorts(
+  ctx: ProjectContext,
+  ports: readonly PortSpec[],
+  others: readonly FoundBox[],
+  ownPorts: readonly HostPort[],
+): Promise<{ session: SessionPorts | null; refusals: { rule: string; message: string }[] }> {
+  if (ports.length === 0) return { session: null, refusals: [] };
+  const own = (iface: string, port: number): boolean =>
+    ownPorts.some((p) => p.host === port && p.interface === iface);
+  const choice = await planPorts({
+    ports,
+    linked: ctx.isLinkedWorktree,
+    worktreeId: ctx.worktreeId,
+    siblings: siblingPortsFrom(others, ctx.project.launches),
+    hostHolder: async (iface, port) => (own(iface, port) ? null : hostPortHolder(iface, port)),
+  });
+  const refusal = portRefusal(choice);
+  if (refusal !== null)
+    return { session: null, refusals: [{ rule: refusal.rule, message: refusal.message }] };
+  return choice.kind === 'ok'
+    ? { session: { block: choice.block, ports: choice.ports }, refusals: [] }
+    : { session: null, refusals: [] };
 }
 
 export async function statusCommand(io: Io, options: StatusOptions): Promise<void> {
@@ -167,6 +208,12 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   const refusals = await containmentProblems(
     containmentInput(ctx, ctx.store.home, home, config, skills),
   );
+  const ports = await nextPorts(
+    ctx,
+    config.ports.map((p) => p.value),
+    boxes.filter((b) => b !== own),
+    launch?.kind === 'verified' ? launch.record.ports : [],
+  );
   let nextLaunch: LaunchRecord | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
@@ -181,6 +228,13 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       hostEnv: deliveredHostEnv(hostEnv),
       labels: { client: io.pid },
     });
+    if (ports.session !== null) params.ports = ports.session.ports;
+    if (options.selfEdit === true) {
+      params.extraBinds = [
+        ...params.extraBinds,
+        { host: ctx.project.dir, target: SELF_EDIT_DIR, mode: 'rw' },
+      ];
+    }
     nextLaunch = launchRecordFor({
       params,
       config,
@@ -208,7 +262,10 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     nextLaunch,
     credentialsDelivered:
       launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
-    refusals,
+    refusals: [...refusals, ...ports.refusals],
+    selfEdit: options.selfEdit === true,
+    storeDir: ctx.project.dir,
+    ...(ports.session === null ? {} : { sessionPorts: ports.session }),
     configFiles: cascadeFiles(config, {
       default: defaultConfigPath(ctx.store.home),
       project: ctx.project.config,

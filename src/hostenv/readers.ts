@@ -12,7 +12,12 @@ export function hostReaders(env: NodeJS.ProcessEnv, gitPath: string | null): Hos
     git(key) {
       if (gitPath === null) return null;
       try {
+        // From `/`, never the project: git there would read the repository's
+        // own config, which the box writes (the repository's git never runs
+        // on the host). Outside a repository git reads the user's and the
+        // system's config only.
         const out = execFileSync(gitPath, ['config', '--get', key], {
+          cwd: '/',
           encoding: 'utf8',
           timeout: 5_000,
           stdio: ['ignore', 'pipe', 'ignore'],

@@ -98,6 +98,7 @@ describe('resolveWorktree', () => {
       worktreeDir: p,
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitDir: null,
       gitPaths: null,
     });
   });
@@ -120,6 +121,7 @@ describe('resolveWorktree', () => {
         worktreeDir: wt,
         isLinkedWorktree: true,
         commonGitDir: path.join(main, '.git'),
+        gitDir: path.join(main, '.git/worktrees/feature'),
         gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: wt },
       });
     });
@@ -188,6 +190,7 @@ describe('resolveWorktree', () => {
       worktreeDir: path.join(dir, 'real-wt'),
       isLinkedWorktree: true,
       commonGitDir: path.join(main, '.git'),
+      gitDir: path.join(main, '.git/worktrees/real-wt'),
       gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: path.join(dir, 'real-wt') },
     });
   });
@@ -206,6 +209,7 @@ describe('resolveWorktree', () => {
       worktreeDir: wt,
       isLinkedWorktree: true,
       commonGitDir: path.join(real, '.git'),
+      gitDir: path.join(real, '.git/worktrees/feature'),
       gitPaths: { commonGitDir: recordedCommon, worktreeDir: wt },
     });
   });
@@ -323,6 +327,7 @@ describe('resolveWorktree refuses pointers that are not git’s own structure', 
       projectRoot: p,
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitDir: null,
       gitPaths: null,
     });
   });

@@ -48,6 +48,13 @@ export const statusDataSchema = z
       .describe('the files of this directory’s cascade, lowest first'),
     preset_note: nullableText,
     self_edit: z.boolean(),
+    port_block: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'a linked worktree’s port block (its host ports shifted by 100 × block); null: the configured ports',
+      ),
     engine: z.object({
       choice: text,
       name: nullableText,

@@ -3,6 +3,7 @@
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
 
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
@@ -270,7 +271,14 @@ export function statusRows(d: StatusData): ModelRow[] {
       NONE,
     ),
   );
-  if (d.self_edit) add({ label: 'Self-edit', value: 'on' });
+  if (d.self_edit) {
+    const bind = d.binds.find((b) => b.target === SELF_EDIT_DIR);
+    add({
+      label: 'Self-edit',
+      value: `${bind?.host ?? 'the project’s store'} -> ${SELF_EDIT_DIR}  (rw: the agent can rewrite this project’s config; changes apply at the next develop)`,
+      kind: 'never-truncate',
+    });
+  }
 
   const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
   add(
