@@ -13,17 +13,10 @@ import { withSetupLock } from '../project/lock.js';
 import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  pidAlive,
-  type LiveBox,
-  type PidAlive,
-} from '../box/sessions.js';
+import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
@@ -31,7 +24,6 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
@@ -47,6 +39,7 @@ import {
   skillCatalog,
   userHome,
 } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export type DevelopOptions = OnboardFlags;
 
@@ -170,6 +163,7 @@ async function prepareBox(
   engine: Engine,
   detectedChoice: string,
   pool: EnginePool,
+  deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
@@ -204,8 +198,8 @@ async function prepareBox(
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, pidAlive, io.pid),
-    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
+    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
 
   const image = await ensureImage({
@@ -245,7 +239,7 @@ async function prepareBox(
     skills,
     hostUid: io.uid,
     version: VERSION,
-    now: new Date(),
+    now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
   let launchHash: string | undefined;
@@ -290,7 +284,12 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
   }
 }
 
-export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+export async function developCommand(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -307,13 +306,13 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
-  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const engine = deps.createEngine(facts, { env: io.env });
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool),
+    prepareBox(io, ctx, engine, early.config.engine.value, pool, deps),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 

@@ -3,7 +3,6 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../../src/errors.js';
-import { writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type {
   BuildIo,
@@ -74,6 +73,8 @@ export class FakeEngine implements Engine {
   readonly volumes = new Map<string, Record<string, string>>();
   /** What `startAttached` returns. */
   exitCode = 0;
+  /** The session itself: runs while the started box is running (default: ends at once). */
+  onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
@@ -94,6 +95,8 @@ export class FakeEngine implements Engine {
     stdout: '',
     stderr: '',
   });
+  /** What `execStream` was asked to write to a descriptor, instead of writing it. */
+  readonly descriptorOutput: { fd: number; bytes: Buffer }[] = [];
   /** Output `build` streams to onOutput. */
   buildOutput: string[] = [];
   private readonly failures = new Map<EngineMethod, Error[]>();
@@ -228,6 +231,8 @@ export class FakeEngine implements Engine {
     this.record('startAttached', name, options);
     const c = this.find(name);
     if (c === undefined) throw this.missing(name, 'start');
+    c.running = true;
+    await this.onStart(c);
     // The box is created --rm: it is gone once the session ends.
     this.containers.delete(c.id);
     return this.exitCode;
@@ -347,7 +352,9 @@ export class FakeEngine implements Engine {
     }
     const r = this.onExecStream(spec, Buffer.concat(chunks));
     const out = io.stdout;
-    if (typeof out === 'number') writeSync(out, Buffer.from(r.stdout));
+    // A descriptor is kept, not written: the fake never touches disk.
+    if (typeof out === 'number')
+      this.descriptorOutput.push({ fd: out, bytes: Buffer.from(r.stdout) });
     else {
       await new Promise<void>((resolve, reject) => {
         out.on('error', reject);
