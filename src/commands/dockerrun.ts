@@ -34,5 +34,11 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
       `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
     );
   }
+  const credentials = params.credentialKeys ?? [];
+  if (credentials.length > 0) {
+    io.stderr.write(
+      `byre: note: credentials (${credentials.join(', ')}) are not carried: they need byre develop's passphrase and its credential channel, so this box waits at its credential gate and fails closed after ~30 s\n`,
+    );
+  }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);
 }

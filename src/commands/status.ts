@@ -9,6 +9,7 @@ import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { cascadeFiles } from '../config/cascade-files.js';
 import { VERSION } from '../embedded.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
@@ -17,9 +18,11 @@ import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import type { LaunchRecord } from '../launch/record.js';
+import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { defaultConfigPath } from '../project/store-layout.js';
 import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -199,7 +202,13 @@ export async function statusCommand(
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    credentialsDelivered:
+      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
     refusals,
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
     claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 
