@@ -36,7 +36,9 @@ import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { syncStoreGuide } from '../project/store-guide.js';
 import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
 import {
   boxHostEnv,
   bundledTemplate,
@@ -244,7 +246,7 @@ async function prepareBox(
     hostGid: io.gid,
     home,
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   // Both outside-the-box steps find the box by this per-invocation nonce.
@@ -265,6 +267,7 @@ async function prepareBox(
     contextDir: ctx.project.context,
     projectDir: ctx.worktreeDir,
     projectId: ctx.projectId,
+    storeTag: storeTag(ctx.store.home),
     tag: params.image,
     base: config.base.value,
     uid: params.uid,
@@ -272,7 +275,11 @@ async function prepareBox(
     noCache: false,
   });
 
-  const created = await ensureVolumes(engine, ctx.projectId, volumes);
+  const created = await ensureVolumes(
+    engine,
+    { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+    volumes,
+  );
   await seedFreshVolumes(engine, volumes, created, {
     image: params.image,
     uid: params.uid,
@@ -387,6 +394,13 @@ export async function developCommand(
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
+    printWarnings(io.stderr, [
+      {
+        message: `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
+  });
   if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
     io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
   }

@@ -8,6 +8,7 @@ import { buildRunArgv } from '../engine/run-argv.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
+import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 
@@ -26,7 +27,7 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
     hostGid: io.gid,
     home: userHome(io),
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {

@@ -13,6 +13,7 @@ import { bakedIds, imageTag } from '../engine/names.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 
@@ -57,6 +58,7 @@ export async function rebuildCommand(io: Io, given: CommandDeps = {}): Promise<v
       contextDir: ctx.project.context,
       projectDir: ctx.worktreeDir,
       projectId: ctx.projectId,
+      storeTag: storeTag(ctx.store.home),
       tag,
       base: config.base.value,
       uid: ids.uid,

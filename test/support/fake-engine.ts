@@ -22,7 +22,9 @@ import type {
   ExecSpec,
   ImageFilter,
   ImageRef,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from '../../src/engine/types.js';
 
@@ -46,6 +48,16 @@ export interface FakeContainer {
 export interface FakeImage {
   id: string;
   labels: Record<string, string>;
+}
+
+function hasAll(
+  labels: Readonly<Record<string, string>>,
+  filter: { labels?: Readonly<Record<string, string>>; hasLabels?: readonly string[] },
+): boolean {
+  return (
+    Object.entries(filter.labels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (filter.hasLabels ?? []).every((k) => labels[k] !== undefined)
+  );
 }
 
 function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
@@ -216,9 +228,7 @@ export class FakeEngine implements Engine {
   async imageList(filter: ImageFilter): Promise<ImageRef[]> {
     this.record('imageList', filter);
     return [...this.images.entries()]
-      .filter(([, img]) =>
-        Object.entries(filter.labels ?? {}).every(([k, v]) => img.labels[k] === v),
-      )
+      .filter(([, img]) => hasAll(img.labels, filter))
       .map(([tag, img]) => ({ id: img.id, ref: `${tag}:latest` }));
   }
 
@@ -324,11 +334,44 @@ export class FakeEngine implements Engine {
     this.record('volumeList', filter);
     return [...this.volumes.entries()]
       .filter(([name]) => filter.name === undefined || name.includes(filter.name))
-      .filter(([, labels]) =>
-        Object.entries(filter.labels ?? {}).every(([k, v]) => labels[k] === v),
-      )
+      .filter(([, labels]) => hasAll(labels, filter))
       .map(([name]) => name)
       .sort();
+  }
+
+  async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
+    this.record('inspectVolumes', [...names]);
+    return names.flatMap((name) => {
+      const labels = this.volumes.get(name);
+      return labels === undefined ? [] : [{ id: name, labels: { ...labels } }];
+    });
+  }
+
+  async inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]> {
+    this.record('inspectImages', [...ids]);
+    return ids.flatMap((id) => {
+      const img = [...this.images.values()].find((i) => i.id === id);
+      return img === undefined ? [] : [{ id: img.id, labels: { ...img.labels } }];
+    });
+  }
+
+  /** What `storageInfo` answers. */
+  storage: StorageInfo = { root: '/var/lib/docker', remote: false };
+
+  async storageInfo(): Promise<StorageInfo> {
+    this.record('storageInfo');
+    return { ...this.storage };
+  }
+
+  /** Image refs `registryHas` says a registry has. */
+  readonly registry = new Set<string>();
+
+  async registryHas(
+    ref: string,
+    timeoutMs: number,
+  ): Promise<{ has: true } | { has: false; why: string }> {
+    this.record('registryHas', ref, timeoutMs);
+    return this.registry.has(ref) ? { has: true } : { has: false, why: `manifest unknown: ${ref}` };
   }
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
