@@ -13,6 +13,8 @@ export interface ExposureSummary {
   ports: number;
   /** Host env values that cross into the box. */
   envVars: number;
+  /** Sealed credentials delivered onto the session tmpfs. */
+  credentials: number;
   /** The Network row of status, verbatim. */
   network: string;
   /** Egress entries the derived allowlist holds (closed ones excluded). */
@@ -26,6 +28,7 @@ export function exposureSummary(facts: GrantFacts): ExposureSummary {
     disabledMounts: disabled,
     ports: facts.ports.length,
     envVars: facts.host_env.filter((e) => e.state === 'delivered').length,
+    credentials: facts.credentials.filter((c) => c.state !== 'overridden').length,
     network: networkValue(facts.network),
     egress: facts.network.egress.filter((e) => e.closed_by === null).length,
   };
@@ -34,5 +37,11 @@ export function exposureSummary(facts: GrantFacts): ExposureSummary {
 /** `/workspace rw`, the mounts, ports and env vars: the banner's exposure line, as parts. */
 export function exposureParts(s: ExposureSummary): string[] {
   const mounts = `${plural(s.hostMounts, 'host mount')}${s.disabledMounts > 0 ? ` (+${s.disabledMounts} disabled)` : ''}`;
-  return ['/workspace rw', mounts, plural(s.ports, 'port'), plural(s.envVars, 'env var')];
+  return [
+    '/workspace rw',
+    mounts,
+    plural(s.ports, 'port'),
+    plural(s.envVars, 'env var'),
+    ...(s.credentials === 0 ? [] : [plural(s.credentials, 'credential')]),
+  ];
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeSkill } from '../../../../test/support/config.js';
 import { Session } from '../../../../test/support/editor.js';
 import { bannerLines } from '../../../box/banner.js';
+import { createIdentity, sealValue } from '../../../credentials/seal.js';
 import { exposureParts } from '../../../status/exposure.js';
 
 const LOWER = { kind: 'layer' as const, name: 'work' };
@@ -139,6 +140,26 @@ describe('GRANTS: ports, egress, doors, env', () => {
     expect(s.row('env_from_host:k:T').value).toMatch(/\(disabled\)/);
     s.press('x');
     expect(s.text).toBe('');
+  });
+});
+
+describe('GRANTS: credentials', () => {
+  it('credential rows and the identity are read-only and name the flow that owns them', async () => {
+    const { table, identity } = await createIdentity('pass phrase', 10);
+    const row = await sealValue(
+      identity.recipient,
+      'encrypted',
+      'TOKEN',
+      new TextEncoder().encode('s3cret'),
+    );
+    const text = `[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n\n[env_from_host]\nTOKEN = "${row}"\n`;
+    const s = new Session({ text });
+    s.select('env_from_host:k:TOKEN').press('x');
+    expect(s.message()).toMatch(/byre credential/);
+    s.select('credentials:id:').press('x');
+    expect(s.message()).toMatch(/byre credential/);
+    expect(s.text).toBe(text);
+    expect(s.row('credentials:id:').label).toBe(table.recipient);
   });
 });
 

@@ -3,6 +3,7 @@
 // entry writes the removal marker (or closure) at this layer, on this
 // layer's own entry it deletes it. Pure.
 
+import { isCredentialSource } from '../../../config/credential-rows.js';
 import { closureCovers, parseEgressEntry } from '../../../config/egress.js';
 import { normalizeTarget } from '../../../config/grammar.js';
 import type { EgressEntry } from '../../../config/types.js';
@@ -478,9 +479,6 @@ function env(ctx: RowContext): Item[] {
   return items;
 }
 
-/** Credential rows carry age ciphertext: `byre credential` writes and removes them. */
-const CREDENTIAL_SOURCE = /^encrypted(-file)?:/;
-
 function hostEnv(ctx: RowContext): Item[] {
   const { config, facts } = ctx.derived;
   const keys = Object.keys(config.envFromHost).sort();
@@ -492,7 +490,7 @@ function hostEnv(ctx: RowContext): Item[] {
     const { origin, here } = sourcedRow(ctx, entry);
     const state = facts.host_env.find((h) => h.key === key)?.state ?? '';
     const source = entry.value;
-    if (CREDENTIAL_SOURCE.test(source)) {
+    if (isCredentialSource(source)) {
       const owner = 'a credential: byre credential add|list|remove owns it';
       items.push(
         row(ctx, `k:${key}`, {
@@ -540,7 +538,36 @@ function hostEnv(ctx: RowContext): Item[] {
   return items;
 }
 
+/** Each file's own credential identity: `byre credential` writes it; the editor only shows it. */
+function credentials(ctx: RowContext): Item[] {
+  const owner = 'byre credential add|list|remove|rekey owns it (docs/CREDENTIALS.md)';
+  const tables = ctx.derived.config.credentials;
+  if (tables.length === 0) {
+    return [
+      row(ctx, 'none', {
+        depth: 1,
+        label: 'Credentials',
+        value: 'none sealed',
+        tone: 'dim',
+        act: { note: owner },
+      }),
+    ];
+  }
+  return [
+    heading(ctx, 'identities that open encrypted host env rows'),
+    ...tables.map((t) =>
+      row(ctx, `id:${originTag(t.from)}`, {
+        label: t.value.recipient,
+        ...sourcedRow(ctx, t),
+        tone: 'dim',
+        act: { note: owner, remove: owner },
+      }),
+    ),
+  ];
+}
+
 export const buildGrantRows = {
+  credentials,
   mounts,
   ports,
   egress,

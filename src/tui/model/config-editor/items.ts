@@ -8,7 +8,7 @@ import {
   EDITOR_ROWS,
   SECTION_TITLES,
   bannedHere,
-  CONFIG_KEYS,
+  EDITOR_KEYS,
   sectionOf,
   sectionsFor,
   type RowEditor,
@@ -49,7 +49,7 @@ export function editorItems(world: EditorWorld, derived: Derived): Item[] {
   const items: Item[] = [];
   for (const section of sectionsFor(kind)) {
     items.push({ kind: 'section', id: `section:${section}`, title: SECTION_TITLES[section] });
-    for (const key of CONFIG_KEYS) {
+    for (const key of EDITOR_KEYS) {
       if (sectionOf(key, kind) !== section) continue;
       const ctx: RowContext = {
         key,

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { rawLayerSchema } from '../../../config/schema.js';
 import { fakeSkill } from '../../../../test/support/config.js';
 import { Session } from '../../../../test/support/editor.js';
-import { CONFIG_KEYS, EDITOR_ROWS, sectionsFor, type EditorFileKind } from './rows.js';
+import { parseBuffer } from './derive.js';
+import {
+  EDITOR_ROWS,
+  EDITOR_KEYS as CONFIG_KEYS,
+  sectionsFor,
+  type EditorFileKind,
+} from './rows.js';
+import { CONFIG_KEYS as REGISTRY_KEYS } from '../../../config/keys.js';
 
 const claude = fakeSkill('byre/claude', 'bundled', {
   agent: { command: 'claude', state: null, context: true, mcp: true, claudeSkills: true },
@@ -44,6 +51,7 @@ function everyKey(omit: readonly string[]): string {
     mcp: '[[mcp]]\nname = "gh"\nurl = "https://example.com/mcp"',
     claude_skills: '[[claude_skills]]\nname = "x"\npath = "~/skills/x"',
     context: '[[context]]\nname = "style"\ntext = "Be brief."',
+    credentials: `[credentials]\nrecipient = "age1${'q'.repeat(58)}"\nidentity = "YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IHNjcnlwdCBjMkZzZEEgMTgK"`,
   };
   const missing = CONFIG_KEYS.filter((k) => lines[k] === undefined);
   if (missing.length > 0) throw new Error(`everyKey has no sample for ${missing.join(', ')}`);
@@ -57,6 +65,7 @@ function everyKey(omit: readonly string[]): string {
 describe('every config key has an editor row', () => {
   it('the row table covers exactly the schema’s keys', () => {
     expect(new Set(CONFIG_KEYS)).toEqual(new Set(Object.keys(rawLayerSchema.shape)));
+    expect(new Set(CONFIG_KEYS)).toEqual(new Set(REGISTRY_KEYS));
   });
 
   const cases: [EditorFileKind, string[]][] = [
@@ -67,6 +76,7 @@ describe('every config key has an editor row', () => {
   for (const [kind, omit] of cases) {
     it(`every key is reachable in the ${kind} editor, with its value set`, () => {
       const s = new Session({ kind, text: everyKey(omit), skills: [claude, firewall, companion] });
+      expect(parseBuffer(s.text, s.world.file).issues).toEqual([]);
       expect(s.context().derived.problems).toEqual([]);
       const items = s.items();
       for (const key of CONFIG_KEYS) {

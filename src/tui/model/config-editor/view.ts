@@ -9,7 +9,7 @@
 import stringWidth from 'string-width';
 import { escapeTerminal } from '../../../output/escape.js';
 import { exposureParts } from '../../../status/exposure.js';
-import { EDITOR_ROWS } from './rows.js';
+import { keyHelp } from './rows.js';
 import { issueLine } from './derive.js';
 import {
   isDirty,
@@ -286,10 +286,7 @@ function formLines(
 function helpLines(input: ScreenInput, width: number): ScreenLine[] {
   const rows = selectableRows(input.items);
   const current = rows[selectedIndex(input.state, input.items)];
-  const keyHelp =
-    current === undefined
-      ? []
-      : [`${EDITOR_ROWS[current.key].label}: ${EDITOR_ROWS[current.key].help}`];
+  const forKey = current === undefined ? [] : [keyHelp(current.key)];
   const text = [
     'Keys',
     '↑↓ (j k) move · PgUp PgDn page · Home End',
@@ -301,7 +298,7 @@ function helpLines(input: ScreenInput, width: number): ScreenLine[] {
     '^q quit (asks when there are unsaved changes)',
     '',
     'Each row shows the value in effect and the layer it came from; changes are written to this file only.',
-    ...keyHelp,
+    ...forKey,
   ];
   return text.flatMap((line) =>
     block('', '  ', esc(line), width, line === 'Keys' ? 'section' : 'row'),
