@@ -9,7 +9,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { derive } from './model/config-editor/derive.js';
 import { editorItems } from './model/config-editor/items.js';
 import {
-  editorKeyFor,
+  editorKeysFor,
   reduceEditor,
   type EditorContext,
   type EditorEvent,
@@ -33,13 +33,15 @@ export interface ConfigEditorProps {
   onLeave: (state: EditorState) => void;
 }
 
-const TONES: Readonly<Record<LineTone, { color?: string; bold?: boolean; dimColor?: boolean }>> = {
+const TONES: Readonly<
+  Record<LineTone, { color?: string; bold?: boolean; dimColor?: boolean; inverse?: boolean }>
+> = {
   title: { bold: true },
   dim: { dimColor: true },
   section: { bold: true, color: 'cyan' },
   heading: { bold: true },
   row: {},
-  selected: { color: 'black', bold: true },
+  selected: { inverse: true },
   marker: { color: 'magenta' },
   warn: { color: 'yellow' },
   error: { color: 'red' },
@@ -101,8 +103,7 @@ export function ConfigEditor({ world, initial, color, effects, onLeave }: Config
   const dispatch = (event: EditorEvent) => setState((s) => reduceEditor(s, event, contextFor(s)));
 
   useInput((input, key) => {
-    const mapped = editorKeyFor(input, key);
-    if (mapped !== null) dispatch({ kind: 'key', key: mapped });
+    for (const mapped of editorKeysFor(input, key)) dispatch({ kind: 'key', key: mapped });
   });
 
   const left = useRef(false);

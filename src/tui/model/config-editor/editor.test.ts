@@ -5,6 +5,7 @@ import { Session } from '../../../../test/support/editor.js';
 import { bannerLines } from '../../../box/banner.js';
 import { createIdentity, sealValue } from '../../../credentials/seal.js';
 import { exposureParts } from '../../../status/exposure.js';
+import { editorKeysFor } from './state.js';
 
 const LOWER = { kind: 'layer' as const, name: 'work' };
 
@@ -344,5 +345,32 @@ describe('saving and quitting', () => {
     s.send({ kind: 'external-done', text: 'base = "b"\n' });
     expect(s.text).toBe('base = "b"\n');
     expect(s.state.pending).toBeNull();
+  });
+});
+
+describe('keys from the terminal', () => {
+  it.each([
+    [
+      'a paste ending in Enter',
+      '/opt/x\r',
+      {},
+      [{ name: 'text', text: '/opt/x' }, { name: 'enter' }],
+    ],
+    ['one letter', 'x', {}, [{ name: 'text', text: 'x' }]],
+    ['^s as ink reports it', 's', { ctrl: true }, [{ name: 'ctrl', char: 's' }]],
+    ['an arrow', '', { downArrow: true }, [{ name: 'down' }]],
+    [
+      'text, a tab and a control key',
+      'a\tb\u0013',
+      {},
+      [
+        { name: 'text', text: 'a' },
+        { name: 'tab' },
+        { name: 'text', text: 'b' },
+        { name: 'ctrl', char: 's' },
+      ],
+    ],
+  ])('%s', (_name, input, key, keys) => {
+    expect(editorKeysFor(input, key)).toEqual(keys);
   });
 });

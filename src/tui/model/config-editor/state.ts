@@ -590,6 +590,30 @@ export interface InkKeyFlags {
   delete?: boolean;
 }
 
+/**
+ * One read from the terminal as the editor's keys. Text that arrives in one
+ * read with control bytes in it (a paste, or keys typed faster than a frame)
+ * is split, so `abc⏎` is three letters then Enter, not a lost Enter.
+ */
+export function editorKeysFor(input: string, key: InkKeyFlags): EditorKey[] {
+  const named = Object.entries(key).some(([k, v]) => v === true && k !== 'shift' && k !== 'meta');
+  if (named || !/[\u0000-\u001f\u007f]/.test(input) || input.length === 1) {
+    const one = editorKeyFor(input, key);
+    return one === null ? [] : [one];
+  }
+  const keys: EditorKey[] = [];
+  for (const part of input.match(/[\u0000-\u001f\u007f]|[^\u0000-\u001f\u007f]+/g) ?? []) {
+    const code = part.charCodeAt(0);
+    if (part.length > 1 || (code >= 0x20 && code !== 0x7f)) keys.push({ name: 'text', text: part });
+    else if (part === '\r' || part === '\n') keys.push({ name: 'enter' });
+    else if (part === '\t') keys.push({ name: 'tab' });
+    else if (part === '\u007f' || part === '\b') keys.push({ name: 'backspace' });
+    else if (code >= 1 && code <= 26)
+      keys.push({ name: 'ctrl', char: String.fromCharCode(code + 96) });
+  }
+  return keys;
+}
+
 /** One keypress as the editor reads it; null for keys it ignores. */
 export function editorKeyFor(input: string, key: InkKeyFlags): EditorKey | null {
   if (key.upArrow === true) return { name: 'up' };
