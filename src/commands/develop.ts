@@ -13,17 +13,10 @@ import { withSetupLock } from '../project/lock.js';
 import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  pidAlive,
-  type LiveBox,
-  type PidAlive,
-} from '../box/sessions.js';
+import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
@@ -31,14 +24,21 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
+import type { EffectiveConfig } from '../config/types.js';
+import type { DeliveredValue } from '../credentials/channel.js';
+import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
+import { askPassphrase } from '../credentials/input.js';
+import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
+import { reapLaunchRecords, writeDeliveryReceipt, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { syncStoreGuide } from '../project/store-guide.js';
 import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
 import {
   boxHostEnv,
   bundledTemplate,
@@ -47,8 +47,18 @@ import {
   skillCatalog,
   userHome,
 } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export type DevelopOptions = OnboardFlags;
+export interface DevelopOptions extends OnboardFlags {
+  /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
+  passphraseFd?: number;
+}
+
+/** The passphrase asked once, and the identities it already opened. */
+interface CredentialSession {
+  passphrase: string;
+  cache: UnlockCache;
+}
 
 function liveSessionRefusal(box: LiveBox): RefusedError {
   const short = box.id.slice(0, 12);
@@ -162,6 +172,45 @@ interface Prepared {
   banner: string[];
   /** Set when a posture skill must wall the box from outside. */
   netns: NetnsPlan | null;
+  /** Set when credential rows must be delivered over the channel. */
+  credentials: CredentialDelivery | null;
+  /** The launch record's hash, when it was written (the delivery receipt names it). */
+  launchHash: string | undefined;
+}
+
+/**
+ * Ask the passphrase once and open every credential row now, so a wrong
+ * passphrase or a damaged row fails before any image, volume or box exists.
+ */
+async function openCredentialSession(
+  io: Io,
+  config: EffectiveConfig,
+  fd: number | undefined,
+): Promise<CredentialSession | null> {
+  const files = credentialFiles(config);
+  if (files.length === 0) return null;
+  const passphrase = await askPassphrase(
+    { fd: fd ?? null, terminal: io.terminal ?? null },
+    `byre: passphrase for the credentials in ${files.map((f) => f.path ?? f.name).join(', ')}: `,
+  );
+  const session: CredentialSession = { passphrase, cache: new Map() };
+  await openCredentials(config, passphrase, session.cache);
+  return session;
+}
+
+/** The values for the config read under the lock, opened with the passphrase already asked. */
+async function credentialValues(
+  config: EffectiveConfig,
+  session: CredentialSession | null,
+): Promise<DeliveredValue[]> {
+  if (deliveredCredentialRows(config).length === 0) return [];
+  if (session === null) {
+    throw new RefusedError('credential rows were added to the config while byre was starting', {
+      rule: 'develop.config-changed',
+      remedy: 'run byre develop again',
+    });
+  }
+  return openCredentials(config, session.passphrase, session.cache);
 }
 
 async function prepareBox(
@@ -170,11 +219,14 @@ async function prepareBox(
   engine: Engine,
   detectedChoice: string,
   pool: EnginePool,
+  session: CredentialSession | null,
+  deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
   // Again over the config as re-read under the lock, before the engine creates or removes anything.
   await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
+  const credentialValuesOpened = await credentialValues(config, session);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${engine.facts.name}`,
@@ -194,18 +246,19 @@ async function prepareBox(
     hostGid: io.gid,
     home,
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
-  if (posture.hook !== null) params.labels.run = mintNonce();
+  // Both outside-the-box steps find the box by this per-invocation nonce.
+  if (posture.hook !== null || credentialValuesOpened.length > 0) params.labels.run = mintNonce();
   const volumes: PlannedVolume[] = [
     ...config.volumes.map((v) => v.value),
     ...skills.flatMap((s) => s.volumes),
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, pidAlive, io.pid),
-    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
+    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
 
   const image = await ensureImage({
@@ -214,6 +267,7 @@ async function prepareBox(
     contextDir: ctx.project.context,
     projectDir: ctx.worktreeDir,
     projectId: ctx.projectId,
+    storeTag: storeTag(ctx.store.home),
     tag: params.image,
     base: config.base.value,
     uid: params.uid,
@@ -221,7 +275,11 @@ async function prepareBox(
     noCache: false,
   });
 
-  const created = await ensureVolumes(engine, ctx.projectId, volumes);
+  const created = await ensureVolumes(
+    engine,
+    { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+    volumes,
+  );
   await seedFreshVolumes(engine, volumes, created, {
     image: params.image,
     uid: params.uid,
@@ -245,7 +303,7 @@ async function prepareBox(
     skills,
     hostUid: io.uid,
     version: VERSION,
-    now: new Date(),
+    now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
   let launchHash: string | undefined;
@@ -274,11 +332,43 @@ async function prepareBox(
           env: helperEnv(Object.fromEntries(runEnv(final)), posture, io.env),
           joinUserns: engine.facts.keepId,
         };
+  const credentials: CredentialDelivery | null =
+    credentialValuesOpened.length === 0 || final.labels.run === undefined
+      ? null
+      : { nonce: final.labels.run, uid: final.uid, gid: final.gid, values: credentialValuesOpened };
   return {
     name: containerName(ctx.worktreeId),
     banner: exposureLines(config, skills, hostEnv),
     netns,
+    credentials,
+    launchHash,
   };
+}
+
+/** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
+async function deliverBeside(
+  engine: Engine,
+  ctx: ProjectContext,
+  prepared: Prepared,
+): Promise<{ error: unknown } | null> {
+  if (prepared.credentials === null) return null;
+  try {
+    await deliverCredentials(engine, prepared.credentials);
+  } catch (error) {
+    return { error };
+  }
+  if (prepared.launchHash !== undefined) {
+    try {
+      writeDeliveryReceipt(
+        ctx.project.launches,
+        prepared.launchHash,
+        prepared.credentials.values.map((v) => v.key),
+      );
+    } catch {
+      // Only status's "delivered" line depends on it; the box has its credentials.
+    }
+  }
+  return null;
 }
 
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
@@ -290,7 +380,12 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
   }
 }
 
-export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+export async function developCommand(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -299,6 +394,13 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
+    printWarnings(io.stderr, [
+      {
+        message: `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
+  });
   if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
     io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
   }
@@ -309,13 +411,14 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
-  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const engine = deps.createEngine(facts, { env: io.env });
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
+  const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool),
+    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, deps),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
@@ -327,8 +430,21 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
       : enforcePosture(engine, prepared.netns).catch((error: unknown) => {
           wallFailure = { error };
         });
+  const delivering = deliverBeside(engine, ctx, prepared);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
-  await Promise.all([reaping, walling]);
+  const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  if (credentialFailure !== null) {
+    const { error } = credentialFailure;
+    throw new ByreError(
+      'the credentials were not delivered, so the box was stopped (fail closed):',
+      {
+        rule: 'develop.credentials-failed',
+        details: causeDetails(error),
+        remedy: 'fix the cause above; `byre status` shows the credential rows',
+        cause: error,
+      },
+    );
+  }
   if (wallFailure !== null) {
     const { error } = wallFailure;
     throw new ByreError('the network wall did not apply, so the box was stopped (fail closed):', {

@@ -72,7 +72,9 @@ export type MergeRule =
   /** Every layer's lines, lowest first; nothing removes a line. */
   | { kind: 'append' }
   /** Onboarding answers: the last layer that sets one wins; never part of a box. */
-  | { kind: 'picker' };
+  | { kind: 'picker' }
+  /** Not merged: each file keeps its own, for its own rows only. */
+  | { kind: 'per-file' };
 
 export interface FieldDoc {
   summary: string;
@@ -228,15 +230,31 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'Box variables whose values are read from the host at each launch (a grant); never baked into the image or written to a record.',
     merge: { kind: 'map', unset: '`KEY = ""` disables an inherited passthrough' },
     grammar:
-      'Keys are variable names (not `BYRE_…`). Sources: `git:<config key>`, `env:<HOST_VAR>`, `tz:` (the host time zone), or `""` (disabled). A literal value belongs in `env`.',
+      'Keys are variable names (not `BYRE_…`). Sources: `git:<config key>`, `env:<HOST_VAR>`, `tz:` (the host time zone), `""` (disabled), or an encrypted credential row `byre credential add` writes: `encrypted:<key id>:<ciphertext>` (the box gets the value) or `encrypted-file:<key id>:<ciphertext>` (the box gets the path of a 0600 file on a tmpfs). A literal value belongs in `env`.',
     example: '[env_from_host]\nGITHUB_TOKEN = "env:GITHUB_TOKEN"',
     rules: [
       'config.env-key-invalid',
       'config.env-reserved',
       'config.env-source-invalid',
-      'config.env-source-unsupported',
+      'config.credential-no-identity',
+      'config.credential-foreign',
     ],
-    note: 'The built-in core layer passes git user.name/user.email (as GIT_AUTHOR_*/GIT_COMMITTER_*), TERM and TZ. An `env` key of the same name overrides the passthrough.',
+    note: "The built-in core layer passes git user.name/user.email (as GIT_AUTHOR_*/GIT_COMMITTER_*), TERM and TZ. An `env` key of the same name overrides the passthrough. An encrypted row asks the host for nothing: it opens only with its own file's `[credentials]` identity, only in `byre develop` (which asks the passphrase), and reaches the box over the credential channel, never as `-e` (docs/CREDENTIALS.md). Edit these rows with `byre credential`, not by hand.",
+  },
+  credentials: {
+    section: 'grants',
+    summary:
+      "This file's credential identity: an age key sealed with your passphrase, which opens the file's encrypted env_from_host rows.",
+    merge: { kind: 'per-file' },
+    grammar:
+      '`recipient` is the age X25519 recipient (`age1…`); `identity` is the base64 of an age file sealed with the passphrase (scrypt) whose plaintext is the key. A plain `AGE-SECRET-KEY-…` is refused.',
+    example: `[credentials]\nrecipient = "age1${'q'.repeat(58)}"\nidentity = "YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IHNjcnlwdCBjMkZzZEEgMTgK"`,
+    rules: ['config.credential-identity-invalid'],
+    note: '`byre credential add` creates it with the first row in a file and `byre credential rekey` replaces it; a copied or edited table no longer opens the rows. Not allowed in template.config.',
+    fields: {
+      recipient: { summary: 'The public half: rows are sealed to it without the passphrase.' },
+      identity: { summary: 'The private half, sealed with your passphrase.' },
+    },
   },
   volumes: {
     section: 'storage',
@@ -593,5 +611,7 @@ export function mergeText(merge: MergeRule): string {
       return 'Every layer’s lines, lowest layer first; there is no removal.';
     case 'picker':
       return 'The last layer that sets an answer wins; stripped from the resolved box config.';
+    case 'per-file':
+      return 'Not merged: each file keeps its own, and it opens only the rows written in that same file.';
   }
 }

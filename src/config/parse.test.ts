@@ -455,7 +455,7 @@ const BAD: BadCase[] = [
   {
     name: 'env_from_host encrypted:',
     toml: ['[env_from_host]', 'TOKEN = "encrypted:AGE..."'],
-    rule: 'config.env-source-unsupported',
+    rule: 'config.env-source-invalid',
     line: 2,
     column: 1,
     key: 'env_from_host.TOKEN',
@@ -463,7 +463,7 @@ const BAD: BadCase[] = [
   {
     name: 'env_from_host encrypted-file:',
     toml: ['[env_from_host]', 'TOKEN = "encrypted-file:~/t.age"'],
-    rule: 'config.env-source-unsupported',
+    rule: 'config.env-source-invalid',
     line: 2,
     column: 1,
     key: 'env_from_host.TOKEN',
@@ -1619,9 +1619,9 @@ describe('parseLayer: file-level failures', () => {
     expect(result.issues[0]?.fix).toContain('[2001:db8::1]:443');
   });
 
-  it('says encrypted sources are not implemented yet', () => {
+  it('says an encrypted row is written by byre credential', () => {
     const result = parse(['env_from_host = { T = "encrypted:x" }']);
-    expect(result.issues[0]?.message).toContain('not implemented yet');
+    expect(result.issues[0]?.fix).toContain('byre credential add T');
   });
 
   it('points npm_global at dockerfile_pre', () => {

@@ -148,6 +148,19 @@ export const statusDataSchema = z
         layer: source,
       }),
     ),
+    credentials: z.array(
+      z.object({
+        key: text,
+        kind: z.enum(['encrypted', 'encrypted-file']).nullable(),
+        layer: source,
+        state: z
+          .enum(['sealed', 'overridden', 'delivered', 'not_delivered'])
+          .describe(
+            'sealed: delivered at the next develop; delivered / not_delivered: the running box',
+          ),
+      }),
+    ),
+    credential_delivery: nullableText,
     env_keys: z.array(text),
     run_args: z.array(text),
     build_raw: z.array(text),

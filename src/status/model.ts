@@ -6,8 +6,15 @@
 import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
-import { BYRE_ETC, LAUNCHER_PATH, NETWORK_CLAIM, reservedClaims } from '../gen/box-layout.js';
+import {
+  BYRE_ETC,
+  CREDENTIAL_DIR,
+  LAUNCHER_PATH,
+  NETWORK_CLAIM,
+  reservedClaims,
+} from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
+import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
@@ -68,6 +75,11 @@ export interface StatusInput {
   siblingsError: string | null;
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
+  /**
+   * Keys develop's delivery receipt names for the running box's launch
+   * record; null when there is none (nothing was delivered, or no record).
+   */
+  credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
   /** The cascade's files, lowest first (config/cascade-files.ts). */
   configFiles?: readonly CascadeFile[];
@@ -151,6 +163,7 @@ export type GrantFacts = Pick<
   | 'containments'
   | 'managed_path_shadows'
   | 'host_env'
+  | 'credentials'
   | 'run_args'
   | 'build_raw'
   | 'skill_grants'
@@ -233,6 +246,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
       source: e.source,
       state: e.state,
       layer: layerLabel(e.from),
+    })),
+    credentials: credentialRows(config).map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      layer: layerLabel(r.from),
+      state: r.overridden ? ('overridden' as const) : ('sealed' as const),
     })),
     run_args: config.runArgs.map((a) => a.value),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
@@ -360,6 +379,16 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    credentials: (record.credentialKeys ?? []).map((key) => {
+      const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
+      const delivered = input.credentialsDelivered?.includes(key) === true;
+      return {
+        key,
+        kind: known?.kind ?? null,
+        layer: known?.layer ?? RECORD_SOURCE,
+        state: delivered ? ('delivered' as const) : ('not_delivered' as const),
+      };
+    }),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -372,6 +401,24 @@ function subjectFacts(
       reserved,
     }),
   };
+}
+
+// ---------------------------------------------------------------------------
+/** One sentence on how the credential rows reach the box, or null when there are none. */
+function credentialDelivery(
+  credentials: StatusData['credentials'],
+  runningBox: boolean,
+): string | null {
+  if (credentials.length === 0) return null;
+  if (!runningBox) {
+    return credentials.some((c) => c.state === 'sealed')
+      ? `delivered by byre develop (it asks the passphrase) over the credential channel onto the session tmpfs ${CREDENTIAL_DIR}; never -e, never baked, never in the launch record`
+      : null;
+  }
+  const missing = credentials.filter((c) => c.state === 'not_delivered').map((c) => c.key);
+  return missing.length === 0
+    ? `delivered to this box over the credential channel (tmpfs ${CREDENTIAL_DIR})`
+    : `NOT delivered to this box: ${missing.join(', ')} (no delivery receipt; the box stays at its credential gate and fails closed)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -580,6 +627,8 @@ export function statusModel(input: StatusInput): StatusModel {
     reserved_env: facts.reserved_env,
     ...wiring,
     host_env: facts.host_env,
+    credentials: facts.credentials,
+    credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     build_raw: facts.build_raw,

@@ -48,6 +48,12 @@ const BANS: readonly Ban[] = [
     fix: 'remove extends from template.config',
   },
   {
+    key: 'credentials',
+    kinds: ['template'],
+    why: 'a template is a package others install; credentials belong to a file you own',
+    fix: 'remove [credentials] and its encrypted rows; add them with byre credential add (--global, --layer or the project)',
+  },
+  {
     key: 'extends',
     kinds: ['default'],
     why: 'default.config is the baseline of every box and cannot extend a layer',
