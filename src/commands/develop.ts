@@ -14,6 +14,7 @@ import { onboard, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
@@ -218,6 +219,16 @@ async function prepareBox(
     home,
   });
 
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) warn(io, w);
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
+
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
   if (image.built) {
@@ -228,7 +239,7 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
@@ -246,8 +257,8 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));

@@ -4,6 +4,7 @@
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
+import { sockProbes } from '../box/sock-groups.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -31,6 +32,11 @@ export async function dockerrunCommand(io: Io): Promise<void> {
   if (posture.hook !== null) {
     io.stderr.write(
       `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    );
+  }
+  for (const sock of sockProbes(skills, userHome(io))) {
+    io.stderr.write(
+      `byre: note: ${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)\n`,
     );
   }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);
