@@ -7,6 +7,7 @@ import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv } from '../engine/run-argv.js';
+import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
@@ -35,8 +36,16 @@ export async function dockerrunCommand(io: Io): Promise<void> {
     );
   }
   for (const sock of sockProbes(skills, userHome(io))) {
+    say(
+      io.stderr,
+      `${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)`,
+      'note',
+    );
+  }
+  const credentials = params.credentialKeys ?? [];
+  if (credentials.length > 0) {
     io.stderr.write(
-      `byre: note: ${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)\n`,
+      `byre: note: credentials (${credentials.join(', ')}) are not carried: they need byre develop's passphrase and its credential channel, so this box waits at its credential gate and fails closed after ~30 s\n`,
     );
   }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);

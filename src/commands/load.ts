@@ -20,6 +20,10 @@ import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
+import { expandHost } from '../engine/run-argv.js';
+import { planBuild, type BuildPlan } from '../gen/plan.js';
+import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
+import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
 
 export interface LoadedBox {
   ctx: ProjectContext;
@@ -127,4 +131,33 @@ export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig)
     new Set(Object.keys(config.env)),
     hostReaders(io.env, git.kind === 'found' ? git.path : null),
   );
+}
+
+/** Host directories the box can write: this project's own roots and every read-write bind. */
+export function boxWritableHostPaths(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  home: string,
+): string[] {
+  const rw = [...config.mounts.map((m) => m.value), ...skills.flatMap((s) => s.runtime.mounts)]
+    .filter((m) => m.mode === 'rw' && m.disabled !== true)
+    .map((m) => expandHost(m.host, home));
+  return [...ctx.boxWritableRoots, ...rw];
+}
+
+/**
+ * The build plan for this box, with everything it copies from the host read
+ * and checked (`[[context]]` files, Claude Skills, `files` sources): develop, rebuild and
+ * `byre dockerfile` refuse the same declarations, named, before any build.
+ */
+export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
+  const { ctx, config, skills } = loaded;
+  const home = userHome(io);
+  const writable = boxWritableHostPaths(ctx, config, skills, home);
+  const contextFiles = await readContextFiles(config, home, writable);
+  const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
+  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles, claudeSkillFiles });
+  await checkProjectFiles(plan, ctx.worktreeDir);
+  return plan;
 }

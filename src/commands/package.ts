@@ -2,6 +2,7 @@
 // fork, init, adopt, validate, pack. Thin orchestration over src/skills/; the
 // same verbs serve both kinds. Stdout carries ids, digests and manifests.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { DIGEST } from '../config/grammar.js';
@@ -266,7 +267,7 @@ export async function packageInstallCommand(
     (e) => e.provenance === 'local' && e.id === id,
   );
   if (shadow !== undefined)
-    io.stderr.write(`byre: note: the local ${kind} at ${shadow.dir ?? ''} shadows it\n`);
+    say(io.stderr, `the local ${kind} at ${shadow.dir ?? ''} shadows it`, 'note');
   if (outcome === 'installed')
     io.stderr.write(`byre: it is inert until a config enables it (skills = ["${id}"])\n`);
   io.stdout.write(`${fetched.digest}\n`);

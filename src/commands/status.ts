@@ -6,9 +6,10 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, failedAnswers } from '../box/pool.js';
+import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { cascadeFiles } from '../config/cascade-files.js';
 import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
@@ -18,9 +19,12 @@ import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import type { LaunchRecord } from '../launch/record.js';
+import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { defaultConfigPath } from '../project/store-layout.js';
+import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
@@ -130,8 +134,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  // A daemon that is down runs nothing; a declined or failing engine might.
-  const unchecked = failedAnswers(answers).filter((a) => a.state !== 'unreachable');
+  const unchecked = openAnswers(answers);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
@@ -203,7 +206,14 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    credentialsDelivered:
+      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
     refusals,
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
+    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 
   printNotes(io.stderr, issues);

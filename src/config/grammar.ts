@@ -98,6 +98,17 @@ export function isContainedRelative(path: string): boolean {
   return true;
 }
 
+/** A contained relative path that names the directory itself (`.`, `./`, `x/..`). Pure. */
+export function namesWholeDirectory(path: string): boolean {
+  if (!isContainedRelative(path)) return false;
+  let depth = 0;
+  for (const part of path.split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '.' && part !== '') depth++;
+  }
+  return depth === 0;
+}
+
 /** Strip trailing slashes so `/a/` and `/a` name the same target. */
 export function normalizeTarget(target: string): string {
   const trimmed = target.replace(/\/+$/, '');

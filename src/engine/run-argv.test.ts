@@ -348,3 +348,27 @@ describe('expandHost', () => {
     expect(() => expandHost(input, '/home/u')).toThrow(ByreError);
   });
 });
+
+describe('credential channel', () => {
+  it.each([
+    ['docker', 'uid=1000,gid=1000'],
+    ['podman', 'U'],
+  ] as const)('mounts the session tmpfs on %s, and passes no credential as -e', (engine, owner) => {
+    const argv = buildRunArgv(
+      { ...base, engine, configVolumes: [{ name: 'v', target: '/v' }], credentialKeys: ['API'] },
+      'create',
+      false,
+    );
+    const at = argv.indexOf('--tmpfs');
+    expect(argv[at + 1]).toBe(
+      `/run/byre/credentials:rw,nosuid,nodev,noexec,size=4m,mode=0700,${owner}`,
+    );
+    // After the volumes, before raw run_args and labels.
+    expect(at).toBeGreaterThan(argv.indexOf('type=volume,source=v,target=/v'));
+    expect(argv.filter((a) => a.startsWith('API'))).toEqual([]);
+  });
+
+  it('adds nothing without credential keys', () => {
+    expect(buildRunArgv({ ...base, credentialKeys: [] }, 'create', false)).not.toContain('--tmpfs');
+  });
+});

@@ -77,6 +77,7 @@ file = "context.md"
 
   it.each([
     ['unknown top-level key', 'colour = "red"\n', 'skill.unknown-key', 1, 'colour'],
+    ['a typo of a key', '[agent]\ncomand = "x"\n', 'skill.unknown-key', 2, 'agent.comand'],
     [
       'unknown key in a table',
       '[runtime]\nmounts_x = []\n',
@@ -184,6 +185,13 @@ file = "context.md"
       4,
       'agent.prefs',
     ],
+    ...['.', './', 'x/..', 'a/./b/../..'].map((f): [string, string, string, number, string] => [
+      `agent prefs file ${JSON.stringify(f)} names the whole source`,
+      `[agent]\ncommand = "x"\nstate = ".x"\n\n[agent.prefs]\nfrom = "~/.x"\nfiles = ["ok.json", ${JSON.stringify(f)}]\n\n[[volumes]]\nname = ".x"\nrole = "state"\ntarget = "/home/dev/.x"\n`,
+      'skill.agent-prefs-whole-source',
+      7,
+      'agent.prefs.files[1]',
+    ]),
     [
       'empty env_docs guidance',
       '[runtime]\nenv_docs = { TOKEN = "" }\n',
@@ -325,6 +333,12 @@ file = "context.md"
     expect(issue, JSON.stringify(result.issues)).toBeDefined();
     expect(issue?.location).toMatchObject({ file: FILE, line, key });
     expect(issue?.fix).toBeTruthy();
+  });
+
+  it('names the key an unknown key is a typo of', () => {
+    const [issue] = parseSkillManifest('[agent]\ncomand = "x"\n', FILE).issues;
+    expect(issue?.message).toContain('did you mean command?');
+    expect(issue?.fix).toBe('rename it to command');
   });
 
   it('reports TOML syntax with a position', () => {
