@@ -123,6 +123,22 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('doctor')
+    .description(
+      'Check this machine for what byre needs, one line each with a fix; exit 1 when byre is not usable here.',
+    )
+    .option(
+      '--prune',
+      'list byre objects whose project store or directory is gone, and remove them',
+    )
+    .option('--yes', 'with --prune: remove without asking (needed without a terminal)')
+    .option('--data', 'the findings as JSON (versioned)')
+    .action(async (options: { prune?: boolean; yes?: boolean; data?: boolean }) => {
+      const { doctorCommand } = await import('../commands/doctor.js');
+      await doctorCommand(io, options);
+    });
+
+  program
     .command('reset')
     .description(
       'Wipe ALL of this project’s named volumes (not the image). Refuses while a session is live.',

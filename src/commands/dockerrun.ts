@@ -5,18 +5,20 @@ import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
-import { detectEngine } from '../engine/detect.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
+import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function dockerrunCommand(io: Io): Promise<void> {
+export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
-  const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
+  const detect = withDefaults(deps).detect;
+  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({
     box: ctx,
@@ -27,7 +29,7 @@ export async function dockerrunCommand(io: Io): Promise<void> {
     hostGid: io.gid,
     home: userHome(io),
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {
