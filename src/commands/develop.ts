@@ -14,6 +14,7 @@ import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
@@ -288,6 +289,16 @@ async function prepareBox(
     home,
   });
 
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
+
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
   if (image.built) {
@@ -298,7 +309,7 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
@@ -317,8 +328,8 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
