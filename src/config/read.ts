@@ -104,6 +104,21 @@ export function configTextIssue(path: string, read: ConfigTextRefusal): ConfigIs
   }
 }
 
+/** A proposed project layer: parsed and located under its own name, attributed to the project file. */
+function textLayer(
+  given: { text: string; file: string },
+  home: string,
+  projectId: string,
+): LayerFile {
+  const ref: LayerRef = {
+    kind: 'project',
+    name: 'project',
+    path: projectConfigPath(home, projectId),
+  };
+  const parsed = parseLayer(given.text, { file: given.file, kind: 'project', name: 'project' });
+  return { ref, text: given.text, ...parsed };
+}
+
 /** Read and validate one config-family file; null when it does not exist. */
 export function readLayerFile(path: string, kind: LayerKind, name: string): LayerFile | null {
   const ref: LayerRef = { kind, name, path };
@@ -140,6 +155,11 @@ export interface CascadeOptions {
    * at its declaration.
    */
   userHome?: string;
+  /**
+   * Text to read as the project layer instead of the project file (a preset
+   * under review), with the name its issues are located in.
+   */
+  projectText?: { text: string; file: string };
 }
 
 export interface CascadeResult {
@@ -312,7 +332,9 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
     canon,
   );
   const project = canonicalFile(
-    readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project'),
+    opts.projectText === undefined
+      ? readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project')
+      : textLayer(opts.projectText, opts.home, opts.projectId),
     canon,
   );
   if (defaults) issues.push(...defaults.issues);
