@@ -11,9 +11,12 @@ import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import { readPresetFacts } from '../box/preset-state.js';
+import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
@@ -288,6 +291,16 @@ async function prepareBox(
     home,
   });
 
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
+
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
   if (image.built) {
@@ -298,7 +311,7 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
@@ -317,8 +330,8 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
@@ -404,6 +417,8 @@ export async function developCommand(
   if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
     io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
   }
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.

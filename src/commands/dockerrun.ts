@@ -4,7 +4,9 @@
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
+import { sockProbes } from '../box/sock-groups.js';
 import { buildRunArgv } from '../engine/run-argv.js';
+import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
@@ -33,6 +35,13 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
   if (posture.hook !== null) {
     io.stderr.write(
       `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    );
+  }
+  for (const sock of sockProbes(skills, userHome(io))) {
+    say(
+      io.stderr,
+      `${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)`,
+      'note',
     );
   }
   const credentials = params.credentialKeys ?? [];
