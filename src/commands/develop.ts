@@ -10,7 +10,14 @@ import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import {
+  onboard,
+  onboardedLine,
+  type AskFirstRun,
+  type OnboardCatalog,
+  type OnboardFlags,
+} from '../box/onboard.js';
+import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
@@ -46,8 +53,8 @@ import {
   boxHostEnv,
   bundledTemplate,
   loadBoxConfig,
+  packageChoices,
   planBox,
-  skillCatalog,
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -384,6 +391,39 @@ async function deliverBeside(
   return null;
 }
 
+/**
+ * Onboarding on a project's first develop: the first-run picker on a
+ * terminal (stdin and stderr), stored answers under defaults.skip_questions,
+ * flags alone otherwise; then where the config lives and what edits it.
+ */
+async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promise<void> {
+  const catalogs = (): OnboardCatalog => {
+    const choices = packageChoices(ctx.store.home);
+    return { ...choices, bundledTemplate, catalog: choices.skills, canon: choices.canon.skill };
+  };
+  const ask: AskFirstRun | null =
+    io.stdinIsTty && io.stderrIsTty === true
+      ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
+      : null;
+  const result = await onboard(ctx, flags, catalogs, ask);
+  if (!result.wrote) return;
+  const lines: string[] = [];
+  if (result.how === 'stored') {
+    lines.push(
+      `byre: configured from your stored answers (defaults.skip_questions in default.config): ${answersText(result.answers, result.companion)}; byre config --global changes them`,
+    );
+  }
+  if (result.savedDefaults) {
+    lines.push(
+      'byre: saved these answers as your defaults in default.config; they pre-select the next new project’s answers',
+    );
+  }
+  lines.push(onboardedLine(ctx.project.config));
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    io.stderr.write(`${escapeTerminal(line)}\n`);
+  }
+}
+
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
 async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
   try {
@@ -414,9 +454,7 @@ export async function developCommand(
       },
     ]);
   });
-  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
-    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
-  }
+  await firstRun(io, ctx, flags);
   const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
   if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
