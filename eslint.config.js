@@ -60,7 +60,7 @@ export default tseslint.config(
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
-      'src/credentials/!(passphrase|deliver).ts',
+      'src/credentials/!(input|deliver).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': restrictImports(true) },

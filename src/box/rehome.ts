@@ -13,11 +13,12 @@ import { helperUsernsArgs } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
 import { readProjectPath, recordProjectPath } from '../project/store.js';
-import { projectStorePaths } from '../project/store-layout.js';
+import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import {
   describeUnreached,
   removeInventory,
@@ -143,10 +144,6 @@ export interface RehomeRequest {
   stderr: Writer;
 }
 
-function say(stderr: Writer, text: string): void {
-  stderr.write(`byre: ${escapeTerminal(text)}\n`);
-}
-
 interface EnginePlan {
   engine: Engine;
   engineName: string;
@@ -262,7 +259,10 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     for (const { from, to } of plan.copies) {
       try {
         if (!(await plan.engine.volumeExists(to))) {
-          await plan.engine.volumeCreate(to, { [LABEL.project]: newId });
+          await plan.engine.volumeCreate(to, {
+            [LABEL.project]: newId,
+            [LABEL.store]: storeTag(home),
+          });
         }
         await plan.engine.run(migrateVolumeArgv(from, to, plan.image, plan.engine.facts.keepId));
       } catch (error) {

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import type { Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool } from '../box/pool.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
 import { ByreError, PartialPoolError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -39,12 +39,14 @@ import type { PasteCapture } from '../transfer/paste/classify.js';
 import type { ClipboardSnapshot } from '../transfer/clipboard/plan.js';
 import type { SshTarget } from '../transfer/remote/protocol.js';
 import type { RemoteContext } from '../transfer/remote/session.js';
-import { pickTarget, printNotes, selectBox } from '../transfer/select.js';
+import { pickTarget, selectBox } from '../transfer/select.js';
+import { sayAll } from '../output/notes.js';
 // What only some deliveries use (trees and tars, ssh, the paste beat, the
 // app installer) is imported on first use: a single-file delivery, the
 // common case, starts without loading it.
 const stageWriter = () => import('../transfer/stage-writer.js');
 import { describeBox } from '../transfer/target.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export type { DeliverOptions } from '../transfer/deliver-args.js';
 
@@ -54,9 +56,7 @@ export interface PasteUi {
   confirm(paths: readonly string[]): Promise<boolean>;
 }
 
-export interface DeliverDeps {
-  pool?: EnginePool;
-  now?: () => Date;
+export interface DeliverDeps extends CommandDeps {
   platform?: NodeJS.Platform;
   lookup?: ToolLookup;
   home?: string;
@@ -157,7 +157,7 @@ async function installApp(
     lookup: hostLookup(io, deps),
   });
   for (const p of result.installed) io.stdout.write(`${escapeTerminal(p)}\n`);
-  printNotes(io, result.notes);
+  sayAll(io.stderr, result.notes);
 }
 
 /** Where a delivery goes: a local box, or a box behind ssh. */
@@ -203,7 +203,7 @@ async function deliverPayload(
     }
     throw error;
   } finally {
-    printNotes(io, notes);
+    sayAll(io.stderr, notes);
     await spool.remove();
   }
   printLanded(io, result.landed);
@@ -268,7 +268,7 @@ async function gather(
   spool: Spool,
   label: string,
 ): Promise<Payload> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = withDefaults(deps).clock();
   switch (input.kind) {
     case 'paths':
       return { kind: 'paths', paths: input.paths };
@@ -319,7 +319,7 @@ async function pasteBeat(
     env: io.env,
     lookup: hostLookup(io, deps),
   });
-  printNotes(io, clip.notes);
+  sayAll(io.stderr, clip.notes);
   const decision = classifyPaste({
     capture,
     clipboard: clip.snapshot,
@@ -417,7 +417,7 @@ async function clipLanded(io: Io, landed: readonly string[], deps: DeliverDeps):
     lookup: hostLookup(io, deps),
     stderr: { isTTY: io.stderrIsTty === true, write: (s) => io.stderr.write(s) },
   });
-  printNotes(io, r.notes);
+  sayAll(io.stderr, r.notes);
 }
 
 function printLanded(io: Io, landed: readonly string[]): void {

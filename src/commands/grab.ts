@@ -5,10 +5,12 @@
 import type { Writable } from 'node:stream';
 
 import type { Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
-import { printNotes, selectBox } from '../transfer/select.js';
+import { selectBox } from '../transfer/select.js';
+import { sayAll } from '../output/notes.js';
+import type { CommandDeps } from './deps.js';
 
 export interface GrabOptions {
   box?: string;
@@ -20,7 +22,7 @@ export async function grabCommand(
   boxArg: string,
   hostArg: string | undefined,
   options: GrabOptions,
-  deps: { pool?: EnginePool } = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const pool = deps.pool ?? enginePool([], io.env, null);
   const { box } = await selectBox(io, pool, {
@@ -40,11 +42,11 @@ export async function grabCommand(
       };
   try {
     const r = await grabFromBox(box, boxPath, dest);
-    printNotes(io, r.notes);
+    sayAll(io.stderr, r.notes);
     if (!toStdout) io.stdout.write(`${escapeTerminal(r.landed)}\n`);
   } catch (error) {
     if (error instanceof GrabIncomplete) {
-      printNotes(io, error.result.notes);
+      sayAll(io.stderr, error.result.notes);
       if (error.result.landed !== '') io.stdout.write(`${escapeTerminal(error.result.landed)}\n`);
       throw error.error;
     }

@@ -2,6 +2,7 @@
 // fork, init, adopt, validate, pack. Thin orchestration over src/skills/; the
 // same verbs serve both kinds. Stdout carries ids, digests and manifests.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { DIGEST } from '../config/grammar.js';
@@ -21,6 +22,7 @@ import {
 } from '../skills/packages/author.js';
 import { fileUri, type FetchOptions } from '../skills/packages/fetch.js';
 import { readIndex } from '../skills/packages/index-file.js';
+import { syncStoreGuide } from '../project/store-guide.js';
 import {
   checkExpectedDigest,
   fetchPackage,
@@ -43,8 +45,9 @@ function catalogFor(io: Io, kind: PackageKind) {
 }
 
 async function mirror(io: Io): Promise<void> {
-  // Display-only: a failure to refresh it must never block a package verb.
+  // Display-only: a failure to refresh either must never block a package verb.
   await syncBundledMirror(homeOf(io)).catch(() => undefined);
+  await syncStoreGuide(homeOf(io)).catch(() => undefined);
 }
 
 function looksLikeUri(arg: string): boolean {
@@ -266,7 +269,7 @@ export async function packageInstallCommand(
     (e) => e.provenance === 'local' && e.id === id,
   );
   if (shadow !== undefined)
-    io.stderr.write(`byre: note: the local ${kind} at ${shadow.dir ?? ''} shadows it\n`);
+    say(io.stderr, `the local ${kind} at ${shadow.dir ?? ''} shadows it`, 'note');
   if (outcome === 'installed')
     io.stderr.write(`byre: it is inert until a config enables it (skills = ["${id}"])\n`);
   io.stdout.write(`${fetched.digest}\n`);

@@ -6,11 +6,11 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, failedAnswers } from '../box/pool.js';
+import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { cascadeFiles } from '../config/cascade-files.js';
 import { VERSION } from '../embedded.js';
-import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
@@ -18,9 +18,11 @@ import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import type { LaunchRecord } from '../launch/record.js';
+import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { defaultConfigPath } from '../project/store-layout.js';
 import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -34,6 +36,7 @@ import {
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
 import { readBoxConfig, userHome } from './load.js';
+import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -46,16 +49,6 @@ interface FoundBox {
   labels: Record<string, string>;
 }
 
-/** Whether the byre process that started a box still exists (EPERM: it does, as another user). */
-export function clientAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-}
-
 function clientPid(labels: Record<string, string>): number | null {
   const raw = labels[LABEL.client];
   if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) return null;
@@ -63,6 +56,7 @@ function clientPid(labels: Record<string, string>): number | null {
 }
 
 async function detect(
+  detectEngine: Detect,
   choice: 'auto' | 'docker' | 'podman',
   roots: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -79,7 +73,12 @@ async function detect(
   }
 }
 
-export async function statusCommand(io: Io, options: StatusOptions): Promise<void> {
+export async function statusCommand(
+  io: Io,
+  options: StatusOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   if (options.full === true && options.data === true) {
     throw new UsageError('--full and --data cannot be combined', {
       rule: 'status.flags-exclusive',
@@ -103,8 +102,8 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
 
   // Engine questions first, so they run while the host env is read below.
-  const detection = detect(config.engine.value, ctx.boxWritableRoots, io.env);
-  const pool = enginePool(ctx.boxWritableRoots, io.env, null);
+  const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
   const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
     const ids = await engine.ps({ labels: { [LABEL.project]: ctx.projectId }, all: false });
     return Promise.all(
@@ -131,8 +130,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  // A daemon that is down runs nothing; a declined or failing engine might.
-  const unchecked = failedAnswers(answers).filter((a) => a.state !== 'unreachable');
+  const unchecked = openAnswers(answers);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
@@ -148,7 +146,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       id: own.id,
       engine: own.engine,
       clientPid: pid,
-      clientAlive: pid === null ? null : clientAlive(pid),
+      clientAlive: pid === null ? null : deps.pidAlive(pid),
     };
   } else if (uncheckedText !== null) {
     container = { state: 'unknown', error: `could not ask ${uncheckedText}` };
@@ -185,7 +183,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       skills,
       hostUid: io.uid,
       version: VERSION,
-      now: new Date(),
+      now: deps.clock(),
       image: { digest: '' },
     });
   }
@@ -204,7 +202,13 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    credentialsDelivered:
+      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
     refusals,
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
     claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 

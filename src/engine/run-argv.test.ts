@@ -274,6 +274,22 @@ describe('buildRunArgv', () => {
       'byre.gid=20',
       'byre.launch=abc',
     ]);
+    // The store label (adr/0015) comes after run_args too, so a raw one cannot claim another store.
+    const stamped = buildRunArgv(
+      {
+        ...base,
+        projectRunArgs: ['--label', 'byre.store=0000000000000000'],
+        labels: { client: 1, store: 'ab'.repeat(8) },
+      },
+      'run',
+      false,
+    );
+    expect(labels({ ...base, labels: { client: 1, store: 'ab'.repeat(8) } }).at(-1)).toBe(
+      `byre.store=${'ab'.repeat(8)}`,
+    );
+    expect(stamped.lastIndexOf(`byre.store=${'ab'.repeat(8)}`)).toBeGreaterThan(
+      stamped.indexOf('byre.store=0000000000000000'),
+    );
   });
 
   it('emits none of the flags it leaves to skills and raw run_args', () => {
@@ -346,5 +362,29 @@ describe('expandHost', () => {
 
   it.each(['relative', './x', '~other/x', ''])('refuses %j', (input) => {
     expect(() => expandHost(input, '/home/u')).toThrow(ByreError);
+  });
+});
+
+describe('credential channel', () => {
+  it.each([
+    ['docker', 'uid=1000,gid=1000'],
+    ['podman', 'U'],
+  ] as const)('mounts the session tmpfs on %s, and passes no credential as -e', (engine, owner) => {
+    const argv = buildRunArgv(
+      { ...base, engine, configVolumes: [{ name: 'v', target: '/v' }], credentialKeys: ['API'] },
+      'create',
+      false,
+    );
+    const at = argv.indexOf('--tmpfs');
+    expect(argv[at + 1]).toBe(
+      `/run/byre/credentials:rw,nosuid,nodev,noexec,size=4m,mode=0700,${owner}`,
+    );
+    // After the volumes, before raw run_args and labels.
+    expect(at).toBeGreaterThan(argv.indexOf('type=volume,source=v,target=/v'));
+    expect(argv.filter((a) => a.startsWith('API'))).toEqual([]);
+  });
+
+  it('adds nothing without credential keys', () => {
+    expect(buildRunArgv({ ...base, credentialKeys: [] }, 'create', false)).not.toContain('--tmpfs');
   });
 });

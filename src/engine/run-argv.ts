@@ -1,12 +1,13 @@
-// The box's run/create argv, its thirteen sections always in one order, plus
-// the POSIX quoting `byre dockerrun` prints it with. Pure: the caller has already
+// The box's run/create argv, its thirteen sections always in one order (the
+// credential tmpfs sits after the volumes, adr/0012), plus the POSIX quoting
+// `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { WORKSPACE } from '../gen/box-layout.js';
+import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -33,6 +34,8 @@ export interface RunLabels {
   run?: string;
   /** sha256 of the launch record. */
   launch?: string;
+  /** The store that made the box (storeTag), so doctor knows whose it is. */
+  store?: string;
 }
 
 export interface RunParams {
@@ -48,6 +51,12 @@ export interface RunParams {
   hostEnv: Readonly<Record<string, string>>;
   /** BYRE_EGRESS (`host:port …`) under an allowlist posture; absent otherwise. */
   egress?: string;
+  /**
+   * Keys of the credential rows develop delivers over the credential channel
+   * (adr/0012). Never values: those reach the box only through the channel.
+   * Non-empty adds the session tmpfs the channel lands on.
+   */
+  credentialKeys?: readonly string[];
   /** The worktree directory bound rw at /workspace. */
   workspaceDir: string;
   /** For `~` expansion of bind sources. */
@@ -96,6 +105,9 @@ export function buildRunArgv(
       `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
     );
   }
+  if ((params.credentialKeys ?? []).length > 0) {
+    argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
+  }
   for (const p of params.ports) argv.push('-p', portFlag(p));
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
@@ -143,7 +155,23 @@ export function runLabels(params: RunParams): [string, string][] {
   ];
   if (params.labels.run !== undefined) labels.push([LABEL.run, params.labels.run]);
   if (params.labels.launch !== undefined) labels.push([LABEL.launch, params.labels.launch]);
+  if (params.labels.store !== undefined) labels.push([LABEL.store, params.labels.store]);
   return labels;
+}
+
+/** Bounds the session tmpfs; the credential plaintext caps keep real use far below it. */
+export const CREDENTIAL_TMPFS_SIZE = '4m';
+
+/**
+ * `--tmpfs` for the session tmpfs credentials land on (adr/0012), owned by the
+ * in-box dev user and closed to everyone else. Docker takes the owner as
+ * uid=/gid=; Podman refuses those and chowns to the box's user with `U`
+ * instead (the image's USER dev).
+ */
+export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
+  const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
+  const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
+  return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
 }
 
 function bindMount(source: string, target: string, readonly: boolean): string {

@@ -12,6 +12,9 @@ import {
   imageListArgv,
   inspectContainersArgv,
   inspectEnvArgv,
+  inspectImagesArgv,
+  inspectVolumesArgv,
+  manifestInspectArgv,
   inspectLabelsArgv,
   networkModeArgv,
   psArgv,
@@ -20,6 +23,7 @@ import {
   removeImageArgv,
   startAttachedArgv,
   stopArgv,
+  storageInfoArgv,
   volumeCreateArgv,
   volumeListArgv,
   volumeRemoveArgv,
@@ -51,15 +55,11 @@ import {
   parseEnvList,
   parseImageList,
   parseLabelRows,
+  parseLabelledObjects,
+  parseStorageInfo,
   parseStringRecord,
 } from './output.js';
-import {
-  engineFailure,
-  runEngineCommand,
-  signalNumber,
-  streamEngineExec,
-  type Captured,
-} from './spawn.js';
+import { engineFailure, runEngineCommand, streamEngineExec, type Captured } from './spawn.js';
 import type {
   BuildSpec,
   ContainerFacts,
@@ -68,7 +68,9 @@ import type {
   ImageFilter,
   ImageRef,
   LabelledContainer,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from './types.js';
 
@@ -298,12 +300,13 @@ class CliEngine implements Engine {
         ...(this.env === undefined ? {} : { env: this.env, extendEnv: false }),
       });
       if (r.exitCode !== undefined) return r.exitCode;
-      if (r.signal !== undefined) return 128 + signalNumber(r.signal);
+      // The client itself died (SIGSEGV, SIGABRT …): say so, never as a box status.
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
         stderr: '',
         timedOut: false,
-        spawnError: r.shortMessage,
+        spawnError: r.signal === undefined ? r.shortMessage : undefined,
+        signal: r.signal,
       });
     } finally {
       process.off('SIGINT', ignore);
@@ -386,13 +389,53 @@ class CliEngine implements Engine {
     return lines(await this.query(volumeListArgv(filter)));
   }
 
+  async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectVolumesArgv(names), names.length, 'volume');
+  }
+
+  async inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectImagesArgv(ids), ids.length, 'image');
+  }
+
+  /** One batched inspect; objects that vanished since they were listed are an answer, not a failure. */
+  private async inspectBatch(
+    args: readonly string[],
+    count: number,
+    what: 'volume' | 'image',
+  ): Promise<LabelledObjectFacts[]> {
+    if (count === 0) return [];
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode !== 0 && (c.exitCode === undefined || !onlyNotFound(c.stderr))) {
+      throw engineFailure(this.facts.name, args, c);
+    }
+    return parseLabelledObjects(c.stdout, what);
+  }
+
+  async storageInfo(): Promise<StorageInfo> {
+    return parseStorageInfo(this.facts.name, await this.query(storageInfoArgv(this.facts.name)));
+  }
+
+  async registryHas(
+    ref: string,
+    timeoutMs: number,
+  ): Promise<{ has: true } | { has: false; why: string }> {
+    const args = manifestInspectArgv(ref);
+    const c = await this.call(args, { timeoutMs });
+    if (c.exitCode === 0) return { has: true };
+    if (c.timedOut)
+      return { has: false, why: `the registry did not answer in ${timeoutMs / 1000} s` };
+    if (c.spawnError !== undefined) throw engineFailure(this.facts.name, args, c);
+    const first = c.stderr.split('\n').find((l) => l.trim() !== '') ?? `exit ${c.exitCode ?? '?'}`;
+    return { has: false, why: first.trim() };
+  }
+
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
     const args = execArgv(spec, options.input !== undefined);
     const c = await this.call(args, options.input === undefined ? {} : { input: options.input });
     if (c.exitCode === undefined) throw engineFailure(this.facts.name, args, c);
     // Exit 125/126/127 from the engine client can be its own failure; only an
     // unreachable engine is lifted into an error, the rest is the command's status.
-    if (c.exitCode !== 0 && classifyEngineFailure(c.stderr) === 'unreachable') {
+    if (c.exitCode !== 0 && classifyEngineFailure(c.stderr) !== 'other') {
       throw engineFailure(this.facts.name, args, c);
     }
     return { exitCode: c.exitCode, stdout: c.stdout, stderr: c.stderr };
@@ -401,15 +444,16 @@ class CliEngine implements Engine {
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     const args = execArgv(spec, io.stdin !== undefined);
     const r = await streamEngineExec(this.facts.path, args, io, this.env);
-    if (r.spawnError !== undefined) {
+    if (r.spawnError !== undefined || r.signal !== undefined) {
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
         stderr: r.stderr,
         timedOut: false,
         spawnError: r.spawnError,
+        signal: r.signal,
       });
     }
-    if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) === 'unreachable') {
+    if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) !== 'other') {
       throw engineFailure(this.facts.name, args, { ...r, timedOut: false, spawnError: undefined });
     }
     return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };

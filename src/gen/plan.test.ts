@@ -368,3 +368,36 @@ describe('agentCmdScript', () => {
     expect(agentCmdScript('codex --yolo')).toBe('#!/bin/sh\nexec codex --yolo "$@"\n');
   });
 });
+
+describe('the credential gate', () => {
+  const row = 'encrypted:0123456789abcdef:YWdl';
+
+  it('is staged and baked when the config holds a credential row', () => {
+    const plan = planBuild(fakeConfig({ envFromHost: { API_KEY: sourced(row) } }), [], '/w');
+    expect(entry(plan, 'credential-gate')).toBeDefined();
+    expect(plan.dockerfile).toContain('COPY credential-gate /etc/byre/credential-gate');
+    // In the guard block, after the project's own lines.
+    expect(plan.dockerfile.indexOf('COPY credential-gate')).toBeGreaterThan(
+      plan.dockerfile.indexOf('# --- byre security guard'),
+    );
+  });
+
+  it('is absent without credential rows, or when [env] overrides every one', () => {
+    for (const config of [
+      fakeConfig({ envFromHost: { TERM: sourced('env:TERM') } }),
+      fakeConfig({ envFromHost: { API_KEY: sourced(row) }, env: { API_KEY: sourced('x') } }),
+    ]) {
+      const plan = planBuild(config, [], '/w');
+      expect(entry(plan, 'credential-gate')).toBeUndefined();
+      expect(plan.dockerfile).not.toContain('credential-gate');
+    }
+  });
+
+  it('notes a files entry that targets the gate only when the gate is baked', () => {
+    const files = { gate: sourced('/etc/byre/credential-gate') };
+    const gated = planBuild(fakeConfig({ files, envFromHost: { K: sourced(row) } }), [], '/w');
+    expect(gated.notes.map((n) => n.rule)).toContain('files.guarded-path');
+    const plain = planBuild(fakeConfig({ files }), [], '/w');
+    expect(plain.notes.map((n) => n.rule)).not.toContain('files.guarded-path');
+  });
+});

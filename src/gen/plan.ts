@@ -5,11 +5,14 @@
 import path from 'node:path';
 
 import type { EffectiveConfig, McpSpec, Sourced } from '../config/types.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, type Location } from '../errors.js';
 import type { ClaudeSkillFile, ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
 import {
   compareStrings,
+  CREDENTIAL_GATE_STAGED,
+  CREDENTIAL_GATE_TEXT,
   guardedPathCollisions,
   postureGuardFor,
   renderDockerfile,
@@ -210,7 +213,7 @@ function projectFiles(config: EffectiveConfig): ProjectFile[] {
 
 function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
   return files.flatMap(({ key, copy }) =>
-    guardedPathCollisions([copy.dest], input.guard).map((guarded) => ({
+    guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
       rule: 'files.guarded-path',
       message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
     })),
@@ -292,6 +295,7 @@ export function planBuild(
     apt: config.apt.map((a) => a.value),
     dockerfilePost: config.dockerfilePost.map((l) => l.value),
     guard: postureGuardFor(skills),
+    credentialGate: deliveredCredentialRows(config).length > 0,
   };
   const dockerfile = renderDockerfile(dockerfileInput);
   const agentCmd = agent === null ? null : agentCmdScript(agent.command);
@@ -304,6 +308,9 @@ export function planBuild(
     bytes('byre-launch', chassis.launcher, EXECUTABLE),
     bytes('byre-profile-env.sh', chassis.profileEnv),
     bytes('byre-ensure-node', chassis.ensureNode, EXECUTABLE),
+    ...(dockerfileInput.credentialGate === true
+      ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
+      : []),
     ...(agentCmd === null ? [] : [bytes('agent-cmd', agentCmd, EXECUTABLE)]),
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),

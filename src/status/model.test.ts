@@ -77,6 +77,7 @@ const REFERENCE_ORDER = [
   'Agent',
   'Template',
   'Extends',
+  'Config files',
   'Preset',
   'Engine',
   'Project',
@@ -99,6 +100,7 @@ const REFERENCE_ORDER = [
   'CS closed',
   'Instructions',
   'Host env',
+  'Credentials',
   'Env',
   'Box env',
   'Skill grants',
@@ -109,6 +111,8 @@ const REFERENCE_ORDER = [
   'Worktrees',
   'Next launch',
 ];
+
+const SEALED = 'encrypted:0123456789abcdef:YWdl';
 
 /** A config that makes every conditional row appear. */
 function everything(): StatusInput {
@@ -170,12 +174,14 @@ function everything(): StatusInput {
     claudeSkillsClosed: [sourced('lint')],
     context: [sourced({ name: 'house', text: 'Be terse.' })],
     env: { FOO: sourced('1') },
+    envFromHost: { API_KEY: sourced(SEALED) },
     runArgs: [sourced('--cap-add=SYS_PTRACE')],
     dockerfilePre: [sourced('RUN echo hi')],
   });
   const sample = sampleRecord();
   const record: LaunchRecord = {
     ...sample,
+    credentialKeys: ['API_KEY'],
     volumes: [
       ...sample.volumes,
       {
@@ -201,6 +207,22 @@ function everything(): StatusInput {
       gitPaths: { commonGitDir: '/home/ada/app/.git', worktreeDir: '/home/ada/app-feature' },
     },
     presetNote: 'preset corp/go drifted: 2 keys edited since apply',
+    configFiles: [
+      { kind: 'default', name: 'default', path: '/home/ada/.byre/default.config', present: false },
+      { kind: 'template', name: 'byre/go', path: null, present: true },
+      {
+        kind: 'layer',
+        name: 'corp',
+        path: '/home/ada/.byre/layers/corp/layer.config',
+        present: true,
+      },
+      {
+        kind: 'project',
+        name: 'project',
+        path: '/home/ada/.byre/projects/app-1a2b3c/byre.config',
+        present: true,
+      },
+    ],
     hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'empty', 'tz:')],
     container: {
       state: 'running',
@@ -642,6 +664,17 @@ describe('statusModel rows', () => {
   });
 });
 
+describe('the Config files row', () => {
+  it('names every file of the cascade, lowest first, and the ones not created yet', () => {
+    expect(table(everything()).get('Config files')).toEqual([
+      '/home/ada/.byre/default.config  (default; not created yet)',
+      '(inside byre or its package)  (template byre/go)',
+      '/home/ada/.byre/layers/corp/layer.config  (layer corp)',
+      '/home/ada/.byre/projects/app-1a2b3c/byre.config  (project)',
+    ]);
+  });
+});
+
 describe('what develop would refuse', () => {
   it('a Refused row, never truncated, right after Project; --data carries it', () => {
     const i = input({
@@ -686,16 +719,19 @@ describe('what develop would refuse', () => {
   });
 });
 
+/** A running box whose client byre is alive. */
+const RUNNING_BOX = {
+  state: 'running',
+  id: 'abcdef0123456789',
+  engine: 'docker',
+  clientPid: 1,
+  clientAlive: true,
+} as const;
+
 describe('launch record states', () => {
   const record: LaunchRecord = sampleRecord();
   const hash = launchRecordHash(renderLaunchRecord(record));
-  const running = {
-    state: 'running',
-    id: 'abcdef0123456789',
-    engine: 'docker',
-    clientPid: 1,
-    clientAlive: true,
-  } as const;
+  const running = RUNNING_BOX;
   const degraded: [LaunchRecordState['kind'], LaunchRecordState, RegExp][] = [
     ['pre_record', { kind: 'pre_record' }, /carries no launch record/],
     ['missing', { kind: 'missing', hash }, /launch record file is missing/],
@@ -877,6 +913,73 @@ describe('text layout', () => {
     const text = renderStatusText(statusModel(input({ config })), 'default', 80);
     expect(text).not.toContain('\u001b');
     expect(text).toContain('/evil\\x1b[31m');
+  });
+});
+
+describe('credentials', () => {
+  const rowsOf = (i: StatusInput): string[] => table(i).get('Credentials') ?? [];
+  const config = fakeConfig({
+    envFromHost: {
+      API_KEY: sourced(SEALED),
+      CERT: sourced(SEALED.replace('encrypted:', 'encrypted-file:'), DEFAULT_LAYER),
+      SHADOWED: sourced(SEALED),
+      TERM: sourced('env:TERM'),
+    },
+    env: { SHADOWED: sourced('literal') },
+  });
+
+  it('is one grant row per credential, attributed, with how they reach the next box', () => {
+    const m = statusModel(input({ config }));
+    expect(rowsOf(input({ config }))).toEqual([
+      'API_KEY <- encrypted  (project)',
+      'CERT <- encrypted-file  (default)',
+      'SHADOWED <- encrypted  (project; overridden by [env], not delivered)',
+      expect.stringMatching(
+        /^delivered by byre develop \(it asks the passphrase\) over the credential channel/,
+      ),
+    ]);
+    expect(m.data.credentials.map((c) => c.state)).toEqual(['sealed', 'sealed', 'overridden']);
+    expect(m.data.host_env.map((e) => e.key)).toEqual([]);
+  });
+
+  it('counts delivered credentials in the develop banner', () => {
+    expect(exposureLines(config, [], [])[0]).toBe(
+      'byre: exposure: /workspace rw · 0 host mounts · 0 ports · 0 env vars · 2 credentials',
+    );
+  });
+
+  const running = RUNNING_BOX;
+  const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['API_KEY', 'CERT'] };
+  const hash = launchRecordHash(renderLaunchRecord(record));
+
+  it('says the running box got them when develop left a receipt', () => {
+    const i = input({
+      config,
+      container: running,
+      launch: { kind: 'verified', hash, record },
+      nextLaunch: record,
+      credentialsDelivered: ['API_KEY', 'CERT'],
+    });
+    expect(rowsOf(i)).toEqual([
+      'API_KEY <- encrypted  (project; delivered)',
+      'CERT <- encrypted-file  (default; delivered)',
+      'delivered to this box over the credential channel (tmpfs /run/byre/credentials)',
+    ]);
+  });
+
+  it('says NOT delivered without a receipt, and attributes keys config no longer has', () => {
+    const i = input({
+      config: fakeConfig(),
+      container: running,
+      launch: { kind: 'verified', hash, record },
+      nextLaunch: record,
+      credentialsDelivered: null,
+    });
+    expect(rowsOf(i)).toEqual([
+      'API_KEY <- credential  (launch record; NOT delivered)',
+      'CERT <- credential  (launch record; NOT delivered)',
+      expect.stringMatching(/^NOT delivered to this box: API_KEY, CERT/),
+    ]);
   });
 });
 

@@ -3,18 +3,18 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
+import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
-  CLAUDE_SKILLS_DIR,
-  CONTEXT_DIR,
+  CREDENTIAL_DIR,
   LAUNCHER_PATH,
-  MCP_CONFIG_PATH,
   NETWORK_CLAIM,
   reservedClaims,
 } from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
+import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
@@ -22,6 +22,7 @@ import type { LaunchRecordState } from '../launch/verify.js';
 import { deriveBoxEgress, egressText, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
+import { skillSource, wiringFacts } from './wiring.js';
 import { statusRows, type ModelRow } from './rows.js';
 
 export interface StatusProject {
@@ -74,7 +75,14 @@ export interface StatusInput {
   siblingsError: string | null;
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
+  /**
+   * Keys develop's delivery receipt names for the running box's launch
+   * record; null when there is none (nothing was delivered, or no record).
+   */
+  credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
+  /** The cascade's files, lowest first (config/cascade-files.ts). */
+  configFiles?: readonly CascadeFile[];
   /** Config-declared Claude Skills develop would refuse to bake, each with its first problem. */
   claudeSkillProblems?: readonly string[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
@@ -90,7 +98,6 @@ export interface StatusModel {
 // ---------------------------------------------------------------------------
 // Attribution
 
-const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
 
 function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
@@ -156,6 +163,7 @@ export type GrantFacts = Pick<
   | 'containments'
   | 'managed_path_shadows'
   | 'host_env'
+  | 'credentials'
   | 'run_args'
   | 'build_raw'
   | 'skill_grants'
@@ -238,6 +246,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
       source: e.source,
       state: e.state,
       layer: layerLabel(e.from),
+    })),
+    credentials: credentialRows(config).map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      layer: layerLabel(r.from),
+      state: r.overridden ? ('overridden' as const) : ('sealed' as const),
     })),
     run_args: config.runArgs.map((a) => a.value),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
@@ -365,6 +379,16 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    credentials: (record.credentialKeys ?? []).map((key) => {
+      const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
+      const delivered = input.credentialsDelivered?.includes(key) === true;
+      return {
+        key,
+        kind: known?.kind ?? null,
+        layer: known?.layer ?? RECORD_SOURCE,
+        state: delivered ? ('delivered' as const) : ('not_delivered' as const),
+      };
+    }),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -380,28 +404,21 @@ function subjectFacts(
 }
 
 // ---------------------------------------------------------------------------
-// Wiring: MCP, Claude Skills, instructions
-
-function agentSkill(input: StatusInput): ResolvedSkill | null {
-  const id = input.config.agent?.value;
-  if (id === undefined) return null;
-  return input.skills.find((s) => s.id === id || s.id === `byre/${id}`) ?? null;
-}
-
-function delivery(
-  count: number,
-  agent: ResolvedSkill | null,
-  agentId: string | undefined,
-  supported: (s: ResolvedSkill) => boolean,
-  what: string,
-  baked: string,
+/** One sentence on how the credential rows reach the box, or null when there are none. */
+function credentialDelivery(
+  credentials: StatusData['credentials'],
+  runningBox: boolean,
 ): string | null {
-  if (count === 0) return null;
-  if (agentId === undefined) return `declared; NOT delivered: no agent (baked at ${baked})`;
-  if (agent === null) return `declared; NOT delivered: agent ${agentId} is not resolved`;
-  return supported(agent)
-    ? `delivered to ${agent.id}`
-    : `declared; NOT delivered: ${agent.id} has no ${what} adapter (baked at ${baked})`;
+  if (credentials.length === 0) return null;
+  if (!runningBox) {
+    return credentials.some((c) => c.state === 'sealed')
+      ? `delivered by byre develop (it asks the passphrase) over the credential channel onto the session tmpfs ${CREDENTIAL_DIR}; never -e, never baked, never in the launch record`
+      : null;
+  }
+  const missing = credentials.filter((c) => c.state === 'not_delivered').map((c) => c.key);
+  return missing.length === 0
+    ? `delivered to this box over the credential channel (tmpfs ${CREDENTIAL_DIR})`
+    : `NOT delivered to this box: ${missing.join(', ')} (no delivery receipt; the box stays at its credential gate and fails closed)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -550,40 +567,7 @@ export function statusModel(input: StatusInput): StatusModel {
     managed_path_shadows: managedShadows(merged.binds, merged.volumes, netnsHooks(skills)),
   };
   const recordSkills = verified?.record.skills ?? null;
-  const agent = agentSkill(input);
-  const agentId = config.agent?.value;
-
-  const mcpServers = [
-    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
-    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
-  ]
-    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
-    .map(({ spec, source }) => ({
-      name: spec.name,
-      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
-      target: spec.url ?? (spec.command ?? []).join(' '),
-      env: [...spec.env],
-      source,
-    }));
-  const claudeSkills = [
-    ...config.claudeSkills.map((c) => ({ ...c.value, source: layerLabel(c.from) })),
-    ...skills.flatMap((s) => s.claudeSkills.map((c) => ({ ...c, source: skillSource(s.id) }))),
-  ]
-    .filter((c) => !config.claudeSkillsClosed.some((x) => x.value === c.name))
-    .map((c) => ({ name: c.name, path: c.path, source: c.source }));
-  const instructions = [
-    ...config.context.map((c) => ({
-      name: c.value.name,
-      source: layerLabel(c.from),
-      text: 'text' in c.value ? c.value.text : null,
-      file: 'file' in c.value ? c.value.file : null,
-    })),
-    ...skills.flatMap((s) =>
-      s.context === null
-        ? []
-        : [{ name: s.id, source: skillSource(s.id), text: s.context, file: null }],
-    ),
-  ];
+  const wiring = wiringFacts(config, skills, input.claudeSkillProblems ?? []);
 
   const data: StatusData = {
     version: STATUS_DATA_VERSION,
@@ -605,6 +589,7 @@ export function statusModel(input: StatusInput): StatusModel {
             bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
           },
     extends: [...config.extendsChain],
+    config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
     self_edit: false,
     engine:
@@ -640,42 +625,10 @@ export function statusModel(input: StatusInput): StatusModel {
     skill_error: input.skillError,
     skill_grants: facts.skill_grants,
     reserved_env: facts.reserved_env,
-    mcp_servers: mcpServers,
-    mcp_closed: config.mcpClosed.map((c) => ({ name: c.value, source: layerLabel(c.from) })),
-    mcp_delivery: delivery(
-      mcpServers.length,
-      agent,
-      agentId,
-      (s) => s.agent?.mcp === true,
-      'MCP',
-      MCP_CONFIG_PATH,
-    ),
-    claude_skills: claudeSkills,
-    claude_skills_closed: config.claudeSkillsClosed.map((c) => ({
-      name: c.value,
-      source: layerLabel(c.from),
-    })),
-    claude_skills_delivery:
-      (input.claudeSkillProblems ?? []).length > 0
-        ? `declared; NOT delivered: develop refuses to bake ${(input.claudeSkillProblems ?? []).join('; ')}`
-        : delivery(
-            claudeSkills.length,
-            agent,
-            agentId,
-            (s) => s.agent?.claudeSkills === true,
-            'Claude Skills',
-            CLAUDE_SKILLS_DIR,
-          ),
-    instructions,
-    instructions_delivery: delivery(
-      instructions.length,
-      agent,
-      agentId,
-      (s) => s.agent?.context === true,
-      'context',
-      CONTEXT_DIR,
-    ),
+    ...wiring,
     host_env: facts.host_env,
+    credentials: facts.credentials,
+    credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     build_raw: facts.build_raw,

@@ -77,6 +77,7 @@ file = "context.md"
 
   it.each([
     ['unknown top-level key', 'colour = "red"\n', 'skill.unknown-key', 1, 'colour'],
+    ['a typo of a key', '[agent]\ncomand = "x"\n', 'skill.unknown-key', 2, 'agent.comand'],
     [
       'unknown key in a table',
       '[runtime]\nmounts_x = []\n',
@@ -332,6 +333,12 @@ file = "context.md"
     expect(issue, JSON.stringify(result.issues)).toBeDefined();
     expect(issue?.location).toMatchObject({ file: FILE, line, key });
     expect(issue?.fix).toBeTruthy();
+  });
+
+  it('names the key an unknown key is a typo of', () => {
+    const [issue] = parseSkillManifest('[agent]\ncomand = "x"\n', FILE).issues;
+    expect(issue?.message).toContain('did you mean command?');
+    expect(issue?.fix).toBe('rename it to command');
   });
 
   it('reports TOML syntax with a position', () => {

@@ -3,6 +3,7 @@
 // supplies the text; never reads files or payload bytes.
 
 import { parse as parseToml } from 'smol-toml';
+import type { z } from 'zod';
 import type { ConfigIssue } from '../../errors.js';
 import { indexKeys } from '../../config/locate.js';
 import { toMcpSpec, toMountSpec, toVolumeSpec } from '../../config/merge.js';
@@ -14,6 +15,8 @@ import {
   tooLargeIssue,
 } from '../../config/parse.js';
 import { finding, type Finding } from '../../config/rules/finding.js';
+import { tableKeysAt } from '../../config/schema-walk.js';
+import { nearestName } from '../../config/suggest.js';
 import { packageFindings, toPackageMeta } from './package-rules.js';
 import {
   rawPackageSchema,
@@ -26,15 +29,26 @@ import {
 } from './schema.js';
 import { asSkillFinding, SKILL_RULES } from './skill-rules.js';
 
-function shapeToSkill(findings: Finding[], file: string): Finding[] {
+function shapeToSkill(findings: Finding[], file: string, schema: z.ZodType): Finding[] {
   return findings.map((f) => {
     if (f.rule === 'config.unknown-key') {
-      return finding(
-        'skill.unknown-key',
-        f.path,
-        `unknown key ${f.path.map(String).join('.')} in ${file} — a typo, or a package written for a newer byre`,
-        'upgrade byre, or remove the key',
-      );
+      const key = String(f.path[f.path.length - 1] ?? '');
+      const known = tableKeysAt(schema, f.path.slice(0, -1));
+      const suggestion = known === null ? null : nearestName(key, known);
+      const name = f.path.map(String).join('.');
+      return suggestion === null
+        ? finding(
+            'skill.unknown-key',
+            f.path,
+            `unknown key ${name} in ${file} — a typo, or a package written for a newer byre`,
+            'upgrade byre, or remove the key',
+          )
+        : finding(
+            'skill.unknown-key',
+            f.path,
+            `unknown key ${name} in ${file} — did you mean ${suggestion}?`,
+            `rename it to ${suggestion}`,
+          );
     }
     return asSkillFinding(f, []);
   });
@@ -149,7 +163,7 @@ export function parseSkillManifest(text: string, file: string): ManifestResult<S
       value: null,
       issues: locate([
         ...removed,
-        ...shapeToSkill(shapeFindings(shaped.error.issues, table), 'skill.toml'),
+        ...shapeToSkill(shapeFindings(shaped.error.issues, table), 'skill.toml', rawSkillSchema),
       ]),
     };
   }
@@ -178,6 +192,7 @@ export function parseTemplatePackage(text: string, file: string): ManifestResult
     const findings = shapeToSkill(
       shapeFindings(shaped.error.issues, table),
       'template.config [package]',
+      rawPackageSchema,
     ).map((f) => ({
       ...f,
       path: ['package', ...f.path],
