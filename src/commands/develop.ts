@@ -340,9 +340,10 @@ async function prepareBox(
       .map((m) => m.target),
   ];
   for (const skipped of await precreateMountPoints(ctx.worktreeDir, mountTargets)) {
-    warn(
-      io,
+    say(
+      io.stderr,
       `${skipped} is not a plain directory in the project; the engine decides what is mounted there`,
+      'warning',
     );
   }
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
