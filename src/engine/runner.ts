@@ -124,8 +124,10 @@ class CliEngine implements Engine {
     const { execa } = await import('execa');
     const args = buildArgv(this.facts.name, spec);
     const onOutput = io.onOutput ?? ((chunk: string) => void process.stderr.write(chunk));
-    // Podman's working containers from before this build are never this build's leftovers.
-    const before = this.facts.name === 'podman' ? this.workingContainers().catch(() => null) : null;
+    // Podman's working containers from before this build are never this build's
+    // leftovers; asked first, as the build makes its base's container at once.
+    const before =
+      this.facts.name === 'podman' ? await this.workingContainers().catch(() => null) : null;
     // Its own process group: a terminal Ctrl-C reaches byre alone, which
     // forwards exactly one signal and then removes what the build left.
     const sub = execa(this.facts.path, args, {
@@ -175,7 +177,7 @@ class CliEngine implements Engine {
       for (const signal of signals) process.off(signal, forward);
     }
     if (interrupted !== null) {
-      const leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, await before);
+      const leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
       throw new ByreError(
         `the build was interrupted (${interrupted})${leftovers.length === 0 ? '' : `; could not remove ${leftovers.join(', ')}`}`,
         {
