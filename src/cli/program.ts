@@ -53,6 +53,16 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('config')
+    .description('Edit this project’s config (or the global default / a named layer) on screen.')
+    .option('--global', 'edit ~/.byre/default.config, the baseline of every box')
+    .option('--layer <name>', 'edit the named layer ~/.byre/layers/<name>/layer.config')
+    .action(async (options: { global?: boolean; layer?: string }) => {
+      const { configCommand } = await import('../commands/config.js');
+      await configCommand(io, options);
+    });
+
+  program
     .command('shell')
     .description(
       'Open a login shell (as dev, with the agent’s env) in this directory’s running session.',
@@ -198,6 +208,7 @@ export function buildProgram(io: Io): Command {
   addPackageCommands(program, io, 'template');
   addWiringCommands(program, io);
   addLayerCommands(program, io);
+  addPresetCommands(program, io);
 
   program
     .command('ejectfirewall')
@@ -547,6 +558,38 @@ function addLayerCommands(program: Command, io: Io): void {
     .description('Check a layer (or all) and walk its extends chain: loops, missing parents.')
     .argument('[name]', 'the layer to check (default: every one)')
     .action(async (name: string | undefined) => (await load()).layerValidateCommand(io, name));
+}
+
+/** `byre preset inspect|apply`: review and apply a repository's config proposal. */
+function addPresetCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/preset.js');
+  const preset = program
+    .command('preset')
+    .description('Review and apply a config preset (a byre.preset a repository ships).')
+    .helpCommand(false)
+    .addHelpText(
+      'after',
+      '\nCloning a repository never changes a box: a byre.preset applies only when you\n' +
+        'run byre preset apply, after its review. The retired in-repo name byre.config\n' +
+        'is refused; rename it to byre.preset.\n',
+    );
+  preset
+    .command('inspect')
+    .description(
+      'Show the box a preset would make (every grant, attributed) and its diff against byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .action(async (source: string | undefined) => (await load()).presetInspectCommand(io, source));
+  preset
+    .command('apply')
+    .description(
+      'Review a preset, offer installs for missing packages, then write it as this project’s byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .option('--yes', 'apply (and install what it needs) without asking; required in a pipe')
+    .action(async (source: string | undefined, options: { yes?: boolean }) =>
+      (await load()).presetApplyCommand(io, source, options),
+    );
 }
 
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);

@@ -12,6 +12,8 @@ import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import { readPresetFacts } from '../box/preset-state.js';
+import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
@@ -429,6 +431,8 @@ export async function developCommand(
   if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
     io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
   }
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.

@@ -388,7 +388,13 @@ class CliEngine implements Engine {
   }
 
   async volumeList(filter: VolumeFilter): Promise<string[]> {
-    return lines(await this.query(volumeListArgv(filter)));
+    // Podman ORs a name filter with label filters; ask by label and match the name here, so both AND.
+    if (filter.name === undefined || filter.labels === undefined) {
+      return lines(await this.query(volumeListArgv(filter)));
+    }
+    const name = filter.name;
+    const byLabel = lines(await this.query(volumeListArgv({ labels: filter.labels })));
+    return byLabel.filter((v) => v.includes(name));
   }
 
   async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
