@@ -11,24 +11,28 @@ import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
+import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import {
+  onboard,
+  onboardedLine,
+  type AskFirstRun,
+  type OnboardCatalog,
+  type OnboardFlags,
+} from '../box/onboard.js';
+import { answersText } from '../config/onboarding.js';
+import { readPresetFacts } from '../box/preset-state.js';
+import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  pidAlive,
-  type LiveBox,
-  type PidAlive,
-} from '../box/sessions.js';
+import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import type { PortChoice } from '../box/port-block.js';
 import { planPorts, portMappingText, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunBind, type RunParams } from '../engine/run-argv.js';
@@ -37,7 +41,6 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
 import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
@@ -62,10 +65,11 @@ import {
   boxHostEnv,
   bundledTemplate,
   loadBoxConfig,
+  packageChoices,
   planBox,
-  skillCatalog,
   userHome,
 } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
@@ -292,6 +296,7 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
   session: CredentialSession | null,
+  deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
   selfEdit: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
@@ -329,10 +334,10 @@ async function prepareBox(
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, pidAlive, io.pid),
-    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
+    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
-  const portChoice = await sessionPorts(pool, ctx, params.ports, pidAlive, io.pid);
+  const portChoice = await sessionPorts(pool, ctx, params.ports, deps.pidAlive, io.pid);
   if (portChoice.kind === 'ok') params.ports = portChoice.ports;
   if (selfEdit) params.extraBinds = [...params.extraBinds, selfEditBind(ctx)];
 
@@ -363,6 +368,16 @@ async function prepareBox(
     home,
   });
 
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
+
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
   if (image.built) {
@@ -373,12 +388,12 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
     version: VERSION,
-    now: new Date(),
+    now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
   let launchHash: string | undefined;
@@ -392,10 +407,23 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
+  const mountTargets = [
+    ...volumes.map((v) => v.decl.target),
+    ...[...final.configMounts, ...final.skillMounts]
+      .filter((m) => m.disabled !== true)
+      .map((m) => m.target),
+  ];
+  for (const skipped of await precreateMountPoints(ctx.worktreeDir, mountTargets)) {
+    say(
+      io.stderr,
+      `${skipped} is not a plain directory in the project; the engine decides what is mounted there`,
+      'warning',
+    );
+  }
   if (selfEdit) warnSelfEdit(io, ctx);
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
   const netns: NetnsPlan | null =
@@ -448,6 +476,39 @@ async function deliverBeside(
     }
   }
   return null;
+}
+
+/**
+ * Onboarding on a project's first develop: the first-run picker on a
+ * terminal (stdin and stderr), stored answers under defaults.skip_questions,
+ * flags alone otherwise; then where the config lives and what edits it.
+ */
+async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promise<void> {
+  const catalogs = (): OnboardCatalog => {
+    const choices = packageChoices(ctx.store.home);
+    return { ...choices, bundledTemplate, catalog: choices.skills, canon: choices.canon.skill };
+  };
+  const ask: AskFirstRun | null =
+    io.stdinIsTty && io.stderrIsTty === true
+      ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
+      : null;
+  const result = await onboard(ctx, flags, catalogs, ask);
+  if (!result.wrote) return;
+  const lines: string[] = [];
+  if (result.how === 'stored') {
+    lines.push(
+      `byre: configured from your stored answers (defaults.skip_questions in default.config): ${answersText(result.answers, result.companion)}; byre config --global changes them`,
+    );
+  }
+  if (result.savedDefaults) {
+    lines.push(
+      'byre: saved these answers as your defaults in default.config; they pre-select the next new project’s answers',
+    );
+  }
+  lines.push(onboardedLine(ctx.project.config));
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    io.stderr.write(`${escapeTerminal(line)}\n`);
+  }
 }
 
 interface SessionSnapshots {
@@ -526,14 +587,23 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
   }
 }
 
-export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+export async function developCommand(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
-  await runDevelop(io, flags);
+  await runDevelop(io, flags, given);
 }
 
 /** develop after the host-user check (`byre worktree` runs it in the new worktree). */
-export async function runDevelop(io: Io, flags: DevelopOptions): Promise<void> {
+export async function runDevelop(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // The project directory alone, before the store is written: a directory
   // holding the store or byre itself is refused before anything is created.
@@ -546,9 +616,9 @@ export async function runDevelop(io: Io, flags: DevelopOptions): Promise<void> {
       },
     ]);
   });
-  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
-    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
-  }
+  await firstRun(io, ctx, flags);
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
@@ -556,14 +626,23 @@ export async function runDevelop(io: Io, flags: DevelopOptions): Promise<void> {
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
-  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const engine = deps.createEngine(facts, { env: io.env });
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, flags.selfEdit === true),
+    prepareBox(
+      io,
+      ctx,
+      engine,
+      early.config.engine.value,
+      pool,
+      session,
+      deps,
+      flags.selfEdit === true,
+    ),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
