@@ -33,6 +33,8 @@ import type { PortSpec } from '../config/types.js';
 import type { HostPort } from '../box/port-block.js';
 import { planPorts, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
 import { hostPortHolder } from '../box/port-probe.js';
+import { worktreeIdFor } from '../project/worktree.js';
+import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { defaultConfigPath } from '../project/store-layout.js';
 import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
@@ -116,6 +118,13 @@ async function nextPorts(
     : { session: null, refusals: [] };
 }
 
+/** The repository's worktrees by worktree id, read from git's files (never by running git). */
+function worktreesById(ctx: ProjectContext): Map<string, WorktreeEntry> {
+  if (ctx.commonGitDir === null) return new Map();
+  const { entries } = listWorktrees(ctx.commonGitDir, ctx.projectRoot);
+  return new Map(entries.map((e) => [e.admin === null ? ctx.projectId : worktreeIdFor(e.path), e]));
+}
+
 export async function statusCommand(
   io: Io,
   options: StatusOptions,
@@ -177,9 +186,20 @@ export async function statusCommand(
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
+  const worktrees = worktreesById(ctx);
   const siblings: StatusSibling[] = boxes
     .filter((b) => b !== own && b.labels[LABEL.workdir] !== undefined)
-    .map((b) => ({ worktreeId: b.labels[LABEL.workdir] ?? '', id: b.id, engine: b.engine }));
+    .map((b) => {
+      const worktreeId = b.labels[LABEL.workdir] ?? '';
+      const wt = worktrees.get(worktreeId);
+      return {
+        worktreeId,
+        id: b.id,
+        engine: b.engine,
+        path: wt?.path ?? null,
+        branch: wt === undefined ? null : headText(wt.head),
+      };
+    });
 
   let container: StatusContainer;
   if (own !== undefined) {

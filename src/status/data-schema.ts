@@ -182,7 +182,15 @@ export const statusDataSchema = z
       orphaned: z.boolean(),
       client_pid: z.number().int().nullable(),
       error: nullableText,
-      siblings: z.array(z.object({ worktree: text, id: text, engine: text })),
+      siblings: z.array(
+        z.object({
+          worktree: text,
+          id: text,
+          engine: text,
+          path: nullableText.describe('the worktree directory, from git’s files'),
+          branch: nullableText,
+        }),
+      ),
       siblings_error: nullableText,
     }),
     launch: z.object({

@@ -56,6 +56,9 @@ export interface StatusSibling {
   worktreeId: string;
   id: string;
   engine: EngineName;
+  /** The worktree's directory and branch, from git's files; null when not found there. */
+  path?: string | null;
+  branch?: string | null;
 }
 
 export interface StatusInput {
@@ -522,6 +525,8 @@ function containerData(input: StatusInput): StatusData['container'] {
     worktree: s.worktreeId,
     id: s.id,
     engine: s.engine,
+    path: s.path ?? null,
+    branch: s.branch ?? null,
   }));
   const base = { siblings, siblings_error: input.siblingsError };
   switch (c.state) {

@@ -419,7 +419,8 @@ export function statusRows(d: StatusData): ModelRow[] {
   add(...containerRows(d));
   const exclusive = d.volumes.filter((v) => v.sharing === 'exclusive').map((v) => v.name);
   const siblings = d.container.siblings.map(
-    (s) => `${s.worktree}  running (${shortId(s.id)}) on ${s.engine}`,
+    (s) =>
+      `${s.path ?? s.worktree}${s.branch === null ? '' : `  ${s.branch}`}  running (${shortId(s.id)}) on ${s.engine}`,
   );
   if (d.container.siblings_error !== null)
     siblings.push(`could not check every engine: ${d.container.siblings_error}`);
