@@ -19,7 +19,7 @@ export const HOOK_ENTRY_LIMIT = 500;
 export const WORKTREE_CONFIG_LIMIT = 100;
 export const ENV_FILE_LIMIT = 200;
 /** Directories the `.env*` walk visits at most. */
-export const ENV_DIR_LIMIT = 5000;
+export const ENV_DIR_LIMIT = 20_000;
 /** The whole snapshot's time budget. */
 export const SNAPSHOT_BUDGET_MS = 10_000;
 /** Config files and hooks larger than this are compared by size and time, not content. */

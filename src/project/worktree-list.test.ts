@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
+import { hasGit } from '../../test/support/tools.js';
 import { ADD_SCRIPT, REMOVE_SCRIPT } from '../box/worktree-helper.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
@@ -21,14 +22,6 @@ useTempDir('worktree-list', (tmp) => {
   dir = tmp;
 });
 
-const hasGit = (() => {
-  try {
-    execFileSync('git', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 function put(rel: string, content: string): string {
   const p = path.join(dir, rel);

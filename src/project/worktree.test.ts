@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
+import { hasGit } from '../../test/support/tools.js';
 
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
@@ -18,14 +19,6 @@ import {
 
 let dir: string;
 
-const hasGit = (() => {
-  try {
-    execFileSync('git', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 useTempDir('worktree-test', (tmp) => {
   dir = tmp;

@@ -48,6 +48,10 @@ export const statusDataSchema = z
       .describe('the files of this directory’s cascade, lowest first'),
     preset_note: nullableText,
     self_edit: z.boolean(),
+    worktree_base: z
+      .object({ value: text, source })
+      .nullable()
+      .describe('where `byre worktree` puts new worktrees; null when no layer sets it'),
     port_block: z
       .number()
       .int()

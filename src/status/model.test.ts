@@ -656,6 +656,20 @@ describe('statusModel rows', () => {
       '/src/app-feat  feat  running (0123456789ab) on docker',
     ],
     [
+      'worktree_base, where byre worktree puts new worktrees',
+      {
+        config: fakeConfig({
+          worktreeBase: sourced('sibling', {
+            kind: 'default',
+            name: 'default',
+            path: '/home/ada/.byre/default.config',
+          }),
+        }),
+      },
+      'Worktree base',
+      /^sibling {2}\(default; where byre worktree puts new worktrees\)$/,
+    ],
+    [
       'a linked worktree’s port block',
       {
         config: fakeConfig({

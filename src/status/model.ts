@@ -638,6 +638,10 @@ export function statusModel(input: StatusInput): StatusModel {
       verified === null
         ? input.selfEdit === true
         : verified.record.binds.some((b) => b.target === SELF_EDIT_DIR),
+    worktree_base:
+      config.worktreeBase === null || config.worktreeBase.value === ''
+        ? null
+        : { value: config.worktreeBase.value, source: layerLabel(config.worktreeBase.from) },
     port_block: input.sessionPorts?.block ?? null,
     engine:
       input.engine.kind === 'ok'

@@ -217,6 +217,12 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
   if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
+  if (d.worktree_base !== null) {
+    add({
+      label: 'Worktree base',
+      value: `${d.worktree_base.value}  (${d.worktree_base.source}; where byre worktree puts new worktrees)`,
+    });
+  }
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null) {
     const digest =

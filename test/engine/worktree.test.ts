@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { worktreeIdFor } from '../../src/project/worktree.js';
 import { flavorsUnderTest } from './engines.js';
 import {
+  engineCli,
   installTestAgent,
   runByre,
   runningBox,
@@ -122,68 +123,94 @@ describe.skipIf(flavors.length === 0).each(flavors)(
 
     it('two worktrees run sessions at once: shared state, own host ports for one container port, a third develop exits 3, and no git ran on the host', async () => {
       const { project, env, port } = repo;
-      const a = scope.start(project, ['develop'], { env });
-      await waitFor('the main worktree’s session', () => runningBox(project, project.id), 590_000);
-      a.child.stdin?.write(
-        'mkdir -p /tmp/www && echo main > /tmp/www/who && busybox httpd -p 3000 -h /tmp/www && ' +
-          'echo from-main > /home/dev/.testagent/shared && echo "A-PORT=$BYRE_PORT_3000"\n',
-      );
-      expect(await line(a, 'A-PORT=')).toBe(String(port));
+      const sessions: BackgroundSession[] = [];
+      try {
+        const a = scope.start(project, ['develop'], { env });
+        sessions.push(a);
+        await waitFor(
+          'the main worktree’s session',
+          () => runningBox(project, project.id),
+          590_000,
+        );
+        a.child.stdin?.write(
+          'mkdir -p /tmp/www && echo main > /tmp/www/who && busybox httpd -p 3000 -h /tmp/www && ' +
+            'echo from-main > /home/dev/.testagent/shared && echo "A-PORT=$BYRE_PORT_3000"\n',
+        );
+        expect(await line(a, 'A-PORT=')).toBe(String(port));
 
-      const b = scope.start(project, ['worktree', 'feat'], { env });
-      const wtDir = path.join(project.root, 'repo-feat');
-      await waitFor('the worktree’s session', () => runningBox(project, worktreeIdFor(wtDir)));
-      b.child.stdin?.write(
-        'mkdir -p /tmp/www && echo feat > /tmp/www/who && busybox httpd -p 3000 -h /tmp/www && ' +
-          'echo "B-STATE=$(cat /home/dev/.testagent/shared)" && echo "B-BRANCH=$(git -C /workspace branch --show-current)" && ' +
-          'echo "B-FILES=$(ls /workspace | tr "\\n" " ")" && echo "B-PORT=$BYRE_PORT_3000"\n',
-      );
-      const shifted = Number(await line(b, 'B-PORT='));
-      expect(await line(b, 'B-STATE=')).toBe('from-main');
-      expect(await line(b, 'B-BRANCH=')).toBe('feat');
-      expect(await line(b, 'B-FILES=')).toContain('README');
-      expect(b.stderr()).toMatch(
-        /byre: ports: 127\.0\.0\.1:\d+ -> 3000 {2}\(this worktree's port block \d+\)/,
-      );
-      expect(shifted).not.toBe(port);
-      expect((shifted - port) % 100).toBe(0);
+        const b = scope.start(project, ['worktree', 'feat'], { env });
+        sessions.push(b);
+        const wtDir = path.join(project.root, 'repo-feat');
+        await waitFor('the worktree’s session', () => runningBox(project, worktreeIdFor(wtDir)));
+        b.child.stdin?.write(
+          'mkdir -p /tmp/www && echo feat > /tmp/www/who && busybox httpd -p 3000 -h /tmp/www && ' +
+            'echo "B-STATE=$(cat /home/dev/.testagent/shared)" && echo "B-BRANCH=$(git -C /workspace branch --show-current)" && ' +
+            'echo "B-FILES=$(ls /workspace | tr "\\n" " ")" && echo "B-PORT=$BYRE_PORT_3000"\n',
+        );
+        const shifted = Number(await line(b, 'B-PORT='));
+        expect(await line(b, 'B-STATE=')).toBe('from-main');
+        expect(await line(b, 'B-BRANCH=')).toBe('feat');
+        expect(await line(b, 'B-FILES=')).toContain('README');
+        expect(b.stderr()).toMatch(
+          /byre: ports: 127\.0\.0\.1:\d+ -> 3000 {2}\(this worktree's port block \d+\)/,
+        );
+        expect(shifted).not.toBe(port);
+        expect((shifted - port) % 100).toBe(0);
 
-      // Both publish container port 3000; each answers on its own host port.
-      expect(await fetchText(port, 'who')).toBe('main');
-      expect(await fetchText(shifted, 'who')).toBe('feat');
+        // Both publish container port 3000; each answers on its own host port.
+        expect(await fetchText(port, 'who')).toBe('main');
+        expect(await fetchText(shifted, 'who')).toBe('feat');
 
-      const third = runByre(project, ['develop'], { env });
-      expect(third.stderr).toContain('a session is already running for this directory');
-      expect(third.status).toBe(3);
+        const third = runByre(project, ['develop'], { env });
+        expect(third.stderr).toContain('a session is already running for this directory');
+        expect(third.status).toBe(3);
 
-      const list = runByre(project, ['worktree', 'list'], { env });
-      expect(list.status).toBe(0);
-      expect(list.stdout).toMatch(new RegExp(`${project.dir} +main +running \\(${flavor.engine}`));
-      expect(list.stdout).toMatch(new RegExp(`${wtDir} +feat +running \\(${flavor.engine}`));
+        const list = runByre(project, ['worktree', 'list'], { env });
+        expect(list.status).toBe(0);
+        expect(list.stdout).toMatch(
+          new RegExp(`${project.dir} +main +running \\(${flavor.engine}`),
+        );
+        expect(list.stdout).toMatch(new RegExp(`${wtDir} +feat +running \\(${flavor.engine}`));
 
-      const status = runByre(project, ['status'], { env });
-      expect(status.stdout).toMatch(/Worktrees: +.*repo-feat.*feat.*running/);
-      const wtStatus = runByre(project, ['status', '--data'], { env, cwd: wtDir });
-      const data = JSON.parse(wtStatus.stdout) as { ports: { host: number }[]; port_block: number };
-      expect(data.ports[0]?.host).toBe(shifted);
-      expect(data.port_block).toBe((shifted - port) / 100);
+        const status = runByre(project, ['status'], { env });
+        expect(status.stdout).toMatch(/Worktrees: +.*repo-feat.*feat.*running/);
+        const wtStatus = runByre(project, ['status', '--data'], { env, cwd: wtDir });
+        const data = JSON.parse(wtStatus.stdout) as {
+          ports: { host: number }[];
+          port_block: number;
+        };
+        expect(data.ports[0]?.host).toBe(shifted);
+        expect(data.port_block).toBe((shifted - port) / 100);
 
-      const busy = runByre(project, ['worktree', 'remove', 'feat'], { env });
-      expect(busy.stderr).toContain('is running');
-      expect(busy.status).toBe(3);
+        const busy = runByre(project, ['worktree', 'remove', 'feat'], { env });
+        expect(busy.stderr).toContain('is running');
+        expect(busy.status).toBe(3);
 
-      a.child.stdin?.write('exit\n');
-      b.child.stdin?.write('exit\n');
-      expect(await a.end()).toBe(0);
-      expect(await b.end()).toBe(0);
-      // Untouched trees: no exit-report notice (the worktree's checkout brought its .env).
-      expect(a.stderr()).not.toContain('notice:');
-      expect(b.stderr()).not.toContain('notice:');
+        a.child.stdin?.write('exit\n');
+        b.child.stdin?.write('exit\n');
+        expect(await a.end()).toBe(0);
+        expect(await b.end()).toBe(0);
+        // Untouched trees: no exit-report notice (the worktree's checkout brought its .env).
+        expect(a.stderr()).not.toContain('notice:');
+        expect(b.stderr()).not.toContain('notice:');
 
-      const removed = runByre(project, ['worktree', 'remove', 'feat'], { env });
-      expect(removed.stderr).toContain('removed the worktree');
-      expect(removed.status).toBe(0);
-      expect(existsSync(wtDir)).toBe(false);
+        const removed = runByre(project, ['worktree', 'remove', 'feat'], { env });
+        expect(removed.stderr).toContain('removed the worktree');
+        expect(removed.status).toBe(0);
+        expect(existsSync(wtDir)).toBe(false);
+      } finally {
+        // A failure above must not leave sessions running into the next test.
+        for (const s of sessions) s.child.kill('SIGKILL');
+        await Promise.all(sessions.map((s) => s.exited));
+        const left = engineCli(project, [
+          'ps',
+          '-aq',
+          '--filter',
+          `label=byre.project=${project.id}`,
+        ]);
+        for (const id of left.split('\n').filter((l) => l !== ''))
+          engineCli(project, ['rm', '-f', id]);
+      }
 
       // The recording git saw byre's env_from_host reads (run from /), and nothing in the repository.
       const calls = repo.calls();
