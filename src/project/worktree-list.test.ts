@@ -22,7 +22,6 @@ useTempDir('worktree-list', (tmp) => {
   dir = tmp;
 });
 
-
 function put(rel: string, content: string): string {
   const p = path.join(dir, rel);
   mkdirSync(path.dirname(p), { recursive: true });

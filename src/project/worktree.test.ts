@@ -19,7 +19,6 @@ import {
 
 let dir: string;
 
-
 useTempDir('worktree-test', (tmp) => {
   dir = tmp;
 });
