@@ -238,7 +238,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
     it('--self-edit: warned before the box exists, told in its session context, the config diff at exit, applied next time', () => {
       const { project, env } = repo;
       const preview = runByre(project, ['status', '--self-edit'], { env });
-      expect(preview.stdout).toMatch(/Self-edit: +\S+ -> \/home\/dev\/\.byre-self/);
+      expect(preview.stdout).toMatch(/Self-edit: +\S+ ->\s+\/home\/dev\/\.byre-self/);
       const r = runByre(project, ['develop', '--self-edit'], {
         env,
         input:
