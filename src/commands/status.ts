@@ -192,7 +192,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
 
   const model = statusModel({
-    project: ctx,
+    project: { ...ctx, configFile: ctx.project.config },
     config,
     skills,
     skillError,

@@ -11,7 +11,6 @@ import {
   CONTEXT_DIR,
   LAUNCHER_PATH,
   MCP_CONFIG_PATH,
-  NETWORK_CLAIM,
   reservedClaims,
 } from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
@@ -19,9 +18,11 @@ import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
-import { deriveBoxEgress, egressText, parseRecordedEgress } from '../network/egress.js';
+import { egressText } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
+import { STATUS_DATA_VERSION, type LaunchDataState, type StatusData } from './data-schema.js';
+import { mcpFacts } from './mcp.js';
+import { networkFacts, RECORD_SOURCE } from './network.js';
 import { statusRows, type ModelRow } from './rows.js';
 
 export interface StatusProject {
@@ -32,6 +33,8 @@ export interface StatusProject {
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
   gitPaths: { commonGitDir: string; worktreeDir: string } | null;
+  /** The project layer's file (`~/.byre/projects/<id>/byre.config`). */
+  configFile: string;
 }
 
 export type StatusEngine =
@@ -40,7 +43,11 @@ export type StatusEngine =
 
 export type StatusContainer =
   | { state: 'not_running' }
-  /** `clientAlive` false: the byre process that started the box is gone (orphaned). */
+  /**
+   * `clientPid` null: the box carries no byre.client pid, so byre did not
+   * start it (the command `byre dockerrun` prints, run by hand).
+   * `clientAlive` false: the byre process that started the box is gone (orphaned).
+   */
   | {
       state: 'running';
       id: string;
@@ -100,7 +107,6 @@ export function layerLabel(ref: LayerRef): string {
 }
 
 const skillSource = (id: string): string => `skill ${id}`;
-const RECORD_SOURCE = 'launch record';
 
 function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
   const { known, claims } = reservedClaims(key);
@@ -228,6 +234,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
     projectRunArgs: config.runArgs.length > 0,
     rawBuild: config.dockerfilePre.length + config.dockerfilePost.length > 0,
     reserved,
+    label: layerLabel,
   });
 
   const shadows = managedShadows(binds, volumes, netnsHooks(skills));
@@ -242,12 +249,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
       s.runtime.containment === null ? [] : [{ skill: s.id, text: s.runtime.containment }],
     ),
     managed_path_shadows: shadows,
-    host_env: input.hostEnv.map((e) => ({
-      key: e.key,
-      source: e.source,
-      state: e.state,
-      layer: layerLabel(e.from),
-    })),
+    // A disabled entry ("" in env_from_host) passes nothing: not a grant, not listed.
+    host_env: input.hostEnv.flatMap((e) =>
+      e.state === 'disabled'
+        ? []
+        : [{ key: e.key, source: e.source, state: e.state, layer: layerLabel(e.from) }],
+    ),
     run_args: config.runArgs.map((a) => a.value),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
     skill_grants: skills.flatMap((s) => [
@@ -263,62 +270,6 @@ export function grantFacts(input: GrantInput): GrantFacts {
         : [{ skill: s.id, kind: 'netns_init' as const, value: s.runtime.netnsInit }]),
       ...s.runtime.sockGroups.map((g) => ({ skill: s.id, kind: 'sock_group' as const, value: g })),
     ]),
-  };
-}
-
-interface NetworkInput {
-  config: EffectiveConfig;
-  skills: readonly ResolvedSkill[];
-  skillError: string | null;
-  posture: string;
-  postureSkill: string | null;
-  /** A verified record's egress after closures; attribution still comes from config. */
-  recorded: readonly string[] | null;
-  projectRunArgs: boolean;
-  rawBuild: boolean;
-  reserved: StatusData['reserved_env'];
-}
-
-function networkFacts(n: NetworkInput): StatusData['network'] {
-  const { config, skills } = n;
-  const derived = deriveBoxEgress(config, skills, layerLabel);
-  const posture = n.skillError !== null ? 'unknown' : n.posture;
-  const degradedBy = [
-    ...(n.projectRunArgs ? ['raw run_args'] : []),
-    ...(n.rawBuild ? ['raw build lines'] : []),
-    ...n.reserved
-      .filter((r) => r.claims.includes(NETWORK_CLAIM))
-      .map((r) => `reserved ${r.key} (${r.skill})`),
-  ];
-  const allow = posture === 'deny-by-default';
-  let egress: StatusData['network']['egress'] = derived.entries.map((e) => ({
-    host: e.host,
-    port: e.port,
-    source: e.sources,
-    enforced: allow && e.closedBy === null && degradedBy.length === 0,
-    closed_by: e.closedBy,
-  }));
-  if (n.recorded !== null) {
-    // The box's own allowlist: attribute what config still explains.
-    egress = n.recorded.map((text) => {
-      const entry = parseRecordedEgress(text);
-      const known = derived.entries.find((e) => `${e.host}:${e.port}` === text);
-      return {
-        host: entry.host,
-        port: entry.port ?? 0,
-        source: known?.sources ?? [RECORD_SOURCE],
-        enforced: allow && degradedBy.length === 0,
-        closed_by: null,
-      };
-    });
-  }
-  return {
-    posture,
-    posture_skill: n.postureSkill,
-    warranted: posture !== 'open' && posture !== 'unknown' && degradedBy.length === 0,
-    degraded_by: posture === 'open' ? [] : degradedBy,
-    egress,
-    closed: derived.closures.map((c) => ({ entry: c.text, source: c.source })),
   };
 }
 
@@ -384,6 +335,7 @@ function subjectFacts(
       projectRunArgs: record.network.projectRunArgs,
       rawBuild: record.network.rawBuild,
       reserved,
+      label: layerLabel,
     }),
   };
 }
@@ -416,7 +368,9 @@ function delivery(
 // ---------------------------------------------------------------------------
 // Container and launch record
 
-const LAUNCH_NOTES: Record<Exclude<LaunchRecordState['kind'], 'verified'>, string> = {
+const LAUNCH_NOTES: Record<Exclude<LaunchDataState, 'verified' | 'none'>, string> = {
+  outside_byre:
+    'the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record',
   pre_record: 'the box carries no launch record (started by a byre before records)',
   missing: 'the box’s launch record file is missing',
   unreadable: 'the box’s launch record cannot be read',
@@ -424,7 +378,8 @@ const LAUNCH_NOTES: Record<Exclude<LaunchRecordState['kind'], 'verified'>, strin
   newer_schema: 'the box’s launch record was written by a newer byre; liveness only',
 };
 
-function launchData(state: LaunchRecordState | null): StatusData['launch'] {
+/** The record's state for the page; a box byre did not start has none to carry. */
+function launchData(state: LaunchRecordState | null, outsideByre: boolean): StatusData['launch'] {
   const empty: StatusData['launch'] = {
     state: 'none',
     note: null,
@@ -437,6 +392,9 @@ function launchData(state: LaunchRecordState | null): StatusData['launch'] {
     box_env_keys: null,
   };
   if (state === null) return empty;
+  if (state.kind === 'pre_record' && outsideByre) {
+    return { ...empty, state: 'outside_byre', note: LAUNCH_NOTES.outside_byre };
+  }
   switch (state.kind) {
     case 'verified': {
       const r = state.record;
@@ -496,6 +454,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: null,
         engine: null,
         orphaned: false,
+        outside_byre: false,
         client_pid: null,
         error: null,
         ...base,
@@ -505,7 +464,8 @@ function containerData(input: StatusInput): StatusData['container'] {
         state: 'running',
         id: c.id,
         engine: c.engine,
-        orphaned: c.clientAlive === false,
+        orphaned: c.clientPid !== null && c.clientAlive === false,
+        outside_byre: c.clientPid === null,
         client_pid: c.clientPid,
         error: null,
         ...base,
@@ -516,6 +476,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: null,
         engine: null,
         orphaned: false,
+        outside_byre: false,
         client_pid: null,
         error: c.error,
         ...base,
@@ -562,18 +523,17 @@ export function statusModel(input: StatusInput): StatusModel {
   const agent = agentSkill(input);
   const agentId = config.agent?.value;
 
-  const mcpServers = [
-    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
-    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
-  ]
-    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
-    .map(({ spec, source }) => ({
-      name: spec.name,
-      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
-      target: spec.url ?? (spec.command ?? []).join(' '),
-      env: [...spec.env],
-      source,
-    }));
+  const mcpServers = mcpFacts(
+    config,
+    skills,
+    facts.network,
+    {
+      hostEnv: facts.host_env,
+      configEnv: new Set(Object.keys(config.env)),
+      skills,
+    },
+    layerLabel,
+  );
   const claudeSkills = [
     ...config.claudeSkills.map((c) => ({ ...c.value, source: layerLabel(c.from) })),
     ...skills.flatMap((s) => s.claudeSkills.map((c) => ({ ...c, source: skillSource(s.id) }))),
@@ -599,6 +559,7 @@ export function statusModel(input: StatusInput): StatusModel {
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    project_config: project.configFile,
     refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:
@@ -688,7 +649,10 @@ export function statusModel(input: StatusInput): StatusModel {
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,
     container: containerData(input),
-    launch: launchData(running),
+    launch: launchData(
+      running,
+      input.container.state === 'running' && input.container.clientPid === null,
+    ),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
         ? launchChanges(verified.record, input.nextLaunch)
