@@ -281,6 +281,13 @@ describe('buildRunArgv', () => {
       'byre.gid=20',
       'byre.launch=abc',
     ]);
+    // A printed command (dockerrun) names no byre process: nothing for status to call orphaned.
+    expect(labels({ ...base, labels: {} })).toEqual([
+      'byre.project=app-1a2b3c',
+      'byre.workdir=app-1a2b3c',
+      'byre.uid=1000',
+      'byre.gid=1000',
+    ]);
   });
 
   it('emits none of the flags it leaves to skills and raw run_args', () => {
