@@ -211,7 +211,7 @@ function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue
           'extends',
           'config.extends-missing',
           `layer ${JSON.stringify(next)} not found — create ${path}`,
-          `create ${path} (byre layer new ${next}), or remove extends`,
+          `create ${path} with the layer's keys, or remove extends`,
         ),
       );
       break;
