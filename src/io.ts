@@ -7,6 +7,12 @@ import { createInterface } from 'node:readline';
 
 import { UsageError } from './errors.js';
 
+/** Where byre may ask for a secret with echo off: stdin when it is a terminal. */
+export interface Terminal {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WritableStream;
+}
+
 export interface Writer {
   write(text: string): unknown;
 }
@@ -27,6 +33,8 @@ export interface Io {
   stdinStream?: NodeJS.ReadableStream;
   stdoutStream?: NodeJS.WritableStream;
   stderrIsTty?: boolean;
+  /** Where byre may ask for a secret with echo off; null without a terminal on stdin. */
+  terminal?: Terminal | null;
 }
 
 export function defaultIo(): Io {
@@ -44,6 +52,8 @@ export function defaultIo(): Io {
     stdinStream: process.stdin,
     stdoutStream: process.stdout,
     stderrIsTty: process.stderr.isTTY === true,
+    terminal:
+      process.stdin.isTTY === true ? { input: process.stdin, output: process.stderr } : null,
   };
 }
 

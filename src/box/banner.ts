@@ -18,8 +18,10 @@ export function bannerLines(facts: GrantFacts): string[] {
   const active = facts.binds.length - disabled;
   const delivered = facts.host_env.filter((e) => e.state === 'delivered').length;
   const mountText = `${plural(active, 'host mount')}${disabled > 0 ? ` (+${disabled} disabled)` : ''}`;
+  const credentials = facts.credentials.filter((c) => c.state !== 'overridden').length;
+  const credentialText = credentials === 0 ? '' : ` · ${plural(credentials, 'credential')}`;
   return [
-    `byre: exposure: /workspace rw · ${mountText} · ${plural(facts.ports.length, 'port')} · ${plural(delivered, 'env var')}`,
+    `byre: exposure: /workspace rw · ${mountText} · ${plural(facts.ports.length, 'port')} · ${plural(delivered, 'env var')}${credentialText}`,
     `byre: network ${networkValue(facts.network)}`,
     ...facts.containments.map((c) => `byre: 🛑 containment hole: ${c.text}  (skill: ${c.skill})`),
     ...facts.managed_path_shadows.map(

@@ -11,7 +11,10 @@ describe('interpretExit', () => {
     [130, /possibly SIGINT/],
     [143, /possibly SIGTERM/],
     [129, /possibly SIGHUP/],
-    [134, /possibly signal 6/],
+    [134, /possibly SIGABRT/],
+    [139, /possibly SIGSEGV/],
+    [141, /possibly SIGPIPE/],
+    [192, /possibly signal 64/],
     [128, /^the box exited 128$/],
     [255, /^the box exited 255$/],
   ])('%i is explained', (code, message) => {

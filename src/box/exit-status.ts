@@ -1,8 +1,9 @@
 // What the agent's exit status means to the user. 0-127 pass through
 // silently; 128 and above are signals or engine failures, which byre explains
-// and reports as its own failure (exit 1).
+// and reports as its own failure (exit 1). An engine client that was itself
+// killed never reaches here: the engine adapter reports it as such.
 
-const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 9: 'SIGKILL', 15: 'SIGTERM' };
+import { signalName } from '../engine/signals.js';
 
 export type ExitOutcome =
   { kind: 'passthrough'; code: number } | { kind: 'failed'; message: string };
@@ -18,7 +19,7 @@ export function interpretExit(code: number): ExitOutcome {
   }
   if (code >= 129 && code <= 192) {
     const n = code - 128;
-    const name = SIGNALS[n];
+    const name = signalName(n);
     return {
       kind: 'failed',
       message: `the box exited ${code}: possibly ${name ?? `signal ${n}`}`,

@@ -28,6 +28,8 @@ export type Unreached = Exclude<PoolAnswer<unknown>, { state: 'ok' }>;
 export interface Inventory {
   engines: EngineInventory[];
   unreached: Unreached[];
+  /** Engines that refuse this user: they cannot hold what this user's byre made, so they leave no gap. */
+  denied: Unreached[];
 }
 
 export async function takeInventory(
@@ -58,7 +60,8 @@ export async function takeInventory(
     engines: answers.flatMap((a) =>
       a.state === 'ok' ? [{ engineName: a.name, engine: a.engine, ...a.value }] : [],
     ),
-    unreached: failedAnswers(answers),
+    unreached: failedAnswers(answers).filter((a) => a.state !== 'denied'),
+    denied: failedAnswers(answers).filter((a) => a.state === 'denied'),
   };
 }
 

@@ -61,6 +61,7 @@ export function launchRecordFor(input: RecordInput): LaunchRecord {
     workdir: params.worktreeId,
     engine: params.engine,
     envKeys: envKeysOf(Object.fromEntries(runEnv(params))),
+    credentialKeys: [...(params.credentialKeys ?? [])].sort(),
     runArgs: [...params.skillRunArgs, ...params.projectRunArgs],
     image: {
       tag: params.image,

@@ -1,14 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync, statSync } from 'node:fs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 import { UsageError } from '../errors.js';
 import type { ProjectContext } from '../project/context.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import { EMPTY_CATALOG } from '../skills/resolve.js';
 import { onboard, onboardingConfig } from './onboard.js';
 
-let home: string;
+const temp = useTempDir('onboard');
 let ctx: ProjectContext;
 const lookups = {
   bundledTemplate: (n: string) => (n === 'node' ? {} : null),
@@ -16,7 +15,7 @@ const lookups = {
 };
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'byre-onboard-'));
+  const home = temp.path;
   const project = projectStorePaths(home, 'demo-work-0877d7');
   ctx = {
     store: storePaths(home),
@@ -30,10 +29,6 @@ beforeEach(() => {
     gitPaths: null,
     boxWritableRoots: [],
   };
-});
-
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
 });
 
 const HEADER = [

@@ -39,6 +39,15 @@ export function onboardingConfig(projectRoot: string, flags: OnboardFlags): stri
   return applyEdits(`${header.join('\n')}\n`, edits);
 }
 
+/** What develop says after onboarding wrote the project's config. */
+export function onboardedLine(configPath: string): string {
+  return [
+    `byre: wrote this project's config: ${configPath}`,
+    '      edit it by hand; `byre status` names every file',
+    '      of the cascade, and docs/CONFIG.md lists every key',
+  ].join('\n');
+}
+
 async function checkTemplate(
   ctx: ProjectContext,
   name: string,

@@ -59,6 +59,7 @@ export type PoolAnswer<T> =
   | { name: EngineName; state: 'ok'; value: T; engine: Engine }
   | { name: EngineName; state: 'declined'; message: string }
   | { name: EngineName; state: 'unreachable'; message: string }
+  | { name: EngineName; state: 'denied'; message: string }
   | { name: EngineName; state: 'error'; message: string };
 
 /** Ask every member the same question; failures become data, never exceptions. */
@@ -79,15 +80,26 @@ export async function askPool<T>(
         return { name: m.name, state: 'ok', value: await question(m.engine), engine: m.engine };
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;
-        const unreachable = error.rule === 'engine.unreachable' || error.rule === 'engine.timeout';
-        return {
-          name: m.name,
-          state: unreachable ? 'unreachable' : 'error',
-          message: error.message,
-        };
+        return { name: m.name, state: answerState(error.rule), message: error.message };
       }
     }),
   );
+}
+
+function answerState(rule: string): 'unreachable' | 'denied' | 'error' {
+  if (rule === 'engine.unreachable' || rule === 'engine.timeout') return 'unreachable';
+  return rule === 'engine.denied' ? 'denied' : 'error';
+}
+
+/**
+ * The failed answers that leave a question open. A daemon that is down runs
+ * nothing, and one that refuses this user (docker socket, permission denied)
+ * cannot have run this user's boxes; a declined or failing engine might hide one.
+ */
+export function openAnswers<T>(
+  answers: readonly PoolAnswer<T>[],
+): Exclude<PoolAnswer<T>, { state: 'ok' }>[] {
+  return failedAnswers(answers).filter((a) => a.state !== 'unreachable' && a.state !== 'denied');
 }
 
 /** The answers that are not `ok`, for "could not check" wording. */

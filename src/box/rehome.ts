@@ -13,6 +13,7 @@ import { helperUsernsArgs } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
@@ -141,10 +142,6 @@ export interface RehomeRequest {
   oldId: string;
   pool: EnginePool;
   stderr: Writer;
-}
-
-function say(stderr: Writer, text: string): void {
-  stderr.write(`byre: ${escapeTerminal(text)}\n`);
 }
 
 interface EnginePlan {

@@ -3,6 +3,7 @@
 // same inputs give develop and `byre dockerrun` the same argv.
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { bakedIds, imageTag, volumeEngineName } from '../engine/names.js';
 import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
@@ -50,6 +51,7 @@ export function worktreeBinds(box: Pick<BoxIdentity, 'gitPaths'>): RunBind[] {
 export function assembleRunParams(input: RunParamsInput): RunParams {
   const { box, config, skills, engine } = input;
   const ids = bakedIds(engine.keepId, input.hostUid, input.hostGid);
+  const credentialKeys = deliveredCredentialRows(config).map((r) => r.key);
   const vol = (v: VolumeSpec): RunVolume => ({
     name: volumeEngineName(box.projectId, input.hostUid, v),
     target: v.target,
@@ -77,6 +79,7 @@ export function assembleRunParams(input: RunParamsInput): RunParams {
     projectRunArgs: config.runArgs.map((a) => a.value),
     labels: input.labels,
     image: imageTag(box.projectId, ids.uid, ids.gid),
+    ...(credentialKeys.length === 0 ? {} : { credentialKeys }),
   };
 }
 

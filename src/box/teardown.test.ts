@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetCommand } from '../commands/forget.js';
 import { resetCommand } from '../commands/reset.js';
+import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
@@ -172,5 +173,32 @@ describe('forget', () => {
       message: expect.stringMatching(/NOT completely removed.*podman/),
     });
     expect(docker.volumes.has(`byre-${id}-state`)).toBe(false);
+  });
+
+  it('completes past an engine that refuses this user (docker socket, permission denied)', async () => {
+    const podman = seeded('podman');
+    const docker = new FakeEngine({ name: 'docker' });
+    const denied = new EngineError('docker refused this user (permission denied on its socket)', {
+      engine: 'docker',
+      argv: ['ps'],
+      rule: 'engine.denied',
+    });
+    for (const m of ['ps', 'volumeList', 'imageList'] as const) docker.failNext(m, denied, 5);
+    await forgetCommand(io, { force: true }, { pool: poolOf(docker, podman) });
+    expect(podman.volumes.has(`byre-${id}-state`)).toBe(false);
+    expect(io.err).toContain('left unchecked, as this user may not use it: docker');
+  });
+
+  it('refuses while another byre is starting a box of the project, and leaves the box', async () => {
+    const e = seeded();
+    const starting = e.addContainer({
+      name: 'byre-starting',
+      labels: { 'byre.project': id, 'byre.client': String(process.ppid) },
+      running: false,
+    });
+    await expect(forgetCommand(io, { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
+      rule: 'forget.session-live',
+    });
+    expect(e.containers.has(starting.id)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import type { Confirm, Writer } from '../io.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import {
   describeUnreached,
   removeInventory,
@@ -16,7 +17,7 @@ import {
   type Unreached,
 } from './inventory.js';
 import type { EnginePool } from './pool.js';
-import { findSessions } from './sessions.js';
+import { censusSessions, pidAlive } from './sessions.js';
 
 export type TeardownVerb = 'reset' | 'forget';
 
@@ -69,12 +70,8 @@ export function describeTeardown(
   return { doomed, notes };
 }
 
-function say(stderr: Writer, text: string): void {
-  stderr.write(`byre: ${escapeTerminal(text)}\n`);
-}
-
 export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
-  const scan = await findSessions(req.pool, { projectId: req.projectId });
+  const scan = await censusSessions(req.pool, { projectId: req.projectId }, pidAlive, process.pid);
   const live = scan.boxes[0];
   if (live !== undefined) {
     const short = live.id.slice(0, 12);
@@ -103,6 +100,12 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   for (const n of notes) say(req.stderr, n);
   if (unreached.length > 0) {
     say(req.stderr, `could not check: ${describeUnreached(unreached)}`);
+  }
+  if (inv.denied.length > 0) {
+    say(
+      req.stderr,
+      `left unchecked, as this user may not use it: ${describeUnreached(inv.denied)}`,
+    );
   }
   const outcome: TeardownOutcome = { removed: [], failures: [], unreached };
   if (doomed.length === 0) return outcome;

@@ -32,6 +32,7 @@ const PROSE = new Set([
   'core',
   'credential',
   'declined',
+  'derives',
   // An image metadata tag (transfer/app/icon.ts), not a command.
   'deliver-app',
   'did',
@@ -43,10 +44,13 @@ const PROSE = new Set([
   'has',
   'is',
   'launch',
+  'makes',
+  'names',
   'needs',
   'never',
   'no',
   'on',
+  'or',
   'outside',
   'path',
   'printed',
@@ -70,6 +74,22 @@ const PROSE = new Set([
   'yet',
   'you',
 ]);
+
+/**
+ * The config reference (docs/CONFIG.md, rendered from these files) describes
+ * verbs being built alongside it: each may be named there, and only there,
+ * until it lands in the command tree. Remedies and printed hints never may.
+ */
+const PLANNED_IN_REFERENCE: Record<string, string> = {
+  mcp: 'issue 14',
+  'claude-skill': 'issue 14',
+  context: 'issue 14',
+  layer: 'issue 14',
+  preset: 'not scheduled',
+  worktree: 'issue 17',
+  config: 'issue 15',
+};
+const REFERENCE_FILES = new Set(['src/config/keys.ts', 'src/config/config-doc.ts']);
 
 /** Stands for an interpolated `${…}` in a template literal: any command. */
 const ANY = '*';
@@ -101,6 +121,9 @@ function problem(tree: CommandSpec, m: Mention): string | null {
     return `"${m.text}": no command group has a subcommand ${m.sub}`;
   }
   const command = tree.subcommands.find((c) => c.name === m.verb);
+  if (command === undefined && REFERENCE_FILES.has(m.where) && m.verb in PLANNED_IN_REFERENCE) {
+    return null;
+  }
   if (command === undefined) {
     return PROSE.has(m.verb)
       ? null
@@ -192,6 +215,13 @@ describe('commands byre names', () => {
     expect(found).toHaveLength(1);
     if (expected === null) expect(found[0]).toBeNull();
     else expect(found[0]).toContain(expected);
+  });
+
+  it('a verb being built may be named in the config reference only', () => {
+    const [inReference] = mentions('src/config/keys.ts', '`byre mcp add|remove|list` edits them');
+    const [inHint] = mentions('src/box/onboard.ts', 'edit it with byre mcp');
+    expect(inReference && problem(tree, inReference)).toBeNull();
+    expect(inHint && problem(tree, inHint)).toContain('byre has no command mcp');
   });
 
   it('reads string literals and template literals, not comments', () => {

@@ -38,9 +38,18 @@ export function buildProgram(io: Io): Command {
     .description('Set up if needed and run this directory’s box in the foreground.')
     .option('--template <name>', 'first run only: the template to build on ("none" for none)')
     .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
-    .action(async (options: { template?: string; agent?: string }) => {
+    .option(
+      '--passphrase-fd <n>',
+      'read the credentials’ passphrase from file descriptor n (never from env or argv)',
+    )
+    .action(async (options: { template?: string; agent?: string; passphraseFd?: string }) => {
       const { developCommand } = await import('../commands/develop.js');
-      await developCommand(io, options);
+      const { parseFdFlag } = await import('../credentials/input.js');
+      const { passphraseFd, ...rest } = options;
+      await developCommand(io, {
+        ...rest,
+        ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
+      });
     });
 
   program
@@ -168,6 +177,7 @@ export function buildProgram(io: Io): Command {
       await dockerrunCommand(io);
     });
 
+  addCredentialCommands(program, io);
   addPackageCommands(program, io, 'skill');
   addPackageCommands(program, io, 'template');
 
@@ -203,6 +213,86 @@ export function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+interface CredentialFlags {
+  global?: boolean;
+  layer?: string;
+  passphraseFd?: string;
+  file?: string;
+}
+
+/** `byre credential …`: encrypted env_from_host rows (adr/0012). */
+function addCredentialCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/credential.js');
+  const target = async (flags: CredentialFlags) => {
+    const { parseFdFlag } = await import('../credentials/input.js');
+    return {
+      ...(flags.global === true ? { global: true } : {}),
+      ...(flags.layer === undefined ? {} : { layer: flags.layer }),
+      ...(flags.passphraseFd === undefined
+        ? {}
+        : { passphraseFd: parseFdFlag(flags.passphraseFd) }),
+    };
+  };
+  const where = (c: Command): Command =>
+    c
+      .option('--global', 'the baseline every project extends (~/.byre/default.config)')
+      .option('--layer <name>', 'a named layer (~/.byre/layers/<name>/layer.config)');
+  const fd = (c: Command): Command =>
+    c.option(
+      '--passphrase-fd <n>',
+      'read the passphrase from file descriptor n (never from env or argv)',
+    );
+  const group = program
+    .command('credential')
+    .description(
+      'Manage encrypted credentials: env_from_host rows only byre develop can open, with your passphrase.',
+    )
+    .helpCommand(false);
+  fd(
+    where(
+      group
+        .command('add')
+        .description(
+          'Seal a value for KEY into this project’s config (value typed unechoed, piped on stdin, or --file).',
+        )
+        .argument('<KEY>', 'the variable the agent sees')
+        .option('--file <path>', 'seal this file instead; the box gets KEY=<path of a 0600 copy>'),
+    ),
+  ).action(async (key: string, flags: CredentialFlags) => {
+    const options = {
+      ...(await target(flags)),
+      ...(flags.file === undefined ? {} : { file: flags.file }),
+    };
+    await (await load()).credentialAddCommand(io, key, options);
+  });
+  where(
+    group
+      .command('list')
+      .description('List credential keys and the file each comes from; never a value.'),
+  ).action(async (flags: CredentialFlags) =>
+    (await load()).credentialListCommand(io, await target(flags)),
+  );
+  where(
+    group
+      .command('remove')
+      .description('Remove KEY’s encrypted row from this project’s config (or --global, --layer).')
+      .argument('<KEY>', 'the credential to remove'),
+  ).action(async (key: string, flags: CredentialFlags) =>
+    (await load()).credentialRemoveCommand(io, key, await target(flags)),
+  );
+  fd(
+    where(
+      group
+        .command('rekey')
+        .description(
+          'Change a file’s passphrase: a new identity, every row re-sealed (fd: current, then new, one per line).',
+        ),
+    ),
+  ).action(async (flags: CredentialFlags) =>
+    (await load()).credentialRekeyCommand(io, await target(flags)),
+  );
 }
 
 /** `byre skill …` / `byre template …`: the same package verbs for both kinds. */

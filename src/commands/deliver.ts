@@ -39,7 +39,8 @@ import type { PasteCapture } from '../transfer/paste/classify.js';
 import type { ClipboardSnapshot } from '../transfer/clipboard/plan.js';
 import type { SshTarget } from '../transfer/remote/protocol.js';
 import type { RemoteContext } from '../transfer/remote/session.js';
-import { pickTarget, printNotes, selectBox } from '../transfer/select.js';
+import { pickTarget, selectBox } from '../transfer/select.js';
+import { sayAll } from '../output/notes.js';
 // What only some deliveries use (trees and tars, ssh, the paste beat, the
 // app installer) is imported on first use: a single-file delivery, the
 // common case, starts without loading it.
@@ -157,7 +158,7 @@ async function installApp(
     lookup: hostLookup(io, deps),
   });
   for (const p of result.installed) io.stdout.write(`${escapeTerminal(p)}\n`);
-  printNotes(io, result.notes);
+  sayAll(io.stderr, result.notes);
 }
 
 /** Where a delivery goes: a local box, or a box behind ssh. */
@@ -203,7 +204,7 @@ async function deliverPayload(
     }
     throw error;
   } finally {
-    printNotes(io, notes);
+    sayAll(io.stderr, notes);
     await spool.remove();
   }
   printLanded(io, result.landed);
@@ -319,7 +320,7 @@ async function pasteBeat(
     env: io.env,
     lookup: hostLookup(io, deps),
   });
-  printNotes(io, clip.notes);
+  sayAll(io.stderr, clip.notes);
   const decision = classifyPaste({
     capture,
     clipboard: clip.snapshot,
@@ -417,7 +418,7 @@ async function clipLanded(io: Io, landed: readonly string[], deps: DeliverDeps):
     lookup: hostLookup(io, deps),
     stderr: { isTTY: io.stderrIsTty === true, write: (s) => io.stderr.write(s) },
   });
-  printNotes(io, r.notes);
+  sayAll(io.stderr, r.notes);
 }
 
 function printLanded(io: Io, landed: readonly string[]): void {

@@ -10,10 +10,16 @@ import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, type OnboardFlags } from '../box/onboard.js';
-import { enginePool, askPool, type EnginePool } from '../box/pool.js';
+import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import { describeUnchecked, findSessions, type LiveBox } from '../box/sessions.js';
+import {
+  censusSessions,
+  describeUnchecked,
+  pidAlive,
+  type LiveBox,
+  type PidAlive,
+} from '../box/sessions.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
@@ -23,62 +29,83 @@ import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
-import { renderError } from '../output/render-error.js';
+import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
+import type { EffectiveConfig } from '../config/types.js';
+import type { DeliveredValue } from '../credentials/channel.js';
+import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
+import { askPassphrase } from '../credentials/input.js';
+import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import { reapLaunchRecords, writeLaunchRecord } from '../launch/store.js';
+import { reapLaunchRecords, writeDeliveryReceipt, writeLaunchRecord } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
-import { printNotes } from '../output/notes.js';
+import { printNotes, printWarnings, say } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { recordProjectPath } from '../project/store.js';
-import { boxHostEnv, bundledTemplate, loadBoxConfig, skillCatalog, userHome } from './load.js';
+import {
+  boxHostEnv,
+  bundledTemplate,
+  loadBoxConfig,
+  planBox,
+  skillCatalog,
+  userHome,
+} from './load.js';
 
-export type DevelopOptions = OnboardFlags;
+export interface DevelopOptions extends OnboardFlags {
+  /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
+  passphraseFd?: number;
+}
 
-function warn(io: Io, text: string): void {
-  io.stderr.write(`byre: warning: ${text}\n`);
+/** The passphrase asked once, and the identities it already opened. */
+interface CredentialSession {
+  passphrase: string;
+  cache: UnlockCache;
 }
 
 function liveSessionRefusal(box: LiveBox): RefusedError {
   const short = box.id.slice(0, 12);
   const e = box.engineName;
-  return new RefusedError(
-    [
-      `a session is already running for this directory (${short}).`,
-      `  • re-attach to it:     ${e} attach --detach-keys=ctrl-p,ctrl-q ${short}`,
-      '  • open a shell in it:  byre shell',
-      `  • stop it:             ${e} stop ${short}`,
-    ].join('\n'),
-    { rule: 'develop.session-live' },
-  );
+  return new RefusedError(`a session is already running for this directory (${short}).`, {
+    rule: 'develop.session-live',
+    details: [
+      `• re-attach to it:     ${e} attach --detach-keys=ctrl-p,ctrl-q ${short}`,
+      '• open a shell in it:  byre shell',
+      `• stop it:             ${e} stop ${short}`,
+    ],
+  });
 }
 
-/** Refuse when a live session runs here on any engine, or when one cannot be ruled out. */
-async function checkSingleSession(pool: EnginePool, ctx: ProjectContext): Promise<void> {
-  const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
-  const live = scan.boxes[0];
+/**
+ * Refuse when a session runs here on any engine (or is being started by
+ * another byre), or when one cannot be ruled out; then remove the boxes a
+ * gone byre left created (a crash between create and start), which block the
+ * name. Runs under the setup lock, so no other byre creates a box meanwhile.
+ */
+async function claimSession(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  alive: PidAlive,
+  selfPid: number,
+): Promise<void> {
+  const census = await censusSessions(
+    pool,
+    { projectId: ctx.projectId, worktreeId: ctx.worktreeId },
+    alive,
+    selfPid,
+  );
+  const live = census.boxes[0];
   if (live !== undefined) throw liveSessionRefusal(live);
-  // A daemon that is down runs no session; a declined or failing engine might.
-  const unknown = scan.unchecked.filter((u) => u.state !== 'unreachable');
+  const unknown = openAnswers(census.unchecked);
   if (unknown.length > 0) {
     throw new RefusedError(`cannot rule out a running session: ${describeUnchecked(unknown)}`, {
       rule: 'develop.session-unknown',
       remedy: 'fix the engine named above, or uninstall it from PATH',
     });
   }
-}
-
-/** Containers left created-but-never-started (a crash between create and start) block the name. */
-async function removeStaleContainers(engine: Engine, ctx: ProjectContext): Promise<void> {
-  const labels = { [LABEL.project]: ctx.projectId, [LABEL.workdir]: ctx.worktreeId };
-  const running = new Set(await engine.ps({ labels, all: false }));
-  for (const id of await engine.ps({ labels, all: true })) {
-    if (!running.has(id)) await engine.remove(id);
-  }
+  for (const box of census.stale) await box.engine.remove(box.id);
 }
 
 /**
@@ -89,12 +116,14 @@ async function checkExclusiveVolumes(
   pool: EnginePool,
   ctx: ProjectContext,
   volumes: readonly PlannedVolume[],
+  alive: PidAlive,
+  selfPid: number,
 ): Promise<void> {
   const exclusive = volumes.filter((v) => v.decl.sharing === 'exclusive');
   if (exclusive.length === 0) return;
-  const scan = await findSessions(pool, { projectId: ctx.projectId });
+  const scan = await censusSessions(pool, { projectId: ctx.projectId }, alive, selfPid);
   const names = exclusive.map((v) => v.decl.name).join(', ');
-  if (scan.unchecked.some((u) => u.state !== 'unreachable')) {
+  if (openAnswers(scan.unchecked).length > 0) {
     throw new RefusedError(
       `cannot prove no box holds the exclusive volume(s) ${names}: ${describeUnchecked(scan.unchecked)}`,
       {
@@ -148,6 +177,45 @@ interface Prepared {
   banner: string[];
   /** Set when a posture skill must wall the box from outside. */
   netns: NetnsPlan | null;
+  /** Set when credential rows must be delivered over the channel. */
+  credentials: CredentialDelivery | null;
+  /** The launch record's hash, when it was written (the delivery receipt names it). */
+  launchHash: string | undefined;
+}
+
+/**
+ * Ask the passphrase once and open every credential row now, so a wrong
+ * passphrase or a damaged row fails before any image, volume or box exists.
+ */
+async function openCredentialSession(
+  io: Io,
+  config: EffectiveConfig,
+  fd: number | undefined,
+): Promise<CredentialSession | null> {
+  const files = credentialFiles(config);
+  if (files.length === 0) return null;
+  const passphrase = await askPassphrase(
+    { fd: fd ?? null, terminal: io.terminal ?? null },
+    `byre: passphrase for the credentials in ${files.map((f) => f.path ?? f.name).join(', ')}: `,
+  );
+  const session: CredentialSession = { passphrase, cache: new Map() };
+  await openCredentials(config, passphrase, session.cache);
+  return session;
+}
+
+/** The values for the config read under the lock, opened with the passphrase already asked. */
+async function credentialValues(
+  config: EffectiveConfig,
+  session: CredentialSession | null,
+): Promise<DeliveredValue[]> {
+  if (deliveredCredentialRows(config).length === 0) return [];
+  if (session === null) {
+    throw new RefusedError('credential rows were added to the config while byre was starting', {
+      rule: 'develop.config-changed',
+      remedy: 'run byre develop again',
+    });
+  }
+  return openCredentials(config, session.passphrase, session.cache);
 }
 
 async function prepareBox(
@@ -156,19 +224,20 @@ async function prepareBox(
   engine: Engine,
   detectedChoice: string,
   pool: EnginePool,
+  session: CredentialSession | null,
 ): Promise<Prepared> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx);
   const home = userHome(io);
+  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
   // Again over the config as re-read under the lock, before the engine creates or removes anything.
   await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
+  const credentialValuesOpened = await credentialValues(config, session);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${engine.facts.name}`,
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const contextFiles = await readContextFiles(config, home);
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+  const plan = await planBox(io, { ctx, config, skills, warnings });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
   const hostEnv = boxHostEnv(io, ctx, config);
@@ -184,16 +253,16 @@ async function prepareBox(
     labels: { client: io.pid },
   });
   const posture = postureFacts(config, skills);
-  if (posture.hook !== null) params.labels.run = mintNonce();
+  // Both outside-the-box steps find the box by this per-invocation nonce.
+  if (posture.hook !== null || credentialValuesOpened.length > 0) params.labels.run = mintNonce();
   const volumes: PlannedVolume[] = [
     ...config.volumes.map((v) => v.value),
     ...skills.flatMap((s) => s.volumes),
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    checkSingleSession(pool, ctx),
-    checkExclusiveVolumes(pool, ctx, volumes),
-    removeStaleContainers(engine, ctx),
+    claimSession(pool, ctx, pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
   ]);
 
   const image = await ensureImage({
@@ -240,9 +309,10 @@ async function prepareBox(
   try {
     launchHash = writeLaunchRecord(ctx.project.launches, record);
   } catch (error) {
-    warn(
-      io,
+    say(
+      io.stderr,
       `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`,
+      'warning',
     );
   }
   const final: RunParams = {
@@ -261,11 +331,43 @@ async function prepareBox(
           env: helperEnv(Object.fromEntries(runEnv(final)), posture, io.env),
           joinUserns: engine.facts.keepId,
         };
+  const credentials: CredentialDelivery | null =
+    credentialValuesOpened.length === 0 || final.labels.run === undefined
+      ? null
+      : { nonce: final.labels.run, uid: final.uid, gid: final.gid, values: credentialValuesOpened };
   return {
     name: containerName(ctx.worktreeId),
     banner: exposureLines(config, skills, hostEnv),
     netns,
+    credentials,
+    launchHash,
   };
+}
+
+/** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
+async function deliverBeside(
+  engine: Engine,
+  ctx: ProjectContext,
+  prepared: Prepared,
+): Promise<{ error: unknown } | null> {
+  if (prepared.credentials === null) return null;
+  try {
+    await deliverCredentials(engine, prepared.credentials);
+  } catch (error) {
+    return { error };
+  }
+  if (prepared.launchHash !== undefined) {
+    try {
+      writeDeliveryReceipt(
+        ctx.project.launches,
+        prepared.launchHash,
+        prepared.credentials.values.map((v) => v.key),
+      );
+    } catch {
+      // Only status's "delivered" line depends on it; the box has its credentials.
+    }
+  }
+  return null;
 }
 
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
@@ -279,52 +381,65 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
 
 export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
-  if (hostWarning !== null) warn(io, hostWarning.message);
+  if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // The project directory alone, before the store is written: a directory
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
-  await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) });
+  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
+    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
+  }
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
-  for (const w of facts.warnings) warn(io, w.message);
+  printWarnings(io.stderr, facts.warnings);
   const engine = createEngine(facts, { env: io.env });
   const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool),
+    prepareBox(io, ctx, engine, early.config.engine.value, pool, session),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
   const reaping = reapQuietly(pool, ctx);
-  let wallFailure: string | null = null;
+  let wallFailure: { error: unknown } | null = null;
   const walling =
     prepared.netns === null
       ? Promise.resolve()
       : enforcePosture(engine, prepared.netns).catch((error: unknown) => {
-          wallFailure =
-            error instanceof ByreError
-              ? renderError(error)
-              : `byre: ${error instanceof Error ? error.message : String(error)}`;
+          wallFailure = { error };
         });
+  const delivering = deliverBeside(engine, ctx, prepared);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
-  await Promise.all([reaping, walling]);
-  if (wallFailure !== null) {
+  const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  if (credentialFailure !== null) {
+    const { error } = credentialFailure;
     throw new ByreError(
-      `the network wall did not apply, so the box was stopped (fail closed):\n${wallFailure}`,
+      'the credentials were not delivered, so the box was stopped (fail closed):',
       {
-        rule: 'develop.firewall-failed',
-        remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
+        rule: 'develop.credentials-failed',
+        details: causeDetails(error),
+        remedy: 'fix the cause above; `byre status` shows the credential rows',
+        cause: error,
       },
     );
+  }
+  if (wallFailure !== null) {
+    const { error } = wallFailure;
+    throw new ByreError('the network wall did not apply, so the box was stopped (fail closed):', {
+      rule: 'develop.firewall-failed',
+      details: causeDetails(error),
+      remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
+      cause: error,
+    });
   }
   const outcome = interpretExit(code);
   if (outcome.kind === 'failed') {

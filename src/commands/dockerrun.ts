@@ -6,7 +6,8 @@ import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { detectEngine } from '../engine/detect.js';
-import { buildRunArgv, shellQuote } from '../engine/run-argv.js';
+import { buildRunArgv } from '../engine/run-argv.js';
+import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
@@ -33,6 +34,12 @@ export async function dockerrunCommand(io: Io): Promise<void> {
   if (posture.hook !== null) {
     io.stderr.write(
       `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    );
+  }
+  const credentials = params.credentialKeys ?? [];
+  if (credentials.length > 0) {
+    io.stderr.write(
+      `byre: note: credentials (${credentials.join(', ')}) are not carried: they need byre develop's passphrase and its credential channel, so this box waits at its credential gate and fails closed after ~30 s\n`,
     );
   }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);

@@ -8,7 +8,8 @@ import type { Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
-import { printNotes, selectBox } from '../transfer/select.js';
+import { selectBox } from '../transfer/select.js';
+import { sayAll } from '../output/notes.js';
 
 export interface GrabOptions {
   box?: string;
@@ -41,11 +42,11 @@ export async function grabCommand(
       };
   try {
     const r = await grabFromBox(box, boxPath, dest);
-    printNotes(io, r.notes);
+    sayAll(io.stderr, r.notes);
     if (!toStdout) io.stdout.write(`${escapeTerminal(r.landed)}\n`);
   } catch (error) {
     if (error instanceof GrabIncomplete) {
-      printNotes(io, error.result.notes);
+      sayAll(io.stderr, error.result.notes);
       if (error.result.landed !== '') io.stdout.write(`${escapeTerminal(error.result.landed)}\n`);
       throw error.error;
     }

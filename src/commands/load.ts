@@ -11,13 +11,19 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { loadCatalog } from '../skills/catalog.js';
+import type { PackageCanon } from '../config/canonical.js';
+import type { ValueLocation } from '../config/check-effective.js';
+import { loadCatalog, type PackageCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
+import { expandHost } from '../engine/run-argv.js';
+import { planBuild, type BuildPlan } from '../gen/plan.js';
+import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
+import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
 
 export interface LoadedBox {
   ctx: ProjectContext;
@@ -56,21 +62,60 @@ export function skillCatalog(home: string): SkillCatalog {
   return loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
 }
 
-/** Resolve config and skills for the current directory. */
-export async function loadBoxConfig(ctx: ProjectContext): Promise<Omit<LoadedBox, 'ctx'>> {
-  const { config, issues } = loadCascade({
+/**
+ * References as the catalogs know them (`claude` -> `byre/claude`). The
+ * template catalog is read only when a layer names a template.
+ */
+export function packageCanon(home: string, skills: PackageCatalog): PackageCanon {
+  let templates: PackageCatalog | null = null;
+  return {
+    skill: (reference) => skills.find(reference)?.id ?? reference,
+    template: (reference) => {
+      templates ??= loadCatalog({ home, kind: 'template' });
+      return templates.find(reference)?.id ?? reference;
+    },
+  };
+}
+
+export interface BoxConfig {
+  config: EffectiveConfig;
+  warnings: ConfigIssue[];
+  catalog: SkillCatalog;
+  locate: ValueLocation;
+}
+
+/**
+ * The merged config for this project, its package references canonical and
+ * every enabled mount's host checked to exist (`home` is the user's, for
+ * `~`). Skills are not resolved yet: status shows a missing package where
+ * the other commands refuse.
+ */
+export function readBoxConfig(ctx: ProjectContext, home: string): BoxConfig {
+  const catalog = loadCatalog({ home: ctx.store.home, kind: 'skill' });
+  const { config, issues, locate } = loadCascade({
     home: ctx.store.home,
     projectId: ctx.projectId,
     bundledTemplate: templateLookup(ctx.store.home),
+    canon: packageCanon(ctx.store.home, catalog),
+    userHome: home,
   });
-  const skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
-  return { config, skills, warnings: issues };
+  return { config, warnings: issues, catalog: catalog.asSkillCatalog(), locate };
+}
+
+/** Resolve config and skills for the current directory. */
+export async function loadBoxConfig(
+  ctx: ProjectContext,
+  home: string,
+): Promise<Omit<LoadedBox, 'ctx'>> {
+  const { config, warnings, catalog, locate } = readBoxConfig(ctx, home);
+  const skills = resolveEnabledSkills(config, catalog, locate);
+  return { config, skills, warnings };
 }
 
 export async function loadBox(io: Io): Promise<LoadedBox> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  return { ctx, ...(await loadBoxConfig(ctx)) };
+  return { ctx, ...(await loadBoxConfig(ctx, userHome(io))) };
 }
 
 /** The user's home directory, for `~` in host paths. */
@@ -86,4 +131,33 @@ export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig)
     new Set(Object.keys(config.env)),
     hostReaders(io.env, git.kind === 'found' ? git.path : null),
   );
+}
+
+/** Host directories the box can write: this project's own roots and every read-write bind. */
+export function boxWritableHostPaths(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  home: string,
+): string[] {
+  const rw = [...config.mounts.map((m) => m.value), ...skills.flatMap((s) => s.runtime.mounts)]
+    .filter((m) => m.mode === 'rw' && m.disabled !== true)
+    .map((m) => expandHost(m.host, home));
+  return [...ctx.boxWritableRoots, ...rw];
+}
+
+/**
+ * The build plan for this box, with everything it copies from the host read
+ * and checked (`[[context]]` files, Claude Skills, `files` sources): develop, rebuild and
+ * `byre dockerfile` refuse the same declarations, named, before any build.
+ */
+export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
+  const { ctx, config, skills } = loaded;
+  const home = userHome(io);
+  const writable = boxWritableHostPaths(ctx, config, skills, home);
+  const contextFiles = await readContextFiles(config, home, writable);
+  const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
+  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles, claudeSkillFiles });
+  await checkProjectFiles(plan, ctx.worktreeDir);
+  return plan;
 }

@@ -2,10 +2,12 @@
 // fork, init, adopt, validate, pack. Thin orchestration over src/skills/; the
 // same verbs serve both kinds. Stdout carries ids, digests and manifests.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { DIGEST } from '../config/grammar.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
+import { escapeTerminal } from '../output/escape.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { byreHome } from '../project/store-layout.js';
 import { loadCatalog, type CatalogEntry } from '../skills/catalog.js';
@@ -72,16 +74,23 @@ function statusLabel(entry: CatalogEntry): string {
 
 // ---------------------------------------------------------------- list
 
+/** The DESCRIPTION cell: an INVALID package says why instead (its first problem). */
+function listDescription(entry: CatalogEntry): string {
+  const first = entry.issues[0];
+  if (entry.status !== 'invalid' || first === undefined) return entry.description;
+  const more = entry.issues.length > 1 ? ` (+${entry.issues.length - 1} more)` : '';
+  return `why: ${first.message} [${first.rule}]${more}`;
+}
+
 export async function packageListCommand(io: Io, kind: PackageKind): Promise<void> {
   await mirror(io);
   const catalog = catalogFor(io, kind);
-  const rows = catalog.entries.map((e) => [
-    e.id,
-    e.provenance,
-    e.version || '-',
-    statusLabel(e),
-    e.description,
-  ]);
+  // Ids, versions and descriptions come from package files: escaped like any text byre did not write.
+  const rows = catalog.entries.map((e) =>
+    [e.id, e.provenance, e.version || '-', statusLabel(e), listDescription(e)].map((cell) =>
+      escapeTerminal(cell),
+    ),
+  );
   const header = ['ID', 'PROVENANCE', 'VERSION', 'STATUS', 'DESCRIPTION'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string =>
@@ -92,6 +101,11 @@ export async function packageListCommand(io: Io, kind: PackageKind): Promise<voi
   io.stdout.write(`${[header, ...rows].map(line).join('\n')}\n`);
   const invalid = catalog.entries.filter((e) => e.status === 'invalid');
   if (invalid.length > 0) {
+    for (const e of invalid) {
+      io.stderr.write(`byre: ${escapeTerminal(e.id)} is INVALID:\n`);
+      const lines = e.issues.flatMap((i) => formatIssue(i).split('\n'));
+      io.stderr.write(`${lines.map((l) => escapeTerminal(l)).join('\n')}\n`);
+    }
     io.stderr.write(`byre: ${invalid.length} ${kind}(s) INVALID; see byre ${kind} validate\n`);
   }
 }
@@ -253,7 +267,7 @@ export async function packageInstallCommand(
     (e) => e.provenance === 'local' && e.id === id,
   );
   if (shadow !== undefined)
-    io.stderr.write(`byre: note: the local ${kind} at ${shadow.dir ?? ''} shadows it\n`);
+    say(io.stderr, `the local ${kind} at ${shadow.dir ?? ''} shadows it`, 'note');
   if (outcome === 'installed')
     io.stderr.write(`byre: it is inert until a config enables it (skills = ["${id}"])\n`);
   io.stdout.write(`${fetched.digest}\n`);

@@ -12,16 +12,14 @@ import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { bakedIds, imageTag } from '../engine/names.js';
 import { createEngine } from '../engine/runner.js';
-import { planBuild } from '../gen/plan.js';
-import { readContextFiles } from '../gen/stage.js';
 import { escapeTerminal } from '../output/escape.js';
-import { printNotes } from '../output/notes.js';
+import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { loadBoxConfig, userHome } from './load.js';
+import { loadBoxConfig, planBox, userHome } from './load.js';
 
 export async function rebuildCommand(io: Io): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
-  if (hostWarning !== null) io.stderr.write(`byre: warning: ${hostWarning.message}\n`);
+  if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
@@ -36,23 +34,22 @@ export async function rebuildCommand(io: Io): Promise<void> {
   }
 
   // The early read only picks the engine to detect and pin.
-  const early = await loadBoxConfig(ctx);
+  const early = await loadBoxConfig(ctx, userHome(io));
   const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
-  for (const w of facts.warnings) io.stderr.write(`byre: warning: ${w.message}\n`);
+  printWarnings(io.stderr, facts.warnings);
   const engine = createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 
   await withSetupLock(ctx.project, async () => {
-    const { config, skills, warnings } = await loadBoxConfig(ctx);
+    const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
     if (config.engine.value !== early.config.engine.value) {
       throw new RefusedError(
         `the config's engine changed to "${config.engine.value}" while byre was starting on ${facts.name}`,
         { rule: 'rebuild.engine-changed', remedy: 'run byre rebuild again' },
       );
     }
-    const contextFiles = await readContextFiles(config, userHome(io));
-    const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles });
+    const plan = await planBox(io, { ctx, config, skills, warnings });
     printNotes(io.stderr, [...warnings, ...plan.notes]);
     await ensureImage({
       engine,
@@ -67,5 +64,5 @@ export async function rebuildCommand(io: Io): Promise<void> {
       noCache: true,
     });
   });
-  io.stderr.write(`byre: rebuilt ${tag} without the build cache; volumes were left as they are\n`);
+  say(io.stderr, `rebuilt ${tag} without the build cache; volumes were left as they are`);
 }

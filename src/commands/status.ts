@@ -6,10 +6,10 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, failedAnswers } from '../box/pool.js';
+import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
-import { loadCascade } from '../config/read.js';
+import { cascadeFiles } from '../config/cascade-files.js';
 import { VERSION } from '../embedded.js';
 import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
@@ -19,9 +19,12 @@ import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import type { LaunchRecord } from '../launch/record.js';
+import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { defaultConfigPath } from '../project/store-layout.js';
+import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
@@ -33,7 +36,7 @@ import {
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
-import { skillCatalog, templateLookup, userHome } from './load.js';
+import { readBoxConfig, userHome } from './load.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -88,18 +91,18 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  const { config, issues } = loadCascade({
-    home: ctx.store.home,
-    projectId: ctx.projectId,
-    bundledTemplate: templateLookup(ctx.store.home),
-  });
+  const home = userHome(io);
+  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
-    skills = resolveEnabledSkills(config, skillCatalog(ctx.store.home));
+    skills = resolveEnabledSkills(config, catalog, locate);
   } catch (error) {
-    if (!(error instanceof ByreError)) throw error;
-    skillError = error.message;
+    // A package that is not there is data for the page (its row says how to
+    // get it); an agent that names a skill with no [agent] is a config error.
+    if (!(error instanceof ByreError) || error.rule === 'agent.not-an-agent') throw error;
+    const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
+    skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
 
   // Engine questions first, so they run while the host env is read below.
@@ -131,8 +134,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  // A daemon that is down runs nothing; a declined or failing engine might.
-  const unchecked = failedAnswers(answers).filter((a) => a.state !== 'unreachable');
+  const unchecked = openAnswers(answers);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
@@ -162,7 +164,6 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
           readLaunchRecordFile(ctx.project.launches, hash),
         );
 
-  const home = userHome(io);
   const refusals = await containmentProblems(
     containmentInput(ctx, ctx.store.home, home, config, skills),
   );
@@ -205,7 +206,14 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
+    credentialsDelivered:
+      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
     refusals,
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
+    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
   });
 
   printNotes(io.stderr, issues);

@@ -2,10 +2,10 @@
 // path or the same host port. Pure; each issue is located in the file of the
 // later entry, which is the one a user would change.
 
-import type { ConfigIssue } from '../errors.js';
+import type { ConfigIssue, Location } from '../errors.js';
 import { indexKeys, type KeyIndex, type PathSegment } from './locate.js';
 import { locateFinding } from './parse.js';
-import { normalizeTarget } from './grammar.js';
+import { expandHostPath, normalizeTarget } from './grammar.js';
 import {
   layerPortBindings,
   mountClaimLabel,
@@ -18,6 +18,7 @@ import {
   type TargetClaim,
 } from './rules/index.js';
 import type { RawLayer } from './schema.js';
+import { q } from './rules/finding.js';
 import type { EffectiveConfig, LayerRef } from './types.js';
 
 export interface CheckedLayer {
@@ -35,16 +36,25 @@ function fileLabel(ref: LayerRef): string {
   return ref.path ?? `${ref.kind}:${ref.name}`;
 }
 
+/** Finds where a layer's entry sits: the key path of it in that layer's raw table. */
+export type PathIn = (raw: RawLayer) => PathSegment[];
+
+/** Where a layer's entry is declared: file, line, column and key. */
+export type ValueLocation = (from: LayerRef, path: PathIn) => Location;
+
+/** Turns (layer, key path, problem) into an issue located by file, line, column and key. */
+export type LayerLocator = (
+  from: LayerRef,
+  path: PathIn,
+  rule: string,
+  message: string,
+  fix: string,
+) => ConfigIssue;
+
 /** Locates entries of one layer by their identity in its raw table. */
-function locator(layers: readonly CheckedLayer[]) {
+export function valueLocation(layers: readonly CheckedLayer[]): ValueLocation {
   const indexes = new Map<CheckedLayer, KeyIndex>();
-  return (
-    from: LayerRef,
-    path: (raw: RawLayer) => PathSegment[],
-    rule: string,
-    message: string,
-    fix: string,
-  ): ConfigIssue => {
+  return (from, path) => {
     const layer = layers.find((l) => sameRef(l.ref, from));
     const keyPath = layer ? path(layer.raw) : [];
     let index: KeyIndex = new Map();
@@ -52,8 +62,54 @@ function locator(layers: readonly CheckedLayer[]) {
       index = indexes.get(layer) ?? indexKeys(layer.text);
       indexes.set(layer, index);
     }
-    return locateFinding({ rule, path: keyPath, message, fix }, fileLabel(from), index);
+    return locateFinding({ rule: '', path: keyPath, message: '' }, fileLabel(from), index).location;
   };
+}
+
+export function layerLocator(where: ValueLocation): LayerLocator {
+  return (from, path, rule, message, fix) => ({ rule, message, location: where(from, path), fix });
+}
+
+/** Where a merged mount was declared in its layer: the entry whose target it is. */
+export function mountPath(target: string, key: 'host' | 'target'): PathIn {
+  const wanted = normalizeTarget(target);
+  return (raw) => {
+    const mounts = raw.mounts ?? [];
+    let index = -1;
+    mounts.forEach((m, i) => {
+      if (normalizeTarget(m.target ?? '') === wanted) index = i;
+    });
+    return ['mounts', index, key];
+  };
+}
+
+/**
+ * Enabled mounts whose host path does not exist, located at the `host` that
+ * declared them: the engine would refuse them at launch with only its own
+ * words. A disabled mount may name a missing path. `exists` is the caller's
+ * IO (the path is already expanded against the user's home).
+ */
+export function checkMountHosts(
+  config: EffectiveConfig,
+  locate: LayerLocator,
+  home: string,
+  exists: (hostPath: string) => boolean,
+): ConfigIssue[] {
+  return config.mounts.flatMap(({ value: mount, from }) => {
+    if (mount.disabled) return [];
+    const expanded = expandHostPath(mount.host, home);
+    if (expanded === null || exists(expanded)) return [];
+    const shown = expanded === mount.host ? q(mount.host) : `${q(mount.host)} (${expanded})`;
+    return [
+      locate(
+        from,
+        mountPath(mount.target, 'host'),
+        'config.mount-host-missing',
+        `mount host ${shown} does not exist, so the box cannot bind it at ${mount.target}`,
+        'create it, correct host, or set disabled = true to keep the entry without the bind',
+      ),
+    ];
+  });
 }
 
 /** Cross-layer collisions in a merged config; empty when the config is coherent. */
@@ -61,11 +117,10 @@ export function checkEffective(
   config: EffectiveConfig,
   layers: readonly CheckedLayer[],
 ): ConfigIssue[] {
-  const locate = locator(layers);
+  const locate = layerLocator(valueLocation(layers));
   const issues: ConfigIssue[] = [];
 
-  const claims: { claim: TargetClaim; from: LayerRef; path: (raw: RawLayer) => PathSegment[] }[] =
-    [];
+  const claims: { claim: TargetClaim; from: LayerRef; path: PathIn }[] = [];
   for (const mount of config.mounts) {
     const target = normalizeTarget(mount.value.target);
     claims.push({
@@ -75,11 +130,7 @@ export function checkEffective(
         target,
       },
       from: mount.from,
-      path: (raw) => [
-        'mounts',
-        (raw.mounts ?? []).findIndex((m) => normalizeTarget(m.target ?? '') === target),
-        'target',
-      ],
+      path: mountPath(mount.value.target, 'target'),
     });
   }
   for (const volume of config.volumes) {

@@ -10,6 +10,12 @@ export const LAYER_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 export const VOLUME_NAME = /^[A-Za-z0-9_.-]+$/;
 export const WIRING_NAME = /^[a-z0-9-]{1,64}$/;
 export const PACKAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
+/**
+ * The id a NEW local package may take (`skill init`, `skill fork`): lower
+ * case, no dots, each part at most 64. Older ids that PACKAGE_REF allows
+ * (upper case, dots) still load; they are only refused as new names.
+ */
+export const NEW_PACKAGE_ID = /^[a-z0-9][a-z0-9_-]{0,63}(\/[a-z0-9][a-z0-9_-]{0,63})?$/;
 export const DIGEST = /^sha256:[0-9a-f]{64}$/;
 export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -33,6 +39,16 @@ export const BUNDLED_NAMES: readonly string[] = [
   'opencode-shared-auth',
 ];
 
+/**
+ * Bundled names byre no longer ships, and the id each package moved to. They
+ * stay reserved, and a config that still names one gets the move as its
+ * remedy instead of "not available".
+ */
+export const RETIRED_BUNDLED: Readonly<Record<string, string>> = {
+  codereview: 'pjlsergeant/codereview',
+  devlog: 'pjlsergeant/devlog',
+};
+
 export const NONE = 'none';
 
 /** C0, DEL and C1 (U+0080–U+009F): no config string byre passes on may carry one. */
@@ -43,6 +59,24 @@ export const CONTROL_EXCEPT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
 /** `~`, `~/…` or an absolute path: how host-side paths are written. */
 export function isHostPath(path: string): boolean {
   return path === '~' || path.startsWith('~/') || path.startsWith('/');
+}
+
+/**
+ * A host path as the engine gets it: `~` / `~/…` against `home`, `.` and
+ * `..` applied, no trailing slash. Null when it is not absolute even then.
+ */
+export function expandHostPath(host: string, home: string): string | null {
+  let p = host;
+  if (p === '~') p = home;
+  else if (p.startsWith('~/')) p = `${home}/${p.slice(2)}`;
+  if (!p.startsWith('/')) return null;
+  const parts: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
 }
 
 /** An absolute path (in the box or on the host): starts with `/`. */
@@ -62,6 +96,17 @@ export function isContainedRelative(path: string): boolean {
     if (depth < 0) return false;
   }
   return true;
+}
+
+/** A contained relative path that names the directory itself (`.`, `./`, `x/..`). Pure. */
+export function namesWholeDirectory(path: string): boolean {
+  if (!isContainedRelative(path)) return false;
+  let depth = 0;
+  for (const part of path.split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '.' && part !== '') depth++;
+  }
+  return depth === 0;
 }
 
 /** Strip trailing slashes so `/a/` and `/a` name the same target. */

@@ -56,6 +56,7 @@ export function emptyConfig(): EffectiveConfig {
     apt: [],
     env: {},
     envFromHost: {},
+    credentials: [],
     files: {},
     skills: [],
     mounts: [],
@@ -141,6 +142,12 @@ function mergeMap(
 function applyMaps(config: EffectiveConfig, raw: RawLayer, from: LayerRef): void {
   mergeMap(config.env, raw.env, from);
   mergeMap(config.envFromHost, raw.env_from_host, from);
+  const table = raw.credentials;
+  if (table?.recipient !== undefined && table.identity !== undefined) {
+    config.credentials.push(
+      sourced({ recipient: table.recipient, identity: table.identity }, from),
+    );
+  }
   mergeMap(config.files, raw.files, from);
   for (const [id, source] of Object.entries(raw.sources ?? {})) {
     const hint =

@@ -455,7 +455,7 @@ const BAD: BadCase[] = [
   {
     name: 'env_from_host encrypted:',
     toml: ['[env_from_host]', 'TOKEN = "encrypted:AGE..."'],
-    rule: 'config.env-source-unsupported',
+    rule: 'config.env-source-invalid',
     line: 2,
     column: 1,
     key: 'env_from_host.TOKEN',
@@ -463,7 +463,7 @@ const BAD: BadCase[] = [
   {
     name: 'env_from_host encrypted-file:',
     toml: ['[env_from_host]', 'TOKEN = "encrypted-file:~/t.age"'],
-    rule: 'config.env-source-unsupported',
+    rule: 'config.env-source-invalid',
     line: 2,
     column: 1,
     key: 'env_from_host.TOKEN',
@@ -1325,6 +1325,15 @@ const BAD: BadCase[] = [
     key: 'claude_skills[0].path',
   },
 
+  {
+    name: 'extends a retired bundled name',
+    toml: ['extends = "devlog"'],
+    rule: 'config.layer-name-invalid',
+    line: 1,
+    column: 1,
+    key: 'extends',
+  },
+
   // ---- context
   {
     name: 'context without name',
@@ -1610,9 +1619,9 @@ describe('parseLayer: file-level failures', () => {
     expect(result.issues[0]?.fix).toContain('[2001:db8::1]:443');
   });
 
-  it('says encrypted sources are not implemented yet', () => {
+  it('says an encrypted row is written by byre credential', () => {
     const result = parse(['env_from_host = { T = "encrypted:x" }']);
-    expect(result.issues[0]?.message).toContain('not implemented yet');
+    expect(result.issues[0]?.fix).toContain('byre credential add T');
   });
 
   it('points npm_global at dockerfile_pre', () => {
@@ -1828,5 +1837,29 @@ describe('parseLayer: warnings', () => {
         location: { file: FILES.project, line: 3, column: 1, key: 'context[0].text' },
       }),
     ]);
+  });
+});
+
+describe('parseLayer: an unknown key names the key it is a typo of', () => {
+  it.each([
+    [['atp = ["jq"]'], 'atp', 'apt'],
+    [['seed-prefs = true'], 'seed-prefs', 'seed_prefs'],
+    [['[[mounts]]', 'host = "~/a"', 'targt = "/a"'], 'mounts[0].targt', 'target'],
+    [['[[mcp]]', 'name = "gh"', 'comand = ["x"]'], 'mcp[0].comand', 'command'],
+    [['[defaults]', 'skip_question = true'], 'defaults.skip_question', 'skip_questions'],
+    [['[sources.pkg]', 'uri = "https://x"', 'digst = "x"'], 'sources.pkg.digst', 'digest'],
+    [['colour = "red"'], 'colour', null],
+  ])('%j', (lines, key, suggestion) => {
+    const issue = parse(lines).issues.find((i) => i.location.key === key);
+    expect(issue?.rule).toBe('config.unknown-key');
+    if (suggestion === null) {
+      expect(issue?.message).not.toContain('did you mean');
+      return;
+    }
+    expect(issue).toMatchObject({
+      rule: 'config.unknown-key',
+      message: `unknown key ${key} — did you mean ${suggestion}?`,
+      fix: expect.stringContaining(`rename it to ${suggestion}`),
+    });
   });
 });

@@ -14,6 +14,8 @@ import {
   type PathSegment,
 } from './locate.js';
 import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules/index.js';
+import { tableKeysAt } from './schema-walk.js';
+import { nearestName } from './suggest.js';
 import {
   rawLayerSchema,
   REMOVED_KEYS,
@@ -145,12 +147,22 @@ function pathOf(issue: z.core.$ZodIssue): PathSegment[] {
   return issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
 }
 
-/** Map zod's shape issues to config.unknown-key / config.wrong-type findings. */
-export function shapeFindings(issues: readonly z.core.$ZodIssue[], root: unknown): Finding[] {
+/**
+ * Map zod's shape issues to config.unknown-key / config.wrong-type findings.
+ * Given the schema, an unknown key names the known key it is a typo of.
+ */
+export function shapeFindings(
+  issues: readonly z.core.$ZodIssue[],
+  root: unknown,
+  schema?: z.ZodType,
+): Finding[] {
   return issues.flatMap((issue): Finding[] => {
     const path = pathOf(issue);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => unknownKeyFinding([...path, key]));
+      const known = schema === undefined ? null : tableKeysAt(schema, path);
+      return issue.keys.map((key) =>
+        unknownKeyFinding([...path, key], known === null ? null : nearestName(key, known)),
+      );
     }
     const got = typeName(valueAt(root, issue.path));
     const key = formatKeyPath(path);
@@ -166,16 +178,30 @@ export function shapeFindings(issues: readonly z.core.$ZodIssue[], root: unknown
   });
 }
 
-function unknownKeyFinding(path: PathSegment[]): Finding {
+function unknownKeyFinding(path: PathSegment[], suggestion: string | null): Finding {
   const name = formatKeyPath(path);
   const dockerfile = path.length === 1 && path[0] === 'dockerfile';
+  if (dockerfile) {
+    return {
+      rule: 'config.unknown-key',
+      path,
+      message: `unknown key ${name} — a typo, or a config written by a newer byre`,
+      fix: 'byre always generates the Dockerfile; put raw lines in dockerfile_pre or dockerfile_post',
+    };
+  }
+  if (suggestion !== null) {
+    return {
+      rule: 'config.unknown-key',
+      path,
+      message: `unknown key ${name} — did you mean ${suggestion}?`,
+      fix: `rename it to ${suggestion} (docs/CONFIG.md lists every key)`,
+    };
+  }
   return {
     rule: 'config.unknown-key',
     path,
     message: `unknown key ${name} — a typo, or a config written by a newer byre`,
-    fix: dockerfile
-      ? 'byre always generates the Dockerfile; put raw lines in dockerfile_pre or dockerfile_post'
-      : 'upgrade byre, or remove the key',
+    fix: 'upgrade byre, or remove the key (docs/CONFIG.md lists every key)',
   };
 }
 
@@ -256,7 +282,7 @@ export function parseLayer(text: string, source: LayerSource): ParseResult {
   findings.push(...checkPlacement(Object.keys(body), source.kind));
   const shaped = rawLayerSchema.safeParse(body);
   if (!shaped.success) {
-    findings.push(...shapeFindings(shaped.error.issues, body));
+    findings.push(...shapeFindings(shaped.error.issues, body, rawLayerSchema));
     return { value: null, issues: locate(findings), warnings: [] };
   }
   const layer = shaped.data;

@@ -393,6 +393,101 @@ describe('loadCascade: refusals carry rule and location', () => {
     expect(loadCascade(options()).config.mounts.map((m) => m.value.host)).toEqual(['~/b']);
   });
 
+  it('refuses an enabled mount whose host does not exist, at its declaration', () => {
+    const user = join(home, 'user');
+    mkdirSync(join(user, 'there'), { recursive: true });
+    write(defaultConfigPath(home), ['[[mounts]]', 'host = "~/there"', 'target = "/there"']);
+    write(projectPath(), [
+      '[[mounts]]',
+      'host = "~/gone"',
+      'target = "/gone"',
+      '',
+      '[[mounts]]',
+      'host = "~/also-gone"',
+      'target = "/off"',
+      'disabled = true',
+    ]);
+    const issues = cascadeIssues(options({ userHome: user }));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        rule: 'config.mount-host-missing',
+        message: expect.stringContaining(`"~/gone" (${join(user, 'gone')}) does not exist`),
+        location: { file: projectPath(), line: 2, column: 1, key: 'mounts[0].host' },
+      }),
+    ]);
+  });
+
+  it('locates a missing mount host in the lower layer that declared it', () => {
+    write(layerConfigPath(home, 'work'), [
+      '',
+      '[[mounts]]',
+      'host = "/nonexistent/h12a"',
+      'target = "/x"',
+    ]);
+    write(projectPath(), ['extends = "work"']);
+    expect(cascadeIssues(options({ userHome: home }))).toEqual([
+      expect.objectContaining({
+        rule: 'config.mount-host-missing',
+        location: {
+          file: layerConfigPath(home, 'work'),
+          line: 3,
+          column: 1,
+          key: 'mounts[0].host',
+        },
+      }),
+    ]);
+  });
+
+  it('accepts a mount host that is a symlink to a directory, and checks nothing without userHome', () => {
+    mkdirSync(join(home, 'real'));
+    symlinkSync(join(home, 'real'), join(home, 'link'));
+    write(projectPath(), ['[[mounts]]', `host = "${join(home, 'link')}"`, 'target = "/l"']);
+    expect(loadCascade(options({ userHome: home })).config.mounts).toHaveLength(1);
+    write(projectPath(), ['[[mounts]]', 'host = "/nonexistent/h12a"', 'target = "/l"']);
+    expect(loadCascade(options()).config.mounts).toHaveLength(1);
+  });
+
+  it('canonicalises package references before the merge, so an alias removal cancels', () => {
+    const canon = {
+      skill: (r: string) => (r === 'claude' ? 'byre/claude' : r),
+      template: (r: string) => (r === 'node' ? 'byre/node' : r),
+    };
+    write(layerConfigPath(home, 'work'), ['skills = ["claude", "me/x"]']);
+    write(projectPath(), ['extends = "work"', 'skills = ["!byre/claude"]', 'agent = "claude"']);
+    const { config } = loadCascade(options({ canon }));
+    expect(config.skills.map((s) => s.value)).toEqual(['me/x']);
+    expect(config.agent?.value).toBe('byre/claude');
+  });
+
+  it('a missing template prints the [sources] hint, from the layer that gave it', () => {
+    const digest = `sha256:${'c'.repeat(64)}`;
+    write(layerConfigPath(home, 'work'), [
+      '[sources]',
+      `"me/tpl" = { uri = "https://x.example/t.config", digest = "${digest}" }`,
+    ]);
+    write(projectPath(), ['template = "me/tpl"', 'extends = "work"']);
+    expect(cascadeIssues()).toEqual([
+      expect.objectContaining({
+        rule: 'config.template-missing',
+        location: { file: projectPath(), line: 1, column: 1, key: 'template' },
+        fix: `install it: byre template install https://x.example/t.config --digest ${digest}  (hint from layer work)`,
+      }),
+    ]);
+  });
+
+  it('locates merged values for later errors (skills, agent)', () => {
+    write(projectPath(), ['base = "x"', 'skills = ["a", "b"]', 'agent = "c"']);
+    const { locate } = loadCascade(options());
+    const project = { kind: 'project' as const, name: 'project', path: projectPath() };
+    expect(locate(project, () => ['skills', 1])).toEqual({
+      file: projectPath(),
+      line: 2,
+      column: 16,
+      key: 'skills[1]',
+    });
+    expect(locate(project, () => ['agent'])).toMatchObject({ line: 3, column: 1 });
+  });
+
   it('refuses a malformed project id', () => {
     expect(cascadeIssues(options({ projectId: '../etc' }))[0]?.rule).toBe(
       'config.project-id-invalid',

@@ -2,6 +2,7 @@
 // the extends chain, and hands validated layers to the pure merge. Reads
 // only; it never creates, fixes or migrates a file.
 
+import { statSync } from 'node:fs';
 import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
@@ -11,11 +12,20 @@ import {
   projectConfigPath,
   templateConfigPath,
 } from '../project/store-layout.js';
-import { checkEffective, type CheckedLayer } from './check-effective.js';
+import { AS_WRITTEN, canonicalLayer, type PackageCanon } from './canonical.js';
+import {
+  checkEffective,
+  checkMountHosts,
+  layerLocator,
+  valueLocation,
+  type CheckedLayer,
+  type ValueLocation,
+} from './check-effective.js';
 import { coreLayer } from './core-layer.js';
 import { indexKeys, locateKey } from './locate.js';
 import { mergeLayers, NONE_SENTINEL } from './merge.js';
 import { MAX_CONFIG_BYTES, parseLayer, tooLargeIssue, type ParseResult } from './parse.js';
+import { findHint, installHint } from './source-hint.js';
 import type { EffectiveConfig, LayerKind, LayerRef } from './types.js';
 
 export interface LayerFile extends ParseResult {
@@ -122,12 +132,38 @@ export interface CascadeOptions {
   projectId: string;
   /** The embedded template for a bare name (`node`), or null when there is none. */
   bundledTemplate: (name: string) => { id: string; text: string } | null;
+  /** Package references to catalog ids, before the merge; as written when absent. */
+  canon?: PackageCanon;
+  /**
+   * The user's home, for `~` in mount hosts. When given, every enabled
+   * `[[mounts]]` host must exist, checked here (the IO edge) and reported
+   * at its declaration.
+   */
+  userHome?: string;
 }
 
 export interface CascadeResult {
   config: EffectiveConfig;
   /** Warnings only; any error throws a ConfigError instead. */
   issues: ConfigIssue[];
+  /** Locates a merged value's declaration in the file of the layer that set it. */
+  locate: ValueLocation;
+}
+
+/** A host path exists for the engine when stat (following links) finds it; EACCES and the like are the engine's to judge. */
+function hostPathExists(hostPath: string): boolean {
+  try {
+    statSync(hostPath);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
+}
+
+function canonicalFile<T extends LayerFile | null>(file: T, canon: PackageCanon): T {
+  if (file?.value == null) return file;
+  return { ...file, value: canonicalLayer(file.value, canon) };
 }
 
 const BUNDLED_PREFIX = 'byre/';
@@ -161,6 +197,7 @@ function readTemplate(
   opts: CascadeOptions,
   project: LayerFile,
   name: string,
+  hinted: readonly (LayerFile | null)[],
 ): LayerFile | ConfigIssue {
   const forced = name.startsWith(BUNDLED_PREFIX);
   const bare = forced ? name.slice(BUNDLED_PREFIX.length) : name;
@@ -171,15 +208,22 @@ function readTemplate(
   const bundled = opts.bundledTemplate(bare);
   if (bundled) return bundledLayer(bundled.id, bundled.text, bare);
   const path = templateConfigPath(opts.home, name);
+  const hint = findHint(mergeLayers(layerInputs(hinted)).sources, [name]);
   return issueAtKey(
     project,
     'template',
     'config.template-missing',
     `template ${JSON.stringify(name)} not found`,
-    forced
-      ? 'name a template byre bundles (go, node, python)'
-      : `create ${path}, or pick another template`,
+    hint !== null
+      ? `install it: ${installHint('template', hint)}`
+      : forced
+        ? 'name a template byre bundles (go, node, python)'
+        : `create ${path}, or pick another template`,
   );
+}
+
+function layerInputs(files: readonly (LayerFile | null)[]): CheckedLayer[] {
+  return files.flatMap((f) => (f?.value ? [{ ref: f.ref, raw: f.value, text: f.text }] : []));
 }
 
 /** Walk `extends` from the project up to the root; returns the chain root first. */
@@ -241,10 +285,16 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
       ),
     ]);
   }
+  const canon = opts.canon ?? AS_WRITTEN;
   const issues: ConfigIssue[] = [];
-  const files: LayerFile[] = [];
-  const defaults = readLayerFile(defaultConfigPath(opts.home), 'default', 'default');
-  const project = readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project');
+  const defaults = canonicalFile(
+    readLayerFile(defaultConfigPath(opts.home), 'default', 'default'),
+    canon,
+  );
+  const project = canonicalFile(
+    readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project'),
+    canon,
+  );
   if (defaults) issues.push(...defaults.issues);
   if (project) issues.push(...project.issues);
 
@@ -252,28 +302,33 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
   let chain: LayerFile[] = [];
   const templateName = project?.value?.template;
   if (project?.value) {
+    // The chain is read first for its [sources] hints, but reported in cascade order.
+    const chainIssues: ConfigIssue[] = [];
+    chain = readChain(opts, project, chainIssues).map((f) => canonicalFile(f, canon));
     if (templateName !== undefined && templateName !== '' && templateName !== NONE_SENTINEL) {
-      const found = readTemplate(opts, project, templateName);
+      const found = readTemplate(opts, project, templateName, [defaults, ...chain, project]);
       if ('rule' in found) issues.push(found);
       else {
-        template = found;
+        template = canonicalFile(found, canon);
         issues.push(...found.issues);
       }
     }
-    chain = readChain(opts, project, issues);
+    issues.push(...chainIssues);
   }
   if (issues.length > 0) throw new ConfigError(issues);
 
-  for (const file of [defaults, template, ...chain, project]) if (file) files.push(file);
-  const layers: CheckedLayer[] = [
-    coreLayer(),
-    ...files.flatMap((f) => (f.value ? [{ ref: f.ref, raw: f.value, text: f.text }] : [])),
-  ];
+  const files = [defaults, template, ...chain, project].filter((f): f is LayerFile => f !== null);
+  const layers: CheckedLayer[] = [coreLayer(), ...layerInputs(files)];
   const config = mergeLayers(layers);
   if (template && config.template && project) {
     config.template = { value: template.ref.name, from: project.ref };
   }
+  const locate = valueLocation(layers);
   const collisions = checkEffective(config, layers);
   if (collisions.length > 0) throw new ConfigError(collisions);
-  return { config, issues: files.flatMap((f) => f.warnings) };
+  if (opts.userHome !== undefined) {
+    const missing = checkMountHosts(config, layerLocator(locate), opts.userHome, hostPathExists);
+    if (missing.length > 0) throw new ConfigError(missing);
+  }
+  return { config, issues: files.flatMap((f) => f.warnings), locate };
 }

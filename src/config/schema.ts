@@ -71,6 +71,12 @@ export const rawContextSchema = z.strictObject({
   file: str.optional(),
 });
 
+/** A file's own credential identity (adr/0012); `byre credential` writes it. */
+export const rawCredentialsSchema = z.strictObject({
+  recipient: str.optional(),
+  identity: str.optional(),
+});
+
 export const rawLayerSchema = z.strictObject({
   engine: str.optional(),
   template: str.optional(),
@@ -86,6 +92,7 @@ export const rawLayerSchema = z.strictObject({
   apt: strList.optional(),
   env: strMap.optional(),
   env_from_host: strMap.optional(),
+  credentials: rawCredentialsSchema.optional(),
   files: strMap.optional(),
   skills: strList.optional(),
   mounts: z.array(rawMountSchema).optional(),
@@ -111,6 +118,7 @@ export type RawClaudeSkill = z.infer<typeof rawClaudeSkillSchema>;
 export type RawContext = z.infer<typeof rawContextSchema>;
 export type RawSource = z.infer<typeof rawSourceSchema>;
 export type RawSharedAuth = z.infer<typeof rawSharedAuthSchema>;
+export type RawCredentials = z.infer<typeof rawCredentialsSchema>;
 
 /** Keys that were removed from the vocabulary: refused, with the replacement named. */
 export const REMOVED_KEYS: Readonly<Record<string, { message: string; fix: string }>> = {

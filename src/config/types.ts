@@ -14,6 +14,18 @@ export interface LayerRef {
   path: string | null;
 }
 
+/** How byre names a layer when it attributes something to it: `project`, `layer work`, `template byre/node`. */
+export function layerLabel(ref: LayerRef): string {
+  switch (ref.kind) {
+    case 'template':
+      return `template ${ref.name}`;
+    case 'layer':
+      return `layer ${ref.name}`;
+    default:
+      return ref.kind;
+  }
+}
+
 /** A value and the layer that set it. */
 export interface Sourced<T> {
   value: T;
@@ -77,6 +89,14 @@ export interface SourceHint {
   digest?: string;
 }
 
+/** A `[credentials]` table as written: the public recipient and the passphrase-sealed identity. */
+export interface CredentialTable {
+  /** `age1…`: rows are sealed to it, no passphrase needed. */
+  recipient: string;
+  /** Base64 of an age file whose only stanza is scrypt and whose plaintext is `AGE-SECRET-KEY-1…`. */
+  identity: string;
+}
+
 export interface OnboardingDefaults {
   sharedAuth: Record<string, string>;
   skipQuestions: boolean;
@@ -100,8 +120,13 @@ export interface EffectiveConfig {
   sources: Record<string, Sourced<SourceHint>>;
   apt: Sourced<string>[];
   env: Record<string, Sourced<string>>;
-  /** KEY -> source (`git:…`, `env:…`, `tz:`, or "" for disabled). */
+  /** KEY -> source (`git:…`, `env:…`, `tz:`, `encrypted:…`, `encrypted-file:…`, or "" for disabled). */
   envFromHost: Record<string, Sourced<string>>;
+  /**
+   * Each file's own [credentials] identity, lowest layer first. Not merged:
+   * a credential row is opened only by the identity of the file it sits in.
+   */
+  credentials: Sourced<CredentialTable>[];
   /** project-relative src -> absolute dest. */
   files: Record<string, Sourced<string>>;
   skills: Sourced<string>[];

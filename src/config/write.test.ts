@@ -3,18 +3,16 @@ import {
   chmodSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readdirSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
 import { ByreError, ConfigError } from '../errors.js';
 import { projectStorePaths, type ProjectStorePaths } from '../project/store-layout.js';
 import type { TomlEdit } from '../tomldoc/index.js';
@@ -29,18 +27,15 @@ import {
   type ConfigFile,
 } from './write.js';
 
+const temp = useTempDir('write');
 let home: string;
 let project: ProjectStorePaths;
 let file: ConfigFile;
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'byre-write-'));
+  home = temp.path;
   project = projectStorePaths(home, 'demo-work-0877d7');
   file = projectConfigFile(project);
-});
-
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
 });
 
 function put(path: string, text: string, mode = 0o600): void {
@@ -152,6 +147,12 @@ describe('writeConfig', () => {
     ]);
     expect(readFileSync(join(home, 'layers', 'work', 'layer.config'), 'utf8')).toBe(
       'apt = ["jq"]\n',
+    );
+  });
+
+  it.each(['../../etc', 'Work', 'none', 'node', ''])('refuses the layer name %j', (name) => {
+    expect(() => layerConfigFile(home, name)).toThrow(
+      expect.objectContaining({ rule: 'config.layer-name-invalid' }),
     );
   });
 

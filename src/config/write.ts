@@ -26,6 +26,7 @@ import {
 import { describeNotRegular } from '../project/read-regular.js';
 import { parseLayer, syntaxIssue } from './parse.js';
 import { configTextIssue, readConfigText } from './read.js';
+import { layerNameProblem } from './rules/index.js';
 
 /** A config file byre may write, and the layer kind its loader reads it as. */
 export interface ConfigFile {
@@ -43,7 +44,15 @@ export function defaultConfigFile(home: string): ConfigFile {
   return { path: defaultConfigPath(home), kind: 'default', name: 'default' };
 }
 
+/** A named layer's file; a name outside the layer grammar never becomes a path. */
 export function layerConfigFile(home: string, name: string): ConfigFile {
+  const problem = layerNameProblem(name);
+  if (problem !== null) {
+    throw new ByreError(`layer ${JSON.stringify(name)}: ${problem}`, {
+      rule: 'config.layer-name-invalid',
+      remedy: 'name the layer with lowercase letters, digits and "-"',
+    });
+  }
   return { path: layerConfigPath(home, name), kind: 'layer', name };
 }
 

@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import {
   credentialPayload,
-  credentialTmpfsFlag,
   RECEIVER_DONE,
   receiverCommand,
   type DeliveredValue,
@@ -100,7 +99,7 @@ describe('the receiver', () => {
   });
 });
 
-describe('the payload and the flag', () => {
+describe('the payload', () => {
   it('puts no value in clear and refuses a key that is not a name', () => {
     const payload = credentialPayload(VALUES);
     expect(payload).not.toContain('sk-123');
@@ -108,14 +107,5 @@ describe('the payload and the flag', () => {
     expect(() => credentialPayload([{ key: 'A B', kind: 'encrypted', value: text('x') }])).toThrow(
       RangeError,
     );
-  });
-
-  it.each([
-    ['docker', 'uid=1001,gid=1002'],
-    ['podman', 'U'],
-  ] as const)('mounts a dev-owned 0700 tmpfs on %s', (engine, owner) => {
-    const [flag, spec] = credentialTmpfsFlag(engine, 1001, 1002);
-    expect(flag).toBe('--tmpfs');
-    expect(spec).toBe(`/run/byre/credentials:rw,nosuid,nodev,noexec,size=4m,mode=0700,${owner}`);
   });
 });

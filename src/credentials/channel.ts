@@ -1,4 +1,4 @@
-// The credential channel, as data: where the session tmpfs sits in
+// The credential channel (adr/0012), as data: where the session tmpfs sits in
 // the box, the engine flag that mounts it, the payload byre streams into it
 // and the POSIX sh receiver that lands the payload there. Pure; the host side
 // that runs it is deliver.ts, the in-box side that waits for it is the
@@ -10,18 +10,10 @@
 // builtin, so no process's command line ever carries it.
 
 import { ENV_KEY } from '../config/grammar.js';
-import type { EngineName } from '../engine/types.js';
-import type { CredentialKind } from './row.js';
+import { CREDENTIAL_DIR } from '../gen/box-layout.js';
+import type { CredentialKind } from '../config/credential-rows.js';
 
-/** The session tmpfs; its mount point's parent is root's, so the box cannot swap it for a link. */
-export const CREDENTIAL_DIR = '/run/byre/credentials';
-/** Baked into an image whose config holds credential rows: the launcher waits for delivery. */
-export { CREDENTIAL_GATE_PATH } from '../gen/box-layout.js';
-/** The gate file's content; any non-empty content gates. */
-export const CREDENTIAL_GATE_TEXT =
-  'byre: this box waits for credential delivery from byre develop\n';
-/** Bounds the tmpfs; the plaintext caps keep real use far below it. */
-export const CREDENTIAL_TMPFS_SIZE = '4m';
+export { CREDENTIAL_DIR, CREDENTIAL_GATE_PATH } from '../gen/box-layout.js';
 
 const PROTOCOL = 'byre-credentials 1';
 /** What the receiver prints once every value has landed and the gate is open. */
@@ -41,17 +33,6 @@ export function kindDir(kind: CredentialKind): 'env' | 'file' {
 /** Where an `encrypted-file:` value lands; the launcher exports this path as the key. */
 export function credentialFilePath(key: string): string {
   return `${CREDENTIAL_DIR}/file/${key}`;
-}
-
-/**
- * `--tmpfs` for the session tmpfs, owned by the in-box dev user and closed to
- * everyone else. Docker takes the owner as uid=/gid=; Podman refuses those and
- * chowns to the box's user with `U` instead (the image's USER dev).
- */
-export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
-  const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
-  const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
-  return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
 }
 
 const KEY = ENV_KEY;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { keyIdOf, parseRow, tableProblem, type SealedRow } from './row.js';
+import { keyIdOf, parseRow, tableProblem, type SealedRow } from '../config/credential-rows.js';
 import {
   createIdentity,
   openRow,

@@ -1,4 +1,4 @@
-// The cryptography of credentials, over the age-encryption package:
+// The cryptography of credentials (adr/0012), over the age-encryption package:
 // a file's identity is an age X25519 key sealed with the passphrase through
 // age's scrypt recipient; each row is an age file sealed to that identity's
 // recipient, whose plaintext names the row's kind and key so a row moved to
@@ -18,7 +18,7 @@ import {
   type CredentialKind,
   type CredentialTable,
   type SealedRow,
-} from './row.js';
+} from '../config/credential-rows.js';
 
 /** An opened identity. Holds the secret key: never logged, never written unsealed. */
 export interface UnlockedIdentity {

@@ -2,7 +2,10 @@
 // an engine that is not answering, and an object that is not there. Pure;
 // anything unrecognised is 'other' and surfaces verbatim in EngineError.
 
-export type EngineFailure = 'unreachable' | 'other';
+export type EngineFailure = 'unreachable' | 'denied' | 'other';
+
+/** The engine's socket refused this user (not in the docker group): it cannot run this user's boxes. */
+const DENIED = [/permission denied while trying to connect/i, /connect: permission denied/i];
 
 const UNREACHABLE = [
   /cannot connect to (the )?docker daemon/i,
@@ -23,6 +26,7 @@ const STEP_FAILED = [
 
 export function classifyEngineFailure(stderr: string): EngineFailure {
   if (STEP_FAILED.some((re) => re.test(stderr))) return 'other';
+  if (DENIED.some((re) => re.test(stderr))) return 'denied';
   return UNREACHABLE.some((re) => re.test(stderr)) ? 'unreachable' : 'other';
 }
 
@@ -64,6 +68,12 @@ export function tail(text: string, cap: number = STDERR_CAP): string {
   const nl = cut.indexOf('\n');
   return nl >= 0 && nl < cut.length - 1 ? cut.slice(nl + 1) : cut;
 }
+
+export const DENIED_REMEDY: Record<'docker' | 'podman', string> = {
+  docker:
+    'add this user to the docker group (and log in again), or set engine = "podman" to use rootless Podman',
+  podman: "use podman as the user who owns its socket, or fix the socket's permissions",
+};
 
 export const UNREACHABLE_REMEDY: Record<'docker' | 'podman', string> = {
   docker: 'start the Docker daemon (or Docker Desktop) and try again, or set engine = "podman"',

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import {
-  buildRunArgv,
-  expandHost,
-  quoteToken,
-  runEnv,
-  shellQuote,
-  type RunParams,
-} from './run-argv.js';
+import { buildRunArgv, expandHost, runEnv, type RunParams } from './run-argv.js';
 
 const base: RunParams = {
   engine: 'docker',
@@ -363,28 +356,26 @@ describe('expandHost', () => {
   });
 });
 
-describe('shellQuote', () => {
+describe('credential channel', () => {
   it.each([
-    ['plain', 'plain'],
-    ['type=bind,source=/a,target=/b', 'type=bind,source=/a,target=/b'],
-    ['--userns=keep-id:uid=1000,gid=1000', '--userns=keep-id:uid=1000,gid=1000'],
-    ['user@host', 'user@host'],
-    ['', "''"],
-    ['a b', "'a b'"],
-    ["it's", "'it'\\''s'"],
-    ['$HOME', "'$HOME'"],
-    ['a;rm -rf /', "'a;rm -rf /'"],
-    ['~/x', "'~/x'"],
-    ['*', "'*'"],
-    ['line\nbreak', "'line\nbreak'"],
-    ['`x`', "'`x`'"],
-    ['"q"', `'"q"'`],
-    ["''", `''\\'''\\'''`],
-  ])('quotes %j as %s', (token, expected) => {
-    expect(quoteToken(token)).toBe(expected);
+    ['docker', 'uid=1000,gid=1000'],
+    ['podman', 'U'],
+  ] as const)('mounts the session tmpfs on %s, and passes no credential as -e', (engine, owner) => {
+    const argv = buildRunArgv(
+      { ...base, engine, configVolumes: [{ name: 'v', target: '/v' }], credentialKeys: ['API'] },
+      'create',
+      false,
+    );
+    const at = argv.indexOf('--tmpfs');
+    expect(argv[at + 1]).toBe(
+      `/run/byre/credentials:rw,nosuid,nodev,noexec,size=4m,mode=0700,${owner}`,
+    );
+    // After the volumes, before raw run_args and labels.
+    expect(at).toBeGreaterThan(argv.indexOf('type=volume,source=v,target=/v'));
+    expect(argv.filter((a) => a.startsWith('API'))).toEqual([]);
   });
 
-  it('joins tokens with single spaces', () => {
-    expect(shellQuote(['docker', 'run', '-e', 'A=b c', 'img'])).toBe("docker run -e 'A=b c' img");
+  it('adds nothing without credential keys', () => {
+    expect(buildRunArgv({ ...base, credentialKeys: [] }, 'create', false)).not.toContain('--tmpfs');
   });
 });

@@ -1,13 +1,13 @@
-// The box's run/create argv, its thirteen sections always in one order, plus
-// the POSIX quoting `byre dockerrun` prints it with. Pure: the caller has already
+// The box's run/create argv, its thirteen sections always in one order (the
+// credential tmpfs sits after the volumes, adr/0012), plus the POSIX quoting
+// `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
 // never touches the filesystem, the environment or the engine.
 
-import path from 'node:path';
-
 import { ByreError } from '../errors.js';
+import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { WORKSPACE } from '../gen/box-layout.js';
+import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -53,6 +53,12 @@ export interface RunParams {
   hostEnv: Readonly<Record<string, string>>;
   /** BYRE_EGRESS (`host:port …`) under an allowlist posture; absent otherwise. */
   egress?: string;
+  /**
+   * Keys of the credential rows develop delivers over the credential channel
+   * (adr/0012). Never values: those reach the box only through the channel.
+   * Non-empty adds the session tmpfs the channel lands on.
+   */
+  credentialKeys?: readonly string[];
   /** The worktree directory bound rw at /workspace. */
   workspaceDir: string;
   /** For `~` expansion of bind sources. */
@@ -100,6 +106,9 @@ export function buildRunArgv(
       '--mount',
       `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
     );
+  }
+  if ((params.credentialKeys ?? []).length > 0) {
+    argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
   for (const p of params.ports) argv.push('-p', portFlag(p));
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
@@ -153,6 +162,21 @@ export function runLabels(params: RunParams): [string, string][] {
   return labels;
 }
 
+/** Bounds the session tmpfs; the credential plaintext caps keep real use far below it. */
+export const CREDENTIAL_TMPFS_SIZE = '4m';
+
+/**
+ * `--tmpfs` for the session tmpfs credentials land on (adr/0012), owned by the
+ * in-box dev user and closed to everyone else. Docker takes the owner as
+ * uid=/gid=; Podman refuses those and chowns to the box's user with `U`
+ * instead (the image's USER dev).
+ */
+export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
+  const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
+  const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
+  return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];
+}
+
 function bindMount(source: string, target: string, readonly: boolean): string {
   return `type=bind,source=${checkMountField(source)},target=${checkMountField(target)}${readonly ? ',readonly' : ''}`;
 }
@@ -176,16 +200,13 @@ function checkMountField(value: string): string {
 
 /** `~` / `~/…` against home, then cleaned; anything else must already be absolute. */
 export function expandHost(host: string, home: string): string {
-  let p = host;
-  if (p === '~') p = home;
-  else if (p.startsWith('~/')) p = path.posix.join(home, p.slice(2));
-  if (!path.posix.isAbsolute(p)) {
+  const expanded = expandHostPath(host, home);
+  if (expanded === null) {
     throw new ByreError(`mount source "${host}" must be absolute or start with ~/`, {
       rule: 'mount.relative-host',
     });
   }
-  const clean = path.posix.normalize(p);
-  return clean.length > 1 && clean.endsWith('/') ? clean.slice(0, -1) : clean;
+  return expanded;
 }
 
 function portFlag(p: PortSpec): string {
@@ -209,20 +230,4 @@ function sortGroups(groups: readonly (string | number)[]): string[] {
   const num = all.filter((g) => /^\d+$/.test(g)).sort((a, b) => Number(a) - Number(b));
   const named = all.filter((g) => !/^\d+$/.test(g)).sort();
   return [...num, ...named];
-}
-
-const SAFE_TOKEN = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/**
- * POSIX shell quoting for printing an argv a user can paste: safe tokens stay
- * bare, everything else is single-quoted with `'` spelled `'\''`.
- */
-export function shellQuote(argv: readonly string[]): string {
-  return argv.map(quoteToken).join(' ');
-}
-
-export function quoteToken(token: string): string {
-  if (token === '') return "''";
-  if (SAFE_TOKEN.test(token)) return token;
-  return `'${token.replaceAll("'", `'\\''`)}'`;
 }

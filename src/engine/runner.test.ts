@@ -1,5 +1,6 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
@@ -30,6 +31,7 @@ printf '\\n' >> "$FAKE_LOG"
 [ -n "$FAKE_ERR1" ] && printf '%s' "$FAKE_ERR1" >&2
 [ -n "$FAKE_PAUSE" ] && ${SLEEP} "$FAKE_PAUSE"
 [ -n "$FAKE_HANG" ] && exec ${SLEEP} "$FAKE_HANG"
+[ -n "$FAKE_SIGNAL" ] && kill -s "$FAKE_SIGNAL" $$
 [ -n "$FAKE_STDOUT" ] && printf '%s' "$FAKE_STDOUT"
 [ -n "$FAKE_STDERR" ] && printf '%s' "$FAKE_STDERR" >&2
 exit "\${FAKE_EXIT:-0}"
@@ -154,6 +156,25 @@ describe('build', () => {
   });
 });
 
+describe('an engine client killed by a signal', () => {
+  it.each(['SEGV', 'ABRT', 'PIPE'])(
+    'SIG%s is reported as the client dying, never as a box exit status',
+    async (sig) => {
+      const e = engine({ FAKE_SIGNAL: sig });
+      const spec = { id: 'b', command: ['true'] };
+      const killed = {
+        rule: 'engine.client-killed',
+        message: expect.stringContaining(`SIG${sig}`),
+      };
+      await expect(e.startAttached('byre-p', { tty: false })).rejects.toMatchObject(killed);
+      await expect(e.ps({ labels: {}, all: false })).rejects.toMatchObject(killed);
+      await expect(
+        e.execStream(spec, { stdout: new PassThrough().resume() }),
+      ).rejects.toMatchObject(killed);
+    },
+  );
+});
+
 describe('queries', () => {
   it('imageId normalizes podman bare hex to sha256:', async () => {
     const hex = 'a'.repeat(64);
@@ -180,6 +201,18 @@ describe('queries', () => {
         FAKE_EXIT: '1',
       }).imageExists('t'),
     ).rejects.toMatchObject({ rule: 'engine.unreachable' });
+  });
+
+  it('names a socket that refuses this user as denied, with its own remedy', async () => {
+    const err = (await engine({
+      FAKE_STDERR:
+        'permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: dial unix /var/run/docker.sock: connect: permission denied\n',
+      FAKE_EXIT: '1',
+    })
+      .ps({ labels: {}, all: false })
+      .catch((x: unknown) => x)) as EngineError;
+    expect(err.rule).toBe('engine.denied');
+    expect(err.remedy).toMatch(/docker group/);
   });
 
   it.each([
@@ -415,6 +448,14 @@ describe('classifyEngineFailure', () => {
     [
       'Cannot connect to Podman. Please verify your connection to the Linux system using `podman system connection list`, or try `podman machine init` and `podman machine start` to manage a new Linux VM',
       'unreachable',
+    ],
+    [
+      'permission denied while trying to connect to the Docker daemon socket at unix:///var/run/docker.sock: Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.50/containers/json": dial unix /var/run/docker.sock: connect: permission denied',
+      'denied',
+    ],
+    [
+      'Error: unable to connect to Podman socket: dial unix /run/podman/podman.sock: connect: permission denied',
+      'denied',
     ],
     ['Error response from daemon: No such image: x', 'other'],
     [

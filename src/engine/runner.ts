@@ -45,13 +45,7 @@ import {
   parseLabelRows,
   parseStringRecord,
 } from './output.js';
-import {
-  engineFailure,
-  runEngineCommand,
-  signalNumber,
-  streamEngineExec,
-  type Captured,
-} from './spawn.js';
+import { engineFailure, runEngineCommand, streamEngineExec, type Captured } from './spawn.js';
 import type {
   BuildSpec,
   ContainerFacts,
@@ -208,12 +202,13 @@ class CliEngine implements Engine {
         ...(this.env === undefined ? {} : { env: this.env, extendEnv: false }),
       });
       if (r.exitCode !== undefined) return r.exitCode;
-      if (r.signal !== undefined) return 128 + signalNumber(r.signal);
+      // The client itself died (SIGSEGV, SIGABRT …): say so, never as a box status.
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
         stderr: '',
         timedOut: false,
-        spawnError: r.shortMessage,
+        spawnError: r.signal === undefined ? r.shortMessage : undefined,
+        signal: r.signal,
       });
     } finally {
       process.off('SIGINT', ignore);
@@ -302,7 +297,7 @@ class CliEngine implements Engine {
     if (c.exitCode === undefined) throw engineFailure(this.facts.name, args, c);
     // Exit 125/126/127 from the engine client can be its own failure; only an
     // unreachable engine is lifted into an error, the rest is the command's status.
-    if (c.exitCode !== 0 && classifyEngineFailure(c.stderr) === 'unreachable') {
+    if (c.exitCode !== 0 && classifyEngineFailure(c.stderr) !== 'other') {
       throw engineFailure(this.facts.name, args, c);
     }
     return { exitCode: c.exitCode, stdout: c.stdout, stderr: c.stderr };
@@ -311,15 +306,16 @@ class CliEngine implements Engine {
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     const args = execArgv(spec, io.stdin !== undefined);
     const r = await streamEngineExec(this.facts.path, args, io, this.env);
-    if (r.spawnError !== undefined) {
+    if (r.spawnError !== undefined || r.signal !== undefined) {
       throw engineFailure(this.facts.name, args, {
         exitCode: undefined,
         stderr: r.stderr,
         timedOut: false,
         spawnError: r.spawnError,
+        signal: r.signal,
       });
     }
-    if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) === 'unreachable') {
+    if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) !== 'other') {
       throw engineFailure(this.facts.name, args, { ...r, timedOut: false, spawnError: undefined });
     }
     return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };

@@ -7,7 +7,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import { EngineError } from '../errors.js';
-import { UNREACHABLE_REMEDY, classifyEngineFailure, tail } from './classify.js';
+import { describeSignal } from './signals.js';
+import { DENIED_REMEDY, UNREACHABLE_REMEDY, classifyEngineFailure, tail } from './classify.js';
 import type { StreamIo, StreamResult } from './engine.js';
 import type { EngineName } from './types.js';
 
@@ -17,6 +18,8 @@ export interface Captured {
   stderr: string;
   timedOut: boolean;
   spawnError: string | undefined;
+  /** Set when the engine client itself was killed by a signal (SIGSEGV, SIGPIPE …). */
+  signal?: string | undefined;
 }
 
 /**
@@ -77,15 +80,15 @@ export async function runEngineCommand(
       if (timer !== undefined) clearTimeout(timer);
       // A spawn that failed (ENOENT …) still closes, with the errno as its "code".
       const ran = failure === undefined && code !== null;
+      const killed = failure === undefined && !timedOut && signal !== null;
       resolve({
         exitCode: ran ? code : undefined,
         stdout: Buffer.concat(out).toString('utf8'),
         stderr: Buffer.concat(err).toString('utf8'),
         timedOut,
         spawnError:
-          ran || timedOut
-            ? undefined
-            : `${command}: ${failure ?? `killed by ${signal ?? 'a signal'}`}`,
+          ran || timedOut || killed ? undefined : `${command}: ${failure ?? 'did not run'}`,
+        ...(killed ? { signal } : {}),
       });
     });
     if (options.input !== undefined && child.stdin !== null) {
@@ -115,6 +118,14 @@ export function engineFailure(
       remedy: UNREACHABLE_REMEDY[engine],
     });
   }
+  if (c.signal !== undefined) {
+    return new EngineError(`the ${engine} client was killed by ${describeSignal(c.signal)}`, {
+      engine,
+      argv: args,
+      stderr,
+      rule: 'engine.client-killed',
+    });
+  }
   if (c.spawnError !== undefined) {
     return new EngineError(`could not run ${engine}: ${c.spawnError}`, {
       engine,
@@ -123,7 +134,18 @@ export function engineFailure(
       rule: 'engine.spawn',
     });
   }
-  const unreachable = classifyEngineFailure(stderr) === 'unreachable';
+  const kind = classifyEngineFailure(stderr);
+  if (kind === 'denied') {
+    return new EngineError(`${engine} refused this user (permission denied on its socket)`, {
+      engine,
+      argv: args,
+      ...(c.exitCode === undefined ? {} : { exitCode: c.exitCode }),
+      stderr,
+      rule: 'engine.denied',
+      remedy: DENIED_REMEDY[engine],
+    });
+  }
+  const unreachable = kind === 'unreachable';
   return new EngineError(
     unreachable
       ? `${engine} is not answering`
@@ -150,7 +172,7 @@ export async function streamEngineExec(
   args: readonly string[],
   io: StreamIo,
   env?: Readonly<Record<string, string | undefined>>,
-): Promise<StreamResult & { spawnError?: string }> {
+): Promise<StreamResult & { spawnError?: string; signal?: string }> {
   const stdinMode =
     io.stdin === undefined ? 'ignore' : typeof io.stdin === 'number' ? io.stdin : 'pipe';
   const child = spawn(enginePath, [...args], {
@@ -167,12 +189,14 @@ export async function streamEngineExec(
     stderr = tail(stderr + chunk);
   });
   let spawnError: string | undefined;
+  let killedBy: string | undefined;
   const closed = new Promise<number>((resolve) => {
     child.on('error', (err) => {
       spawnError = err.message;
     });
     child.on('close', (code, signal) => {
-      resolve(code ?? (signal === null ? 1 : 128 + signalNumber(signal)));
+      if (code === null && signal !== null) killedBy = signal;
+      resolve(code ?? 1);
     });
   });
   const failures: unknown[] = [];
@@ -199,17 +223,11 @@ export async function streamEngineExec(
   const exitCode = await closed;
   await Promise.all([feeding, draining]);
   if (failures.length > 0) throw failures[0];
-  return { exitCode, stderr, stderrHead, ...(spawnError === undefined ? {} : { spawnError }) };
-}
-
-const SIGNALS: Record<string, number> = {
-  SIGHUP: 1,
-  SIGINT: 2,
-  SIGQUIT: 3,
-  SIGKILL: 9,
-  SIGTERM: 15,
-};
-
-export function signalNumber(signal: string): number {
-  return SIGNALS[signal] ?? 0;
+  return {
+    exitCode,
+    stderr,
+    stderrHead,
+    ...(spawnError === undefined ? {} : { spawnError }),
+    ...(killedBy === undefined ? {} : { signal: killedBy }),
+  };
 }

@@ -22,7 +22,10 @@ export const CLAUDE_SKILLS_DIR = `${BYRE_ETC}/claude-skills`;
 export const CONTEXT_DIR = `${BYRE_ETC}/context`;
 /** The image's PATH, captured at build time for login shells. */
 export const IMAGE_PATH_FILE = `${BYRE_ETC}/image-path`;
+/** Baked when the config holds credential rows: the launcher waits for delivery (adr/0012). */
 export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
+/** The session tmpfs credentials are delivered onto; its parent is root's, so the box cannot swap it for a link. */
+export const CREDENTIAL_DIR = '/run/byre/credentials';
 
 // ---------------------------------------------------------------------------
 // Reserved BYRE_ keys. A skill may set one (that is how a posture reaches the
@@ -41,6 +44,9 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_AGENT_CONTEXT: ['context delivery'],
   BYRE_SESSION_CONTEXT: ['context delivery'],
   BYRE_MCP_CONFIG: ['MCP delivery'],
+  BYRE_CREDENTIAL_GATE_FILE: ['credential delivery'],
+  BYRE_CREDENTIAL_GATE_TIMEOUT: ['credential delivery'],
+  BYRE_CREDENTIAL_DIR: ['credential delivery'],
   BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
   BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
   BYRE_WORKSPACE_DIR: [LAUNCH_CLAIM],

@@ -171,6 +171,100 @@ describe('launch gate', () => {
   });
 });
 
+describe('credential gate', () => {
+  const credentials = (): string => path.join(dir, 'credentials');
+  const asTmpfs = (): void => {
+    write('mounts', `proc /proc proc rw 0 0\ntmpfs ${credentials()} tmpfs rw,mode=700 0 0\n`);
+  };
+  const deliver = (): void => {
+    write('credentials/env/API_KEY', 'sk 123\n\n');
+    write('credentials/env/UNICODE', 'pässwörd');
+    write('credentials/file/SERVICE_JSON', '{"k":1}');
+    write('credentials/ready', '');
+  };
+  const gated = (extra: Record<string, string> = {}): Record<string, string> => ({
+    BYRE_CREDENTIAL_GATE_FILE: write('etc-byre/credential-gate', 'byre\n'),
+    BYRE_CREDENTIAL_DIR: credentials(),
+    BYRE_CREDENTIAL_GATE_TIMEOUT: '1',
+    ...extra,
+  });
+
+  it('exports delivered values and file paths to the command, exactly', async () => {
+    asTmpfs();
+    deliver();
+    const r = await launch(
+      ['bash', '-c', 'printf "[%s][%s][%s]" "$API_KEY" "$UNICODE" "$SERVICE_JSON"'],
+      gated(),
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      `[sk 123\n\n][pässwörd][${path.join(credentials(), 'file', 'SERVICE_JSON')}]`,
+    );
+  });
+
+  it('fails closed without running hooks or the command when nothing was delivered', async () => {
+    asTmpfs();
+    sub('credentials');
+    write('firstrun.d/10-mark.sh', `touch ${dir}/hook-ran\n`);
+    const marker = path.join(dir, 'ran');
+    const r = await launch(['bash', '-c', `touch ${marker}`], gated());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `byre: credential gate: no credentials were delivered to ${credentials()} within 1s — refusing to launch without them (failing closed).`,
+    );
+    expect(r.stderr).toContain('BYRE_CREDENTIAL_GATE_FILE=/dev/null');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
+  });
+
+  it('waits for a delivery that lands after it started', async () => {
+    asTmpfs();
+    const launched = launch(
+      ['bash', '-c', 'echo "$API_KEY"'],
+      gated({ BYRE_CREDENTIAL_GATE_TIMEOUT: '10' }),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    deliver();
+    const r = await launched;
+    expect(r).toMatchObject({ code: 0, stdout: 'sk 123\n\n\n' });
+  });
+
+  it('fails closed when the channel directory is not a tmpfs', async () => {
+    deliver();
+    const r = await launch(['bash', '-c', 'echo "$API_KEY"'], gated());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is not a tmpfs');
+    expect(r.stdout).toBe('');
+  });
+
+  it('fails closed on a delivered name in the BYRE_ namespace', async () => {
+    asTmpfs();
+    deliver();
+    write('credentials/env/BYRE_LAUNCH_GATE_FILE', '/dev/null');
+    const r = await launch(['true'], gated());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('unusable name');
+  });
+
+  it('is skipped without a gate file, or with BYRE_CREDENTIAL_GATE_FILE=/dev/null', async () => {
+    const bare = await launch(['bash', '-c', 'echo "[${API_KEY-unset}]"']);
+    expect(bare.stdout).toBe('[unset]\n');
+    const ejected = await launch(['bash', '-c', 'echo ran'], {
+      ...gated(),
+      BYRE_CREDENTIAL_GATE_FILE: '/dev/null',
+    });
+    expect(ejected).toMatchObject({ code: 0, stdout: 'ran\n' });
+  });
+
+  it('hands the values to first-run hooks too', async () => {
+    asTmpfs();
+    deliver();
+    write('firstrun.d/10-see.sh', `printf '%s' "$UNICODE" > ${dir}/seen\n`);
+    expect((await launch(['true'], gated())).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'seen'), 'utf8')).toBe('pässwörd');
+  });
+});
+
 describe('hooks', () => {
   it('reports a failing first-run hook and continues, in glob order', async () => {
     write('firstrun.d/10-fail.sh', 'echo first >> "$BYRE_DEV_HOME/order"; exit 3\n');
@@ -325,5 +419,32 @@ describe('profile shim', () => {
       },
     );
     expect(r.stdout).toBe('/usr/bin:/bin\n0\n');
+  });
+
+  it('exports delivered credentials to login shells as the launcher did', async () => {
+    write('credentials/env/API_KEY', 'sk 123\n\n');
+    write('credentials/file/CERT', 'x');
+    write('credentials/env/BYRE_EGRESS', 'ignored');
+    write('credentials/ready', '');
+    const r = await run(
+      'sh',
+      ['-c', `. ${PROFILE}; printf '[%s][%s][%s]' "$API_KEY" "$CERT" "\${BYRE_EGRESS-unset}"`],
+      {
+        PATH: '/usr/bin:/bin',
+        BYRE_ENVD_DIR: path.join(dir, 'env.d'),
+        BYRE_CREDENTIAL_DIR: path.join(dir, 'credentials'),
+      },
+    );
+    expect(r.stdout).toBe(`[sk 123\n\n][${path.join(dir, 'credentials', 'file', 'CERT')}][unset]`);
+  });
+
+  it('exports nothing from a credential directory that was never opened', async () => {
+    write('credentials/env/API_KEY', 'x');
+    const r = await run('sh', ['-c', `. ${PROFILE}; echo "[\${API_KEY-unset}]"`], {
+      PATH: '/usr/bin:/bin',
+      BYRE_ENVD_DIR: path.join(dir, 'env.d'),
+      BYRE_CREDENTIAL_DIR: path.join(dir, 'credentials'),
+    });
+    expect(r.stdout).toBe('[unset]\n');
   });
 });

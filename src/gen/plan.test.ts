@@ -56,7 +56,7 @@ describe('planBuild', () => {
       ['agent-context.md', '644'],
       ['mcp.json', '644'],
     ]);
-    expect(plan.dirs).toEqual(['claude-skills']);
+    expect(plan.dirs).toEqual(['claude-skills/.claude/skills']);
     expect(plan.agentCmd).toBeNull();
     expect(plan.mcpJson).toBe('{\n  "mcpServers": {}\n}\n');
     expect(plan.notes).toEqual([]);
@@ -147,6 +147,56 @@ describe('planBuild', () => {
           'files entry "launcher" targets /usr/local/bin/byre-launch, a path byre guards; byre\'s copy takes precedence',
       },
     ]);
+  });
+
+  describe('Claude Skills', () => {
+    const skillMd = text('---\nname: x\ndescription: y\n---\n');
+    const carrier = fakeSkill('acme/tools', 'installed', {
+      claudeSkills: [
+        { name: 'review', path: 'skills/acme/tools/cs/review' },
+        { name: 'closed-one', path: 'skills/acme/tools/cs/closed-one' },
+      ],
+      claudeSkillFiles: {
+        review: [
+          { rel: 'SKILL.md', content: skillMd },
+          { rel: 'bin/run.sh', content: text('#!/bin/sh\n'), executable: true },
+        ],
+        'closed-one': [{ rel: 'SKILL.md', content: skillMd }],
+      },
+    });
+    const config = fakeConfig({
+      claudeSkills: [sourced({ name: 'tdd', path: '~/cs/tdd' })],
+      claudeSkillsClosed: [sourced('closed-one')],
+    });
+    const staged = (plan: BuildPlan) =>
+      plan.entries
+        .filter((e) => e.path.startsWith('claude-skills/'))
+        .map((e) => [e.path, e.mode.toString(8)]);
+
+    it('stages config and skill-carried skills at claude-skills/.claude/skills/<name>/, minus closures', () => {
+      const plan = planBuild(config, [carrier], '/w', {
+        claudeSkillFiles: new Map([['tdd', [{ rel: 'SKILL.md', content: skillMd }]]]),
+      });
+      expect(staged(plan)).toEqual([
+        ['claude-skills/.claude/skills/tdd/SKILL.md', '644'],
+        ['claude-skills/.claude/skills/review/SKILL.md', '644'],
+        ['claude-skills/.claude/skills/review/bin/run.sh', '755'],
+      ]);
+      expect(plan.dockerfile).toContain('COPY claude-skills /etc/byre/claude-skills\n');
+    });
+
+    it('keeps the empty layout (and its COPY) for an empty set', () => {
+      const plan = planBuild(fakeConfig(), [], '/w');
+      expect(staged(plan)).toEqual([]);
+      expect(plan.dirs).toContain('claude-skills/.claude/skills');
+      expect(plan.dockerfile).toContain('COPY claude-skills /etc/byre/claude-skills\n');
+    });
+
+    it('refuses a config Claude Skill whose files were not read', () => {
+      expect(() => planBuild(config, [], '/w')).toThrow(
+        expect.objectContaining({ rule: 'claude-skill.not-read' }),
+      );
+    });
   });
 });
 
@@ -316,5 +366,38 @@ describe('mcp.json', () => {
 describe('agentCmdScript', () => {
   it('execs the command with the launcher’s arguments', () => {
     expect(agentCmdScript('codex --yolo')).toBe('#!/bin/sh\nexec codex --yolo "$@"\n');
+  });
+});
+
+describe('the credential gate', () => {
+  const row = 'encrypted:0123456789abcdef:YWdl';
+
+  it('is staged and baked when the config holds a credential row', () => {
+    const plan = planBuild(fakeConfig({ envFromHost: { API_KEY: sourced(row) } }), [], '/w');
+    expect(entry(plan, 'credential-gate')).toBeDefined();
+    expect(plan.dockerfile).toContain('COPY credential-gate /etc/byre/credential-gate');
+    // In the guard block, after the project's own lines.
+    expect(plan.dockerfile.indexOf('COPY credential-gate')).toBeGreaterThan(
+      plan.dockerfile.indexOf('# --- byre security guard'),
+    );
+  });
+
+  it('is absent without credential rows, or when [env] overrides every one', () => {
+    for (const config of [
+      fakeConfig({ envFromHost: { TERM: sourced('env:TERM') } }),
+      fakeConfig({ envFromHost: { API_KEY: sourced(row) }, env: { API_KEY: sourced('x') } }),
+    ]) {
+      const plan = planBuild(config, [], '/w');
+      expect(entry(plan, 'credential-gate')).toBeUndefined();
+      expect(plan.dockerfile).not.toContain('credential-gate');
+    }
+  });
+
+  it('notes a files entry that targets the gate only when the gate is baked', () => {
+    const files = { gate: sourced('/etc/byre/credential-gate') };
+    const gated = planBuild(fakeConfig({ files, envFromHost: { K: sourced(row) } }), [], '/w');
+    expect(gated.notes.map((n) => n.rule)).toContain('files.guarded-path');
+    const plain = planBuild(fakeConfig({ files }), [], '/w');
+    expect(plain.notes.map((n) => n.rule)).not.toContain('files.guarded-path');
   });
 });

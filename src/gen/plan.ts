@@ -5,11 +5,14 @@
 import path from 'node:path';
 
 import type { EffectiveConfig, McpSpec, Sourced } from '../config/types.js';
+import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, type Location } from '../errors.js';
-import type { ResolvedSkill } from '../skills/types.js';
+import type { ClaudeSkillFile, ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
 import {
   compareStrings,
+  CREDENTIAL_GATE_STAGED,
+  CREDENTIAL_GATE_TEXT,
   guardedPathCollisions,
   postureGuardFor,
   renderDockerfile,
@@ -52,10 +55,14 @@ export interface BuildPlan {
 export interface PlanOptions {
   /** Texts of [[context]] `file` declarations, keyed by the path as declared. */
   contextFiles?: ReadonlyMap<string, string>;
+  /** Files of each config-declared Claude Skill, read and validated, by name. */
+  claudeSkillFiles?: ReadonlyMap<string, readonly ClaudeSkillFile[]>;
 }
 
 export const DOCKERFILE_NAME = 'Dockerfile.generated';
 export const CLAUDE_SKILLS_DIR = 'claude-skills';
+/** claude's discovery layout inside the directory its command adds. */
+export const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_DIR}/.claude/skills`;
 export const AGENT_CONTEXT_WARN_BYTES = 100_000;
 
 const EXECUTABLE = 0o755;
@@ -206,11 +213,60 @@ function projectFiles(config: EffectiveConfig): ProjectFile[] {
 
 function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
   return files.flatMap(({ key, copy }) =>
-    guardedPathCollisions([copy.dest], input.guard).map((guarded) => ({
+    guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
       rule: 'files.guarded-path',
       message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
     })),
   );
+}
+
+/**
+ * The merged Claude Skill set (config entries, then skill-carried ones not
+ * closed by config), staged at claude-skills/.claude/skills/<name>/: claude's
+ * own discovery layout under the directory its command adds (--add-dir).
+ */
+function claudeSkillEntries(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  configFiles: ReadonlyMap<string, readonly ClaudeSkillFile[]>,
+): ContextEntry[] {
+  const closed = new Set(config.claudeSkillsClosed.map((c) => c.value));
+  const declared: {
+    name: string;
+    files: readonly ClaudeSkillFile[] | undefined;
+    from: Location;
+  }[] = [
+    ...config.claudeSkills.map((c) => ({
+      name: c.value.name,
+      files: configFiles.get(c.value.name),
+      from: locationOf(c.from, `claude_skills.${c.value.name}`),
+    })),
+    ...skills.flatMap((s) =>
+      s.claudeSkills
+        .filter((c) => !closed.has(c.name))
+        .map((c) => ({
+          name: c.name,
+          files: s.claudeSkillFiles?.[c.name],
+          from: { file: s.meta?.dir ?? `skill ${s.id}`, key: `claude_skills.${c.name}` },
+        })),
+    ),
+  ];
+  return declared.flatMap(({ name, files, from }) => {
+    if (files === undefined) {
+      throw new ByreError(`claude skill "${name}" was not read`, {
+        rule: 'claude-skill.not-read',
+        remedy: 'report this to byre',
+        location: from,
+      });
+    }
+    return files.map((f) =>
+      bytes(
+        path.posix.join(CLAUDE_SKILLS_STAGE_DIR, name, f.rel),
+        f.content,
+        f.executable === true ? EXECUTABLE : REGULAR,
+      ),
+    );
+  });
 }
 
 function bytes(entryPath: string, content: string | Uint8Array, mode = REGULAR): ContextEntry {
@@ -239,6 +295,7 @@ export function planBuild(
     apt: config.apt.map((a) => a.value),
     dockerfilePost: config.dockerfilePost.map((l) => l.value),
     guard: postureGuardFor(skills),
+    credentialGate: deliveredCredentialRows(config).length > 0,
   };
   const dockerfile = renderDockerfile(dockerfileInput);
   const agentCmd = agent === null ? null : agentCmdScript(agent.command);
@@ -251,12 +308,16 @@ export function planBuild(
     bytes('byre-launch', chassis.launcher, EXECUTABLE),
     bytes('byre-profile-env.sh', chassis.profileEnv),
     bytes('byre-ensure-node', chassis.ensureNode, EXECUTABLE),
+    ...(dockerfileInput.credentialGate === true
+      ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
+      : []),
     ...(agentCmd === null ? [] : [bytes('agent-cmd', agentCmd, EXECUTABLE)]),
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),
     ...skills.flatMap((s) =>
       s.build.files.map((f) => bytes(f.staged, f.content, f.executable ? EXECUTABLE : REGULAR)),
     ),
+    ...claudeSkillEntries(config, skills, options.claudeSkillFiles ?? new Map()),
     ...files.map(({ key, src, copy, location }) => ({
       path: copy.staged,
       mode: REGULAR,
@@ -283,7 +344,7 @@ export function planBuild(
     dockerfileInput,
     dockerfile,
     entries,
-    dirs: [CLAUDE_SKILLS_DIR],
+    dirs: [CLAUDE_SKILLS_STAGE_DIR],
     agentCmd,
     agentContext,
     mcpJson,

@@ -7,12 +7,18 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { planBuild } from './plan.js';
-import { readContextFiles, stageBuildContext } from './stage.js';
+import {
+  checkProjectFiles,
+  contextFileRoot,
+  readContextFiles,
+  stageBuildContext,
+} from './stage.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
 import { useTempDir } from '../../test/support/temp.js';
 
@@ -83,6 +89,8 @@ describe('stageBuildContext', () => {
       'byre-launch',
       'byre-profile-env.sh',
       'claude-skills/',
+      'claude-skills/.claude/',
+      'claude-skills/.claude/skills/',
       'files/',
       'files/conf.toml',
       'files/seed/',
@@ -162,6 +170,35 @@ describe('stageBuildContext', () => {
     });
   }
 
+  for (const [name, arrange] of escapes) {
+    it(`refuses ${name} at plan time, naming the declaration`, async () => {
+      const key = arrange();
+      const plan = planBuild(fakeConfig({ files: { [key]: sourced('/dest') } }), [], project);
+      const err = await checkProjectFiles(plan, project).catch((e: unknown) => e);
+      expect(err).toMatchObject({
+        rule: 'files.escapes-project',
+        location: { key: `files."${key}"` },
+      });
+    });
+  }
+
+  it('names a missing source at plan time', async () => {
+    const plan = planBuild(fakeConfig({ files: { nope: sourced('/dest') } }), [], project);
+    await expect(checkProjectFiles(plan, project)).rejects.toMatchObject({
+      rule: 'files.source-missing',
+      location: { key: 'files."nope"' },
+    });
+  });
+
+  it('skips a FIFO inside a copied tree without reading it', async () => {
+    put('project/tree/ok.txt', 'ok');
+    execFileSync('mkfifo', [path.join(project, 'tree', 'pipe')]);
+    const plan = planBuild(fakeConfig({ files: { tree: sourced('/t') } }), [], project);
+    await checkProjectFiles(plan, project);
+    await stageBuildContext(contextDir, plan, project);
+    expect(listTree(path.join(contextDir, 'files'))).toEqual(['tree/', 'tree/ok.txt']);
+  });
+
   it('refuses a missing source', async () => {
     const plan = planBuild(fakeConfig({ files: { nope: sourced('/dest') } }), [], project);
     await expect(stageBuildContext(contextDir, plan, project)).rejects.toMatchObject({
@@ -205,5 +242,78 @@ describe('readContextFiles', () => {
       rule: 'context.file-missing',
       location: { key: 'context.gone' },
     });
+  });
+
+  const refusals: [string, () => string, string][] = [
+    [
+      'a link out of the file’s own directory',
+      () => {
+        put('secret', 'key');
+        mkdirSync(path.join(dir, 'home'), { recursive: true });
+        symlinkSync(path.join(dir, 'secret'), path.join(dir, 'home', 'agent.md'));
+        return '~/agent.md';
+      },
+      'context.escapes',
+    ],
+    [
+      'a link inside the project leading out of it',
+      () => {
+        put('secret', 'key');
+        mkdirSync(path.join(project, 'docs'), { recursive: true });
+        symlinkSync(path.join(dir, 'secret'), path.join(project, 'docs', 'agent.md'));
+        return `${project}/docs/agent.md`;
+      },
+      'context.escapes',
+    ],
+    [
+      'a directory in the project that became a link out of it',
+      () => {
+        put('elsewhere/agent.md', 'host file');
+        symlinkSync(path.join(dir, 'elsewhere'), path.join(project, 'docs'));
+        return `${project}/docs/agent.md`;
+      },
+      'context.escapes',
+    ],
+    [
+      'a FIFO',
+      () => {
+        mkdirSync(path.join(dir, 'home'), { recursive: true });
+        execFileSync('mkfifo', [path.join(dir, 'home', 'agent.md')]);
+        return '~/agent.md';
+      },
+      'context.not-file',
+    ],
+    [
+      'a directory',
+      () => {
+        mkdirSync(path.join(dir, 'home', 'agent.md'), { recursive: true });
+        return '~/agent.md';
+      },
+      'context.not-file',
+    ],
+  ];
+  it.each(refusals)('refuses %s, naming the declaration', async (_what, arrange, rule) => {
+    const file = arrange();
+    const config = fakeConfig({ context: [sourced({ name: 'notes', file })] });
+    await expect(readContextFiles(config, path.join(dir, 'home'), [project])).rejects.toMatchObject(
+      { rule, location: { key: 'context.notes' } },
+    );
+  });
+
+  it('follows a link that stays in the file’s own directory', async () => {
+    put('home/notes/real.md', 'real\n');
+    symlinkSync('real.md', path.join(dir, 'home', 'notes', 'agent.md'));
+    const config = fakeConfig({ context: [sourced({ name: 'n', file: '~/notes/agent.md' })] });
+    expect(await readContextFiles(config, path.join(dir, 'home'))).toEqual(
+      new Map([['~/notes/agent.md', 'real\n']]),
+    );
+  });
+
+  it.each([
+    ['/p/docs/a.md', ['/p'], '/p'],
+    ['/p/docs/a.md', ['/q', '/p/docs', '/p'], '/p'],
+    ['/home/u/notes/a.md', ['/p'], '/home/u/notes'],
+  ])('contextFileRoot(%s, %j) is %s', (full, roots, want) => {
+    expect(contextFileRoot(full, roots)).toBe(want);
   });
 });

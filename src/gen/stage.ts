@@ -9,12 +9,14 @@ import path from 'node:path';
 
 import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
+import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
 import type { BuildPlan, ContextEntry } from './plan.js';
 
 /** [[context]] files are read whole; past 16 MiB they are refused. */
 export const CONTEXT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const STALE_STAGING_MS = 60 * 60 * 1000;
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 function isErrno(err: unknown, code: string): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === code;
@@ -63,42 +65,45 @@ async function realpathOrNull(p: string): Promise<string | null> {
   }
 }
 
+/** What a `files` source stages: directories to make and regular files to copy, relative to its dest. */
+interface ConfinedTree {
+  dirs: string[];
+  files: { real: string; rel: string }[];
+}
+
 /**
- * Copies a project file or tree, dereferencing symlinks, and refuses any link
- * whose target leaves the project. Dangling links and special files are
- * skipped; a link cycle is cut where it re-enters a directory being copied.
+ * Walks a project file or tree, following symlinks that stay inside the
+ * project and refusing any whose target leaves it. Dangling links and
+ * special files (FIFOs, devices, sockets) are skipped, never read; a link
+ * cycle is cut where it re-enters a directory being walked.
  */
-async function copyConfined(
+async function walkConfined(
   root: string,
   ref: FileRef,
   real: string,
-  dest: string,
+  rel: string,
   ancestors: ReadonlySet<string>,
+  out: ConfinedTree,
 ): Promise<void> {
   const info = await fs.stat(real);
   if (info.isFile()) {
-    await fs.copyFile(real, dest);
-    await fs.chmod(dest, info.mode & 0o777);
+    out.files.push({ real, rel });
     return;
   }
   if (!info.isDirectory() || ancestors.has(real)) return;
-  await fs.mkdir(dest, { recursive: true });
+  out.dirs.push(rel);
   const inner = new Set(ancestors).add(real);
   for (const name of (await fs.readdir(real)).sort()) {
     const child = path.join(real, name);
     const childReal = await realpathOrNull(child);
     if (childReal === null) continue;
     if (!isInside(root, childReal)) throw escapesProject(ref, `${child} -> ${childReal}`);
-    await copyConfined(root, ref, childReal, path.join(dest, name), inner);
+    await walkConfined(root, ref, childReal, path.join(rel, name), inner, out);
   }
 }
 
-async function stageProjectFile(
-  root: string,
-  ref: FileRef,
-  src: string,
-  dest: string,
-): Promise<void> {
+/** Resolves one `files` source inside the project, or refuses it naming the declaration. */
+async function confinedSource(root: string, ref: FileRef, src: string): Promise<ConfinedTree> {
   if (path.isAbsolute(src)) throw escapesProject(ref, src);
   const hostPath = path.resolve(root, src);
   if (!isInside(root, hostPath)) throw escapesProject(ref, hostPath);
@@ -111,7 +116,69 @@ async function stageProjectFile(
     });
   }
   if (!isInside(root, real)) throw escapesProject(ref, `${hostPath} -> ${real}`);
-  await copyConfined(root, ref, real, dest, new Set());
+  const tree: ConfinedTree = { dirs: [], files: [] };
+  await walkConfined(root, ref, real, '', new Set(), tree);
+  return tree;
+}
+
+/**
+ * Copies one regular file the walk found, opened without following a link
+ * and without blocking: a file swapped for a link or a FIFO since the walk
+ * is refused, not read.
+ */
+async function copyRegular(ref: FileRef, real: string, dest: string): Promise<void> {
+  let source: fs.FileHandle;
+  try {
+    const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+    source = await fs.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    if (isErrno(err, 'ELOOP')) throw escapesProject(ref, `${real} became a symbolic link`);
+    throw err;
+  }
+  try {
+    const info = await source.stat();
+    if (!info.isFile()) throw escapesProject(ref, `${real} is no longer a regular file`);
+    const target = await fs.open(dest, 'wx', info.mode & 0o777);
+    try {
+      const buffer = Buffer.alloc(COPY_CHUNK_BYTES);
+      for (;;) {
+        const { bytesRead } = await source.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        await target.write(buffer, 0, bytesRead);
+      }
+      await target.chmod(info.mode & 0o777);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+async function stageProjectFile(
+  root: string,
+  ref: FileRef,
+  src: string,
+  dest: string,
+): Promise<void> {
+  const tree = await confinedSource(root, ref, src);
+  for (const dir of tree.dirs) await fs.mkdir(path.join(dest, dir), { recursive: true });
+  for (const file of tree.files) await copyRegular(ref, file.real, path.join(dest, file.rel));
+}
+
+/**
+ * The plan-time check of every `files` source (`byre dockerfile` and develop
+ * alike): each exists, and no link in it leads out of the project. Reads
+ * names and metadata only; staging repeats the check as it copies.
+ */
+export async function checkProjectFiles(plan: BuildPlan, projectDir: string): Promise<void> {
+  let root: string | null = null;
+  for (const entry of plan.entries) {
+    if (entry.source.kind !== 'project-file') continue;
+    root ??= await fs.realpath(path.resolve(projectDir));
+    const { key, location, src } = entry.source;
+    await confinedSource(root, { key, location }, src);
+  }
 }
 
 async function writeEntry(
@@ -212,36 +279,82 @@ function expandHome(p: string, homeDir: string): string {
   return p.startsWith('~/') ? path.join(homeDir, p.slice(2)) : p;
 }
 
-/** Reads every [[context]] `file` declaration, keyed as declared, for planBuild. */
+function contextRefusal(
+  name: string,
+  location: Location,
+  rule: string,
+  message: string,
+  remedy: string,
+): ByreError {
+  return new ByreError(`context "${name}": ${message}`, { rule, remedy, location });
+}
+
+/**
+ * The directory a [[context]] file may resolve within: the box-writable
+ * root it is declared under (a project, a read-write mount), else the
+ * directory it is declared in. A link inside either may point elsewhere in
+ * it, never out: otherwise a box could swap the file for a link to a host
+ * secret and have the next build bake it into the image.
+ */
+export function contextFileRoot(full: string, writableRoots: readonly string[]): string {
+  const holding = writableRoots
+    .filter((root) => isInside(root, full))
+    .sort((a, b) => a.length - b.length)[0];
+  return holding ?? path.dirname(full);
+}
+
+/**
+ * Reads every [[context]] `file` declaration, keyed as declared, for
+ * planBuild: only a regular file (never through a link leaving its root,
+ * never waiting on a FIFO), at most 16 MiB.
+ */
 export async function readContextFiles(
   config: EffectiveConfig,
   homeDir: string,
+  writableRoots: readonly string[] = [],
 ): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   for (const entry of config.context) {
     const spec = entry.value;
     if (!('file' in spec) || texts.has(spec.file)) continue;
     const location = { file: entry.from.path ?? entry.from.name, key: `context.${spec.name}` };
-    const full = expandHome(spec.file, homeDir);
-    let info;
-    try {
-      info = await fs.stat(full);
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err;
-      throw new ByreError(`context "${spec.name}": ${full} does not exist`, {
-        rule: 'context.file-missing',
-        remedy: `create ${full}, or remove the [[context]] entry "${spec.name}"`,
-        location,
-      });
+    const full = path.resolve(expandHome(spec.file, homeDir));
+    const refuse = (rule: string, message: string, remedy: string) =>
+      contextRefusal(spec.name, location, rule, message, remedy);
+    const real = await realpathOrNull(full);
+    if (real === null) {
+      throw refuse(
+        'context.file-missing',
+        `${full} does not exist`,
+        `create ${full}, or remove the [[context]] entry "${spec.name}"`,
+      );
     }
-    if (info.size > CONTEXT_FILE_MAX_BYTES) {
-      throw new ByreError(`context "${spec.name}": ${full} is larger than 16 MiB`, {
-        rule: 'context.file-too-large',
-        remedy: 'trim the file; agents truncate long context anyway',
-        location,
-      });
+    const root = contextFileRoot(full, writableRoots);
+    const realRoot = (await realpathOrNull(root)) ?? root;
+    if (!isInside(realRoot, real)) {
+      throw refuse(
+        'context.escapes',
+        `${full} is a link to ${real}, outside ${root}`,
+        `point file at ${real} itself if you mean it, or replace the link with the file`,
+      );
     }
-    texts.set(spec.file, await fs.readFile(full, 'utf8'));
+    const read = readRegularFile(real, CONTEXT_FILE_MAX_BYTES);
+    if (read.kind === 'too-large') {
+      throw refuse(
+        'context.file-too-large',
+        `${full} is larger than 16 MiB`,
+        'trim the file; agents truncate long context anyway',
+      );
+    }
+    if (read.kind !== 'ok') {
+      const what = read.kind === 'missing' ? 'gone' : describeNotRegular(read.what);
+      throw refuse(
+        'context.not-file',
+        `${full} is ${what}, not a regular file`,
+        `point file at a markdown file, or remove the [[context]] entry "${spec.name}"`,
+      );
+    }
+    texts.set(spec.file, read.bytes.toString('utf8'));
   }
   return texts;
 }

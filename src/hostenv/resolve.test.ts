@@ -52,6 +52,19 @@ describe('resolveHostEnv', () => {
     ]);
   });
 
+  it('leaves encrypted rows to the credential channel: never read, never -e', () => {
+    const entries = resolveHostEnv(
+      {
+        API_KEY: s('encrypted:0123456789abcdef:YWdl', project),
+        CERT: s('encrypted-file:0123456789abcdef:YWdl', project),
+        TERM: s('env:TERM'),
+      },
+      new Set(),
+      readers,
+    );
+    expect(entries.map((e) => e.key)).toEqual(['TERM']);
+  });
+
   it('deliveredHostEnv keeps only delivered values', () => {
     const entries = resolveHostEnv({ A: s('tz:'), B: s(''), C: s('env:NOPE') }, new Set(), readers);
     expect(deliveredHostEnv(entries)).toEqual({ A: 'Europe/London' });

@@ -3,6 +3,7 @@
 // except as `-e` pairs at create (never baked, never in a launch record).
 
 import type { Sourced } from '../config/types.js';
+import { isCredentialSource } from '../config/credential-rows.js';
 
 export type HostEnvState = 'delivered' | 'disabled' | 'overridden' | 'empty';
 
@@ -32,7 +33,8 @@ function read(source: string, readers: HostReaders): string | null {
 /**
  * Resolve every env_from_host entry. An explicit [env] key beats the
  * passthrough ("overridden"); "" disables; a source that resolves empty sets
- * nothing. Sorted by key so output is stable.
+ * nothing. Sorted by key so output is stable. Encrypted rows ask the host
+ * for nothing and never travel as `-e`: credentials/rows.ts owns them.
  */
 export function resolveHostEnv(
   envFromHost: Record<string, Sourced<string>>,
@@ -40,6 +42,7 @@ export function resolveHostEnv(
   readers: HostReaders,
 ): HostEnvEntry[] {
   return Object.keys(envFromHost)
+    .filter((key) => !isCredentialSource((envFromHost[key] as Sourced<string>).value))
     .sort()
     .map((key): HostEnvEntry => {
       const sourced = envFromHost[key] as Sourced<string>;

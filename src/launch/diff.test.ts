@@ -143,3 +143,11 @@ describe('launchChanges', () => {
     ]);
   });
 });
+
+describe('credential changes', () => {
+  it('lists credential keys added and removed', () => {
+    const record = { ...sampleRecord(), credentialKeys: ['A', 'B'] };
+    const next = { ...sampleRecord(), credentialKeys: ['B', 'C'] };
+    expect(launchChanges(record, next)).toEqual(['- credential A', '+ credential C']);
+  });
+});

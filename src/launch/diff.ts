@@ -47,7 +47,7 @@ function skills(r: LaunchRecord): string[] {
 /**
  * The deltas from the running box's `record` to the `next` launch the current
  * config would make: binds, ports, volumes, posture, egress (allowed, then
- * denied), run_args as one argv, skills, and the effective base. Empty when
+ * denied), run_args as one argv, skills, credential keys, and the effective base. Empty when
  * nothing that status shows would change.
  */
 export function launchChanges(record: LaunchRecord, next: LaunchRecord): string[] {
@@ -60,6 +60,7 @@ export function launchChanges(record: LaunchRecord, next: LaunchRecord): string[
     ...delta('egress deny ', record.network.egressDeny, next.network.egressDeny),
     ...delta('run_args ', runArgs(record), runArgs(next)),
     ...delta('skill ', skills(record), skills(next)),
+    ...delta('credential ', record.credentialKeys ?? [], next.credentialKeys ?? []),
     ...delta('base ', [record.image.base], [next.image.base]),
   ];
 }

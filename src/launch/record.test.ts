@@ -231,3 +231,20 @@ describe('parseLaunchRecord', () => {
     });
   });
 });
+
+describe('credential keys', () => {
+  it('are written after env_keys only when present, and parse back', () => {
+    const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['API_KEY', 'CERT'] };
+    const text = renderLaunchRecord(record);
+    expect(text).toContain('env_keys = [');
+    expect(text).toMatch(/^env_keys = .*\ncredential_keys = \["API_KEY", "CERT"\]\nrun_args/m);
+    expect(parseLaunchRecord(text)).toEqual({ kind: 'ok', record });
+    expect(renderLaunchRecord(sampleRecord())).not.toContain('credential_keys');
+  });
+
+  it('refuse a key that is not a name (values never fit)', () => {
+    expect(() =>
+      renderLaunchRecord({ ...sampleRecord(), credentialKeys: ['API_KEY=sk-123'] }),
+    ).toThrow(RangeError);
+  });
+});

@@ -102,6 +102,12 @@ export interface LaunchRecord {
   workdir: string;
   engine: EngineName;
   envKeys: EnvKeys;
+  /**
+   * Keys delivered over the credential channel (adr/0012), sorted; never
+   * values. Written only when non-empty, so a record without credentials
+   * keeps its earlier bytes.
+   */
+  credentialKeys?: readonly string[];
   /** Skill run_args then project run_args, verbatim. */
   runArgs: readonly string[];
   image: LaunchImage;
@@ -263,6 +269,11 @@ export function renderLaunchRecord(record: LaunchRecord): string {
   kv('workdir', tomlString(record.workdir));
   kv('engine', tomlString(record.engine));
   kv('env_keys', tomlStringArray(record.envKeys));
+  const credentialKeys = record.credentialKeys ?? [];
+  if (credentialKeys.length > 0) {
+    credentialKeys.forEach(assertEnvKey);
+    kv('credential_keys', tomlStringArray(credentialKeys));
+  }
   kv('run_args', tomlStringArray(record.runArgs));
 
   lines.push('', '[image]');
@@ -334,6 +345,7 @@ const schema = z.strictObject({
   workdir: z.string(),
   engine: z.enum(['docker', 'podman']),
   env_keys: z.array(z.string().regex(ENV_KEY)),
+  credential_keys: z.array(z.string().regex(ENV_KEY)).default([]),
   run_args: z.array(z.string()),
   image: z.strictObject({
     tag: z.string(),
@@ -429,6 +441,7 @@ export function parseLaunchRecord(text: string): LaunchRecordParse {
       workdir: raw.workdir,
       engine: raw.engine,
       envKeys: raw.env_keys as unknown as EnvKeys,
+      ...(raw.credential_keys.length === 0 ? {} : { credentialKeys: raw.credential_keys }),
       runArgs: raw.run_args,
       image: {
         tag: raw.image.tag,

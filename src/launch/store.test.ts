@@ -14,7 +14,12 @@ import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
 import { launchRecordHash, renderLaunchRecord } from './record.js';
-import { reapLaunchRecords, writeLaunchRecord } from './store.js';
+import {
+  readDeliveryReceipt,
+  reapLaunchRecords,
+  writeDeliveryReceipt,
+  writeLaunchRecord,
+} from './store.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import { useTempDir } from '../../test/support/temp.js';
 
@@ -154,5 +159,34 @@ describe('reapLaunchRecords', () => {
       expect(result.deleted).toEqual([gone]);
       expect(result.failed.map((f) => f.hash)).toEqual([stuck]);
     }
+  });
+});
+
+describe('delivery receipts', () => {
+  const hash = 'a'.repeat(64);
+  const other = 'b'.repeat(64);
+
+  it('round-trip the keys (names only), 0600', () => {
+    writeDeliveryReceipt(dir, hash, ['CERT', 'API_KEY']);
+    expect(readDeliveryReceipt(dir, hash)).toEqual(['API_KEY', 'CERT']);
+    expect(statSync(path.join(dir, `${hash}.delivered`)).mode & 0o777).toBe(0o600);
+    expect(readDeliveryReceipt(dir, other)).toBeNull();
+  });
+
+  it('refuse a key that is not a name, and read a malformed or linked receipt as none', () => {
+    expect(() => writeDeliveryReceipt(dir, hash, ['A=b'])).toThrow(RangeError);
+    writeFileSync(path.join(dir, `${hash}.delivered`), 'API KEY=value\n');
+    expect(readDeliveryReceipt(dir, hash)).toBeNull();
+    writeFileSync(path.join(dir, 'elsewhere'), 'API_KEY\n');
+    symlinkSync(path.join(dir, 'elsewhere'), path.join(dir, `${other}.delivered`));
+    expect(readDeliveryReceipt(dir, other)).toBeNull();
+  });
+
+  it('are reaped with their record', () => {
+    writeDeliveryReceipt(dir, hash, ['API_KEY']);
+    writeDeliveryReceipt(dir, other, ['API_KEY']);
+    reapLaunchRecords(dir, new Set([other]));
+    expect(readDeliveryReceipt(dir, hash)).toBeNull();
+    expect(readDeliveryReceipt(dir, other)).toEqual(['API_KEY']);
   });
 });

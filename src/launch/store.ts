@@ -7,10 +7,12 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -24,6 +26,10 @@ import type { LaunchRecord } from './record.js';
 import { launchRecordFileName } from './verify.js';
 
 const RECORD_FILE = /^([0-9a-f]{64})\.toml$/;
+/** develop's receipt that the box of one record got its credentials (adr/0012). */
+const RECEIPT_FILE = /^([0-9a-f]{64})\.delivered$/;
+const RECEIPT_MAX_BYTES = 64 * 1024;
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -141,6 +147,15 @@ export function reapLaunchRecords(
     failed: [],
   };
   for (const name of names) {
+    const receipt = RECEIPT_FILE.exec(name)?.[1];
+    if (receipt !== undefined && !referenced.has(receipt)) {
+      try {
+        unlinkSync(path.join(launchesDir, name));
+      } catch {
+        // A stale receipt names no live box; the next reap tries again.
+      }
+      continue;
+    }
     const hash = RECORD_FILE.exec(name)?.[1];
     if (hash === undefined) continue;
     if (referenced.has(hash)) {
@@ -155,4 +170,62 @@ export function reapLaunchRecords(
     }
   }
   return result;
+}
+
+/**
+ * Record that the box of launch record `hash` got the credentials `keys`
+ * (names only, never values). Written by develop after the in-box receiver
+ * confirmed; status reads it to say "delivered". Reaped with its record.
+ */
+export function writeDeliveryReceipt(
+  launchesDir: string,
+  hash: string,
+  keys: readonly string[],
+): void {
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new RangeError('not a launch record hash');
+  for (const key of keys) if (!KEY.test(key)) throw new RangeError('not a variable name');
+  ensureLaunchesDir(launchesDir);
+  const target = path.join(launchesDir, `${hash}.delivered`);
+  const temp = path.join(launchesDir, `.${hash}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
+  try {
+    writeSync(fd, `${[...keys].sort().join('\n')}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, target);
+}
+
+/** The keys a receipt names; null when there is none or it is not byre's shape. */
+export function readDeliveryReceipt(launchesDir: string, hash: string): string[] | null {
+  if (!/^[0-9a-f]{64}$/.test(hash)) return null;
+  let fd: number;
+  try {
+    fd = openSync(
+      path.join(launchesDir, `${hash}.delivered`),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size > RECEIPT_MAX_BYTES) return null;
+    const buffer = Buffer.alloc(Math.min(stat.size, RECEIPT_MAX_BYTES));
+    const n = readSync(fd, buffer, 0, buffer.length, 0);
+    const keys = buffer
+      .subarray(0, n)
+      .toString('utf8')
+      .split('\n')
+      .filter((k) => k !== '');
+    return keys.every((k) => KEY.test(k)) ? keys : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,7 +2,7 @@
 // standalone POSIX script taking the box's name, for boxes started with plain
 // `docker run` from `byre dockerrun`. Pure.
 
-import { shellQuote } from '../engine/run-argv.js';
+import { shellQuote } from '../output/shell-quote.js';
 import type { EngineName } from '../engine/types.js';
 
 export interface EjectInput {

@@ -65,6 +65,25 @@ async function sleep(ms: number): Promise<void> {
 }
 
 /**
+ * The running box this invocation created, found by its `byre.run` nonce
+ * label; null when it never showed up in time. Shared by the network wall
+ * and credential delivery, which both act on the box from outside.
+ */
+export async function findBoxByNonce(
+  engine: Engine,
+  nonce: string,
+  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
+): Promise<string | null> {
+  const deadline = Date.now() + timeouts.findMs;
+  for (;;) {
+    const boxId = (await engine.ps({ labels: { [LABEL.run]: nonce }, all: false }))[0];
+    if (boxId !== undefined) return boxId;
+    if (Date.now() > deadline) return null;
+    await sleep(timeouts.pollMs);
+  }
+}
+
+/**
  * Wall the box off. Resolves when the hook succeeded (it has opened the
  * gate); rejects with the reason otherwise, after stopping the box.
  */
@@ -73,15 +92,8 @@ export async function enforcePosture(
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
 ): Promise<void> {
-  const deadline = Date.now() + timeouts.findMs;
-  let boxId: string | undefined;
-  while (boxId === undefined) {
-    boxId = (await engine.ps({ labels: { [LABEL.run]: plan.nonce }, all: false }))[0];
-    if (boxId !== undefined) break;
-    if (Date.now() > deadline)
-      throw new Error('the box never started, so its network was never walled');
-    await sleep(timeouts.pollMs);
-  }
+  const boxId = await findBoxByNonce(engine, plan.nonce, timeouts);
+  if (boxId === null) throw new Error('the box never started, so its network was never walled');
   const stopBox = async (): Promise<void> => {
     await engine.stop(boxId, 2).catch(() => undefined);
   };

@@ -1,4 +1,4 @@
-// The last line of defence for decrypted credential values: every
+// The last line of defence for decrypted credential values (adr/0012): every
 // value byre opens is registered here, and main.ts passes everything it
 // prints about a failure (error renderer, crash banner, a stray rejection)
 // through `redactSecrets`. byre's own messages never quote a value; this

@@ -1,8 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { ByreError, ConfigError, EngineError, UsageError } from '../errors.js';
-import { renderCrash, renderError } from './render-error.js';
+import { causeDetails, renderCrash, renderError } from './render-error.js';
 
 describe('renderError', () => {
+  it('puts each detail on its own line, escaped line by line', () => {
+    const err = new ByreError('a session is already running for this directory (abc).', {
+      rule: 'develop.session-live',
+      details: ['• re-attach to it: docker attach abc', '• stop it: \x1b[31mdocker stop abc'],
+    });
+    expect(renderError(err).split('\n')).toEqual([
+      'byre: a session is already running for this directory (abc).',
+      '  • re-attach to it: docker attach abc',
+      '  • stop it: \\x1b[31mdocker stop abc',
+    ]);
+  });
+
+  it('nests a cause as details: one byre: prefix, its remedy and engine output kept', () => {
+    const cause = new EngineError('docker run failed (exit 1)', {
+      engine: 'docker',
+      argv: ['run'],
+      stderr: 'no such network\n',
+      remedy: 'check the engine',
+    });
+    const err = new ByreError('the network wall did not apply:', {
+      rule: 'develop.firewall-failed',
+      details: causeDetails(cause),
+      remedy: 'fix the cause above',
+    });
+    const text = renderError(err);
+    expect(text.match(/byre:/g)).toHaveLength(1);
+    expect(text).not.toContain('\\n');
+    expect(text.split('\n')).toEqual([
+      'byre: the network wall did not apply:',
+      '  docker run failed (exit 1)',
+      '    docker said:',
+      '      no such network',
+      '    fix: check the engine',
+      '  fix: fix the cause above',
+    ]);
+    expect(causeDetails(new Error('plain'))).toEqual(['plain']);
+  });
+
   it('prints the byre prefix, location and remedy', () => {
     const err = new ByreError('bad thing', {
       rule: 'x.y',

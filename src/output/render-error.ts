@@ -55,6 +55,26 @@ export function renderError(error: ByreError): string {
   return lines.join('\n');
 }
 
+/**
+ * An underlying failure as detail lines under another error: its message,
+ * details, engine output and remedy, unescaped (the renderer escapes each
+ * line) and without a second `byre:`.
+ */
+export function causeDetails(error: unknown): string[] {
+  if (!(error instanceof ByreError)) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+  const lines = [error.message, ...error.details.map((d) => `  ${d}`)];
+  if (error instanceof EngineError && error.stderr.trim() !== '') {
+    lines.push(`  ${error.engine} said:`);
+    for (const line of error.stderr.trimEnd().split('\n').slice(-STDERR_TAIL_LINES)) {
+      lines.push(`    ${line}`);
+    }
+  }
+  if (error.remedy !== undefined) lines.push(`  fix: ${error.remedy}`);
+  return lines;
+}
+
 /** The crash banner for anything that is not a ByreError: a bug in byre. */
 export function renderCrash(error: unknown): string {
   const detail =

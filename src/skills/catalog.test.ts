@@ -39,6 +39,21 @@ describe('bundled skills through the SkillCatalog', () => {
       expect(file.staged).toMatch(/^skills\/byre\/claude\//);
   });
 
+  // The vouch is only honest while the command adds the directory the image bakes them in.
+  it('the claude skill vouches Claude Skills and its command adds their baked directory', async () => {
+    const { CLAUDE_SKILLS_DIR } = await import('../gen/box-layout.js');
+    const claude = skills.lookup('claude');
+    expect(claude?.agent?.claudeSkills).toBe(true);
+    expect(claude?.agent?.command.split(' ')).toEqual(
+      expect.arrayContaining(['--add-dir', CLAUDE_SKILLS_DIR]),
+    );
+    const words = claude?.agent?.command.split(' ') ?? [];
+    expect(words[words.indexOf('--add-dir') + 1]).toBe(CLAUDE_SKILLS_DIR);
+    for (const other of ['codex', 'gemini', 'grok', 'opencode']) {
+      expect(skills.lookup(other)?.agent?.claudeSkills).toBe(false);
+    }
+  });
+
   it('byre/<name> never resolves to a local or installed package', () => {
     expect(skills.lookup('byre/nope')).toBeNull();
   });

@@ -8,6 +8,7 @@ import { indexKeys, type PathSegment } from '../config/locate.js';
 import { locateFinding } from '../config/parse.js';
 import type { Finding } from '../config/rules/index.js';
 import { MAX_CONTEXT_BYTES, type SkillManifest } from './manifest/index.js';
+import { claudeSkillProblems, type FoundEntry } from './claude-skill.js';
 import type { ClaudeSkillFile, Provenance, ResolvedSkill, SkillFile } from './types.js';
 
 /** A package's files as the resolver sees them, whatever the provenance. */
@@ -19,6 +20,8 @@ export interface PackageTree {
   executable(rel: string): boolean;
   /** Whether `rel` (file or directory) is a symlink leading outside the package. */
   escapes(rel: string): boolean;
+  /** Whether `rel` was reached through a symlink (inside the package); absent means never. */
+  linked?(rel: string): boolean;
 }
 
 /** An in-memory tree, for bundled and installed packages and for tests. */
@@ -133,21 +136,31 @@ export function materializeSkill(input: MaterializeInput): {
 
   const claudeSkillFiles: Record<string, ClaudeSkillFile[]> = {};
   const claudeSkills = manifest.claudeSkills.map((entry, i) => {
-    const found = locate(entry.from, ['claude_skills', i, 'from'], 'claude skill from');
+    const at: PathSegment[] = ['claude_skills', i, 'from'];
+    const found = locate(entry.from, at, 'claude skill from');
     const base = normalizeRel(entry.from);
     const list: ClaudeSkillFile[] = [];
+    const seen: FoundEntry[] = [];
     for (const rel of found ?? []) {
       const content = tree.read(rel);
-      if (content !== null)
-        list.push({ rel: base === '.' ? rel : rel.slice(base.length + 1), content });
+      if (content === null) continue;
+      const inSkill = base === '.' ? rel : rel.slice(base.length + 1);
+      list.push({ rel: inSkill, content, executable: tree.executable(rel) });
+      const kind = tree.linked?.(rel) === true ? 'symlink' : 'file';
+      seen.push({ rel: inSkill, kind, size: content.length });
     }
-    if (found !== null && !list.some((f) => f.rel === 'SKILL.md')) {
-      fail(
-        'skill.claude-skill-invalid',
-        ['claude_skills', i, 'from'],
-        `claude skill ${JSON.stringify(entry.name)}: ${JSON.stringify(entry.from)} has no SKILL.md at its root`,
-        'point from at the directory whose root holds SKILL.md',
-      );
+    if (found !== null) {
+      const skillMd = list.find((f) => f.rel === 'SKILL.md');
+      const text = skillMd === undefined ? null : new TextDecoder().decode(skillMd.content);
+      const [problem] = claudeSkillProblems(entry.name, seen, text);
+      if (problem !== undefined) {
+        fail(
+          'skill.claude-skill-invalid',
+          at,
+          `claude skill ${JSON.stringify(entry.name)} (${JSON.stringify(entry.from)}): ${problem}`,
+          'make from a Claude Skill: SKILL.md with name and description front matter, at most 64 files and 8 MiB, no links',
+        );
+      }
     }
     claudeSkillFiles[entry.name] = list;
     return { name: entry.name, path: `skills/${id}/${base}` };

@@ -2,8 +2,13 @@
 // `skills` in cascade order, plus the selected agent (appended when missing,
 // since choosing an agent enables it). Pure over the injected catalog.
 
+import { RETIRED_BUNDLED } from '../config/grammar.js';
+import type { PathSegment } from '../config/locate.js';
+import type { RawLayer } from '../config/schema.js';
+import { findHint, installHint } from '../config/source-hint.js';
+import type { ValueLocation } from '../config/check-effective.js';
 import type { EffectiveConfig, Sourced } from '../config/types.js';
-import { ByreError, type Location } from '../errors.js';
+import { ConfigError, type Location } from '../errors.js';
 import { assertSkillSet } from './set-rules.js';
 import type { ResolvedSkill } from './types.js';
 
@@ -17,54 +22,117 @@ export interface SkillCatalog {
 /** A catalog with nothing in it. */
 export const EMPTY_CATALOG: SkillCatalog = { lookup: () => null, ids: () => [] };
 
-function locate(entry: Sourced<unknown>, key: string): Location {
-  return { file: entry.from.path ?? `(${entry.from.kind} layer ${entry.from.name})`, key };
+/** Without the file texts (config/read.ts's locator has them): the file and key only. */
+export const KEY_ONLY: ValueLocation = (from, path) => {
+  const key = path({})[0];
+  return {
+    file: from.path ?? `(${from.kind} layer ${from.name})`,
+    ...(typeof key === 'string' ? { key } : {}),
+  };
+};
+
+const BUNDLED_PREFIX = 'byre/';
+
+/** The ids a reference may be hinted under: as written, and bare or prefixed for a bundled name. */
+function hintIds(reference: string): string[] {
+  if (reference.startsWith(BUNDLED_PREFIX))
+    return [reference, reference.slice(BUNDLED_PREFIX.length)];
+  return reference.includes('/') ? [reference] : [reference, `${BUNDLED_PREFIX}${reference}`];
+}
+
+/** A located refusal: rendered with its file, line, column, key and rule id. */
+function located(rule: string, message: string, location: Location, fix: string): ConfigError {
+  return new ConfigError([{ rule, message, location, fix }]);
 }
 
 function notFound(
   reference: string,
-  entry: Sourced<unknown>,
-  key: string,
+  location: Location,
+  config: EffectiveConfig,
   catalog: SkillCatalog,
-): ByreError {
+): ConfigError {
+  const bare = reference.startsWith(BUNDLED_PREFIX)
+    ? reference.slice(BUNDLED_PREFIX.length)
+    : reference;
+  const movedTo = RETIRED_BUNDLED[bare] ?? null;
+  const hint = findHint(config.sources, [
+    ...hintIds(reference),
+    ...(movedTo === null ? [] : [movedTo]),
+  ]);
+  const install = hint === null ? null : installHint('skill', hint);
+  if (movedTo !== null) {
+    return located(
+      'skills.retired',
+      `skill "${reference}" is no longer bundled with byre: it moved to ${movedTo}`,
+      location,
+      install === null
+        ? `install it (byre skill install <its manifest URL>) and write "${movedTo}" in skills`
+        : `install it: ${install}; then write "${movedTo}" in skills`,
+    );
+  }
+  if (install !== null) {
+    return located(
+      'skills.not-found',
+      `skill "${reference}" is not installed`,
+      location,
+      `install it: ${install}`,
+    );
+  }
   const known = catalog.ids();
-  return new ByreError(`skill "${reference}" is not available`, {
-    rule: 'skills.not-found',
-    location: locate(entry, key),
-    remedy:
-      known.length === 0
-        ? 'no skills are installed or bundled in this byre yet; remove the entry'
-        : `known skills: ${known.join(', ')}; fix the name or remove the entry`,
-  });
+  return located(
+    'skills.not-found',
+    `skill "${reference}" is not available`,
+    location,
+    known.length === 0
+      ? 'no skills are installed or bundled in this byre yet; remove the entry'
+      : `known skills: ${known.join(', ')}; fix the name, install it, or remove the entry`,
+  );
 }
 
-/** The enabled skills in enable order, each resolved once. */
+/** The position of `value` in a layer's `skills` (the last one: a later entry is the one that counts). */
+function skillsEntry(value: string): (raw: RawLayer) => PathSegment[] {
+  return (raw) => {
+    let index = -1;
+    (raw.skills ?? []).forEach((entry, i) => {
+      if (entry === value) index = i;
+    });
+    return index < 0 ? ['skills'] : ['skills', index];
+  };
+}
+
+/**
+ * The enabled skills in enable order, each resolved once. `locate` places
+ * an error at the `skills` entry or `agent` that caused it.
+ */
 export function resolveEnabledSkills(
   config: EffectiveConfig,
   catalog: SkillCatalog,
+  locate: ValueLocation = KEY_ONLY,
 ): ResolvedSkill[] {
   const out: ResolvedSkill[] = [];
   const seen = new Set<string>();
-  const add = (reference: string, entry: Sourced<unknown>, key: string): ResolvedSkill => {
+  const add = (reference: string, location: () => Location): ResolvedSkill => {
     const skill = catalog.lookup(reference);
-    if (skill === null) throw notFound(reference, entry, key, catalog);
+    if (skill === null) throw notFound(reference, location(), config, catalog);
     if (!seen.has(skill.id)) {
       seen.add(skill.id);
       out.push(skill);
     }
     return skill;
   };
-  for (const entry of config.skills) add(entry.value, entry, 'skills');
-  if (config.agent !== null) {
-    const agent = add(config.agent.value, config.agent, 'agent');
+  for (const entry of config.skills) {
+    add(entry.value, () => locate(entry.from, skillsEntry(entry.value)));
+  }
+  const agentRef: Sourced<string> | null = config.agent;
+  if (agentRef !== null) {
+    const agentAt = (): Location => locate(agentRef.from, () => ['agent']);
+    const agent = add(agentRef.value, agentAt);
     if (agent.agent === null) {
-      throw new ByreError(
-        `agent "${config.agent.value}": skill ${agent.id} has no [agent] command`,
-        {
-          rule: 'agent.not-an-agent',
-          location: locate(config.agent, 'agent'),
-          remedy: 'choose an agent skill, or set agent = "none"',
-        },
+      throw located(
+        'agent.not-an-agent',
+        `agent "${agentRef.value}" names skill ${agent.id}, which has no [agent] command`,
+        agentAt(),
+        'choose an agent skill (claude, codex, gemini, grok, opencode), or set agent = "none"',
       );
     }
   }

@@ -32,6 +32,8 @@ export interface SkillAgent {
 export interface ClaudeSkillFile {
   rel: string;
   content: Uint8Array;
+  /** Staged 0755 rather than 0644 (a script the skill tells claude to run). */
+  executable?: boolean;
 }
 
 /** Package facts that are not contributions: pairing, docs, where it came from. */

@@ -40,6 +40,18 @@ export const statusDataSchema = z
     agent: z.object({ id: text, source }).nullable(),
     template: z.object({ id: text, source, bundled: z.boolean() }).nullable(),
     extends: z.array(text),
+    config_files: z
+      .array(
+        z.object({
+          kind: z.enum(['default', 'template', 'layer', 'project']),
+          name: text,
+          path: nullableText.describe(
+            'null: a template byre or a package ships (no file of yours)',
+          ),
+          present: z.boolean(),
+        }),
+      )
+      .describe('the files of this directory’s cascade, lowest first'),
     preset_note: nullableText,
     self_edit: z.boolean(),
     engine: z.object({
@@ -177,6 +189,19 @@ export const statusDataSchema = z
         layer: source,
       }),
     ),
+    credentials: z.array(
+      z.object({
+        key: text,
+        kind: z.enum(['encrypted', 'encrypted-file']).nullable(),
+        layer: source,
+        state: z
+          .enum(['sealed', 'overridden', 'delivered', 'not_delivered'])
+          .describe(
+            'sealed: delivered at the next develop; delivered / not_delivered: the running box',
+          ),
+      }),
+    ),
+    credential_delivery: nullableText,
     env_keys: z.array(text),
     run_args: z.array(text),
     build_raw: z.array(text),

@@ -32,17 +32,30 @@ export function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
 
 export interface EnvSources {
   hostEnv: StatusData['host_env'];
+  credentials: StatusData['credentials'];
   /** `[env]` keys: baked into the image. */
   configEnv: ReadonlySet<string>;
   skills: readonly ResolvedSkill[];
 }
 
 /**
- * Who sets `key` in the box, in the order the box sees it: a delivered
- * env_from_host value and a skill's env arrive as `-e` (host beats skill) and
- * override the image's baked `[env]`. When nothing does, say why.
+ * Who sets `key` in the box, in the order the box sees it: a credential is
+ * exported by the launcher over everything; a delivered env_from_host value
+ * and a skill's env arrive as `-e` (host beats skill) and override the
+ * image's baked `[env]`. When nothing does, say why.
  */
 export function envFact(key: string, src: EnvSources): EnvFact {
+  const credential = src.credentials.find((c) => c.key === key && c.state !== 'overridden');
+  if (credential?.state === 'not_delivered') {
+    return { key, provided_by: null, missing: 'its credential was NOT delivered to this box' };
+  }
+  if (credential !== undefined) {
+    return {
+      key,
+      provided_by: `${credential.kind ?? 'credential'} credential (${credential.layer})`,
+      missing: null,
+    };
+  }
   const host = src.hostEnv.find((e) => e.key === key);
   if (host?.state === 'delivered') {
     return { key, provided_by: `env_from_host ${host.source}`, missing: null };

@@ -78,6 +78,7 @@ const REFERENCE_ORDER = [
   'Agent',
   'Template',
   'Extends',
+  'Config files',
   'Preset',
   'Engine',
   'Project',
@@ -100,6 +101,7 @@ const REFERENCE_ORDER = [
   'CS closed',
   'Instructions',
   'Host env',
+  'Credentials',
   'Env',
   'Box env',
   'Skill grants',
@@ -110,6 +112,8 @@ const REFERENCE_ORDER = [
   'Worktrees',
   'Next launch',
 ];
+
+const SEALED = 'encrypted:0123456789abcdef:YWdl';
 
 /** A config that makes every conditional row appear. */
 function everything(): StatusInput {
@@ -171,12 +175,14 @@ function everything(): StatusInput {
     claudeSkillsClosed: [sourced('lint')],
     context: [sourced({ name: 'house', text: 'Be terse.' })],
     env: { FOO: sourced('1') },
+    envFromHost: { API_KEY: sourced(SEALED) },
     runArgs: [sourced('--cap-add=SYS_PTRACE')],
     dockerfilePre: [sourced('RUN echo hi')],
   });
   const sample = sampleRecord();
   const record: LaunchRecord = {
     ...sample,
+    credentialKeys: ['API_KEY'],
     volumes: [
       ...sample.volumes,
       {
@@ -202,6 +208,22 @@ function everything(): StatusInput {
       gitPaths: { commonGitDir: '/home/ada/app/.git', worktreeDir: '/home/ada/app-feature' },
     },
     presetNote: 'preset corp/go drifted: 2 keys edited since apply',
+    configFiles: [
+      { kind: 'default', name: 'default', path: '/home/ada/.byre/default.config', present: false },
+      { kind: 'template', name: 'byre/go', path: null, present: true },
+      {
+        kind: 'layer',
+        name: 'corp',
+        path: '/home/ada/.byre/layers/corp/layer.config',
+        present: true,
+      },
+      {
+        kind: 'project',
+        name: 'project',
+        path: '/home/ada/.byre/projects/app-1a2b3c/byre.config',
+        present: true,
+      },
+    ],
     hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'empty', 'tz:')],
     container: {
       state: 'running',
@@ -644,16 +666,74 @@ describe('statusModel rows', () => {
   });
 });
 
+describe('the Config files row', () => {
+  it('names every file of the cascade, lowest first, and the ones not created yet', () => {
+    expect(table(everything()).get('Config files')).toEqual([
+      '/home/ada/.byre/default.config  (default; not created yet)',
+      '(inside byre or its package)  (template byre/go)',
+      '/home/ada/.byre/layers/corp/layer.config  (layer corp)',
+      '/home/ada/.byre/projects/app-1a2b3c/byre.config  (project)',
+    ]);
+  });
+});
+
+describe('what develop would refuse', () => {
+  it('a Refused row, never truncated, right after Project; --data carries it', () => {
+    const i = input({
+      refusals: [
+        { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+      ],
+    });
+    const labels = [...table(i).keys()];
+    expect(labels.slice(labels.indexOf('Project'), labels.indexOf('Project') + 2)).toEqual([
+      'Project',
+      'Refused',
+    ]);
+    expect(rows(i).find((r) => r.label === 'Refused')).toMatchObject({
+      value: 'the project directory /home/ada holds the store  [containment.store]',
+      kind: 'never-truncate',
+    });
+    expect(statusModel(i).data.refused).toEqual([
+      { rule: 'containment.store', message: 'the project directory /home/ada holds the store' },
+    ]);
+  });
+
+  it('Claude Skills develop would refuse to bake are not "delivered"', () => {
+    const claude = fakeSkill('byre/claude', 'bundled', {
+      agent: { command: 'c', state: null, context: true, mcp: true, claudeSkills: true },
+    });
+    const config = fakeConfig({
+      agent: sourced('claude'),
+      claudeSkills: [sourced({ name: 'tdd', path: '~/cs/tdd' })],
+    });
+    const ok = statusModel(input({ config, skills: [claude] })).data;
+    expect(ok.claude_skills_delivery).toBe('delivered to byre/claude');
+    const bad = statusModel(
+      input({
+        config,
+        skills: [claude],
+        claudeSkillProblems: ['tdd: it has no SKILL.md at its root'],
+      }),
+    ).data;
+    expect(bad.claude_skills_delivery).toBe(
+      'declared; NOT delivered: develop refuses to bake tdd: it has no SKILL.md at its root',
+    );
+  });
+});
+
+/** A running box whose client byre is alive. */
+const RUNNING_BOX = {
+  state: 'running',
+  id: 'abcdef0123456789',
+  engine: 'docker',
+  clientPid: 1,
+  clientAlive: true,
+} as const;
+
 describe('launch record states', () => {
   const record: LaunchRecord = sampleRecord();
   const hash = launchRecordHash(renderLaunchRecord(record));
-  const running = {
-    state: 'running',
-    id: 'abcdef0123456789',
-    engine: 'docker',
-    clientPid: 1,
-    clientAlive: true,
-  } as const;
+  const running = RUNNING_BOX;
   const degraded: [LaunchRecordState['kind'], LaunchRecordState, RegExp][] = [
     ['pre_record', { kind: 'pre_record' }, /carries no launch record/],
     ['missing', { kind: 'missing', hash }, /launch record file is missing/],
@@ -839,6 +919,73 @@ describe('text layout', () => {
   });
 });
 
+describe('credentials', () => {
+  const rowsOf = (i: StatusInput): string[] => table(i).get('Credentials') ?? [];
+  const config = fakeConfig({
+    envFromHost: {
+      API_KEY: sourced(SEALED),
+      CERT: sourced(SEALED.replace('encrypted:', 'encrypted-file:'), DEFAULT_LAYER),
+      SHADOWED: sourced(SEALED),
+      TERM: sourced('env:TERM'),
+    },
+    env: { SHADOWED: sourced('literal') },
+  });
+
+  it('is one grant row per credential, attributed, with how they reach the next box', () => {
+    const m = statusModel(input({ config }));
+    expect(rowsOf(input({ config }))).toEqual([
+      'API_KEY <- encrypted  (project)',
+      'CERT <- encrypted-file  (default)',
+      'SHADOWED <- encrypted  (project; overridden by [env], not delivered)',
+      expect.stringMatching(
+        /^delivered by byre develop \(it asks the passphrase\) over the credential channel/,
+      ),
+    ]);
+    expect(m.data.credentials.map((c) => c.state)).toEqual(['sealed', 'sealed', 'overridden']);
+    expect(m.data.host_env.map((e) => e.key)).toEqual([]);
+  });
+
+  it('counts delivered credentials in the develop banner', () => {
+    expect(exposureLines(config, [], [])[0]).toBe(
+      'byre: exposure: /workspace rw · 0 host mounts · 0 ports · 0 env vars · 2 credentials',
+    );
+  });
+
+  const running = RUNNING_BOX;
+  const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['API_KEY', 'CERT'] };
+  const hash = launchRecordHash(renderLaunchRecord(record));
+
+  it('says the running box got them when develop left a receipt', () => {
+    const i = input({
+      config,
+      container: running,
+      launch: { kind: 'verified', hash, record },
+      nextLaunch: record,
+      credentialsDelivered: ['API_KEY', 'CERT'],
+    });
+    expect(rowsOf(i)).toEqual([
+      'API_KEY <- encrypted  (project; delivered)',
+      'CERT <- encrypted-file  (default; delivered)',
+      'delivered to this box over the credential channel (tmpfs /run/byre/credentials)',
+    ]);
+  });
+
+  it('says NOT delivered without a receipt, and attributes keys config no longer has', () => {
+    const i = input({
+      config: fakeConfig(),
+      container: running,
+      launch: { kind: 'verified', hash, record },
+      nextLaunch: record,
+      credentialsDelivered: null,
+    });
+    expect(rowsOf(i)).toEqual([
+      'API_KEY <- credential  (launch record; NOT delivered)',
+      'CERT <- credential  (launch record; NOT delivered)',
+      expect.stringMatching(/^NOT delivered to this box: API_KEY, CERT/),
+    ]);
+  });
+});
+
 describe('develop banner (same model)', () => {
   it('exposure, network and one loud line per hole or shadow', () => {
     const config = fakeConfig({
@@ -926,6 +1073,21 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: provided by skill me/gh',
+        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+      ],
+    ],
+    [
+      'an MCP env var sealed as a credential',
+      {
+        config: fakeConfig({
+          mcp: [stdio(['GH_TOKEN'])],
+          envFromHost: { GH_TOKEN: sourced(SEALED) },
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        '↳ env GH_TOKEN: provided by encrypted credential (project)',
         'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
       ],
     ],
@@ -1254,6 +1416,36 @@ describe('status says only what is true', () => {
         not_operational:
           "its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
         source: 'project',
+      },
+    ]);
+  });
+
+  it('--data: a credential the running box did not get does not provide the env var', () => {
+    const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['GH_TOKEN'] };
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const d = statusModel(
+      input({
+        config: fakeConfig({
+          mcp: [stdio(['GH_TOKEN'])],
+          envFromHost: { GH_TOKEN: sourced(SEALED) },
+        }),
+        container: {
+          state: 'running',
+          id: 'a'.repeat(16),
+          engine: 'docker',
+          clientPid: 1,
+          clientAlive: true,
+        },
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+        credentialsDelivered: null,
+      }),
+    ).data;
+    expect(d.mcp_servers[0]?.env).toEqual([
+      {
+        key: 'GH_TOKEN',
+        provided_by: null,
+        missing: 'its credential was NOT delivered to this box',
       },
     ]);
   });

@@ -3,17 +3,20 @@
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
 
-import type { EffectiveConfig, LayerRef, MountSpec } from '../config/types.js';
+import type { CascadeFile } from '../config/cascade-files.js';
+import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
   CLAUDE_SKILLS_DIR,
   CONTEXT_DIR,
+  CREDENTIAL_DIR,
   LAUNCHER_PATH,
   MCP_CONFIG_PATH,
   reservedClaims,
 } from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
+import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
@@ -81,7 +84,16 @@ export interface StatusInput {
   siblingsError: string | null;
   /** What the current config would record at the next launch (diffed against a verified record). */
   nextLaunch: LaunchRecord | null;
+  /**
+   * Keys develop's delivery receipt names for the running box's launch
+   * record; null when there is none (nothing was delivered, or no record).
+   */
+  credentialsDelivered?: readonly string[] | null;
   presetNote?: string | null;
+  /** The cascade's files, lowest first (config/cascade-files.ts). */
+  configFiles?: readonly CascadeFile[];
+  /** Config-declared Claude Skills develop would refuse to bake, each with its first problem. */
+  claudeSkillProblems?: readonly string[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
   refusals?: readonly { rule: string; message: string }[];
 }
@@ -94,17 +106,6 @@ export interface StatusModel {
 
 // ---------------------------------------------------------------------------
 // Attribution
-
-export function layerLabel(ref: LayerRef): string {
-  switch (ref.kind) {
-    case 'template':
-      return `template ${ref.name}`;
-    case 'layer':
-      return `layer ${ref.name}`;
-    default:
-      return ref.kind;
-  }
-}
 
 const skillSource = (id: string): string => `skill ${id}`;
 
@@ -171,6 +172,7 @@ export type GrantFacts = Pick<
   | 'containments'
   | 'managed_path_shadows'
   | 'host_env'
+  | 'credentials'
   | 'run_args'
   | 'build_raw'
   | 'skill_grants'
@@ -255,6 +257,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
         ? []
         : [{ key: e.key, source: e.source, state: e.state, layer: layerLabel(e.from) }],
     ),
+    credentials: credentialRows(config).map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      layer: layerLabel(r.from),
+      state: r.overridden ? ('overridden' as const) : ('sealed' as const),
+    })),
     run_args: config.runArgs.map((a) => a.value),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
     skill_grants: skills.flatMap((s) => [
@@ -325,6 +333,16 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    credentials: (record.credentialKeys ?? []).map((key) => {
+      const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
+      const delivered = input.credentialsDelivered?.includes(key) === true;
+      return {
+        key,
+        kind: known?.kind ?? null,
+        layer: known?.layer ?? RECORD_SOURCE,
+        state: delivered ? ('delivered' as const) : ('not_delivered' as const),
+      };
+    }),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -363,6 +381,23 @@ function delivery(
   return supported(agent)
     ? `delivered to ${agent.id}`
     : `declared; NOT delivered: ${agent.id} has no ${what} adapter (baked at ${baked})`;
+}
+
+/** One sentence on how the credential rows reach the box, or null when there are none. */
+function credentialDelivery(
+  credentials: StatusData['credentials'],
+  runningBox: boolean,
+): string | null {
+  if (credentials.length === 0) return null;
+  if (!runningBox) {
+    return credentials.some((c) => c.state === 'sealed')
+      ? `delivered by byre develop (it asks the passphrase) over the credential channel onto the session tmpfs ${CREDENTIAL_DIR}; never -e, never baked, never in the launch record`
+      : null;
+  }
+  const missing = credentials.filter((c) => c.state === 'not_delivered').map((c) => c.key);
+  return missing.length === 0
+    ? `delivered to this box over the credential channel (tmpfs ${CREDENTIAL_DIR})`
+    : `NOT delivered to this box: ${missing.join(', ')} (no delivery receipt; the box stays at its credential gate and fails closed)`;
 }
 
 // ---------------------------------------------------------------------------
@@ -529,6 +564,7 @@ export function statusModel(input: StatusInput): StatusModel {
     facts.network,
     {
       hostEnv: facts.host_env,
+      credentials: facts.credentials,
       configEnv: new Set(Object.keys(config.env)),
       skills,
     },
@@ -575,6 +611,7 @@ export function statusModel(input: StatusInput): StatusModel {
             bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
           },
     extends: [...config.extendsChain],
+    config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
     self_edit: false,
     engine:
@@ -625,14 +662,17 @@ export function statusModel(input: StatusInput): StatusModel {
       name: c.value,
       source: layerLabel(c.from),
     })),
-    claude_skills_delivery: delivery(
-      claudeSkills.length,
-      agent,
-      agentId,
-      (s) => s.agent?.claudeSkills === true,
-      'Claude Skills',
-      CLAUDE_SKILLS_DIR,
-    ),
+    claude_skills_delivery:
+      (input.claudeSkillProblems ?? []).length > 0
+        ? `declared; NOT delivered: develop refuses to bake ${(input.claudeSkillProblems ?? []).join('; ')}`
+        : delivery(
+            claudeSkills.length,
+            agent,
+            agentId,
+            (s) => s.agent?.claudeSkills === true,
+            'Claude Skills',
+            CLAUDE_SKILLS_DIR,
+          ),
     instructions,
     instructions_delivery: delivery(
       instructions.length,
@@ -643,6 +683,8 @@ export function statusModel(input: StatusInput): StatusModel {
       CONTEXT_DIR,
     ),
     host_env: facts.host_env,
+    credentials: facts.credentials,
+    credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     build_raw: facts.build_raw,

@@ -242,6 +242,33 @@ function instructionTextRows(d: StatusData): ModelRow[] {
   return rows;
 }
 
+const CREDENTIAL_STATE: Record<StatusData['credentials'][number]['state'], string> = {
+  sealed: '',
+  overridden: '; overridden by [env], not delivered',
+  delivered: '; delivered',
+  not_delivered: '; NOT delivered',
+};
+
+/** One grant row per credential ("KEY <- encrypted  (project)"), then how they travel. */
+function credentialRowsOf(d: StatusData): ModelRow[] {
+  const rows = listRows(
+    'Credentials',
+    d.credentials.map(
+      (c) => `${c.key} <- ${c.kind ?? 'credential'}  (${c.layer}${CREDENTIAL_STATE[c.state]})`,
+    ),
+    null,
+  );
+  if (d.credential_delivery !== null) {
+    rows.push({
+      label: '',
+      continuation: true,
+      value: d.credential_delivery,
+      kind: 'never-truncate',
+    });
+  }
+  return rows;
+}
+
 /** Every row of the page, in the page's fixed order. */
 export function statusRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
@@ -263,6 +290,17 @@ export function statusRows(d: StatusData): ModelRow[] {
   });
   if (d.extends.length > 0)
     add({ label: 'Extends', value: [...d.extends, 'project'].join(' -> ') });
+  add(
+    ...listRows(
+      'Config files',
+      d.config_files.map((f) => {
+        const what = f.kind === 'template' || f.kind === 'layer' ? `${f.kind} ${f.name}` : f.kind;
+        if (f.path === null) return `(inside byre or its package)  (${what})`;
+        return `${f.path}  (${what}${f.present ? '' : '; not created yet'})`;
+      }),
+      null,
+    ),
+  );
   if (d.preset_note !== null)
     add({ label: 'Preset', value: d.preset_note, kind: 'never-truncate' });
 
@@ -413,6 +451,7 @@ export function statusRows(d: StatusData): ModelRow[] {
   }
 
   add(...hostEnvRows(d));
+  add(...credentialRowsOf(d));
   if (d.env_keys.length > 0)
     add({ label: 'Env', value: `${d.env_keys.join(', ')}  (baked into the image)` });
   const boxEnv = d.launch.box_env_keys;

@@ -103,8 +103,12 @@ export async function discoverBoxes(
   const boxes: FoundBox[] = [];
   let hidden = 0;
   for (const a of answers) {
-    if (a.state === 'unreachable') {
-      notes.push(`${a.name} is not answering; counting it as no boxes`);
+    if (a.state === 'unreachable' || a.state === 'denied') {
+      notes.push(
+        a.state === 'denied'
+          ? `${a.name} refuses this user; counting it as no boxes`
+          : `${a.name} is not answering; counting it as no boxes`,
+      );
       continue;
     }
     if (a.state !== 'ok') {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Io } from '../io.js';
 import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
+import { sayAll } from '../output/notes.js';
 import { projectIdFor } from '../project/identity.js';
 import {
   FULL_CONTAINER_ID,
@@ -50,10 +51,6 @@ export function pickerTerminal(io: Io, stdinBusy: boolean): 'stdin' | '/dev/tty'
   if (io.stdinIsTty && !stdinBusy) return 'stdin';
   if (io.stderrIsTty === true && ttyAvailable()) return '/dev/tty';
   return null;
-}
-
-export function printNotes(io: Io, notes: readonly string[]): void {
-  for (const n of notes) io.stderr.write(`byre: ${n}\n`);
 }
 
 type PickFn = <T extends BoxSummary>(
@@ -116,6 +113,6 @@ export async function selectBox(
     if (box !== null) return { box, discovery: { boxes: [box], partial: false, notes: [] } };
   }
   const discovery = await discoverBoxes(pool, who);
-  printNotes(io, discovery.notes);
+  sayAll(io.stderr, discovery.notes);
   return { box: await pickTarget(io, discovery, options), discovery };
 }

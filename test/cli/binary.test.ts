@@ -126,3 +126,126 @@ describe('dist/byre', () => {
     }
   });
 });
+
+describe('dist/byre: refused at load, located (file:line:column, key, rule)', () => {
+  /** A located refusal: exit 1, nothing on stdout, the position and rule on stderr. */
+  function refused(args: string[], file: string, at: string, key: string, rule: string): string {
+    const r = byre(args);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${file}:${at} (key ${key}): `);
+    expect(r.stderr).toContain(`[${rule}]`);
+    return r.stderr;
+  }
+
+  it.each([['dockerfile'], ['status'], ['dockerrun']])(
+    '%s refuses a [[mounts]] host that does not exist, at its declaration',
+    (command) => {
+      const missing = path.join(root, 'not-here');
+      const file = projectConfig(
+        `[[mounts]]\nhost = "${project}"\ntarget = "/ok"\n\n[[mounts]]\nhost = "${missing}"\ntarget = "/data"\n`,
+      );
+      const stderr = refused([command], file, '6:1', 'mounts[1].host', 'config.mount-host-missing');
+      expect(stderr).toContain(missing);
+      expect(stderr).not.toMatch(/bind source path does not exist/);
+    },
+  );
+
+  it('a disabled mount may name a missing host', () => {
+    projectConfig(
+      `[[mounts]]\nhost = "${path.join(root, 'gone')}"\ntarget = "/d"\ndisabled = true\n`,
+    );
+    expect(byre(['dockerfile']).status).toBe(0);
+  });
+
+  it.each([['dockerfile'], ['status']])(
+    '%s refuses an agent that names a skill with no [agent]',
+    (command) => {
+      const file = projectConfig('base = "debian:bookworm"\nagent = "firewall"\n');
+      refused([command], file, '2:1', 'agent', 'agent.not-an-agent');
+    },
+  );
+
+  it('refuses an ESC in an MCP argument and never echoes it raw', () => {
+    const file = projectConfig(
+      '[[mcp]]\nname = "gh"\ncommand = ["srv", "\\u001b]0;owned\\u0007"]\n',
+    );
+    const stderr = refused(
+      ['dockerfile'],
+      file,
+      '3:19',
+      'mcp[0].command[1]',
+      'config.mcp-control-chars',
+    );
+    expect(stderr).not.toContain('\u001b');
+  });
+
+  it('refuses a C1 control in context text', () => {
+    const file = projectConfig('[[context]]\nname = "rules"\ntext = "a\\u009b31mb"\n');
+    refused(['dockerfile'], file, '3:1', 'context[0].text', 'config.context-control-chars');
+  });
+
+  it('refuses an MCP URL with no host', () => {
+    const file = projectConfig('[[mcp]]\nname = "gh"\nurl = "https:///mcp"\n');
+    refused(['status'], file, '3:1', 'mcp[0].url', 'config.mcp-url-invalid');
+  });
+
+  it('names the key and both lines of a redefined table', () => {
+    const file = projectConfig('[env]\nA = "1"\n\n[env]\nB = "2"\n');
+    const stderr = refused(['dockerfile'], file, '4:2', 'env', 'config.toml-redefined');
+    expect(stderr).toContain('table [env] is defined twice, at line 1 and again at line 4');
+  });
+
+  it('prints the [sources] hint for a missing skill, shell-quoted, with the layer', () => {
+    const digest = `sha256:${'d'.repeat(64)}`;
+    const file = projectConfig(
+      `skills = ["me/tool"]\n\n[sources]\n"me/tool" = { uri = "https://x.example/s.toml?v=1&y=2", digest = "${digest}" }\n`,
+    );
+    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.not-found');
+    expect(stderr).toContain(
+      `fix: install it: byre skill install 'https://x.example/s.toml?v=1&y=2' --digest ${digest}  (hint from project)`,
+    );
+  });
+
+  it('skill list says why a package is INVALID', () => {
+    const dir = path.join(home, 'skills', 'broken');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'skill.toml'), '[runtime]\nenv_docs = { TOKEN = "" }\n');
+    const r = byre(['skill', 'list']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^broken +local +- +INVALID +why: env_docs "TOKEN" carries no guidance \[skill\.env-docs-empty\]$/m,
+    );
+    expect(r.stderr).toContain(`${path.join(dir, 'skill.toml')}:2:`);
+  });
+
+  it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
+    for (const [id, rule] of [
+      ['none', /reserved/],
+      ['devlog', /moved to pjlsergeant\/devlog/],
+      ['MyTool', /upper-case/],
+      ['my.tool', /a dot/],
+    ] as const) {
+      const r = byre(['skill', 'init', id]);
+      expect(r.status, id).toBe(1);
+      expect(r.stderr).toMatch(rule);
+    }
+    expect(byre(['skill', 'init', 'my-tool']).status).toBe(0);
+  });
+
+  it('gives a retired bundled name its rename', () => {
+    const file = projectConfig('skills = ["devlog"]\n');
+    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.retired');
+    expect(stderr).toContain('moved to pjlsergeant/devlog');
+  });
+
+  it('!byre/claude in the project cancels claude from default.config', () => {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, 'default.config'), 'skills = ["claude", "firewall"]\n');
+    projectConfig('skills = ["!byre/claude"]\n');
+    const r = byre(['dockerfile']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('# skill: byre/firewall');
+    expect(r.stdout).not.toContain('# skill: byre/claude');
+  });
+});

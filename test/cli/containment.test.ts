@@ -3,7 +3,14 @@
 // engine anything; status shows the refusal and exits 3; dockerrun refuses.
 
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/temp.js';
@@ -140,5 +147,60 @@ describe('identity: a box is found only for the directory that owns the id', () 
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('already belongs to /somewhere/else');
     expect(r.stderr).not.toMatch(/no session/);
+  });
+});
+
+describe('files byre copies into the image', () => {
+  function setup(config: string): { project: string; home: string } {
+    const project = path.join(root, 'img');
+    const home = path.join(root, 'store');
+    mkdirSync(project, { recursive: true });
+    storeConfig(home, project, config);
+    return { project, home };
+  }
+
+  it('dockerfile refuses a [[context]] file that links to a host file, naming the entry', () => {
+    const secret = path.join(root, 'secret');
+    writeFileSync(secret, 'host secret\n');
+    const { project, home } = setup(
+      `[[context]]\nname = "notes"\nfile = "${path.join(root, 'img', 'agent.md')}"\n`,
+    );
+    symlinkSync(secret, path.join(project, 'agent.md'));
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('(key context.notes)');
+    expect(r.stderr).toMatch(/context "notes": .* is a link to .*secret/);
+  });
+
+  it('dockerfile refuses a files source that links out of the project, naming the entry', () => {
+    const { project, home } = setup('[files]\n"seed" = "/opt/seed"\n');
+    symlinkSync(path.join(root, 'secret-dir'), path.join(project, 'seed'));
+    mkdirSync(path.join(root, 'secret-dir'));
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('(key files."seed")');
+    expect(r.stderr).toContain('resolves outside the project');
+  });
+
+  it('dockerfile names a missing files source', () => {
+    const { project, home } = setup('[files]\n"gone.txt" = "/opt/gone"\n');
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('(key files."gone.txt")');
+    expect(r.stderr).toContain('does not exist');
+  });
+
+  it('dockerfile refuses a [[claude_skills]] directory that is not a Claude Skill, naming the entry', () => {
+    const dir = path.join(root, 'cs', 'tdd');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: other\ndescription: d\n---\n');
+    const { project, home } = setup(`[[claude_skills]]\nname = "tdd"\npath = "${dir}"\n`);
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('(key claude_skills.tdd)');
+    expect(r.stderr).toContain('SKILL.md names it "other", not "tdd"');
+    writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: tdd\ndescription: d\n---\n');
+    expect(byre(BIN, project, home, ['dockerfile']).status).toBe(0);
   });
 });

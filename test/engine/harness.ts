@@ -9,8 +9,10 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chownSync,
+  closeSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   realpathSync,
   rmSync,
@@ -97,6 +99,24 @@ export interface RunOptions {
   input?: string;
   env?: Record<string, string>;
   cwd?: string;
+  /** Handed to byre on file descriptor 3 (for `--passphrase-fd 3`), from a private temp file. */
+  fd3?: string;
+}
+
+/** A descriptor open on a private temp file holding `text`; the file is already unlinked. */
+function fdWith(text: string): number {
+  const dir = mkdtempSync(join(tmpdir(), 'byre-fd-'));
+  const file = join(dir, 'fd');
+  writeFileSync(file, text, { mode: 0o600 });
+  const fd = openSync(file, 'r');
+  rmSync(dir, { recursive: true, force: true });
+  return fd;
+}
+
+function extraStdio(options: RunOptions): { stdio: ('pipe' | number)[]; close(): void } {
+  if (options.fd3 === undefined) return { stdio: ['pipe', 'pipe', 'pipe'], close: () => {} };
+  const fd = fdWith(options.fd3);
+  return { stdio: ['pipe', 'pipe', 'pipe', fd], close: () => closeSync(fd) };
 }
 
 /** argv and env to run dist/byre as the project's flavor. */
@@ -125,20 +145,27 @@ function command(
 
 export function runByre(project: TestProject, args: string[], options: RunOptions = {}): ByreRun {
   const c = command(project, args, options);
-  const result = spawnSync(c.file, c.argv, {
-    cwd: options.cwd ?? project.dir,
-    input: options.input ?? '',
-    encoding: 'utf8',
-    timeout: 900_000,
-    env: c.env,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  const extra = extraStdio(options);
+  try {
+    const result = spawnSync(c.file, c.argv, {
+      cwd: options.cwd ?? project.dir,
+      input: options.input ?? '',
+      encoding: 'utf8',
+      timeout: 900_000,
+      env: c.env,
+      stdio: extra.stdio,
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  } finally {
+    extra.close();
+  }
 }
 
 /** A session in the background: stdin stays open until `end()`, so the box's login shell waits. */
 export interface BackgroundSession {
   child: ChildProcess;
   stderr(): string;
+  stdout(): string;
   exited: Promise<number | null>;
   end(): Promise<number | null>;
 }
@@ -149,18 +176,22 @@ export function startByre(
   options: RunOptions = {},
 ): BackgroundSession {
   const c = command(project, args, options);
+  const extra = extraStdio(options);
   const child = spawn(c.file, c.argv, {
     cwd: options.cwd ?? project.dir,
     env: c.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    stdio: extra.stdio,
   });
+  extra.close();
   let err = '';
+  let out = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  child.stdout?.resume();
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
   return {
     child,
     stderr: () => err,
+    stdout: () => out,
     exited,
     end: async () => {
       child.stdin?.end();

@@ -4,6 +4,7 @@
 import { ENV_KEY, GIT_CONFIG_KEY } from '../grammar.js';
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
+import { credentialKindOf } from '../credential-rows.js';
 import { finding, q, type Finding } from './finding.js';
 
 function envKeyFindings(key: string, path: PathSegment[], table: string): Finding[] {
@@ -35,7 +36,7 @@ export function checkEnv(layer: RawLayer): Finding[] {
 }
 
 const ENV_SOURCES_HINT =
-  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:" and "" (disabled); a literal value belongs in [env]';
+  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:", "" (disabled) and the encrypted rows `byre credential add` writes; a literal value belongs in [env]';
 
 /** Why an env_from_host source is refused (rule and message), or null. */
 function envSourceProblem(source: string): { rule: string; message: string } | null {
@@ -56,12 +57,8 @@ function envSourceProblem(source: string): { rule: string; message: string } | n
   if (source.startsWith('tz:')) {
     return { rule: 'config.env-source-invalid', message: 'tz: takes no argument' };
   }
-  if (source.startsWith('encrypted:') || source.startsWith('encrypted-file:')) {
-    return {
-      rule: 'config.env-source-unsupported',
-      message: `${source.slice(0, source.indexOf(':') + 1)} sources are not implemented yet`,
-    };
-  }
+  // Encrypted rows have their own rules (credentials.ts).
+  if (credentialKindOf(source) !== null) return null;
   return { rule: 'config.env-source-invalid', message: 'unknown source' };
 }
 

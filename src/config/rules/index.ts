@@ -3,6 +3,7 @@
 // family. parse.ts attaches file positions; nothing here reads files or
 // knows about other layers.
 
+import { checkCredentialRows, checkCredentialsTable } from './credentials.js';
 import { checkEgress } from './egress.js';
 import { checkEnv, checkEnvFromHost } from './env.js';
 import type { LayerRule } from './finding.js';
@@ -22,13 +23,14 @@ import { checkTargetCollisions } from './targets.js';
 import { checkVolumes } from './volumes.js';
 import { checkClaudeSkills, checkContext } from './wiring.js';
 
+export { checkCredentialRows, checkCredentialsTable } from './credentials.js';
 export { checkEgress } from './egress.js';
 export { checkEnv, checkEnvFromHost } from './env.js';
 export type { Finding, LayerRule } from './finding.js';
 export { checkApt, checkFiles, checkSkills, checkSources } from './lists.js';
 export { checkMcp } from './mcp.js';
 export { checkMounts } from './mounts.js';
-export { checkPlacement } from './placement.js';
+export { checkPlacement, kindsBanning } from './placement.js';
 export {
   checkPortCollisions,
   checkPorts,
@@ -77,6 +79,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   checkApt,
   checkEnv,
   checkEnvFromHost,
+  checkCredentialsTable,
+  checkCredentialRows,
   checkFiles,
   checkSkills,
   checkMounts,

@@ -48,6 +48,12 @@ const BANS: readonly Ban[] = [
     fix: 'remove extends from template.config',
   },
   {
+    key: 'credentials',
+    kinds: ['template'],
+    why: 'a template is a package others install; credentials belong to a file you own',
+    fix: 'remove [credentials] and its encrypted rows; add them with byre credential add (--global, --layer or the project)',
+  },
+  {
     key: 'extends',
     kinds: ['default'],
     why: 'default.config is the baseline of every box and cannot extend a layer',
@@ -62,6 +68,11 @@ const KIND_FILE: Record<LayerKind, string> = {
   layer: 'a layer file',
   project: 'the project config',
 };
+
+/** The file kinds that may not carry `key` at all. */
+export function kindsBanning(key: string): LayerKind[] {
+  return [...new Set(BANS.filter((ban) => ban.key === key).flatMap((ban) => ban.kinds))];
+}
 
 /** Keys that a file kind may not carry, whatever their value. */
 export function checkPlacement(keys: readonly string[], kind: LayerKind): Finding[] {

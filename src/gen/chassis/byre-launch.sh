@@ -12,10 +12,21 @@ context_dir="${BYRE_CONTEXT_DIR:-/etc/byre}"
 workspace="${BYRE_WORKSPACE_DIR:-/workspace}"
 gate_file="${BYRE_LAUNCH_GATE_FILE:-/etc/byre/launch-gate}"
 
-fail_closed() {
-  printf 'byre: launch gate: %s — refusing to launch without it (failing closed).\n' "$1" >&2
-  printf 'byre: outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.\n' >&2
+# refuse_launch GATE WHY WHAT HINT: the one way a gate fails closed.
+refuse_launch() {
+  printf 'byre: %s: %s — refusing to launch without %s (failing closed).\n' "$1" "$2" "$3" >&2
+  printf 'byre: %s\n' "$4" >&2
   exit 1
+}
+
+fail_closed() {
+  refuse_launch 'launch gate' "$1" it \
+    'outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.'
+}
+
+# gate_seconds VALUE DEFAULT: a gate's timeout, whole seconds only.
+gate_seconds() {
+  if [[ "$1" =~ ^[0-9]+$ ]]; then echo $((10#$1)); else echo "$2"; fi
 }
 
 # --- launch gate -------------------------------------------------------------
@@ -31,9 +42,7 @@ if [ -s "$gate_file" ]; then
   else
     fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
   fi
-  gate_timeout="${BYRE_LAUNCH_GATE_TIMEOUT:-30}"
-  [[ "$gate_timeout" =~ ^[0-9]+$ ]] || gate_timeout=30
-  gate_timeout=$((10#$gate_timeout))
+  gate_timeout="$(gate_seconds "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
   gate_open=0
   for ((attempt = 0; attempt < gate_timeout * 5; attempt++)); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
@@ -45,6 +54,60 @@ if [ -s "$gate_file" ]; then
   if [ "$gate_open" -ne 1 ]; then
     fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after ${gate_timeout}s"
   fi
+fi
+
+# --- credential gate ---------------------------------------------------------
+# An image whose config holds encrypted credential rows bakes this gate file
+# (adr/0012). byre develop decrypts the values on the host and streams them
+# onto the session tmpfs through an exec; the box waits here until that
+# delivery opened the gate (`ready`), then exports each value to the agent.
+# No delivery (an ejected run, a restarted box: the tmpfs starts empty) means
+# no launch. Values never pass through argv: `read` and `export` are builtins.
+credential_gate_file="${BYRE_CREDENTIAL_GATE_FILE:-/etc/byre/credential-gate}"
+credential_dir="${BYRE_CREDENTIAL_DIR:-/run/byre/credentials}"
+
+credentials_fail_closed() {
+  refuse_launch 'credential gate' "$1" them \
+    'credentials are delivered only by `byre develop` (they need its passphrase); set BYRE_CREDENTIAL_GATE_FILE=/dev/null to run this box without them.'
+}
+
+if [ -s "$credential_gate_file" ]; then
+  credential_timeout="$(gate_seconds "${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}" 30)"
+  credentials_ready=0
+  for ((attempt = 0; attempt < credential_timeout * 5; attempt++)); do
+    if [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; then
+      credentials_ready=1
+      break
+    fi
+    sleep 0.2
+  done
+  if [ "$credentials_ready" -ne 1 ]; then
+    credentials_fail_closed "no credentials were delivered to $credential_dir within ${credential_timeout}s"
+  fi
+  credential_fs=""
+  while read -r _ mount_point mount_type _; do
+    if [ "$mount_point" = "$credential_dir" ]; then credential_fs="$mount_type"; fi
+  done < "${BYRE_MOUNTS_FILE:-/proc/mounts}"
+  if [ "$credential_fs" != "tmpfs" ]; then
+    credentials_fail_closed "$credential_dir is not a tmpfs"
+  fi
+  for credential in "$credential_dir"/env/*; do
+    [ -f "$credential" ] && [ ! -L "$credential" ] || continue
+    credential_key="${credential##*/}"
+    [[ "$credential_key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [[ "$credential_key" != BYRE_* ]] ||
+      credentials_fail_closed "a delivered credential has an unusable name"
+    credential_value=""
+    IFS= read -r -d '' credential_value < "$credential" || true
+    export "$credential_key=$credential_value"
+  done
+  for credential in "$credential_dir"/file/*; do
+    [ -f "$credential" ] && [ ! -L "$credential" ] || continue
+    credential_key="${credential##*/}"
+    [[ "$credential_key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [[ "$credential_key" != BYRE_* ]] ||
+      credentials_fail_closed "a delivered credential has an unusable name"
+    export "$credential_key=$credential"
+  done
+  unset credential credential_key credential_value
 fi
 
 # --- git safe.directory ------------------------------------------------------

@@ -32,3 +32,24 @@ for byre_hook in "${BYRE_ENVD_DIR:-/etc/byre/env.d}"/*.sh; do
   [ -r "$byre_hook" ] && . "$byre_hook"
 done
 unset byre_hook
+
+# Credentials byre develop delivered to this session's tmpfs (adr/0012),
+# exported as the launcher exported them to the agent. Nothing happens in a
+# box that took none.
+byre_cred_dir="${BYRE_CREDENTIAL_DIR:-/run/byre/credentials}"
+if [ -f "$byre_cred_dir/ready" ]; then
+  for byre_cred in "$byre_cred_dir"/env/* "$byre_cred_dir"/file/*; do
+    [ -f "$byre_cred" ] && [ ! -L "$byre_cred" ] || continue
+    byre_key=${byre_cred##*/}
+    case $byre_key in '' | [0-9]* | *[!A-Za-z0-9_]* | BYRE_*) continue ;; esac
+    case $byre_cred in
+      "$byre_cred_dir"/env/*)
+        # The x keeps trailing newlines that $(…) would strip.
+        byre_value=$(cat "$byre_cred" && printf x) || continue
+        export "$byre_key=${byre_value%x}"
+        ;;
+      *) export "$byre_key=$byre_cred" ;;
+    esac
+  done
+fi
+unset byre_cred_dir byre_cred byre_key byre_value

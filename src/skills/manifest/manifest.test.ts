@@ -77,6 +77,7 @@ file = "context.md"
 
   it.each([
     ['unknown top-level key', 'colour = "red"\n', 'skill.unknown-key', 1, 'colour'],
+    ['a typo of a key', '[agent]\ncomand = "x"\n', 'skill.unknown-key', 2, 'agent.comand'],
     [
       'unknown key in a table',
       '[runtime]\nmounts_x = []\n',
@@ -184,6 +185,13 @@ file = "context.md"
       4,
       'agent.prefs',
     ],
+    ...['.', './', 'x/..', 'a/./b/../..'].map((f): [string, string, string, number, string] => [
+      `agent prefs file ${JSON.stringify(f)} names the whole source`,
+      `[agent]\ncommand = "x"\nstate = ".x"\n\n[agent.prefs]\nfrom = "~/.x"\nfiles = ["ok.json", ${JSON.stringify(f)}]\n\n[[volumes]]\nname = ".x"\nrole = "state"\ntarget = "/home/dev/.x"\n`,
+      'skill.agent-prefs-whole-source',
+      7,
+      'agent.prefs.files[1]',
+    ]),
     [
       'empty env_docs guidance',
       '[runtime]\nenv_docs = { TOKEN = "" }\n',
@@ -327,10 +335,45 @@ file = "context.md"
     expect(issue?.fix).toBeTruthy();
   });
 
+  it('names the key an unknown key is a typo of', () => {
+    const [issue] = parseSkillManifest('[agent]\ncomand = "x"\n', FILE).issues;
+    expect(issue?.message).toContain('did you mean command?');
+    expect(issue?.fix).toBe('rename it to command');
+  });
+
   it('reports TOML syntax with a position', () => {
     const result = parseSkillManifest('[build\n', FILE);
     expect(result.issues[0]?.rule).toBe('skill.toml-syntax');
     expect(result.issues[0]?.location.line).toBe(1);
+  });
+
+  it.each([
+    ['top level', 'npm_global = ["x"]\n', 1, 'npm_global'],
+    ['in [build]', '[build]\napt = ["curl"]\nnpm_global = ["x"]\n', 3, 'build.npm_global'],
+  ])('a removed key (%s) says it was removed, not unknown', (_where, text, line, key) => {
+    const result = parseSkillManifest(text, FILE);
+    expect(result.value).toBeNull();
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.key-removed',
+        location: expect.objectContaining({ line, key }),
+      }),
+    ]);
+    expect(result.issues[0]?.fix).toContain('dockerfile');
+  });
+
+  it('a removed key is reported beside other shape problems', () => {
+    const result = parseSkillManifest('npm_global = []\ncolour = 1\n', FILE);
+    expect(result.issues.map((i) => i.rule)).toEqual(['skill.key-removed', 'skill.unknown-key']);
+  });
+
+  it('the retired [agent] context_target is accepted and ignored', () => {
+    const result = parseSkillManifest(
+      '[agent]\ncommand = "x"\ncontext_target = "CLAUDE.md"\n',
+      FILE,
+    );
+    expect(result.issues).toEqual([]);
+    expect(result.value?.agent?.command).toBe('x');
   });
 
   it('names the key and both lines of a redefined table', () => {

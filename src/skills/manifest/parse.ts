@@ -3,6 +3,7 @@
 // supplies the text; never reads files or payload bytes.
 
 import { parse as parseToml } from 'smol-toml';
+import type { z } from 'zod';
 import type { ConfigIssue } from '../../errors.js';
 import { indexKeys } from '../../config/locate.js';
 import { toMcpSpec, toMountSpec, toVolumeSpec } from '../../config/merge.js';
@@ -14,9 +15,12 @@ import {
   tooLargeIssue,
 } from '../../config/parse.js';
 import { finding, type Finding } from '../../config/rules/finding.js';
+import { tableKeysAt } from '../../config/schema-walk.js';
+import { nearestName } from '../../config/suggest.js';
 import { packageFindings, toPackageMeta } from './package-rules.js';
 import {
   rawPackageSchema,
+  REMOVED_SKILL_KEYS,
   rawSkillSchema,
   type ManifestResult,
   type PackageMeta,
@@ -25,15 +29,26 @@ import {
 } from './schema.js';
 import { asSkillFinding, SKILL_RULES } from './skill-rules.js';
 
-function shapeToSkill(findings: Finding[], file: string): Finding[] {
+function shapeToSkill(findings: Finding[], file: string, schema: z.ZodType): Finding[] {
   return findings.map((f) => {
     if (f.rule === 'config.unknown-key') {
-      return finding(
-        'skill.unknown-key',
-        f.path,
-        `unknown key ${f.path.map(String).join('.')} in ${file} — a typo, or a package written for a newer byre`,
-        'upgrade byre, or remove the key',
-      );
+      const key = String(f.path[f.path.length - 1] ?? '');
+      const known = tableKeysAt(schema, f.path.slice(0, -1));
+      const suggestion = known === null ? null : nearestName(key, known);
+      const name = f.path.map(String).join('.');
+      return suggestion === null
+        ? finding(
+            'skill.unknown-key',
+            f.path,
+            `unknown key ${name} in ${file} — a typo, or a package written for a newer byre`,
+            'upgrade byre, or remove the key',
+          )
+        : finding(
+            'skill.unknown-key',
+            f.path,
+            `unknown key ${name} in ${file} — did you mean ${suggestion}?`,
+            `rename it to ${suggestion}`,
+          );
     }
     return asSkillFinding(f, []);
   });
@@ -110,6 +125,30 @@ function parseTable(
   }
 }
 
+/** The table without keys this format removed, and a finding for each (adr/0020). */
+function withoutRemovedKeys(table: Record<string, unknown>): {
+  table: Record<string, unknown>;
+  removed: Finding[];
+} {
+  const removed: Finding[] = [];
+  const out: Record<string, unknown> = { ...table };
+  for (const [where, keys] of Object.entries(REMOVED_SKILL_KEYS)) {
+    const nested = where === '' ? null : out[where];
+    if (where !== '' && (typeof nested !== 'object' || nested === null || Array.isArray(nested)))
+      continue;
+    const holder: Record<string, unknown> =
+      nested === null ? out : { ...(nested as Record<string, unknown>) };
+    for (const [key, why] of Object.entries(keys)) {
+      if (!(key in holder)) continue;
+      delete holder[key];
+      const path = where === '' ? [key] : [where, key];
+      removed.push(finding('skill.key-removed', path, why.message, why.fix));
+    }
+    if (nested !== null) out[where] = holder;
+  }
+  return { table: out, removed };
+}
+
 /** Parse and validate one skill.toml. Pure: the caller supplies the text. */
 export function parseSkillManifest(text: string, file: string): ManifestResult<SkillManifest> {
   const parsed = parseTable(text, file);
@@ -117,13 +156,18 @@ export function parseSkillManifest(text: string, file: string): ManifestResult<S
   const index = indexKeys(text);
   const locate = (findings: readonly Finding[]): ConfigIssue[] =>
     findings.map((f) => locateFinding(f, file, index));
-  const shaped = rawSkillSchema.safeParse(parsed.table);
+  const { table, removed } = withoutRemovedKeys(parsed.table);
+  const shaped = rawSkillSchema.safeParse(table);
   if (!shaped.success) {
     return {
       value: null,
-      issues: locate(shapeToSkill(shapeFindings(shaped.error.issues, parsed.table), 'skill.toml')),
+      issues: locate([
+        ...removed,
+        ...shapeToSkill(shapeFindings(shaped.error.issues, table), 'skill.toml', rawSkillSchema),
+      ]),
     };
   }
+  if (removed.length > 0) return { value: null, issues: locate(removed) };
   const raw = shaped.data;
   const findings = [
     ...(raw.package === undefined ? [] : packageFindings(raw.package, { kind: 'skill' })),
@@ -148,6 +192,7 @@ export function parseTemplatePackage(text: string, file: string): ManifestResult
     const findings = shapeToSkill(
       shapeFindings(shaped.error.issues, table),
       'template.config [package]',
+      rawPackageSchema,
     ).map((f) => ({
       ...f,
       path: ['package', ...f.path],

@@ -147,3 +147,26 @@ export const rawSkillSchema = z.strictObject({
 
 export type RawSkill = z.infer<typeof rawSkillSchema>;
 export type RawPackage = z.infer<typeof rawPackageSchema>;
+
+/**
+ * Keys an older skill.toml had and this format removed, by table (`""` is
+ * the top level): refused with what replaced them, never as "unknown".
+ * `[agent] context_target` is the retired key that is still accepted and
+ * ignored (the schema carries it). See adr/0020.
+ */
+export const REMOVED_SKILL_KEYS: Readonly<
+  Record<string, Readonly<Record<string, { message: string; fix: string }>>>
+> = {
+  '': {
+    npm_global: {
+      message: 'npm_global was removed: byre no longer installs npm packages itself',
+      fix: 'install in a raw build line: [build] dockerfile = ["RUN npm install -g <package>"]',
+    },
+  },
+  build: {
+    npm_global: {
+      message: '[build] npm_global was removed: byre no longer installs npm packages itself',
+      fix: 'install in a raw build line: [build] dockerfile = ["RUN npm install -g <package>"]',
+    },
+  },
+};

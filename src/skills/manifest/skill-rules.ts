@@ -7,6 +7,7 @@ import {
   ENV_KEY,
   isHostPath,
   isContainedRelative,
+  namesWholeDirectory,
   normalizeTarget,
   PACKAGE_REF,
   WIRING_NAME,
@@ -347,6 +348,16 @@ function agentFindings(raw: RawSkill): Finding[] {
             ['agent', 'prefs', 'files', i],
             `[agent.prefs] file ${q(f)} must be relative to from`,
             'write a relative path such as "settings.json"',
+          ),
+        );
+      } else if (namesWholeDirectory(f)) {
+        // Seeding all of `from` would copy every host secret the tool keeps there.
+        out.push(
+          finding(
+            'skill.agent-prefs-whole-source',
+            ['agent', 'prefs', 'files', i],
+            `[agent.prefs] file ${q(f)} names the whole of from, not a file in it`,
+            'list the preference files one by one, such as "settings.json"',
           ),
         );
       }

@@ -7,7 +7,13 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from '
 import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { BUNDLED_NAMES, PACKAGE_REF } from '../../config/grammar.js';
+import {
+  BUNDLED_NAMES,
+  NEW_PACKAGE_ID,
+  NONE,
+  PACKAGE_REF,
+  RETIRED_BUNDLED,
+} from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
 import { LAYER_CONFIG_FILE, PROJECT_CONFIG_FILE, storePaths } from '../../project/store-layout.js';
@@ -94,20 +100,52 @@ function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | nu
 
 // ---------------------------------------------------------------- names
 
-/** Refuse ids a new local package may not take. */
-export function checkNewId(home: string, kind: PackageKind, id: string): void {
-  if (!PACKAGE_REF.test(id)) {
-    throw new ByreError(`${q(id)} is not a package id`, {
-      rule: 'package.id-invalid',
-      remedy:
-        'use a bare name ("mytool") or owner/name ("me/mytool"): letters, digits, ".", "_" and "-"',
-    });
+/** Why a new local package may not take `id`, or null when it may. Pure. */
+export function newIdProblem(id: string): { rule: string; message: string; remedy: string } | null {
+  const bare = id.startsWith(`${BUNDLED_OWNER}/`) ? id.slice(BUNDLED_OWNER.length + 1) : id;
+  const movedTo = RETIRED_BUNDLED[bare];
+  if (movedTo !== undefined) {
+    return {
+      rule: 'package.id-retired',
+      message: `${id} is a retired bundled name; that package moved to ${movedTo}`,
+      remedy: `install ${movedTo} instead, or pick another name`,
+    };
+  }
+  if (id === NONE) {
+    return {
+      rule: 'package.id-reserved',
+      message: `${q(id)} is reserved: "none" means no agent or template`,
+      remedy: 'pick another name',
+    };
   }
   if (id.startsWith(`${BUNDLED_OWNER}/`) || BUNDLED_NAMES.includes(id)) {
-    throw new ByreError(`the id ${id} is reserved for packages bundled with byre`, {
+    return {
       rule: 'package.id-reserved',
+      message: `the id ${id} is reserved for packages bundled with byre`,
       remedy: 'pick another name, e.g. my-<name> or <you>/<name>',
-    });
+    };
+  }
+  if (NEW_PACKAGE_ID.test(id)) return null;
+  const why = !PACKAGE_REF.test(id)
+    ? 'is not a package id'
+    : /[A-Z]/.test(id)
+      ? 'has upper-case letters'
+      : id.includes('.')
+        ? 'has a dot'
+        : 'is too long';
+  return {
+    rule: 'package.id-invalid',
+    message: `${q(id)} ${why}`,
+    remedy:
+      'use a bare name ("mytool") or owner/name ("me/mytool"): lower-case letters, digits, "_" and "-", at most 64 each',
+  };
+}
+
+/** Refuse ids a new local package may not take. */
+export function checkNewId(home: string, kind: PackageKind, id: string): void {
+  const problem = newIdProblem(id);
+  if (problem !== null) {
+    throw new ByreError(problem.message, { rule: problem.rule, remedy: problem.remedy });
   }
   const dir = localPackageDir(home, kind, id);
   if (existsSync(dir) || isLink(dir)) {

@@ -23,10 +23,11 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
   const root = realpathSync(dir);
   const files = new Map<string, { abs: string; executable: boolean }>();
   const escaping = new Set<string>();
+  const linked = new Set<string>();
   let count = 0;
   let truncated = false;
 
-  const walk = (abs: string, rel: string, seen: Set<string>): void => {
+  const walk = (abs: string, rel: string, seen: Set<string>, viaLink: boolean): void => {
     let names: string[];
     try {
       names = readdirSync(abs).sort();
@@ -53,15 +54,17 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
         continue;
       }
       const stat = statSync(real);
+      const throughLink = viaLink || isSymlink(childAbs);
       if (stat.isDirectory()) {
         if (seen.has(real)) continue;
-        walk(real, childRel, new Set([...seen, real]));
+        walk(real, childRel, new Set([...seen, real]), throughLink);
       } else if (stat.isFile() && !exclude.includes(childRel)) {
         files.set(childRel, { abs: real, executable: (stat.mode & 0o111) !== 0 });
+        if (throughLink) linked.add(childRel);
       }
     }
   };
-  walk(root, '', new Set([root]));
+  walk(root, '', new Set([root]), false);
   const list = [...files.keys()].sort();
   return {
     truncated,
@@ -73,6 +76,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
     },
     executable: (rel) => files.get(rel)?.executable ?? false,
     escapes: (rel) => escaping.has(rel),
+    linked: (rel) => linked.has(rel),
   };
 }
 

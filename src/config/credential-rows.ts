@@ -1,6 +1,8 @@
 // The grammar of a credential row and of the [credentials] table that opens
-// it. Pure text in, typed values out: nothing here decrypts, reads
-// a file or knows which layer a row sits in.
+// it (adr/0012), and which rows of a resolved cascade a box takes. Pure text
+// in, typed values out: nothing here decrypts or reads a file. The config
+// rules, the merge and everything downstream read rows through this module;
+// src/credentials/ does the cryptography and the delivery.
 //
 //   KEY = "encrypted:<key id>:<base64 age file>"        (exported as KEY=value)
 //   KEY = "encrypted-file:<key id>:<base64 age file>"   (KEY=path of a 0600 file)
@@ -9,6 +11,10 @@
 // 16 hex digits of sha256 over that identity's age1 recipient.
 
 import { createHash } from 'node:crypto';
+
+import type { CredentialTable, EffectiveConfig, LayerRef, Sourced } from './types.js';
+
+export type { CredentialTable } from './types.js';
 
 export type CredentialKind = 'encrypted' | 'encrypted-file';
 
@@ -19,14 +25,6 @@ export interface SealedRow {
   keyId: string;
   /** The binary age file. */
   ciphertext: Uint8Array;
-}
-
-/** A `[credentials]` table as written: the public recipient and the passphrase-sealed identity. */
-export interface CredentialTable {
-  /** `age1…`: rows are sealed to it, no passphrase needed. */
-  recipient: string;
-  /** Base64 of an age file whose only stanza is scrypt and whose plaintext is `AGE-SECRET-KEY-1…`. */
-  identity: string;
 }
 
 /** Plaintext values are capped: a credential is a token or a small file, never a payload. */
@@ -130,4 +128,42 @@ export function tableProblem(
 /** The sealed identity's bytes; call only after tableProblem returned null. */
 export function sealedIdentityBytes(table: CredentialTable): Uint8Array {
   return new Uint8Array(Buffer.from(table.identity, 'base64'));
+}
+
+// ---------------------------------------------------------------------------
+// The rows a box takes: every env_from_host entry whose source is an
+// encrypted kind, unless an explicit [env] key of the same name wins (as it
+// does over any passthrough).
+
+export interface CredentialRowRef {
+  key: string;
+  kind: CredentialKind;
+  /** The row as written (`encrypted:<key id>:<ciphertext>`). */
+  source: string;
+  /** The file the row sits in; its own [credentials] identity opens it. */
+  from: LayerRef;
+  /** An [env] key of the same name wins; the row is not delivered. */
+  overridden: boolean;
+}
+
+/** Every credential row in the cascade, sorted by key. */
+export function credentialRows(config: EffectiveConfig): CredentialRowRef[] {
+  return Object.keys(config.envFromHost)
+    .sort()
+    .flatMap((key) => {
+      const entry = config.envFromHost[key] as Sourced<string>;
+      const kind = credentialKindOf(entry.value);
+      if (kind === null) return [];
+      return [{ key, kind, source: entry.value, from: entry.from, overridden: key in config.env }];
+    });
+}
+
+/** The rows a box takes: what develop decrypts and delivers. */
+export function deliveredCredentialRows(config: EffectiveConfig): CredentialRowRef[] {
+  return credentialRows(config).filter((r) => !r.overridden);
+}
+
+/** Whether two refs name the same config file. */
+export function sameLayer(a: LayerRef, b: LayerRef): boolean {
+  return a.kind === b.kind && a.name === b.name && a.path === b.path;
 }

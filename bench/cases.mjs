@@ -1,0 +1,329 @@
+// The benchmark cases. Each takes the flavour's context and returns report
+// rows (see report.mjs): the raw engine doing a job beside each byre binary
+// doing it, interleaved in one run. Not tests: nothing here asserts timing.
+//
+// ctx: { flavour, tag, root, data, runs, bigBytes, bins: [{ side, path }],
+//        projects: { <side>: { dir, home, id } }, image, boxes: { <side>: id },
+//        log(text) }
+
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { interleave, median, ownedDir, run, tryRun, wallMs } from './lib.mjs';
+
+/** Runs a byre binary as the flavour in its side's project. */
+export function byre(ctx, side, args, options = {}) {
+  const bin = ctx.bins.find((b) => b.side === side);
+  const p = ctx.projects[side];
+  return run(ctx.flavour, bin.path, args, {
+    cwd: p.dir,
+    ...options,
+    env: { BYRE_HOME: p.home, ...options.env },
+  });
+}
+
+const engine = (ctx, args, options) => run(ctx.flavour, ctx.flavour.engine, args, options);
+const sidesOf = (ctx) => ctx.bins.map((b) => b.side);
+
+/**
+ * A row's medians, and its samples for the JSON: `rawKey(side)` and
+ * `byreKey(side)` name the samples of each side's raw counterpart and of the
+ * side itself; `pick` takes one measure out of a sample.
+ */
+function measured(ctx, samples, rawKey, byreKey = (s) => s, pick = (x) => x) {
+  const of = (key) => samples[key].map(pick);
+  const row = { raw: {}, byre: {}, samples: {} };
+  for (const s of sidesOf(ctx)) {
+    row.raw[s] = median(of(rawKey(s)));
+    row.byre[s] = median(of(byreKey(s)));
+    for (const key of [rawKey(s), byreKey(s)]) row.samples[key] = of(key).map(Math.round);
+  }
+  return row;
+}
+
+// The box's login shell runs this from stdin: the moment the box's process runs.
+const PROBE = 'date +%s%N\n';
+
+/** The box clock (ns since the epoch) that PROBE printed, in ms. */
+export function probeMs(stdout) {
+  const line = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => /^\d{16,}$/.test(l))
+    .pop();
+  if (line === undefined) throw new Error(`the box printed no clock: ${JSON.stringify(stdout)}`);
+  return Number(BigInt(line) / 1000n) / 1000;
+}
+
+/** Warm `byre develop` of a no-agent box against raw `run --rm -i` of the same image. */
+export function develop(ctx) {
+  const timed = (fn) => () => {
+    const t0 = wallMs();
+    return { running: probeMs(fn()) - t0 };
+  };
+  const sides = {
+    raw: timed(() =>
+      engine(ctx, ['run', '--rm', '-i', '--label', `byre.bench=${ctx.tag}`, ctx.image], {
+        input: PROBE,
+      }),
+    ),
+  };
+  for (const s of sidesOf(ctx)) sides[s] = timed(() => byre(ctx, s, ['develop'], { input: PROBE }));
+  const samples = interleave(sides, ctx.runs);
+  const raw = () => 'raw';
+  const maxDelta = ctx.flavour.engine === 'docker' ? 250 : 400;
+  const what = '`run --rm -i` of the same image';
+  return [
+    {
+      name: 'warm `develop`, no agent: start → box process running',
+      what,
+      show: 'time',
+      target: { of: 'delta', max: maxDelta },
+      ...measured(ctx, samples, raw, undefined, (x) => x.running),
+    },
+    {
+      name: 'warm `develop`, no agent: start → exit (box removed)',
+      what,
+      show: 'time',
+      target: null,
+      ...measured(ctx, samples, raw, undefined, (x) => x.wall),
+    },
+  ];
+}
+
+/** `byre status` with the box running against raw `ps --filter label=…` + `inspect`. */
+export function status(ctx) {
+  const last = sidesOf(ctx).at(-1);
+  const filter = ['--filter', `label=byre.project=${ctx.projects[last].id}`];
+  const sides = {
+    raw: () => {
+      const found = engine(ctx, ['ps', '-q', ...filter])
+        .trim()
+        .split('\n')[0];
+      engine(ctx, ['inspect', found]);
+    },
+  };
+  for (const s of sidesOf(ctx)) sides[s] = () => byre(ctx, s, ['status']);
+  return [
+    {
+      name: '`status`, box running',
+      what: '`ps --filter label=…` + `inspect`',
+      show: 'time',
+      target: { of: 'ratio', max: 1.5 },
+      ...measured(ctx, interleave(sides, ctx.runs), () => 'raw'),
+    },
+  ];
+}
+
+/** `dockerfile`, `dockerrun` and `status` with no box, each against its own binary's `version`. */
+export function startup(ctx) {
+  const verbs = ['version', 'dockerfile', 'dockerrun', 'status'];
+  const sides = {};
+  for (const s of sidesOf(ctx)) for (const v of verbs) sides[`${s}:${v}`] = () => byre(ctx, s, [v]);
+  const samples = interleave(sides, ctx.runs);
+  return ['dockerfile', 'dockerrun', 'status'].map((verb) => ({
+    name: `\`${verb}\`${verb === 'status' ? ', no box' : ''}`,
+    what: '`byre version`',
+    show: 'time',
+    target: { of: 'ratio', max: 2 },
+    ...measured(
+      ctx,
+      samples,
+      (s) => `${s}:version`,
+      (s) => `${s}:${verb}`,
+    ),
+  }));
+}
+
+/**
+ * Deliver and grab against the raw engine, into and out of each side's
+ * running box (the raw side uses the last side's box): a big file's
+ * throughput against `exec -i … cat`, the fixed cost of one call against
+ * `exec true`, and a 1,000-file tree against the engine's `cp`.
+ */
+export function transfer(ctx) {
+  const sides = sidesOf(ctx);
+  const rawBox = ctx.boxes[sides.at(-1)];
+  const { big, tiny, tree } = ctx.data;
+  const out = path.join(ctx.root, 'out');
+  const inBox = (box, script) => engine(ctx, ['exec', '-u', '0', box, 'sh', '-c', script]);
+  const cleanBoxes = () => {
+    for (const box of Object.values(ctx.boxes))
+      inBox(box, 'rm -rf /inbox/* /inbox/.[!.]* /tmp/rx /tmp/ry');
+  };
+  const cleanOut = () => {
+    rmSync(out, { recursive: true, force: true });
+    ownedDir(ctx.flavour, out);
+  };
+  for (const box of Object.values(ctx.boxes)) {
+    engine(ctx, ['cp', big, `${box}:/tmp/big.bin`]);
+    engine(ctx, ['cp', tiny, `${box}:/tmp/tiny.bin`]);
+    engine(ctx, ['cp', tree, `${box}:/tmp/tree`]);
+    inBox(box, 'chmod -R a+rX /tmp/big.bin /tmp/tiny.bin /tmp/tree');
+  }
+  const withFd = (file, flags, fn) => {
+    const fd = openSync(file, flags);
+    try {
+      return fn(fd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const byreSides = (args) => Object.fromEntries(sides.map((s) => [s, () => byre(ctx, s, args)]));
+  const compare = (raw, args, reset, warmup) =>
+    measured(ctx, interleave({ raw, ...byreSides(args) }, ctx.runs, reset, warmup), () => 'raw');
+  const kinds = {
+    speed: (verb) => ({
+      name: `${verb} ${ctx.bigBytes / 1024 ** 2} MiB: throughput`,
+      show: 'speed',
+      bytes: ctx.bigBytes,
+      target: { of: 'ratio', min: 0.95 },
+    }),
+    cost: (verb) => ({
+      name: `${verb} 1 byte: fixed cost per call`,
+      show: 'cost',
+      target: { of: 'delta', max: 60 },
+    }),
+    tree: (verb) => ({
+      name: `${verb} ${ctx.files.toLocaleString('en')} files`,
+      show: 'time',
+      target: { of: 'ratio', max: 1.5 },
+    }),
+  };
+  const execTrue = () => engine(ctx, ['exec', rawBox, 'true']);
+  const plan = [
+    [
+      'deliver',
+      'speed',
+      '`exec -i … sh -c "cat > f"`',
+      () =>
+        withFd(big, 'r', (fd) =>
+          engine(ctx, ['exec', '-i', rawBox, 'sh', '-c', 'cat > /tmp/rx'], {
+            stdio: [fd, 'pipe', 'pipe'],
+          }),
+        ),
+      [big],
+      cleanBoxes,
+    ],
+    ['deliver', 'cost', '`exec … true`', execTrue, [tiny], cleanBoxes],
+    [
+      'deliver',
+      'tree',
+      '`cp <dir> box:`',
+      () => engine(ctx, ['cp', tree, `${rawBox}:/tmp/ry`]),
+      [tree],
+      cleanBoxes,
+    ],
+    [
+      'grab',
+      'speed',
+      '`exec … cat f > file`',
+      () =>
+        withFd(path.join(out, 'raw.bin'), 'w', (fd) =>
+          engine(ctx, ['exec', rawBox, 'cat', '/tmp/big.bin'], { stdio: ['ignore', fd, 'pipe'] }),
+        ),
+      ['/tmp/big.bin', out],
+      cleanOut,
+    ],
+    ['grab', 'cost', '`exec … true`', execTrue, ['/tmp/tiny.bin', out], cleanOut],
+    [
+      'grab',
+      'tree',
+      '`cp box:<dir> .`',
+      () => engine(ctx, ['cp', `${rawBox}:/tmp/tree`, out]),
+      ['/tmp/tree', out],
+      cleanOut,
+    ],
+  ];
+  const rows = [];
+  for (const [verb, kind, what, raw, args, reset] of plan) {
+    ctx.log(`${verb}: ${kind}`);
+    // A big file is already in the page cache (the `cp` above read it): no warm-up round.
+    const warmup = kind !== 'speed';
+    rows.push({ ...kinds[kind](verb), what, ...compare(raw, [verb, ...args], reset, warmup) });
+  }
+  rmSync(out, { recursive: true, force: true });
+  return rows;
+}
+
+/** The engine's gateway address: firewall entries point at it, so nothing leaves this machine. */
+function gateway(ctx) {
+  if (ctx.flavour.engine === 'docker') {
+    const ip = run(ctx.flavour, 'ip', ['-4', '-o', 'addr', 'show', 'docker0']);
+    return /inet (\S+)\//.exec(ip)[1];
+  }
+  return engine(ctx, [
+    'network',
+    'inspect',
+    'podman',
+    '-f',
+    '{{range .Subnets}}{{.Gateway}}{{end}}',
+  ]).trim();
+}
+
+/**
+ * Box start → launch gate open under byre/firewall, for allowlists of `sizes`
+ * entries, with the last binary only (no raw counterpart). The box's command
+ * runs only once the gate opens, so it prints that moment; the box's
+ * StartedAt is the start. Entries are the engine gateway on distinct ports.
+ */
+export function firewall(ctx, sizes) {
+  const side = sidesOf(ctx).at(-1);
+  const gw = gateway(ctx);
+  const probe = { BYRE_DENY_PROBE: `${gw}:19999` };
+  const p = ctx.projects[side];
+  const store = path.join(p.home, 'projects', p.id);
+  const rows = [];
+  for (const size of sizes) {
+    ctx.log(`firewall: ${size} entries`);
+    const egress = Array.from({ length: size }, (_, i) => `"${gw}:${20000 + i}"`).join(', ');
+    mkdirSync(store, { recursive: true });
+    writeFileSync(path.join(store, 'byre.config'), `skills = ["firewall"]\negress = [${egress}]\n`);
+    ownedDir(ctx.flavour, p.home);
+    // Builds (cached after the first size) and proves the wall once; the probe stays local.
+    byre(ctx, side, ['develop'], { input: 'true\n', env: probe });
+    const script = path.join(ctx.root, 'wall.sh');
+    writeFileSync(script, byre(ctx, side, ['ejectfirewall']), { mode: 0o755 });
+    const image = byre(ctx, side, ['dockerrun']).trim().split(' ').pop();
+    const samples = [];
+    for (let i = 0; i < ctx.runs; i++) {
+      const name = `${ctx.tag}-gate-${size}-${i}`;
+      engine(ctx, [
+        'run',
+        '-d',
+        '--name',
+        name,
+        '-e',
+        'BYRE_LAUNCH_GATE_TIMEOUT=120',
+        image,
+        'sh',
+        '-c',
+        'date +%s%N; sleep 30',
+      ]);
+      try {
+        run(ctx.flavour, script, [name], { env: probe });
+        let opened = '';
+        for (let t = 0; t < 300 && opened === ''; t++) {
+          opened = tryRun(ctx.flavour, ctx.flavour.engine, ['logs', name]).trim();
+          if (opened === '') run(ctx.flavour, 'sleep', ['0.1']);
+        }
+        const started = engine(ctx, ['inspect', '-f', '{{.State.StartedAt}}', name]).trim();
+        samples.push(probeMs(opened) - isoMs(started));
+      } finally {
+        tryRun(ctx.flavour, ctx.flavour.engine, ['rm', '-f', name]);
+      }
+    }
+    rows.push({
+      name: `firewall, ${size} allowlist ${size === 1 ? 'entry' : 'entries'}: box start → gate open`,
+      ms: median(samples),
+    });
+  }
+  rmSync(path.join(store, 'byre.config'), { force: true });
+  return rows;
+}
+
+/** An RFC 3339 time with up to nanoseconds, in ms since the epoch (sub-ms kept). */
+export function isoMs(text) {
+  const frac = /\.(\d+)/.exec(text)?.[1] ?? '0';
+  const whole = Date.parse(text.replace(/\.\d+/, ''));
+  return whole + Number(`0.${frac}`) * 1000;
+}

@@ -1,0 +1,98 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import type { EffectiveConfig, LayerRef } from '../config/types.js';
+import { fakeConfig } from '../../test/support/config.js';
+import { clearSecrets, redactSecrets } from '../output/redact.js';
+import type { CredentialTable } from '../config/credential-rows.js';
+import { credentialFiles, openCredentials, type UnlockCache } from './open.js';
+import { createIdentity, sealValue } from './seal.js';
+
+const FAST = 10;
+const PROJECT: LayerRef = { kind: 'project', name: 'project', path: '/s/projects/p/byre.config' };
+const DEFAULT: LayerRef = { kind: 'default', name: 'default', path: '/s/default.config' };
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+let projectTable: CredentialTable;
+let defaultTable: CredentialTable;
+let apiRow: string;
+let certRow: string;
+let config: EffectiveConfig;
+
+beforeAll(async () => {
+  const p = await createIdentity('one passphrase', FAST);
+  const d = await createIdentity('one passphrase', FAST);
+  projectTable = p.table;
+  defaultTable = d.table;
+  apiRow = await sealValue(p.identity.recipient, 'encrypted', 'API_KEY', text('sk-open-test'));
+  certRow = await sealValue(d.identity.recipient, 'encrypted-file', 'CERT', text('-----CERT'));
+  config = fakeConfig({
+    envFromHost: {
+      API_KEY: { value: apiRow, from: PROJECT },
+      CERT: { value: certRow, from: DEFAULT },
+      SKIPPED: { value: apiRow, from: PROJECT },
+      TERM: { value: 'env:TERM', from: DEFAULT },
+    },
+    env: { SKIPPED: { value: 'literal', from: PROJECT } },
+    credentials: [
+      { value: defaultTable, from: DEFAULT },
+      { value: projectTable, from: PROJECT },
+    ],
+  });
+});
+
+afterEach(() => clearSecrets());
+
+describe('openCredentials', () => {
+  it('opens each row with its own file’s identity, skipping rows [env] overrides', async () => {
+    const values = await openCredentials(config, 'one passphrase');
+    expect(values).toEqual([
+      { key: 'API_KEY', kind: 'encrypted', value: text('sk-open-test') },
+      { key: 'CERT', kind: 'encrypted-file', value: text('-----CERT') },
+    ]);
+    expect(credentialFiles(config)).toEqual([PROJECT, DEFAULT]);
+    // Registered: a failure report can no longer carry them.
+    expect(redactSecrets('x sk-open-test x')).not.toContain('sk-open-test');
+  });
+
+  it('unlocks each identity once per run', async () => {
+    const cache: UnlockCache = new Map();
+    await openCredentials(config, 'one passphrase', cache);
+    expect(cache.size).toBe(2);
+    // A second pass (develop re-reads config under its lock) needs no passphrase work.
+    expect(await openCredentials(config, 'not even checked', cache)).toHaveLength(2);
+  });
+
+  it('refuses a wrong passphrase at the file whose identity it does not open', async () => {
+    await expect(openCredentials(config, 'wrong')).rejects.toMatchObject({
+      rule: 'credential.wrong-passphrase',
+      location: { file: PROJECT.path, key: 'credentials.identity' },
+    });
+  });
+
+  it('refuses an altered row at its key, naming no value', async () => {
+    const raw = Buffer.from(apiRow.split(':')[2] ?? '', 'base64');
+    raw[raw.length - 3] = (raw[raw.length - 3] ?? 0) ^ 1;
+    const altered = `encrypted:${apiRow.split(':')[1] ?? ''}:${raw.toString('base64')}`;
+    const broken = fakeConfig({
+      ...config,
+      envFromHost: { API_KEY: { value: altered, from: PROJECT } },
+    });
+    const failure = openCredentials(broken, 'one passphrase');
+    await expect(failure).rejects.toMatchObject({
+      rule: 'credential.row-unreadable',
+      location: { file: PROJECT.path, key: 'env_from_host.API_KEY' },
+    });
+    await expect(failure).rejects.not.toThrow(/sk-open-test/);
+  });
+
+  it('refuses a row moved to another key', async () => {
+    const moved = fakeConfig({
+      ...config,
+      envFromHost: { OTHER: { value: apiRow, from: PROJECT } },
+    });
+    await expect(openCredentials(moved, 'one passphrase')).rejects.toMatchObject({
+      rule: 'credential.row-moved',
+      location: { key: 'env_from_host.OTHER' },
+    });
+  });
+});

@@ -1,0 +1,133 @@
+// Opening the credential rows a box takes (adr/0012): each file's identity is
+// unlocked once with the one passphrase develop asked for, then every row is
+// opened with the identity of the file it sits in. Values stay in memory and
+// are registered with the redactor the moment they exist. No IO.
+
+import type { EffectiveConfig, LayerRef } from '../config/types.js';
+import { ByreError, type Location } from '../errors.js';
+import { registerSecret } from '../output/redact.js';
+import type { DeliveredValue } from './channel.js';
+import { parseRow, type CredentialTable } from '../config/credential-rows.js';
+import {
+  deliveredCredentialRows,
+  sameLayer,
+  type CredentialRowRef,
+} from '../config/credential-rows.js';
+import { openRow, unlockIdentity, type UnlockedIdentity } from './seal.js';
+
+/** Identities already unlocked this run, by file and sealed identity. */
+export type UnlockCache = Map<string, UnlockedIdentity>;
+
+function fileOf(from: LayerRef): string {
+  return from.path ?? `${from.kind} ${from.name}`;
+}
+
+function located(from: LayerRef, key: string): Location {
+  return { file: fileOf(from), key };
+}
+
+const REMEDIES: Record<string, string> = {
+  'credential.wrong-passphrase':
+    'type the passphrase again; every file that holds credentials for this project shares the one passphrase develop asks (byre credential rekey changes a file’s)',
+  'credential.identity-mismatch':
+    'restore the [credentials] table byre credential wrote; its two halves no longer belong together',
+  'credential.identity-unreadable': 'restore the [credentials] table byre credential wrote',
+};
+
+function rowRemedy(key: string): string {
+  return `remove the row and seal the value again: byre credential add ${key}`;
+}
+
+/** Unlock a file's identity; a located ByreError when the passphrase or the table is wrong. */
+export async function unlockFor(
+  from: LayerRef,
+  table: CredentialTable,
+  passphrase: string,
+  cache: UnlockCache,
+): Promise<UnlockedIdentity> {
+  const cacheKey = `${fileOf(from)}\0${table.recipient}\0${table.identity}`;
+  const cached = cache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const opened = await unlockIdentity(table, passphrase);
+  if (!opened.ok) {
+    throw new ByreError(`[credentials]: ${opened.message}`, {
+      rule: opened.rule,
+      location: located(from, 'credentials.identity'),
+      ...(REMEDIES[opened.rule] === undefined ? {} : { remedy: REMEDIES[opened.rule] }),
+    });
+  }
+  cache.set(cacheKey, opened.identity);
+  return opened.identity;
+}
+
+function tableFor(config: EffectiveConfig, row: CredentialRowRef): CredentialTable {
+  const table = config.credentials.find((t) => sameLayer(t.from, row.from));
+  if (table === undefined) {
+    throw new ByreError(
+      `env_from_host ${row.key} is an encrypted row, but its file has no [credentials] identity`,
+      {
+        rule: 'config.credential-no-identity',
+        location: located(row.from, `env_from_host.${row.key}`),
+        remedy: rowRemedy(row.key),
+      },
+    );
+  }
+  return table.value;
+}
+
+/** The files whose identities the delivered rows need: what a passphrase must open. */
+export function credentialFiles(config: EffectiveConfig): LayerRef[] {
+  const files: LayerRef[] = [];
+  for (const row of deliveredCredentialRows(config)) {
+    if (!files.some((f) => sameLayer(f, row.from))) files.push(row.from);
+  }
+  return files;
+}
+
+/**
+ * Open one row with its file's identity, registering the value with the
+ * redactor. A located ByreError (never quoting a value) when the row is
+ * malformed, foreign, moved or altered.
+ */
+export async function openSealedRow(
+  identity: UnlockedIdentity,
+  row: { key: string; source: string; from: LayerRef },
+): Promise<DeliveredValue> {
+  const parsed = parseRow(row.source);
+  const where = located(row.from, `env_from_host.${row.key}`);
+  if (!parsed.ok) {
+    throw new ByreError(`env_from_host ${row.key}: ${parsed.problem}`, {
+      rule: 'config.env-source-invalid',
+      location: where,
+      remedy: rowRemedy(row.key),
+    });
+  }
+  const opened = await openRow(identity, row.key, parsed.row);
+  if (!opened.ok) {
+    throw new ByreError(`env_from_host ${row.key}: ${opened.message}`, {
+      rule: opened.rule,
+      location: where,
+      remedy: rowRemedy(row.key),
+    });
+  }
+  registerSecret(opened.value);
+  return { key: row.key, kind: parsed.row.kind, value: opened.value };
+}
+
+/**
+ * Decrypt every credential row the box takes. Throws a located ByreError
+ * (never quoting a value) on a wrong passphrase, a damaged table, or a row
+ * that is foreign, moved or altered.
+ */
+export async function openCredentials(
+  config: EffectiveConfig,
+  passphrase: string,
+  cache: UnlockCache = new Map(),
+): Promise<DeliveredValue[]> {
+  const out: DeliveredValue[] = [];
+  for (const row of deliveredCredentialRows(config)) {
+    const identity = await unlockFor(row.from, tableFor(config, row), passphrase, cache);
+    out.push(await openSealedRow(identity, row));
+  }
+  return out;
+}

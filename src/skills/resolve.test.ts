@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { fakeConfig, fakeSkill, PROJECT_LAYER, sourced } from '../../test/support/config.js';
+import type { ValueLocation } from '../config/check-effective.js';
+import type { LayerRef } from '../config/types.js';
+import { ByreError } from '../errors.js';
+import { KEY_ONLY, resolveEnabledSkills, type SkillCatalog } from './resolve.js';
+
+const claude = fakeSkill('byre/claude', 'bundled', {
+  agent: {
+    command: 'claude',
+    state: '.claude',
+    context: true,
+    mcp: true,
+    claudeSkills: true,
+  },
+});
+const firewall = fakeSkill('byre/firewall', 'bundled');
+const CATALOG: SkillCatalog = {
+  lookup: (r) =>
+    ({ 'byre/claude': claude, claude, 'byre/firewall': firewall, firewall })[r] ?? null,
+  ids: () => ['byre/claude', 'byre/firewall'],
+};
+const DIGEST = `sha256:${'0'.repeat(64)}`;
+const LAYER: LayerRef = { kind: 'layer', name: 'work', path: '/h/.byre/layers/work/layer.config' };
+
+/** Records what was asked, answering with a line per key path. */
+function recordingLocate(): { locate: ValueLocation; asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    locate: (from, path) => {
+      const raw = { skills: ['x', 'me/tool', 'me/tool'], agent: 'firewall' };
+      const at = path(raw);
+      asked.push(`${from.name}:${at.join('.')}`);
+      return { file: from.path ?? '', line: 7, column: 3, key: at.join('.') };
+    },
+  };
+}
+
+function failure(run: () => unknown): ByreError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ByreError) return error;
+    throw error;
+  }
+  throw new Error('expected a ByreError');
+}
+
+describe('resolveEnabledSkills', () => {
+  it('resolves skills then appends the agent, once each', () => {
+    const config = fakeConfig({
+      skills: [sourced('firewall'), sourced('byre/claude')],
+      agent: sourced('claude'),
+    });
+    expect(resolveEnabledSkills(config, CATALOG).map((s) => s.id)).toEqual([
+      'byre/firewall',
+      'byre/claude',
+    ]);
+  });
+
+  it('places a missing skill at its (last) entry in the layer that set it', () => {
+    const { locate, asked } = recordingLocate();
+    const config = fakeConfig({ skills: [sourced('me/tool', LAYER)] });
+    const error = failure(() => resolveEnabledSkills(config, CATALOG, locate));
+    expect(error.rule).toBe('skills.not-found');
+    expect(asked).toEqual(['work:skills.2']);
+    expect(error.location).toEqual({ file: LAYER.path, line: 7, column: 3, key: 'skills.2' });
+    expect(error.remedy).toMatch(/known skills: byre\/claude, byre\/firewall/);
+  });
+
+  it('prints the [sources] hint as an install command, naming the layer that hinted it', () => {
+    const config = fakeConfig({
+      skills: [sourced('me/tool')],
+      sources: {
+        'me/tool': sourced({ uri: 'https://x.example/skill.toml', digest: DIGEST }, LAYER),
+      },
+    });
+    const error = failure(() => resolveEnabledSkills(config, CATALOG));
+    expect(error).toMatchObject({
+      rule: 'skills.not-found',
+      message: 'skill "me/tool" is not installed',
+    });
+    expect(error.remedy).toBe(
+      `install it: byre skill install https://x.example/skill.toml --digest ${DIGEST}  (hint from layer work)`,
+    );
+  });
+
+  it.each([
+    ['devlog', 'pjlsergeant/devlog'],
+    ['byre/devlog', 'pjlsergeant/devlog'],
+    ['codereview', 'pjlsergeant/codereview'],
+  ])('a retired bundled name (%s) gets its rename remedy', (name, movedTo) => {
+    const error = failure(() =>
+      resolveEnabledSkills(fakeConfig({ skills: [sourced(name)] }), CATALOG),
+    );
+    expect(error.rule).toBe('skills.retired');
+    expect(error.message).toContain(`moved to ${movedTo}`);
+    expect(error.remedy).toContain(`write "${movedTo}" in skills`);
+  });
+
+  it('a retired name uses a hint for the id it moved to', () => {
+    const config = fakeConfig({
+      skills: [sourced('devlog')],
+      sources: { 'pjlsergeant/devlog': sourced({ uri: 'https://x.example/devlog.toml' }) },
+    });
+    const error = failure(() => resolveEnabledSkills(config, CATALOG));
+    expect(error.remedy).toBe(
+      'install it: byre skill install https://x.example/devlog.toml  (hint from project); then write "pjlsergeant/devlog" in skills',
+    );
+  });
+
+  it('refuses an agent that names a skill with no [agent], located at agent', () => {
+    const { locate, asked } = recordingLocate();
+    const config = fakeConfig({ agent: sourced('firewall', LAYER) });
+    const error = failure(() => resolveEnabledSkills(config, CATALOG, locate));
+    expect(error.rule).toBe('agent.not-an-agent');
+    expect(asked).toEqual(['work:agent']);
+    expect(error.location).toMatchObject({ line: 7, column: 3, key: 'agent' });
+  });
+
+  it('a missing agent is a missing package, located at agent', () => {
+    const { locate, asked } = recordingLocate();
+    const error = failure(() =>
+      resolveEnabledSkills(fakeConfig({ agent: sourced('nope') }), CATALOG, locate),
+    );
+    expect(error.rule).toBe('skills.not-found');
+    expect(asked).toEqual(['project:agent']);
+  });
+
+  it('without the file texts it still names the file and key', () => {
+    expect(KEY_ONLY(PROJECT_LAYER, () => ['agent'])).toEqual({
+      file: PROJECT_LAYER.path,
+      key: 'agent',
+    });
+  });
+});

@@ -1,0 +1,79 @@
+// Where config lives and what it may say, through the built binary: develop's
+// onboarding names the file it wrote, status names every file of the cascade,
+// and an unknown key is located and names the key it is a typo of.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../support/temp.js';
+import { projectIdFor } from '../../src/project/identity.js';
+
+const BIN = path.resolve('dist/byre');
+let project: string;
+let home: string;
+
+function byre(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(BIN, args, {
+    cwd: project,
+    input: '',
+    encoding: 'utf8',
+    env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', ...env },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function projectFile(): string {
+  return path.join(home, 'projects', projectIdFor(project), 'byre.config');
+}
+
+useTempDir('cli-config', (tmp) => {
+  project = path.join(tmp, 'work', 'proj');
+  home = path.join(tmp, 'home');
+  mkdirSync(project, { recursive: true });
+});
+
+describe('where config lives', () => {
+  it('develop names the project file it onboarded, even when no engine is there', () => {
+    const empty = path.join(home, '..', 'no-engines');
+    mkdirSync(empty, { recursive: true });
+    const r = byre(['develop'], { PATH: empty });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain(`byre: wrote this project's config: ${projectFile()}`);
+    expect(existsSync(projectFile())).toBe(true);
+  });
+
+  it('status names every file of the cascade, lowest first, and the missing ones', () => {
+    mkdirSync(path.join(home, 'layers', 'corp'), { recursive: true });
+    writeFileSync(path.join(home, 'layers', 'corp', 'layer.config'), 'apt = ["jq"]\n');
+    mkdirSync(path.dirname(projectFile()), { recursive: true });
+    writeFileSync(projectFile(), 'template = "node"\nextends = "corp"\n');
+    const page = byre(['status']);
+    expect(page.stdout).toMatch(/^Config files: /m);
+    const r = byre(['status', '--data']);
+    const data = JSON.parse(r.stdout) as { config_files: unknown };
+    expect(data.config_files).toEqual([
+      { kind: 'default', name: 'default', path: path.join(home, 'default.config'), present: false },
+      { kind: 'template', name: 'byre/node', path: null, present: true },
+      {
+        kind: 'layer',
+        name: 'corp',
+        path: path.join(home, 'layers', 'corp', 'layer.config'),
+        present: true,
+      },
+      { kind: 'project', name: 'project', path: projectFile(), present: true },
+    ]);
+  });
+});
+
+describe('what config may say', () => {
+  it('an unknown key is located and names the key it is a typo of', () => {
+    mkdirSync(path.dirname(projectFile()), { recursive: true });
+    writeFileSync(projectFile(), '# mine\natp = ["jq"]\n');
+    const r = byre(['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${projectFile()}:2:1`);
+    expect(r.stderr).toContain('did you mean apt?');
+    expect(r.stderr).toContain('[config.unknown-key]');
+  });
+});
