@@ -1031,6 +1031,7 @@ describe('status says only what is true', () => {
     sourced({ name: 'fs', command: ['mcp-fs'], env, egress: [], headers: {} });
   const HINT =
     'to open a host, add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
+  const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
 
   // [name, input, label, every value under that label, in order]
   type Exact = [string, Partial<StatusInput>, string, string[] | undefined];
@@ -1046,18 +1047,14 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: provided by env_from_host env:GH_TOKEN',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
       'an MCP env var baked from [env]',
       { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], env: { GH_TOKEN: sourced('x') } }) },
       'MCP servers',
-      [
-        'fs  mcp-fs  (project)',
-        '↳ env GH_TOKEN: provided by [env]',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
-      ],
+      ['fs  mcp-fs  (project)', '↳ env GH_TOKEN: provided by [env]', MCP_UNDELIVERED],
     ],
     [
       "an MCP env var set by a skill's env",
@@ -1070,11 +1067,7 @@ describe('status says only what is true', () => {
         ],
       },
       'MCP servers',
-      [
-        'fs  mcp-fs  (project)',
-        '↳ env GH_TOKEN: provided by skill me/gh',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
-      ],
+      ['fs  mcp-fs  (project)', '↳ env GH_TOKEN: provided by skill me/gh', MCP_UNDELIVERED],
     ],
     [
       'an MCP env var sealed as a credential',
@@ -1088,7 +1081,7 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: provided by encrypted credential (project)',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1098,7 +1091,7 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1111,7 +1104,7 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: NOT provided — env_from_host env:GH_TOKEN is empty on this host',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1124,7 +1117,7 @@ describe('status says only what is true', () => {
       [
         'fs  mcp-fs  (project)',
         '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1136,7 +1129,7 @@ describe('status says only what is true', () => {
       [
         'gh  https://g.com/mcp  (project)',
         '↳ env GH_PAT: NOT provided — nothing sets it; add it to env_from_host or [env]',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     // MCP: a remote endpoint the firewall shuts is not operational.
@@ -1153,7 +1146,7 @@ describe('status says only what is true', () => {
       [
         'gh  https://g.com/mcp  (project)',
         "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1169,7 +1162,7 @@ describe('status says only what is true', () => {
       [
         'gh  https://g.com/mcp  (project)',
         "↳ NOT operational: its endpoint g.com:443 is blocked by project's '!g.com:443'",
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+        MCP_UNDELIVERED,
       ],
     ],
     [
@@ -1181,10 +1174,7 @@ describe('status says only what is true', () => {
         }),
       },
       'MCP servers',
-      [
-        'gh  https://g.com/mcp  (project)',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
-      ],
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
     ],
     [
       'a closure of another port leaves the endpoint open',
@@ -1196,10 +1186,7 @@ describe('status says only what is true', () => {
         }),
       },
       'MCP servers',
-      [
-        'gh  https://g.com/mcp  (project)',
-        'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
-      ],
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
     ],
     // Egress: only grants are listed.
     [

@@ -3,14 +3,13 @@
 // closures per posture, MCP env provision and reachability, --full text as
 // text, --data for an open network, and grab's remedy naming grab.
 
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBinary } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
-const BIN = path.resolve('dist/byre');
 let root: string;
 let project: string;
 let home: string;
@@ -26,11 +25,10 @@ useTempDir('cli-surfaces', (tmp) => {
   configFile = path.join(dir, 'byre.config');
 });
 
+/** No engine on PATH: every surface here is the page byre computes, not an engine's answer. */
 function byre(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(BIN, args, {
+  return runBinary(args, {
     cwd: project,
-    input: '',
-    encoding: 'utf8',
     env: {
       HOME: path.join(root, 'userhome'),
       PATH: path.join(root, 'no-engines'),
@@ -39,7 +37,10 @@ function byre(args: string[], env: Record<string, string> = {}) {
       ...env,
     },
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function projectConfig(lines: readonly string[]): void {
+  writeFileSync(configFile, `${lines.join('\n')}\n`);
 }
 
 /** The lines of one labelled section of a status page, continuation lines joined by a space. */
@@ -57,21 +58,17 @@ function section(page: string, label: string): string {
 
 describe('status under a firewall', () => {
   it('always shows Egress, the offered hosts and the file that opens one; closures are enforced; MCP rows say what is missing', () => {
-    writeFileSync(
-      configFile,
-      [
-        'template = "go"',
-        'skills = ["byre/firewall"]',
-        'egress = ["!github.com", "!api.gh.com"]',
-        '[env_from_host]',
-        'GH_TOKEN = "env:GH_TOKEN"',
-        '[[mcp]]',
-        'name = "gh"',
-        'url = "https://api.gh.com/mcp"',
-        'env = ["GH_TOKEN", "GH_OTHER"]',
-        '',
-      ].join('\n'),
-    );
+    projectConfig([
+      'template = "go"',
+      'skills = ["byre/firewall"]',
+      'egress = ["!github.com", "!api.gh.com"]',
+      '[env_from_host]',
+      'GH_TOKEN = "env:GH_TOKEN"',
+      '[[mcp]]',
+      'name = "gh"',
+      'url = "https://api.gh.com/mcp"',
+      'env = ["GH_TOKEN", "GH_OTHER"]',
+    ]);
     const r = byre(['status'], { GH_TOKEN: 'x' });
     expect(r.status).toBe(0);
     const egress = section(r.stdout, 'Egress');
@@ -115,17 +112,13 @@ describe('status under a firewall', () => {
 
 describe('status on an open network', () => {
   it('lists no skill egress as a grant, marks closures unenforced, and --data does not warrant run_args', () => {
-    writeFileSync(
-      configFile,
-      [
-        'skills = ["byre/claude"]',
-        'egress = ["pypi.org", "!statsig.anthropic.com"]',
-        'run_args = ["--network=host"]',
-        '[env_from_host]',
-        'TZ = ""',
-        '',
-      ].join('\n'),
-    );
+    projectConfig([
+      'skills = ["byre/claude"]',
+      'egress = ["pypi.org", "!statsig.anthropic.com"]',
+      'run_args = ["--network=host"]',
+      '[env_from_host]',
+      'TZ = ""',
+    ]);
     const r = byre(['status']);
     expect(r.status).toBe(0);
     expect(section(r.stdout, 'Network')).toBe(
@@ -151,19 +144,15 @@ describe('status on an open network', () => {
 
 describe('status --full', () => {
   it('prints instruction text line by line and keeps the raw build caveat', () => {
-    writeFileSync(
-      configFile,
-      [
-        'dockerfile_post = ["RUN echo hi"]',
-        '[[context]]',
-        'name = "house"',
-        'text = """',
-        'Be terse.',
-        'Run the tests.',
-        '"""',
-        '',
-      ].join('\n'),
-    );
+    projectConfig([
+      'dockerfile_post = ["RUN echo hi"]',
+      '[[context]]',
+      'name = "house"',
+      'text = """',
+      'Be terse.',
+      'Run the tests.',
+      '"""',
+    ]);
     const r = byre(['status', '--full']);
     expect(r.status).toBe(0);
     expect(r.stdout).not.toContain('\\n');
