@@ -1,5 +1,5 @@
 // Generates src/generated/embedded.ts: every file under skills/, templates/
-// and src/gen/chassis/ as base64, plus the version and the commit built from.
+// src/gen/chassis/ and src/project/guide/ as base64, plus the version and the commit built from.
 // The binary reads bundled packages from this module only, never from the
 // checkout at run time.
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['skills', 'templates', 'src/gen/chassis'];
+const roots = ['skills', 'templates', 'src/gen/chassis', 'src/project/guide'];
 
 function walk(dir) {
   if (!existsSync(dir)) return [];

@@ -16,6 +16,8 @@ export interface ImageRequest {
   contextDir: string;
   projectDir: string;
   projectId: string;
+  /** storeTag of the store building it (adr/0015). */
+  storeTag: string;
   tag: string;
   base: string;
   uid: number;
@@ -59,6 +61,7 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
       gid: req.gid,
       labels: {
         [LABEL.project]: req.projectId,
+        [LABEL.store]: req.storeTag,
         ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
       },
     },

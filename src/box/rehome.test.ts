@@ -6,6 +6,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
 import type { EnginePool } from './pool.js';
 import {
   chooseHelperImage,
@@ -136,7 +137,10 @@ describe('rehomeProject', () => {
     const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
     await rehomeProject({ ctx, oldId, pool, stderr });
     const newVol = `byre-${ctx.projectId}-state`;
-    expect(engine.volumes.get(newVol)).toEqual({ 'byre.project': ctx.projectId });
+    expect(engine.volumes.get(newVol)).toEqual({
+      'byre.project': ctx.projectId,
+      'byre.store': storeTag(home),
+    });
     expect(engine.callsTo('run')[0]?.[0]).toEqual(
       migrateVolumeArgv(`byre-${oldId}-state`, newVol, `byre-${oldId}-u0-g0:latest`, false),
     );

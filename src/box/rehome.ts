@@ -18,7 +18,7 @@ import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
 import { readProjectPath, recordProjectPath } from '../project/store.js';
-import { projectStorePaths } from '../project/store-layout.js';
+import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import {
   describeUnreached,
   removeInventory,
@@ -259,7 +259,10 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     for (const { from, to } of plan.copies) {
       try {
         if (!(await plan.engine.volumeExists(to))) {
-          await plan.engine.volumeCreate(to, { [LABEL.project]: newId });
+          await plan.engine.volumeCreate(to, {
+            [LABEL.project]: newId,
+            [LABEL.store]: storeTag(home),
+          });
         }
         await plan.engine.run(migrateVolumeArgv(from, to, plan.image, plan.engine.facts.keepId));
       } catch (error) {

@@ -24,9 +24,17 @@ export interface SeedContext {
   home: string;
 }
 
-/** Labels on a volume byre creates: project volumes name their project. */
-export function volumeLabels(projectId: string, decl: VolumeSpec): Record<string, string> {
-  return decl.scope === 'machine' ? { 'byre.machine': '1' } : { [LABEL.project]: projectId };
+/** Which project and store a volume belongs to (the store: adr/0015). */
+export interface VolumeOwner {
+  projectId: string;
+  storeTag: string;
+}
+
+/** Labels on a volume byre creates: project volumes name their project and store. */
+export function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<string, string> {
+  return decl.scope === 'machine'
+    ? { 'byre.machine': '1' }
+    : { [LABEL.project]: owner.projectId, [LABEL.store]: owner.storeTag };
 }
 
 /** The helper argv that seeds a volume (pure). */
@@ -80,13 +88,13 @@ export function seedArgv(
 /** Creates missing volumes; returns the engine names created by this call. */
 export async function ensureVolumes(
   engine: Engine,
-  projectId: string,
+  owner: VolumeOwner,
   volumes: readonly PlannedVolume[],
 ): Promise<Set<string>> {
   const created = new Set<string>();
   for (const v of volumes) {
     if (created.has(v.name) || (await engine.volumeExists(v.name))) continue;
-    await engine.volumeCreate(v.name, volumeLabels(projectId, v.decl));
+    await engine.volumeCreate(v.name, volumeLabels(owner, v.decl));
     created.add(v.name);
   }
   return created;

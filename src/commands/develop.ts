@@ -13,17 +13,11 @@ import { withSetupLock } from '../project/lock.js';
 import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  pidAlive,
-  type LiveBox,
-  type PidAlive,
-} from '../box/sessions.js';
+import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
@@ -31,7 +25,6 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
@@ -44,7 +37,9 @@ import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { syncStoreGuide } from '../project/store-guide.js';
 import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
 import {
   boxHostEnv,
   bundledTemplate,
@@ -53,6 +48,7 @@ import {
   skillCatalog,
   userHome,
 } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
@@ -225,6 +221,7 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
   session: CredentialSession | null,
+  deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
@@ -250,7 +247,7 @@ async function prepareBox(
     hostGid: io.gid,
     home,
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid },
+    labels: { client: io.pid, store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   // Both outside-the-box steps find the box by this per-invocation nonce.
@@ -261,8 +258,8 @@ async function prepareBox(
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, pidAlive, io.pid),
-    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
+    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
 
   const image = await ensureImage({
@@ -271,6 +268,7 @@ async function prepareBox(
     contextDir: ctx.project.context,
     projectDir: ctx.worktreeDir,
     projectId: ctx.projectId,
+    storeTag: storeTag(ctx.store.home),
     tag: params.image,
     base: config.base.value,
     uid: params.uid,
@@ -278,7 +276,11 @@ async function prepareBox(
     noCache: false,
   });
 
-  const created = await ensureVolumes(engine, ctx.projectId, volumes);
+  const created = await ensureVolumes(
+    engine,
+    { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+    volumes,
+  );
   await seedFreshVolumes(engine, volumes, created, {
     image: params.image,
     uid: params.uid,
@@ -286,6 +288,16 @@ async function prepareBox(
     keepId: engine.facts.keepId,
     home,
   });
+
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
 
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
@@ -297,12 +309,12 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
     version: VERSION,
-    now: new Date(),
+    now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
   let launchHash: string | undefined;
@@ -316,8 +328,8 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
@@ -379,7 +391,12 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
   }
 }
 
-export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+export async function developCommand(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -388,6 +405,13 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
+    printWarnings(io.stderr, [
+      {
+        message: `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ]);
+  });
   if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
     io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
   }
@@ -398,14 +422,14 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
-  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const engine = deps.createEngine(facts, { env: io.env });
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool, session),
+    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, deps),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 

@@ -22,6 +22,7 @@ import {
 } from '../skills/packages/author.js';
 import { fileUri, type FetchOptions } from '../skills/packages/fetch.js';
 import { readIndex } from '../skills/packages/index-file.js';
+import { syncStoreGuide } from '../project/store-guide.js';
 import {
   checkExpectedDigest,
   fetchPackage,
@@ -44,8 +45,9 @@ function catalogFor(io: Io, kind: PackageKind) {
 }
 
 async function mirror(io: Io): Promise<void> {
-  // Display-only: a failure to refresh it must never block a package verb.
+  // Display-only: a failure to refresh either must never block a package verb.
   await syncBundledMirror(homeOf(io)).catch(() => undefined);
+  await syncStoreGuide(homeOf(io)).catch(() => undefined);
 }
 
 function looksLikeUri(arg: string): boolean {

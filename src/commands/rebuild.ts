@@ -8,16 +8,17 @@ import type { Io } from '../io.js';
 import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { bakedIds, imageTag } from '../engine/names.js';
-import { createEngine } from '../engine/runner.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function rebuildCommand(io: Io): Promise<void> {
+export async function rebuildCommand(io: Io, given: CommandDeps = {}): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -35,9 +36,9 @@ export async function rebuildCommand(io: Io): Promise<void> {
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
+  const engine = deps.createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 
@@ -57,6 +58,7 @@ export async function rebuildCommand(io: Io): Promise<void> {
       contextDir: ctx.project.context,
       projectDir: ctx.worktreeDir,
       projectId: ctx.projectId,
+      storeTag: storeTag(ctx.store.home),
       tag,
       base: config.base.value,
       uid: ids.uid,

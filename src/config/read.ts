@@ -148,6 +148,8 @@ export interface CascadeResult {
   issues: ConfigIssue[];
   /** Locates a merged value's declaration in the file of the layer that set it. */
   locate: ValueLocation;
+  /** The merge's inputs, lowest first (core included), for callers that weigh one layer. */
+  layers: CheckedLayer[];
 }
 
 /** A host path exists for the engine when stat (following links) finds it; EACCES and the like are the engine's to judge. */
@@ -226,10 +228,28 @@ function layerInputs(files: readonly (LayerFile | null)[]): CheckedLayer[] {
   return files.flatMap((f) => (f?.value ? [{ ref: f.ref, raw: f.value, text: f.text }] : []));
 }
 
+/**
+ * Walk `extends` from `start` (a project, or a named layer itself) up to the
+ * root; returns the chain root first, without `start`. A cycle names the loop,
+ * a missing layer the file to create.
+ */
+export function readExtendsChain(
+  home: string,
+  start: LayerFile,
+): { chain: LayerFile[]; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  return { chain: readChain({ home }, start, issues), issues };
+}
+
 /** Walk `extends` from the project up to the root; returns the chain root first. */
-function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue[]): LayerFile[] {
+function readChain(
+  opts: Pick<CascadeOptions, 'home'>,
+  project: LayerFile,
+  issues: ConfigIssue[],
+): LayerFile[] {
   const chain: LayerFile[] = [];
-  const visited: string[] = [];
+  // A layer walking its own chain is the loop's first member.
+  const visited: string[] = project.ref.kind === 'layer' ? [project.ref.name] : [];
   let requester = project;
   let next = project.value?.extends;
   while (next !== undefined && next !== '') {
@@ -330,5 +350,5 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
     const missing = checkMountHosts(config, layerLocator(locate), opts.userHome, hostPathExists);
     if (missing.length > 0) throw new ConfigError(missing);
   }
-  return { config, issues: files.flatMap((f) => f.warnings), locate };
+  return { config, issues: files.flatMap((f) => f.warnings), locate, layers };
 }

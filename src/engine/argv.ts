@@ -33,8 +33,14 @@ function labelFlags(labels: Readonly<Record<string, string>> | undefined): strin
   return sortedEntries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]);
 }
 
-function labelFilters(labels: Readonly<Record<string, string>> | undefined): string[] {
-  return sortedEntries(labels).flatMap(([k, v]) => ['--filter', `label=${k}=${v}`]);
+function labelFilters(
+  labels: Readonly<Record<string, string>> | undefined,
+  has: readonly string[] = [],
+): string[] {
+  return [
+    ...sortedEntries(labels).flatMap(([k, v]) => ['--filter', `label=${k}=${v}`]),
+    ...[...has].sort().flatMap((k) => ['--filter', `label=${k}`]),
+  ];
 }
 
 /**
@@ -97,7 +103,49 @@ export const IMAGE_LIST_FORMAT = '{{.ID}} {{.Repository}}:{{.Tag}}';
 
 /** Every image (dangling ones included), one `<id> <repo>:<tag>` row per tag. */
 export function imageListArgv(filter: ImageFilter): string[] {
-  return ['images', '--no-trunc', '--format', IMAGE_LIST_FORMAT, ...labelFilters(filter.labels)];
+  return [
+    'images',
+    '--no-trunc',
+    '--format',
+    IMAGE_LIST_FORMAT,
+    ...labelFilters(filter.labels, filter.hasLabels),
+  ];
+}
+
+/**
+ * One JSON array per image: id and labels. `.ID`, not `.Id`: Podman 4.3 cannot
+ * pass `.Id` to `json` ("can't evaluate field Id"); both engines accept `.ID`.
+ */
+export const IMAGE_FACTS_FORMAT = '[{{json .ID}},{{json .Config.Labels}}]';
+
+export function inspectImagesArgv(ids: readonly string[]): string[] {
+  return ['image', 'inspect', '-f', IMAGE_FACTS_FORMAT, ...ids];
+}
+
+/** One JSON array per volume: name and labels. */
+export const VOLUME_FACTS_FORMAT = '[{{json .Name}},{{json .Labels}}]';
+
+export function inspectVolumesArgv(names: readonly string[]): string[] {
+  return ['volume', 'inspect', '-f', VOLUME_FACTS_FORMAT, ...names];
+}
+
+/**
+ * Where images live: docker's root dir and OS (Docker Desktop keeps it in a
+ * VM), podman's graph root and whether its service is remote (podman machine).
+ */
+export function storageInfoArgv(engine: EngineName): string[] {
+  return [
+    'info',
+    '--format',
+    engine === 'docker'
+      ? '[{{json .DockerRootDir}},{{json .OperatingSystem}}]'
+      : '[{{json .Store.GraphRoot}},{{json .Host.ServiceIsRemote}}]',
+  ];
+}
+
+/** Asks the image's registry for its manifest: whether a build could pull it, without pulling. */
+export function manifestInspectArgv(ref: string): string[] {
+  return ['manifest', 'inspect', ref];
 }
 
 /** Attach to a created box: stdio passes straight through to the engine client. */
@@ -186,7 +234,7 @@ export function volumeListArgv(filter: VolumeFilter): string[] {
     'ls',
     '-q',
     ...(filter.name === undefined ? [] : ['--filter', `name=${filter.name}`]),
-    ...labelFilters(filter.labels),
+    ...labelFilters(filter.labels, filter.hasLabels),
   ];
 }
 

@@ -11,7 +11,9 @@ import type {
   ImageFilter,
   ImageRef,
   LabelledContainer,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from './types.js';
 
@@ -105,6 +107,17 @@ export interface Engine {
   /** False when there was no such volume. */
   volumeRemove(name: string): Promise<boolean>;
   volumeList(filter: VolumeFilter): Promise<string[]>;
+  /** Name and labels of each volume, in one call; names that vanished are left out. */
+  inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]>;
+  /** Id and labels of each image, in one call; ids that vanished are left out. */
+  inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]>;
+  /** Where the engine keeps images. */
+  storageInfo(): Promise<StorageInfo>;
+  /**
+   * Whether `ref`'s registry has it, asked without pulling (`manifest
+   * inspect`); `why` is the engine's first line of refusal.
+   */
+  registryHas(ref: string, timeoutMs: number): Promise<{ has: true } | { has: false; why: string }>;
   /** The command's exit status is data here, not an error. */
   exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
   /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */

@@ -12,6 +12,8 @@ export const LABEL = {
   /** The in-box ids (BYRE_UID/BYRE_GID), so discovery needs no inspect. */
   uid: 'byre.uid',
   gid: 'byre.gid',
+  /** Which byre store made the object (storeTag), so doctor prunes only its own (adr/0015). */
+  store: 'byre.store',
 } as const;
 
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */

@@ -2,7 +2,14 @@
 // inspect rows, image lists). A malformed answer throws a TypeError: the
 // engine said something byre does not understand, which is a bug to see.
 
-import type { ContainerFacts, ImageRef, LabelledContainer } from './types.js';
+import type {
+  ContainerFacts,
+  EngineName,
+  ImageRef,
+  LabelledContainer,
+  LabelledObjectFacts,
+  StorageInfo,
+} from './types.js';
 
 export function parseStringRecord(text: string, what: string): Record<string, string> {
   return stringRecordOf(JSON.parse(text.trim() === '' ? 'null' : text), what);
@@ -103,4 +110,32 @@ export function lines(text: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
+}
+
+/** `[name-or-id, labels]` lines (VOLUME_FACTS_FORMAT, IMAGE_FACTS_FORMAT); a malformed line throws. */
+export function parseLabelledObjects(
+  text: string,
+  what: 'volume' | 'image',
+): LabelledObjectFacts[] {
+  return lines(text).map((line) => {
+    const value: unknown = JSON.parse(line);
+    if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') {
+      throw new TypeError(`${what} inspect: expected [id, labels]`);
+    }
+    const id = what === 'image' ? normalizeImageId(value[0]) : value[0];
+    return { id, labels: stringRecordOf(value[1] as unknown, `labels of ${what} ${id}`) };
+  });
+}
+
+/** storageInfoArgv's answer: docker `[root, os]`, podman `[graphRoot, serviceIsRemote]`. */
+export function parseStorageInfo(engine: EngineName, text: string): StorageInfo {
+  const value: unknown = JSON.parse(text.trim());
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') {
+    throw new TypeError(`${engine} info: expected [root, …]`);
+  }
+  const remote =
+    engine === 'docker'
+      ? typeof value[1] === 'string' && /docker desktop/i.test(value[1])
+      : value[1] === true;
+  return { root: value[0], remote };
 }

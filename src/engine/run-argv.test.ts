@@ -281,6 +281,22 @@ describe('buildRunArgv', () => {
       'byre.uid=1000',
       'byre.gid=1000',
     ]);
+    // The store label (adr/0015) comes after run_args too, so a raw one cannot claim another store.
+    const stamped = buildRunArgv(
+      {
+        ...base,
+        projectRunArgs: ['--label', 'byre.store=0000000000000000'],
+        labels: { client: 1, store: 'ab'.repeat(8) },
+      },
+      'run',
+      false,
+    );
+    expect(labels({ ...base, labels: { client: 1, store: 'ab'.repeat(8) } }).at(-1)).toBe(
+      `byre.store=${'ab'.repeat(8)}`,
+    );
+    expect(stamped.lastIndexOf(`byre.store=${'ab'.repeat(8)}`)).toBeGreaterThan(
+      stamped.indexOf('byre.store=0000000000000000'),
+    );
   });
 
   it('emits none of the flags it leaves to skills and raw run_args', () => {

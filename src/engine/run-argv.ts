@@ -38,6 +38,8 @@ export interface RunLabels {
   run?: string;
   /** sha256 of the launch record. */
   launch?: string;
+  /** The store that made the box (storeTag), so doctor knows whose it is. */
+  store?: string;
 }
 
 export interface RunParams {
@@ -159,6 +161,7 @@ export function runLabels(params: RunParams): [string, string][] {
   ];
   if (params.labels.run !== undefined) labels.push([LABEL.run, params.labels.run]);
   if (params.labels.launch !== undefined) labels.push([LABEL.launch, params.labels.launch]);
+  if (params.labels.store !== undefined) labels.push([LABEL.store, params.labels.store]);
   return labels;
 }
 

@@ -12,6 +12,9 @@ import {
   imageListArgv,
   inspectContainersArgv,
   inspectEnvArgv,
+  inspectImagesArgv,
+  inspectVolumesArgv,
+  manifestInspectArgv,
   inspectLabelsArgv,
   networkModeArgv,
   psArgv,
@@ -20,6 +23,7 @@ import {
   removeImageArgv,
   startAttachedArgv,
   stopArgv,
+  storageInfoArgv,
   volumeCreateArgv,
   volumeListArgv,
   volumeRemoveArgv,
@@ -43,6 +47,8 @@ import {
   parseEnvList,
   parseImageList,
   parseLabelRows,
+  parseLabelledObjects,
+  parseStorageInfo,
   parseStringRecord,
 } from './output.js';
 import { engineFailure, runEngineCommand, streamEngineExec, type Captured } from './spawn.js';
@@ -54,7 +60,9 @@ import type {
   ImageFilter,
   ImageRef,
   LabelledContainer,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from './types.js';
 
@@ -289,6 +297,46 @@ class CliEngine implements Engine {
 
   async volumeList(filter: VolumeFilter): Promise<string[]> {
     return lines(await this.query(volumeListArgv(filter)));
+  }
+
+  async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectVolumesArgv(names), names.length, 'volume');
+  }
+
+  async inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]> {
+    return this.inspectBatch(inspectImagesArgv(ids), ids.length, 'image');
+  }
+
+  /** One batched inspect; objects that vanished since they were listed are an answer, not a failure. */
+  private async inspectBatch(
+    args: readonly string[],
+    count: number,
+    what: 'volume' | 'image',
+  ): Promise<LabelledObjectFacts[]> {
+    if (count === 0) return [];
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode !== 0 && (c.exitCode === undefined || !onlyNotFound(c.stderr))) {
+      throw engineFailure(this.facts.name, args, c);
+    }
+    return parseLabelledObjects(c.stdout, what);
+  }
+
+  async storageInfo(): Promise<StorageInfo> {
+    return parseStorageInfo(this.facts.name, await this.query(storageInfoArgv(this.facts.name)));
+  }
+
+  async registryHas(
+    ref: string,
+    timeoutMs: number,
+  ): Promise<{ has: true } | { has: false; why: string }> {
+    const args = manifestInspectArgv(ref);
+    const c = await this.call(args, { timeoutMs });
+    if (c.exitCode === 0) return { has: true };
+    if (c.timedOut)
+      return { has: false, why: `the registry did not answer in ${timeoutMs / 1000} s` };
+    if (c.spawnError !== undefined) throw engineFailure(this.facts.name, args, c);
+    const first = c.stderr.split('\n').find((l) => l.trim() !== '') ?? `exit ${c.exitCode ?? '?'}`;
+    return { has: false, why: first.trim() };
   }
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {

@@ -60,11 +60,29 @@ export interface VolumeFilter {
   /** Engine name filter (docker matches substrings); callers re-check exact names. */
   name?: string;
   labels?: Readonly<Record<string, string>>;
+  /** Labels that must be present, whatever their value. */
+  hasLabels?: readonly string[];
 }
 
 /** `images` filters; callers re-check names themselves. */
 export interface ImageFilter {
   labels?: Readonly<Record<string, string>>;
+  /** Labels that must be present, whatever their value. */
+  hasLabels?: readonly string[];
+}
+
+/** A volume or image with its labels, from one batched inspect. */
+export interface LabelledObjectFacts {
+  /** Volume name, or image id (`sha256:<hex>`). */
+  id: string;
+  labels: Record<string, string>;
+}
+
+/** Where the engine keeps images, and whether that is on this host's filesystem. */
+export interface StorageInfo {
+  root: string;
+  /** In a VM (Docker Desktop, podman machine) or behind a remote daemon. */
+  remote: boolean;
 }
 
 /** One row of `images`: a tagged image (one row per tag) or a dangling one. */

@@ -2,6 +2,7 @@
 // place that knows where each file lives. Pure; store.ts and the readers do
 // the IO.
 
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -22,6 +23,15 @@ export function byreHome(
   return override !== undefined && override !== ''
     ? path.resolve(override)
     : path.join(homeDir, '.byre');
+}
+
+/**
+ * The `byre.store` label value for engine objects this store makes: 16 hex of
+ * the sha256 of its path. Another user's, or another BYRE_HOME's, objects on a
+ * shared engine carry another value, so doctor never prunes them (adr/0015).
+ */
+export function storeTag(home: string): string {
+  return createHash('sha256').update(`byre-store\0${home}`, 'utf8').digest('hex').slice(0, 16);
 }
 
 export interface StorePaths {

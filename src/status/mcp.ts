@@ -1,8 +1,8 @@
-// The MCP rows' facts: the effective servers (config ∪ skills minus closures),
-// whether each env var a server consumes is set in the box, and whether a
-// remote server can be reached at all under the box's network. Pure.
+// The MCP rows' facts: for each server of the effective set (status/wiring.ts),
+// whether each env var it consumes is set in the box, and whether a remote
+// server can be reached at all under the box's network. Pure.
 
-import type { EffectiveConfig, McpSpec } from '../config/types.js';
+import type { McpSpec } from '../config/types.js';
 import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
@@ -106,27 +106,20 @@ export function endpointShut(
 }
 
 export function mcpFacts(
-  config: EffectiveConfig,
-  skills: readonly ResolvedSkill[],
+  declared: readonly { spec: McpSpec; source: string }[],
   network: StatusData['network'],
   env: EnvSources,
-  label: (from: EffectiveConfig['mcp'][number]['from']) => string,
 ): McpRow[] {
-  return [
-    ...config.mcp.map((m) => ({ spec: m.value, source: label(m.from) })),
-    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: `skill ${s.id}` }))),
-  ]
-    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
-    .map(({ spec, source }) => {
-      const shut = endpointShut(spec, network);
-      return {
-        name: spec.name,
-        transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
-        target: spec.url ?? (spec.command ?? []).join(' '),
-        env: consumedEnv(spec).map((key) => envFact(key, env)),
-        operational: shut === null,
-        not_operational: shut,
-        source,
-      };
-    });
+  return declared.map(({ spec, source }) => {
+    const shut = endpointShut(spec, network);
+    return {
+      name: spec.name,
+      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
+      target: spec.url ?? (spec.command ?? []).join(' '),
+      env: consumedEnv(spec).map((key) => envFact(key, env)),
+      operational: shut === null,
+      not_operational: shut,
+      source,
+    };
+  });
 }

@@ -3,7 +3,6 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../../src/errors.js';
-import { writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type {
   BuildIo,
@@ -23,7 +22,9 @@ import type {
   ExecSpec,
   ImageFilter,
   ImageRef,
+  LabelledObjectFacts,
   PsQuery,
+  StorageInfo,
   VolumeFilter,
 } from '../../src/engine/types.js';
 
@@ -47,6 +48,16 @@ export interface FakeContainer {
 export interface FakeImage {
   id: string;
   labels: Record<string, string>;
+}
+
+function hasAll(
+  labels: Readonly<Record<string, string>>,
+  filter: { labels?: Readonly<Record<string, string>>; hasLabels?: readonly string[] },
+): boolean {
+  return (
+    Object.entries(filter.labels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (filter.hasLabels ?? []).every((k) => labels[k] !== undefined)
+  );
 }
 
 function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
@@ -74,6 +85,8 @@ export class FakeEngine implements Engine {
   readonly volumes = new Map<string, Record<string, string>>();
   /** What `startAttached` returns. */
   exitCode = 0;
+  /** The session itself: runs while the started box is running (default: ends at once). */
+  onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
@@ -94,6 +107,8 @@ export class FakeEngine implements Engine {
     stdout: '',
     stderr: '',
   });
+  /** What `execStream` was asked to write to a descriptor, instead of writing it. */
+  readonly descriptorOutput: { fd: number; bytes: Buffer }[] = [];
   /** Output `build` streams to onOutput. */
   buildOutput: string[] = [];
   private readonly failures = new Map<EngineMethod, Error[]>();
@@ -213,9 +228,7 @@ export class FakeEngine implements Engine {
   async imageList(filter: ImageFilter): Promise<ImageRef[]> {
     this.record('imageList', filter);
     return [...this.images.entries()]
-      .filter(([, img]) =>
-        Object.entries(filter.labels ?? {}).every(([k, v]) => img.labels[k] === v),
-      )
+      .filter(([, img]) => hasAll(img.labels, filter))
       .map(([tag, img]) => ({ id: img.id, ref: `${tag}:latest` }));
   }
 
@@ -228,6 +241,8 @@ export class FakeEngine implements Engine {
     this.record('startAttached', name, options);
     const c = this.find(name);
     if (c === undefined) throw this.missing(name, 'start');
+    c.running = true;
+    await this.onStart(c);
     // The box is created --rm: it is gone once the session ends.
     this.containers.delete(c.id);
     return this.exitCode;
@@ -319,11 +334,44 @@ export class FakeEngine implements Engine {
     this.record('volumeList', filter);
     return [...this.volumes.entries()]
       .filter(([name]) => filter.name === undefined || name.includes(filter.name))
-      .filter(([, labels]) =>
-        Object.entries(filter.labels ?? {}).every(([k, v]) => labels[k] === v),
-      )
+      .filter(([, labels]) => hasAll(labels, filter))
       .map(([name]) => name)
       .sort();
+  }
+
+  async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {
+    this.record('inspectVolumes', [...names]);
+    return names.flatMap((name) => {
+      const labels = this.volumes.get(name);
+      return labels === undefined ? [] : [{ id: name, labels: { ...labels } }];
+    });
+  }
+
+  async inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]> {
+    this.record('inspectImages', [...ids]);
+    return ids.flatMap((id) => {
+      const img = [...this.images.values()].find((i) => i.id === id);
+      return img === undefined ? [] : [{ id: img.id, labels: { ...img.labels } }];
+    });
+  }
+
+  /** What `storageInfo` answers. */
+  storage: StorageInfo = { root: '/var/lib/docker', remote: false };
+
+  async storageInfo(): Promise<StorageInfo> {
+    this.record('storageInfo');
+    return { ...this.storage };
+  }
+
+  /** Image refs `registryHas` says a registry has. */
+  readonly registry = new Set<string>();
+
+  async registryHas(
+    ref: string,
+    timeoutMs: number,
+  ): Promise<{ has: true } | { has: false; why: string }> {
+    this.record('registryHas', ref, timeoutMs);
+    return this.registry.has(ref) ? { has: true } : { has: false, why: `manifest unknown: ${ref}` };
   }
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
@@ -347,7 +395,9 @@ export class FakeEngine implements Engine {
     }
     const r = this.onExecStream(spec, Buffer.concat(chunks));
     const out = io.stdout;
-    if (typeof out === 'number') writeSync(out, Buffer.from(r.stdout));
+    // A descriptor is kept, not written: the fake never touches disk.
+    if (typeof out === 'number')
+      this.descriptorOutput.push({ fd: out, bytes: Buffer.from(r.stdout) });
     else {
       await new Promise<void>((resolve, reject) => {
         out.on('error', reject);

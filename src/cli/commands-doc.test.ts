@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+import { buildProgram } from './program.js';
+import {
+  COMMANDS_DOC_PATH,
+  commandPaths,
+  exitDocDrift,
+  REGENERATE,
+  renderCommandsDoc,
+} from './commands-doc.js';
+import type { Io } from '../io.js';
+
+const sink = { write: () => true };
+const io: Io = {
+  stdout: sink,
+  stderr: sink,
+  cwd: '/nonexistent',
+  env: {},
+  stdinIsTty: false,
+  stdoutIsTty: false,
+  uid: 1000,
+  gid: 1000,
+  pid: 0,
+};
+
+describe(COMMANDS_DOC_PATH, () => {
+  const program = buildProgram(io);
+
+  it('says how every verb exits', () => {
+    const drift = exitDocDrift(program);
+    expect(
+      drift.missing,
+      `these commands have no entry in COMMAND_EXITS (src/cli/exit-codes.ts): add one (an empty list when only the shared statuses apply), then run \`${REGENERATE}\``,
+    ).toEqual([]);
+    expect(drift.stale, 'COMMAND_EXITS names commands that no longer exist: remove them').toEqual(
+      [],
+    );
+  });
+
+  it('is the page the command tree renders', () => {
+    const page = renderCommandsDoc(program);
+    expect(
+      readFileSync(COMMANDS_DOC_PATH, 'utf8') === page,
+      `${COMMANDS_DOC_PATH} is out of date with the command tree: run \`${REGENERATE}\` and commit the result`,
+    ).toBe(true);
+  });
+
+  it('names every verb, argument and flag', () => {
+    const page = renderCommandsDoc(program);
+    for (const { path, command } of commandPaths(program)) {
+      expect(page).toContain(`## byre ${path}\n`);
+      for (const o of command.options) expect(page).toContain(`\`${o.flags}\``);
+      for (const a of command.registeredArguments) expect(page).toContain(`\`${a.name()}\``);
+    }
+    expect(page).toContain('| 0–127 | the agent’s own exit status');
+  });
+});

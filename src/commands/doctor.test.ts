@@ -1,0 +1,226 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import type { EnginePool } from '../box/pool.js';
+import type { Io } from '../io.js';
+import { EngineError, EXIT } from '../errors.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { projectIdFor } from '../project/identity.js';
+import { recordProjectPath } from '../project/store.js';
+import { storeTag } from '../project/store-layout.js';
+import { doctorCommand, projectState } from './doctor.js';
+
+let root: string;
+let home: string;
+let err: string[];
+let tag: string;
+
+function io(stdinIsTty = false): Io {
+  return {
+    stdout: { write: () => true },
+    stderr: { write: (s: string) => err.push(s) },
+    cwd: root,
+    env: { BYRE_HOME: home },
+    stdinIsTty,
+    stdoutIsTty: false,
+    uid: 1000,
+    gid: 1000,
+    pid: 1,
+  };
+}
+
+function poolOf(...members: FakeEngine[]): EnginePool {
+  return {
+    members: members.map((engine) => ({ name: engine.facts.name, state: 'ok' as const, engine })),
+  };
+}
+
+/** A project recorded in the store at `dir`; `keepDir` false removes the directory again. */
+async function project(name: string, keepDir: boolean): Promise<string> {
+  const dir = path.join(root, name);
+  mkdirSync(dir);
+  const id = projectIdFor(dir);
+  await recordProjectPath(home, id, dir);
+  if (!keepDir) rmSync(dir, { recursive: true });
+  return id;
+}
+
+const GONE = 'gone-project-abcdef';
+
+/** One engine with every kind of object doctor must judge. */
+async function planted(): Promise<{
+  e: FakeEngine;
+  live: string;
+  moved: string;
+  ids: Record<string, string>;
+}> {
+  const live = await project('live', true);
+  const moved = await project('moved', false);
+  const e = new FakeEngine();
+  const mine = (p: string) => ({ 'byre.project': p, 'byre.store': tag });
+  const stopped = e.addContainer({ name: 'byre-gone', labels: mine(GONE), running: false });
+  const running = e.addContainer({ name: 'byre-moved', labels: mine(moved), running: true });
+  const liveBox = e.addContainer({ name: 'byre-live', labels: mine(live), running: false });
+  const stranger = e.addContainer({ name: 'web', labels: { app: 'web' }, running: false });
+  e.volumes.set(`byre-${moved}-state`, mine(moved));
+  e.volumes.set(`byre-${GONE}-cache`, mine(GONE));
+  e.volumes.set(`byre-${live}-state`, mine(live));
+  e.volumes.set(`byre-${GONE}-theirs`, { 'byre.project': GONE, 'byre.store': 'f'.repeat(16) });
+  e.volumes.set(`byre-${GONE}-old`, { 'byre.project': GONE });
+  e.volumes.set('byre-machine-u1000-auth', { 'byre.machine': '1' });
+  e.volumes.set('pgdata', {});
+  e.images.set(`byre-${moved}-u1000-g1000`, { id: 'sha256:1', labels: mine(moved) });
+  e.images.set(`byre-${live}-u1000-g1000`, { id: 'sha256:2', labels: mine(live) });
+  e.images.set('debian:bookworm', { id: 'sha256:3', labels: {} });
+  return {
+    e,
+    live,
+    moved,
+    ids: { stopped: stopped.id, running: running.id, liveBox: liveBox.id, stranger: stranger.id },
+  };
+}
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-doctor-')));
+  home = path.join(root, 'home');
+  mkdirSync(home);
+  tag = storeTag(home);
+  err = [];
+});
+
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('projectState', () => {
+  it('tells present, moved and forgotten projects apart', async () => {
+    const live = await project('a', true);
+    const moved = await project('b', false);
+    mkdirSync(path.join(home, 'projects', 'norecord-123456'), { recursive: true });
+    expect(projectState(home, live)).toEqual({ state: 'present' });
+    expect(projectState(home, moved)).toEqual({ state: 'path_gone', path: path.join(root, 'b') });
+    expect(projectState(home, GONE)).toEqual({ state: 'store_gone' });
+    // A store without a path record proves nothing gone.
+    expect(projectState(home, 'norecord-123456')).toEqual({ state: 'present' });
+    expect(projectState(home, '../etc')).toEqual({ state: 'store_gone' });
+  });
+});
+
+describe('byre doctor --prune', () => {
+  it('removes exactly this store’s objects of gone projects, never a running box', async () => {
+    const { e, live, moved, ids } = await planted();
+    await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(e) });
+    expect([...e.containers.keys()].sort()).toEqual(
+      [ids.running, ids.liveBox, ids.stranger].sort(),
+    );
+    expect([...e.volumes.keys()].sort()).toEqual(
+      [
+        `byre-${live}-state`,
+        `byre-${GONE}-theirs`,
+        `byre-${GONE}-old`,
+        'byre-machine-u1000-auth',
+        'pgdata',
+      ].sort(),
+    );
+    expect([...e.images.keys()].sort()).toEqual([`byre-${live}-u1000-g1000`, 'debian:bookworm']);
+    const said = err.join('');
+    expect(said).toContain(`removed docker volume byre-${moved}-state`);
+    expect(said).toContain(
+      `its directory ${path.join(root, 'moved')} is gone; running, left alone`,
+    );
+    expect(said).toContain(
+      'left alone: 1 byre object(s) of another store, 1 without a store label',
+    );
+  });
+
+  it('asks for --yes off a terminal and removes nothing', async () => {
+    const { e } = await planted();
+    const before = [...e.volumes.keys()];
+    await expect(doctorCommand(io(), { prune: true }, { pool: poolOf(e) })).rejects.toMatchObject({
+      exitCode: EXIT.usage,
+      rule: 'confirm.needs-yes',
+    });
+    expect([...e.volumes.keys()]).toEqual(before);
+  });
+
+  it('removes nothing when the answer is no', async () => {
+    const { e } = await planted();
+    const before = [...e.volumes.keys()];
+    await expect(
+      doctorCommand(io(true), { prune: true }, { pool: poolOf(e), confirm: async () => false }),
+    ).rejects.toMatchObject({ rule: 'doctor.prune-cancelled' });
+    expect([...e.volumes.keys()]).toEqual(before);
+    expect(e.callsTo('remove')).toEqual([]);
+  });
+
+  it('goes on past a failed removal and then fails with the engine’s reason', async () => {
+    const { e, moved } = await planted();
+    e.failNext(
+      'volumeRemove',
+      new EngineError('docker volume rm failed (exit 1)', {
+        engine: 'docker',
+        argv: ['volume', 'rm'],
+        stderr: 'Error: volume is in use - [abc]\n',
+      }),
+    );
+    await expect(
+      doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(e) }),
+    ).rejects.toMatchObject({
+      rule: 'doctor.prune-incomplete',
+      message: expect.stringContaining('volume is in use'),
+    });
+    // The first volume failed; the second and the image still went.
+    expect(e.volumes.has(`byre-${GONE}-cache`)).toBe(true);
+    expect(e.volumes.has(`byre-${moved}-state`)).toBe(false);
+    expect(e.images.has(`byre-${moved}-u1000-g1000`)).toBe(false);
+  });
+
+  it('prunes what it can reach and then says which engine it could not ask', async () => {
+    const { e } = await planted();
+    const podman = new FakeEngine({ name: 'podman' });
+    podman.failNext(
+      'psLabels',
+      new EngineError('podman is not answering', {
+        engine: 'podman',
+        argv: ['ps'],
+        rule: 'engine.unreachable',
+      }),
+    );
+    await expect(
+      doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(e, podman) }),
+    ).rejects.toMatchObject({
+      rule: 'doctor.prune-incomplete',
+      message: expect.stringContaining('podman'),
+    });
+    expect(e.volumes.has(`byre-${GONE}-cache`)).toBe(false);
+  });
+
+  it('spares an object whose project came back after the listing', async () => {
+    const { e, moved } = await planted();
+    const confirm = async (): Promise<boolean> => {
+      mkdirSync(path.join(root, 'moved'));
+      return true;
+    };
+    await doctorCommand(io(true), { prune: true }, { pool: poolOf(e), confirm });
+    expect(e.volumes.has(`byre-${moved}-state`)).toBe(true);
+    expect(e.volumes.has(`byre-${GONE}-cache`)).toBe(false);
+    expect(err.join('')).toContain(`project ${moved} is back`);
+  });
+
+  it('says so when there is nothing to prune', async () => {
+    await doctorCommand(io(), { prune: true }, { pool: poolOf(new FakeEngine()) });
+    expect(err.join('')).toContain('no leftovers to prune');
+  });
+
+  it.each([
+    [{ prune: true, data: true }, 'doctor.flags-exclusive'],
+    [{ yes: true }, 'doctor.yes-without-prune'],
+  ])('%j is a usage error', async (options, rule) => {
+    await expect(doctorCommand(io(), options, { pool: poolOf() })).rejects.toMatchObject({
+      exitCode: EXIT.usage,
+      rule,
+    });
+  });
+});

@@ -1,0 +1,465 @@
+// `byre doctor`: check this machine (and this directory's config) for what
+// byre needs, say what was found and what byre makes of it, one line each
+// with a fix, and exit 1 when byre is not usable here. `--prune` lists the
+// byre objects whose project is gone and removes them after confirmation.
+// Reads only, except what --prune removes.
+
+import { execFile } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
+import path from 'node:path';
+
+import { terminalConfirm, type Confirm, type Io } from '../io.js';
+import { pruneLeftovers, scanLabelledObjects } from '../box/leftovers.js';
+import { enginePool, type EnginePool } from '../box/pool.js';
+import type {
+  BaseFact,
+  DiskFact,
+  EngineFact,
+  LimitFacts,
+  ProjectState,
+  StoreEntry,
+  StoreFacts,
+  ToolFact,
+} from '../doctor/facts.js';
+import {
+  baseFinding,
+  clipboardFinding,
+  configFinding,
+  diskFinding,
+  engineChoiceFinding,
+  engineFinding,
+  hostUserFinding,
+  isUsable,
+  launchRecordFinding,
+  leftoverFinding,
+  limitFinding,
+  selectedEngine,
+  storeFinding,
+  toolFinding,
+  type EngineChoice,
+  type Finding,
+} from '../doctor/findings.js';
+import {
+  classifyLeftovers,
+  describeLeftover,
+  staleLaunchRecords,
+  type LeftoverReport,
+} from '../doctor/leftovers.js';
+import { leftoverLines, renderDoctorData, renderDoctorText } from '../doctor/report.js';
+import { detectEngine } from '../engine/detect.js';
+import { resolveHostTool } from '../engine/host-tools.js';
+import { createEngine } from '../engine/runner.js';
+import type { EngineName } from '../engine/types.js';
+import { ByreError, UsageError } from '../errors.js';
+import { say } from '../output/notes.js';
+import { isValidProjectId } from '../project/identity.js';
+import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { projectStorePaths, storeTag } from '../project/store-layout.js';
+import { loadBoxConfig, userHome } from './load.js';
+
+export interface DoctorOptions {
+  prune?: boolean;
+  yes?: boolean;
+  data?: boolean;
+}
+
+export interface DoctorDeps {
+  confirm?: Confirm;
+  pool?: EnginePool;
+}
+
+const ENGINES: EngineName[] = ['docker', 'podman'];
+/** How long the registry may take to say whether it has the base image. */
+const REGISTRY_TIMEOUT_MS = 20_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+async function engineFact(name: EngineName, ctx: ProjectContext, env: Env): Promise<EngineFact> {
+  const r = resolveHostTool(name, { declinedRoots: ctx.boxWritableRoots, env });
+  if (r.kind === 'absent') return { name, state: 'absent' };
+  if (r.kind === 'declined') return { name, state: 'declined', path: r.path, root: r.root };
+  try {
+    const f = await detectEngine(name, ctx.boxWritableRoots, env);
+    return {
+      name,
+      state: 'ok',
+      path: f.path,
+      version: f.version,
+      rootless: f.rootless,
+      keepId: f.keepId,
+      warnings: f.warnings.map((w) => w.message),
+    };
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    return {
+      name,
+      state: 'unusable',
+      path: r.path,
+      rule: error.rule,
+      message: error.message,
+      fix: error.remedy ?? null,
+    };
+  }
+}
+
+function toolFact(tool: string, ctx: ProjectContext, env: Env): ToolFact {
+  const r = resolveHostTool(tool, { declinedRoots: ctx.boxWritableRoots, env });
+  if (r.kind === 'found') return { tool, state: 'found', path: r.path };
+  if (r.kind === 'declined') return { tool, state: 'declined', path: r.path, root: r.root };
+  return { tool, state: 'absent' };
+}
+
+/** The clipboard helpers deliver would look for on this platform and display. */
+function clipboardTools(env: Env): string[] {
+  if (process.platform === 'darwin') return ['pbcopy', 'pbpaste'];
+  const tools: string[] = [];
+  if ((env['WAYLAND_DISPLAY'] ?? '') !== '') tools.push('wl-copy', 'wl-paste');
+  if ((env['DISPLAY'] ?? '') !== '') tools.push('xclip');
+  return tools;
+}
+
+function readNumber(file: string): number | null {
+  try {
+    const n = Number(readFileSync(file, 'utf8').trim());
+    return Number.isFinite(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+/** byre's own open-file limits (its engine clients inherit them), from the shell's `ulimit`. */
+async function limitFacts(): Promise<LimitFacts> {
+  const said = await new Promise<string>((resolve) => {
+    execFile('/bin/sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { timeout: 5000 }, (err, stdout) =>
+      resolve(err === null ? stdout : ''),
+    );
+  });
+  const [soft, hard] = said.trim().split('\n');
+  const num = (s: string | undefined): number | null =>
+    s === undefined ? null : s.trim() === 'unlimited' ? Number.MAX_SAFE_INTEGER : readInt(s);
+  return {
+    nofileSoft: num(soft),
+    nofileHard: num(hard),
+    inotifyWatches: readNumber('/proc/sys/fs/inotify/max_user_watches'),
+    inotifyInstances: readNumber('/proc/sys/fs/inotify/max_user_instances'),
+  };
+}
+
+function readInt(s: string): number | null {
+  return /^\d+$/.test(s.trim()) ? Number(s.trim()) : null;
+}
+
+/** Free space where `engine` keeps images, when that is on this host. */
+async function diskFact(name: EngineName, env: Env): Promise<DiskFact> {
+  const r = resolveHostTool(name, { declinedRoots: [], env });
+  if (r.kind !== 'found')
+    return { engine: name, state: 'unmeasured', root: null, why: 'not installed' };
+  try {
+    const engine = createEngine(
+      { name, path: r.path, rootless: false, keepId: false, version: '', warnings: [] },
+      { env, queryTimeoutMs: 30_000 },
+    );
+    const info = await engine.storageInfo();
+    if (info.remote) {
+      return {
+        engine: name,
+        state: 'unmeasured',
+        root: info.root,
+        why: 'inside a VM or on a remote host; not measured from here',
+      };
+    }
+    const s = statfsSync(info.root);
+    return {
+      engine: name,
+      state: 'measured',
+      root: info.root,
+      freeBytes: s.bavail * s.bsize,
+      totalBytes: s.blocks * s.bsize,
+    };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { engine: name, state: 'unmeasured', root: null, why };
+  }
+}
+
+async function baseFact(
+  base: string | null,
+  choice: EngineChoice | null,
+  engines: readonly EngineFact[],
+  env: Env,
+): Promise<BaseFact> {
+  if (base === null || choice === null)
+    return { state: 'unknown', ref: base, why: 'the config did not load' };
+  const picked = selectedEngine(choice, engines);
+  const fact = engines.find((e) => e.name === picked.name);
+  if (picked.name === null || fact?.state !== 'ok') {
+    return { state: 'unknown', ref: base, why: 'no usable engine to ask' };
+  }
+  const engine = createEngine(
+    {
+      name: fact.name,
+      path: fact.path,
+      rootless: fact.rootless,
+      keepId: fact.keepId,
+      version: fact.version,
+      warnings: [],
+    },
+    { env, queryTimeoutMs: 30_000 },
+  );
+  try {
+    if ((await engine.imageInfo(base)) !== null)
+      return { state: 'local', ref: base, engine: fact.name };
+    const r = await engine.registryHas(base, REGISTRY_TIMEOUT_MS);
+    return r.has
+      ? { state: 'pullable', ref: base, engine: fact.name }
+      : { state: 'unpullable', ref: base, engine: fact.name, why: r.why };
+  } catch (error) {
+    return {
+      state: 'unknown',
+      ref: base,
+      why: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+function entryOf(p: string): StoreEntry | null {
+  try {
+    const st = lstatSync(p);
+    const kind = st.isSymbolicLink()
+      ? 'symlink'
+      : st.isDirectory()
+        ? 'dir'
+        : st.isFile()
+          ? 'file'
+          : 'other';
+    return { path: p, kind, mode: st.mode & 0o7777, uid: st.uid };
+  } catch {
+    return null;
+  }
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The store's top level, each project directory and what it holds directly:
+ * everything a box's grants are read from. Symlinks are reported, not followed.
+ */
+function storeFacts(home: string, uid: number): StoreFacts {
+  const top = entryOf(home);
+  if (top === null) return { home, entries: null, uid };
+  const entries: StoreEntry[] = [top];
+  if (top.kind !== 'dir') return { home, entries, uid };
+  const add = (p: string): StoreEntry | null => {
+    const e = entryOf(p);
+    if (e !== null) entries.push(e);
+    return e;
+  };
+  for (const name of listDir(home)) add(path.join(home, name));
+  const projects = path.join(home, 'projects');
+  if (entryOf(projects)?.kind === 'dir') {
+    for (const id of listDir(projects)) {
+      const dir = add(path.join(projects, id));
+      if (dir?.kind !== 'dir') continue;
+      for (const name of listDir(dir.path)) add(path.join(dir.path, name));
+    }
+  }
+  return { home, entries, uid };
+}
+
+/** Where project `id` stands in the store at `home`, read fresh each time. */
+export function projectState(home: string, id: string): ProjectState {
+  if (!isValidProjectId(id)) return { state: 'store_gone' };
+  const paths = projectStorePaths(home, id);
+  if (entryOf(paths.dir)?.kind !== 'dir') return { state: 'store_gone' };
+  let recorded: string;
+  try {
+    recorded = readFileSync(paths.path, 'utf8').replace(/\n$/, '');
+  } catch {
+    // No record (or an unreadable one) proves nothing gone.
+    return { state: 'present' };
+  }
+  if (recorded === '' || existsSync(recorded)) return { state: 'present' };
+  return { state: 'path_gone', path: recorded };
+}
+
+/** Launch record hashes on disk per project in the store. */
+function launchRecordsOnDisk(home: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const id of listDir(path.join(home, 'projects'))) {
+    if (!isValidProjectId(id)) continue;
+    const hashes = listDir(projectStorePaths(home, id).launches).flatMap((name) => {
+      const m = /^([0-9a-f]{64})\.toml$/.exec(name);
+      return m?.[1] === undefined ? [] : [m[1]];
+    });
+    if (hashes.length > 0) out[id] = hashes;
+  }
+  return out;
+}
+
+interface Loaded {
+  choice: EngineChoice | null;
+  base: string | null;
+  error: { message: string; fix: string | null } | null;
+}
+
+async function loadConfig(ctx: ProjectContext, home: string): Promise<Loaded> {
+  try {
+    const { config } = await loadBoxConfig(ctx, home);
+    return { choice: config.engine.value, base: config.base.value, error: null };
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    const where =
+      error.location === undefined
+        ? ''
+        : ` (${error.location.file}${error.location.line === undefined ? '' : `:${error.location.line}`})`;
+    return {
+      choice: null,
+      base: null,
+      error: { message: `${error.message}${where}`, fix: error.remedy ?? null },
+    };
+  }
+}
+
+interface Diagnosis {
+  findings: Finding[];
+  leftovers: LeftoverReport;
+}
+
+async function diagnose(io: Io, ctx: ProjectContext, pool: EnginePool): Promise<Diagnosis> {
+  const home = ctx.store.home;
+  const [loaded, engines, limits, disks, scans] = await Promise.all([
+    loadConfig(ctx, userHome(io)),
+    Promise.all(ENGINES.map((n) => engineFact(n, ctx, io.env))),
+    limitFacts(),
+    Promise.all(ENGINES.map((n) => diskFact(n, io.env))),
+    scanLabelledObjects(pool),
+  ]);
+  const base = await baseFact(loaded.base, loaded.choice, engines, io.env);
+  const leftovers = classifyLeftovers(scans, storeTag(home), (id) => projectState(home, id));
+  const stale = staleLaunchRecords(scans, launchRecordsOnDisk(home));
+  const clipboard = clipboardTools(io.env);
+  const findings: Finding[] = [
+    hostUserFinding(io.uid, io.gid, io.env),
+    configFinding(loaded.error),
+    ...engines.map(engineFinding),
+    engineChoiceFinding(loaded.choice, engines),
+    ...disks
+      .filter((d) => engines.some((e) => e.name === d.engine && e.state === 'ok'))
+      .map(diskFinding),
+    baseFinding(base),
+    toolFinding(toolFact('git', ctx, io.env)),
+    toolFinding(toolFact('ssh', ctx, io.env)),
+    clipboardFinding(clipboard.map((t) => toolFact(t, ctx, io.env))),
+    limitFinding(limits, process.platform),
+    storeFinding(storeFacts(home, io.uid)),
+    launchRecordFinding(
+      stale,
+      leftovers.unreached.map((u) => u.engine),
+    ),
+    leftoverFinding(leftovers),
+  ];
+  return { findings, leftovers };
+}
+
+async function prune(
+  io: Io,
+  ctx: ProjectContext,
+  pool: EnginePool,
+  options: DoctorOptions,
+  deps: DoctorDeps,
+): Promise<void> {
+  const home = ctx.store.home;
+  const scans = await scanLabelledObjects(pool);
+  const report = classifyLeftovers(scans, storeTag(home), (id) => projectState(home, id));
+  for (const u of report.unreached) {
+    say(io.stderr, `could not ask ${u.engine}: ${u.message}`);
+  }
+  if (report.otherStore + report.unattributed > 0) {
+    say(
+      io.stderr,
+      `left alone: ${report.otherStore} byre object(s) of another store, ${report.unattributed} without a store label`,
+    );
+  }
+  const removable = report.leftovers.filter((l) => !l.running);
+  if (report.leftovers.length === 0) {
+    say(io.stderr, 'no leftovers to prune');
+  } else {
+    say(io.stderr, 'leftovers (byre objects whose project store or directory is gone):');
+    for (const l of leftoverLines(report)) io.stderr.write(`${l}\n`);
+  }
+  if (removable.length > 0) {
+    const confirm = deps.confirm ?? terminalConfirm(io, '--yes');
+    if (options.yes !== true && !(await confirm(`Remove these ${removable.length} object(s)?`))) {
+      throw new ByreError('prune cancelled; nothing was removed', {
+        rule: 'doctor.prune-cancelled',
+      });
+    }
+    const out = await pruneLeftovers(
+      removable,
+      pool,
+      (l) => projectState(home, l.project).state !== 'present',
+    );
+    for (const l of out.removed) say(io.stderr, `removed ${describeLeftover(l)}`);
+    for (const s of out.skipped) say(io.stderr, `kept ${describeLeftover(s.leftover)}: ${s.why}`);
+    if (out.failed.length > 0) {
+      throw new ByreError(
+        `could not remove ${out.failed.map((f) => `${describeLeftover(f.leftover)} (${f.message})`).join('; ')}`,
+        {
+          rule: 'doctor.prune-incomplete',
+          remedy: 'fix the cause named above, then run byre doctor --prune again',
+        },
+      );
+    }
+  }
+  if (report.unreached.length > 0) {
+    throw new ByreError(
+      `could not ask ${report.unreached.map((u) => u.engine).join(', ')}; leftovers there were not pruned`,
+      {
+        rule: 'doctor.prune-incomplete',
+        remedy: 'start that engine, then run byre doctor --prune again',
+      },
+    );
+  }
+}
+
+export async function doctorCommand(
+  io: Io,
+  options: DoctorOptions,
+  deps: DoctorDeps = {},
+): Promise<void> {
+  if (options.prune === true && options.data === true) {
+    throw new UsageError('--prune and --data cannot be combined', {
+      rule: 'doctor.flags-exclusive',
+      remedy:
+        'run byre doctor --data to read the leftovers, then byre doctor --prune to remove them',
+    });
+  }
+  if (options.yes === true && options.prune !== true) {
+    throw new UsageError('--yes only confirms --prune', {
+      rule: 'doctor.yes-without-prune',
+      remedy: 'byre doctor --prune --yes',
+    });
+  }
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  if (options.prune === true) {
+    await prune(io, ctx, pool, options, deps);
+    return;
+  }
+  const { findings, leftovers } = await diagnose(io, ctx, pool);
+  const report = { workdir: ctx.worktreeDir, projectId: ctx.projectId, findings, leftovers };
+  io.stdout.write(options.data === true ? renderDoctorData(report) : renderDoctorText(report));
+  if (!isUsable(findings)) {
+    const failed = findings.filter((f) => f.verdict === 'fail').map((f) => f.subject);
+    throw new ByreError(`byre is not usable here: ${failed.join(', ')} failed`, {
+      rule: 'doctor.unusable',
+      remedy: 'follow the fix under each FAIL line above',
+    });
+  }
+}

@@ -1,0 +1,47 @@
+// The shape of `byre doctor --data`, written once in zod: the report's type
+// and the JSON Schema pinned in test/golden/doctor-data.schema.json both come
+// from it. Versioned; a shape change bumps DOCTOR_DATA_VERSION.
+
+import { z } from 'zod';
+
+export const DOCTOR_DATA_VERSION = 1;
+
+const text = z.string();
+const engine = z.enum(['docker', 'podman']);
+
+export const doctorDataSchema = z
+  .object({
+    version: z.literal(DOCTOR_DATA_VERSION),
+    usable: z.boolean().describe('byre can run a box here: no check failed'),
+    workdir: text,
+    project_id: text.nullable(),
+    checks: z.array(
+      z.object({
+        id: text.describe('stable: host.user, engine.docker, engine.selected, store.permissions …'),
+        subject: text,
+        verdict: z.enum(['ok', 'note', 'warn', 'fail']),
+        found: text,
+        fix: text.nullable(),
+      }),
+    ),
+    leftovers: z.array(
+      z.object({
+        engine,
+        kind: z.enum(['container', 'volume', 'image']),
+        id: text.describe('container id, volume name or image id'),
+        tags: z.array(text),
+        project: text,
+        reason: z.enum(['store_gone', 'path_gone']),
+        recorded_path: text.nullable(),
+        running: z.boolean(),
+      }),
+    ),
+    left_alone: z.object({
+      other_store: z.number().int().describe('byre objects of another store (user or BYRE_HOME)'),
+      unattributed: z.number().int().describe('byre objects without a store label'),
+    }),
+    unreached: z.array(z.object({ engine, message: text })),
+  })
+  .strict();
+
+export type DoctorData = z.infer<typeof doctorDataSchema>;

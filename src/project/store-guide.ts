@@ -1,0 +1,42 @@
+// ~/.byre/AGENTS.md: byre's guide for coding agents working on the host about
+// the store (its map, who may write what, and how it is shared). byre owns
+// the file: it is rewritten whenever it differs from this binary's copy, and
+// only where byre is writing the store anyway (develop, the package verbs).
+
+import { lstat, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+import { embeddedText, VERSION } from '../embedded.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+export const STORE_GUIDE = 'AGENTS.md';
+
+/** This binary's copy of the guide. */
+export function storeGuideText(version: string = VERSION): string {
+  const template = embeddedText('src/project/guide/AGENTS.md');
+  if (template === null) throw new Error('the store guide is missing from this build');
+  return template.replaceAll('{{VERSION}}', version);
+}
+
+/**
+ * Writes `<home>/AGENTS.md` when it is missing or differs (a symlink there is
+ * replaced, never followed). Returns whether it wrote. The store must exist.
+ */
+export async function syncStoreGuide(home: string, version: string = VERSION): Promise<boolean> {
+  const file = path.join(home, STORE_GUIDE);
+  const want = storeGuideText(version);
+  try {
+    const st = await lstat(file);
+    if (
+      st.isFile() &&
+      st.size === Buffer.byteLength(want) &&
+      (await readFile(file, 'utf8')) === want
+    ) {
+      return false;
+    }
+  } catch {
+    // Absent (or unreadable): write it.
+  }
+  await writeFileAtomic(file, want, 0o644);
+  return true;
+}
