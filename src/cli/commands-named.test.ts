@@ -52,16 +52,20 @@ const REFERENCE_VERBS = new Set([
 ]);
 
 /**
- * The config reference (docs/CONFIG.md, rendered from these files) describes
- * verbs being built alongside it: each may be named there, and only there,
- * until it lands in the command tree. Remedies and printed hints never may.
+ * The config reference (docs/CONFIG.md, rendered from keys.ts and
+ * config-doc.ts) and the editor's rows for the same keys describe verbs being
+ * built alongside them (`worktree_base` is for `byre worktree`): each may be
+ * named there, and only there, until it lands in the command tree. Remedies
+ * and printed hints never may.
  */
 const PLANNED_IN_REFERENCE: Record<string, string> = {
-  preset: 'not scheduled',
   worktree: 'issue 17',
-  config: 'issue 15',
 };
-const REFERENCE_FILES = new Set(['src/config/keys.ts', 'src/config/config-doc.ts']);
+const REFERENCE_FILES = new Set([
+  'src/config/keys.ts',
+  'src/config/config-doc.ts',
+  'src/tui/model/config-editor/items-other.ts',
+]);
 
 /** Stands for an interpolated `${…}` in a template literal: any command. */
 const ANY = '*';
@@ -174,16 +178,20 @@ describe('commands byre names', () => {
     ['a group subcommand', 'then byre skill fork it', null],
     ['an interpolated group', `make one with byre ${ANY} pack`, null],
     ['an interpolated verb', `then run byre ${ANY} again`, null],
-    ['an interpolated group lacking the subcommand', `byre ${ANY} apply`, 'no command group has'],
+    [
+      'an interpolated group lacking the subcommand',
+      `byre ${ANY} archive-legacy`,
+      'no command group has',
+    ],
     ['prose', 'byre never pulls', null],
     ['prose naming a noun', 'a byre store', null],
     ['a group in prose', 'the byre skill is bundled', null],
-    ['a verb this build lacks', 'add it in `byre config`', 'byre has no command config'],
-    ['a group verb this build lacks', 'byre preset apply corp', 'byre has no command preset'],
+    ['a verb this build lacks', 'make one with `byre worktree`', 'byre has no command worktree'],
+    ['a group verb this build lacks', 'byre worktree add x', 'byre has no command worktree'],
     ['a missing subcommand', 'byre skill archive-legacy', 'byre skill has no subcommand'],
     ['a subcommand without its group', 'fix it: byre validate', 'byre has no command validate'],
     ['an unknown word quoted as code', 'run `byre frobnicate`', 'byre has no command frobnicate'],
-    ['a reference verb this build lacks', 'run byre preset apply', 'byre has no command preset'],
+    ['a reference verb this build lacks', 'run byre worktree feat', 'byre has no command worktree'],
   ];
   it.each(cases)('reads %s', (_name, text, expected) => {
     const found = mentions('t', text).map((m) => problem(tree, m));
@@ -220,7 +228,7 @@ describe('commands byre names', () => {
   it('the firewall skill tells the agent how the user opens a host, with a command that exists', () => {
     const text = readFileSync(path.join(ROOT, 'skills/firewall/skill.toml'), 'utf8');
     const named = mentions('firewall', text);
-    expect(named.map((m) => m.verb)).toEqual(['status']);
+    expect(named.map((m) => m.verb)).toEqual(['config', 'status']);
     expect(text).toContain('`egress`');
   });
 });

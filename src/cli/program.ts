@@ -9,6 +9,13 @@ import { versionLine } from '../embedded.js';
 import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
+/** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
+export function yesNoFlag(name: string, value: boolean | string): boolean {
+  if (value === true || value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`${name} takes true or false, not ${JSON.stringify(value)}`);
+}
+
 export function buildProgram(io: Io): Command {
   const program = new Command('byre')
     .description(
@@ -39,17 +46,41 @@ export function buildProgram(io: Io): Command {
     .option('--template <name>', 'first run only: the template to build on ("none" for none)')
     .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
     .option(
+      '--shared-auth [yes]',
+      'first run only: answer the shared-auth offer up front (--shared-auth=false declines)',
+    )
+    .option(
       '--passphrase-fd <n>',
       'read the credentials’ passphrase from file descriptor n (never from env or argv)',
     )
-    .action(async (options: { template?: string; agent?: string; passphraseFd?: string }) => {
-      const { developCommand } = await import('../commands/develop.js');
-      const { parseFdFlag } = await import('../credentials/input.js');
-      const { passphraseFd, ...rest } = options;
-      await developCommand(io, {
-        ...rest,
-        ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
-      });
+    .action(
+      async (options: {
+        template?: string;
+        agent?: string;
+        sharedAuth?: boolean | string;
+        passphraseFd?: string;
+      }) => {
+        const { developCommand } = await import('../commands/develop.js');
+        const { parseFdFlag } = await import('../credentials/input.js');
+        const { passphraseFd, sharedAuth, ...rest } = options;
+        await developCommand(io, {
+          ...rest,
+          ...(sharedAuth === undefined
+            ? {}
+            : { sharedAuth: yesNoFlag('--shared-auth', sharedAuth) }),
+          ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
+        });
+      },
+    );
+
+  program
+    .command('config')
+    .description('Edit this project’s config (or the global default / a named layer) on screen.')
+    .option('--global', 'edit ~/.byre/default.config, the baseline of every box')
+    .option('--layer <name>', 'edit the named layer ~/.byre/layers/<name>/layer.config')
+    .action(async (options: { global?: boolean; layer?: string }) => {
+      const { configCommand } = await import('../commands/config.js');
+      await configCommand(io, options);
     });
 
   program
@@ -198,6 +229,7 @@ export function buildProgram(io: Io): Command {
   addPackageCommands(program, io, 'template');
   addWiringCommands(program, io);
   addLayerCommands(program, io);
+  addPresetCommands(program, io);
 
   program
     .command('ejectfirewall')
@@ -547,6 +579,38 @@ function addLayerCommands(program: Command, io: Io): void {
     .description('Check a layer (or all) and walk its extends chain: loops, missing parents.')
     .argument('[name]', 'the layer to check (default: every one)')
     .action(async (name: string | undefined) => (await load()).layerValidateCommand(io, name));
+}
+
+/** `byre preset inspect|apply`: review and apply a repository's config proposal. */
+function addPresetCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/preset.js');
+  const preset = program
+    .command('preset')
+    .description('Review and apply a config preset (a byre.preset a repository ships).')
+    .helpCommand(false)
+    .addHelpText(
+      'after',
+      '\nCloning a repository never changes a box: a byre.preset applies only when you\n' +
+        'run byre preset apply, after its review. The retired in-repo name byre.config\n' +
+        'is refused; rename it to byre.preset.\n',
+    );
+  preset
+    .command('inspect')
+    .description(
+      'Show the box a preset would make (every grant, attributed) and its diff against byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .action(async (source: string | undefined) => (await load()).presetInspectCommand(io, source));
+  preset
+    .command('apply')
+    .description(
+      'Review a preset, offer installs for missing packages, then write it as this project’s byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .option('--yes', 'apply (and install what it needs) without asking; required in a pipe')
+    .action(async (source: string | undefined, options: { yes?: boolean }) =>
+      (await load()).presetApplyCommand(io, source, options),
+    );
 }
 
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);

@@ -8,9 +8,19 @@ import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
+import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import {
+  onboard,
+  onboardedLine,
+  type AskFirstRun,
+  type OnboardCatalog,
+  type OnboardFlags,
+} from '../box/onboard.js';
+import { answersText } from '../config/onboarding.js';
+import { readPresetFacts } from '../box/preset-state.js';
+import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
@@ -44,8 +54,8 @@ import {
   boxHostEnv,
   bundledTemplate,
   loadBoxConfig,
+  packageChoices,
   planBox,
-  skillCatalog,
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -332,6 +342,19 @@ async function prepareBox(
     labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
+  const mountTargets = [
+    ...volumes.map((v) => v.decl.target),
+    ...[...final.configMounts, ...final.skillMounts]
+      .filter((m) => m.disabled !== true)
+      .map((m) => m.target),
+  ];
+  for (const skipped of await precreateMountPoints(ctx.worktreeDir, mountTargets)) {
+    say(
+      io.stderr,
+      `${skipped} is not a plain directory in the project; the engine decides what is mounted there`,
+      'warning',
+    );
+  }
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
   const netns: NetnsPlan | null =
     posture.hook === null || final.labels.run === undefined
@@ -382,6 +405,39 @@ async function deliverBeside(
   return null;
 }
 
+/**
+ * Onboarding on a project's first develop: the first-run picker on a
+ * terminal (stdin and stderr), stored answers under defaults.skip_questions,
+ * flags alone otherwise; then where the config lives and what edits it.
+ */
+async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promise<void> {
+  const catalogs = (): OnboardCatalog => {
+    const choices = packageChoices(ctx.store.home);
+    return { ...choices, bundledTemplate, catalog: choices.skills, canon: choices.canon.skill };
+  };
+  const ask: AskFirstRun | null =
+    io.stdinIsTty && io.stderrIsTty === true
+      ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
+      : null;
+  const result = await onboard(ctx, flags, catalogs, ask);
+  if (!result.wrote) return;
+  const lines: string[] = [];
+  if (result.how === 'stored') {
+    lines.push(
+      `byre: configured from your stored answers (defaults.skip_questions in default.config): ${answersText(result.answers, result.companion)}; byre config --global changes them`,
+    );
+  }
+  if (result.savedDefaults) {
+    lines.push(
+      'byre: saved these answers as your defaults in default.config; they pre-select the next new project’s answers',
+    );
+  }
+  lines.push(onboardedLine(ctx.project.config));
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    io.stderr.write(`${escapeTerminal(line)}\n`);
+  }
+}
+
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
 async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
   try {
@@ -412,9 +468,9 @@ export async function developCommand(
       },
     ]);
   });
-  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
-    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
-  }
+  await firstRun(io, ctx, flags);
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.

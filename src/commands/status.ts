@@ -9,7 +9,9 @@ import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
+import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
@@ -189,7 +191,7 @@ export async function statusCommand(
   }
 
   const model = statusModel({
-    project: { ...ctx, configFile: ctx.project.config },
+    project: ctx,
     config,
     skills,
     skillError,
@@ -210,6 +212,7 @@ export async function statusCommand(
       project: ctx.project.config,
     }),
     claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
+    presetNote: presetNote(readPresetFacts(ctx.project, ctx.worktreeDir)),
   });
 
   printNotes(io.stderr, issues);

@@ -25,7 +25,7 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
       isLinkedWorktree: false,
       commonGitDir: null,
       gitPaths: null,
-      configFile: '/home/ada/.byre/projects/app-1a2b3c/byre.config',
+      project: { config: '/home/ada/.byre/projects/app-1a2b3c/byre.config' },
     },
     config: fakeConfig(),
     skills: [],
@@ -800,7 +800,7 @@ describe('launch record states', () => {
     expect(t.get('Egress')).toEqual([
       'api.anthropic.com:443  (launch record)',
       'github.com:443  (launch record)',
-      'to open a host, add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config',
+      'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config',
     ]);
     expect(t.get('Box env')).toEqual([
       'ANTHROPIC_API_KEY, GIT_AUTHOR_NAME, TERM  (keys passed at launch)',
@@ -1030,7 +1030,7 @@ describe('status says only what is true', () => {
   const stdio = (env: string[]) =>
     sourced({ name: 'fs', command: ['mcp-fs'], env, egress: [], headers: {} });
   const HINT =
-    'to open a host, add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
+    'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
   const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
 
   // [name, input, label, every value under that label, in order]

@@ -29,8 +29,8 @@ export interface StatusProject {
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
   gitPaths: { commonGitDir: string; worktreeDir: string } | null;
-  /** The project layer's file (`~/.byre/projects/<id>/byre.config`). */
-  configFile: string;
+  /** The project's store paths: `config` is the project layer's file. */
+  project: { config: string };
 }
 
 export type StatusEngine =
@@ -535,7 +535,7 @@ export function statusModel(input: StatusInput): StatusModel {
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
-    project_config: project.configFile,
+    project_config: project.project.config,
     refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:

@@ -21,7 +21,7 @@ describe('status --data', () => {
         isLinkedWorktree: false,
         commonGitDir: null,
         gitPaths: null,
-        configFile: '/h/.byre/projects/app-1a2b3c/byre.config',
+        project: { config: '/h/.byre/projects/app-1a2b3c/byre.config' },
       },
       config: fakeConfig(),
       skills: [],

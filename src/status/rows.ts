@@ -13,7 +13,7 @@ export type ModelRow = StatusRow & {
 
 const NONE = 'none';
 
-function plural(n: number, word: string): string {
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
@@ -100,7 +100,7 @@ function egressRows(d: StatusData): ModelRow[] {
     label: '',
     continuation: true,
     kind: 'never-truncate',
-    value: `to open a host, add it to egress in ${d.project_config}${example === undefined ? '' : ` (egress = ["${writtenEgress(example)}"])`}`,
+    value: `to open a host: byre config (Egress), or add it to egress in ${d.project_config}${example === undefined ? '' : ` (egress = ["${writtenEgress(example)}"])`}`,
   });
   return rows;
 }

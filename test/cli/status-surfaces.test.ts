@@ -79,7 +79,9 @@ describe('status under a firewall', () => {
     expect(egress).toContain('api.github.com');
     // Closed on purpose: not offered.
     expect(egress).not.toMatch(/[ ,]github\.com,/);
-    expect(egress).toContain(`to open a host, add it to egress in ${configFile}`);
+    expect(egress).toContain(
+      `to open a host: byre config (Egress), or add it to egress in ${configFile}`,
+    );
     expect(section(r.stdout, 'Closed')).toBe(
       '!github.com  (project) — enforced: outside the allowlist !api.gh.com  (project) — enforced: outside the allowlist',
     );
