@@ -540,6 +540,24 @@ describe('statusModel rows', () => {
       'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
     ],
     [
+      'an mcp server names the env it reads',
+      {
+        config: fakeConfig({
+          mcp: [
+            sourced({
+              name: 'gh',
+              command: ['gh-mcp', 'stdio'],
+              env: ['GH_TOKEN', 'GH_HOST'],
+              egress: [],
+              headers: {},
+            }),
+          ],
+        }),
+      },
+      'MCP servers',
+      'gh  gh-mcp stdio  (project; reads GH_TOKEN, GH_HOST)',
+    ],
+    [
       'env baked',
       { config: fakeConfig({ env: { B: sourced('1'), A: sourced('2') } }) },
       'Env',
@@ -1045,7 +1063,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
         '↳ env GH_TOKEN: provided by env_from_host env:GH_TOKEN',
         MCP_UNDELIVERED,
       ],
@@ -1054,7 +1072,7 @@ describe('status says only what is true', () => {
       'an MCP env var baked from [env]',
       { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], env: { GH_TOKEN: sourced('x') } }) },
       'MCP servers',
-      ['fs  mcp-fs  (project)', '↳ env GH_TOKEN: provided by [env]', MCP_UNDELIVERED],
+      ['fs  mcp-fs  (project; reads GH_TOKEN)', '↳ env GH_TOKEN: provided by [env]', MCP_UNDELIVERED],
     ],
     [
       "an MCP env var set by a skill's env",
@@ -1067,7 +1085,7 @@ describe('status says only what is true', () => {
         ],
       },
       'MCP servers',
-      ['fs  mcp-fs  (project)', '↳ env GH_TOKEN: provided by skill me/gh', MCP_UNDELIVERED],
+      ['fs  mcp-fs  (project; reads GH_TOKEN)', '↳ env GH_TOKEN: provided by skill me/gh', MCP_UNDELIVERED],
     ],
     [
       'an MCP env var sealed as a credential',
@@ -1079,7 +1097,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
         '↳ env GH_TOKEN: provided by encrypted credential (project)',
         MCP_UNDELIVERED,
       ],
@@ -1089,7 +1107,7 @@ describe('status says only what is true', () => {
       { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }) },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
         '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
         MCP_UNDELIVERED,
       ],
@@ -1102,7 +1120,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
         '↳ env GH_TOKEN: NOT provided — env_from_host env:GH_TOKEN is empty on this host',
         MCP_UNDELIVERED,
       ],
@@ -1115,7 +1133,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
         '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
         MCP_UNDELIVERED,
       ],
@@ -1127,7 +1145,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'gh  https://g.com/mcp  (project)',
+        'gh  https://g.com/mcp  (project; reads GH_PAT)',
         '↳ env GH_PAT: NOT provided — nothing sets it; add it to env_from_host or [env]',
         MCP_UNDELIVERED,
       ],

@@ -195,7 +195,7 @@ function mcpRows(d: StatusData): ModelRow[] {
     rows.push({
       label: rows.length === 0 ? 'MCP servers' : '',
       ...(rows.length === 0 ? {} : { continuation: true }),
-      value: `${m.name}  ${m.target}  (${m.source})`,
+      value: `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.map((e) => e.key).join(', ')}`})`,
     });
     const more = (value: string, loud: boolean): void => {
       rows.push({

@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BYRE_BIN, runBinary, type CliRun } from '../support/cli.js';
+import { BYRE_BIN, runBin, type BinRun } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
@@ -30,17 +30,13 @@ function byre(
   home: string,
   args: string[],
   extraEnv: Record<string, string> = {},
-): CliRun {
-  return runBinary(args, {
+): BinRun {
+  return runBin(args, {
     bin,
     cwd,
-    env: {
-      HOME: path.join(root, 'userhome'),
-      PATH: path.join(root, 'no-engines'),
-      BYRE_HOME: home,
-      BYRE_ALLOW_ROOT: '1',
-      ...extraEnv,
-    },
+    home,
+    inherit: false,
+    env: { HOME: path.join(root, 'userhome'), PATH: path.join(root, 'no-engines'), ...extraEnv },
   });
 }
 

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBinary } from '../support/cli.js';
+import { runBin } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
@@ -27,15 +27,11 @@ useTempDir('cli-surfaces', (tmp) => {
 
 /** No engine on PATH: every surface here is the page byre computes, not an engine's answer. */
 function byre(args: string[], env: Record<string, string> = {}) {
-  return runBinary(args, {
+  return runBin(args, {
     cwd: project,
-    env: {
-      HOME: path.join(root, 'userhome'),
-      PATH: path.join(root, 'no-engines'),
-      BYRE_HOME: home,
-      BYRE_ALLOW_ROOT: '1',
-      ...env,
-    },
+    home,
+    inherit: false,
+    env: { HOME: path.join(root, 'userhome'), PATH: path.join(root, 'no-engines'), ...env },
   });
 }
 

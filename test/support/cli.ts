@@ -1,27 +1,35 @@
-// Running the built binary for the cli tier: no shell, empty stdin, output
-// captured as text. Each test decides the environment (no engine on PATH is
-// the usual one), so a change to how the tier spawns byre happens here once.
+// Running the built binary for the cli tier: dist/byre (or a copy of it) in
+// a directory, with its store in BYRE_HOME, root allowed (the tier runs as
+// root), stdin empty. `inherit: false` starts from an empty environment, for
+// tests that decide PATH and HOME themselves (no engine on PATH).
 
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 export const BYRE_BIN = path.resolve('dist/byre');
 
-export interface CliRun {
+export interface BinRun {
   status: number | null;
   stdout: string;
   stderr: string;
 }
 
-export function runBinary(
+export function runBin(
   args: readonly string[],
-  opts: { cwd: string; env: NodeJS.ProcessEnv; bin?: string; input?: string },
-): CliRun {
-  const r = spawnSync(opts.bin ?? BYRE_BIN, args, {
-    cwd: opts.cwd,
-    input: opts.input ?? '',
+  where: {
+    cwd: string;
+    home: string;
+    env?: Record<string, string>;
+    bin?: string;
+    inherit?: boolean;
+  },
+): BinRun {
+  const base = where.inherit === false ? {} : process.env;
+  const r = spawnSync(where.bin ?? BYRE_BIN, [...args], {
+    cwd: where.cwd,
+    input: '',
     encoding: 'utf8',
-    env: opts.env,
+    env: { ...base, BYRE_HOME: where.home, BYRE_ALLOW_ROOT: '1', ...where.env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
