@@ -1072,7 +1072,11 @@ describe('status says only what is true', () => {
       'an MCP env var baked from [env]',
       { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], env: { GH_TOKEN: sourced('x') } }) },
       'MCP servers',
-      ['fs  mcp-fs  (project; reads GH_TOKEN)', '↳ env GH_TOKEN: provided by [env]', MCP_UNDELIVERED],
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by [env]',
+        MCP_UNDELIVERED,
+      ],
     ],
     [
       "an MCP env var set by a skill's env",
@@ -1085,7 +1089,11 @@ describe('status says only what is true', () => {
         ],
       },
       'MCP servers',
-      ['fs  mcp-fs  (project; reads GH_TOKEN)', '↳ env GH_TOKEN: provided by skill me/gh', MCP_UNDELIVERED],
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by skill me/gh',
+        MCP_UNDELIVERED,
+      ],
     ],
     [
       'an MCP env var sealed as a credential',
