@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
+import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
@@ -57,6 +58,8 @@ import {
 } from './load.js';
 
 export interface DevelopOptions extends OnboardFlags {
+  /** Stream the engine's whole build log instead of byre's progress line. */
+  verbose?: boolean;
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
   passphraseFd?: number;
 }
@@ -227,6 +230,7 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
   session: CredentialSession | null,
+  verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
@@ -279,6 +283,8 @@ async function prepareBox(
     uid: params.uid,
     gid: params.gid,
     noCache: false,
+    progress: buildProgressFor(io, ctx.project.buildLog, verbose),
+    baseFrom: { from: config.base.from, projectConfig: ctx.project.config },
   });
 
   const created = await ensureVolumes(
@@ -419,7 +425,7 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool, session),
+    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, flags.verbose === true),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 

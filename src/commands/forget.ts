@@ -8,6 +8,7 @@ import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 import type { ResetOptions, TeardownDeps } from './reset.js';
 
 export type ForgetOptions = ResetOptions;
@@ -28,6 +29,7 @@ export async function forgetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
   if (outcome.removed.length > 0) {
     io.stderr.write(

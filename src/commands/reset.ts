@@ -6,6 +6,7 @@ import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 
 export interface ResetOptions {
   force?: boolean;
@@ -33,6 +34,7 @@ export async function resetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
   if (outcome.removed.length > 0) {
     io.stderr.write(
