@@ -9,6 +9,13 @@ import { versionLine } from '../embedded.js';
 import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
+/** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
+export function yesNoFlag(name: string, value: boolean | string): boolean {
+  if (value === true || value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`${name} takes true or false, not ${JSON.stringify(value)}`);
+}
+
 export function buildProgram(io: Io): Command {
   const program = new Command('byre')
     .description(
@@ -39,6 +46,10 @@ export function buildProgram(io: Io): Command {
     .option('--template <name>', 'first run only: the template to build on ("none" for none)')
     .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
     .option(
+      '--shared-auth [yes]',
+      'first run only: answer the shared-auth offer up front (--shared-auth=false declines)',
+    )
+    .option(
       '--passphrase-fd <n>',
       'read the credentials’ passphrase from file descriptor n (never from env or argv)',
     )
@@ -47,18 +58,32 @@ export function buildProgram(io: Io): Command {
       async (options: {
         template?: string;
         agent?: string;
+        sharedAuth?: boolean | string;
         passphraseFd?: string;
         verbose?: boolean;
       }) => {
         const { developCommand } = await import('../commands/develop.js');
         const { parseFdFlag } = await import('../credentials/input.js');
-        const { passphraseFd, ...rest } = options;
+        const { passphraseFd, sharedAuth, ...rest } = options;
         await developCommand(io, {
           ...rest,
+          ...(sharedAuth === undefined
+            ? {}
+            : { sharedAuth: yesNoFlag('--shared-auth', sharedAuth) }),
           ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
         });
       },
     );
+
+  program
+    .command('config')
+    .description('Edit this project’s config (or the global default / a named layer) on screen.')
+    .option('--global', 'edit ~/.byre/default.config, the baseline of every box')
+    .option('--layer <name>', 'edit the named layer ~/.byre/layers/<name>/layer.config')
+    .action(async (options: { global?: boolean; layer?: string }) => {
+      const { configCommand } = await import('../commands/config.js');
+      await configCommand(io, options);
+    });
 
   program
     .command('shell')
@@ -164,7 +189,7 @@ export function buildProgram(io: Io): Command {
     .option('--verbose', 'stream the engine’s whole build log instead of byre’s progress line')
     .action(async (options: { verbose?: boolean }) => {
       const { rebuildCommand } = await import('../commands/rebuild.js');
-      await rebuildCommand(io, options);
+      await rebuildCommand(io, {}, options);
     });
 
   program
@@ -206,6 +231,9 @@ export function buildProgram(io: Io): Command {
   addCredentialCommands(program, io);
   addPackageCommands(program, io, 'skill');
   addPackageCommands(program, io, 'template');
+  addWiringCommands(program, io);
+  addLayerCommands(program, io);
+  addPresetCommands(program, io);
 
   program
     .command('ejectfirewall')
@@ -394,6 +422,198 @@ function addPackageCommands(program: Command, io: Io, kind: 'skill' | 'template'
     .option('-o, --out <file>', 'write the manifest here (after every read succeeded)')
     .action(async (name: string, options: { out?: string }) =>
       (await load()).packagePackCommand(io, kind, name, options),
+    );
+}
+
+/** Repeatable option values, in order. */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+const TARGET_HELP =
+  "\nWhere it writes: this project's byre.config (in the store, never the project\n" +
+  'tree); --global writes ~/.byre/default.config (every box), --layer <name> the\n' +
+  'named layer ~/.byre/layers/<name>/layer.config. `byre status` names the files.\n';
+
+function targetOptions(command: Command): Command {
+  return command
+    .option('--global', 'write default.config: every box on this machine')
+    .option('--layer <name>', 'write the named layer ~/.byre/layers/<name>/layer.config')
+    .addHelpText('after', TARGET_HELP);
+}
+
+/** `byre mcp|claude-skill|context add|remove|list`: the wiring declaration verbs. */
+function addWiringCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/wiring.js');
+
+  const mcp = program
+    .command('mcp')
+    .description('Declare MCP servers for the box (wiring, not a grant): add, remove, list.')
+    .helpCommand(false);
+  targetOptions(
+    mcp
+      .command('add')
+      .description('Add (or replace) an MCP server: a remote URL, or a local argv after --.')
+      .argument('<name>', 'the server name: lowercase letters, digits and "-"')
+      .argument('[target...]', 'an http(s) URL, or -- <program> [args...] for a stdio server')
+      .option('--env <NAME>', 'a variable the server reads (repeatable); never its value', collect)
+      .option('--egress <host[:port]>', 'another host the server reaches (repeatable)', collect)
+      .option('--header <Name=value>', 'an HTTP header for a URL server (repeatable)', collect)
+      .option('--bearer <NAME>', 'send Authorization: Bearer ${NAME} (a URL server)')
+      .addHelpText(
+        'after',
+        '\nExamples:\n' +
+          '  byre mcp add github --env GITHUB_TOKEN -- github-mcp-server stdio\n' +
+          '  byre mcp add docs https://mcp.example.com/mcp --bearer DOCS_TOKEN\n' +
+          'A URL opens egress to its host (attributed mcp:<name>). Tokens stay out of\n' +
+          'byre files: name the variable, and pass its value with env_from_host.\n',
+      ),
+  ).action(
+    async (
+      name: string,
+      target: string[],
+      options: {
+        env?: string[];
+        egress?: string[];
+        header?: string[];
+        bearer?: string;
+        global?: boolean;
+        layer?: string;
+      },
+    ) => (await load()).mcpAddCommand(io, name, target, options),
+  );
+  targetOptions(
+    mcp
+      .command('remove')
+      .description(
+        'Remove an MCP server here; closes it (!name) when a lower layer or a skill declares it.',
+      )
+      .argument('<name>', 'the server name'),
+  ).action(async (name: string, options: { global?: boolean; layer?: string }) =>
+    (await load()).wiringRemoveCommand(io, 'mcp', name, options),
+  );
+  mcp
+    .command('list')
+    .description(
+      'The effective MCP servers of this directory’s box, attributed, and who gets them.',
+    )
+    .action(async () => (await load()).wiringListCommand(io, 'mcp'));
+
+  const cs = program
+    .command('claude-skill')
+    .description('Declare Claude Skills for the box (wiring, not a grant): add, remove, list.')
+    .helpCommand(false);
+  targetOptions(
+    cs
+      .command('add')
+      .description('Add a Claude Skill directory (validated: SKILL.md front matter, bounds).')
+      .argument('<dir>', 'the directory whose root holds SKILL.md')
+      .option('--name <name>', 'the skill name (must match SKILL.md; default: its front matter)'),
+  ).action(async (dir: string, options: { name?: string; global?: boolean; layer?: string }) =>
+    (await load()).claudeSkillAddCommand(io, dir, options),
+  );
+  targetOptions(
+    cs
+      .command('remove')
+      .description(
+        'Remove a Claude Skill here; closes it (!name) when a lower layer or a skill declares it.',
+      )
+      .argument('<name>', 'the skill name'),
+  ).action(async (name: string, options: { global?: boolean; layer?: string }) =>
+    (await load()).wiringRemoveCommand(io, 'claude_skills', name, options),
+  );
+  cs.command('list')
+    .description(
+      'The effective Claude Skills of this directory’s box, attributed, and who gets them.',
+    )
+    .action(async () => (await load()).wiringListCommand(io, 'claude_skills'));
+
+  const context = program
+    .command('context')
+    .description('Declare standing instructions for the agent: add, remove, list.')
+    .helpCommand(false);
+  targetOptions(
+    context
+      .command('add')
+      .description('Add (or replace) a block of standing instructions; no flag opens $EDITOR.')
+      .argument('<name>', 'the block name: lowercase letters, digits and "-"')
+      .option('--text <prose>', 'the instructions, inline')
+      .option('--file <path>', 'a host file holding them (read at every develop)'),
+  ).action(
+    async (
+      name: string,
+      options: { text?: string; file?: string; global?: boolean; layer?: string },
+    ) => (await load()).contextAddCommand(io, name, options),
+  );
+  targetOptions(
+    context
+      .command('remove')
+      .description('Remove a block here; writes !name when a lower layer still declares it.')
+      .argument('<name>', 'the block name'),
+  ).action(async (name: string, options: { global?: boolean; layer?: string }) =>
+    (await load()).wiringRemoveCommand(io, 'context', name, options),
+  );
+  context
+    .command('list')
+    .description('The standing instructions this directory’s box gets, attributed.')
+    .action(async () => (await load()).wiringListCommand(io, 'context'));
+}
+
+/** `byre layer new|list|validate`: named layers, chained by extends. */
+function addLayerCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/layer.js');
+  const layer = program
+    .command('layer')
+    .description('Manage named layers: shared baselines projects build on with extends.')
+    .helpCommand(false);
+  layer
+    .command('new')
+    .description('Create ~/.byre/layers/<name>/layer.config.')
+    .argument('<name>', 'lowercase letters, digits and "-"')
+    .option('--extends <parent>', 'the layer this one builds on')
+    .action(async (name: string, options: { extends?: string }) =>
+      (await load()).layerNewCommand(io, name, options),
+    );
+  layer
+    .command('list')
+    .description('List the layers with their chains, root first; BROKEN ones say why.')
+    .action(async () => (await load()).layerListCommand(io));
+  layer
+    .command('validate')
+    .description('Check a layer (or all) and walk its extends chain: loops, missing parents.')
+    .argument('[name]', 'the layer to check (default: every one)')
+    .action(async (name: string | undefined) => (await load()).layerValidateCommand(io, name));
+}
+
+/** `byre preset inspect|apply`: review and apply a repository's config proposal. */
+function addPresetCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/preset.js');
+  const preset = program
+    .command('preset')
+    .description('Review and apply a config preset (a byre.preset a repository ships).')
+    .helpCommand(false)
+    .addHelpText(
+      'after',
+      '\nCloning a repository never changes a box: a byre.preset applies only when you\n' +
+        'run byre preset apply, after its review. The retired in-repo name byre.config\n' +
+        'is refused; rename it to byre.preset.\n',
+    );
+  preset
+    .command('inspect')
+    .description(
+      'Show the box a preset would make (every grant, attributed) and its diff against byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .action(async (source: string | undefined) => (await load()).presetInspectCommand(io, source));
+  preset
+    .command('apply')
+    .description(
+      'Review a preset, offer installs for missing packages, then write it as this project’s byre.config.',
+    )
+    .argument('[source]', 'a path or https:// URL (default ./byre.preset)')
+    .option('--yes', 'apply (and install what it needs) without asking; required in a pipe')
+    .action(async (source: string | undefined, options: { yes?: boolean }) =>
+      (await load()).presetApplyCommand(io, source, options),
     );
 }
 

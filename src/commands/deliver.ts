@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import type { Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool } from '../box/pool.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
 import { ByreError, PartialPoolError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -46,6 +46,7 @@ import { sayAll } from '../output/notes.js';
 // common case, starts without loading it.
 const stageWriter = () => import('../transfer/stage-writer.js');
 import { describeBox } from '../transfer/target.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export type { DeliverOptions } from '../transfer/deliver-args.js';
 
@@ -55,9 +56,7 @@ export interface PasteUi {
   confirm(paths: readonly string[]): Promise<boolean>;
 }
 
-export interface DeliverDeps {
-  pool?: EnginePool;
-  now?: () => Date;
+export interface DeliverDeps extends CommandDeps {
   platform?: NodeJS.Platform;
   lookup?: ToolLookup;
   home?: string;
@@ -269,7 +268,7 @@ async function gather(
   spool: Spool,
   label: string,
 ): Promise<Payload> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = withDefaults(deps).clock();
   switch (input.kind) {
     case 'paths':
       return { kind: 'paths', paths: input.paths };

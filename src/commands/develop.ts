@@ -9,22 +9,26 @@ import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
+import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import {
+  onboard,
+  onboardedLine,
+  type AskFirstRun,
+  type OnboardCatalog,
+  type OnboardFlags,
+} from '../box/onboard.js';
+import { answersText } from '../config/onboarding.js';
+import { readPresetFacts } from '../box/preset-state.js';
+import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  pidAlive,
-  type LiveBox,
-  type PidAlive,
-} from '../box/sessions.js';
+import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
+import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
 import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
@@ -32,7 +36,6 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
@@ -52,10 +55,11 @@ import {
   boxHostEnv,
   bundledTemplate,
   loadBoxConfig,
+  packageChoices,
   planBox,
-  skillCatalog,
   userHome,
 } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** Stream the engine's whole build log instead of byre's progress line. */
@@ -230,6 +234,7 @@ async function prepareBox(
   detectedChoice: string,
   pool: EnginePool,
   session: CredentialSession | null,
+  deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
   verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
@@ -267,8 +272,8 @@ async function prepareBox(
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, pidAlive, io.pid),
-    checkExclusiveVolumes(pool, ctx, volumes, pidAlive, io.pid),
+    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
 
   const image = await ensureImage({
@@ -300,6 +305,16 @@ async function prepareBox(
     home,
   });
 
+  // After the image exists (the probe runs in it), before the record and create.
+  const sockGroups = await probeSockGroups(
+    engine,
+    sockProbes(skills, home),
+    params.image,
+    engine.facts.keepId,
+  );
+  for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
+  const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
+
   let digest = image.built ? '' : image.imageId;
   let digestError: string | undefined;
   if (image.built) {
@@ -310,12 +325,12 @@ async function prepareBox(
     }
   }
   const record = launchRecordFor({
-    params,
+    params: launched,
     config,
     skills,
     hostUid: io.uid,
     version: VERSION,
-    now: new Date(),
+    now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
   let launchHash: string | undefined;
@@ -329,10 +344,23 @@ async function prepareBox(
     );
   }
   const final: RunParams = {
-    ...params,
-    labels: { ...params.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    ...launched,
+    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
+  const mountTargets = [
+    ...volumes.map((v) => v.decl.target),
+    ...[...final.configMounts, ...final.skillMounts]
+      .filter((m) => m.disabled !== true)
+      .map((m) => m.target),
+  ];
+  for (const skipped of await precreateMountPoints(ctx.worktreeDir, mountTargets)) {
+    say(
+      io.stderr,
+      `${skipped} is not a plain directory in the project; the engine decides what is mounted there`,
+      'warning',
+    );
+  }
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
   const netns: NetnsPlan | null =
     posture.hook === null || final.labels.run === undefined
@@ -383,6 +411,39 @@ async function deliverBeside(
   return null;
 }
 
+/**
+ * Onboarding on a project's first develop: the first-run picker on a
+ * terminal (stdin and stderr), stored answers under defaults.skip_questions,
+ * flags alone otherwise; then where the config lives and what edits it.
+ */
+async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promise<void> {
+  const catalogs = (): OnboardCatalog => {
+    const choices = packageChoices(ctx.store.home);
+    return { ...choices, bundledTemplate, catalog: choices.skills, canon: choices.canon.skill };
+  };
+  const ask: AskFirstRun | null =
+    io.stdinIsTty && io.stderrIsTty === true
+      ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
+      : null;
+  const result = await onboard(ctx, flags, catalogs, ask);
+  if (!result.wrote) return;
+  const lines: string[] = [];
+  if (result.how === 'stored') {
+    lines.push(
+      `byre: configured from your stored answers (defaults.skip_questions in default.config): ${answersText(result.answers, result.companion)}; byre config --global changes them`,
+    );
+  }
+  if (result.savedDefaults) {
+    lines.push(
+      'byre: saved these answers as your defaults in default.config; they pre-select the next new project’s answers',
+    );
+  }
+  lines.push(onboardedLine(ctx.project.config));
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    io.stderr.write(`${escapeTerminal(line)}\n`);
+  }
+}
+
 /** Reaping is housekeeping: it runs beside the session and never fails it. */
 async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
   try {
@@ -392,7 +453,12 @@ async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void>
   }
 }
 
-export async function developCommand(io: Io, flags: DevelopOptions): Promise<void> {
+export async function developCommand(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -408,9 +474,9 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
       },
     ]);
   });
-  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
-    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
-  }
+  await firstRun(io, ctx, flags);
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
@@ -418,14 +484,23 @@ export async function developCommand(io: Io, flags: DevelopOptions): Promise<voi
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
-  const pool = enginePool(ctx.boxWritableRoots, io.env, engine);
+  const engine = deps.createEngine(facts, { env: io.env });
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, flags.verbose === true),
+    prepareBox(
+      io,
+      ctx,
+      engine,
+      early.config.engine.value,
+      pool,
+      session,
+      deps,
+      flags.verbose === true,
+    ),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 

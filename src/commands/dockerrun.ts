@@ -4,18 +4,21 @@
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
-import { detectEngine } from '../engine/detect.js';
+import { sockProbes } from '../box/sock-groups.js';
 import { buildRunArgv } from '../engine/run-argv.js';
+import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../network/posture.js';
 import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function dockerrunCommand(io: Io): Promise<void> {
+export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
-  const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
+  const detect = withDefaults(deps).detect;
+  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({
     box: ctx,
@@ -32,6 +35,13 @@ export async function dockerrunCommand(io: Io): Promise<void> {
   if (posture.hook !== null) {
     io.stderr.write(
       `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    );
+  }
+  for (const sock of sockProbes(skills, userHome(io))) {
+    say(
+      io.stderr,
+      `${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)`,
+      'note',
     );
   }
   const credentials = params.credentialKeys ?? [];

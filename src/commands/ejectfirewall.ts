@@ -3,13 +3,13 @@
 
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { bakedIds, imageTag } from '../engine/names.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function ejectfirewallCommand(io: Io): Promise<void> {
+export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
   const posture = postureFacts(config, skills);
   if (posture.hook === null || posture.skill === null) {
@@ -21,7 +21,8 @@ export async function ejectfirewallCommand(io: Io): Promise<void> {
       },
     );
   }
-  const engine = await detectEngine(config.engine.value, ctx.boxWritableRoots, io.env);
+  const detect = withDefaults(deps).detect;
+  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

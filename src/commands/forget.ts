@@ -9,14 +9,15 @@ import { escapeTerminal } from '../output/escape.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { declaredVolumeRoles } from './load.js';
-import type { ResetOptions, TeardownDeps } from './reset.js';
+import type { ResetOptions } from './reset.js';
+import type { CommandDeps } from './deps.js';
 
 export type ForgetOptions = ResetOptions;
 
 export async function forgetCommand(
   io: Io,
   options: ForgetOptions,
-  deps: TeardownDeps = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);

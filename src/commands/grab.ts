@@ -5,11 +5,12 @@
 import type { Writable } from 'node:stream';
 
 import type { Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
 import { selectBox } from '../transfer/select.js';
 import { sayAll } from '../output/notes.js';
+import type { CommandDeps } from './deps.js';
 
 export interface GrabOptions {
   box?: string;
@@ -21,7 +22,7 @@ export async function grabCommand(
   boxArg: string,
   hostArg: string | undefined,
   options: GrabOptions,
-  deps: { pool?: EnginePool } = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const pool = deps.pool ?? enginePool([], io.env, null);
   const { box } = await selectBox(io, pool, {

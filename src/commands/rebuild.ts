@@ -9,17 +9,21 @@ import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
-import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { bakedIds, imageTag } from '../engine/names.js';
-import { createEngine } from '../engine/runner.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function rebuildCommand(io: Io, options: { verbose?: boolean } = {}): Promise<void> {
+export async function rebuildCommand(
+  io: Io,
+  given: CommandDeps = {},
+  options: { verbose?: boolean } = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
 
@@ -37,9 +41,9 @@ export async function rebuildCommand(io: Io, options: { verbose?: boolean } = {}
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
   printWarnings(io.stderr, facts.warnings);
-  const engine = createEngine(facts, { env: io.env });
+  const engine = deps.createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 

@@ -3,16 +3,16 @@
 // config onto this directory's id and retire the old one (box/rehome.ts).
 
 import type { Io } from '../io.js';
-import { enginePool, probedPool, type EnginePool } from '../box/pool.js';
+import { enginePool, probedPool } from '../box/pool.js';
 import { listRehomeCandidates, rehomeProject } from '../box/rehome.js';
-import { detectEngine } from '../engine/detect.js';
 import { escapeTerminal } from '../output/escape.js';
 import { resolveProjectContext } from '../project/context.js';
+import { withDefaults, type CommandDeps } from './deps.js';
 
 export async function rehomeCommand(
   io: Io,
   oldId: string | undefined,
-  deps: { pool?: EnginePool } = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
   if (oldId === undefined) {
@@ -36,7 +36,7 @@ export async function rehomeCommand(
     deps.pool ??
     (await probedPool(
       enginePool(ctx.boxWritableRoots, io.env, null),
-      (name) => detectEngine(name, ctx.boxWritableRoots, io.env),
+      (name) => withDefaults(deps).detect(name, ctx.boxWritableRoots, io.env),
       io.env,
     ));
   await rehomeProject({ ctx, oldId, pool, stderr: io.stderr });

@@ -2,25 +2,21 @@
 // engine. Never the image, never a machine-scoped volume, never while a
 // session of the project is live; the flow itself lives in box/teardown.ts.
 
-import { terminalConfirm, type Confirm, type Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { terminalConfirm, type Io } from '../io.js';
+import { enginePool } from '../box/pool.js';
 import { teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { declaredVolumeRoles } from './load.js';
+import type { CommandDeps } from './deps.js';
 
 export interface ResetOptions {
   force?: boolean;
 }
 
-export interface TeardownDeps {
-  confirm?: Confirm;
-  pool?: EnginePool;
-}
-
 export async function resetCommand(
   io: Io,
   options: ResetOptions,
-  deps: TeardownDeps = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // A different recorded path means this id is another directory's: wiping it would hit the wrong project.

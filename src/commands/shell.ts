@@ -3,11 +3,12 @@
 // command. The exit status passes through; byre never starts a box here.
 
 import type { Io } from '../io.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool } from '../box/pool.js';
 import { describeUnchecked, findSessions } from '../box/sessions.js';
 import { shellExecSpec } from '../box/shell.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import type { CommandDeps } from './deps.js';
 
 export interface ShellOptions {
   skipUidCheck?: boolean;
@@ -18,7 +19,7 @@ export interface ShellOptions {
 export async function shellCommand(
   io: Io,
   options: ShellOptions,
-  deps: { pool?: EnginePool } = {},
+  deps: CommandDeps = {},
 ): Promise<void> {
   const command = options.command ?? [];
   const ctx = await resolveProjectContext(io.cwd, io.env);

@@ -9,9 +9,10 @@ import { launchRecordFor } from '../box/launch-record.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
+import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
+import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
-import { detectEngine } from '../engine/detect.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
@@ -37,6 +38,7 @@ import {
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
 import { readBoxConfig, userHome } from './load.js';
+import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -49,16 +51,6 @@ interface FoundBox {
   labels: Record<string, string>;
 }
 
-/** Whether the byre process that started a box still exists (EPERM: it does, as another user). */
-export function clientAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && 'code' in error && error.code === 'EPERM';
-  }
-}
-
 function clientPid(labels: Record<string, string>): number | null {
   const raw = labels[LABEL.client];
   if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) return null;
@@ -66,6 +58,7 @@ function clientPid(labels: Record<string, string>): number | null {
 }
 
 async function detect(
+  detectEngine: Detect,
   choice: 'auto' | 'docker' | 'podman',
   roots: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -82,7 +75,12 @@ async function detect(
   }
 }
 
-export async function statusCommand(io: Io, options: StatusOptions): Promise<void> {
+export async function statusCommand(
+  io: Io,
+  options: StatusOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   if (options.full === true && options.data === true) {
     throw new UsageError('--full and --data cannot be combined', {
       rule: 'status.flags-exclusive',
@@ -106,8 +104,8 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
   }
 
   // Engine questions first, so they run while the host env is read below.
-  const detection = detect(config.engine.value, ctx.boxWritableRoots, io.env);
-  const pool = enginePool(ctx.boxWritableRoots, io.env, null);
+  const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
+  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
   const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
     const ids = await engine.ps({ labels: { [LABEL.project]: ctx.projectId }, all: false });
     return Promise.all(
@@ -150,7 +148,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       id: own.id,
       engine: own.engine,
       clientPid: pid,
-      clientAlive: pid === null ? null : clientAlive(pid),
+      clientAlive: pid === null ? null : deps.pidAlive(pid),
     };
   } else if (uncheckedText !== null) {
     container = { state: 'unknown', error: `could not ask ${uncheckedText}` };
@@ -187,7 +185,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       skills,
       hostUid: io.uid,
       version: VERSION,
-      now: new Date(),
+      now: deps.clock(),
       image: { digest: '' },
     });
   }
@@ -214,6 +212,7 @@ export async function statusCommand(io: Io, options: StatusOptions): Promise<voi
       project: ctx.project.config,
     }),
     claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
+    presetNote: presetNote(readPresetFacts(ctx.project, ctx.worktreeDir)),
   });
 
   printNotes(io.stderr, issues);

@@ -87,7 +87,7 @@ export function mountPath(target: string, key: 'host' | 'target'): PathIn {
  * Enabled mounts whose host path does not exist, located at the `host` that
  * declared them: the engine would refuse them at launch with only its own
  * words. A disabled mount may name a missing path. `exists` is the caller's
- * IO (the path is already expanded against the user's home).
+ * IO (the path is already expanded against the user's home); adr/0022.
  */
 export function checkMountHosts(
   config: EffectiveConfig,

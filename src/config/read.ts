@@ -104,6 +104,21 @@ export function configTextIssue(path: string, read: ConfigTextRefusal): ConfigIs
   }
 }
 
+/** A proposed project layer: parsed and located under its own name, attributed to the project file. */
+function textLayer(
+  given: { text: string; file: string },
+  home: string,
+  projectId: string,
+): LayerFile {
+  const ref: LayerRef = {
+    kind: 'project',
+    name: 'project',
+    path: projectConfigPath(home, projectId),
+  };
+  const parsed = parseLayer(given.text, { file: given.file, kind: 'project', name: 'project' });
+  return { ref, text: given.text, ...parsed };
+}
+
 /** Read and validate one config-family file; null when it does not exist. */
 export function readLayerFile(path: string, kind: LayerKind, name: string): LayerFile | null {
   const ref: LayerRef = { kind, name, path };
@@ -140,6 +155,11 @@ export interface CascadeOptions {
    * at its declaration.
    */
   userHome?: string;
+  /**
+   * Text to read as the project layer instead of the project file (a preset
+   * under review), with the name its issues are located in.
+   */
+  projectText?: { text: string; file: string };
 }
 
 export interface CascadeResult {
@@ -148,10 +168,12 @@ export interface CascadeResult {
   issues: ConfigIssue[];
   /** Locates a merged value's declaration in the file of the layer that set it. */
   locate: ValueLocation;
+  /** The merge's inputs, lowest first (core included), for callers that weigh one layer. */
+  layers: CheckedLayer[];
 }
 
 /** A host path exists for the engine when stat (following links) finds it; EACCES and the like are the engine's to judge. */
-function hostPathExists(hostPath: string): boolean {
+export function hostPathExists(hostPath: string): boolean {
   try {
     statSync(hostPath);
     return true;
@@ -226,10 +248,28 @@ function layerInputs(files: readonly (LayerFile | null)[]): CheckedLayer[] {
   return files.flatMap((f) => (f?.value ? [{ ref: f.ref, raw: f.value, text: f.text }] : []));
 }
 
+/**
+ * Walk `extends` from `start` (a project, or a named layer itself) up to the
+ * root; returns the chain root first, without `start`. A cycle names the loop,
+ * a missing layer the file to create.
+ */
+export function readExtendsChain(
+  home: string,
+  start: LayerFile,
+): { chain: LayerFile[]; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  return { chain: readChain({ home }, start, issues), issues };
+}
+
 /** Walk `extends` from the project up to the root; returns the chain root first. */
-function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue[]): LayerFile[] {
+function readChain(
+  opts: Pick<CascadeOptions, 'home'>,
+  project: LayerFile,
+  issues: ConfigIssue[],
+): LayerFile[] {
   const chain: LayerFile[] = [];
-  const visited: string[] = [];
+  // A layer walking its own chain is the loop's first member.
+  const visited: string[] = project.ref.kind === 'layer' ? [project.ref.name] : [];
   let requester = project;
   let next = project.value?.extends;
   while (next !== undefined && next !== '') {
@@ -271,6 +311,75 @@ function readChain(opts: CascadeOptions, project: LayerFile, issues: ConfigIssue
 }
 
 /**
+ * The template a project file names and the chain its `extends` walks, with
+ * their issues in cascade order (the chain is read first for its [sources]
+ * hints). A layer file names no template, so only its chain is read.
+ */
+function templateAndChain(
+  opts: CascadeOptions,
+  canon: PackageCanon,
+  defaults: LayerFile | null,
+  file: LayerFile,
+  issues: ConfigIssue[],
+): { template: LayerFile | null; chain: LayerFile[] } {
+  const chainIssues: ConfigIssue[] = [];
+  const chain = readChain(opts, file, chainIssues).map((f) => canonicalFile(f, canon));
+  let template: LayerFile | null = null;
+  const name = file.ref.kind === 'project' ? file.value?.template : undefined;
+  if (name !== undefined && name !== '' && name !== NONE_SENTINEL) {
+    const found = readTemplate(opts, file, name, [defaults, ...chain, file]);
+    if ('rule' in found) issues.push(found);
+    else {
+      template = canonicalFile(found, canon);
+      issues.push(...found.issues);
+    }
+  }
+  issues.push(...chainIssues);
+  return { template, chain };
+}
+
+export interface LayersBelow {
+  /** core, default.config (unless it is the file), the template, the chain root first. */
+  layers: CheckedLayer[];
+  /** Issues in those files; the layers are incomplete when there are any. */
+  issues: ConfigIssue[];
+  /** The template layer's id (`byre/node`), when the file selects one. */
+  template: string | null;
+}
+
+/**
+ * The layers beneath one file of the cascade, for an editor of that file:
+ * what its values merge over. `file` is the file as currently edited (its
+ * `template` and `extends` decide the rest), already validated.
+ */
+export function readLayersBelow(
+  opts: Omit<CascadeOptions, 'projectId' | 'userHome'>,
+  file: LayerFile,
+): LayersBelow {
+  const canon = opts.canon ?? AS_WRITTEN;
+  const issues: ConfigIssue[] = [];
+  if (file.ref.kind === 'default') return { layers: [coreLayer()], issues, template: null };
+  const defaults = canonicalFile(
+    readLayerFile(defaultConfigPath(opts.home), 'default', 'default'),
+    canon,
+  );
+  if (defaults) issues.push(...defaults.issues);
+  const { template, chain } = templateAndChain(
+    { ...opts, projectId: '' },
+    canon,
+    defaults,
+    file,
+    issues,
+  );
+  const files = [defaults, template, ...chain].filter((f): f is LayerFile => f !== null);
+  return {
+    layers: [coreLayer(), ...layerInputs(files)],
+    issues,
+    template: template?.ref.name ?? null,
+  };
+}
+
+/**
  * Read the whole cascade for one project and merge it:
  * core ⊕ default ⊕ template ⊕ chain(root…parent) ⊕ project.
  * Throws ConfigError carrying every issue found in every file.
@@ -292,29 +401,17 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
     canon,
   );
   const project = canonicalFile(
-    readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project'),
+    opts.projectText === undefined
+      ? readLayerFile(projectConfigPath(opts.home, opts.projectId), 'project', 'project')
+      : textLayer(opts.projectText, opts.home, opts.projectId),
     canon,
   );
   if (defaults) issues.push(...defaults.issues);
   if (project) issues.push(...project.issues);
 
-  let template: LayerFile | null = null;
-  let chain: LayerFile[] = [];
-  const templateName = project?.value?.template;
-  if (project?.value) {
-    // The chain is read first for its [sources] hints, but reported in cascade order.
-    const chainIssues: ConfigIssue[] = [];
-    chain = readChain(opts, project, chainIssues).map((f) => canonicalFile(f, canon));
-    if (templateName !== undefined && templateName !== '' && templateName !== NONE_SENTINEL) {
-      const found = readTemplate(opts, project, templateName, [defaults, ...chain, project]);
-      if ('rule' in found) issues.push(found);
-      else {
-        template = canonicalFile(found, canon);
-        issues.push(...found.issues);
-      }
-    }
-    issues.push(...chainIssues);
-  }
+  const { template, chain } = project?.value
+    ? templateAndChain(opts, canon, defaults, project, issues)
+    : { template: null, chain: [] };
   if (issues.length > 0) throw new ConfigError(issues);
 
   const files = [defaults, template, ...chain, project].filter((f): f is LayerFile => f !== null);
@@ -330,5 +427,5 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
     const missing = checkMountHosts(config, layerLocator(locate), opts.userHome, hostPathExists);
     if (missing.length > 0) throw new ConfigError(missing);
   }
-  return { config, issues: files.flatMap((f) => f.warnings), locate };
+  return { config, issues: files.flatMap((f) => f.warnings), locate, layers };
 }

@@ -64,6 +64,8 @@ export interface ProjectStorePaths {
   path: string;
   /** The setup lock. */
   lock: string;
+  /** The preset marker: `<sha256 of the applied preset>\n<source>`. */
+  applied: string;
   launches: string;
   /** The build context, replaced wholesale at every generate. */
   context: string;
@@ -82,6 +84,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     config: path.join(dir, PROJECT_CONFIG_FILE),
     path: path.join(dir, 'path'),
     lock: path.join(dir, 'lock'),
+    applied: path.join(dir, 'applied'),
     launches: path.join(dir, 'launches'),
     context: path.join(dir, 'context'),
     buildLog: path.join(dir, 'build.log'),

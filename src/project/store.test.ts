@@ -41,6 +41,7 @@ describe('store layout', () => {
       config: '/h/projects/app-dev-abc123/byre.config',
       path: '/h/projects/app-dev-abc123/path',
       lock: '/h/projects/app-dev-abc123/lock',
+      applied: '/h/projects/app-dev-abc123/applied',
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
     });

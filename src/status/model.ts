@@ -8,11 +8,8 @@ import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/type
 import { volumeEngineName } from '../engine/names.js';
 import {
   BYRE_ETC,
-  CLAUDE_SKILLS_DIR,
-  CONTEXT_DIR,
   CREDENTIAL_DIR,
   LAUNCHER_PATH,
-  MCP_CONFIG_PATH,
   NETWORK_CLAIM,
   reservedClaims,
 } from '../gen/box-layout.js';
@@ -25,6 +22,7 @@ import type { LaunchRecordState } from '../launch/verify.js';
 import { deriveBoxEgress, egressText, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
+import { skillSource, wiringFacts } from './wiring.js';
 import { statusRows, type ModelRow } from './rows.js';
 
 export interface StatusProject {
@@ -100,7 +98,6 @@ export interface StatusModel {
 // ---------------------------------------------------------------------------
 // Attribution
 
-const skillSource = (id: string): string => `skill ${id}`;
 const RECORD_SOURCE = 'launch record';
 
 function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
@@ -407,30 +404,6 @@ function subjectFacts(
 }
 
 // ---------------------------------------------------------------------------
-// Wiring: MCP, Claude Skills, instructions
-
-function agentSkill(input: StatusInput): ResolvedSkill | null {
-  const id = input.config.agent?.value;
-  if (id === undefined) return null;
-  return input.skills.find((s) => s.id === id || s.id === `byre/${id}`) ?? null;
-}
-
-function delivery(
-  count: number,
-  agent: ResolvedSkill | null,
-  agentId: string | undefined,
-  supported: (s: ResolvedSkill) => boolean,
-  what: string,
-  baked: string,
-): string | null {
-  if (count === 0) return null;
-  if (agentId === undefined) return `declared; NOT delivered: no agent (baked at ${baked})`;
-  if (agent === null) return `declared; NOT delivered: agent ${agentId} is not resolved`;
-  return supported(agent)
-    ? `delivered to ${agent.id}`
-    : `declared; NOT delivered: ${agent.id} has no ${what} adapter (baked at ${baked})`;
-}
-
 /** One sentence on how the credential rows reach the box, or null when there are none. */
 function credentialDelivery(
   credentials: StatusData['credentials'],
@@ -594,40 +567,7 @@ export function statusModel(input: StatusInput): StatusModel {
     managed_path_shadows: managedShadows(merged.binds, merged.volumes, netnsHooks(skills)),
   };
   const recordSkills = verified?.record.skills ?? null;
-  const agent = agentSkill(input);
-  const agentId = config.agent?.value;
-
-  const mcpServers = [
-    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
-    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
-  ]
-    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
-    .map(({ spec, source }) => ({
-      name: spec.name,
-      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
-      target: spec.url ?? (spec.command ?? []).join(' '),
-      env: [...spec.env],
-      source,
-    }));
-  const claudeSkills = [
-    ...config.claudeSkills.map((c) => ({ ...c.value, source: layerLabel(c.from) })),
-    ...skills.flatMap((s) => s.claudeSkills.map((c) => ({ ...c, source: skillSource(s.id) }))),
-  ]
-    .filter((c) => !config.claudeSkillsClosed.some((x) => x.value === c.name))
-    .map((c) => ({ name: c.name, path: c.path, source: c.source }));
-  const instructions = [
-    ...config.context.map((c) => ({
-      name: c.value.name,
-      source: layerLabel(c.from),
-      text: 'text' in c.value ? c.value.text : null,
-      file: 'file' in c.value ? c.value.file : null,
-    })),
-    ...skills.flatMap((s) =>
-      s.context === null
-        ? []
-        : [{ name: s.id, source: skillSource(s.id), text: s.context, file: null }],
-    ),
-  ];
+  const wiring = wiringFacts(config, skills, input.claudeSkillProblems ?? []);
 
   const data: StatusData = {
     version: STATUS_DATA_VERSION,
@@ -685,41 +625,7 @@ export function statusModel(input: StatusInput): StatusModel {
     skill_error: input.skillError,
     skill_grants: facts.skill_grants,
     reserved_env: facts.reserved_env,
-    mcp_servers: mcpServers,
-    mcp_closed: config.mcpClosed.map((c) => ({ name: c.value, source: layerLabel(c.from) })),
-    mcp_delivery: delivery(
-      mcpServers.length,
-      agent,
-      agentId,
-      (s) => s.agent?.mcp === true,
-      'MCP',
-      MCP_CONFIG_PATH,
-    ),
-    claude_skills: claudeSkills,
-    claude_skills_closed: config.claudeSkillsClosed.map((c) => ({
-      name: c.value,
-      source: layerLabel(c.from),
-    })),
-    claude_skills_delivery:
-      (input.claudeSkillProblems ?? []).length > 0
-        ? `declared; NOT delivered: develop refuses to bake ${(input.claudeSkillProblems ?? []).join('; ')}`
-        : delivery(
-            claudeSkills.length,
-            agent,
-            agentId,
-            (s) => s.agent?.claudeSkills === true,
-            'Claude Skills',
-            CLAUDE_SKILLS_DIR,
-          ),
-    instructions,
-    instructions_delivery: delivery(
-      instructions.length,
-      agent,
-      agentId,
-      (s) => s.agent?.context === true,
-      'context',
-      CONTEXT_DIR,
-    ),
+    ...wiring,
     host_env: facts.host_env,
     credentials: facts.credentials,
     credential_delivery: credentialDelivery(facts.credentials, verified !== null),

@@ -3,7 +3,6 @@
 // exists checks to answer consistently. It must never spawn or touch disk.
 
 import { EngineError } from '../../src/errors.js';
-import { writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type {
   BuildIo,
@@ -86,6 +85,8 @@ export class FakeEngine implements Engine {
   readonly volumes = new Map<string, Record<string, string>>();
   /** What `startAttached` returns. */
   exitCode = 0;
+  /** The session itself: runs while the started box is running (default: ends at once). */
+  onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
@@ -106,6 +107,8 @@ export class FakeEngine implements Engine {
     stdout: '',
     stderr: '',
   });
+  /** What `execStream` was asked to write to a descriptor, instead of writing it. */
+  readonly descriptorOutput: { fd: number; bytes: Buffer }[] = [];
   /** Output `build` streams to onOutput. */
   buildOutput: string[] = [];
   private readonly failures = new Map<EngineMethod, Error[]>();
@@ -238,6 +241,8 @@ export class FakeEngine implements Engine {
     this.record('startAttached', name, options);
     const c = this.find(name);
     if (c === undefined) throw this.missing(name, 'start');
+    c.running = true;
+    await this.onStart(c);
     // The box is created --rm: it is gone once the session ends.
     this.containers.delete(c.id);
     return this.exitCode;
@@ -371,8 +376,21 @@ export class FakeEngine implements Engine {
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
     this.record('exec', spec, options);
-    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    // Like the engines: a missing box is the client's non-zero status, not a thrown error.
+    if (this.find(spec.id) === undefined)
+      return { exitCode: this.missingExit(), stdout: '', stderr: this.notFound(spec.id) };
     return this.onExec(spec, options.input);
+  }
+
+  /** What the engine client exits with when the box is not there. */
+  private missingExit(): number {
+    return this.facts.name === 'podman' ? 125 : 1;
+  }
+
+  private notFound(id: string): string {
+    return this.facts.name === 'podman'
+      ? `Error: no container with name or id "${id}" found: no such container\n`
+      : `Error response from daemon: No such container: ${id}\n`;
   }
 
   async execAttached(spec: ExecSpec): Promise<number> {
@@ -383,14 +401,19 @@ export class FakeEngine implements Engine {
 
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     this.record('execStream', spec);
-    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    if (this.find(spec.id) === undefined) {
+      const stderr = this.notFound(spec.id);
+      return { exitCode: this.missingExit(), stderr, stderrHead: stderr };
+    }
     const chunks: Buffer[] = [];
     if (io.stdin instanceof Readable) {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     }
     const r = this.onExecStream(spec, Buffer.concat(chunks));
     const out = io.stdout;
-    if (typeof out === 'number') writeSync(out, Buffer.from(r.stdout));
+    // A descriptor is kept, not written: the fake never touches disk.
+    if (typeof out === 'number')
+      this.descriptorOutput.push({ fd: out, bytes: Buffer.from(r.stdout) });
     else {
       await new Promise<void>((resolve, reject) => {
         out.on('error', reject);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { fakeSkill } from '../../test/support/config.js';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { ByreError } from '../errors.js';
+import {
+  OVERFLOW_GID,
+  parseGid,
+  probeSockGroups,
+  sockProbeArgv,
+  sockProbes,
+  type SockProbe,
+} from './sock-groups.js';
+
+const dockerHost = fakeSkill('byre/docker-host', 'bundled', {
+  runtime: {
+    ...fakeSkill('x', 'bundled').runtime,
+    mounts: [
+      { host: '/var/run/docker.sock', target: '/var/run/docker.sock', mode: 'rw', disabled: false },
+      { host: '~/sock/x', target: '/run/x.sock/', mode: 'rw', disabled: false },
+    ],
+    sockGroups: ['/var/run/docker.sock', '/run/x.sock'],
+  },
+});
+const PROBE: SockProbe = {
+  skill: 'byre/docker-host',
+  host: '/var/run/docker.sock',
+  target: '/var/run/docker.sock',
+};
+const NAME = 'byre-sockprobe-0123456789abcdef';
+
+describe('sockProbes', () => {
+  it('pairs each sock_groups path with the bind that brings it in, ~ expanded', () => {
+    expect(sockProbes([fakeSkill('byre/claude', 'bundled'), dockerHost], '/home/u')).toEqual([
+      PROBE,
+      { skill: 'byre/docker-host', host: '/home/u/sock/x', target: '/run/x.sock/' },
+    ]);
+  });
+});
+
+describe('sockProbeArgv', () => {
+  it('runs stat as root in the box image, over the bind, printing the group', () => {
+    expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
+      'run',
+      '--rm',
+      '--name',
+      NAME,
+      '--user',
+      '0:0',
+      '--entrypoint',
+      'stat',
+      '--mount',
+      'type=bind,source=/var/run/docker.sock,target=/var/run/docker.sock',
+      'img:1',
+      '-c',
+      '%g',
+      '/var/run/docker.sock',
+    ]);
+  });
+  it('joins the keep-id mapping on rootless podman', () => {
+    expect(sockProbeArgv(PROBE, 'img:1', true, NAME)).toContain(
+      '--userns=keep-id:uid=1000,gid=1000',
+    );
+  });
+});
+
+describe('parseGid', () => {
+  it.each<[string, number | null]>([
+    ['105\n', 105],
+    ['0', 0],
+    [' 65534 \n', 65534],
+    ['', null],
+    ['abc', null],
+    ['-1', null],
+    ['1 2', null],
+    ['99999999999', null],
+  ])('%j -> %s', (stdout, want) => expect(parseGid(stdout)).toBe(want));
+});
+
+describe('probeSockGroups', () => {
+  it('adds each socket group once, sorted', async () => {
+    const engine = new FakeEngine();
+    const answers = ['999\n', '105\n', '999\n'];
+    engine.onRun = () => ({ stdout: answers.shift() ?? '', stderr: '' });
+    const probes = [PROBE, { ...PROBE, target: '/b' }, { ...PROBE, target: '/c' }];
+    expect(await probeSockGroups(engine, probes, 'img', false)).toEqual({
+      gids: [105, 999],
+      warnings: [],
+    });
+    expect(engine.calls.filter((c) => c.method === 'run')).toHaveLength(3);
+  });
+
+  it('does not add an unmapped group, and says why', async () => {
+    const engine = new FakeEngine();
+    engine.onRun = () => ({ stdout: `${OVERFLOW_GID}\n`, stderr: '' });
+    const result = await probeSockGroups(engine, [PROBE], 'img', true);
+    expect(result.gids).toEqual([]);
+    expect(result.warnings[0]).toMatch(/not mapped into this engine's user namespace/);
+  });
+
+  it('fails the launch, naming the skill and socket, when the probe fails', async () => {
+    const engine = new FakeEngine();
+    engine.failNext('run');
+    const failure = await probeSockGroups(engine, [PROBE], 'img', false).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ByreError);
+    expect(failure).toMatchObject({ rule: 'develop.sock-probe-failed' });
+    expect((failure as Error).message).toContain('byre/docker-host mounts /var/run/docker.sock');
+  });
+
+  it('refuses an answer that is not a group id', async () => {
+    const engine = new FakeEngine();
+    engine.onRun = () => ({ stdout: 'stat: cannot stat\n', stderr: '' });
+    await expect(probeSockGroups(engine, [PROBE], 'img', false)).rejects.toMatchObject({
+      rule: 'develop.sock-probe-failed',
+    });
+  });
+
+  it('asks nothing when no skill declares a socket', async () => {
+    const engine = new FakeEngine();
+    expect(await probeSockGroups(engine, [], 'img', false)).toEqual({ gids: [], warnings: [] });
+    expect(engine.calls).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+// `byre config [--global | --layer <name>]`: the keyboard-driven editor over
+// one file of the cascade. Everything the screen needs is read here first; a
+// file that does not load (this one, or one beneath it) is refused before the
+// screen opens, located. Saves go through the config writer under the setup
+// lock; nothing else is written.
+
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+import { MAX_CONFIG_BYTES } from '../config/parse.js';
+import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
+import { readConfigForEdit, writeConfig } from '../config/write.js';
+import { createHostTools } from '../engine/host-tools.js';
+import { ByreError, ConfigError } from '../errors.js';
+import { editText } from '../hostenv/editor.js';
+import { hostReaders } from '../hostenv/readers.js';
+import type { HostReaders } from '../hostenv/resolve.js';
+import type { Io } from '../io.js';
+import { storePaths } from '../project/store-layout.js';
+import { applyEdits } from '../tomldoc/index.js';
+import { belowKey, issueLine, parseBuffer } from '../tui/model/config-editor/derive.js';
+import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.js';
+import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
+import { resolveTarget, type TargetFlags } from './config-target.js';
+import { packageChoices, templateLookup, userHome } from './load.js';
+
+export type ConfigOptions = TargetFlags;
+/** Host env values, each read once: git is asked per key, not per keypress. */
+function memoReaders(readers: HostReaders): HostReaders {
+  const cache = new Map<string, string | null>();
+  const once = (key: string, read: () => string | null): string | null => {
+    if (!cache.has(key)) cache.set(key, read());
+    return cache.get(key) ?? null;
+  };
+  return {
+    git: (key) => once(`git:${key}`, () => readers.git(key)),
+    env: (name) => once(`env:${name}`, () => readers.env(name)),
+    tz: () => once('tz:', () => readers.tz()),
+  };
+}
+
+function layerNames(home: string): string[] {
+  const dir = storePaths(home).layers;
+  try {
+    return readdirSync(dir)
+      .filter((name) => !name.startsWith('.'))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+function describeSaveFailure(error: unknown): string {
+  if (error instanceof ConfigError) return error.issues.map(issueLine).join('\n');
+  if (error instanceof ByreError) {
+    return error.remedy === undefined ? error.message : `${error.message} — ${error.remedy}`;
+  }
+  throw error;
+}
+
+export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> {
+  const target = await resolveTarget(io, opts);
+  const { file, ctx: project } = target;
+  const home = project.store.home;
+  const stdinTty = io.stdinIsTty && process.stdin.isTTY === true;
+  if (!stdinTty || !io.stdoutIsTty) {
+    throw new ByreError('byre config is an interactive editor and needs a terminal', {
+      rule: 'config.no-tty',
+      remedy: `edit ${file.path} by hand (byre status shows the result)`,
+    });
+  }
+
+  // Refused before the screen opens: this file, then the files beneath it.
+  const current = readConfigForEdit(file);
+  const editorFile: EditorFile = { path: file.path, kind: file.kind, name: file.name };
+  const parsed = parseBuffer(current.text, editorFile);
+  if (parsed.raw === null) throw new ConfigError(parsed.issues);
+  const known = packageChoices(home);
+  const readBelow = (text: string): { below: Below; issues: ConfigError['issues'] } => {
+    const raw = parseBuffer(text, editorFile).raw;
+    const layer: LayerFile = {
+      ref: { kind: file.kind, name: file.name, path: file.path },
+      text,
+      value: raw === null ? null : raw,
+      issues: [],
+      warnings: [],
+    };
+    const read = readLayersBelow(
+      { home, bundledTemplate: templateLookup(home), canon: known.canon },
+      layer,
+    );
+    return {
+      below: { key: belowKey(raw, editorFile), layers: read.layers, template: read.template },
+      issues: read.issues,
+    };
+  };
+  const opened = readBelow(current.text);
+  if (opened.issues.length > 0) throw new ConfigError(opened.issues);
+
+  const roots = project.boxWritableRoots;
+  const world: EditorWorld = {
+    ...known,
+    file: editorFile,
+    layers: layerNames(home),
+    readers: memoReaders(
+      hostReaders(
+        io.env,
+        (() => {
+          const git = createHostTools({ declinedRoots: roots, env: io.env }).resolve('git');
+          return git.kind === 'found' ? git.path : null;
+        })(),
+      ),
+    ),
+    hostExists: hostPathExists,
+    userHome: userHome(io),
+    projectId: project.projectId,
+    hostUid: io.uid,
+  };
+
+  const save = async (state: EditorState): Promise<EditorEvent> => {
+    try {
+      // A file not written yet starts with the comment saying what it is.
+      const seed = current.exists ? '' : target.seed;
+      const result = await writeConfig(
+        file,
+        (disk) => {
+          if (disk === state.saved)
+            return disk === '' && !current.exists ? seed + state.text : state.text;
+          if (state.pending === null) {
+            throw new ByreError(`${file.path} changed on disk while you were editing it`, {
+              rule: 'config.editor-stale',
+              remedy:
+                'quit without saving and open it again (your text came from $EDITOR, so it cannot be re-applied)',
+            });
+          }
+          return applyEdits(disk, state.pending);
+        },
+        target.lock === undefined ? {} : { lock: target.lock },
+      );
+      return { kind: 'saved', text: result.after };
+    } catch (error) {
+      return { kind: 'save-failed', message: describeSaveFailure(error) };
+    }
+  };
+
+  const { runConfigEditor } = await import('../tui/config-editor.js');
+  const dumb = io.env['TERM'] === 'dumb';
+  const final = await runConfigEditor({
+    world,
+    text: current.text,
+    below: opened.below,
+    color: !dumb && (io.env['NO_COLOR'] ?? '') === '',
+    altScreen: !dumb,
+    input: process.stdin,
+    output: process.stdout,
+    effects: {
+      save,
+      reloadBelow: async (state) => {
+        const read = readBelow(state.text);
+        return { kind: 'below-loaded', below: read.below, issues: read.issues };
+      },
+    },
+    external: (text, suffix) => ({
+      text: editText({
+        env: io.env,
+        declinedRoots: roots,
+        name: suffix === '.md' ? 'instructions.md' : `${path.basename(file.path)}.toml`,
+        initial: text,
+        help: [],
+        maxBytes: MAX_CONFIG_BYTES,
+        verbatim: true,
+      }),
+    }),
+  });
+  const wrote = final.saved !== current.text;
+  io.stderr.write(wrote ? `byre: saved ${file.path}\n` : `byre: ${file.path} unchanged\n`);
+  if (final.text !== final.saved) io.stderr.write('byre: unsaved changes were discarded\n');
+}

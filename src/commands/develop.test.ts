@@ -1,0 +1,364 @@
+// develop's decision table against the fake engine: every refusal rule,
+// build skip versus build, volume creation and seeding, the stale-box sweep,
+// and the launch record written before the box is created.
+
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
+import { fakeIo, type FakeIo } from '../../test/support/io.js';
+import { useTempDir } from '../../test/support/temp.js';
+import type { EnginePool } from '../box/pool.js';
+import { DEFAULT_BASE } from '../config/types.js';
+import { LABEL } from '../engine/names.js';
+import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
+import { renderError } from '../output/render-error.js';
+import { projectIdFor } from '../project/identity.js';
+import type { CommandDeps } from './deps.js';
+import { developCommand } from './develop.js';
+import { rebuildCommand } from './rebuild.js';
+import { statusCommand } from './status.js';
+
+const PID = 4242;
+const CLOCK = new Date('2026-12-01T10:00:00Z');
+
+interface World {
+  dir: string;
+  home: string;
+  id: string;
+  store: string;
+  io: FakeIo;
+  engine: FakeEngine;
+  /** pids a test says are alive (besides this byre). */
+  alive: Set<number>;
+  deps: CommandDeps;
+  writeConfig(text: string): void;
+}
+
+let w: World;
+
+useTempDir('develop', (tmp) => {
+  const dir = path.join(tmp, 'proj');
+  const home = path.join(tmp, 'store');
+  const userHome = path.join(tmp, 'user');
+  mkdirSync(dir);
+  mkdirSync(userHome);
+  const id = projectIdFor(dir);
+  const store = path.join(home, 'projects', id);
+  const engine = new FakeEngine();
+  // The base image is local, so a context digest can prove a build a no-op.
+  engine.images.set(DEFAULT_BASE, { id: 'sha256:base', labels: {} });
+  const alive = new Set<number>();
+  w = {
+    dir,
+    home,
+    id,
+    store,
+    io: fakeIo({
+      cwd: dir,
+      env: { BYRE_HOME: home, HOME: userHome, PATH: '/usr/bin:/bin' },
+      pid: PID,
+    }),
+    engine,
+    alive,
+    deps: {
+      detect: async () => FAKE_FACTS,
+      createEngine: () => engine,
+      pool: poolOf(engine),
+      clock: () => CLOCK,
+      pidAlive: (pid) => alive.has(pid),
+    },
+    writeConfig(text) {
+      mkdirSync(store, { recursive: true });
+      writeFileSync(path.join(store, 'byre.config'), text);
+    },
+  };
+});
+
+function poolOf(...engines: FakeEngine[]): EnginePool {
+  return {
+    members: engines.map((engine) => ({ name: engine.facts.name, state: 'ok' as const, engine })),
+  };
+}
+
+function develop(deps: CommandDeps = {}): Promise<void> {
+  return developCommand(w.io, {}, { ...w.deps, ...deps });
+}
+
+const EXCLUSIVE =
+  '[[volumes]]\nname = "db"\nrole = "state"\ntarget = "/home/dev/db"\nsharing = "exclusive"\n';
+const SEEDED =
+  '[[volumes]]\nname = "prefs"\nrole = "state"\ntarget = "/home/dev/prefs"\n[volumes.seed]\nliteral = "seeded\\n"\npath = "conf/settings"\n';
+
+function sessionLabels(extra: Record<string, string> = {}): Record<string, string> {
+  return { [LABEL.project]: w.id, [LABEL.workdir]: w.id, ...extra };
+}
+
+function failing(name: 'docker' | 'podman', rule: string): FakeEngine {
+  const e = new FakeEngine({ name });
+  const error = new EngineError(`${name} ps failed`, { engine: name, argv: ['ps'], rule });
+  e.failNext('ps', error, 10);
+  return e;
+}
+
+async function refusal(run: Promise<void>): Promise<ByreError> {
+  const error = await run.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
+  return error;
+}
+
+/** What develop asked the engine to change: nothing at all for a refusal before the build. */
+function mutations(engine: FakeEngine): string[] {
+  const changing = new Set(['build', 'create', 'startAttached', 'remove', 'volumeCreate', 'run']);
+  return engine.calls.filter((c) => changing.has(c.method)).map((c) => c.method);
+}
+
+async function until(what: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !what(); i++) await new Promise((r) => setTimeout(r, 5));
+  if (!what()) throw new Error('condition never held');
+}
+
+describe('develop: the launch', () => {
+  it('builds, writes the launch record before it creates the box, then starts it', async () => {
+    const launches = path.join(w.store, 'launches');
+    let recordAtCreate: string[] = [];
+    const create = w.engine.create.bind(w.engine);
+    w.engine.create = async (argv) => {
+      recordAtCreate = existsSync(launches) ? readdirSync(launches) : [];
+      return create(argv);
+    };
+    await develop();
+    expect(w.engine.callsTo('build')).toHaveLength(1);
+    const argv = w.engine.callsTo('create')[0]?.[0] as string[];
+    const label = argv.find((a) => a.startsWith(`${LABEL.launch}=`))?.split('=')[1];
+    expect(label).toMatch(/^[0-9a-f]{64}$/);
+    expect(recordAtCreate.some((f) => f.startsWith(label ?? '-'))).toBe(true);
+    expect(argv).toContain(`${LABEL.client}=${PID}`);
+    expect(w.engine.callsTo('startAttached')).toEqual([[`byre-${w.id}`, { tty: false }]]);
+    expect(w.engine.containers.size).toBe(0);
+  });
+
+  it('skips the build when the image carries this exact context, and builds again when it changes', async () => {
+    await develop();
+    await develop();
+    expect(w.engine.callsTo('build')).toHaveLength(1);
+    w.writeConfig('apt = ["jq"]\n');
+    await develop();
+    expect(w.engine.callsTo('build')).toHaveLength(2);
+  });
+
+  it('creates a state volume and seeds it once, never again', async () => {
+    w.writeConfig(SEEDED);
+    await develop();
+    const volume = `byre-${w.id}-prefs`;
+    expect(w.engine.callsTo('volumeCreate').map((c) => c[0])).toEqual([volume]);
+    const seeds = w.engine.callsTo('run');
+    expect(seeds).toHaveLength(1);
+    expect(seeds[0]?.[1]).toEqual({ input: 'seeded\n' });
+    await develop();
+    expect(w.engine.callsTo('volumeCreate')).toHaveLength(1);
+    expect(w.engine.callsTo('run')).toHaveLength(1);
+  });
+
+  it('removes a box left created by a byre that is gone, then launches', async () => {
+    const stale = w.engine.addContainer({
+      name: `byre-${w.id}`,
+      labels: sessionLabels({ [LABEL.client]: '999' }),
+      running: false,
+    });
+    await develop();
+    expect(w.engine.callsTo('remove')).toEqual([[stale.id]]);
+    expect(w.engine.callsTo('startAttached')).toHaveLength(1);
+  });
+
+  it.each([
+    [0, null],
+    [7, 7],
+    [127, 127],
+  ])('the agent exiting %i passes through', async (code, passed) => {
+    w.engine.exitCode = code;
+    const outcome = await develop().then(
+      () => null,
+      (e: unknown) => (e instanceof PassthroughExit ? e.code : e),
+    );
+    expect(outcome).toBe(passed);
+  });
+});
+
+describe('develop: every refusal', () => {
+  it('develop.session-live: a running box here; the remedies render one per line', async () => {
+    const live = w.engine.addContainer({
+      name: `byre-${w.id}`,
+      labels: sessionLabels(),
+      running: true,
+    });
+    const error = await refusal(develop());
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.session-live');
+    const lines = renderError(error).split('\n');
+    expect(lines).toEqual([
+      `byre: a session is already running for this directory (${live.id.slice(0, 12)}).`,
+      `  • re-attach to it:     docker attach --detach-keys=ctrl-p,ctrl-q ${live.id.slice(0, 12)}`,
+      '  • open a shell in it:  byre shell',
+      `  • stop it:             docker stop ${live.id.slice(0, 12)}`,
+    ]);
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('develop.session-live: a box another living byre has created and not yet started is left alone', async () => {
+    w.alive.add(777);
+    const starting = w.engine.addContainer({
+      name: `byre-${w.id}`,
+      labels: sessionLabels({ [LABEL.client]: '777' }),
+      running: false,
+    });
+    expect((await refusal(develop())).rule).toBe('develop.session-live');
+    expect(w.engine.containers.has(starting.id)).toBe(true);
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('develop.session-live: a session on another installed engine counts too', async () => {
+    const podman = new FakeEngine({ name: 'podman' });
+    podman.addContainer({ name: `byre-${w.id}`, labels: sessionLabels(), running: true });
+    const error = await refusal(develop({ pool: poolOf(w.engine, podman) }));
+    expect(error.rule).toBe('develop.session-live');
+    expect(error.details.join('\n')).toContain('podman stop');
+  });
+
+  it('develop.session-unknown: an engine that failed its query might hide a session', async () => {
+    const error = await refusal(
+      develop({ pool: poolOf(w.engine, failing('podman', 'engine.failed')) }),
+    );
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.session-unknown');
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it.each(['engine.unreachable', 'engine.denied'])(
+    'an engine that is %s holds no session of this user: develop goes on',
+    async (rule) => {
+      await develop({ pool: poolOf(w.engine, failing('podman', rule)) });
+      expect(w.engine.callsTo('startAttached')).toHaveLength(1);
+    },
+  );
+
+  it('develop.exclusive-unknown: an engine byre cannot ask might hold the exclusive volume', async () => {
+    w.writeConfig(EXCLUSIVE);
+    // The worktree's own session check gets an answer; the project-wide question does not.
+    const onlyWide = new FakeEngine({ name: 'podman' });
+    const ps = onlyWide.ps.bind(onlyWide);
+    onlyWide.ps = async (q) => {
+      if (q.labels[LABEL.workdir] === undefined) {
+        throw new EngineError('podman ps failed', { engine: 'podman', argv: ['ps'] });
+      }
+      return ps(q);
+    };
+    const error = await refusal(develop({ pool: poolOf(w.engine, onlyWide) }));
+    expect(error.rule).toBe('develop.exclusive-unknown');
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('develop.exclusive-unknown: a sibling box whose launch record cannot be verified', async () => {
+    w.writeConfig(EXCLUSIVE);
+    w.engine.addContainer({
+      name: 'byre-sibling',
+      labels: {
+        [LABEL.project]: w.id,
+        [LABEL.workdir]: `${w.id}-feature`,
+        [LABEL.launch]: 'f'.repeat(64),
+      },
+      running: true,
+    });
+    const error = await refusal(develop());
+    expect(error.rule).toBe('develop.exclusive-unknown');
+    expect(error.message).toContain('missing');
+  });
+
+  it('develop.exclusive-held: a sibling worktree session holds the exclusive volume', async () => {
+    w.writeConfig(EXCLUSIVE);
+    let second: ByreError | null = null;
+    w.engine.onStart = async (box) => {
+      if (second !== null) return;
+      // This running box becomes a sibling worktree's session that holds db.
+      box.labels[LABEL.workdir] = `${w.id}-feature`;
+      second = await refusal(develop());
+    };
+    await develop();
+    expect(second).not.toBeNull();
+    expect(second!.rule).toBe('develop.exclusive-held');
+    expect(second!.message).toMatch(/volume db is exclusive and box [0-9a-f]{12}/);
+  });
+
+  it('develop.engine-changed: the config names another engine by the time the lock is held', async () => {
+    w.writeConfig('engine = "auto"\n');
+    const error = await refusal(
+      develop({
+        detect: async () => {
+          w.writeConfig('engine = "podman"\n');
+          return FAKE_FACTS;
+        },
+      }),
+    );
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.engine-changed');
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it.each([
+    [137, /exited 137 \(SIGKILL\)/],
+    [139, /possibly SIGSEGV/],
+    [255, /exited 255/],
+  ])('develop.box-exit: the box exiting %i is byre’s failure, explained', async (code, message) => {
+    w.engine.exitCode = code;
+    const error = await refusal(develop());
+    expect(error.rule).toBe('develop.box-exit');
+    expect(error.message).toMatch(message);
+  });
+
+  it('develop.firewall-failed: the wall did not apply, the box is stopped, one byre: prefix', async () => {
+    w.writeConfig('skills = ["firewall"]\n');
+    w.engine.failNext(
+      'networkMode',
+      new EngineError('docker inspect failed (exit 1)', {
+        engine: 'docker',
+        argv: ['inspect'],
+        stderr: 'no such network\n',
+      }),
+    );
+    w.engine.onStart = () => until(() => w.engine.callsTo('stop').length > 0);
+    const error = await refusal(develop());
+    expect(error.rule).toBe('develop.firewall-failed');
+    const text = renderError(error);
+    expect(text.match(/byre:/g)).toHaveLength(1);
+    expect(text).not.toContain('\\n');
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      'byre: the network wall did not apply, so the box was stopped (fail closed):',
+      '  docker inspect failed (exit 1)',
+    ]);
+  });
+});
+
+describe('rebuild and status on the same fake', () => {
+  it('rebuild refuses before any setup, then always builds without the cache', async () => {
+    expect((await refusal(rebuildCommand(w.io, w.deps))).rule).toBe('rebuild.not-set-up');
+    await develop();
+    await rebuildCommand(w.io, w.deps);
+    const builds = w.engine.callsTo('build').map((c) => (c[0] as { noCache: boolean }).noCache);
+    expect(builds).toEqual([false, true]);
+    expect(w.io.err).toContain('without the build cache');
+  });
+
+  it('status reads the running session off the fake, with its live creator', async () => {
+    let page = '';
+    w.engine.onStart = async () => {
+      const io = fakeIo({ ...w.io, stdout: { write: (t: string) => (page += t) } });
+      await statusCommand(io, { data: true }, { ...w.deps, pidAlive: (pid) => pid === PID });
+    };
+    await develop();
+    const data = JSON.parse(page) as { container: { state: string; client_pid?: number } };
+    expect(data.container.state).toBe('running');
+  });
+});

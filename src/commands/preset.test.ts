@@ -1,0 +1,225 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { fakeIo } from '../../test/support/io.js';
+import { testTempDir, useSharedTempDir } from '../../test/support/temp.js';
+import { ByreError } from '../errors.js';
+import { projectIdFor } from '../project/identity.js';
+import { sha256Hex } from '../skills/digest.js';
+import { configDiff, presetApplyCommand, presetInspectCommand } from './preset.js';
+
+const PRESET = [
+  '# the team preset',
+  'agent = "claude"',
+  'skills = ["firewall"]',
+  'egress = ["registry.npmjs.org"]',
+  '',
+  '[[mcp]]',
+  'name = "docs"',
+  'url = "https://docs.example.com/mcp"',
+  'env = ["DOCS_TOKEN"]',
+  '',
+].join('\n');
+
+function setup(preset: string | null = PRESET) {
+  const root = testTempDir('preset');
+  const project = path.join(root, 'work', 'app');
+  const home = path.join(root, 'store');
+  mkdirSync(project, { recursive: true });
+  if (preset !== null) writeFileSync(path.join(project, 'byre.preset'), preset);
+  const io = fakeIo({
+    cwd: project,
+    env: { BYRE_HOME: home, HOME: root, PATH: process.env['PATH'] },
+  });
+  const store = path.join(home, 'projects', projectIdFor(project));
+  return {
+    root,
+    project,
+    home,
+    io,
+    config: path.join(store, 'byre.config'),
+    applied: path.join(store, 'applied'),
+  };
+}
+
+describe('byre preset inspect', () => {
+  it('reviews every grant the composed box would have, attributed, and diffs the store config', async () => {
+    const t = setup();
+    await presetInspectCommand(t.io, undefined);
+    const out = t.io.out;
+    expect(out).toContain(`The box ${path.join(t.project, 'byre.preset')} would make`);
+    expect(out).toMatch(/^Agent: +byre\/claude {2}\(project\)$/m);
+    expect(out).toMatch(/^Network: +deny-by-default {2}\(skill: byre\/firewall\)$/m);
+    expect(out).toMatch(/^ +docs\.example\.com:443 {2}\(mcp:docs\)$/m);
+    expect(out).toMatch(/^ +registry\.npmjs\.org:443 {2}\(config\)$/m);
+    expect(out).toMatch(
+      /^MCP servers: +docs {2}https:\/\/docs\.example\.com\/mcp {2}\(project\)$/m,
+    );
+    expect(out).toMatch(/^ +delivered to byre\/claude$/m);
+    for (const label of ['Project id', 'Engine', 'Container', 'Config files', 'Next launch']) {
+      expect(out).not.toMatch(new RegExp(`^${label}:`, 'm'));
+    }
+    expect(out).toContain('--- /dev/null\t(not created yet)');
+    expect(out).toContain('+agent = "claude"');
+    expect(existsSync(t.config)).toBe(false);
+  });
+
+  it('names a package the preset needs that is not installed', async () => {
+    const t = setup('skills = ["acme/absent"]\n');
+    await presetInspectCommand(t.io, undefined);
+    expect(t.io.err).toContain('the preset needs skill acme/absent, which is not installed');
+    expect(t.io.out).toMatch(/^Skills: +unresolved/m);
+  });
+
+  it.each([
+    ['the retired in-repo name', 'byre.config', 'preset.legacy-name'],
+    ['a missing file', 'nope.preset', 'preset.missing'],
+  ])('refuses %s', async (_what, name, rule) => {
+    const t = setup(null);
+    if (name === 'byre.config') writeFileSync(path.join(t.project, name), 'agent = "claude"\n');
+    await expect(presetInspectCommand(t.io, name)).rejects.toMatchObject({ rule });
+  });
+
+  it('the default ./byre.preset missing but byre.config there gets the rename remedy', async () => {
+    const t = setup(null);
+    writeFileSync(path.join(t.project, 'byre.config'), 'agent = "claude"\n');
+    await expect(presetInspectCommand(t.io, undefined)).rejects.toMatchObject({
+      rule: 'preset.legacy-name',
+      remedy: expect.stringContaining('rename it to byre.preset'),
+    });
+  });
+
+  it('an invalid preset is located in the preset file', async () => {
+    const t = setup('atp = ["jq"]\n');
+    await expect(presetInspectCommand(t.io, undefined)).rejects.toMatchObject({
+      rule: 'config.unknown-key',
+      location: { file: path.join(t.project, 'byre.preset'), line: 1, column: 1 },
+    });
+  });
+});
+
+describe('byre preset apply', () => {
+  it('writes nothing when the answer is no', async () => {
+    const t = setup();
+    await expect(
+      presetApplyCommand(t.io, undefined, {}, { confirm: () => Promise.resolve(false) }),
+    ).rejects.toMatchObject({ rule: 'preset.declined' });
+    expect(existsSync(t.config)).toBe(false);
+    expect(existsSync(t.applied)).toBe(false);
+  });
+
+  it('writes the whole file and the applied marker on yes; again, the diff says no change', async () => {
+    const t = setup();
+    await presetApplyCommand(t.io, undefined, {}, { confirm: () => Promise.resolve(true) });
+    expect(readFileSync(t.config, 'utf8')).toBe(PRESET);
+    const source = path.join(t.project, 'byre.preset');
+    expect(readFileSync(t.applied, 'utf8')).toBe(`${sha256Hex(PRESET)}\n${source}`);
+    const again = fakeIo({ cwd: t.io.cwd, env: t.io.env });
+    await presetInspectCommand(again, undefined);
+    expect(again.out).toContain('(no change:');
+  });
+
+  it('replaces a hand-edited store config whole, as the diff showed', async () => {
+    const t = setup();
+    mkdirSync(path.dirname(t.config), { recursive: true });
+    writeFileSync(t.config, '# mine\napt = ["jq"]\n');
+    await presetApplyCommand(t.io, undefined, { yes: true });
+    expect(t.io.out).toContain('-apt = ["jq"]');
+    expect(readFileSync(t.config, 'utf8')).toBe(PRESET);
+  });
+
+  it('refuses a package it cannot install, and writes nothing', async () => {
+    const t = setup('skills = ["acme/absent"]\n');
+    await expect(presetApplyCommand(t.io, undefined, { yes: true })).rejects.toMatchObject({
+      rule: 'preset.package-missing',
+    });
+    expect(existsSync(t.config)).toBe(false);
+  });
+});
+
+describe('configDiff', () => {
+  it('is a unified diff of the store file against the proposal', () => {
+    expect(configDiff('a = 1\n', 'a = 2\n', '/s/byre.config', '/p/byre.preset')).toBe(
+      [
+        '--- /s/byre.config\t(now)',
+        '+++ /s/byre.config\t(from /p/byre.preset)',
+        '@@ -1,1 +1,1 @@',
+        '-a = 1',
+        '+a = 2',
+        '',
+      ].join('\n'),
+    );
+  });
+});
+
+describe('a preset over https', () => {
+  let server: Server;
+  let base: string;
+  let ca: string;
+  const tls = useSharedTempDir('preset-tls');
+
+  beforeAll(async () => {
+    const dir = tls.path;
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    ca = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
+    server = createServer(
+      { key: readFileSync(path.join(dir, 'key.pem')), cert: ca },
+      (req, res) => {
+        if (req.url === '/team/byre.preset') {
+          res.writeHead(200);
+          res.end(PRESET);
+        } else if (req.url === '/old/byre.config') {
+          res.writeHead(200);
+          res.end(PRESET);
+        } else {
+          res.writeHead(404);
+          res.end();
+        }
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('is fetched, reviewed and applied, with the URL as the marker source', async () => {
+    const t = setup(null);
+    await presetApplyCommand(t.io, `${base}/team/byre.preset`, { yes: true }, { ca });
+    expect(readFileSync(t.config, 'utf8')).toBe(PRESET);
+    expect(readFileSync(t.applied, 'utf8')).toBe(`${sha256Hex(PRESET)}\n${base}/team/byre.preset`);
+  });
+
+  it('refuses the retired name over https too', async () => {
+    const t = setup(null);
+    await expect(
+      presetInspectCommand(t.io, `${base}/old/byre.config`, { ca }),
+    ).rejects.toBeInstanceOf(ByreError);
+  });
+});
