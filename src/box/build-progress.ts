@@ -26,6 +26,8 @@ export interface BuildProgress {
   failed(options?: { printLog: boolean }): void;
   /** Everything the engine printed (cut from the front past MAX_KEPT). */
   log(): string;
+  /** Whether the engine announced a step: it answered and started building. */
+  started(): boolean;
 }
 
 export interface BuildProgressOptions {
@@ -133,6 +135,7 @@ export function buildProgress(opts: BuildProgressOptions): BuildProgress {
       if (!kept.endsWith('\n')) opts.stderr.write('\n');
     },
     log: () => kept,
+    started: () => step !== null,
   };
 }
 

@@ -106,8 +106,23 @@ describe('ensureImage when the build fails', () => {
     expect(err.join('')).toContain("the image build failed; the engine's log follows");
   });
 
+  it('blames the base even when a registry’s "connection refused" reads like a dead daemon', async () => {
+    const engine = new FakeEngine();
+    const req = setup(engine, []);
+    buildFails(
+      engine,
+      'Get "http://localhost:1/v2/": connect: connection refused\n',
+      'engine.unreachable',
+    );
+    await expect(ensureImage(req)).rejects.toMatchObject({
+      rule: 'build.base-unavailable',
+      message: expect.stringContaining('connection refused'),
+    });
+  });
+
   it('passes an engine that stopped answering through, never blaming the base', async () => {
     const engine = new FakeEngine();
+    engine.images.set(BASE, { id: 'sha256:base', labels: {} });
     const req = setup(engine, []);
     buildFails(engine, 'Cannot connect to the Docker daemon', 'engine.unreachable');
     await expect(ensureImage(req)).rejects.toMatchObject({ rule: 'engine.unreachable' });

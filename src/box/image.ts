@@ -97,8 +97,12 @@ async function buildFailure(
   progress: BuildProgress | undefined,
   error: unknown,
 ): Promise<unknown> {
-  const ran = error instanceof EngineError && error.rule === 'engine.failed';
-  if (ran && baseWasMissing && req.baseFrom !== undefined) {
+  if (!(error instanceof EngineError)) return error;
+  // The engine's words can mislead (a registry's "connection refused" reads
+  // like a daemon that is down); an announced step proves it answered.
+  const ran = error.rule === 'engine.failed' || progress?.started() === true;
+  if (baseWasMissing && req.baseFrom !== undefined) {
+    // null, not a throw: the engine answered, and the base is still not there.
     const still = await req.engine.imageInfo(req.base).catch(() => undefined);
     if (still === null) {
       progress?.failed({ printLog: false });
