@@ -97,7 +97,11 @@ async function buildFailure(
   progress: BuildProgress | undefined,
   error: unknown,
 ): Promise<unknown> {
-  if (!(error instanceof EngineError)) return error;
+  if (!(error instanceof EngineError)) {
+    // Interrupted, or byre's own failure: its message says why; the line goes.
+    progress?.failed({ printLog: false });
+    return error;
+  }
   // The engine's words can mislead (a registry's "connection refused" reads
   // like a daemon that is down); an announced step proves it answered.
   const ran = error.rule === 'engine.failed' || progress?.started() === true;
