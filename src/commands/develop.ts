@@ -26,7 +26,13 @@ import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.j
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
-import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
+import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from '../box/seed-prefs.js';
+import {
+  ensureVolumes,
+  seedFreshVolumes,
+  type PlannedVolume,
+  type SeedContext,
+} from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
@@ -297,13 +303,15 @@ async function prepareBox(
     { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
     volumes,
   );
-  await seedFreshVolumes(engine, volumes, created, {
+  const seedCtx = {
     image: params.image,
     uid: params.uid,
     gid: params.gid,
     keepId: engine.facts.keepId,
     home,
-  });
+  };
+  await seedFreshVolumes(engine, volumes, created, seedCtx);
+  await seedPrefsOnce(io, engine, planPrefsSeed(config, skills, volumes, home), created, seedCtx);
 
   // After the image exists (the probe runs in it), before the record and create.
   const sockGroups = await probeSockGroups(
@@ -409,6 +417,34 @@ async function deliverBeside(
     }
   }
   return null;
+}
+
+/**
+ * seed_prefs: the agent's curated prefs into its fresh state volume, once. A
+ * nicety, so a failure is a warning: the box still launches, unseeded.
+ */
+async function seedPrefsOnce(
+  io: Io,
+  engine: Engine,
+  seed: PrefsSeed | null,
+  created: ReadonlySet<string>,
+  ctx: SeedContext,
+): Promise<void> {
+  try {
+    const done = await seedAgentPrefs(engine, seed, created, ctx);
+    if (done === null) return;
+    say(
+      io.stderr,
+      `seeded ${done.skill}'s prefs into its fresh state volume: ${done.entries.map((e) => e.rel).join(', ')} (from ${done.from}; seed_prefs)`,
+    );
+    for (const s of done.skipped) say(io.stderr, `seed_prefs left out ${s.rel}: ${s.why}`, 'note');
+  } catch (error) {
+    say(
+      io.stderr,
+      `seed_prefs: copying ${seed?.skill ?? 'the agent'}'s prefs failed; the box starts without them (${error instanceof Error ? error.message : String(error)})`,
+      'warning',
+    );
+  }
 }
 
 /**
