@@ -21,6 +21,7 @@ describe('status --data', () => {
         isLinkedWorktree: false,
         commonGitDir: null,
         gitPaths: null,
+        project: { config: '/h/.byre/projects/app-1a2b3c/byre.config' },
       },
       config: fakeConfig(),
       skills: [],

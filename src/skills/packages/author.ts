@@ -367,7 +367,7 @@ export async function adoptPackage(
   if (id === null) {
     throw new ByreError(`${file} names no [package] id, so byre cannot tell where to adopt it`, {
       rule: 'package.id-missing',
-      remedy: 'add [package] id = "owner/name" (fix any validation errors first: byre validate)',
+      remedy: `add [package] id = "owner/name" (fix any validation errors first: byre ${kind} validate)`,
     });
   }
   if (id.startsWith(`${BUNDLED_OWNER}/`)) {
