@@ -27,7 +27,10 @@ let root: string;
 let bin: string;
 let log: string;
 
+// LOG_LAST names a first argument whose call logs only after another call
+// has: it forces an arrival order without timing.
 const script = (name: string): string => `#!/bin/sh
+if [ "$1" = "$LOG_LAST" ]; then until [ -s "$FAKE_LOG" ]; do ${SLEEP} 0.01; done; fi
 echo "${name} $*" >> "$FAKE_LOG"
 case "$1" in
   info)
@@ -66,27 +69,40 @@ useTempDir('detect', (tmp) => {
   writeFileSync(log, '');
 });
 
+/** The planted engines' calls, sorted: detection asks in parallel, so arrival order is not a fact. */
+function loggedCalls(): string[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
+}
+
 /** The stub engines here answer `info`; probe it even where the uid would answer. */
 const detect = (...args: Parameters<typeof detectEngine>): ReturnType<typeof detectEngine> =>
   detectEngine(args[0], args[1], args[2], { alwaysProbeRootless: true, ...args[3] });
 
 describe('detectEngine', () => {
-  it('auto picks an answering docker and pins its absolute path', async () => {
-    const docker = plantEngine(bin, 'docker');
-    plantEngine(bin, 'podman');
-    const facts = await detect('auto', [], env({}));
-    expect(facts).toEqual({
-      name: 'docker',
-      path: docker,
-      rootless: false,
-      keepId: false,
-      version: '28.2.2',
-      warnings: [],
-    });
-    expect(readFileSync(log, 'utf8')).toBe(
-      'docker info --format {{json .SecurityOptions}}\ndocker --version\n',
-    );
-  });
+  it.each(['info', '--version'])(
+    'auto picks an answering docker and pins its absolute path (%s arriving last)',
+    async (last) => {
+      const docker = plantEngine(bin, 'docker');
+      plantEngine(bin, 'podman');
+      const facts = await detect('auto', [], env({ LOG_LAST: last }));
+      expect(facts).toEqual({
+        name: 'docker',
+        path: docker,
+        rootless: false,
+        keepId: false,
+        version: '28.2.2',
+        warnings: [],
+      });
+      // `info` and `--version` run in parallel: exactly these two, in either order.
+      expect(loggedCalls()).toEqual([
+        'docker --version',
+        'docker info --format {{json .SecurityOptions}}',
+      ]);
+    },
+  );
 
   it('auto falls back to podman when docker does not answer', async () => {
     plantEngine(bin, 'docker');
@@ -145,7 +161,7 @@ describe('detectEngine', () => {
       path: shadow,
       root: work,
     });
-    expect(readFileSync(log, 'utf8')).toBe('');
+    expect(loggedCalls()).toEqual([]);
   });
 
   it('auto refuses a shadowed podman when docker is absent', async () => {
