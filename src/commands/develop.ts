@@ -10,6 +10,7 @@ import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
+import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
@@ -78,6 +79,8 @@ import {
 import { withDefaults, type CommandDeps } from './deps.js';
 
 export interface DevelopOptions extends OnboardFlags {
+  /** Stream the engine's whole build log instead of byre's progress line. */
+  verbose?: boolean;
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
   passphraseFd?: number;
   /** `--self-edit`: this project's store read-write in the box (announced, reported at the end). */
@@ -304,6 +307,7 @@ async function prepareBox(
   session: CredentialSession | null,
   deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
   selfEdit: boolean,
+  verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
@@ -359,6 +363,8 @@ async function prepareBox(
     uid: params.uid,
     gid: params.gid,
     noCache: false,
+    progress: buildProgressFor(io, ctx.project.buildLog, verbose),
+    baseFrom: { from: config.base.from, projectConfig: ctx.project.config },
   });
 
   const created = await ensureVolumes(
@@ -678,6 +684,7 @@ export async function runDevelop(
       session,
       deps,
       flags.selfEdit === true,
+      flags.verbose === true,
     ),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);

@@ -618,7 +618,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: null,
             rootless: input.engine.rootless,
             keep_id: input.engine.keepId,
-            rootless_error: null,
           }
         : {
             choice: config.engine.value,
@@ -626,7 +625,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: input.engine.message,
             rootless: null,
             keep_id: null,
-            rootless_error: null,
           },
     network: facts.network,
     ports: facts.ports,
