@@ -120,15 +120,7 @@ export async function statusCommand(
   const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
   const git = tools.resolve('git');
   const readers = hostReaders(io.env, git.kind === 'found' ? git.path : null);
-  // The core layer reads user.name and user.email twice each (author, committer).
-  const gitCache = new Map<string, string | null>();
-  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), {
-    ...readers,
-    git: (key) => {
-      if (!gitCache.has(key)) gitCache.set(key, readers.git(key));
-      return gitCache.get(key) ?? null;
-    },
-  });
+  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), readers);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));

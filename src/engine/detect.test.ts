@@ -71,7 +71,7 @@ const detect = (...args: Parameters<typeof detectEngine>): ReturnType<typeof det
   detectEngine(args[0], args[1], args[2], { alwaysProbeRootless: true, ...args[3] });
 
 describe('detectEngine', () => {
-  it('auto picks an answering docker and pins its absolute path', async () => {
+  it('auto picks an answering docker and pins its absolute path, asking only info', async () => {
     const docker = plantEngine(bin, 'docker');
     plantEngine(bin, 'podman');
     const facts = await detect('auto', [], env({}));
@@ -80,13 +80,28 @@ describe('detectEngine', () => {
       path: docker,
       rootless: false,
       keepId: false,
-      version: '28.2.2',
+      version: '',
       warnings: [],
     });
-    expect(readFileSync(log, 'utf8')).toBe(
-      'docker info --format {{json .SecurityOptions}}\ndocker --version\n',
-    );
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
   });
+
+  it('asks the version too when told to (doctor shows it)', async () => {
+    plantEngine(bin, 'docker');
+    const facts = await detect('docker', [], env({}), { version: true });
+    expect(facts.version).toBe('28.2.2');
+    expect(readFileSync(log, 'utf8')).toContain('docker --version\n');
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'a local rootful podman is asked nothing: root runs it, and its version decides nothing',
+    async () => {
+      plantEngine(bin, 'podman');
+      const facts = await detectEngine('podman', [], env({}), {});
+      expect(facts).toMatchObject({ name: 'podman', rootless: false, keepId: false, version: '' });
+      expect(readFileSync(log, 'utf8')).toBe('');
+    },
+  );
 
   it('auto falls back to podman when docker does not answer', async () => {
     plantEngine(bin, 'docker');

@@ -2,6 +2,7 @@
 // the model builds and the JSON Schema pinned in test/golden/ are both derived
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
 
+import '../zod.js';
 import { z } from 'zod';
 
 export const STATUS_DATA_VERSION = 2;
