@@ -118,10 +118,11 @@ export async function statusCommand(
     ),
   );
   const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
-    const rows = await engine.psLabels(
-      { labels: { [LABEL.project]: ctx.projectId }, all: false },
-      [LABEL.workdir, LABEL.client, LABEL.launch],
-    );
+    const rows = await engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [
+      LABEL.workdir,
+      LABEL.client,
+      LABEL.launch,
+    ]);
     return rows.map((row) => ({ engine: engine.facts.name, ...row }));
   });
 
