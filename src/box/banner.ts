@@ -5,24 +5,15 @@
 import type { EffectiveConfig } from '../config/types.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import { exposureParts, exposureSummary } from '../status/exposure.js';
 import { grantFacts, type GrantFacts } from '../status/model.js';
-import { networkValue } from '../status/rows.js';
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 /** The banner lines for already-computed grant facts. */
 export function bannerLines(facts: GrantFacts): string[] {
-  const disabled = facts.binds.filter((b) => b.disabled).length;
-  const active = facts.binds.length - disabled;
-  const delivered = facts.host_env.filter((e) => e.state === 'delivered').length;
-  const mountText = `${plural(active, 'host mount')}${disabled > 0 ? ` (+${disabled} disabled)` : ''}`;
-  const credentials = facts.credentials.filter((c) => c.state !== 'overridden').length;
-  const credentialText = credentials === 0 ? '' : ` · ${plural(credentials, 'credential')}`;
+  const summary = exposureSummary(facts);
   return [
-    `byre: exposure: /workspace rw · ${mountText} · ${plural(facts.ports.length, 'port')} · ${plural(delivered, 'env var')}${credentialText}`,
-    `byre: network ${networkValue(facts.network)}`,
+    `byre: exposure: ${exposureParts(summary).join(' · ')}`,
+    `byre: network ${summary.network}`,
     ...facts.containments.map((c) => `byre: 🛑 containment hole: ${c.text}  (skill: ${c.skill})`),
     ...facts.managed_path_shadows.map(
       (s) =>

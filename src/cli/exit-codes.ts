@@ -39,6 +39,13 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
         'a session already runs in this directory, an exclusive volume is held, or byre cannot rule either out',
     },
   ],
+  config: [
+    {
+      code: '1',
+      meaning:
+        'no terminal, or the file (or one beneath it) does not load: refused before the screen opens, located',
+    },
+  ],
   shell: [
     { code: 'any', meaning: 'the exit status of the shell, or of `-- <cmd>`, passed through' },
   ],

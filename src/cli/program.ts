@@ -53,6 +53,16 @@ export function buildProgram(io: Io): Command {
     });
 
   program
+    .command('config')
+    .description('Edit this project’s config (or the global default / a named layer) on screen.')
+    .option('--global', 'edit ~/.byre/default.config, the baseline of every box')
+    .option('--layer <name>', 'edit the named layer ~/.byre/layers/<name>/layer.config')
+    .action(async (options: { global?: boolean; layer?: string }) => {
+      const { configCommand } = await import('../commands/config.js');
+      await configCommand(io, options);
+    });
+
+  program
     .command('shell')
     .description(
       'Open a login shell (as dev, with the agent’s env) in this directory’s running session.',

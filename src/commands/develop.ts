@@ -8,6 +8,7 @@ import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { ensureImage } from '../box/image.js';
+import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
@@ -366,6 +367,19 @@ async function prepareBox(
     labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
   };
 
+  const mountTargets = [
+    ...volumes.map((v) => v.decl.target),
+    ...[...final.configMounts, ...final.skillMounts]
+      .filter((m) => m.disabled !== true)
+      .map((m) => m.target),
+  ];
+  for (const skipped of await precreateMountPoints(ctx.worktreeDir, mountTargets)) {
+    say(
+      io.stderr,
+      `${skipped} is not a plain directory in the project; the engine decides what is mounted there`,
+      'warning',
+    );
+  }
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
   const netns: NetnsPlan | null =
     posture.hook === null || final.labels.run === undefined

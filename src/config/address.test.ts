@@ -47,6 +47,7 @@ describe('canonicalIPv6 (RFC 5952)', () => {
     ':1:2:3:4:5:6:7',
     '1:2:3:4:5:6:7:8::',
     '::1.2.3.256',
+    '::ffff:1.2.3.04',
     '',
   ])('refuses %s', (text) => {
     expect(canonicalIPv6(text)).toBeNull();

@@ -311,6 +311,75 @@ function readChain(
 }
 
 /**
+ * The template a project file names and the chain its `extends` walks, with
+ * their issues in cascade order (the chain is read first for its [sources]
+ * hints). A layer file names no template, so only its chain is read.
+ */
+function templateAndChain(
+  opts: CascadeOptions,
+  canon: PackageCanon,
+  defaults: LayerFile | null,
+  file: LayerFile,
+  issues: ConfigIssue[],
+): { template: LayerFile | null; chain: LayerFile[] } {
+  const chainIssues: ConfigIssue[] = [];
+  const chain = readChain(opts, file, chainIssues).map((f) => canonicalFile(f, canon));
+  let template: LayerFile | null = null;
+  const name = file.ref.kind === 'project' ? file.value?.template : undefined;
+  if (name !== undefined && name !== '' && name !== NONE_SENTINEL) {
+    const found = readTemplate(opts, file, name, [defaults, ...chain, file]);
+    if ('rule' in found) issues.push(found);
+    else {
+      template = canonicalFile(found, canon);
+      issues.push(...found.issues);
+    }
+  }
+  issues.push(...chainIssues);
+  return { template, chain };
+}
+
+export interface LayersBelow {
+  /** core, default.config (unless it is the file), the template, the chain root first. */
+  layers: CheckedLayer[];
+  /** Issues in those files; the layers are incomplete when there are any. */
+  issues: ConfigIssue[];
+  /** The template layer's id (`byre/node`), when the file selects one. */
+  template: string | null;
+}
+
+/**
+ * The layers beneath one file of the cascade, for an editor of that file:
+ * what its values merge over. `file` is the file as currently edited (its
+ * `template` and `extends` decide the rest), already validated.
+ */
+export function readLayersBelow(
+  opts: Omit<CascadeOptions, 'projectId' | 'userHome'>,
+  file: LayerFile,
+): LayersBelow {
+  const canon = opts.canon ?? AS_WRITTEN;
+  const issues: ConfigIssue[] = [];
+  if (file.ref.kind === 'default') return { layers: [coreLayer()], issues, template: null };
+  const defaults = canonicalFile(
+    readLayerFile(defaultConfigPath(opts.home), 'default', 'default'),
+    canon,
+  );
+  if (defaults) issues.push(...defaults.issues);
+  const { template, chain } = templateAndChain(
+    { ...opts, projectId: '' },
+    canon,
+    defaults,
+    file,
+    issues,
+  );
+  const files = [defaults, template, ...chain].filter((f): f is LayerFile => f !== null);
+  return {
+    layers: [coreLayer(), ...layerInputs(files)],
+    issues,
+    template: template?.ref.name ?? null,
+  };
+}
+
+/**
  * Read the whole cascade for one project and merge it:
  * core ⊕ default ⊕ template ⊕ chain(root…parent) ⊕ project.
  * Throws ConfigError carrying every issue found in every file.
@@ -340,23 +409,9 @@ export function loadCascade(opts: CascadeOptions): CascadeResult {
   if (defaults) issues.push(...defaults.issues);
   if (project) issues.push(...project.issues);
 
-  let template: LayerFile | null = null;
-  let chain: LayerFile[] = [];
-  const templateName = project?.value?.template;
-  if (project?.value) {
-    // The chain is read first for its [sources] hints, but reported in cascade order.
-    const chainIssues: ConfigIssue[] = [];
-    chain = readChain(opts, project, chainIssues).map((f) => canonicalFile(f, canon));
-    if (templateName !== undefined && templateName !== '' && templateName !== NONE_SENTINEL) {
-      const found = readTemplate(opts, project, templateName, [defaults, ...chain, project]);
-      if ('rule' in found) issues.push(found);
-      else {
-        template = canonicalFile(found, canon);
-        issues.push(...found.issues);
-      }
-    }
-    issues.push(...chainIssues);
-  }
+  const { template, chain } = project?.value
+    ? templateAndChain(opts, canon, defaults, project, issues)
+    : { template: null, chain: [] };
   if (issues.length > 0) throw new ConfigError(issues);
 
   const files = [defaults, template, ...chain, project].filter((f): f is LayerFile => f !== null);

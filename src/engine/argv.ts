@@ -44,7 +44,7 @@ function labelFilters(
 }
 
 /**
- * `build -t <tag> -f <ctx>/Dockerfile.generated [--no-cache] [--format docker]
+ * `build -t <tag> -f <ctx>/Dockerfile.generated [--no-cache] --force-rm [--format docker]
  * --build-arg BYRE_UID=<uid> --build-arg BYRE_GID=<gid> [--label k=v] <ctx>`.
  * Podman needs `--format docker` or it silently drops HEALTHCHECK.
  */
@@ -58,6 +58,8 @@ export function buildArgv(engine: EngineName, spec: BuildSpec): string[] {
     '-f',
     dockerfile,
     ...(spec.noCache ? ['--no-cache'] : []),
+    // A failed step's container is removed too (docker keeps it by default).
+    '--force-rm',
     ...(engine === 'podman' ? ['--format', 'docker'] : []),
     '--build-arg',
     `BYRE_UID=${spec.uid}`,

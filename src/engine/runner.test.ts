@@ -72,12 +72,15 @@ describe('build', () => {
       { onOutput: () => {} },
     );
     expect(calls()).toEqual([
+      // The working containers already there: never an interrupted build's leftovers.
+      ['ps', '-a', '--external', '--format', '{{.ID}} {{.Names}}'],
       [
         'build',
         '-t',
         't',
         '-f',
         '/ctx/Dockerfile.generated',
+        '--force-rm',
         '--format',
         'docker',
         '--build-arg',
@@ -88,6 +91,41 @@ describe('build', () => {
       ],
     ]);
   });
+
+  it.each(['docker', 'podman'] as const)(
+    'an interrupted %s build removes the images its steps committed, then refuses',
+    async (name) => {
+      // A build that commits two steps and hangs in the third until signalled.
+      writeFileSync(
+        enginePath,
+        `#!/bin/sh
+for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
+printf '\\n' >> "$FAKE_LOG"
+[ "$1" = build ] || exit 0
+printf 'Step 1/4 : FROM debian:bookworm\\n ---> fcec78cd917e\\n'
+printf 'Step 2/4 : RUN a\\n ---> 1111111111aa\\nStep 3/4 : RUN b\\n ---> Using cache\\n ---> 2222222222bb\\n'
+printf 'Step 4/4 : RUN c\\n ---> 3333333333cc\\nStep 5/5 : RUN sleep\\n'
+exec ${SLEEP} 30
+`,
+      );
+      const building = engine({}, name).build(
+        { tag: 't', contextDir: '/ctx', noCache: false, uid: 1, gid: 1 },
+        { onOutput: () => {} },
+      );
+      const caught = building.catch((e: unknown) => e);
+      for (let i = 0; i < 100 && !readFileSync(log, 'utf8').includes('build'); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      process.emit('SIGINT', 'SIGINT');
+      expect(await caught).toMatchObject({ rule: 'build.interrupted' });
+      const removed = calls().filter((c) => c[0] === 'image' && c[1] === 'rm');
+      expect(removed).toEqual([
+        ['image', 'rm', '3333333333cc'],
+        ['image', 'rm', '1111111111aa'],
+      ]);
+    },
+  );
 
   it('streams output as it happens, stdout and stderr both', async () => {
     const seen: { chunk: string; at: number }[] = [];

@@ -28,7 +28,15 @@ import {
   volumeListArgv,
   volumeRemoveArgv,
 } from './argv.js';
+import {
+  committedImages,
+  fromImages,
+  isBuildWorkingContainer,
+  isStepLine,
+  stepContainers,
+} from './build-output.js';
 import { classifyEngineFailure, isNotFound, onlyNotFound, tail } from './classify.js';
+import { ByreError } from '../errors.js';
 import type {
   BuildIo,
   Engine,
@@ -116,22 +124,45 @@ class CliEngine implements Engine {
     const { execa } = await import('execa');
     const args = buildArgv(this.facts.name, spec);
     const onOutput = io.onOutput ?? ((chunk: string) => void process.stderr.write(chunk));
+    // Podman's working containers from before this build are never this build's
+    // leftovers; asked first, as the build makes its base's container at once.
+    const before =
+      this.facts.name === 'podman' ? await this.workingContainers().catch(() => null) : null;
+    // Its own process group: a terminal Ctrl-C reaches byre alone, which
+    // forwards exactly one signal and then removes what the build left.
     const sub = execa(this.facts.path, args, {
       reject: false,
       buffer: false,
       stdin: 'ignore',
+      detached: true,
       ...(this.env === undefined ? {} : { env: this.env, extendEnv: false }),
     });
+    let interrupted: NodeJS.Signals | null = null;
+    const forward = (signal: NodeJS.Signals): void => {
+      if (interrupted !== null) return;
+      interrupted = signal;
+      sub.kill(signal);
+    };
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    for (const signal of signals) process.on(signal, forward);
     let stderr = '';
     let combined = '';
+    let steps = '';
+    let partial = '';
     const keep = (acc: string, chunk: string): string => {
       const next = acc + chunk;
       return next.length > 4 * 64 * 1024 ? tail(next) : next;
+    };
+    const track = (chunk: string): void => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop() ?? '';
+      for (const line of parts) if (isStepLine(line)) steps += `${line}\n`;
     };
     sub.stdout.setEncoding('utf8');
     sub.stderr.setEncoding('utf8');
     sub.stdout.on('data', (chunk: string) => {
       combined = keep(combined, chunk);
+      track(chunk);
       onOutput(chunk);
     });
     sub.stderr.on('data', (chunk: string) => {
@@ -139,7 +170,26 @@ class CliEngine implements Engine {
       combined = keep(combined, chunk);
       onOutput(chunk);
     });
-    const r = await sub;
+    let r: Awaited<typeof sub>;
+    try {
+      r = await sub;
+    } finally {
+      for (const signal of signals) process.off(signal, forward);
+    }
+    if (interrupted !== null) {
+      const leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
+      throw new ByreError(
+        `the build was interrupted (${interrupted})${leftovers.length === 0 ? '' : `; could not remove ${leftovers.join(', ')}`}`,
+        {
+          rule: 'build.interrupted',
+          ...(leftovers.length === 0
+            ? {}
+            : {
+                remedy: `remove them with \`${this.facts.name} rm -f\` / \`${this.facts.name} image rm\``,
+              }),
+        },
+      );
+    }
     if (r.exitCode === 0) return;
     // Legacy docker builds report the failing step on stdout; keep whichever tail says why.
     const why = stderr.trim() === '' ? combined : stderr;
@@ -149,6 +199,48 @@ class CliEngine implements Engine {
       timedOut: r.timedOut,
       spawnError: r.failed && r.exitCode === undefined ? r.shortMessage : undefined,
     });
+  }
+
+  /** Podman's build working containers (`ps --external`): id and name. */
+  private async workingContainers(): Promise<{ id: string; name: string }[]> {
+    const out = await this.query(['ps', '-a', '--external', '--format', '{{.ID}} {{.Names}}']);
+    return lines(out).flatMap((line) => {
+      const [id, name] = line.split(' ');
+      return id === undefined || name === undefined ? [] : [{ id, name }];
+    });
+  }
+
+  /**
+   * Removes what an interrupted build left: the images its steps committed
+   * (newest first; one still in use stays) and, on podman, the working
+   * containers of those images and of its base that were not there before.
+   * Returns what could not be removed.
+   */
+  private async removeBuildLeftovers(
+    steps: string,
+    before: readonly { id: string; name: string }[] | null,
+  ): Promise<string[]> {
+    const committed = committedImages(steps);
+    const failed: string[] = [];
+    for (const id of stepContainers(steps)) {
+      const gone = await this.call(removeArgv(id));
+      if (gone.exitCode !== 0 && !isNotFound(gone.stderr)) failed.push(`container ${id}`);
+    }
+    if (this.facts.name === 'podman') {
+      const known = new Set((before ?? []).map((c) => c.id));
+      const bases = before === null ? [] : fromImages(steps);
+      const now = await this.workingContainers().catch(() => []);
+      for (const c of now) {
+        if (known.has(c.id) || !isBuildWorkingContainer(c.name, committed, bases)) continue;
+        const gone = await this.call(['rm', '-f', c.id]);
+        if (gone.exitCode !== 0) failed.push(`container ${c.name}`);
+      }
+    }
+    for (const id of [...committed].reverse()) {
+      const gone = await this.call(removeImageArgv(id));
+      if (gone.exitCode !== 0 && !isNotFound(gone.stderr)) failed.push(`image ${id}`);
+    }
+    return failed;
   }
 
   async imageId(tag: string): Promise<string> {
@@ -296,7 +388,13 @@ class CliEngine implements Engine {
   }
 
   async volumeList(filter: VolumeFilter): Promise<string[]> {
-    return lines(await this.query(volumeListArgv(filter)));
+    // Podman ORs a name filter with label filters; ask by label and match the name here, so both AND.
+    if (filter.name === undefined || filter.labels === undefined) {
+      return lines(await this.query(volumeListArgv(filter)));
+    }
+    const name = filter.name;
+    const byLabel = lines(await this.query(volumeListArgv({ labels: filter.labels })));
+    return byLabel.filter((v) => v.includes(name));
   }
 
   async inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]> {

@@ -55,7 +55,7 @@ export interface PsQuery {
   all: boolean;
 }
 
-/** `volume ls` filters; both are ANDed by the engine. */
+/** `volume ls` filters; both must hold (the adapter ANDs them where the engine does not). */
 export interface VolumeFilter {
   /** Engine name filter (docker matches substrings); callers re-check exact names. */
   name?: string;

@@ -108,10 +108,10 @@ describe('launch gate', () => {
     const port = await closedPort();
     write('etc-byre/launch-gate', `${port}\n`);
     const marker = path.join(dir, 'ran');
-    const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+    const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_LAUNCH_GATE_TIMEOUT: '0.2' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `byre: launch gate: network setup never signaled ready on 127.0.0.1:${port} after 1s — refusing to launch without it (failing closed).`,
+      `byre: launch gate: network setup never signaled ready on 127.0.0.1:${port} after 0.2s — refusing to launch without it (failing closed).`,
     );
     expect(r.stderr).toContain('byre ejectfirewall');
     expect(r.stderr).toContain('BYRE_LAUNCH_GATE_FILE=/dev/null');
@@ -133,7 +133,9 @@ describe('launch gate', () => {
     it(`fails closed on a malformed port (${JSON.stringify(content)})`, async () => {
       write('etc-byre/launch-gate', content);
       const marker = path.join(dir, 'ran');
-      const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+      const r = await launch(['bash', '-c', `touch ${marker}`], {
+        BYRE_LAUNCH_GATE_TIMEOUT: '0.2',
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('does not hold a port number');
       expect(r.stderr).toContain('failing closed');
@@ -165,7 +167,7 @@ describe('launch gate', () => {
   it('runs no first-run hook when the gate fails', async () => {
     write('etc-byre/launch-gate', `${await closedPort()}\n`);
     write('firstrun.d/10-mark.sh', `touch ${dir}/hook-ran\n`);
-    const r = await launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '1' });
+    const r = await launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '0.2' });
     expect(r.code).toBe(1);
     expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
   });
@@ -185,7 +187,7 @@ describe('credential gate', () => {
   const gated = (extra: Record<string, string> = {}): Record<string, string> => ({
     BYRE_CREDENTIAL_GATE_FILE: write('etc-byre/credential-gate', 'byre\n'),
     BYRE_CREDENTIAL_DIR: credentials(),
-    BYRE_CREDENTIAL_GATE_TIMEOUT: '1',
+    BYRE_CREDENTIAL_GATE_TIMEOUT: '0.2',
     ...extra,
   });
 
@@ -210,7 +212,7 @@ describe('credential gate', () => {
     const r = await launch(['bash', '-c', `touch ${marker}`], gated());
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `byre: credential gate: no credentials were delivered to ${credentials()} within 1s — refusing to launch without them (failing closed).`,
+      `byre: credential gate: no credentials were delivered to ${credentials()} within 0.2s — refusing to launch without them (failing closed).`,
     );
     expect(r.stderr).toContain('BYRE_CREDENTIAL_GATE_FILE=/dev/null');
     expect(existsSync(marker)).toBe(false);

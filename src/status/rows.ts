@@ -13,7 +13,7 @@ export type ModelRow = StatusRow & {
 
 const NONE = 'none';
 
-function plural(n: number, word: string): string {
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 

@@ -376,8 +376,21 @@ export class FakeEngine implements Engine {
 
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
     this.record('exec', spec, options);
-    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    // Like the engines: a missing box is the client's non-zero status, not a thrown error.
+    if (this.find(spec.id) === undefined)
+      return { exitCode: this.missingExit(), stdout: '', stderr: this.notFound(spec.id) };
     return this.onExec(spec, options.input);
+  }
+
+  /** What the engine client exits with when the box is not there. */
+  private missingExit(): number {
+    return this.facts.name === 'podman' ? 125 : 1;
+  }
+
+  private notFound(id: string): string {
+    return this.facts.name === 'podman'
+      ? `Error: no container with name or id "${id}" found: no such container\n`
+      : `Error response from daemon: No such container: ${id}\n`;
   }
 
   async execAttached(spec: ExecSpec): Promise<number> {
@@ -388,7 +401,10 @@ export class FakeEngine implements Engine {
 
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     this.record('execStream', spec);
-    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
+    if (this.find(spec.id) === undefined) {
+      const stderr = this.notFound(spec.id);
+      return { exitCode: this.missingExit(), stderr, stderrHead: stderr };
+    }
     const chunks: Buffer[] = [];
     if (io.stdin instanceof Readable) {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));

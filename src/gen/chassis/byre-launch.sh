@@ -24,9 +24,19 @@ fail_closed() {
     'outside byre, apply the wall with `byre ejectfirewall`, or set BYRE_LAUNCH_GATE_FILE=/dev/null to run with no walls.'
 }
 
-# gate_seconds VALUE DEFAULT: a gate's timeout, whole seconds only.
-gate_seconds() {
-  if [[ "$1" =~ ^[0-9]+$ ]]; then echo $((10#$1)); else echo "$2"; fi
+# gate_tenths VALUE DEFAULT: a gate's timeout in tenths of a second, from
+# seconds with at most one decimal (`30`, `0.2`); anything else is DEFAULT.
+gate_tenths() {
+  if [[ "$1" =~ ^([0-9]{1,6})(\.([0-9]))?$ ]]; then
+    echo $((10#${BASH_REMATCH[1]} * 10 + 10#${BASH_REMATCH[3]:-0}))
+  else
+    echo $(($2 * 10))
+  fi
+}
+
+# gate_shown TENTHS: the timeout as the user set it, in seconds.
+gate_shown() {
+  if (($1 % 10 == 0)); then echo "$(($1 / 10))"; else echo "$(($1 / 10)).$(($1 % 10))"; fi
 }
 
 # --- launch gate -------------------------------------------------------------
@@ -42,9 +52,10 @@ if [ -s "$gate_file" ]; then
   else
     fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
   fi
-  gate_timeout="$(gate_seconds "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
+  gate_timeout="$(gate_tenths "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
   gate_open=0
-  for ((attempt = 0; attempt < gate_timeout * 5; attempt++)); do
+  # One attempt every 0.2 s, and at least one.
+  for ((attempt = 0; attempt < (gate_timeout + 1) / 2 || attempt == 0; attempt++)); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
       gate_open=1
       break
@@ -52,7 +63,7 @@ if [ -s "$gate_file" ]; then
     sleep 0.2
   done
   if [ "$gate_open" -ne 1 ]; then
-    fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after ${gate_timeout}s"
+    fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after $(gate_shown "$gate_timeout")s"
   fi
 fi
 
@@ -72,9 +83,9 @@ credentials_fail_closed() {
 }
 
 if [ -s "$credential_gate_file" ]; then
-  credential_timeout="$(gate_seconds "${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}" 30)"
+  credential_timeout="$(gate_tenths "${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}" 30)"
   credentials_ready=0
-  for ((attempt = 0; attempt < credential_timeout * 5; attempt++)); do
+  for ((attempt = 0; attempt < (credential_timeout + 1) / 2 || attempt == 0; attempt++)); do
     if [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; then
       credentials_ready=1
       break
@@ -82,7 +93,7 @@ if [ -s "$credential_gate_file" ]; then
     sleep 0.2
   done
   if [ "$credentials_ready" -ne 1 ]; then
-    credentials_fail_closed "no credentials were delivered to $credential_dir within ${credential_timeout}s"
+    credentials_fail_closed "no credentials were delivered to $credential_dir within $(gate_shown "$credential_timeout")s"
   fi
   credential_fs=""
   while read -r _ mount_point mount_type _; do

@@ -411,6 +411,11 @@ describe('satisfiesRequiresByre', () => {
     ['>=0.1.0', '0.1.0', true],
     ['>=0.2.0', '0.1.9', false],
     ['1.0.0', '1.10.0', true],
+    ['>=1.0.0', '1.0.0-rc.1', false],
+    ['>=1.0.0', '1.0.1-rc.1', true],
+    ['>=0.9.0', '0.10.0', true],
+    ['>=1.0.0', '1.0.0+build.7', true],
+    ['>=1.0.0', 'dev', false],
   ])('%s on %s -> %s', (req, version, ok) => {
     expect(satisfiesRequiresByre(req, version)).toBe(ok);
   });

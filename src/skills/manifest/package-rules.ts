@@ -1,6 +1,7 @@
 // Rules for a manifest's [package] table (id, kind, api, requires_byre,
 // payload files), shared by skill.toml and template.config. Pure.
 
+import semver from 'semver';
 import type { PathSegment } from '../../config/locate.js';
 import { CONTROL, isContainedRelative, PACKAGE_REF } from '../../config/grammar.js';
 import { finding, q, type Finding } from '../../config/rules/finding.js';
@@ -154,20 +155,13 @@ export function toPackageMeta(raw: RawPackage): PackageMeta {
   };
 }
 
-/** Whether `version` satisfies `requires_byre` (">=x.y.z" or "x.y.z", both minimums). */
+/**
+ * Whether `version` satisfies `requires_byre` (">=x.y.z" or "x.y.z", both
+ * minimums), by semver's ordering: a prerelease (1.0.0-rc.1) sits below its
+ * release, so it does not satisfy ">=1.0.0". An unparseable version satisfies nothing.
+ */
 export function satisfiesRequiresByre(requirement: string, version: string): boolean {
-  const parse = (v: string): number[] =>
-    v
-      .replace(/^>=/, '')
-      .split(/[.+-]/)
-      .slice(0, 3)
-      .map((n) => Number.parseInt(n, 10) || 0);
-  const want = parse(requirement);
-  const have = parse(version);
-  for (let i = 0; i < 3; i++) {
-    const a = have[i] ?? 0;
-    const b = want[i] ?? 0;
-    if (a !== b) return a > b;
-  }
-  return true;
+  const minimum = requirement.replace(/^>=/, '');
+  const have = semver.valid(version);
+  return semver.valid(minimum) !== null && have !== null && semver.gte(have, minimum);
 }

@@ -3,24 +3,10 @@
 // a zlib version) carrying a tEXt chunk that lets a later byre recognise its
 // own icon, and the same PNG wrapped as a macOS .icns.
 
+import { crc32 } from 'node:zlib';
+
 export const ICON_SIZE = 64;
 export const ICON_SOFTWARE_TAG = 'byre deliver-app icon';
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 0xff] ?? 0) ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 function adler32(bytes: Uint8Array): number {
   let a = 1;

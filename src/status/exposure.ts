@@ -1,0 +1,47 @@
+// The exposure summary: how much of the host one box reaches, in counts, read
+// off the grant facts status shows. develop's banner and the config editor's
+// header both print it, so neither can disagree with `byre status`. Pure.
+
+import type { GrantFacts } from './model.js';
+import { networkValue, plural } from './rows.js';
+
+export interface ExposureSummary {
+  /** Enabled host mounts (config, skills and worktree binds). */
+  hostMounts: number;
+  /** Mounts kept in the config but binding nothing. */
+  disabledMounts: number;
+  ports: number;
+  /** Host env values that cross into the box. */
+  envVars: number;
+  /** Sealed credentials delivered onto the session tmpfs. */
+  credentials: number;
+  /** The Network row of status, verbatim. */
+  network: string;
+  /** Egress entries the derived allowlist holds (closed ones excluded). */
+  egress: number;
+}
+
+export function exposureSummary(facts: GrantFacts): ExposureSummary {
+  const disabled = facts.binds.filter((b) => b.disabled).length;
+  return {
+    hostMounts: facts.binds.length - disabled,
+    disabledMounts: disabled,
+    ports: facts.ports.length,
+    envVars: facts.host_env.filter((e) => e.state === 'delivered').length,
+    credentials: facts.credentials.filter((c) => c.state !== 'overridden').length,
+    network: networkValue(facts.network),
+    egress: facts.network.egress.filter((e) => e.closed_by === null).length,
+  };
+}
+
+/** `/workspace rw`, the mounts, ports and env vars: the banner's exposure line, as parts. */
+export function exposureParts(s: ExposureSummary): string[] {
+  const mounts = `${plural(s.hostMounts, 'host mount')}${s.disabledMounts > 0 ? ` (+${s.disabledMounts} disabled)` : ''}`;
+  return [
+    '/workspace rw',
+    mounts,
+    plural(s.ports, 'port'),
+    plural(s.envVars, 'env var'),
+    ...(s.credentials === 0 ? [] : [plural(s.credentials, 'credential')]),
+  ];
+}

@@ -1,0 +1,376 @@
+import { describe, expect, it } from 'vitest';
+
+import { fakeSkill } from '../../../../test/support/config.js';
+import { Session } from '../../../../test/support/editor.js';
+import { bannerLines } from '../../../box/banner.js';
+import { createIdentity, sealValue } from '../../../credentials/seal.js';
+import { exposureParts } from '../../../status/exposure.js';
+import { editorKeysFor } from './state.js';
+
+const LOWER = { kind: 'layer' as const, name: 'work' };
+
+const claude = fakeSkill('byre/claude', 'bundled', {
+  agent: { command: 'claude', state: null, context: true, mcp: true, claudeSkills: true },
+  runtime: { ...fakeSkill('x', 'bundled').runtime, egress: ['api.anthropic.com'] },
+  mcp: [{ name: 'docs', url: 'https://docs.example.com/mcp', env: [], egress: [], headers: {} }],
+});
+const firewall = fakeSkill('byre/firewall', 'bundled', {
+  runtime: {
+    ...fakeSkill('x', 'bundled').runtime,
+    networkPosture: 'deny-by-default',
+    egressOffered: ['github.com', 'registry.npmjs.org'],
+  },
+});
+const companion = fakeSkill('byre/claude-shared-auth', 'bundled', {
+  meta: { companionFor: null, sharedAuthFor: 'byre/claude', envDocs: {}, digest: null, dir: null },
+});
+const skills = [claude, firewall, companion];
+
+describe('GRANTS: mounts', () => {
+  it('adds a mount through its form, and the file gains exactly that entry', () => {
+    const s = new Session({ text: '# mine\nbase = "node:22"\n' });
+    s.select('mounts:add').press('enter', '/src/lib', 'down', '/opt/lib', 'enter');
+    expect(s.state.overlay).toBeNull();
+    expect(s.text).toBe(
+      '# mine\nbase = "node:22"\n\n[[mounts]]\nhost = "/src/lib"\ntarget = "/opt/lib"\nmode = "ro"\n',
+    );
+    expect(s.row('mounts:m:/opt/lib').origin).toBe('project');
+    expect(s.context().derived.summary.hostMounts).toBe(1);
+  });
+
+  it('refuses a mount the loader would refuse, located, and keeps the form open', () => {
+    const s = new Session();
+    s.select('mounts:add').press('enter', 'relative/dir', 'down', '/opt/x', 'enter');
+    expect(s.text).toBe('');
+    expect(s.state.overlay?.kind).toBe('form');
+    const errors = s.state.overlay?.kind === 'form' ? s.state.overlay.errors : [];
+    expect(errors.join('\n')).toMatch(
+      /byre\.config:\d+:\d+ mounts\[0\]\.host: .*\(config\.mount-host/,
+    );
+  });
+
+  it('refuses an enabled mount whose host does not exist (the loader’s rule), but not a disabled one', () => {
+    const s = new Session({ hostPaths: [] });
+    s.select('mounts:add').press('enter', '/nowhere', 'down', '/opt/x', 'enter');
+    expect(s.text).toBe('');
+    s.press('down', 'down', 'right', 'enter');
+    expect(s.text).toContain('disabled = true');
+  });
+
+  it('toggles a mount off and on with ←→, at this layer', () => {
+    const s = new Session({ text: '[[mounts]]\nhost = "/src/lib"\ntarget = "/opt/lib"\n' });
+    s.select('mounts:m:/opt/lib').press('right');
+    expect(s.text).toContain('disabled = true');
+    expect(s.context().derived.summary).toMatchObject({ hostMounts: 0, disabledMounts: 1 });
+    s.press('left');
+    expect(s.text).not.toContain('disabled');
+  });
+
+  it('removes its own mount, and writes a removal marker for an inherited one', () => {
+    const below = [{ ...LOWER, text: '[[mounts]]\nhost = "/home/u/data"\ntarget = "/data"\n' }];
+    const s = new Session({ below, text: '[[mounts]]\nhost = "/src/lib"\ntarget = "/opt/lib"\n' });
+    expect(s.row('mounts:m:/data').origin).toBe('layer:work');
+    s.select('mounts:m:/opt/lib').press('x');
+    expect(s.text).toBe('');
+    s.select('mounts:m:/data').press('x');
+    expect(s.text).toBe('[[mounts]]\ntarget = "!/data"\n');
+    expect(s.row('mounts:marker:/data').value).toBe('removed here');
+    s.select('mounts:marker:/data').press('x');
+    expect(s.text).toBe('');
+  });
+
+  it('refuses a target that collides with an inherited volume', () => {
+    const below = [{ ...LOWER, text: '[[volumes]]\nname = "c"\nrole = "cache"\ntarget = "/c"\n' }];
+    const s = new Session({ below });
+    s.select('mounts:add').press('enter', '/src/lib', 'down', '/c', 'enter');
+    expect(s.text).toBe('');
+    const errors = s.state.overlay?.kind === 'form' ? s.state.overlay.errors.join('\n') : '';
+    expect(errors).toMatch(/config\.target-collision/);
+  });
+});
+
+describe('GRANTS: ports, egress, doors, env', () => {
+  it('a port number is checked before the file is touched', () => {
+    const s = new Session();
+    s.select('ports:add').press('enter', 'abc', 'enter');
+    expect(s.state.overlay?.kind === 'form' && s.state.overlay.errors).toEqual([
+      'container must be a number',
+    ]);
+  });
+
+  it('removing an inherited port writes `remove = true` at this layer only', () => {
+    const below = [{ ...LOWER, text: '[[ports]]\ncontainer = 3000\n' }];
+    const s = new Session({ below, text: '# project\n' });
+    s.select('ports:p:3000').press('x');
+    expect(s.text).toBe('# project\n\n[[ports]]\ncontainer = 3000\nremove = true\n');
+    expect(s.context().derived.summary.ports).toBe(0);
+  });
+
+  it('closes a skill’s egress with a closure, and reopens it by taking the closure back', () => {
+    const s = new Session({ skills, text: 'agent = "byre/claude"\nskills = ["byre/firewall"]\n' });
+    const row = s.row('egress:e:api.anthropic.com:443');
+    expect(row.origin).toBe('skill:byre/claude');
+    expect(s.context().derived.summary.egress).toBe(2);
+    s.select('egress:e:api.anthropic.com').press('right');
+    expect(s.text).toContain('egress = ["!api.anthropic.com:443"]');
+    expect(s.context().derived.summary.egress).toBe(1);
+    s.press('left');
+    expect(s.text).not.toContain('egress');
+  });
+
+  it('an offered door is a one-press switch that writes into egress', () => {
+    const s = new Session({ skills, text: 'skills = ["byre/firewall"]\n' });
+    const door = s.row('egress_offered:door:github.com:443');
+    expect(door.label).toBe('[ ] github.com:443');
+    expect(door.origin).toBe('skill:byre/firewall');
+    s.select('egress_offered:door:github.com').press('enter', 'enter');
+    expect(s.text).toContain('egress = ["github.com:443"]');
+    expect(s.row('egress_offered:door:github.com').label).toBe('[x] github.com:443');
+    s.press('right');
+    expect(s.text).not.toContain('egress =');
+  });
+
+  it('env: an inherited key cannot be unset, only overridden; host env disables with ""', () => {
+    const below = [{ ...LOWER, text: 'env = { A = "1" }\nenv_from_host = { T = "env:TERM" }\n' }];
+    const s = new Session({ below });
+    s.select('env:k:A').press('x');
+    expect(s.text).toBe('');
+    expect(s.message()).toMatch(/env A has no unset: layer:work set it/);
+    s.select('env_from_host:k:T').press('x');
+    expect(s.text).toBe('[env_from_host]\nT = ""\n');
+    expect(s.row('env_from_host:k:T').value).toMatch(/\(disabled\)/);
+    s.press('x');
+    expect(s.text).toBe('');
+  });
+});
+
+describe('GRANTS: credentials', () => {
+  it('credential rows and the identity are read-only and name the flow that owns them', async () => {
+    const { table, identity } = await createIdentity('pass phrase', 10);
+    const row = await sealValue(
+      identity.recipient,
+      'encrypted',
+      'TOKEN',
+      new TextEncoder().encode('s3cret'),
+    );
+    const text = `[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n\n[env_from_host]\nTOKEN = "${row}"\n`;
+    const s = new Session({ text });
+    s.select('env_from_host:k:TOKEN').press('x');
+    expect(s.message()).toMatch(/byre credential/);
+    s.select('credentials:id:').press('x');
+    expect(s.message()).toMatch(/byre credential/);
+    expect(s.text).toBe(text);
+    expect(s.row('credentials:id:').label).toBe(table.recipient);
+  });
+});
+
+describe('BUILD', () => {
+  it('template and agent come from choosers, written at this layer', () => {
+    const s = new Session({ skills });
+    s.select('template:value').press('enter', 'down', 'down', 'enter');
+    expect(s.text).toBe('template = "byre/node"\n');
+    s.select('agent:value').press('right', 'right');
+    expect(s.text).toContain('agent = "byre/claude"');
+    expect(s.row('skills:agent:byre/claude').value).toBe('the agent');
+  });
+
+  it('removing an inherited skill writes !name; adding it back takes the marker out', () => {
+    const below = [{ ...LOWER, text: 'skills = ["byre/firewall"]\n' }];
+    const s = new Session({ skills, below });
+    s.select('skills:n:byre/firewall').press('x');
+    expect(s.text).toBe('skills = ["!byre/firewall"]\n');
+    s.select('skills:add').press('enter');
+    const chooser = s.state.overlay?.kind === 'choose' ? s.state.overlay.chooser : null;
+    const at = chooser?.options.findIndex((o) => o.label === 'byre/firewall') ?? -1;
+    for (let i = 0; i < at; i++) s.press('down');
+    s.press('enter');
+    expect(s.text).toBe('skills = ["byre/firewall"]\n');
+  });
+
+  it('an unknown skill is refused with the loader’s message', () => {
+    const s = new Session({ skills, text: 'skills = ["nope"]\n' });
+    expect(s.context().derived.problems[0]?.rule).toBe('skills.not-found');
+    expect(s.context().derived.skillError).not.toBeNull();
+  });
+
+  it('a skill-declared MCP server is closed with !name; the closure can be taken back', () => {
+    const s = new Session({ skills, text: 'agent = "byre/claude"\n' });
+    expect(s.row('mcp:skill:byre/claude:docs').origin).toBe('skill:byre/claude');
+    s.select('mcp:skill:byre/claude:docs').press('x');
+    expect(s.text).toContain('[[mcp]]\nname = "!docs"');
+    s.select('mcp:closed:docs').press('x');
+    expect(s.text).toBe('agent = "byre/claude"\n');
+  });
+
+  it('instructions keep their prose, and ^e on the row hands it to $EDITOR', () => {
+    const s = new Session({ text: '[[context]]\nname = "style"\ntext = "Be brief."\n' });
+    s.select('context:w:style').press('^e');
+    expect(s.state.effect).toMatchObject({ kind: 'external', text: 'Be brief.', suffix: '.md' });
+    s.send({ kind: 'external-done', text: 'Be brief.\nUse British spelling.\n' });
+    expect(s.text).toBe(
+      '[[context]]\nname = "style"\ntext = "Be brief.\\nUse British spelling."\n',
+    );
+  });
+
+  it('apt: add, and an inherited package is removed with !name', () => {
+    const below = [{ ...LOWER, text: 'apt = ["git"]\n' }];
+    const s = new Session({ below });
+    s.select('apt:add').press('enter', 'jq', 'enter');
+    s.select('apt:n:git').press('x');
+    expect(s.text).toBe('apt = ["jq", "!git"]\n');
+  });
+});
+
+describe('ADVANCED and EXTENDS', () => {
+  it('raw lines from a lower layer cannot be removed here', () => {
+    const below = [{ ...LOWER, text: 'run_args = ["--init"]\n' }];
+    const s = new Session({ below });
+    s.select('run_args:l:0').press('x');
+    expect(s.text).toBe('');
+    expect(s.message()).toMatch(/only add up/);
+  });
+
+  it('an own raw line is edited in place, keeping its position', () => {
+    const s = new Session({ text: 'dockerfile_pre = ["RUN a", "RUN b"]\n' });
+    s.select('dockerfile_pre:l:0').press('enter', '^u', 'RUN z', 'enter');
+    expect(s.text).toBe('dockerfile_pre = ["RUN z", "RUN b"]\n');
+  });
+
+  it('extends is chosen among existing layers; choosing one asks for the layers below again', () => {
+    const s = new Session({ layers: ['work', 'home'] });
+    s.autoReload = false;
+    s.select('extends:value').press('enter', 'down', 'enter');
+    expect(s.text).toBe('extends = "work"\n');
+    expect(s.state.effect).toEqual({ kind: 'reload-below', key: '|work' });
+
+    s.send({
+      kind: 'below-loaded',
+      below: s.state.below,
+      issues: [
+        {
+          rule: 'config.extends-missing',
+          message: 'layer "work" not found',
+          location: { file: '/x' },
+        },
+      ],
+    });
+    expect(s.text).toBe('');
+    expect(s.message()).toMatch(/not found/);
+  });
+
+  it('volumes: a new one through its form', () => {
+    const s = new Session();
+    s.select('volumes:add').press('enter', 'npm', 'down', 'down', '/home/dev/.npm', 'enter');
+    expect(s.text).toBe('[[volumes]]\nname = "npm"\nrole = "cache"\ntarget = "/home/dev/.npm"\n');
+  });
+});
+
+describe('the global editor', () => {
+  it('template and agent are favourites there, never part of a box', () => {
+    const s = new Session({ kind: 'default', skills });
+    s.select('template:value').press('right', 'right');
+    expect(s.text).toBe('template = "byre/node"\n');
+    expect(s.context().derived.config.template).toBeNull();
+    expect(s.row('template:value').label).toBe('Template (pre-selected)');
+  });
+
+  it('stores the shared-auth favourite and skip_questions', () => {
+    const s = new Session({ kind: 'default', skills });
+    s.select('defaults:shared:claude').press('right');
+    expect(s.text).toBe('[defaults]\nshared_auth = { claude = "claude-shared-auth" }\n');
+    s.select('defaults:skip').press('right');
+    expect(s.text).toContain('skip_questions = true');
+  });
+
+  it('shows the legacy shared_auth spelling read-only', () => {
+    const s = new Session({ kind: 'default', text: 'shared_auth = ["claude"]\n' });
+    s.select('shared_auth:value').press('enter');
+    expect(s.message()).toMatch(/moves it to \[defaults\] shared_auth/);
+  });
+});
+
+describe('the header and status agree', () => {
+  it('the exposure parts are the develop banner’s', () => {
+    const s = new Session({
+      skills,
+      text: 'agent = "byre/claude"\n[[mounts]]\nhost = "/src/lib"\ntarget = "/l"\n',
+    });
+    const { derived } = s.context();
+    expect(bannerLines(derived.facts)[0]).toBe(
+      `byre: exposure: ${exposureParts(derived.summary).join(' · ')}`,
+    );
+    expect(derived.summary.envVars).toBe(6);
+  });
+});
+
+describe('saving and quitting', () => {
+  it('^s asks the shell to save; a save lands as the new baseline', () => {
+    const s = new Session();
+    s.press('^s');
+    expect(s.message()).toBe('nothing to save');
+    s.select('apt:add').press('enter', 'jq', 'enter', '^s');
+    expect(s.state.effect).toEqual({ kind: 'save' });
+    s.send({ kind: 'saved', text: s.text });
+    expect(s.state.effect).toBeNull();
+    expect(s.state.saved).toBe(s.text);
+  });
+
+  it('^q asks when there are unsaved changes; d discards, Esc keeps editing', () => {
+    const s = new Session();
+    s.select('apt:add').press('enter', 'jq', 'enter', '^q');
+    expect(s.state.overlay).toEqual({ kind: 'quit' });
+    s.press('escape');
+    expect(s.state.overlay).toBeNull();
+    s.press('^q', 'd');
+    expect(s.state.effect).toEqual({ kind: 'exit' });
+  });
+
+  it('s in the quit question saves, then exits', () => {
+    const s = new Session();
+    s.select('apt:add').press('enter', 'jq', 'enter', '^q', 's');
+    expect(s.state.effect).toEqual({ kind: 'save' });
+    s.send({ kind: 'saved', text: s.text });
+    expect(s.state.effect).toEqual({ kind: 'exit' });
+  });
+
+  it('a whole-file $EDITOR result that does not load is not taken, and offered again', () => {
+    const s = new Session({ text: 'base = "a"\n' });
+    s.press('^e');
+    expect(s.state.effect).toMatchObject({ kind: 'external', suffix: '.toml' });
+    s.send({ kind: 'external-done', text: 'base = [\n' });
+    expect(s.text).toBe('base = "a"\n');
+    expect(s.message()).toMatch(/config\.toml-syntax/);
+    s.press('^e');
+    expect(s.state.effect).toMatchObject({ text: 'base = [\n' });
+    s.send({ kind: 'external-done', text: 'base = "b"\n' });
+    expect(s.text).toBe('base = "b"\n');
+    expect(s.state.pending).toBeNull();
+  });
+});
+
+describe('keys from the terminal', () => {
+  it.each([
+    [
+      'a paste ending in Enter',
+      '/opt/x\r',
+      {},
+      [{ name: 'text', text: '/opt/x' }, { name: 'enter' }],
+    ],
+    ['one letter', 'x', {}, [{ name: 'text', text: 'x' }]],
+    ['^s as ink reports it', 's', { ctrl: true }, [{ name: 'ctrl', char: 's' }]],
+    ['an arrow', '', { downArrow: true }, [{ name: 'down' }]],
+    [
+      'text, a tab and a control key',
+      'a\tb\u0013',
+      {},
+      [
+        { name: 'text', text: 'a' },
+        { name: 'tab' },
+        { name: 'text', text: 'b' },
+        { name: 'ctrl', char: 's' },
+      ],
+    ],
+  ])('%s', (_name, input, key, keys) => {
+    expect(editorKeysFor(input, key)).toEqual(keys);
+  });
+});

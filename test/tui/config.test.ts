@@ -1,0 +1,195 @@
+// TUI tier: `byre config` (the built binary) in a private tmux server, driven
+// by real keys: what it writes, where, and what it refuses before the screen
+// opens. The editor's rules are proven in the unit tier; this proves the
+// screen, the keys and the writer end to end.
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { projectIdFor } from '../../src/project/identity.js';
+import {
+  byreBin,
+  hasTmux,
+  q,
+  startPane,
+  tmuxGate,
+  tuiTempDir,
+  waitFor,
+  waitForScreen,
+  type Pane,
+} from './tmux.js';
+
+tmuxGate();
+
+interface Project {
+  dir: string;
+  home: string;
+  config: string;
+  lib: string;
+}
+
+function project(): Project {
+  const base = tuiTempDir();
+  const dir = path.join(base, 'app');
+  const home = path.join(base, 'store');
+  const lib = path.join(base, 'shared-library');
+  for (const d of [dir, home, lib]) mkdirSync(d, { recursive: true });
+  return { dir, home, lib, config: path.join(home, 'projects', projectIdFor(dir), 'byre.config') };
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text, { mode: 0o600 });
+}
+
+function open(p: Project, args = '', size = { width: 100, height: 30 }): Pane {
+  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(p.home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color EDITOR=true`;
+  return startPane(`${env} ${q(byreBin)} config ${args}`, { ...size, cwd: p.dir });
+}
+
+const ready = (pane: Pane): Promise<string> => waitForScreen(pane, /exposure: /);
+
+const selectedLine = (pane: Pane): string =>
+  pane
+    .screen()
+    .split('\n')
+    .find((l) => l.startsWith('› ')) ?? '';
+
+/** Presses Down, one row at a time (each move seen on screen), until the selected row matches. */
+async function selectRow(pane: Pane, row: RegExp): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    const screen = pane.screen();
+    if (row.test(selectedLine(pane))) return;
+    pane.keys('Down');
+    const moved = await waitFor(
+      'the selection to move',
+      () => (pane.screen() !== screen ? true : undefined),
+      2_000,
+    ).catch(() => false);
+    if (!moved) break;
+  }
+  throw new Error(`no row ${String(row)}\n${pane.screen()}`);
+}
+
+describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
+  it('adds a mount, saves and quits: the file gains exactly that mount, comments intact', async () => {
+    const p = project();
+    const before = '# my notes on this project\nbase = "debian:bookworm"  # pinned\n';
+    write(p.config, before);
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /\+ add a mount/);
+    pane.keys('Enter');
+    await waitForScreen(pane, 'New mount');
+    // One step at a time, each seen on screen, so no two keys share a read.
+    pane.type(p.lib);
+    await waitForScreen(pane, `host:       ${p.lib}▏`);
+    pane.keys('Down');
+    await waitForScreen(pane, /› target: +▏/);
+    pane.type('/opt/shared-library');
+    await waitForScreen(pane, '/opt/shared-library▏');
+    pane.keys('Enter');
+    await waitForScreen(pane, '· unsaved');
+    pane.keys('C-s');
+    await waitForScreen(pane, /saved .*byre\.config/);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe(
+      `${before}\n[[mounts]]\nhost = "${p.lib}"\ntarget = "/opt/shared-library"\nmode = "ro"\n`,
+    );
+  });
+
+  it('removing an inherited port writes the removal marker in this file only', async () => {
+    const p = project();
+    const layer = path.join(p.home, 'layers', 'work', 'layer.config');
+    const layerText = '# shared baseline\n[[ports]]\ncontainer = 3000\n';
+    write(layer, layerText);
+    write(p.config, 'extends = "work"\n');
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /127\.0\.0\.1:3000 → 3000/);
+    expect(pane.screen()).toMatch(/3000 → 3000\s+layer:work/);
+    pane.keys('x');
+    await waitForScreen(pane, 'removal marker written here for port 3000');
+    pane.keys('C-s');
+    await waitForScreen(pane, /saved /);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe(
+      'extends = "work"\n\n[[ports]]\ncontainer = 3000\nremove = true\n',
+    );
+    expect(readFileSync(layer, 'utf8')).toBe(layerText);
+  });
+
+  it('quitting with unsaved changes asks, and discarding leaves the file as it was', async () => {
+    const p = project();
+    write(p.config, 'apt = ["git"]\n');
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /^› \s*git\b/);
+    pane.keys('x');
+    await waitForScreen(pane, '· unsaved');
+    pane.keys('C-q');
+    await waitForScreen(pane, 'd discard and quit');
+    pane.keys('d');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe('apt = ["git"]\n');
+  });
+
+  it('refuses a file that does not load before the screen opens, located', async () => {
+    const p = project();
+    write(p.config, 'base = "ok"\n[[mounts]]\nhost = "relative"\ntarget = "/x"\n');
+    const pane = open(p, '', { width: 250, height: 10 });
+    expect(await pane.exit()).toBe('1');
+    const screen = pane.screen();
+    expect(screen).toMatch(/byre\.config:3:\d+ \(key mounts\[0\]\.host\)/);
+    expect(screen).not.toContain('exposure:');
+  });
+
+  it('--global and --layer write where they say', async () => {
+    const p = project();
+    const global = open(p, '--global');
+    await waitForScreen(global, 'byre config · global (default.config)');
+    await selectRow(global, /Skip questions/);
+    global.keys('Right', 'C-s');
+    await waitForScreen(global, /saved /);
+    global.keys('C-q');
+    expect(await global.exit()).toBe('0');
+    expect(readFileSync(path.join(p.home, 'default.config'), 'utf8')).toBe(
+      '[defaults]\nskip_questions = true\n',
+    );
+
+    const layer = open(p, '--layer team');
+    await waitForScreen(layer, 'byre config · layer team');
+    await selectRow(layer, /Seed prefs/);
+    layer.keys('Right', 'C-s');
+    await waitForScreen(layer, /saved /);
+    layer.keys('C-q');
+    expect(await layer.exit()).toBe('0');
+    expect(readFileSync(path.join(p.home, 'layers', 'team', 'layer.config'), 'utf8')).toBe(
+      'seed_prefs = true\n',
+    );
+  });
+
+  it('at 48 columns nothing is cut mid-token', async () => {
+    const p = project();
+    write(p.config, `[[mounts]]\nhost = "${p.lib}"\ntarget = "/opt/shared-library"\n`);
+    const pane = open(p, '', { width: 48, height: 16 });
+    const screen = await ready(pane);
+    const lines = screen.split('\n');
+    expect(lines.every((l) => [...l].length <= 48)).toBe(true);
+    // The host path is longer than a line would hold beside the rest: it
+    // wraps at a space, and each token stays whole on one line.
+    for (const token of ['/opt/shared-library', 'project', 'GRANTS']) {
+      expect(
+        lines.some((l) => l.includes(token)),
+        token,
+      ).toBe(true);
+    }
+    expect(screen).toContain(path.basename(p.lib));
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+  });
+});
