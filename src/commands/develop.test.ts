@@ -2,7 +2,7 @@
 // build skip versus build, volume creation and seeding, the stale-box sweep,
 // and the launch record written before the box is created.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
@@ -341,6 +341,34 @@ describe('develop: every refusal', () => {
   });
 });
 
+describe('develop: a warm launch does only the work that changed', () => {
+  const launches = (): string => path.join(w.store, 'launches');
+  const podman = (): FakeEngine => new FakeEngine({ name: 'podman' });
+
+  it('an unchanged launch record is not written again, and nothing is reaped or asked', async () => {
+    await develop();
+    const [name] = readdirSync(launches()).filter((f) => f.endsWith('.toml'));
+    const inode = statSync(path.join(launches(), name ?? '-')).ino;
+    const other = podman();
+    await develop({ pool: poolOf(w.engine, other) });
+    expect(readdirSync(launches()).filter((f) => f.endsWith('.toml'))).toEqual([name]);
+    expect(statSync(path.join(launches(), name ?? '-')).ino).toBe(inode);
+    // Only the session question went to podman; no reaping query.
+    expect(other.callsTo('ps')).toHaveLength(1);
+    expect(other.callsTo('psLabels')).toEqual([]);
+  });
+
+  it('a record no box points at is reaped beside the session, every engine asked', async () => {
+    const stale = `${'e'.repeat(64)}.toml`;
+    mkdirSync(launches(), { recursive: true });
+    writeFileSync(path.join(launches(), stale), 'old\n');
+    const other = podman();
+    await develop({ pool: poolOf(w.engine, other) });
+    expect(readdirSync(launches())).not.toContain(stale);
+    expect(other.callsTo('psLabels')).toHaveLength(1);
+  });
+});
+
 describe('develop: the engine record scopes the session check (adr/0032)', () => {
   const record = (): string => readFileSync(path.join(w.store, `engine.${w.id}`), 'utf8');
   const writeRecord = (text: string): void => {
@@ -364,8 +392,7 @@ describe('develop: the engine record scopes the session check (adr/0032)', () =>
     writeRecord('docker\n');
     const podman = podmanSession();
     await develop({ pool: poolOf(w.engine, podman) });
-    // Only the reaping beside the session asks it (about launch records, not sessions).
-    expect(podman.calls.map((c) => c.method)).toEqual(['psLabels']);
+    expect(podman.calls).toEqual([]);
     expect(w.engine.callsTo('startAttached')).toHaveLength(1);
   });
 

@@ -38,7 +38,12 @@ import { askPassphrase } from '../credentials/input.js';
 import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import { reapLaunchRecords, writeDeliveryReceipt, writeLaunchRecord } from '../launch/store.js';
+import {
+  launchHashesOnDisk,
+  reapLaunchRecords,
+  writeDeliveryReceipt,
+  writeLaunchRecord,
+} from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
@@ -430,8 +435,19 @@ async function deliverBeside(
   return null;
 }
 
-/** Reaping is housekeeping: it runs beside the session and never fails it. */
-async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
+/**
+ * Reaping is housekeeping: it runs beside the session and never fails it.
+ * When the only record on disk is this launch's own, there is nothing to
+ * reap and no engine is asked (the common warm develop: the engine clients
+ * would otherwise compete with the box's start for the CPU).
+ */
+async function reapQuietly(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  launchHash: string | undefined,
+): Promise<void> {
+  const onDisk = launchHashesOnDisk(ctx.project.launches);
+  if ([...onDisk].every((h) => h === launchHash)) return;
   try {
     reapLaunchRecords(ctx.project.launches, await referencedRecords(pool, ctx.projectId));
   } catch {
@@ -483,7 +499,7 @@ export async function developCommand(
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
-  const reaping = reapQuietly(pool, ctx);
+  const reaping = reapQuietly(pool, ctx, prepared.launchHash);
   let wallFailure: { error: unknown } | null = null;
   const walling =
     prepared.netns === null
