@@ -1,18 +1,35 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { fakeSkill } from '../../test/support/config.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { UsageError } from '../errors.js';
+import { ByreError, UsageError } from '../errors.js';
 import type { ProjectContext } from '../project/context.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
-import { EMPTY_CATALOG } from '../skills/resolve.js';
-import { onboard, onboardingConfig } from './onboard.js';
+import type { FirstRunSetup } from '../tui/model/first-run.js';
+import { onboard, type AskFirstRun, type OnboardCatalog } from './onboard.js';
 
 const temp = useTempDir('onboard');
 let ctx: ProjectContext;
-const lookups = {
-  bundledTemplate: (n: string) => (n === 'node' ? {} : null),
-  catalog: EMPTY_CATALOG,
-};
+
+const claude = fakeSkill('byre/claude', 'bundled', {
+  agent: { command: 'claude', state: null, context: true, mcp: true, claudeSkills: true },
+});
+const codex = fakeSkill('byre/codex', 'bundled', {
+  agent: { command: 'codex', state: null, context: true, mcp: true, claudeSkills: false },
+});
+const known = [claude, codex, fakeSkill('byre/claude-shared-auth', 'bundled')];
+const canon = (r: string): string => known.find((s) => s.id === r || s.id === `byre/${r}`)?.id ?? r;
+const catalogs = (): OnboardCatalog => ({
+  bundledTemplate: (n: string) => (n === 'node' || n === 'byre/node' ? {} : null),
+  catalog: {
+    lookup: (r) => known.find((s) => s.id === canon(r)) ?? null,
+    ids: () => known.map((s) => s.id),
+  },
+  templates: [{ id: 'byre/node', description: 'Node' }],
+  agents: known.map((s) => ({ id: s.id, description: '' })),
+  companions: { 'byre/claude': 'byre/claude-shared-auth' },
+  canon,
+});
 
 beforeEach(() => {
   const home = temp.path;
@@ -36,37 +53,119 @@ const HEADER = [
   '# The consent document for this project’s boxes: everything they may reach is',
   '# granted here or in the layers below it (`byre status` shows the result).',
 ];
+const written = (): string => readFileSync(ctx.project.config, 'utf8');
+const defaults = (text: string): void => writeFileSync(ctx.store.defaultConfig, text);
 
-describe('onboardingConfig', () => {
-  it.each([
-    [{}, HEADER],
-    [{ template: 'node' }, [...HEADER, 'template = "node"']],
-    [{ template: 'none', agent: 'none' }, [...HEADER, 'template = "none"', 'agent = "none"']],
-  ])('%j', (flags, lines) => {
-    expect(onboardingConfig('/src/demo/work', flags)).toBe(`${lines.join('\n')}\n`);
-  });
+/** An `ask` that records the setup it was shown and answers as told. */
+function answering(
+  answers: { template: string | null; agent: string | null; sharedAuth: boolean | null },
+  saveDefaults = false,
+): AskFirstRun & { seen: FirstRunSetup[] } {
+  const seen: FirstRunSetup[] = [];
+  const ask = async (setup: FirstRunSetup) => {
+    seen.push(setup);
+    return { answers, saveDefaults };
+  };
+  return Object.assign(ask, { seen });
+}
 
-  it('keeps a line break in the path out of the comment', () => {
-    expect(onboardingConfig('/a\nb = 1', {}).split('\n')[0]).toBe(
-      '# byre project config for /a?b = 1',
-    );
-  });
-});
-
-describe('onboard', () => {
-  it('writes the consent document through the config writer, mode 0600', async () => {
-    expect(await onboard(ctx, { template: 'node' }, lookups)).toBe(true);
-    expect(readFileSync(ctx.project.config, 'utf8')).toBe(
-      `${[...HEADER, 'template = "node"'].join('\n')}\n`,
-    );
+describe('onboard without a terminal', () => {
+  it('writes the flags through the config writer, mode 0600', async () => {
+    expect(await onboard(ctx, { template: 'node' }, catalogs)).toMatchObject({
+      wrote: true,
+      how: 'flags',
+    });
+    expect(written()).toBe(`${[...HEADER, 'template = "node"'].join('\n')}\n`);
     expect(statSync(ctx.project.config).mode & 0o777).toBe(0o600);
   });
 
   it('leaves a configured project alone, and refuses first-run flags there', async () => {
-    await onboard(ctx, {}, lookups);
-    const before = readFileSync(ctx.project.config, 'utf8');
-    expect(await onboard(ctx, {}, lookups)).toBe(false);
-    await expect(onboard(ctx, { agent: 'none' }, lookups)).rejects.toBeInstanceOf(UsageError);
-    expect(readFileSync(ctx.project.config, 'utf8')).toBe(before);
+    await onboard(ctx, {}, catalogs);
+    const before = written();
+    expect(await onboard(ctx, {}, catalogs)).toEqual({ wrote: false });
+    for (const flags of [{ agent: 'none' }, { sharedAuth: false }]) {
+      await expect(onboard(ctx, flags, catalogs)).rejects.toBeInstanceOf(UsageError);
+    }
+    expect(written()).toBe(before);
+  });
+
+  it('--shared-auth puts the companion in this project’s skills and nothing else', async () => {
+    defaults('# mine\n');
+    await onboard(ctx, { agent: 'claude', sharedAuth: true }, catalogs);
+    expect(written()).toBe(
+      `${[...HEADER, 'agent = "claude"', 'skills = ["byre/claude-shared-auth"]'].join('\n')}\n`,
+    );
+    expect(readFileSync(ctx.store.defaultConfig, 'utf8')).toBe('# mine\n');
+  });
+
+  it('refuses --shared-auth for an agent with no offer, writing nothing', async () => {
+    await expect(
+      onboard(ctx, { agent: 'codex', sharedAuth: true }, catalogs),
+    ).rejects.toBeInstanceOf(UsageError);
+    expect(existsSync(ctx.project.config)).toBe(false);
+  });
+});
+
+describe('defaults.skip_questions', () => {
+  it('applies the stored answers unasked, shared-auth grant included', async () => {
+    defaults(
+      'template = "byre/node"\nagent = "byre/claude"\n[defaults]\nskip_questions = true\nshared_auth = { claude = "claude-shared-auth" }\n',
+    );
+    const ask = answering({ template: null, agent: null, sharedAuth: null });
+    const result = await onboard(ctx, {}, catalogs, ask);
+    expect(ask.seen).toHaveLength(0);
+    expect(result).toMatchObject({ how: 'stored', companion: 'byre/claude-shared-auth' });
+    expect(written()).toContain(
+      'template = "byre/node"\nagent = "byre/claude"\nskills = ["byre/claude-shared-auth"]\n',
+    );
+  });
+});
+
+describe('the first-run picker', () => {
+  it('is shown what the flags left open, pre-selected from the favourites', async () => {
+    defaults('template = "byre/node"\nagent = "byre/claude"\n');
+    const ask = answering({ template: 'byre/node', agent: 'byre/claude', sharedAuth: false });
+    await onboard(ctx, { template: 'none' }, catalogs, ask);
+    const setup = ask.seen[0];
+    expect(setup?.fixed).toEqual({ template: 'none' });
+    expect(setup?.preselect).toEqual({ template: 'byre/node', agent: 'byre/claude' });
+    expect(setup?.companionFor('byre/claude')).toBe('byre/claude-shared-auth');
+    expect(setup?.companionFor('byre/codex')).toBeNull();
+  });
+
+  it('is not shown when the flags answered everything', async () => {
+    const ask = answering({ template: null, agent: null, sharedAuth: null });
+    await onboard(ctx, { template: 'none', agent: 'codex' }, catalogs, ask);
+    expect(ask.seen).toHaveLength(0);
+    expect(written()).toContain('agent = "codex"');
+  });
+
+  it('offers nothing when default.config grants the companion to every box already', async () => {
+    defaults('skills = ["claude-shared-auth"]\n');
+    const ask = answering({ template: 'none', agent: 'byre/claude', sharedAuth: null });
+    await onboard(ctx, {}, catalogs, ask);
+    expect(ask.seen[0]?.companionFor('byre/claude')).toBeNull();
+    expect(written()).not.toContain('skills');
+  });
+
+  it('writes the answers, and save-as-default stores only the favourites', async () => {
+    defaults('# mine\n');
+    const ask = answering({ template: 'byre/node', agent: 'byre/claude', sharedAuth: true }, true);
+    const result = await onboard(ctx, {}, catalogs, ask);
+    expect(result).toMatchObject({ how: 'asked', savedDefaults: true });
+    expect(written()).toBe(
+      `${[...HEADER, 'template = "byre/node"', 'agent = "byre/claude"', 'skills = ["byre/claude-shared-auth"]'].join('\n')}\n`,
+    );
+    expect(readFileSync(ctx.store.defaultConfig, 'utf8')).toBe(
+      '# mine\ntemplate = "byre/node"\nagent = "byre/claude"\n\n[defaults]\nshared_auth = { claude = "claude-shared-auth" }\n',
+    );
+  });
+
+  it('writes nothing when the picker is cancelled', async () => {
+    const cancel: AskFirstRun = async () => null;
+    const error = await onboard(ctx, {}, catalogs, cancel).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ByreError);
+    expect((error as ByreError).rule).toBe('onboard.cancelled');
+    expect(existsSync(ctx.project.config)).toBe(false);
   });
 });

@@ -1,22 +1,65 @@
-// First-run onboarding without prompts: `--template` / `--agent` write the
-// project's byre.config (in the store, never the project tree); with neither,
-// the cascade defaults apply and an empty consent document is written, through
-// the config writer like every config write. The interactive picker arrives
-// with the config editor.
+// First-run onboarding: the project's byre.config (in the store, never the
+// project tree) is written on its first develop, through the config writer
+// like every config write. On a terminal the first-run picker asks what the
+// flags did not answer (template, agent, the shared-auth offer), pre-selected
+// from default.config's favourites; `defaults.skip_questions` takes the
+// stored answers unasked; off a terminal nothing is asked.
 
 import { access } from 'node:fs/promises';
-import { ByreError, UsageError } from '../errors.js';
-import { projectConfigFile, writeConfig } from '../config/write.js';
+import { readLayerFile } from '../config/read.js';
+import {
+  favouriteEdits,
+  offeredCompanion,
+  onboardingText,
+  projectEdits,
+  readFavourites,
+  storedSharedAuth,
+  type Favourites,
+  type OnboardAnswers,
+} from '../config/onboarding.js';
+import { defaultConfigFile, projectConfigFile, writeConfig } from '../config/write.js';
+import { ByreError, ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
-import { templateConfigPath } from '../project/store-layout.js';
+import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
-import { applyEdits, type TomlEdit } from '../tomldoc/index.js';
+import type { FirstRunSetup } from '../tui/model/first-run.js';
+import type { CatalogChoice } from '../tui/model/config-editor/types.js';
 
 export interface OnboardFlags {
   template?: string;
   agent?: string;
+  /** `--shared-auth[=false]`: the answer to the shared-auth offer, up front. */
+  sharedAuth?: boolean;
 }
+
+/** What the first-run picker needs from the catalogs. */
+export interface OnboardCatalog {
+  bundledTemplate: (name: string) => unknown;
+  catalog: SkillCatalog;
+  templates: readonly CatalogChoice[];
+  agents: readonly CatalogChoice[];
+  /** agent id -> the companion that declares shared_auth_for it (catalog ids). */
+  companions: Readonly<Record<string, string>>;
+  /** A reference as the catalog knows it (`claude` -> `byre/claude`). */
+  canon: (reference: string) => string;
+}
+
+/** Asks on the terminal: the answers and save-as-default, or null when cancelled. */
+export type AskFirstRun = (
+  setup: FirstRunSetup,
+) => Promise<{ answers: OnboardAnswers; saveDefaults: boolean } | null>;
+
+export type OnboardResult =
+  | { wrote: false }
+  | {
+      wrote: true;
+      /** `asked` on the picker, `stored` by defaults.skip_questions, `flags` otherwise. */
+      how: 'asked' | 'stored' | 'flags';
+      answers: OnboardAnswers;
+      companion: string | null;
+      savedDefaults: boolean;
+    };
 
 async function exists(p: string): Promise<boolean> {
   return access(p).then(
@@ -25,26 +68,12 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** The byre.config text onboarding writes (pure). */
-export function onboardingConfig(projectRoot: string, flags: OnboardFlags): string {
-  const header = [
-    `# byre project config for ${projectRoot.replace(/[\r\n]/g, '?')}`,
-    '# The consent document for this project’s boxes: everything they may reach is',
-    '# granted here or in the layers below it (`byre status` shows the result).',
-  ];
-  const edits: TomlEdit[] = [];
-  if (flags.template !== undefined)
-    edits.push({ op: 'set', path: ['template'], value: flags.template });
-  if (flags.agent !== undefined) edits.push({ op: 'set', path: ['agent'], value: flags.agent });
-  return applyEdits(`${header.join('\n')}\n`, edits);
-}
-
 /** What develop says after onboarding wrote the project's config. */
 export function onboardedLine(configPath: string): string {
   return [
     `byre: wrote this project's config: ${configPath}`,
-    '      edit it by hand or with byre mcp|context|claude-skill; `byre status` names every file',
-    '      of the cascade, and docs/CONFIG.md lists every key',
+    '      `byre config` edits it (on screen, every grant with the layer it comes from);',
+    '      `byre status` names every file of the cascade, and docs/CONFIG.md lists every key',
   ].join('\n');
 }
 
@@ -73,41 +102,149 @@ function checkAgent(name: string, catalog: SkillCatalog): void {
   });
 }
 
+function readDefaults(home: string): Favourites {
+  const file = readLayerFile(defaultConfigPath(home), 'default', 'default');
+  if (file !== null && file.issues.length > 0) throw new ConfigError(file.issues);
+  return readFavourites(file?.value ?? null);
+}
+
+function firstRunFlagsUsed(flags: OnboardFlags): boolean {
+  return (
+    flags.template !== undefined || flags.agent !== undefined || flags.sharedAuth !== undefined
+  );
+}
+
+interface Decided {
+  how: 'asked' | 'stored' | 'flags';
+  answers: OnboardAnswers;
+  saveDefaults: boolean;
+}
+
+async function decide(
+  setup: FirstRunSetup,
+  flags: OnboardFlags,
+  favourites: Favourites,
+  ask: AskFirstRun | null,
+  companionFor: (agent: string | null) => string | null,
+): Promise<Decided> {
+  if (favourites.skipQuestions) {
+    const agent = flags.agent ?? favourites.agent;
+    const offered = companionFor(agent) !== null;
+    return {
+      how: 'stored',
+      saveDefaults: false,
+      answers: {
+        template: flags.template ?? favourites.template,
+        agent,
+        sharedAuth: offered
+          ? (flags.sharedAuth ?? storedSharedAuth(agent, favourites) ?? false)
+          : null,
+      },
+    };
+  }
+  const { needsPicker } = await import('../tui/model/first-run.js');
+  if (ask !== null && needsPicker(setup)) {
+    const asked = await ask(setup);
+    if (asked === null) {
+      throw new ByreError('the first-run questions were cancelled; nothing was written', {
+        rule: 'onboard.cancelled',
+        remedy: 'run byre develop again, or answer up front: --template, --agent, --shared-auth',
+      });
+    }
+    return { how: 'asked', ...asked };
+  }
+  return {
+    how: 'flags',
+    saveDefaults: false,
+    answers: {
+      template: flags.template ?? null,
+      agent: flags.agent ?? null,
+      sharedAuth: companionFor(flags.agent ?? null) === null ? null : (flags.sharedAuth ?? null),
+    },
+  };
+}
+
 /**
- * Writes the project's byre.config on first run. Returns true when it wrote
- * one. Flags on an already-configured project are a usage error: the store
- * config is the user's, and develop never edits it.
+ * Writes the project's byre.config on first run, asking on the terminal
+ * (`ask`, null off a terminal) what the flags did not answer. `catalogs` is
+ * read only when the project has no config yet. First-run flags
+ * on an already-configured project are a usage error: the store config is
+ * the user's, and develop never edits it.
  */
 export async function onboard(
   ctx: ProjectContext,
   flags: OnboardFlags,
-  lookups: { bundledTemplate: (name: string) => unknown; catalog: SkillCatalog },
-): Promise<boolean> {
+  catalogs: () => OnboardCatalog,
+  ask: AskFirstRun | null = null,
+): Promise<OnboardResult> {
   if (await exists(ctx.project.config)) {
-    if (flags.template !== undefined || flags.agent !== undefined) {
-      throw new UsageError('--template and --agent apply only to a project’s first develop', {
-        remedy: `this project is configured already; edit ${ctx.project.config} instead`,
-      });
+    if (firstRunFlagsUsed(flags)) {
+      throw new UsageError(
+        '--template, --agent and --shared-auth apply only to a project’s first develop',
+        {
+          remedy: `this project is configured already; edit it with byre config (${ctx.project.config})`,
+        },
+      );
     }
-    return false;
+    return { wrote: false };
   }
+  const lookups = catalogs();
   if (flags.template !== undefined)
     await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
   if (flags.agent !== undefined) checkAgent(flags.agent, lookups.catalog);
+  const favourites = readDefaults(ctx.store.home);
+  const companionFor = (agent: string | null): string | null =>
+    offeredCompanion(agent, lookups.companions, favourites, lookups.canon);
+  const setup: FirstRunSetup = {
+    projectRoot: ctx.projectRoot,
+    configPath: ctx.project.config,
+    templates: lookups.templates,
+    agents: lookups.agents,
+    fixed: {
+      ...(flags.template === undefined ? {} : { template: flags.template }),
+      ...(flags.agent === undefined ? {} : { agent: flags.agent }),
+      ...(flags.sharedAuth === undefined ? {} : { sharedAuth: flags.sharedAuth }),
+    },
+    preselect: { template: favourites.template, agent: favourites.agent },
+    companionFor,
+    storedSharedAuth: (agent) => storedSharedAuth(agent, favourites),
+  };
+  const decided = await decide(setup, flags, favourites, ask, companionFor);
+  const companion = companionFor(decided.answers.agent);
+  if (flags.sharedAuth === true && companion === null) {
+    throw new UsageError(
+      `--shared-auth: agent ${decided.answers.agent ?? '(none)'} has no shared-auth offer here`,
+      {
+        remedy:
+          'drop --shared-auth; only an agent with a shared-auth companion (claude, codex, opencode) has one, and none is offered when default.config already enables the companion',
+      },
+    );
+  }
   await ensurePrivateDir(ctx.project.dir);
   try {
     await writeConfig(
       projectConfigFile(ctx.project),
-      () => onboardingConfig(ctx.projectRoot, flags),
-      {
-        createOnly: true,
-        lock: ctx.project,
-      },
+      () => onboardingText(ctx.projectRoot, projectEdits(decided.answers, companion)),
+      { createOnly: true, lock: ctx.project },
     );
   } catch (error) {
     // Another byre onboarded this project meanwhile: its config stands.
-    if (error instanceof ByreError && error.rule === 'config.write-exists') return false;
+    if (error instanceof ByreError && error.rule === 'config.write-exists') return { wrote: false };
     throw error;
   }
-  return true;
+  if (decided.saveDefaults) {
+    await ensurePrivateDir(ctx.store.home);
+    await writeConfig(
+      defaultConfigFile(ctx.store.home),
+      favouriteEdits(decided.answers, companion, favourites),
+      { lock: ctx.project },
+    );
+  }
+  return {
+    wrote: true,
+    how: decided.how,
+    answers: decided.answers,
+    companion,
+    savedDefaults: decided.saveDefaults,
+  };
 }

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Writer } from '../io.js';
 import { ByreError } from '../errors.js';
-import { helperUsernsArgs } from '../engine/argv.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -91,13 +91,7 @@ export function migrateVolumeArgv(
   keepId: boolean,
 ): string[] {
   return [
-    'run',
-    '--rm',
-    '--entrypoint',
-    'sh',
-    '-u',
-    '0:0',
-    ...helperUsernsArgs(keepId),
+    ...rootShellHelperArgv(keepId),
     '--mount',
     `type=volume,source=${from},target=/from`,
     '--mount',

@@ -5,7 +5,7 @@
 
 import type { VolumeSpec } from '../config/types.js';
 import { ByreError } from '../errors.js';
-import { helperUsernsArgs } from '../engine/argv.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
 import type { Engine } from '../engine/engine.js';
@@ -46,16 +46,7 @@ export function seedArgv(
   const seed = decl.seed;
   if (seed === undefined) throw new TypeError(`volume ${decl.name} has no seed`);
   const owner = `${ctx.uid}:${ctx.gid}`;
-  const head = (interactive: boolean): string[] => [
-    'run',
-    '--rm',
-    ...(interactive ? ['-i'] : []),
-    '--entrypoint',
-    'sh',
-    '-u',
-    '0:0',
-    ...helperUsernsArgs(ctx.keepId),
-  ];
+  const head = (interactive: boolean): string[] => rootShellHelperArgv(ctx.keepId, interactive);
   const dest = ['--mount', `type=volume,source=${volume},target=/dest`];
   if ('host' in seed) {
     const source = expandHost(seed.host, ctx.home);

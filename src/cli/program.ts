@@ -9,6 +9,13 @@ import { versionLine } from '../embedded.js';
 import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
+/** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
+export function yesNoFlag(name: string, value: boolean | string): boolean {
+  if (value === true || value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`${name} takes true or false, not ${JSON.stringify(value)}`);
+}
+
 export function buildProgram(io: Io): Command {
   const program = new Command('byre')
     .description(
@@ -39,18 +46,32 @@ export function buildProgram(io: Io): Command {
     .option('--template <name>', 'first run only: the template to build on ("none" for none)')
     .option('--agent <name>', 'first run only: the agent skill to launch ("none" for a shell)')
     .option(
+      '--shared-auth [yes]',
+      'first run only: answer the shared-auth offer up front (--shared-auth=false declines)',
+    )
+    .option(
       '--passphrase-fd <n>',
       'read the credentials’ passphrase from file descriptor n (never from env or argv)',
     )
-    .action(async (options: { template?: string; agent?: string; passphraseFd?: string }) => {
-      const { developCommand } = await import('../commands/develop.js');
-      const { parseFdFlag } = await import('../credentials/input.js');
-      const { passphraseFd, ...rest } = options;
-      await developCommand(io, {
-        ...rest,
-        ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
-      });
-    });
+    .action(
+      async (options: {
+        template?: string;
+        agent?: string;
+        sharedAuth?: boolean | string;
+        passphraseFd?: string;
+      }) => {
+        const { developCommand } = await import('../commands/develop.js');
+        const { parseFdFlag } = await import('../credentials/input.js');
+        const { passphraseFd, sharedAuth, ...rest } = options;
+        await developCommand(io, {
+          ...rest,
+          ...(sharedAuth === undefined
+            ? {}
+            : { sharedAuth: yesNoFlag('--shared-auth', sharedAuth) }),
+          ...(passphraseFd === undefined ? {} : { passphraseFd: parseFdFlag(passphraseFd) }),
+        });
+      },
+    );
 
   program
     .command('config')

@@ -29,7 +29,7 @@ import type { ProjectStorePaths } from '../project/store-layout.js';
 import { loadCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { onboardingConfig } from '../box/onboard.js';
+import { onboardingText } from '../config/onboarding.js';
 import { packageCanon, templateLookup } from './load.js';
 
 export interface TargetFlags {
@@ -93,7 +93,7 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
     lock: ctx.project,
     ctx,
     label: "this project's config",
-    seed: onboardingConfig(ctx.projectRoot, {}),
+    seed: onboardingText(ctx.projectRoot, []),
   };
 }
 

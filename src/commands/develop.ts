@@ -11,7 +11,14 @@ import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { onboard, onboardedLine, type OnboardFlags } from '../box/onboard.js';
+import {
+  onboard,
+  onboardedLine,
+  type AskFirstRun,
+  type OnboardCatalog,
+  type OnboardFlags,
+} from '../box/onboard.js';
+import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
@@ -20,7 +27,13 @@ import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
-import { ensureVolumes, seedFreshVolumes, type PlannedVolume } from '../box/volumes.js';
+import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from '../box/seed-prefs.js';
+import {
+  ensureVolumes,
+  seedFreshVolumes,
+  type PlannedVolume,
+  type SeedContext,
+} from '../box/volumes.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
@@ -55,8 +68,8 @@ import {
   boxHostEnv,
   bundledTemplate,
   loadBoxConfig,
+  packageChoices,
   planBox,
-  skillCatalog,
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -321,13 +334,15 @@ async function prepareBox(
     { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
     volumes,
   );
-  await seedFreshVolumes(engine, volumes, created, {
+  const seedCtx = {
     image: params.image,
     uid: params.uid,
     gid: params.gid,
     keepId: engine.facts.keepId,
     home,
-  });
+  };
+  await seedFreshVolumes(engine, volumes, created, seedCtx);
+  await seedPrefsOnce(io, engine, planPrefsSeed(config, skills, volumes, home), created, seedCtx);
 
   // After the image exists (the probe runs in it), before the record and create.
   const sockGroups = await probeSockGroups(
@@ -436,6 +451,67 @@ async function deliverBeside(
 }
 
 /**
+ * seed_prefs: the agent's curated prefs into its fresh state volume, once. A
+ * nicety, so a failure is a warning: the box still launches, unseeded.
+ */
+async function seedPrefsOnce(
+  io: Io,
+  engine: Engine,
+  seed: PrefsSeed | null,
+  created: ReadonlySet<string>,
+  ctx: SeedContext,
+): Promise<void> {
+  try {
+    const done = await seedAgentPrefs(engine, seed, created, ctx);
+    if (done === null) return;
+    say(
+      io.stderr,
+      `seeded ${done.skill}'s prefs into its fresh state volume: ${done.entries.map((e) => e.rel).join(', ')} (from ${done.from}; seed_prefs)`,
+    );
+    for (const s of done.skipped) say(io.stderr, `seed_prefs left out ${s.rel}: ${s.why}`, 'note');
+  } catch (error) {
+    say(
+      io.stderr,
+      `seed_prefs: copying ${seed?.skill ?? 'the agent'}'s prefs failed; the box starts without them (${error instanceof Error ? error.message : String(error)})`,
+      'warning',
+    );
+  }
+}
+
+/**
+ * Onboarding on a project's first develop: the first-run picker on a
+ * terminal (stdin and stderr), stored answers under defaults.skip_questions,
+ * flags alone otherwise; then where the config lives and what edits it.
+ */
+async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promise<void> {
+  const catalogs = (): OnboardCatalog => {
+    const choices = packageChoices(ctx.store.home);
+    return { ...choices, bundledTemplate, catalog: choices.skills, canon: choices.canon.skill };
+  };
+  const ask: AskFirstRun | null =
+    io.stdinIsTty && io.stderrIsTty === true
+      ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
+      : null;
+  const result = await onboard(ctx, flags, catalogs, ask);
+  if (!result.wrote) return;
+  const lines: string[] = [];
+  if (result.how === 'stored') {
+    lines.push(
+      `byre: configured from your stored answers (defaults.skip_questions in default.config): ${answersText(result.answers, result.companion)}; byre config --global changes them`,
+    );
+  }
+  if (result.savedDefaults) {
+    lines.push(
+      'byre: saved these answers as your defaults in default.config; they pre-select the next new project’s answers',
+    );
+  }
+  lines.push(onboardedLine(ctx.project.config));
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    io.stderr.write(`${escapeTerminal(line)}\n`);
+  }
+}
+
+/**
  * Reaping is housekeeping: it runs beside the session and never fails it.
  * When the only record on disk is this launch's own, there is nothing to
  * reap and no engine is asked (the common warm develop: the engine clients
@@ -476,9 +552,7 @@ export async function developCommand(
       },
     ]);
   });
-  if (await onboard(ctx, flags, { bundledTemplate, catalog: skillCatalog(ctx.store.home) })) {
-    io.stderr.write(`${escapeTerminal(onboardedLine(ctx.project.config))}\n`);
-  }
+  await firstRun(io, ctx, flags);
   const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
   if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 

@@ -16,6 +16,7 @@ import type { ValueLocation } from '../config/check-effective.js';
 import { loadCatalog, type PackageCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import type { CatalogChoice } from '../tui/model/config-editor/types.js';
 import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
@@ -74,6 +75,42 @@ export function packageCanon(home: string, skills: PackageCatalog): PackageCanon
       templates ??= loadCatalog({ home, kind: 'template' });
       return templates.find(reference)?.id ?? reference;
     },
+  };
+}
+
+/** The packages a picker offers: templates, agents, every skill, and who vouches for each agent's shared-auth offer. */
+export interface PackageChoices {
+  skills: SkillCatalog;
+  canon: PackageCanon;
+  templates: CatalogChoice[];
+  agents: CatalogChoice[];
+  skillChoices: CatalogChoice[];
+  /** agent id -> the companion that declares shared_auth_for it (catalog ids). */
+  companions: Record<string, string>;
+}
+
+export function packageChoices(home: string): PackageChoices {
+  const skills = loadCatalog({ home, kind: 'skill' });
+  const canon = packageCanon(home, skills);
+  const ok = skills.entries.filter((e) => e.status === 'ok' && e.skill !== null);
+  const choice = (e: { id: string; description: string }): CatalogChoice => ({
+    id: e.id,
+    description: e.description,
+  });
+  const companions: Record<string, string> = {};
+  for (const e of ok) {
+    const agent = e.skill?.meta?.sharedAuthFor;
+    if (agent != null) companions[canon.skill(agent)] = e.id;
+  }
+  return {
+    skills: skills.asSkillCatalog(),
+    canon,
+    templates: loadCatalog({ home, kind: 'template' })
+      .entries.filter((e) => e.status === 'ok')
+      .map(choice),
+    agents: ok.filter((e) => e.skill?.agent != null).map(choice),
+    skillChoices: ok.map(choice),
+    companions,
   };
 }
 

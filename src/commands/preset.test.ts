@@ -1,12 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { fakeIo } from '../../test/support/io.js';
-import { testTempDir, useSharedTempDir } from '../../test/support/temp.js';
+import { useHttpsServer } from '../../test/support/https.js';
+import { testTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
 import { sha256Hex } from '../skills/digest.js';
@@ -57,7 +55,7 @@ describe('byre preset inspect', () => {
     expect(out).toMatch(/^ +docs\.example\.com:443 {2}\(mcp:docs\)$/m);
     expect(out).toMatch(/^ +registry\.npmjs\.org:443 {2}\(config\)$/m);
     expect(out).toMatch(
-      /^MCP servers: +docs {2}https:\/\/docs\.example\.com\/mcp {2}\(project\)$/m,
+      /^MCP servers: +docs {2}https:\/\/docs\.example\.com\/mcp {2}\(project; reads DOCS_TOKEN\)$/m,
     );
     expect(out).toMatch(/^ +delivered to byre\/claude$/m);
     for (const label of ['Project id', 'Engine', 'Container', 'Config files', 'Next launch']) {
@@ -157,69 +155,30 @@ describe('configDiff', () => {
 });
 
 describe('a preset over https', () => {
-  let server: Server;
-  let base: string;
-  let ca: string;
-  const tls = useSharedTempDir('preset-tls');
-
-  beforeAll(async () => {
-    const dir = tls.path;
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
-    server = createServer(
-      { key: readFileSync(path.join(dir, 'key.pem')), cert: ca },
-      (req, res) => {
-        if (req.url === '/team/byre.preset') {
-          res.writeHead(200);
-          res.end(PRESET);
-        } else if (req.url === '/old/byre.config') {
-          res.writeHead(200);
-          res.end(PRESET);
-        } else {
-          res.writeHead(404);
-          res.end();
-        }
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  const server = useHttpsServer((req, res) => {
+    const body = req.url === '/team/byre.preset' || req.url === '/old/byre.config' ? PRESET : null;
+    res.writeHead(body === null ? 404 : 200);
+    res.end(body ?? undefined);
   });
 
   it('is fetched, reviewed and applied, with the URL as the marker source', async () => {
     const t = setup(null);
-    await presetApplyCommand(t.io, `${base}/team/byre.preset`, { yes: true }, { ca });
+    await presetApplyCommand(
+      t.io,
+      `${server.base}/team/byre.preset`,
+      { yes: true },
+      { ca: server.ca },
+    );
     expect(readFileSync(t.config, 'utf8')).toBe(PRESET);
-    expect(readFileSync(t.applied, 'utf8')).toBe(`${sha256Hex(PRESET)}\n${base}/team/byre.preset`);
+    expect(readFileSync(t.applied, 'utf8')).toBe(
+      `${sha256Hex(PRESET)}\n${server.base}/team/byre.preset`,
+    );
   });
 
   it('refuses the retired name over https too', async () => {
     const t = setup(null);
     await expect(
-      presetInspectCommand(t.io, `${base}/old/byre.config`, { ca }),
+      presetInspectCommand(t.io, `${server.base}/old/byre.config`, { ca: server.ca }),
     ).rejects.toBeInstanceOf(ByreError);
   });
 });

@@ -15,7 +15,8 @@ import {
   type RemovePlan,
   type WiringKey,
 } from '../config/wiring-edit.js';
-import { readConfigForEdit, writeConfig } from '../config/write.js';
+import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/write.js';
+import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { ByreError, UsageError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { CONTEXT_FILE_MAX_BYTES } from '../gen/stage.js';
@@ -336,8 +337,10 @@ function deliveryLines(
 }
 
 export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
-  const target = await resolveTarget(io, {});
-  const { config, skills } = splitCascade(io, target.ctx, target.file);
+  // Reads only: the project's store is neither created nor recorded.
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  await checkProjectPath(ctx);
+  const { config, skills } = splitCascade(io, ctx, projectConfigFile(ctx.project));
   const facts = wiringFacts(
     config,
     skills,

@@ -173,7 +173,7 @@ export interface CascadeResult {
 }
 
 /** A host path exists for the engine when stat (following links) finds it; EACCES and the like are the engine's to judge. */
-function hostPathExists(hostPath: string): boolean {
+export function hostPathExists(hostPath: string): boolean {
   try {
     statSync(hostPath);
     return true;

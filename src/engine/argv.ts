@@ -260,3 +260,21 @@ export function execArgv(spec: ExecSpec, withInput: boolean): string[] {
 export function helperUsernsArgs(keepId: boolean): string[] {
   return keepId ? [KEEP_ID_USERNS] : [];
 }
+
+/**
+ * The head of a volume helper: a throwaway container of the box's image
+ * running `sh` as root (in the box's user namespace on rootless Podman), for
+ * byre's own scripts that fill or copy volumes. Mounts, image and script follow.
+ */
+export function rootShellHelperArgv(keepId: boolean, interactive = false): string[] {
+  return [
+    'run',
+    '--rm',
+    ...(interactive ? ['-i'] : []),
+    '--entrypoint',
+    'sh',
+    '-u',
+    '0:0',
+    ...helperUsernsArgs(keepId),
+  ];
+}

@@ -87,24 +87,6 @@ export function resolveHostTool(tool: string, options: HostToolOptions): ToolRes
   return { kind: 'absent' };
 }
 
-/**
- * A tool the user named by path ($EDITOR=/usr/bin/vim, or ./bin/ed): taken
- * as written, and declined like a PATH hit when it (or what it links to)
- * lies under a box-writable root.
- */
-export function resolveToolPath(file: string, options: HostToolOptions): ToolResolution {
-  const cwd = options.cwd ?? process.cwd();
-  const candidate = path.resolve(cwd, file);
-  if (!isExecutableFile(candidate)) return { kind: 'absent' };
-  const roots = canonicalRoots(options.declinedRoots, cwd);
-  for (const p of [candidate, canonical(candidate), path.dirname(candidate)]) {
-    const root = roots.find((r) => isUnder(p, r.canonical) || isUnder(p, r.lexical));
-    if (root !== undefined)
-      return { kind: 'declined', tool: file, path: candidate, root: root.given };
-  }
-  return { kind: 'found', path: candidate };
-}
-
 /** Per-invocation cache: each tool resolves once, so every spawn runs the same binary. */
 export interface HostTools {
   resolve(tool: string): ToolResolution;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../test/support/golden.js';
 
 import type { LayerRef } from '../config/types.js';
 import { chassisFiles } from './chassis.js';
@@ -278,7 +279,11 @@ describe('agent-context.md', () => {
 });
 
 describe('mcp.json', () => {
-  it('renders config and skill servers sorted by name, minus closures', () => {
+  it('an empty set bakes too: the pinned bytes of /etc/byre/mcp.json (UPDATE_GOLDEN=1 rewrites)', () => {
+    expectGolden('mcp-empty.json', planBuild(fakeConfig(), [], '/w').mcpJson);
+  });
+
+  it('renders config and skill servers sorted by name, minus closures (pinned bytes)', () => {
     const plan = planBuild(
       fakeConfig({
         mcp: [
@@ -309,34 +314,7 @@ describe('mcp.json', () => {
       [claude],
       '/w',
     );
-    expect(plan.mcpJson).toBe(`{
-  "mcpServers": {
-    "bare": {
-      "type": "http",
-      "url": "https://bare.example/mcp",
-      "x_byre_env": []
-    },
-    "docs": {
-      "type": "http",
-      "url": "https://docs.example/mcp",
-      "headers": {
-        "X-Key": "\${DOCS_KEY}"
-      },
-      "x_byre_env": []
-    },
-    "github": {
-      "type": "stdio",
-      "command": "github-mcp-server",
-      "args": [
-        "stdio"
-      ],
-      "x_byre_env": [
-        "GITHUB_TOKEN"
-      ]
-    }
-  }
-}
-`);
+    expectGolden('mcp.json', plan.mcpJson);
   });
 
   it('includes skill-declared servers that are not closed', () => {

@@ -22,6 +22,11 @@ export interface EditTextOptions {
   initial: string;
   /** Lines shown under the text as `# …` comments. */
   help: readonly string[];
+  /**
+   * The text is a file in its own right (a whole config file, where `#` is
+   * TOML's comment): no help block, nothing stripped, returned as saved.
+   */
+  verbatim?: boolean;
   /** The most text byre accepts back. */
   maxBytes: number;
 }
@@ -54,7 +59,9 @@ export function editText(options: EditTextOptions): string {
   try {
     const file = path.join(dir, options.name);
     const help = options.help.map((line) => (line === '' ? '#' : `# ${line}`));
-    writeFileSync(file, `${options.initial}\n\n${help.join('\n')}\n`, { mode: 0o600 });
+    const text =
+      options.verbatim === true ? options.initial : `${options.initial}\n\n${help.join('\n')}\n`;
+    writeFileSync(file, text, { mode: 0o600 });
     const run = spawnSync(sh, ['-c', `${editor} "$@"`, 'byre-editor', file], {
       stdio: 'inherit',
       env: options.env,
@@ -77,7 +84,8 @@ export function editText(options: EditTextOptions): string {
         { rule: 'editor.failed', remedy: 'save the file in place, then quit the editor' },
       );
     }
-    return stripComments(read.bytes.toString('utf8'));
+    const edited = read.bytes.toString('utf8');
+    return options.verbatim === true ? edited : stripComments(edited);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

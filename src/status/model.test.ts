@@ -538,6 +538,24 @@ describe('statusModel rows', () => {
       'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
     ],
     [
+      'an mcp server names the env it reads',
+      {
+        config: fakeConfig({
+          mcp: [
+            sourced({
+              name: 'gh',
+              command: ['gh-mcp', 'stdio'],
+              env: ['GH_TOKEN', 'GH_HOST'],
+              egress: [],
+              headers: {},
+            }),
+          ],
+        }),
+      },
+      'MCP servers',
+      'gh  gh-mcp stdio  (project; reads GH_TOKEN, GH_HOST)',
+    ],
+    [
       'env baked',
       { config: fakeConfig({ env: { B: sourced('1'), A: sourced('2') } }) },
       'Env',

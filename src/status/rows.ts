@@ -302,7 +302,10 @@ export function statusRows(d: StatusData): ModelRow[] {
   add(
     ...listRows(
       'MCP servers',
-      d.mcp_servers.map((m) => `${m.name}  ${m.target}  (${m.source})`),
+      d.mcp_servers.map(
+        (m) =>
+          `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.join(', ')}`})`,
+      ),
       null,
     ),
   );

@@ -16,7 +16,8 @@ import {
   startPane,
   tmuxGate,
   tuiTempDir,
-  waitFor,
+  pressSeen,
+  selectedLine,
   waitForScreen,
   type Pane,
 } from './tmux.js';
@@ -51,24 +52,11 @@ function open(p: Project, args = '', size = { width: 100, height: 30 }): Pane {
 
 const ready = (pane: Pane): Promise<string> => waitForScreen(pane, /exposure: /);
 
-const selectedLine = (pane: Pane): string =>
-  pane
-    .screen()
-    .split('\n')
-    .find((l) => l.startsWith('› ')) ?? '';
-
 /** Presses Down, one row at a time (each move seen on screen), until the selected row matches. */
 async function selectRow(pane: Pane, row: RegExp): Promise<void> {
   for (let i = 0; i < 80; i++) {
-    const screen = pane.screen();
     if (row.test(selectedLine(pane))) return;
-    pane.keys('Down');
-    const moved = await waitFor(
-      'the selection to move',
-      () => (pane.screen() !== screen ? true : undefined),
-      2_000,
-    ).catch(() => false);
-    if (!moved) break;
+    if (!(await pressSeen(pane, 'Down'))) break;
   }
   throw new Error(`no row ${String(row)}\n${pane.screen()}`);
 }
@@ -157,10 +145,12 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     await waitForScreen(global, /saved /);
     global.keys('C-q');
     expect(await global.exit()).toBe('0');
-    expect(readFileSync(path.join(p.home, 'default.config'), 'utf8')).toBe(
-      '[defaults]\nskip_questions = true\n',
+    // A new default.config starts with the comment saying what it is.
+    expect(readFileSync(path.join(p.home, 'default.config'), 'utf8')).toMatch(
+      /^# byre default\.config: .*\n\[defaults\]\nskip_questions = true\n$/s,
     );
 
+    write(path.join(p.home, 'layers', 'team', 'layer.config'), '# team\n');
     const layer = open(p, '--layer team');
     await waitForScreen(layer, 'byre config · layer team');
     await selectRow(layer, /Seed prefs/);
@@ -169,7 +159,7 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     layer.keys('C-q');
     expect(await layer.exit()).toBe('0');
     expect(readFileSync(path.join(p.home, 'layers', 'team', 'layer.config'), 'utf8')).toBe(
-      'seed_prefs = true\n',
+      '# team\nseed_prefs = true\n',
     );
   });
 

@@ -128,3 +128,24 @@ export function waitForScreen(pane: Pane, text: string | RegExp, ms?: number): P
     throw new Error(`${String(error)}\n--- screen ---\n${pane.screen()}`);
   });
 }
+
+/** Presses `key` and waits until the screen shows its effect; false when nothing changed. */
+export async function pressSeen(pane: Pane, key: string, ms = 2_000): Promise<boolean> {
+  const before = pane.screen();
+  pane.keys(key);
+  return waitFor(
+    'the screen to change',
+    () => (pane.screen() !== before ? true : undefined),
+    ms,
+  ).catch(() => false);
+}
+
+/** The selected line (the one starting with `› `), or '' when none is. */
+export function selectedLine(pane: Pane): string {
+  return (
+    pane
+      .screen()
+      .split('\n')
+      .find((l) => l.startsWith('› ')) ?? ''
+  );
+}

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
@@ -11,12 +10,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useHttpsServer } from '../../../test/support/https.js';
 import { fakeIo, type FakeIo } from '../../../test/support/io.js';
-import { useSharedTempDir, useTempDir } from '../../../test/support/temp.js';
+import { useTempDir } from '../../../test/support/temp.js';
 import {
   packageInstallCommand,
   packagePackCommand,
@@ -350,69 +348,30 @@ describe('fork and adopt', () => {
 });
 
 describe('install over https', () => {
-  let server: Server;
-  let base: string;
-  let ca: string;
   let served: Record<string, Buffer>;
   let hits: string[];
 
-  const tls = useSharedTempDir('tls');
-  beforeAll(async () => {
-    const dir = tls.path;
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    ca = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
-    server = createServer(
-      { key: readFileSync(path.join(dir, 'key.pem')), cert: ca },
-      (req, res) => {
-        const url = req.url ?? '/';
-        hits.push(url);
-        if (url.startsWith('/redirect/')) {
-          res.writeHead(302, { location: url.slice('/redirect'.length) });
-          res.end();
-          return;
-        }
-        if (url === '/loop') {
-          res.writeHead(302, { location: '/loop' });
-          res.end();
-          return;
-        }
-        const body = served[url];
-        if (body === undefined) {
-          res.writeHead(404);
-          res.end();
-          return;
-        }
-        res.writeHead(200);
-        res.end(body);
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  const server = useHttpsServer((req, res) => {
+    const url = req.url ?? '/';
+    hits.push(url);
+    if (url.startsWith('/redirect/')) {
+      res.writeHead(302, { location: url.slice('/redirect'.length) });
+      res.end();
+      return;
+    }
+    if (url === '/loop') {
+      res.writeHead(302, { location: '/loop' });
+      res.end();
+      return;
+    }
+    const body = served[url];
+    if (body === undefined) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200);
+    res.end(body);
   });
 
   beforeEach(() => {
@@ -436,9 +395,9 @@ describe('install over https', () => {
     await packageInstallCommand(
       io,
       'skill',
-      `${base}/redirect/pkg/skill.toml`,
+      `${server.base}/redirect/pkg/skill.toml`,
       { digest },
-      { fetch: { ca } },
+      { fetch: { ca: server.ca } },
     );
     expect(io.out).toBe(`${digest}\n`);
     expect(hits).toContain('/pkg/bin/tool');
@@ -451,7 +410,7 @@ describe('install over https', () => {
     writeSkill('me/demo');
     serve('me/demo');
     await expect(
-      fetchPackage(`${base}/pkg/skill.toml`, 'skill', { cwd: root }),
+      fetchPackage(`${server.base}/pkg/skill.toml`, 'skill', { cwd: root }),
     ).rejects.toMatchObject({
       rule: 'package.fetch-failed',
     });
@@ -459,7 +418,7 @@ describe('install over https', () => {
 
   it('more than five redirects are refused', async () => {
     await expect(
-      fetchPackage(`${base}/loop`, 'skill', { cwd: root, fetch: { ca } }),
+      fetchPackage(`${server.base}/loop`, 'skill', { cwd: root, fetch: { ca: server.ca } }),
     ).rejects.toMatchObject({
       rule: 'package.too-many-redirects',
     });
@@ -470,7 +429,10 @@ describe('install over https', () => {
       `[package]\nid = "me/x"\nversion = "1"\n\n[[package.files]]\nsrc = "https://elsewhere.example/x"\ndest = "x"\nsha256 = "${'0'.repeat(64)}"\n`,
     );
     await expect(
-      fetchPackage(`${base}/pkg/skill.toml`, 'skill', { cwd: root, fetch: { ca } }),
+      fetchPackage(`${server.base}/pkg/skill.toml`, 'skill', {
+        cwd: root,
+        fetch: { ca: server.ca },
+      }),
     ).rejects.toMatchObject({
       rule: 'package.payload-off-origin',
     });

@@ -1,0 +1,127 @@
+import stringWidth from 'string-width';
+import { describe, expect, it } from 'vitest';
+
+import {
+  firstRunView,
+  initialFirstRun,
+  needsPicker,
+  reduceFirstRun,
+  stepsFor,
+  type FirstRunKey,
+  type FirstRunSetup,
+  type FirstRunState,
+} from './first-run.js';
+
+function setup(overrides: Partial<FirstRunSetup> = {}): FirstRunSetup {
+  return {
+    projectRoot: '/src/app',
+    configPath: '/store/projects/app-123abc/byre.config',
+    templates: [
+      { id: 'byre/go', description: 'Go' },
+      { id: 'byre/node', description: 'Node.js' },
+    ],
+    agents: [
+      { id: 'byre/claude', description: 'Claude Code' },
+      { id: 'byre/codex', description: 'Codex' },
+    ],
+    fixed: {},
+    preselect: { template: null, agent: null },
+    companionFor: (agent) => (agent === 'byre/claude' ? 'byre/claude-shared-auth' : null),
+    storedSharedAuth: () => null,
+    ...overrides,
+  };
+}
+
+function run(s: FirstRunSetup, ...keys: FirstRunKey[]): FirstRunState {
+  return keys.reduce((state, key) => reduceFirstRun(s, state, key), initialFirstRun(s));
+}
+
+const text = (s: FirstRunSetup, state: FirstRunState, width = 100): string =>
+  firstRunView(s, state, width)
+    .map((l) => l.text)
+    .join('\n');
+
+describe('the first-run picker', () => {
+  it('asks template, agent, the shared-auth offer for an agent that has one, then confirms', () => {
+    const s = setup();
+    expect(stepsFor(s, { template: null, agent: 'byre/claude', sharedAuth: null })).toEqual([
+      'template',
+      'agent',
+      'shared-auth',
+      'confirm',
+    ]);
+    expect(stepsFor(s, { template: null, agent: 'byre/codex', sharedAuth: null })).toEqual([
+      'template',
+      'agent',
+      'confirm',
+    ]);
+  });
+
+  it('pre-selects the favourites', () => {
+    const s = setup({ preselect: { template: 'node', agent: 'byre/codex' } });
+    const state = initialFirstRun(s);
+    expect(state.cursor).toBe(1);
+    expect(run(s, 'enter').cursor).toBe(1);
+    expect(run(s, 'enter', 'enter').answers).toEqual({
+      template: 'byre/node',
+      agent: 'byre/codex',
+      sharedAuth: null,
+    });
+  });
+
+  it('words the offer with exactly what a yes writes, and records the answer', () => {
+    const s = setup();
+    const atOffer = run(s, 'enter', 'enter');
+    expect(atOffer.step).toBe('shared-auth');
+    expect(text(s, atOffer)).toContain(
+      'yes: adds byre/claude-shared-auth to this project’s skills (its byre.config), and nothing else',
+    );
+    const done = run(s, 'enter', 'enter', 'up', 'enter', 'toggle', 'enter');
+    expect(done).toMatchObject({
+      outcome: 'done',
+      saveDefaults: true,
+      answers: { template: 'byre/go', agent: 'byre/claude', sharedAuth: true },
+    });
+  });
+
+  it('a stored yes pre-selects yes', () => {
+    const s = setup({
+      storedSharedAuth: () => true,
+      preselect: { template: null, agent: 'byre/claude' },
+    });
+    const atOffer = run(s, 'enter', 'enter');
+    expect(atOffer.cursor).toBe(0);
+    expect(run(s, 'enter', 'enter', 'down').cursor).toBe(1);
+  });
+
+  it('the summary says what will be written, and where', () => {
+    const s = setup();
+    const summary = text(s, run(s, 'enter', 'enter', 'up', 'enter'));
+    expect(summary).toContain('This writes /store/projects/app-123abc/byre.config:');
+    expect(summary).toContain('skills += byre/claude-shared-auth (shared auth)');
+    expect(summary).toContain('[ ] remember these answers as my defaults');
+  });
+
+  it('flags answer their questions up front; with all answered no picker shows', () => {
+    expect(needsPicker(setup({ fixed: { template: 'none', agent: 'byre/codex' } }))).toBe(false);
+    expect(needsPicker(setup({ fixed: { template: 'none', agent: 'byre/claude' } }))).toBe(true);
+    expect(
+      needsPicker(setup({ fixed: { template: 'none', agent: 'byre/claude', sharedAuth: false } })),
+    ).toBe(false);
+    expect(initialFirstRun(setup({ fixed: { template: 'none' } })).step).toBe('agent');
+  });
+
+  it('Esc goes back a step, and cancels from the first; ^c cancels', () => {
+    const s = setup();
+    expect(run(s, 'enter', 'back').step).toBe('template');
+    expect(run(s, 'back').outcome).toBe('cancelled');
+    expect(run(s, 'enter', 'cancel').outcome).toBe('cancelled');
+  });
+
+  it('escapes package text and fits 48 columns', () => {
+    const s = setup({ templates: [{ id: 'evil', description: 'x\u001b[2Jy' }] });
+    const lines = firstRunView(s, initialFirstRun(s), 48);
+    expect(lines.map((l) => l.text).join('\n')).toContain('x\\x1b[2Jy');
+    for (const line of lines) expect(stringWidth(line.text)).toBeLessThanOrEqual(48);
+  });
+});

@@ -1,0 +1,230 @@
+// Engine tier for the wiring byre delivers (docker and podman, as root; one
+// image per engine for every check): a config made with the verbs (one stdio
+// MCP server, one Claude Skill, one [[context]] block) bakes
+// /etc/byre/mcp.json, the Claude Skill tree and the context text into the
+// image, and the agents' own launch paths carry the delivery: claude's
+// command flags, codex's -c overrides, opencode's OPENCODE_CONFIG_CONTENT.
+// The agents are the bundled skills with their CLI swapped for a stub that
+// prints its argv (their real wrapper, command and vouches; no npm install),
+// and seed_prefs copies the claude skill's [agent.prefs] into its fresh
+// state volume.
+
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyEdits, documentData, getValue, parseDocument } from '../../src/tomldoc/index.js';
+import { flavorsUnderTest } from './engines.js';
+import { engineCli, runByre, testScope, type TestProject } from './harness.js';
+
+const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
+const scope = testScope('all');
+
+const STUB = `#!/bin/sh
+echo "STUB $(basename "$0")"
+for a in "$@"; do printf 'ARG %s\\n' "$a"; done
+echo "OCC: \${OPENCODE_CONFIG_CONTENT:-}"
+`;
+
+/**
+ * The bundled agent skill `agent`, as the local skill `stub-<agent>`: its
+ * [agent] table, wrapper and prefs as shipped, its CLI a stub, no installer.
+ */
+function installStubAgent(project: TestProject, agent: string, cli: string, apt: string[]): void {
+  const dir = path.join(project.home, 'skills', `stub-${agent}`);
+  mkdirSync(dir, { recursive: true });
+  const wrapper = `byre-${agent}-launch`;
+  cpSync(path.resolve('skills', agent, wrapper), path.join(dir, wrapper));
+  writeFileSync(path.join(dir, 'stub'), STUB);
+  chmodSync(path.join(dir, 'stub'), 0o755);
+  const text = readFileSync(path.resolve('skills', agent, 'skill.toml'), 'utf8');
+  const lines = getValue(parseDocument(text), ['build', 'dockerfile']);
+  const kept = (Array.isArray(lines) ? lines : []).filter(
+    (l): l is string => typeof l === 'string' && !l.includes('npm install'),
+  );
+  const manifest = applyEdits(text, [
+    { op: 'set', path: ['package', 'id'], value: `stub-${agent}` },
+    { op: 'set', path: ['build', 'apt'], value: apt },
+    {
+      op: 'set',
+      path: ['build', 'files'],
+      value: { [wrapper]: `/usr/local/bin/${wrapper}`, stub: `/usr/local/bin/${cli}` },
+    },
+    {
+      op: 'set',
+      path: ['build', 'dockerfile'],
+      value: [...kept, `RUN chmod 0755 /usr/local/bin/${cli}`],
+    },
+  ]);
+  expect(documentData(parseDocument(manifest))['agent']).toEqual(
+    documentData(parseDocument(text))['agent'],
+  );
+  writeFileSync(path.join(dir, 'skill.toml'), manifest);
+}
+
+const argsOf = (out: string): string[] =>
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('ARG '))
+    .map((l) => l.slice(4));
+
+describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
+  'wiring delivered on $label',
+  (flavor) => {
+    let project: TestProject;
+    let image: string;
+    let develop: { status: number | null; stdout: string; stderr: string };
+    let userHome: string;
+
+    const inImage = (script: string): string =>
+      engineCli(project, [
+        'run',
+        '--rm',
+        '--label',
+        'byre.test=1',
+        '--entrypoint',
+        'sh',
+        image,
+        '-c',
+        script,
+      ]);
+    const launch = (...argv: string[]): string =>
+      engineCli(project, ['run', '--rm', '-i', '--label', 'byre.test=1', image, ...argv]);
+
+    beforeAll(() => {
+      project = scope.project(flavor, 'wiring');
+      image = `byre-${project.id}-u0-g0`;
+      userHome = path.join(project.root, 'user');
+      mkdirSync(path.join(userHome, '.claude', 'themes'), { recursive: true });
+      writeFileSync(path.join(userHome, '.claude', 'keybindings.json'), '{"ctrl+k":"kill"}\n');
+      writeFileSync(path.join(userHome, '.claude', 'themes', 'dark.json'), '{"bg":"black"}\n');
+      writeFileSync(path.join(userHome, '.claude', '.credentials.json'), 'SECRET\n');
+      const skillDir = path.join(project.root, 'cs', 'tdd');
+      mkdirSync(path.join(skillDir, 'refs'), { recursive: true });
+      writeFileSync(
+        path.join(skillDir, 'SKILL.md'),
+        '---\nname: tdd\ndescription: tests first\n---\nWrite the test first.\n',
+      );
+      writeFileSync(path.join(skillDir, 'refs', 'loop.md'), 'red, green, refactor\n');
+
+      installStubAgent(project, 'claude', 'claude', []);
+      installStubAgent(project, 'codex', 'codex', ['jq']);
+      installStubAgent(project, 'opencode', 'opencode', []);
+      project.writeConfig(
+        '# made for the wiring test\nagent = "stub-claude"\nskills = ["stub-codex", "stub-opencode"]\nseed_prefs = true\n',
+      );
+      const env = { HOME: userHome };
+      for (const args of [
+        ['mcp', 'add', 'fs', '--env', 'FS_TOKEN', '--', 'fs-mcp', '--root', '/workspace'],
+        ['claude-skill', 'add', skillDir],
+        ['context', 'add', 'house', '--text', 'HOUSE-RULES-CONTEXT: run the linter.'],
+      ]) {
+        const r = runByre(project, args, { env });
+        expect(r.status, r.stderr).toBe(0);
+      }
+      develop = runByre(project, ['develop'], { env });
+    });
+
+    it('develop launches claude with its delivery flags, and seeds its prefs', () => {
+      expect(develop.status, develop.stderr.slice(-3000)).toBe(0);
+      expect(develop.stdout).toContain('STUB claude');
+      const args = argsOf(develop.stdout);
+      expect(args).toContain('--append-system-prompt-file');
+      const at = (flag: string): string | undefined => args[args.indexOf(flag) + 1];
+      expect(at('--mcp-config')).toBe('/etc/byre/mcp.json');
+      expect(at('--add-dir')).toBe('/etc/byre/claude-skills');
+      expect(develop.stderr).toContain(
+        "seeded stub-claude's prefs into its fresh state volume: keybindings.json, themes",
+      );
+    });
+
+    it('the image holds /etc/byre/mcp.json, the Claude Skill tree and the context text', () => {
+      expect(JSON.parse(inImage('cat /etc/byre/mcp.json'))).toEqual({
+        mcpServers: {
+          fs: {
+            type: 'stdio',
+            command: 'fs-mcp',
+            args: ['--root', '/workspace'],
+            x_byre_env: ['FS_TOKEN'],
+          },
+        },
+      });
+      expect(
+        inImage(
+          'cd /etc/byre/claude-skills/.claude/skills && find . -type f | sort && cat tdd/refs/loop.md',
+        ),
+      ).toBe('./tdd/SKILL.md\n./tdd/refs/loop.md\nred, green, refactor\n');
+      expect(inImage('cat /etc/byre/agent-context.md')).toContain(
+        'HOUSE-RULES-CONTEXT: run the linter.',
+      );
+    });
+
+    it('codex gets the server as -c overrides, beside its context', () => {
+      const out = launch('byre-codex-launch', '--dangerously-bypass-approvals-and-sandbox');
+      const args = argsOf(out);
+      const overrides = args.filter((_, i) => args[i - 1] === '-c');
+      expect(overrides).toEqual(
+        expect.arrayContaining([
+          'mcp_servers.fs.command="fs-mcp"',
+          'mcp_servers.fs.args=["--root","/workspace"]',
+          'mcp_servers.fs.env_vars=["FS_TOKEN"]',
+        ]),
+      );
+      expect(overrides.some((o) => o.includes('HOUSE-RULES-CONTEXT'))).toBe(true);
+      expect(args[args.length - 1]).toBe('--dangerously-bypass-approvals-and-sandbox');
+    });
+
+    it('opencode gets the server in OPENCODE_CONFIG_CONTENT', () => {
+      const out = launch('byre-opencode-launch');
+      const occ =
+        out
+          .split('\n')
+          .find((l) => l.startsWith('OCC: '))
+          ?.slice(5) ?? 'null';
+      expect(JSON.parse(occ)).toMatchObject({
+        mcp: {
+          fs: {
+            type: 'local',
+            command: ['fs-mcp', '--root', '/workspace'],
+            enabled: true,
+            environment: { FS_TOKEN: '{env:FS_TOKEN}' },
+          },
+        },
+        instructions: ['/etc/byre/agent-context.md'],
+      });
+    });
+
+    it('the seeded state volume holds the listed prefs and nothing else from that directory', () => {
+      const out = engineCli(project, [
+        'run',
+        '--rm',
+        '--label',
+        'byre.test=1',
+        '--mount',
+        `type=volume,source=byre-${project.id}-.claude,target=/v`,
+        '--entrypoint',
+        'sh',
+        image,
+        '-c',
+        'cd /v && find . -type f | sort && cat keybindings.json',
+      ]);
+      expect(out).toBe('./keybindings.json\n./themes/dark.json\n{"ctrl+k":"kill"}\n');
+    });
+
+    it('status says all three deliver MCP, and list agrees', () => {
+      const status = JSON.parse(
+        runByre(project, ['status', '--data'], { env: { HOME: userHome } }).stdout,
+      ) as {
+        mcp_delivery: string;
+        claude_skills_delivery: string;
+        instructions_delivery: string;
+      };
+      expect(status.mcp_delivery).toBe('delivered to stub-claude');
+      expect(status.claude_skills_delivery).toBe('delivered to stub-claude');
+      expect(status.instructions_delivery).toBe('delivered to stub-claude');
+      const list = runByre(project, ['mcp', 'list'], { env: { HOME: userHome } }).stdout;
+      for (const agent of ['stub-claude (the agent)', 'stub-codex', 'stub-opencode']) {
+        expect(list).toContain(`  ${agent}: delivers it`);
+      }
+    });
+  },
+);

@@ -1,0 +1,84 @@
+// TUI tier: the first-run picker of `byre develop` (the built binary) in a
+// private tmux server. PATH is empty, so develop stops at engine detection
+// right after onboarding: these tests prove what the picker writes, not a box.
+
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { projectIdFor } from '../../src/project/identity.js';
+import {
+  byreBin,
+  hasTmux,
+  pressSeen,
+  q,
+  selectedLine,
+  startPane,
+  tmuxGate,
+  tuiTempDir,
+  waitForScreen,
+  type Pane,
+} from './tmux.js';
+
+tmuxGate();
+
+function develop(): { pane: Pane; config: string; home: string } {
+  const base = tuiTempDir();
+  const dir = path.join(base, 'app');
+  const home = path.join(base, 'store');
+  const empty = path.join(base, 'no-tools');
+  for (const d of [dir, home, empty]) mkdirSync(d, { recursive: true });
+  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(empty)}`;
+  const pane = startPane(`${env} ${q(byreBin)} develop`, { width: 100, height: 30, cwd: dir });
+  return { pane, home, config: path.join(home, 'projects', projectIdFor(dir), 'byre.config') };
+}
+
+/** Moves the `›` to the option starting with `label` (down, then up), one seen step at a time, and picks it. */
+async function choose(pane: Pane, label: string): Promise<void> {
+  for (const key of ['Down', 'Up']) {
+    for (let i = 0; i < 12; i++) {
+      if (selectedLine(pane).startsWith(`› ${label}`)) {
+        pane.keys('Enter');
+        return;
+      }
+      if (!(await pressSeen(pane, key))) break;
+    }
+  }
+  throw new Error(`no option ${label}\n${pane.screen()}`);
+}
+
+describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () => {
+  it('writes the chosen template and agent, then says where the config lives', async () => {
+    const { pane, config } = develop();
+    await waitForScreen(pane, 'Which template');
+    await choose(pane, 'byre/python');
+    await waitForScreen(pane, 'Which agent');
+    await choose(pane, 'byre/gemini');
+    await waitForScreen(pane, 'This writes');
+    pane.keys('Enter');
+    await waitForScreen(pane, '`byre config` edits it');
+    expect(await pane.exit()).toBe('1'); // no engine on this PATH: develop stops after onboarding
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /\ntemplate = "byre\/python"\nagent = "byre\/gemini"\n$/,
+    );
+  });
+
+  it('a shared-auth yes adds the companion to this project’s skills only', async () => {
+    const { pane, config, home } = develop();
+    await waitForScreen(pane, 'Which template');
+    await choose(pane, 'none');
+    await waitForScreen(pane, 'Which agent');
+    await choose(pane, 'byre/claude');
+    await waitForScreen(pane, 'Share one claude login');
+    expect(pane.screen()).toContain('yes: adds byre/claude-shared-auth to this project’s skills');
+    await choose(pane, 'yes');
+    await waitForScreen(pane, 'skills += byre/claude-shared-auth');
+    pane.keys('Enter');
+    expect(await pane.exit()).toBe('1');
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /\ntemplate = "none"\nagent = "byre\/claude"\nskills = \["byre\/claude-shared-auth"\]\n$/,
+    );
+    expect(existsSync(path.join(home, 'default.config'))).toBe(false);
+  });
+});
