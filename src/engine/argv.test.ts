@@ -4,6 +4,7 @@ import {
   buildArgv,
   execArgv,
   helperUsernsArgs,
+  rootShellHelperArgv,
   imageIdArgv,
   imageLabelsArgv,
   inspectContainersArgv,
@@ -249,6 +250,25 @@ describe('query argv', () => {
     ],
     ['helper userns under keep-id', helperUsernsArgs(true), ['--userns=keep-id:uid=1000,gid=1000']],
     ['helper userns rootful', helperUsernsArgs(false), []],
+    [
+      'root sh helper head',
+      rootShellHelperArgv(false),
+      ['run', '--rm', '--entrypoint', 'sh', '-u', '0:0'],
+    ],
+    [
+      'root sh helper head, stdin open, keep-id',
+      rootShellHelperArgv(true, true),
+      [
+        'run',
+        '--rm',
+        '-i',
+        '--entrypoint',
+        'sh',
+        '-u',
+        '0:0',
+        '--userns=keep-id:uid=1000,gid=1000',
+      ],
+    ],
   ])('%s', (_label, actual, expected) => {
     expect(actual).toEqual(expected);
   });

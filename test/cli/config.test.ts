@@ -2,25 +2,18 @@
 // onboarding names the file it wrote, status names every file of the cascade,
 // and an unknown key is located and names the key it is a typo of.
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBin } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
-const BIN = path.resolve('dist/byre');
 let project: string;
 let home: string;
 
 function byre(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(BIN, args, {
-    cwd: project,
-    input: '',
-    encoding: 'utf8',
-    env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', ...env },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runBin(args, { cwd: project, home, env });
 }
 
 function projectFile(): string {

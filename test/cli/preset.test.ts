@@ -3,26 +3,19 @@
 // --yes; after apply, status is quiet until the preset or the store config
 // drifts; the retired in-repo byre.config is refused with the rename remedy.
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBin } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
-const BIN = path.resolve('dist/byre');
 let root: string;
 let project: string;
 let home: string;
 
 function byre(args: string[]) {
-  const r = spawnSync(BIN, args, {
-    cwd: project,
-    input: '',
-    encoding: 'utf8',
-    env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', HOME: root },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runBin(args, { cwd: project, home, env: { HOME: root } });
 }
 
 const storeConfig = (): string => path.join(home, 'projects', projectIdFor(project), 'byre.config');

@@ -4,26 +4,19 @@
 // layer declares; every refusal is located (the file, line and column of a
 // write the loader refuses, or the argument) and leaves the file as it was.
 
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runBin } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
-const BIN = path.resolve('dist/byre');
 let root: string;
 let project: string;
 let home: string;
 
 function byre(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(BIN, args, {
-    cwd: project,
-    input: '',
-    encoding: 'utf8',
-    env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', HOME: root, ...env },
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  return runBin(args, { cwd: project, home, env: { HOME: root, ...env } });
 }
 
 function projectFile(): string {
