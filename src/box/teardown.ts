@@ -5,7 +5,7 @@
 
 import { rm } from 'node:fs/promises';
 import type { Confirm, Writer } from '../io.js';
-import { ByreError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';
 import {
@@ -35,6 +35,7 @@ export interface TeardownRequest {
 }
 
 export interface TeardownOutcome {
+  /** What went, one line each as it was listed before (`docker volume byre-…`, `store /…`). */
   removed: string[];
   failures: RemovalFailure[];
   unreached: Unreached[];
@@ -74,7 +75,8 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   const live = scan.boxes[0];
   if (live !== undefined) {
     const short = live.id.slice(0, 12);
-    throw new ByreError(
+    // A refusal (exit 3, adr/0023): nothing was touched, and it succeeds once the session ends.
+    throw new RefusedError(
       `a session of project ${req.projectId} is live (${live.engineName} ${short})`,
       {
         rule: `${req.verb}.session-live`,
@@ -119,13 +121,15 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     const failed = await removeInventory(e);
     outcome.failures.push(...failed);
     const failedWhat = new Set(failed.map((f) => f.what));
-    for (const v of e.volumes.doomed) if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(v);
-    for (const i of e.images) if (!failedWhat.has(`image ${i}`)) outcome.removed.push(i);
+    for (const v of e.volumes.doomed)
+      if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(`${e.engineName} volume ${v}`);
+    for (const i of e.images)
+      if (!failedWhat.has(`image ${i}`)) outcome.removed.push(`${e.engineName} image ${i}`);
   }
   if (req.storeDir !== null) {
     try {
       await rm(req.storeDir, { recursive: true, force: true });
-      outcome.removed.push(req.storeDir);
+      outcome.removed.push(`store ${req.storeDir}`);
     } catch (error) {
       outcome.failures.push({
         where: 'store',
@@ -135,6 +139,13 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     }
   }
   return outcome;
+}
+
+/** The confirmation: a heading, then each removed item on its own line (as listed before the question). */
+export function confirmRemoved(stderr: Writer, heading: string, removed: readonly string[]): void {
+  if (removed.length === 0) return;
+  say(stderr, heading);
+  for (const line of removed) stderr.write(`  ${escapeTerminal(line)}\n`);
 }
 
 /** Turns an incomplete outcome into the exit-1 error; silent when everything went. */

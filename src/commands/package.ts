@@ -223,7 +223,7 @@ export async function packageInstallCommand(
   if (options.digest !== undefined && !DIGEST.test(options.digest)) {
     throw new ByreError(`--digest ${options.digest} is not sha256: plus 64 lowercase hex digits`, {
       rule: 'package.digest-invalid',
-      remedy: 'copy the digest exactly as byre pack printed it',
+      remedy: `copy the digest exactly as byre ${kind} pack printed it`,
     });
   }
   const home = homeOf(io);

@@ -274,6 +274,13 @@ describe('buildRunArgv', () => {
       'byre.gid=20',
       'byre.launch=abc',
     ]);
+    // A printed command (dockerrun) names no byre process: nothing for status to call orphaned.
+    expect(labels({ ...base, labels: {} })).toEqual([
+      'byre.project=app-1a2b3c',
+      'byre.workdir=app-1a2b3c',
+      'byre.uid=1000',
+      'byre.gid=1000',
+    ]);
     // The store label (adr/0015) comes after run_args too, so a raw one cannot claim another store.
     const stamped = buildRunArgv(
       {

@@ -28,8 +28,12 @@ export interface RunVolume {
 }
 
 export interface RunLabels {
-  /** The host byre process id. */
-  client: number;
+  /**
+   * The host byre process that starts the box and stays with it. Absent when
+   * byre only prints the command (`byre dockerrun`): a pid that exits at once
+   * would make the box look orphaned, so status reports it started outside byre.
+   */
+  client?: number;
   /** 32-hex nonce; only when netns hooks exist. */
   run?: string;
   /** sha256 of the launch record. */
@@ -149,7 +153,9 @@ export function runLabels(params: RunParams): [string, string][] {
   const labels: [string, string][] = [
     [LABEL.project, params.projectId],
     [LABEL.workdir, params.worktreeId],
-    [LABEL.client, String(params.labels.client)],
+    ...(params.labels.client === undefined
+      ? []
+      : [[LABEL.client, String(params.labels.client)] as [string, string]]),
     [LABEL.uid, String(params.uid)],
     [LABEL.gid, String(params.gid)],
   ];

@@ -1,0 +1,125 @@
+// The MCP rows' facts: for each server of the effective set (status/wiring.ts),
+// whether each env var it consumes is set in the box, and whether a remote
+// server can be reached at all under the box's network. Pure.
+
+import type { McpSpec } from '../config/types.js';
+import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import type { StatusData } from './data-schema.js';
+import { ALLOWLIST_POSTURE, DENYLIST_POSTURE } from './network.js';
+
+type McpRow = StatusData['mcp_servers'][number];
+type EnvFact = McpRow['env'][number];
+
+/** `${VAR}` references in header values: expanded from the box env at launch. */
+export function headerVars(headers: Readonly<Record<string, string>>): string[] {
+  const out: string[] = [];
+  for (const value of Object.values(headers)) {
+    for (const m of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      const name = m[1] ?? '';
+      if (!out.includes(name)) out.push(name);
+    }
+  }
+  return out;
+}
+
+/** The env names a server consumes: its `env` list, then header variables. */
+export function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
+  const out = [...spec.env];
+  for (const v of headerVars(spec.headers)) if (!out.includes(v)) out.push(v);
+  return out;
+}
+
+export interface EnvSources {
+  hostEnv: StatusData['host_env'];
+  credentials: StatusData['credentials'];
+  /** `[env]` keys: baked into the image. */
+  configEnv: ReadonlySet<string>;
+  skills: readonly ResolvedSkill[];
+}
+
+/**
+ * Who sets `key` in the box, in the order the box sees it: a credential is
+ * exported by the launcher over everything; a delivered env_from_host value
+ * and a skill's env arrive as `-e` (host beats skill) and override the
+ * image's baked `[env]`. When nothing does, say why.
+ */
+export function envFact(key: string, src: EnvSources): EnvFact {
+  const credential = src.credentials.find((c) => c.key === key && c.state !== 'overridden');
+  if (credential?.state === 'not_delivered') {
+    return { key, provided_by: null, missing: 'its credential was NOT delivered to this box' };
+  }
+  if (credential !== undefined) {
+    return {
+      key,
+      provided_by: `${credential.kind ?? 'credential'} credential (${credential.layer})`,
+      missing: null,
+    };
+  }
+  const host = src.hostEnv.find((e) => e.key === key);
+  if (host?.state === 'delivered') {
+    return { key, provided_by: `env_from_host ${host.source}`, missing: null };
+  }
+  const skill = src.skills.find((s) => Object.hasOwn(s.runtime.env, key));
+  if (skill !== undefined) return { key, provided_by: `skill ${skill.id}`, missing: null };
+  if (src.configEnv.has(key)) return { key, provided_by: '[env]', missing: null };
+  if (host?.state === 'empty') {
+    return {
+      key,
+      provided_by: null,
+      missing: `env_from_host ${host.source} is empty on this host`,
+    };
+  }
+  return {
+    key,
+    provided_by: null,
+    missing: 'nothing sets it; add it to env_from_host or [env]',
+  };
+}
+
+/** Why a remote server cannot work here: its endpoint is shut by the box's firewall. */
+export function endpointShut(
+  spec: Pick<McpSpec, 'url'>,
+  network: StatusData['network'],
+): string | null {
+  if (spec.url === undefined) return null;
+  const endpoint = mcpEgress({ url: spec.url, egress: [] })[0];
+  if (endpoint === undefined) return null;
+  const { host, port } = parseRecordedEgress(endpoint);
+  const closure = network.closed.find((c) => {
+    const closed = parseRecordedEgress(c.entry.replace(/^!/, ''));
+    return closed.host === host && (closed.port === null || closed.port === port);
+  });
+  if (network.posture === ALLOWLIST_POSTURE) {
+    const open = network.egress.some(
+      (e) => e.host === host && e.port === port && e.closed_by === null,
+    );
+    if (open) return null;
+    return closure === undefined
+      ? `its endpoint ${endpoint} is not in the allowlist`
+      : `its endpoint ${endpoint} is closed by ${closure.source}'s '${closure.entry}' under the allowlist`;
+  }
+  if (network.posture === DENYLIST_POSTURE && closure !== undefined) {
+    return `its endpoint ${endpoint} is blocked by ${closure.source}'s '${closure.entry}'`;
+  }
+  return null;
+}
+
+export function mcpFacts(
+  declared: readonly { spec: McpSpec; source: string }[],
+  network: StatusData['network'],
+  env: EnvSources,
+): McpRow[] {
+  return declared.map(({ spec, source }) => {
+    const shut = endpointShut(spec, network);
+    return {
+      name: spec.name,
+      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
+      target: spec.url ?? (spec.command ?? []).join(' '),
+      env: consumedEnv(spec).map((key) => envFact(key, env)),
+      operational: shut === null,
+      not_operational: shut,
+      source,
+    };
+  });
+}
