@@ -1,10 +1,12 @@
 // The shape of `byre status --data`, written once in zod: the TypeScript type
 // the model builds and the JSON Schema pinned in test/golden/ are both derived
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
+// A field added leaves the version alone; a field removed, renamed or changed
+// in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
 import { z } from 'zod';
 
-export const STATUS_DATA_VERSION = 2;
+export const STATUS_DATA_VERSION = 3;
 
 const text = z.string();
 const nullableText = z.string().nullable();
@@ -60,7 +62,6 @@ export const statusDataSchema = z
       error: nullableText,
       rootless: z.boolean().nullable(),
       keep_id: z.boolean().nullable(),
-      rootless_error: nullableText,
     }),
     network: z.object({
       posture: text.describe('open, deny-by-default, open-denylist, or unknown'),

@@ -563,7 +563,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: null,
             rootless: input.engine.rootless,
             keep_id: input.engine.keepId,
-            rootless_error: null,
           }
         : {
             choice: config.engine.value,
@@ -571,7 +570,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: input.engine.message,
             rootless: null,
             keep_id: null,
-            rootless_error: null,
           },
     network: facts.network,
     ports: facts.ports,

@@ -16,8 +16,8 @@ import {
   startPane,
   tmuxGate,
   tuiTempDir,
-  pressSeen,
-  selectedLine,
+  addMountAndSave,
+  selectRow,
   waitForScreen,
   type Pane,
 } from './tmux.js';
@@ -52,36 +52,13 @@ function open(p: Project, args = '', size = { width: 100, height: 30 }): Pane {
 
 const ready = (pane: Pane): Promise<string> => waitForScreen(pane, /exposure: /);
 
-/** Presses Down, one row at a time (each move seen on screen), until the selected row matches. */
-async function selectRow(pane: Pane, row: RegExp): Promise<void> {
-  for (let i = 0; i < 80; i++) {
-    if (row.test(selectedLine(pane))) return;
-    if (!(await pressSeen(pane, 'Down'))) break;
-  }
-  throw new Error(`no row ${String(row)}\n${pane.screen()}`);
-}
-
 describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
   it('adds a mount, saves and quits: the file gains exactly that mount, comments intact', async () => {
     const p = project();
     const before = '# my notes on this project\nbase = "debian:bookworm"  # pinned\n';
     write(p.config, before);
     const pane = open(p);
-    await ready(pane);
-    await selectRow(pane, /\+ add a mount/);
-    pane.keys('Enter');
-    await waitForScreen(pane, 'New mount');
-    // One step at a time, each seen on screen, so no two keys share a read.
-    pane.type(p.lib);
-    await waitForScreen(pane, `host:       ${p.lib}▏`);
-    pane.keys('Down');
-    await waitForScreen(pane, /› target: +▏/);
-    pane.type('/opt/shared-library');
-    await waitForScreen(pane, '/opt/shared-library▏');
-    pane.keys('Enter');
-    await waitForScreen(pane, '· unsaved');
-    pane.keys('C-s');
-    await waitForScreen(pane, /saved .*byre\.config/);
+    await addMountAndSave(pane, p.lib, '/opt/shared-library');
     pane.keys('C-q');
     expect(await pane.exit()).toBe('0');
     expect(readFileSync(p.config, 'utf8')).toBe(

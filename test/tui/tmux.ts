@@ -149,3 +149,33 @@ export function selectedLine(pane: Pane): string {
       .find((l) => l.startsWith('› ')) ?? ''
   );
 }
+
+/** Presses Down, one row at a time (each move seen on screen), until the selected row matches. */
+export async function selectRow(pane: Pane, row: RegExp): Promise<void> {
+  for (let i = 0; i < 80; i++) {
+    if (row.test(selectedLine(pane))) return;
+    if (!(await pressSeen(pane, 'Down'))) break;
+  }
+  throw new Error(`no row ${String(row)}\n${pane.screen()}`);
+}
+
+/**
+ * Adds a mount in an open `byre config` screen and saves it: the steps a
+ * user takes, each seen on screen before the next key.
+ */
+export async function addMountAndSave(pane: Pane, host: string, target: string): Promise<void> {
+  await waitForScreen(pane, /exposure: /);
+  await selectRow(pane, /\+ add a mount/);
+  pane.keys('Enter');
+  await waitForScreen(pane, 'New mount');
+  pane.type(host);
+  await waitForScreen(pane, `host:       ${host}▏`);
+  pane.keys('Down');
+  await waitForScreen(pane, /› target: +▏/);
+  pane.type(target);
+  await waitForScreen(pane, `${target}▏`);
+  pane.keys('Enter');
+  await waitForScreen(pane, '· unsaved');
+  pane.keys('C-s');
+  await waitForScreen(pane, /saved .*byre\.config/);
+}

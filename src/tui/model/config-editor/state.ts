@@ -89,7 +89,8 @@ export type EditorKey =
 
 export type EditorEvent =
   | { kind: 'key'; key: EditorKey }
-  | { kind: 'saved'; text: string }
+  /** `rebased`: the file had changed on disk and this session's edits were applied over it. */
+  | { kind: 'saved'; text: string; rebased?: boolean }
   | { kind: 'save-failed'; message: string }
   | { kind: 'below-loaded'; below: Below; issues: readonly ConfigIssue[] }
   | { kind: 'external-done'; text: string | null; error?: string };
@@ -546,7 +547,13 @@ export function reduceEditor(
         saved: event.text,
         pending: [],
         effect: state.exitAfterSave ? { kind: 'exit' } : null,
-        message: { text: `saved ${ctx.world.file.path}`, tone: 'info' },
+        message: {
+          text:
+            event.rebased === true
+              ? `saved ${ctx.world.file.path}: it had changed on disk, and your changes were applied over it`
+              : `saved ${ctx.world.file.path}`,
+          tone: 'info',
+        },
       };
     case 'save-failed':
       return {
