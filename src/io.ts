@@ -97,3 +97,19 @@ export function terminalConfirm(io: Io, flag = '-y'): Confirm {
     return answer !== null && isYes(answer);
   };
 }
+
+/** An Io that writes nowhere, for code that only builds the command tree (docs, tests). */
+export function silentIo(): Io {
+  const sink = { write: () => true };
+  return {
+    stdout: sink,
+    stderr: sink,
+    cwd: process.cwd(),
+    env: {},
+    stdinIsTty: false,
+    stdoutIsTty: false,
+    uid: 1000,
+    gid: 1000,
+    pid: 0,
+  };
+}

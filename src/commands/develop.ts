@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
+import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
 import { launchRecordFor } from '../box/launch-record.js';
@@ -67,6 +68,8 @@ import {
 import { withDefaults, type CommandDeps } from './deps.js';
 
 export interface DevelopOptions extends OnboardFlags {
+  /** Stream the engine's whole build log instead of byre's progress line. */
+  verbose?: boolean;
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
   passphraseFd?: number;
 }
@@ -238,6 +241,7 @@ async function prepareBox(
   pool: EnginePool,
   session: CredentialSession | null,
   deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
+  verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
@@ -290,6 +294,8 @@ async function prepareBox(
     uid: params.uid,
     gid: params.gid,
     noCache: false,
+    progress: buildProgressFor(io, ctx.project.buildLog, verbose),
+    baseFrom: { from: config.base.from, projectConfig: ctx.project.config },
   });
 
   const created = await ensureVolumes(
@@ -521,7 +527,16 @@ export async function developCommand(
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
-    prepareBox(io, ctx, engine, early.config.engine.value, pool, session, deps),
+    prepareBox(
+      io,
+      ctx,
+      engine,
+      early.config.engine.value,
+      pool,
+      session,
+      deps,
+      flags.verbose === true,
+    ),
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
