@@ -163,7 +163,7 @@ export const statusDataSchema = z
             z.object({
               key: text,
               provided_by: nullableText.describe(
-                'env_from_host <source>, [env], skill <id>; null when nothing sets it',
+                "env_from_host <source>, [env], skill <id>, byre (every box), or the box's launch env (a running box); null when the box does not get it",
               ),
               missing: nullableText.describe('why it is not provided; null when it is'),
             }),
