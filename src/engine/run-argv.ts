@@ -85,7 +85,7 @@ export interface RunParams {
 }
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
-const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
+export const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
 
 export function buildRunArgv(
   params: RunParams,

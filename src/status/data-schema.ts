@@ -4,6 +4,7 @@
 // A field added leaves the version alone; a field removed, renamed or changed
 // in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
+import '../zod.js';
 import { z } from 'zod';
 
 export const STATUS_DATA_VERSION = 3;
@@ -173,7 +174,7 @@ export const statusDataSchema = z
             z.object({
               key: text,
               provided_by: nullableText.describe(
-                'env_from_host <source>, [env], skill <id>; null when nothing sets it',
+                "env_from_host <source>, [env], skill <id>, byre (every box), or the box's launch env (a running box); null when the box does not get it",
               ),
               missing: nullableText.describe('why it is not provided; null when it is'),
             }),

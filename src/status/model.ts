@@ -576,6 +576,7 @@ export function statusModel(input: StatusInput): StatusModel {
     credentials: facts.credentials,
     configEnv: new Set(Object.keys(config.env)),
     skills,
+    boxEnvKeys: verified === null ? null : new Set(verified.record.envKeys),
   });
 
   const data: StatusData = {
