@@ -128,7 +128,7 @@ class CliEngine implements Engine {
     // leftovers; asked first, as the build makes its base's container at once.
     const before =
       this.facts.name === 'podman' ? await this.workingContainers().catch(() => null) : null;
-    // Its own process group: a terminal Ctrl-C reaches byre alone, which
+    // Its own process group (adr/0026): a terminal Ctrl-C reaches byre alone, which
     // forwards exactly one signal and then removes what the build left.
     const sub = execa(this.facts.path, args, {
       reject: false,
