@@ -171,13 +171,17 @@ class CliEngine implements Engine {
       onOutput(chunk);
     });
     let r: Awaited<typeof sub>;
+    let leftovers: string[] = [];
     try {
       r = await sub;
+      // Still listening: a repeated Ctrl-C during the removal is swallowed, not fatal.
+      if (interrupted !== null) {
+        leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
+      }
     } finally {
       for (const signal of signals) process.off(signal, forward);
     }
     if (interrupted !== null) {
-      const leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
       throw new ByreError(
         `the build was interrupted (${interrupted})${leftovers.length === 0 ? '' : `; could not remove ${leftovers.join(', ')}`}`,
         {
