@@ -233,7 +233,7 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     expect(pane.screen()).toContain('^q quit (asks when there are unsaved changes)');
     expect(pane.screen()).toMatch(/Mounts: /);
     pane.keys('z');
-    await waitForScreen(pane, /exposure: /);
+    await waitForScreen(pane, 'GRANTS');
     expect(pane.screen()).not.toContain('any key closes help');
     pane.keys('C-q');
     expect(await pane.exit()).toBe('0');
