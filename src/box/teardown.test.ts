@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetCommand } from '../commands/forget.js';
+import { stateVolumeWarning } from './teardown.js';
 import { resetCommand } from '../commands/reset.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
@@ -200,5 +201,37 @@ describe('forget', () => {
       rule: 'forget.session-live',
     });
     expect(e.containers.has(starting.id)).toBe(true);
+  });
+});
+
+describe('stateVolumeWarning', () => {
+  const roles = new Map<string, 'state' | 'cache'>([
+    ['byre-p-123456-.claude', 'state'],
+    ['byre-p-123456-npm', 'cache'],
+  ]);
+
+  it.each<[string, string[], Map<string, 'state' | 'cache'> | null, string | null]>([
+    ['nothing but caches: no warning', ['byre-p-123456-npm'], roles, null],
+    ['no volumes: no warning', [], roles, null],
+    [
+      'names the state volumes',
+      ['byre-p-123456-.claude', 'byre-p-123456-npm'],
+      roles,
+      'state volumes hold agent logins and shell history and cannot be recovered: byre-p-123456-.claude',
+    ],
+    [
+      'names an undeclared one as possibly state',
+      ['byre-p-123456-old'],
+      roles,
+      'byre-p-123456-old may hold state too (the config no longer declares them)',
+    ],
+    [
+      'without a config, every volume may hold state',
+      ['byre-p-123456-npm'],
+      null,
+      'byre-p-123456-npm may hold state too (the config did not load)',
+    ],
+  ])('%s', (_what, volumes, r, expected) => {
+    expect(stateVolumeWarning(volumes, r)).toBe(expected);
   });
 });

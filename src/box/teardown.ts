@@ -32,6 +32,11 @@ export interface TeardownRequest {
   yes: boolean;
   confirm: Confirm;
   stderr: Writer;
+  /**
+   * The role the current config declares for each volume (by engine name);
+   * null when the config did not load, so no role is known.
+   */
+  volumeRoles?: ReadonlyMap<string, 'state' | 'cache'> | null;
 }
 
 export interface TeardownOutcome {
@@ -39,6 +44,30 @@ export interface TeardownOutcome {
   removed: string[];
   failures: RemovalFailure[];
   unreached: Unreached[];
+}
+
+/**
+ * The warning over volumes that may hold what cannot be rebuilt (logins,
+ * history), naming them; null when every doomed volume is a declared cache.
+ * A volume the config no longer declares, or any when it did not load, may.
+ */
+export function stateVolumeWarning(
+  volumes: readonly string[],
+  roles: ReadonlyMap<string, 'state' | 'cache'> | null,
+): string | null {
+  const state = volumes.filter((v) => roles?.get(v) === 'state');
+  const unknown = volumes.filter((v) => roles?.get(v) === undefined);
+  const parts: string[] = [];
+  if (state.length > 0) {
+    parts.push(
+      `state volumes hold agent logins and shell history and cannot be recovered: ${state.join(', ')}`,
+    );
+  }
+  if (unknown.length > 0) {
+    const why = roles === null ? 'the config did not load' : 'the config no longer declares them';
+    parts.push(`${unknown.join(', ')} may hold state too (${why})`);
+  }
+  return parts.length === 0 ? null : parts.join('; ');
 }
 
 /** The lines naming what dies and what is left alone (pure). */
@@ -90,12 +119,9 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   if (doomed.length > 0) {
     say(req.stderr, `${req.verb} removes, for project ${req.projectId}:`);
     for (const line of doomed) req.stderr.write(`  ${escapeTerminal(line)}\n`);
-    if (doomed.some((d) => d.includes(' volume '))) {
-      say(
-        req.stderr,
-        'state volumes hold agent logins and shell history; they cannot be recovered',
-      );
-    }
+    const volumes = [...new Set(inv.engines.flatMap((e) => e.volumes.doomed))];
+    const warning = stateVolumeWarning(volumes, req.volumeRoles ?? null);
+    if (warning !== null) say(req.stderr, warning);
   }
   for (const n of notes) say(req.stderr, n);
   if (unreached.length > 0) {

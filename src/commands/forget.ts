@@ -7,6 +7,7 @@ import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 import type { ResetOptions } from './reset.js';
 import type { CommandDeps } from './deps.js';
 
@@ -28,6 +29,7 @@ export async function forgetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
   const n = outcome.removed.length;
   confirmRemoved(

@@ -6,6 +6,7 @@ import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 import type { CommandDeps } from './deps.js';
 
 export interface ResetOptions {
@@ -29,6 +30,7 @@ export async function resetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
   const n = outcome.removed.length;
   confirmRemoved(

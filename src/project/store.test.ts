@@ -44,6 +44,7 @@ describe('store layout', () => {
       applied: '/h/projects/app-dev-abc123/applied',
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
+      buildLog: '/h/projects/app-dev-abc123/build.log',
     });
   });
 

@@ -1,10 +1,13 @@
 // The shape of `byre status --data`, written once in zod: the TypeScript type
 // the model builds and the JSON Schema pinned in test/golden/ are both derived
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
+// A field added leaves the version alone; a field removed, renamed or changed
+// in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
+import '../zod.js';
 import { z } from 'zod';
 
-export const STATUS_DATA_VERSION = 2;
+export const STATUS_DATA_VERSION = 3;
 
 const text = z.string();
 const nullableText = z.string().nullable();
@@ -60,7 +63,6 @@ export const statusDataSchema = z
       error: nullableText,
       rootless: z.boolean().nullable(),
       keep_id: z.boolean().nullable(),
-      rootless_error: nullableText,
     }),
     network: z.object({
       posture: text.describe('open, deny-by-default, open-denylist, or unknown'),
@@ -161,7 +163,7 @@ export const statusDataSchema = z
             z.object({
               key: text,
               provided_by: nullableText.describe(
-                'env_from_host <source>, [env], skill <id>; null when nothing sets it',
+                "env_from_host <source>, [env], skill <id>, byre (every box), or the box's launch env (a running box); null when the box does not get it",
               ),
               missing: nullableText.describe('why it is not provided; null when it is'),
             }),

@@ -3,6 +3,7 @@
 // server can be reached at all under the box's network. Pure.
 
 import type { McpSpec } from '../config/types.js';
+import { CHASSIS_ENV } from '../engine/run-argv.js';
 import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
@@ -36,6 +37,36 @@ export interface EnvSources {
   /** `[env]` keys: baked into the image. */
   configEnv: ReadonlySet<string>;
   skills: readonly ResolvedSkill[];
+  /**
+   * The running box's `-e` keys from its verified launch record, or null when
+   * the page describes the next launch: an env_from_host or skill value the
+   * config provides now reached a running box only if it was passed at launch.
+   */
+  boxEnvKeys: ReadonlySet<string> | null;
+}
+
+/** A `-e` provider the running box did not get, or one it got that config no longer names. */
+function atLaunch(key: string, provider: string | null, src: EnvSources): EnvFact | null {
+  if (src.boxEnvKeys === null) return null;
+  const passed = src.boxEnvKeys.has(key);
+  if (provider !== null && !passed && src.configEnv.has(key)) {
+    return { key, provided_by: '[env]', missing: null };
+  }
+  if (provider !== null && !passed) {
+    return {
+      key,
+      provided_by: null,
+      missing: `not passed to this box at launch (${provider} sets it now: the next develop passes it)`,
+    };
+  }
+  if (provider === null && passed && !src.configEnv.has(key)) {
+    return {
+      key,
+      provided_by: "the box's launch env (the next develop would not pass it)",
+      missing: null,
+    };
+  }
+  return null;
 }
 
 /**
@@ -56,12 +87,21 @@ export function envFact(key: string, src: EnvSources): EnvFact {
       missing: null,
     };
   }
-  const host = src.hostEnv.find((e) => e.key === key);
-  if (host?.state === 'delivered') {
-    return { key, provided_by: `env_from_host ${host.source}`, missing: null };
+  if ((CHASSIS_ENV as readonly string[]).includes(key)) {
+    return { key, provided_by: 'byre (every box)', missing: null };
   }
+  const host = src.hostEnv.find((e) => e.key === key);
   const skill = src.skills.find((s) => Object.hasOwn(s.runtime.env, key));
-  if (skill !== undefined) return { key, provided_by: `skill ${skill.id}`, missing: null };
+  const passedBy =
+    host?.state === 'delivered'
+      ? `env_from_host ${host.source}`
+      : skill !== undefined
+        ? `skill ${skill.id}`
+        : null;
+  // The box's -e set overrides the image's baked [env]: a running box is asked first.
+  const launched = atLaunch(key, passedBy, src);
+  if (launched !== null) return launched;
+  if (passedBy !== null) return { key, provided_by: passedBy, missing: null };
   if (src.configEnv.has(key)) return { key, provided_by: '[env]', missing: null };
   if (host?.state === 'empty') {
     return {

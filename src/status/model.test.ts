@@ -5,7 +5,12 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
-import { launchRecordHash, renderLaunchRecord, type LaunchRecord } from '../launch/record.js';
+import {
+  envKeysOf,
+  launchRecordHash,
+  renderLaunchRecord,
+  type LaunchRecord,
+} from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -1461,6 +1466,131 @@ describe('status says only what is true', () => {
         missing: 'its credential was NOT delivered to this box',
       },
     ]);
+  });
+
+  // [name, config overrides, host env now, skills now, the record's -e keys, expected fact]
+  type BoxEnvCase = [
+    string,
+    Partial<EffectiveConfig>,
+    HostEnvEntry[],
+    ResolvedSkill[],
+    string[],
+    { provided_by: string | null; missing: string | null },
+  ];
+  const ghSkill = fakeSkill('me/gh', 'local', {
+    runtime: { ...fakeSkill('x', 'local').runtime, env: { GH_TOKEN: 'x' } },
+  });
+  const boxEnv: BoxEnvCase[] = [
+    [
+      'host env the config delivers now, not passed at launch',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (env_from_host env:GH_TOKEN sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      "a skill's env added since launch",
+      {},
+      [],
+      [ghSkill],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (skill me/gh sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      'passed at launch, no longer set by the config',
+      {},
+      [],
+      [],
+      ['GH_TOKEN', 'TERM'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch, its host source empty now',
+      {},
+      [hostEnv('GH_TOKEN', 'empty')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch and delivered now',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: 'env_from_host env:GH_TOKEN', missing: null },
+    ],
+    [
+      'not passed at launch, but baked by [env]',
+      { env: { GH_TOKEN: sourced('x') } },
+      [],
+      [ghSkill],
+      ['TERM'],
+      { provided_by: '[env]', missing: null },
+    ],
+    [
+      'never set, then or now',
+      {},
+      [],
+      [],
+      ['TERM'],
+      { provided_by: null, missing: 'nothing sets it; add it to env_from_host or [env]' },
+    ],
+  ];
+  it.each(boxEnv)(
+    '--data, a running box: MCP env %s',
+    (_name, over, hostNow, skillsNow, keys, fact) => {
+      const record: LaunchRecord = {
+        ...sampleRecord(),
+        envKeys: envKeysOf(Object.fromEntries(keys.map((k) => [k, '']))),
+      };
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const given = input({
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], ...over }),
+        hostEnv: hostNow,
+        skills: skillsNow,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      });
+      const d = statusModel(given).data;
+      expect(d.subject).toBe('running_box');
+      expect(d.mcp_servers[0]?.env).toEqual([{ key: 'GH_TOKEN', ...fact }]);
+      expect(table(given).get('MCP servers')?.[1]).toBe(
+        fact.provided_by === null
+          ? `↳ env GH_TOKEN: NOT provided — ${fact.missing}`
+          : `↳ env GH_TOKEN: provided by ${fact.provided_by}`,
+      );
+    },
+  );
+
+  it('MCP env byre sets in every box is provided, for the next launch and a running box', () => {
+    const config = fakeConfig({ mcp: [stdio(['BYRE_PROJECT'])] });
+    const record = sampleRecord();
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const next = statusModel(input({ config })).data;
+    const box = statusModel(
+      input({
+        config,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      }),
+    ).data;
+    for (const d of [next, box]) {
+      expect(d.mcp_servers[0]?.env).toEqual([
+        { key: 'BYRE_PROJECT', provided_by: 'byre (every box)', missing: null },
+      ]);
+    }
   });
 
   it('--data: an open network with raw run_args is neither warranted nor undegraded', () => {

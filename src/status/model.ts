@@ -528,6 +528,7 @@ export function statusModel(input: StatusInput): StatusModel {
     credentials: facts.credentials,
     configEnv: new Set(Object.keys(config.env)),
     skills,
+    boxEnvKeys: verified === null ? null : new Set(verified.record.envKeys),
   });
 
   const data: StatusData = {
@@ -562,7 +563,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: null,
             rootless: input.engine.rootless,
             keep_id: input.engine.keepId,
-            rootless_error: null,
           }
         : {
             choice: config.engine.value,
@@ -570,7 +570,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: input.engine.message,
             rootless: null,
             keep_id: null,
-            rootless_error: null,
           },
     network: facts.network,
     ports: facts.ports,
