@@ -4,6 +4,7 @@
 // A field added leaves the version alone; a field removed, renamed or changed
 // in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
+import '../zod.js';
 import { z } from 'zod';
 
 export const STATUS_DATA_VERSION = 3;
