@@ -134,6 +134,44 @@ export function startup(ctx) {
   }));
 }
 
+const FIRST_FRAME = path.join(path.dirname(new URL(import.meta.url).pathname), 'first-frame.py');
+
+/**
+ * `byre config` to its first frame (the exposure line on screen), against
+ * the same binary's `version` to its exit, both in a pseudo-terminal
+ * (bench/first-frame.py). No engine is asked; the project's config exists.
+ */
+export function config(ctx) {
+  const inPty = (s, marker, args) => () => {
+    const bin = ctx.bins.find((b) => b.side === s);
+    const p = ctx.projects[s];
+    const out = run(ctx.flavour, '/usr/bin/python3', [FIRST_FRAME, marker, bin.path, ...args], {
+      cwd: p.dir,
+      env: { BYRE_HOME: p.home, TERM: 'xterm-256color' },
+    });
+    return Number(out.trim());
+  };
+  const sides = {};
+  for (const s of sidesOf(ctx)) {
+    sides[`${s}:version`] = inPty(s, '', ['version']);
+    sides[`${s}:config`] = inPty(s, 'exposure: ', ['config']);
+  }
+  return [
+    {
+      name: '`config`, to its first frame',
+      what: '`byre version` (both in a pty)',
+      show: 'time',
+      target: { of: 'delta', max: 250 },
+      ...measured(
+        ctx,
+        interleave(sides, ctx.runs),
+        (s) => `${s}:version`,
+        (s) => `${s}:config`,
+      ),
+    },
+  ];
+}
+
 /**
  * Deliver and grab against the raw engine, into and out of each side's
  * running box (the raw side uses the last side's box): a big file's

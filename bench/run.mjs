@@ -6,7 +6,7 @@
 // (bench/suite.mjs), and once the worker ends — done, failed or interrupted —
 // removes every container, image, volume and temp directory the run made.
 //
-//   npm run bench [-- --quick] [-- --runs N --big-mib N --only develop,status
+//   npm run bench [-- --quick] [-- --runs N --big-mib N --only develop,config,status
 //                 --engines docker,podman,rootless --note TEXT --out FILE]
 //   BYRE_BIN=/path/to/byre          the binary under test (default dist/byre)
 //   BYRE_BIN_BEFORE=/path/to/byre   a second binary, compared in the same run
@@ -33,7 +33,7 @@ import { renderReport } from './report.mjs';
 const LOCK = '/tmp/byre-engine.lock';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
-const CASES = ['develop', 'startup', 'status', 'transfer', 'firewall'];
+const CASES = ['develop', 'startup', 'config', 'status', 'transfer', 'firewall'];
 const FLAVOURS = ['docker', 'podman', 'rootless'];
 
 const { values: opts } = parseArgs({

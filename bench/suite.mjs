@@ -121,16 +121,22 @@ async function benchFlavour(flavour, data) {
       log(`${name} FAILED: ${error.stack ?? error}`);
     }
   };
+  const needsImage = ['startup', 'develop', 'status', 'transfer', 'firewall'].some(wants);
   try {
     for (const { side } of config.bins) {
       const p = benchProject(flavour, root, side);
       ctx.projects[side] = p;
       p.id = JSON.parse(cases.byre(ctx, side, ['status', '--data'])).project_id;
+      // The config case alone needs a project directory, not an image.
+      if (!needsImage) continue;
       log(`${side}: cold develop (builds the image)`);
       cases.byre(ctx, side, ['develop'], { input: 'true\n' });
     }
-    ctx.image = cases.byre(ctx, config.bins.at(-1).side, ['dockerrun']).trim().split(' ').pop();
+    if (needsImage) {
+      ctx.image = cases.byre(ctx, config.bins.at(-1).side, ['dockerrun']).trim().split(' ').pop();
+    }
     await attempt('startup', () => result.rows.push(...cases.startup(ctx)));
+    await attempt('config', () => result.rows.push(...cases.config(ctx)));
     await attempt('develop', () => result.rows.unshift(...cases.develop(ctx)));
     if (wants('status') || wants('transfer')) {
       log('starting the background sessions');

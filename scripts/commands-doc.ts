@@ -5,18 +5,8 @@ import { writeFileSync } from 'node:fs';
 
 import { COMMANDS_DOC_PATH, renderCommandsDoc } from '../src/cli/commands-doc.js';
 import { buildProgram } from '../src/cli/program.js';
+import { silentIo } from '../src/io.js';
 
-const sink = { write: () => true };
-const program = buildProgram({
-  stdout: sink,
-  stderr: sink,
-  cwd: process.cwd(),
-  env: {},
-  stdinIsTty: false,
-  stdoutIsTty: false,
-  uid: 1000,
-  gid: 1000,
-  pid: 0,
-});
+const program = buildProgram(silentIo());
 writeFileSync(COMMANDS_DOC_PATH, renderCommandsDoc(program));
 process.stderr.write(`wrote ${COMMANDS_DOC_PATH}\n`);

@@ -2,11 +2,16 @@
 // skipped only when an image already carries the digest of this exact
 // context, base image id and baked ids (adr/0003); `rebuild` always builds.
 
+import type { LayerRef } from '../config/types.js';
+import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
 import { stageBuildContext } from '../gen/stage.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
-import { computeContextDigest, listContextFiles } from './context-digest.js';
+import { baseImageError, locateBase } from './base-image.js';
+import { pullFailureReason } from './build-steps.js';
+import type { BuildProgress } from './build-progress.js';
+import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
 
 export const CONTEXT_LABEL = 'byre.context';
 
@@ -23,7 +28,10 @@ export interface ImageRequest {
   uid: number;
   gid: number;
   noCache: boolean;
-  onOutput?: (chunk: string) => void;
+  /** Started only when the engine builds; absent, the engine's output streams to stderr raw. */
+  progress?: () => BuildProgress;
+  /** The layer that set `base` and the project's config file, to locate an unpullable base. */
+  baseFrom?: { from: LayerRef; projectConfig: string };
 }
 
 /** `imageId` is known when the build was skipped (the existing image's id). */
@@ -31,41 +39,112 @@ export type ImageOutcome =
   { built: true; digest: string | null } | { built: false; digest: string; imageId: string };
 
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
-  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
   const [base, existing] = await Promise.all([
     req.engine.imageInfo(req.base).catch(() => null),
     req.noCache ? null : req.engine.imageInfo(req.tag),
   ]);
   const baseId = base?.id ?? null;
+  const digestOf = (files: Parameters<typeof computeContextDigest>[0]['files']) =>
+    computeContextDigest({
+      files,
+      baseImageId: baseId ?? '',
+      uid: req.uid,
+      gid: req.gid,
+      engine: req.engine.facts.name,
+    });
+  // The proof without staging: when every context file comes from the plan's
+  // own bytes, their digest is known before anything is written, and an image
+  // that carries it was built from exactly this context.
+  const planned = plannedContextFiles(req.plan);
+  if (baseId !== null && existing !== null && planned !== null) {
+    const digest = digestOf(planned);
+    if (existing.labels[CONTEXT_LABEL] === digest) {
+      return { built: false, digest, imageId: existing.id };
+    }
+  }
+  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
   // Without a local base image the engine must fetch one, so no digest can
   // prove the build is a no-op.
-  const digest =
-    baseId === null
-      ? null
-      : computeContextDigest({
-          files: await listContextFiles(req.contextDir),
-          baseImageId: baseId,
-          uid: req.uid,
-          gid: req.gid,
-          engine: req.engine.facts.name,
-        });
+  const digest = baseId === null ? null : digestOf(await listContextFiles(req.contextDir));
   if (digest !== null && existing !== null && existing.labels[CONTEXT_LABEL] === digest) {
     return { built: false, digest, imageId: existing.id };
   }
-  await req.engine.build(
-    {
-      tag: req.tag,
-      contextDir: req.contextDir,
-      noCache: req.noCache,
-      uid: req.uid,
-      gid: req.gid,
-      labels: {
-        [LABEL.project]: req.projectId,
-        [LABEL.store]: req.storeTag,
-        ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
+  const progress = req.progress?.();
+  try {
+    await req.engine.build(
+      {
+        tag: req.tag,
+        contextDir: req.contextDir,
+        noCache: req.noCache,
+        uid: req.uid,
+        gid: req.gid,
+        labels: {
+          [LABEL.project]: req.projectId,
+          [LABEL.store]: req.storeTag,
+          ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
+        },
       },
-    },
-    req.onOutput === undefined ? {} : { onOutput: req.onOutput },
-  );
+      progress === undefined ? {} : { onOutput: (chunk) => progress.onOutput(chunk) },
+    );
+  } catch (error) {
+    throw await buildFailure(req, baseId === null, progress, error);
+  }
+  progress?.succeeded();
   return { built: true, digest };
+}
+
+/**
+ * Why a build failed, for the user. A base that was not here before and is
+ * still not here proves the build stopped fetching it (every later step
+ * needs it present), whatever the engine's words: that failure is located
+ * at the config key that chose the base. Anything else prints the engine's
+ * whole log (unless it streamed already) and says so.
+ */
+async function buildFailure(
+  req: ImageRequest,
+  baseWasMissing: boolean,
+  progress: BuildProgress | undefined,
+  error: unknown,
+): Promise<unknown> {
+  if (!(error instanceof EngineError)) {
+    // Interrupted, or byre's own failure: its message says why; the line goes.
+    progress?.failed({ printLog: false });
+    return error;
+  }
+  // The engine's words can mislead (a registry's "connection refused" reads
+  // like a daemon that is down); an announced step proves it answered.
+  const ran = error.rule === 'engine.failed' || progress?.started() === true;
+  if (baseWasMissing && req.baseFrom !== undefined) {
+    // null, not a throw: the engine answered, and the base is still not there.
+    const still = await req.engine.imageInfo(req.base).catch(() => undefined);
+    if (still === null) {
+      progress?.failed({ printLog: false });
+      const position = locateBase(req.baseFrom.from);
+      return baseImageError(
+        {
+          base: req.base,
+          engine: req.engine.facts.name,
+          why: pullFailureReason(
+            progress === undefined || progress.log() === '' ? error.stderr : progress.log(),
+          ),
+          from: req.baseFrom.from,
+          ...(position === undefined ? {} : { position }),
+          projectConfig: req.baseFrom.projectConfig,
+        },
+        error,
+      );
+    }
+  }
+  if (progress === undefined) return error;
+  progress.failed();
+  if (!ran) return error;
+  return new ByreError(
+    `the image build failed (${req.engine.facts.name} exit ${error.engineExitCode ?? '?'}); its log is above`,
+    {
+      rule: 'build.failed',
+      remedy:
+        'fix the step the log names (byre dockerfile prints what was built), then run byre develop again',
+      cause: error,
+    },
+  );
 }

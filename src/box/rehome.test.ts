@@ -159,6 +159,7 @@ describe('rehomeProject', () => {
     writeFileSync(ctx.project.config, 'agent = "other"\n');
     await expect(rehomeProject({ ctx, oldId, pool, stderr })).rejects.toMatchObject({
       rule: 'rehome.config-conflict',
+      exitCode: 3,
       message: expect.stringContaining(ctx.project.config),
     });
     expect(engine.callsTo('run')).toEqual([]);
@@ -173,6 +174,7 @@ describe('rehomeProject', () => {
     const pool: EnginePool = { members: [{ name: 'docker', state: 'ok', engine }] };
     await expect(rehomeProject({ ctx, oldId: alive.id, pool, stderr })).rejects.toMatchObject({
       rule: 'rehome.not-moved',
+      exitCode: 1,
     });
     const s = await setup();
     s.engine.addContainer({ name: 'byre-new', labels: { 'byre.project': projectIdFor(s.dir) } });
@@ -181,6 +183,7 @@ describe('rehomeProject', () => {
       rehomeProject({ ctx: ctx2, oldId: s.oldId, pool: s.pool, stderr }),
     ).rejects.toMatchObject({
       rule: 'rehome.session-live',
+      exitCode: 3,
     });
   });
 

@@ -8,7 +8,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Writer } from '../io.js';
-import { ByreError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
@@ -150,7 +150,7 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
   const newId = ctx.projectId;
   const home = ctx.store.home;
   if (ctx.isLinkedWorktree) {
-    throw new ByreError('byre rehome runs from the main worktree, not a linked one', {
+    throw new RefusedError('byre rehome runs from the main worktree, not a linked one', {
       rule: 'rehome.worktree',
       remedy:
         'a linked worktree re-resolves to its project once git’s own pointers are repaired (`git worktree repair` from the moved main worktree)',
@@ -199,7 +199,7 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
   const conflict = storeConflict(files);
   if (conflict !== null) {
     const file = path.join(ctx.project.dir, conflict);
-    throw new ByreError(
+    throw new RefusedError(
       `${file} already exists and differs from ${path.join(oldPaths.dir, conflict)}`,
       {
         rule: 'rehome.config-conflict',
@@ -213,7 +213,7 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     const live = scan.boxes[0];
     if (live !== undefined) {
       const short = live.id.slice(0, 12);
-      throw new ByreError(`a session of project ${id} is live (${live.engineName} ${short})`, {
+      throw new RefusedError(`a session of project ${id} is live (${live.engineName} ${short})`, {
         rule: 'rehome.session-live',
         remedy: `end it first (${live.engineName} stop ${short}), then run byre rehome again`,
       });

@@ -32,6 +32,21 @@ describe('shellExecSpec', () => {
     });
   });
 
+  it('runs one command through the login environment, its argv passed as data', () => {
+    const spec = shellExecSpec({ ...base, command: ['printf', '%s\n', '$(id)', "a'b"] });
+    expect(spec.command).toEqual([
+      'bash',
+      '-lc',
+      'exec "$@"',
+      'byre-shell',
+      'printf',
+      '%s\n',
+      '$(id)',
+      "a'b",
+    ]);
+    expect(shellExecSpec({ ...base, command: [] }).command).toEqual(['bash', '-l']);
+  });
+
   it('refuses a box without ids', () => {
     expect(() => shellExecSpec({ ...base, boxEnv: { BYRE_UID: 'x' } })).toThrow(
       expect.objectContaining({ rule: 'shell.no-ids' }) as ByreError,
@@ -59,6 +74,18 @@ describe('shellCommand', () => {
 
   afterAll(() => removeTempDir(dir));
 
+  /** An engine running this directory's box. */
+  function boxHere(): FakeEngine {
+    const engine = new FakeEngine();
+    const id = projectIdFor(realpathSync(dir));
+    engine.addContainer({
+      name: `byre-${id}`,
+      labels: { 'byre.project': id, 'byre.workdir': id },
+      env: { BYRE_UID: '1000', BYRE_GID: '1000' },
+    });
+    return engine;
+  }
+
   it('errors clearly when no session runs here', async () => {
     const engine = new FakeEngine();
     await expect(
@@ -71,13 +98,7 @@ describe('shellCommand', () => {
   });
 
   it('execs into this directory’s box and passes a non-zero status through', async () => {
-    const engine = new FakeEngine();
-    const id = projectIdFor(realpathSync(dir));
-    engine.addContainer({
-      name: `byre-${id}`,
-      labels: { 'byre.project': id, 'byre.workdir': id },
-      env: { BYRE_UID: '1000', BYRE_GID: '1000' },
-    });
+    const engine = boxHere();
     engine.onExec = () => ({ exitCode: 7, stdout: '', stderr: '' });
     await expect(
       shellCommand(io(), {}, { pool: { members: [{ name: 'docker', state: 'ok', engine }] } }),
@@ -85,6 +106,24 @@ describe('shellCommand', () => {
     expect(engine.callsTo('execAttached')[0]?.[0]).toMatchObject({
       user: '1000:1000',
       command: ['bash', '-l'],
+      tty: false,
+    });
+  });
+
+  it('runs `-- <cmd>` without a terminal when stdout is piped, and passes its status', async () => {
+    const engine = boxHere();
+    engine.onExec = () => ({ exitCode: 3, stdout: '', stderr: '' });
+    const piped = { ...io(), stdinIsTty: true, stdoutIsTty: false };
+    await expect(
+      shellCommand(
+        piped,
+        { command: ['make', 'test'] },
+        { pool: { members: [{ name: 'docker', state: 'ok', engine }] } },
+      ),
+    ).rejects.toMatchObject({ code: 3 });
+    expect(engine.callsTo('execAttached')[0]?.[0]).toMatchObject({
+      command: ['bash', '-lc', 'exec "$@"', 'byre-shell', 'make', 'test'],
+      interactive: true,
       tty: false,
     });
   });

@@ -7,6 +7,8 @@ import type { EngineName, ExecSpec } from '../engine/types.js';
 import { DEV_HOME, WORKSPACE } from '../gen/box-layout.js';
 
 export interface ShellRequest {
+  /** `byre shell -- <cmd> [args…]`: run this instead of a login shell. */
+  command?: readonly string[];
   id: string;
   /** The box's environment as the engine reports it. */
   boxEnv: Readonly<Record<string, string>>;
@@ -58,7 +60,12 @@ export function shellExecSpec(req: ShellRequest): ExecSpec {
   }
   return {
     id: req.id,
-    command: ['bash', '-l'],
+    // A command runs through the same login environment as the shell (the
+    // env.d hooks), handed over as argv: never spliced into shell text.
+    command:
+      req.command === undefined || req.command.length === 0
+        ? ['bash', '-l']
+        : ['bash', '-lc', 'exec "$@"', 'byre-shell', ...req.command],
     user: `${uid}:${gid}`,
     workdir: WORKSPACE,
     env,

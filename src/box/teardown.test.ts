@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetCommand } from '../commands/forget.js';
+import { stateVolumeWarning } from './teardown.js';
 import { resetCommand } from '../commands/reset.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
@@ -61,14 +62,28 @@ describe('reset', () => {
     );
     expect(text).toContain(`docker volume byre-${id}-state`);
     expect(existsSync(path.join(home, 'projects', id))).toBe(true);
+    // It confirms what it removed, item by item, after it removed it.
+    const confirmation = text.slice(text.indexOf('byre: reset removed'));
+    expect(confirmation).toBe(
+      `byre: reset removed 2 volumes of project ${id}; the next byre develop starts them fresh:\n` +
+        `  docker volume byre-${id}-cache\n` +
+        `  docker volume byre-${id}-state\n`,
+    );
   });
 
-  it('refuses while a session of the project is live (exit 1)', async () => {
+  it('confirms nothing when there was nothing to remove', async () => {
+    await resetCommand(io, { force: true }, { pool: poolOf(new FakeEngine({ name: 'docker' })) });
+    expect(io.err).toContain(`reset: nothing of project ${id} to remove`);
+    expect(io.err).not.toContain('reset removed');
+  });
+
+  it('refuses while a session of the project is live (exit 3, adr/0023)', async () => {
     const e = seeded();
     e.addContainer({ name: 'byre-x', labels: { 'byre.project': id, 'byre.workdir': 'other-wt' } });
     await expect(resetCommand(io, { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
       rule: 'reset.session-live',
-      exitCode: 1,
+      exitCode: 3,
+      remedy: expect.stringContaining('then run byre reset again'),
     });
     expect(e.volumes.has(`byre-${id}-state`)).toBe(true);
   });
@@ -121,6 +136,24 @@ describe('forget', () => {
     expect(e.volumes.has(`byre-${id}-state`)).toBe(false);
     expect(existsSync(path.join(home, 'projects', id))).toBe(false);
     expect(existsSync(dir)).toBe(true);
+    const confirmation = io.err.slice(io.err.indexOf('byre: forget removed'));
+    expect(confirmation).toBe(
+      `byre: forget removed 4 items of project ${id}; ${dir} itself is untouched:\n` +
+        `  podman volume byre-${id}-cache\n` +
+        `  podman volume byre-${id}-state\n` +
+        `  podman image byre-${id}-u1000-g1000:latest\n` +
+        `  store ${path.join(home, 'projects', id)}\n`,
+    );
+  });
+
+  it('refuses while a session of the project is live (exit 3, adr/0023)', async () => {
+    const e = seeded();
+    e.addContainer({ name: 'byre-x', labels: { 'byre.project': id, 'byre.workdir': id } });
+    await expect(forgetCommand(io, { force: true }, { pool: poolOf(e) })).rejects.toMatchObject({
+      rule: 'forget.session-live',
+      exitCode: 3,
+    });
+    expect(existsSync(path.join(home, 'projects', id))).toBe(true);
   });
 
   it('removes a leftover stopped box before its volumes', async () => {
@@ -168,5 +201,37 @@ describe('forget', () => {
       rule: 'forget.session-live',
     });
     expect(e.containers.has(starting.id)).toBe(true);
+  });
+});
+
+describe('stateVolumeWarning', () => {
+  const roles = new Map<string, 'state' | 'cache'>([
+    ['byre-p-123456-.claude', 'state'],
+    ['byre-p-123456-npm', 'cache'],
+  ]);
+
+  it.each<[string, string[], Map<string, 'state' | 'cache'> | null, string | null]>([
+    ['nothing but caches: no warning', ['byre-p-123456-npm'], roles, null],
+    ['no volumes: no warning', [], roles, null],
+    [
+      'names the state volumes',
+      ['byre-p-123456-.claude', 'byre-p-123456-npm'],
+      roles,
+      'state volumes hold agent logins and shell history and cannot be recovered: byre-p-123456-.claude',
+    ],
+    [
+      'names an undeclared one as possibly state',
+      ['byre-p-123456-old'],
+      roles,
+      'byre-p-123456-old may hold state too (the config no longer declares them)',
+    ],
+    [
+      'without a config, every volume may hold state',
+      ['byre-p-123456-npm'],
+      null,
+      'byre-p-123456-npm may hold state too (the config did not load)',
+    ],
+  ])('%s', (_what, volumes, r, expected) => {
+    expect(stateVolumeWarning(volumes, r)).toBe(expected);
   });
 });

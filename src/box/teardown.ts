@@ -5,7 +5,7 @@
 
 import { rm } from 'node:fs/promises';
 import type { Confirm, Writer } from '../io.js';
-import { ByreError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';
 import {
@@ -32,12 +32,42 @@ export interface TeardownRequest {
   yes: boolean;
   confirm: Confirm;
   stderr: Writer;
+  /**
+   * The role the current config declares for each volume (by engine name);
+   * null when the config did not load, so no role is known.
+   */
+  volumeRoles?: ReadonlyMap<string, 'state' | 'cache'> | null;
 }
 
 export interface TeardownOutcome {
+  /** What went, one line each as it was listed before (`docker volume byre-…`, `store /…`). */
   removed: string[];
   failures: RemovalFailure[];
   unreached: Unreached[];
+}
+
+/**
+ * The warning over volumes that may hold what cannot be rebuilt (logins,
+ * history), naming them; null when every doomed volume is a declared cache.
+ * A volume the config no longer declares, or any when it did not load, may.
+ */
+export function stateVolumeWarning(
+  volumes: readonly string[],
+  roles: ReadonlyMap<string, 'state' | 'cache'> | null,
+): string | null {
+  const state = volumes.filter((v) => roles?.get(v) === 'state');
+  const unknown = volumes.filter((v) => roles?.get(v) === undefined);
+  const parts: string[] = [];
+  if (state.length > 0) {
+    parts.push(
+      `state volumes hold agent logins and shell history and cannot be recovered: ${state.join(', ')}`,
+    );
+  }
+  if (unknown.length > 0) {
+    const why = roles === null ? 'the config did not load' : 'the config no longer declares them';
+    parts.push(`${unknown.join(', ')} may hold state too (${why})`);
+  }
+  return parts.length === 0 ? null : parts.join('; ');
 }
 
 /** The lines naming what dies and what is left alone (pure). */
@@ -74,7 +104,8 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   const live = scan.boxes[0];
   if (live !== undefined) {
     const short = live.id.slice(0, 12);
-    throw new ByreError(
+    // A refusal (exit 3, adr/0023): nothing was touched, and it succeeds once the session ends.
+    throw new RefusedError(
       `a session of project ${req.projectId} is live (${live.engineName} ${short})`,
       {
         rule: `${req.verb}.session-live`,
@@ -88,12 +119,9 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   if (doomed.length > 0) {
     say(req.stderr, `${req.verb} removes, for project ${req.projectId}:`);
     for (const line of doomed) req.stderr.write(`  ${escapeTerminal(line)}\n`);
-    if (doomed.some((d) => d.includes(' volume '))) {
-      say(
-        req.stderr,
-        'state volumes hold agent logins and shell history; they cannot be recovered',
-      );
-    }
+    const volumes = [...new Set(inv.engines.flatMap((e) => e.volumes.doomed))];
+    const warning = stateVolumeWarning(volumes, req.volumeRoles ?? null);
+    if (warning !== null) say(req.stderr, warning);
   }
   for (const n of notes) say(req.stderr, n);
   if (unreached.length > 0) {
@@ -119,13 +147,15 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     const failed = await removeInventory(e);
     outcome.failures.push(...failed);
     const failedWhat = new Set(failed.map((f) => f.what));
-    for (const v of e.volumes.doomed) if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(v);
-    for (const i of e.images) if (!failedWhat.has(`image ${i}`)) outcome.removed.push(i);
+    for (const v of e.volumes.doomed)
+      if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(`${e.engineName} volume ${v}`);
+    for (const i of e.images)
+      if (!failedWhat.has(`image ${i}`)) outcome.removed.push(`${e.engineName} image ${i}`);
   }
   if (req.storeDir !== null) {
     try {
       await rm(req.storeDir, { recursive: true, force: true });
-      outcome.removed.push(req.storeDir);
+      outcome.removed.push(`store ${req.storeDir}`);
     } catch (error) {
       outcome.failures.push({
         where: 'store',
@@ -135,6 +165,13 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     }
   }
   return outcome;
+}
+
+/** The confirmation: a heading, then each removed item on its own line (as listed before the question). */
+export function confirmRemoved(stderr: Writer, heading: string, removed: readonly string[]): void {
+  if (removed.length === 0) return;
+  say(stderr, heading);
+  for (const line of removed) stderr.write(`  ${escapeTerminal(line)}\n`);
 }
 
 /** Turns an incomplete outcome into the exit-1 error; silent when everything went. */

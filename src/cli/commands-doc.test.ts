@@ -9,23 +9,10 @@ import {
   REGENERATE,
   renderCommandsDoc,
 } from './commands-doc.js';
-import type { Io } from '../io.js';
-
-const sink = { write: () => true };
-const io: Io = {
-  stdout: sink,
-  stderr: sink,
-  cwd: '/nonexistent',
-  env: {},
-  stdinIsTty: false,
-  stdoutIsTty: false,
-  uid: 1000,
-  gid: 1000,
-  pid: 0,
-};
+import { silentIo } from '../io.js';
 
 describe(COMMANDS_DOC_PATH, () => {
-  const program = buildProgram(io);
+  const program = buildProgram(silentIo());
 
   it('says how every verb exits', () => {
     const drift = exitDocDrift(program);

@@ -16,7 +16,7 @@ export const COMMON_EXITS: readonly ExitDoc[] = [
   {
     code: '3',
     meaning:
-      'refused on purpose, e.g. a host tool (docker, podman, git, ssh) that PATH finds inside a directory the box can write',
+      'refused on purpose, nothing changed: e.g. a host tool (docker, podman, git, ssh) that PATH finds inside a directory the box can write, or an id another directory owns',
   },
   { code: '70', meaning: 'byre crashed: a bug, with a stack on stderr' },
 ];
@@ -61,10 +61,22 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
       meaning: 'byre is not usable here (a check failed), or `--prune` could not remove everything',
     },
   ],
-  reset: [{ code: '1', meaning: 'a session of the project is live, or the wipe was cancelled' }],
+  reset: [
+    { code: '1', meaning: 'the wipe was cancelled, or an engine could not be reached' },
+    { code: '3', meaning: 'a session of the project is live: nothing was removed' },
+  ],
   rebuild: [{ code: '3', meaning: 'the config’s engine changed while byre was starting' }],
-  rehome: [],
-  forget: [{ code: '1', meaning: 'a session of the project is live, or forget was cancelled' }],
+  rehome: [
+    {
+      code: '3',
+      meaning:
+        'a session of either id is live, this is a linked worktree, or a differing byre.config waits at the new id',
+    },
+  ],
+  forget: [
+    { code: '1', meaning: 'forget was cancelled, or an engine could not be reached' },
+    { code: '3', meaning: 'a session of the project is live: nothing was removed' },
+  ],
   dockerfile: [],
   dockerrun: [],
   ejectfirewall: [],

@@ -53,12 +53,14 @@ export function buildProgram(io: Io): Command {
       '--passphrase-fd <n>',
       'read the credentials’ passphrase from file descriptor n (never from env or argv)',
     )
+    .option('--verbose', 'stream the engine’s whole build log instead of byre’s progress line')
     .action(
       async (options: {
         template?: string;
         agent?: string;
         sharedAuth?: boolean | string;
         passphraseFd?: string;
+        verbose?: boolean;
       }) => {
         const { developCommand } = await import('../commands/develop.js');
         const { parseFdFlag } = await import('../credentials/input.js');
@@ -86,12 +88,13 @@ export function buildProgram(io: Io): Command {
   program
     .command('shell')
     .description(
-      'Open a login shell (as dev, with the agent’s env) in this directory’s running session.',
+      'Open a login shell (as dev, with the agent’s env) in this directory’s running session; `-- <cmd> [args…]` runs one command there instead.',
     )
+    .argument('[command...]', 'after `--`: a command and its arguments, passed as they are')
     .option('--skip-uid-check', 'enter a box that runs as another uid than yours')
-    .action(async (options: { skipUidCheck?: boolean }) => {
+    .action(async (command: string[], options: { skipUidCheck?: boolean }) => {
       const { shellCommand } = await import('../commands/shell.js');
-      await shellCommand(io, options);
+      await shellCommand(io, { ...options, command });
     });
 
   program
@@ -183,9 +186,10 @@ export function buildProgram(io: Io): Command {
   program
     .command('rebuild')
     .description('Rebuild the image with the build cache disabled; volumes are untouched.')
-    .action(async () => {
+    .option('--verbose', 'stream the engine’s whole build log instead of byre’s progress line')
+    .action(async (options: { verbose?: boolean }) => {
       const { rebuildCommand } = await import('../commands/rebuild.js');
-      await rebuildCommand(io);
+      await rebuildCommand(io, {}, options);
     });
 
   program

@@ -121,6 +121,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     try {
       // A file not written yet starts with the comment saying what it is.
       const seed = current.exists ? '' : target.seed;
+      let rebased = false;
       const result = await writeConfig(
         file,
         (disk) => {
@@ -133,11 +134,12 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
                 'quit without saving and open it again (your text came from $EDITOR, so it cannot be re-applied)',
             });
           }
+          rebased = true;
           return applyEdits(disk, state.pending);
         },
         target.lock === undefined ? {} : { lock: target.lock },
       );
-      return { kind: 'saved', text: result.after };
+      return { kind: 'saved', text: result.after, rebased };
     } catch (error) {
       return { kind: 'save-failed', message: describeSaveFailure(error) };
     }

@@ -1,5 +1,6 @@
 // `byre dockerrun`: print the exact engine run command develop would use for
-// this directory, shell-quoted. Runs nothing in the engine beyond detection.
+// this directory, shell-quoted, less the byre.client label that names the byre
+// process staying with a box. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
@@ -29,7 +30,9 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
     hostGid: io.gid,
     home: userHome(io),
     hostEnv: deliveredHostEnv(hostEnv),
-    labels: { client: io.pid, store: storeTag(ctx.store.home) },
+    // No byre.client: this byre exits once it prints, and is not the box's
+    // client; status then says the box was started outside byre (adr/0024).
+    labels: { store: storeTag(ctx.store.home) },
   });
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {

@@ -5,9 +5,9 @@
 import { existsSync } from 'node:fs';
 import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
-import { escapeTerminal } from '../output/escape.js';
-import { teardown, throwIfIncomplete } from '../box/teardown.js';
+import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 import type { ResetOptions } from './reset.js';
 import type { CommandDeps } from './deps.js';
 
@@ -29,11 +29,13 @@ export async function forgetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
-  if (outcome.removed.length > 0) {
-    io.stderr.write(
-      `byre: removed ${outcome.removed.length} item(s) of project ${ctx.projectId}; ${escapeTerminal(ctx.projectRoot)} itself is untouched\n`,
-    );
-  }
+  const n = outcome.removed.length;
+  confirmRemoved(
+    io.stderr,
+    `forget removed ${n} item${n === 1 ? '' : 's'} of project ${ctx.projectId}; ${ctx.projectRoot} itself is untouched:`,
+    outcome.removed,
+  );
   throwIfIncomplete('forget', ctx.projectId, outcome);
 }

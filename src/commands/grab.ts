@@ -26,6 +26,7 @@ export async function grabCommand(
 ): Promise<void> {
   const pool = deps.pool ?? enginePool([], io.env, null);
   const { box } = await selectBox(io, pool, {
+    verb: 'grab',
     ...(options.box === undefined ? {} : { box: options.box }),
     skipUidCheck: options.skipUidCheck === true,
     stdinBusy: false,

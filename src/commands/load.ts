@@ -3,7 +3,8 @@
 
 import { homedir } from 'node:os';
 import { loadCascade } from '../config/read.js';
-import type { ConfigIssue } from '../errors.js';
+import { ByreError, type ConfigIssue } from '../errors.js';
+import { volumeEngineName } from '../engine/names.js';
 import type { EffectiveConfig } from '../config/types.js';
 import { embeddedText } from '../embedded.js';
 import {
@@ -197,4 +198,26 @@ export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
   const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles, claudeSkillFiles });
   await checkProjectFiles(plan, ctx.worktreeDir);
   return plan;
+}
+
+/**
+ * The role the current config gives each of this project's volumes, by
+ * engine name (what reset and forget warn by); null when the config or its
+ * skills do not load, so a broken config never blocks a teardown.
+ */
+export async function declaredVolumeRoles(
+  io: Io,
+  ctx: ProjectContext,
+): Promise<Map<string, 'state' | 'cache'> | null> {
+  try {
+    const { config, skills } = await loadBoxConfig(ctx, userHome(io));
+    const roles = new Map<string, 'state' | 'cache'>();
+    for (const v of [...config.volumes.map((s) => s.value), ...skills.flatMap((s) => s.volumes)]) {
+      if (v.scope === 'project') roles.set(volumeEngineName(ctx.projectId, io.uid, v), v.role);
+    }
+    return roles;
+  } catch (error) {
+    if (error instanceof ByreError) return null;
+    throw error;
+  }
 }

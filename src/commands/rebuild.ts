@@ -5,6 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import type { Io } from '../io.js';
+import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
@@ -17,7 +18,11 @@ import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 
-export async function rebuildCommand(io: Io, given: CommandDeps = {}): Promise<void> {
+export async function rebuildCommand(
+  io: Io,
+  given: CommandDeps = {},
+  options: { verbose?: boolean } = {},
+): Promise<void> {
   const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
@@ -64,6 +69,8 @@ export async function rebuildCommand(io: Io, given: CommandDeps = {}): Promise<v
       uid: ids.uid,
       gid: ids.gid,
       noCache: true,
+      progress: buildProgressFor(io, ctx.project.buildLog, options.verbose === true),
+      baseFrom: { from: config.base.from, projectConfig: ctx.project.config },
     });
   });
   say(io.stderr, `rebuilt ${tag} without the build cache; volumes were left as they are`);

@@ -4,8 +4,9 @@
 
 import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
-import { teardown, throwIfIncomplete } from '../box/teardown.js';
+import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { declaredVolumeRoles } from './load.js';
 import type { CommandDeps } from './deps.js';
 
 export interface ResetOptions {
@@ -29,11 +30,13 @@ export async function resetCommand(
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,
+    volumeRoles: await declaredVolumeRoles(io, ctx),
   });
-  if (outcome.removed.length > 0) {
-    io.stderr.write(
-      `byre: wiped ${outcome.removed.length} volume(s); the next byre develop starts them fresh\n`,
-    );
-  }
+  const n = outcome.removed.length;
+  confirmRemoved(
+    io.stderr,
+    `reset removed ${n} volume${n === 1 ? '' : 's'} of project ${ctx.projectId}; the next byre develop starts ${n === 1 ? 'it' : 'them'} fresh:`,
+    outcome.removed,
+  );
   throwIfIncomplete('reset', ctx.projectId, outcome);
 }

@@ -1,6 +1,6 @@
 // `byre shell`: a login shell as dev in THIS directory's running session, on
-// whichever installed engine runs it. The shell's exit status passes through;
-// byre never starts a box here.
+// whichever installed engine runs it, or with `-- <cmd> [args…]` that one
+// command. The exit status passes through; byre never starts a box here.
 
 import type { Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
@@ -12,6 +12,8 @@ import type { CommandDeps } from './deps.js';
 
 export interface ShellOptions {
   skipUidCheck?: boolean;
+  /** The command after `--`; empty or absent: a login shell. */
+  command?: readonly string[];
 }
 
 export async function shellCommand(
@@ -19,6 +21,7 @@ export async function shellCommand(
   options: ShellOptions,
   deps: CommandDeps = {},
 ): Promise<void> {
+  const command = options.command ?? [];
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // An id another directory owns names that directory's box: refuse before any engine is asked.
   await checkProjectPath(ctx);
@@ -39,7 +42,9 @@ export async function shellCommand(
     engineName: box.engineName,
     callerUid: io.uid,
     skipUidCheck: options.skipUidCheck === true,
-    tty: io.stdinIsTty,
+    // A command's output may be piped, like `docker exec`: a terminal only when both ends are one.
+    tty: command.length === 0 ? io.stdinIsTty : io.stdinIsTty && io.stdoutIsTty,
+    command,
   });
   const code = await box.engine.execAttached(spec);
   if (code !== 0) throw new PassthroughExit(code);

@@ -295,7 +295,7 @@ function readChain(
           'extends',
           'config.extends-missing',
           `layer ${JSON.stringify(next)} not found — create ${path}`,
-          `create ${path} (byre layer new ${next}), or remove extends`,
+          `create ${path} with the layer's keys, or remove extends`,
         ),
       );
       break;

@@ -180,7 +180,7 @@ async function publish(
           file,
           'config.write-exists',
           `${file.path} already exists`,
-          'edit it with byre config, or by hand',
+          'edit that file instead of creating it',
         );
       });
     } else {

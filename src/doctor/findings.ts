@@ -39,6 +39,17 @@ function line(
   return { id, subject, verdict, found, fix };
 }
 
+/** A host tool PATH finds inside a directory the box can write: byre will not run it. */
+function declinedLine(id: string, tool: string, at: string, root: string): Finding {
+  return line(
+    id,
+    tool,
+    'warn',
+    `${at} is inside ${root}, which the box can write; byre will not run it`,
+    `remove ${root} from PATH, or install ${tool} outside the project`,
+  );
+}
+
 export function hostUserFinding(uid: number, gid: number, env: Env): Finding {
   const check = checkHostUser(uid, gid, env);
   const who = `uid ${uid}, gid ${gid}`;
@@ -67,13 +78,7 @@ export function engineFinding(e: EngineFact): Finding {
     case 'absent':
       return line(id, e.name, 'note', 'not installed (not on PATH)');
     case 'declined':
-      return line(
-        id,
-        e.name,
-        'warn',
-        `${e.path} is inside ${e.root}, which the box can write; byre will not run it`,
-        `remove ${e.root} from PATH, or install ${e.name} outside the project`,
-      );
+      return declinedLine(id, e.name, e.path, e.root);
     case 'unusable':
       return line(id, e.name, 'warn', `at ${e.path}: ${e.message}`, e.fix);
     case 'ok': {
@@ -190,13 +195,7 @@ export function toolFinding(t: ToolFact): Finding {
     case 'found':
       return line(id, t.tool, 'ok', `${t.path}`);
     case 'declined':
-      return line(
-        id,
-        t.tool,
-        'warn',
-        `${t.path} is inside ${t.root}, which the box can write; byre declines to run it`,
-        `remove ${t.root} from PATH, or install ${t.tool} outside the project`,
-      );
+      return declinedLine(id, t.tool, t.path, t.root);
     case 'absent':
       return line(
         id,

@@ -27,7 +27,10 @@ let root: string;
 let bin: string;
 let log: string;
 
+// LOG_LAST names a first argument whose call logs only after another call
+// has: it forces an arrival order without timing.
 const script = (name: string): string => `#!/bin/sh
+if [ "$1" = "$LOG_LAST" ]; then until [ -s "$FAKE_LOG" ]; do ${SLEEP} 0.01; done; fi
 echo "${name} $*" >> "$FAKE_LOG"
 case "$1" in
   info)
@@ -66,12 +69,20 @@ useTempDir('detect', (tmp) => {
   writeFileSync(log, '');
 });
 
+/** The planted engines' calls, sorted: detection asks in parallel, so arrival order is not a fact. */
+function loggedCalls(): string[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
+}
+
 /** The stub engines here answer `info`; probe it even where the uid would answer. */
 const detect = (...args: Parameters<typeof detectEngine>): ReturnType<typeof detectEngine> =>
   detectEngine(args[0], args[1], args[2], { alwaysProbeRootless: true, ...args[3] });
 
 describe('detectEngine', () => {
-  it('auto picks an answering docker and pins its absolute path', async () => {
+  it('auto picks an answering docker and pins its absolute path, asking only info', async () => {
     const docker = plantEngine(bin, 'docker');
     plantEngine(bin, 'podman');
     const facts = await detect('auto', [], env({}));
@@ -80,13 +91,42 @@ describe('detectEngine', () => {
       path: docker,
       rootless: false,
       keepId: false,
-      version: '28.2.2',
+      version: '',
       warnings: [],
     });
-    expect(readFileSync(log, 'utf8')).toBe(
-      'docker info --format {{json .SecurityOptions}}\ndocker --version\n',
-    );
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
   });
+
+  it.each(['info', '--version'])(
+    'a podman that may be rootless is asked info and --version in parallel (%s arriving last)',
+    async (last) => {
+      plantEngine(bin, 'podman');
+      const facts = await detect('podman', [], env({ PODMAN_INFO: 'true', LOG_LAST: last }));
+      expect(facts).toMatchObject({ rootless: true, keepId: true, version: '4.3.1' });
+      // Exactly these two, in either order.
+      expect(loggedCalls()).toEqual([
+        'podman --version',
+        'podman info --format {{.Host.Security.Rootless}}',
+      ]);
+    },
+  );
+
+  it('asks the version too when told to (doctor shows it)', async () => {
+    plantEngine(bin, 'docker');
+    const facts = await detect('docker', [], env({}), { version: true });
+    expect(facts.version).toBe('28.2.2');
+    expect(readFileSync(log, 'utf8')).toContain('docker --version\n');
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'a local rootful podman is asked nothing: root runs it, and its version decides nothing',
+    async () => {
+      plantEngine(bin, 'podman');
+      const facts = await detectEngine('podman', [], env({}), {});
+      expect(facts).toMatchObject({ name: 'podman', rootless: false, keepId: false, version: '' });
+      expect(readFileSync(log, 'utf8')).toBe('');
+    },
+  );
 
   it('auto falls back to podman when docker does not answer', async () => {
     plantEngine(bin, 'docker');
@@ -145,7 +185,7 @@ describe('detectEngine', () => {
       path: shadow,
       root: work,
     });
-    expect(readFileSync(log, 'utf8')).toBe('');
+    expect(loggedCalls()).toEqual([]);
   });
 
   it('auto refuses a shadowed podman when docker is absent', async () => {

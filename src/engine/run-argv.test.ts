@@ -153,6 +153,7 @@ describe('buildRunArgv', () => {
       '--group-add',
       '999',
       '--userns=keep-id:uid=1000,gid=1000',
+      '--no-healthcheck',
       '--hostname',
       'byre',
       '--cap-add=SYS_PTRACE',
@@ -183,6 +184,16 @@ describe('buildRunArgv', () => {
   ] as const)('keep-id userns: %s', (_label, engine, keepId, expected) => {
     const argv = buildRunArgv({ ...base, engine, keepId }, 'run', false);
     expect(argv.includes('--userns=keep-id:uid=1000,gid=1000')).toBe(expected);
+  });
+
+  it.each([
+    ['docker', false],
+    ['podman', true],
+  ] as const)('asks %s for no healthcheck timer: %s', (engine, expected) => {
+    // Podman requests a systemd timer even for HEALTHCHECK NONE and logs ERRO without systemd.
+    expect(buildRunArgv({ ...base, engine }, 'create', false).includes('--no-healthcheck')).toBe(
+      expected,
+    );
   });
 
   it.each([
@@ -273,6 +284,13 @@ describe('buildRunArgv', () => {
       'byre.uid=501',
       'byre.gid=20',
       'byre.launch=abc',
+    ]);
+    // A printed command (dockerrun) names no byre process: nothing for status to call orphaned.
+    expect(labels({ ...base, labels: {} })).toEqual([
+      'byre.project=app-1a2b3c',
+      'byre.workdir=app-1a2b3c',
+      'byre.uid=1000',
+      'byre.gid=1000',
     ]);
     // The store label (adr/0015) comes after run_args too, so a raw one cannot claim another store.
     const stamped = buildRunArgv(

@@ -28,8 +28,12 @@ export interface RunVolume {
 }
 
 export interface RunLabels {
-  /** The host byre process id. */
-  client: number;
+  /**
+   * The host byre process that starts the box and stays with it. Absent when
+   * byre only prints the command (`byre dockerrun`): a pid that exits at once
+   * would make the box look orphaned, so status reports it started outside byre.
+   */
+  client?: number;
   /** 32-hex nonce; only when netns hooks exist. */
   run?: string;
   /** sha256 of the launch record. */
@@ -81,7 +85,7 @@ export interface RunParams {
 }
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
-const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
+export const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
 
 export function buildRunArgv(
   params: RunParams,
@@ -112,6 +116,10 @@ export function buildRunArgv(
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
   if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
+  // The image says HEALTHCHECK NONE, yet Podman still asks systemd for a
+  // healthcheck timer unless told not to, and without a systemd session it
+  // prints `ERRO … unable to get systemd connection` at every start.
+  if (params.engine === 'podman') argv.push('--no-healthcheck');
   argv.push(...params.skillRunArgs, ...params.projectRunArgs);
   // Labels come after the raw run_args: later flags win, so a raw
   // `--label byre.project=…` cannot disguise which session this is.
@@ -149,7 +157,9 @@ export function runLabels(params: RunParams): [string, string][] {
   const labels: [string, string][] = [
     [LABEL.project, params.projectId],
     [LABEL.workdir, params.worktreeId],
-    [LABEL.client, String(params.labels.client)],
+    ...(params.labels.client === undefined
+      ? []
+      : [[LABEL.client, String(params.labels.client)] as [string, string]]),
     [LABEL.uid, String(params.uid)],
     [LABEL.gid, String(params.gid)],
   ];

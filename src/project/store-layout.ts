@@ -69,6 +69,8 @@ export interface ProjectStorePaths {
   launches: string;
   /** The build context, replaced wholesale at every generate. */
   context: string;
+  /** The last image build's whole engine log (0600), replaced by each build. */
+  buildLog: string;
 }
 
 /** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
@@ -85,6 +87,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     applied: path.join(dir, 'applied'),
     launches: path.join(dir, 'launches'),
     context: path.join(dir, 'context'),
+    buildLog: path.join(dir, 'build.log'),
   };
 }
 

@@ -44,6 +44,7 @@ describe('store layout', () => {
       applied: '/h/projects/app-dev-abc123/applied',
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
+      buildLog: '/h/projects/app-dev-abc123/build.log',
     });
   });
 
@@ -73,7 +74,7 @@ describe('recordProjectPath', () => {
   it('fails loudly when a different path maps to a recorded id', async () => {
     await recordProjectPath(home, id, '/work/app');
     const err = await recordProjectPath(home, id, '/elsewhere/app').catch((e: unknown) => e);
-    expect(err).toMatchObject({ rule: 'project.id-collision' });
+    expect(err).toMatchObject({ rule: 'project.id-collision', exitCode: 3 });
     expect((err as Error).message).toContain('/work/app');
     expect((err as Error).message).toContain('/elsewhere/app');
     expect(await readProjectPath(home, id)).toBe('/work/app');

@@ -3,7 +3,7 @@
 
 import { link, readFile, unlink } from 'node:fs/promises';
 
-import { ByreError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
 import { ensurePrivateDir, writeTempSibling } from './atomic-write.js';
 import { projectStorePaths } from './store-layout.js';
 
@@ -21,8 +21,9 @@ export async function readProjectPath(home: string, id: string): Promise<string 
   }
 }
 
+/** Another directory owns the id: a refusal (exit 3, adr/0023), its store is never touched. */
 export function projectIdCollision(id: string, recorded: string, canonicalPath: string): ByreError {
-  return new ByreError(
+  return new RefusedError(
     `project id ${id} already belongs to ${recorded}; ${canonicalPath} maps to the same id`,
     {
       rule: 'project.id-collision',

@@ -1,18 +1,24 @@
 // The shape of `byre status --data`, written once in zod: the TypeScript type
 // the model builds and the JSON Schema pinned in test/golden/ are both derived
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
+// A field added leaves the version alone; a field removed, renamed or changed
+// in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
+import '../zod.js';
 import { z } from 'zod';
 
-export const STATUS_DATA_VERSION = 2;
+export const STATUS_DATA_VERSION = 3;
 
 const text = z.string();
 const nullableText = z.string().nullable();
 /** Who set a value: a config layer (`project`, `template byre/go`), `skill <id>`, `mcp:<name>`, `launch record`. */
 const source = z.string().describe('who set it: a config layer, skill <id>, mcp:<name>, worktree');
 
+const closureState = z.enum(['enforced', 'blocked', 'unenforced', 'unknown']);
+
 const launchState = z.enum([
   'none',
+  'outside_byre',
   'pre_record',
   'unreadable',
   'missing',
@@ -27,6 +33,9 @@ export const statusDataSchema = z
     subject: z.enum(['running_box', 'next_launch']),
     project_id: text,
     workdir: text,
+    project_config: text.describe(
+      'the project layer: where an `egress` entry opens an offered host',
+    ),
     refused: z
       .array(z.object({ rule: text, message: text }))
       .describe('why byre refuses to launch this box; empty when it would launch'),
@@ -54,23 +63,43 @@ export const statusDataSchema = z
       error: nullableText,
       rootless: z.boolean().nullable(),
       keep_id: z.boolean().nullable(),
-      rootless_error: nullableText,
     }),
     network: z.object({
       posture: text.describe('open, deny-by-default, open-denylist, or unknown'),
       posture_skill: nullableText,
-      warranted: z.boolean().describe('a posture is declared and nothing degrades the claim'),
-      degraded_by: z.array(text),
-      egress: z.array(
+      warranted: z
+        .boolean()
+        .describe('a firewall posture is declared and nothing degrades it; never true when open'),
+      degraded_by: z
+        .array(text)
+        .describe('what present could change the posture (raw run_args even on an open network)'),
+      egress: z
+        .array(
+          z.object({
+            host: text,
+            port: z.number().int(),
+            source: z.array(source),
+            enforced: z.boolean(),
+            closed_by: nullableText,
+          }),
+        )
+        .describe(
+          'the allowlist under deny-by-default; otherwise only config entries (unenforced)',
+        ),
+      offered: z
+        .array(z.object({ host: text, port: z.number().int(), source: z.array(source) }))
+        .describe(
+          'egress_offered entries not open (deny-by-default only): opened by adding to egress',
+        ),
+      closed: z.array(
         z.object({
-          host: text,
-          port: z.number().int(),
-          source: z.array(source),
-          enforced: z.boolean(),
-          closed_by: nullableText,
+          entry: text,
+          source,
+          state: closureState.describe(
+            'enforced: outside the allowlist; blocked: dropped by the denylist; unenforced: network open',
+          ),
         }),
       ),
-      closed: z.array(z.object({ entry: text, source })),
     }),
     ports: z.array(
       z.object({
@@ -129,7 +158,21 @@ export const statusDataSchema = z
         name: text,
         transport: z.enum(['command', 'url']),
         target: text,
-        env: z.array(text),
+        env: z
+          .array(
+            z.object({
+              key: text,
+              provided_by: nullableText.describe(
+                "env_from_host <source>, [env], skill <id>, byre (every box), or the box's launch env (a running box); null when the box does not get it",
+              ),
+              missing: nullableText.describe('why it is not provided; null when it is'),
+            }),
+          )
+          .describe('each env var the server consumes (env, and ${VAR} in header values)'),
+        operational: z.boolean(),
+        not_operational: nullableText.describe(
+          'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
+        ),
         source,
       }),
     ),
@@ -144,7 +187,9 @@ export const statusDataSchema = z
       z.object({
         key: text,
         source: text,
-        state: z.enum(['delivered', 'disabled', 'overridden', 'empty']),
+        state: z
+          .enum(['delivered', 'overridden', 'empty'])
+          .describe('a disabled entry ("" in env_from_host) passes nothing and is not listed'),
         layer: source,
       }),
     ),
@@ -172,7 +217,10 @@ export const statusDataSchema = z
       state: z.enum(['not_running', 'running', 'unknown']),
       id: nullableText,
       engine: nullableText,
-      orphaned: z.boolean(),
+      orphaned: z.boolean().describe('started by a byre that is gone'),
+      outside_byre: z
+        .boolean()
+        .describe('carries no byre.client pid: started outside byre (e.g. the dockerrun command)'),
       client_pid: z.number().int().nullable(),
       error: nullableText,
       siblings: z.array(z.object({ worktree: text, id: text, engine: text })),

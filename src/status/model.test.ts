@@ -5,7 +5,12 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
-import { launchRecordHash, renderLaunchRecord, type LaunchRecord } from '../launch/record.js';
+import {
+  envKeysOf,
+  launchRecordHash,
+  renderLaunchRecord,
+  type LaunchRecord,
+} from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -25,6 +30,7 @@ function input(over: Partial<StatusInput> = {}): StatusInput {
       isLinkedWorktree: false,
       commonGitDir: null,
       gitPaths: null,
+      project: { config: '/home/ada/.byre/projects/app-1a2b3c/byre.config' },
     },
     config: fakeConfig(),
     skills: [],
@@ -448,11 +454,12 @@ describe('statusModel rows', () => {
       'closure row',
       { config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: 80 })] }) },
       'Closed',
-      '!a.com:80  (project)',
+      '!a.com:80  (project) — unenforced, network open',
     ],
     [
       'mcp egress',
       {
+        skills: [firewall()],
         config: fakeConfig({
           mcp: [sourced({ name: 'gh', url: 'https://g.com/', env: [], egress: [], headers: {} })],
         }),
@@ -670,7 +677,7 @@ describe('statusModel rows', () => {
       'TERM <- env:TERM  (delivered; default)',
       'TZ <- tz:  (empty; default)',
     ]);
-    expect(t.get('Raw build')).toEqual(['RUN echo hi']);
+    expect(t.get('Raw build')).toEqual(['1 line  (not introspected):', 'RUN echo hi']);
     expect(t.get('Instructions')).toContain('house  (project): Be terse.');
   });
 
@@ -816,6 +823,7 @@ describe('launch record states', () => {
     expect(t.get('Egress')).toEqual([
       'api.anthropic.com:443  (launch record)',
       'github.com:443  (launch record)',
+      'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config',
     ]);
     expect(t.get('Box env')).toEqual([
       'ANTHROPIC_API_KEY, GIT_AUTHOR_NAME, TERM  (keys passed at launch)',
@@ -1027,5 +1035,720 @@ describe('develop banner (same model)', () => {
     const status = table(i).get('Network')?.[0];
     const banner = bannerLines(m.data)[1];
     expect(banner).toBe(`byre: network ${status ?? ''}`);
+  });
+});
+
+describe('status says only what is true', () => {
+  const GO: LayerRef = { kind: 'template', name: 'byre/go', path: null };
+  const openDenylist = (): ResolvedSkill =>
+    fakeSkill('byre/firewall-open', 'bundled', {
+      runtime: { ...firewall().runtime, networkPosture: 'open-denylist' },
+    });
+  const agent = (egress: string[]): ResolvedSkill =>
+    fakeSkill('byre/claude', 'bundled', {
+      runtime: { ...fakeSkill('x', 'local').runtime, egress },
+    });
+  const remote = (headers: Record<string, string> = {}, env: string[] = []) =>
+    sourced({ name: 'gh', url: 'https://g.com/mcp', env, egress: [], headers });
+  const stdio = (env: string[]) =>
+    sourced({ name: 'fs', command: ['mcp-fs'], env, egress: [], headers: {} });
+  const stdioTo = (egress: string[]) =>
+    sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress, headers: {} });
+  const HINT =
+    'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
+  const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
+
+  // [name, input, label, every value under that label, in order]
+  type Exact = [string, Partial<StatusInput>, string, string[] | undefined];
+  const exact: Exact[] = [
+    // MCP: each consumed env var, and who provides it.
+    [
+      'an MCP env var delivered from the host',
+      {
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }),
+        hostEnv: [hostEnv('GH_TOKEN', 'delivered')],
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by env_from_host env:GH_TOKEN',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'an MCP env var baked from [env]',
+      { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], env: { GH_TOKEN: sourced('x') } }) },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by [env]',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "an MCP env var set by a skill's env",
+      {
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }),
+        skills: [
+          fakeSkill('me/gh', 'local', {
+            runtime: { ...fakeSkill('x', 'local').runtime, env: { GH_TOKEN: 'x' } },
+          }),
+        ],
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by skill me/gh',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'an MCP env var sealed as a credential',
+      {
+        config: fakeConfig({
+          mcp: [stdio(['GH_TOKEN'])],
+          envFromHost: { GH_TOKEN: sourced(SEALED) },
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: provided by encrypted credential (project)',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'an MCP env var nothing sets',
+      { config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }) },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'an MCP env var whose host source is empty',
+      {
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }),
+        hostEnv: [hostEnv('GH_TOKEN', 'empty')],
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: NOT provided — env_from_host env:GH_TOKEN is empty on this host',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'an MCP env var whose host entry is disabled',
+      {
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }),
+        hostEnv: [hostEnv('GH_TOKEN', 'disabled', '')],
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'a header ${VAR} is consumed env too',
+      {
+        config: fakeConfig({ mcp: [remote({ Authorization: 'Bearer ${GH_PAT}' }, ['GH_PAT'])] }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project; reads GH_PAT)',
+        '↳ env GH_PAT: NOT provided — nothing sets it; add it to env_from_host or [env]',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    // MCP: a remote endpoint the firewall shuts is not operational.
+    [
+      'a remote MCP endpoint closed under the allowlist',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [remote()],
+          egressClosed: [sourced({ host: 'g.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project)',
+        "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'a remote MCP endpoint blocked by the denylist',
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({
+          mcp: [remote()],
+          egressClosed: [sourced({ host: 'g.com', port: 443 })],
+        }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project)',
+        "↳ NOT operational: its endpoint g.com:443 is blocked by project's '!g.com:443'",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'a closure on an open network leaves a remote MCP server working',
+      {
+        config: fakeConfig({
+          mcp: [remote()],
+          egressClosed: [sourced({ host: 'g.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a closure of another port leaves the endpoint open',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [remote()],
+          egressClosed: [sourced({ host: 'g.com', port: 80 })],
+        }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a stdio MCP server's declared egress closed under the allowlist",
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:443 is closed by project's '!api.gh.com' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress blocked by the denylist",
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com:8443'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:8443 is blocked by project's '!api.gh.com'",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress open under the allowlist",
+      { skills: [firewall()], config: fakeConfig({ mcp: [stdioTo(['api.gh.com'])] }) },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a closure on an open network leaves a stdio server's egress working",
+      {
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a remote server: its endpoint and a declared host both closed, each named',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [sourced({ ...remote().value, egress: ['uploads.g.com', 'g.com'] })],
+          egressClosed: [
+            sourced({ host: 'g.com', port: null }),
+            sourced({ host: 'uploads.g.com', port: 443 }),
+          ],
+        }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project)',
+        "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist; its egress uploads.g.com:443 is closed by project's '!uploads.g.com:443' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    // Egress: only grants are listed.
+    [
+      'skill egress on an open network is not a grant',
+      { skills: [agent(['api.x.com'])] },
+      'Egress',
+      undefined,
+    ],
+    [
+      'skill egress under the denylist is not a grant',
+      { skills: [agent(['api.x.com']), openDenylist()] },
+      'Egress',
+      undefined,
+    ],
+    [
+      'mcp egress on an open network is not a grant',
+      { config: fakeConfig({ mcp: [remote()] }) },
+      'Egress',
+      undefined,
+    ],
+    [
+      'config egress on an open network is listed as doing nothing',
+      {
+        skills: [agent(['api.x.com'])],
+        config: fakeConfig({ egress: [sourced({ host: 'api.x.com', port: 443 })] }),
+      },
+      'Egress',
+      ['api.x.com:443  (byre/claude, config) — unenforced, network open'],
+    ],
+    [
+      'under the allowlist the Egress row shows even when empty, with the way to open a host',
+      { skills: [firewall()] },
+      'Egress',
+      ['none — the box reaches no host', HINT],
+    ],
+    [
+      'under the allowlist with every entry closed, the box reaches no host',
+      {
+        skills: [firewall({ egress: ['api.x.com'] })],
+        config: fakeConfig({ egressClosed: [sourced({ host: 'api.x.com', port: null })] }),
+      },
+      'Egress',
+      [
+        'none — the box reaches no host',
+        "api.x.com:443  (byre/firewall) — closed by config '!api.x.com'",
+        HINT,
+      ],
+    ],
+    [
+      'offered hosts from a template and a skill, grouped by who offers them',
+      {
+        skills: [firewall({ egressOffered: ['github.com', 'deb.debian.org:80', 'not a host!'] })],
+        config: fakeConfig({
+          egressOffered: [
+            sourced({ host: 'proxy.golang.org', port: 443 }, GO),
+            sourced({ host: 'sum.golang.org', port: 443 }, GO),
+          ],
+        }),
+      },
+      'Egress',
+      [
+        'none — the box reaches no host',
+        'offered, not open: proxy.golang.org, sum.golang.org  (template byre/go)',
+        'offered, not open: github.com, deb.debian.org:80  (byre/firewall)',
+        `${HINT} (egress = ["proxy.golang.org"])`,
+      ],
+    ],
+    [
+      'an offered host already open, or closed on purpose, is not offered',
+      {
+        skills: [firewall({ egressOffered: ['github.com', 'sum.golang.org', 'x.org:8080'] })],
+        config: fakeConfig({
+          egress: [sourced({ host: 'github.com', port: 443 })],
+          egressClosed: [sourced({ host: 'sum.golang.org', port: null })],
+        }),
+      },
+      'Egress',
+      [
+        'github.com:443  (config)',
+        'offered, not open: x.org:8080  (byre/firewall)',
+        `${HINT} (egress = ["x.org:8080"])`,
+      ],
+    ],
+    [
+      'offered hosts are not listed on an open network (they are reachable)',
+      {
+        skills: [agent([]), openDenylist()],
+        config: fakeConfig({ egressOffered: [sourced({ host: 'a.org', port: 443 }, GO)] }),
+      },
+      'Egress',
+      undefined,
+    ],
+    // Closures: what each does under the posture.
+    [
+      'a closure under the allowlist is enforced',
+      {
+        skills: [firewall()],
+        config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: null })] }),
+      },
+      'Closed',
+      ['!a.com  (project) — enforced: outside the allowlist'],
+    ],
+    [
+      'a closure under the denylist is blocked',
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: 80 })] }),
+      },
+      'Closed',
+      ['!a.com:80  (project) — blocked by the denylist'],
+    ],
+    [
+      'a closure on an open network is unenforced',
+      { config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: null })] }) },
+      'Closed',
+      ['!a.com  (project) — unenforced, network open'],
+    ],
+    [
+      'a closure under a degraded firewall is not guaranteed',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          egressClosed: [sourced({ host: 'a.com', port: null })],
+          dockerfilePost: [sourced('RUN x')],
+        }),
+      },
+      'Closed',
+      ['!a.com  (project) — enforced: outside the allowlist (not guaranteed)'],
+    ],
+    [
+      'a closure with skills unresolved is unknown',
+      {
+        skillError: 'nope',
+        config: fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: null })] }),
+      },
+      'Closed',
+      ['!a.com  (project) — unknown: skills unresolved'],
+    ],
+    // The network claim.
+    [
+      'raw run_args make an open network a declaration',
+      { config: fakeConfig({ runArgs: [sourced('--network=host')] }) },
+      'Network',
+      ['open  (declared; raw run_args present — not guaranteed)'],
+    ],
+    [
+      'raw build lines cannot change an open network',
+      { config: fakeConfig({ dockerfilePre: [sourced('RUN x')] }) },
+      'Network',
+      ['open'],
+    ],
+    // Host env: a disabled entry passes nothing and is not listed.
+    [
+      'a disabled host env entry is not listed',
+      { hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'disabled', '')] },
+      'Host env',
+      ['1 key from host: TERM  (env_from_host; --full for sources)'],
+    ],
+    [
+      'only disabled host env: no row',
+      { hostEnv: [hostEnv('TZ', 'disabled', '')] },
+      'Host env',
+      undefined,
+    ],
+    // Who started the box.
+    [
+      'a box with no byre.client pid was started outside byre, not orphaned',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'podman',
+          clientPid: null,
+          clientAlive: null,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      [
+        'running (abcdef012345) on podman — started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints); stop it with `podman stop abcdef012345`',
+        '⚠ the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
+      ],
+    ],
+  ];
+  it.each(exact)('%s', (_name, over, label, expected) => {
+    expect(table(input(over)).get(label)).toEqual(expected);
+  });
+
+  it('--data: a remote endpoint shut by the allowlist, and each env var, as data', () => {
+    const d = statusModel(
+      input({
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [remote({ Authorization: 'Bearer ${GH_PAT}' }, ['GH_TOKEN'])],
+          egressClosed: [sourced({ host: 'g.com', port: null })],
+          env: { GH_TOKEN: sourced('x') },
+        }),
+      }),
+    ).data;
+    expect(d.mcp_servers).toEqual([
+      {
+        name: 'gh',
+        transport: 'url',
+        target: 'https://g.com/mcp',
+        env: [
+          { key: 'GH_TOKEN', provided_by: '[env]', missing: null },
+          {
+            key: 'GH_PAT',
+            provided_by: null,
+            missing: 'nothing sets it; add it to env_from_host or [env]',
+          },
+        ],
+        operational: false,
+        not_operational:
+          "its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
+        source: 'project',
+      },
+    ]);
+  });
+
+  it('--data: a credential the running box did not get does not provide the env var', () => {
+    const record: LaunchRecord = { ...sampleRecord(), credentialKeys: ['GH_TOKEN'] };
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const d = statusModel(
+      input({
+        config: fakeConfig({
+          mcp: [stdio(['GH_TOKEN'])],
+          envFromHost: { GH_TOKEN: sourced(SEALED) },
+        }),
+        container: {
+          state: 'running',
+          id: 'a'.repeat(16),
+          engine: 'docker',
+          clientPid: 1,
+          clientAlive: true,
+        },
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+        credentialsDelivered: null,
+      }),
+    ).data;
+    expect(d.mcp_servers[0]?.env).toEqual([
+      {
+        key: 'GH_TOKEN',
+        provided_by: null,
+        missing: 'its credential was NOT delivered to this box',
+      },
+    ]);
+  });
+
+  // [name, config overrides, host env now, skills now, the record's -e keys, expected fact]
+  type BoxEnvCase = [
+    string,
+    Partial<EffectiveConfig>,
+    HostEnvEntry[],
+    ResolvedSkill[],
+    string[],
+    { provided_by: string | null; missing: string | null },
+  ];
+  const ghSkill = fakeSkill('me/gh', 'local', {
+    runtime: { ...fakeSkill('x', 'local').runtime, env: { GH_TOKEN: 'x' } },
+  });
+  const boxEnv: BoxEnvCase[] = [
+    [
+      'host env the config delivers now, not passed at launch',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (env_from_host env:GH_TOKEN sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      "a skill's env added since launch",
+      {},
+      [],
+      [ghSkill],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (skill me/gh sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      'passed at launch, no longer set by the config',
+      {},
+      [],
+      [],
+      ['GH_TOKEN', 'TERM'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch, its host source empty now',
+      {},
+      [hostEnv('GH_TOKEN', 'empty')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch and delivered now',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: 'env_from_host env:GH_TOKEN', missing: null },
+    ],
+    [
+      'not passed at launch, but baked by [env]',
+      { env: { GH_TOKEN: sourced('x') } },
+      [],
+      [ghSkill],
+      ['TERM'],
+      { provided_by: '[env]', missing: null },
+    ],
+    [
+      'never set, then or now',
+      {},
+      [],
+      [],
+      ['TERM'],
+      { provided_by: null, missing: 'nothing sets it; add it to env_from_host or [env]' },
+    ],
+  ];
+  it.each(boxEnv)(
+    '--data, a running box: MCP env %s',
+    (_name, over, hostNow, skillsNow, keys, fact) => {
+      const record: LaunchRecord = {
+        ...sampleRecord(),
+        envKeys: envKeysOf(Object.fromEntries(keys.map((k) => [k, '']))),
+      };
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const given = input({
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], ...over }),
+        hostEnv: hostNow,
+        skills: skillsNow,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      });
+      const d = statusModel(given).data;
+      expect(d.subject).toBe('running_box');
+      expect(d.mcp_servers[0]?.env).toEqual([{ key: 'GH_TOKEN', ...fact }]);
+      expect(table(given).get('MCP servers')?.[1]).toBe(
+        fact.provided_by === null
+          ? `↳ env GH_TOKEN: NOT provided — ${fact.missing}`
+          : `↳ env GH_TOKEN: provided by ${fact.provided_by}`,
+      );
+    },
+  );
+
+  it('MCP env byre sets in every box is provided, for the next launch and a running box', () => {
+    const config = fakeConfig({ mcp: [stdio(['BYRE_PROJECT'])] });
+    const record = sampleRecord();
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const next = statusModel(input({ config })).data;
+    const box = statusModel(
+      input({
+        config,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      }),
+    ).data;
+    for (const d of [next, box]) {
+      expect(d.mcp_servers[0]?.env).toEqual([
+        { key: 'BYRE_PROJECT', provided_by: 'byre (every box)', missing: null },
+      ]);
+    }
+  });
+
+  it('--data: an open network with raw run_args is neither warranted nor undegraded', () => {
+    const n = statusModel(input({ config: fakeConfig({ runArgs: [sourced('--network=none')] }) }))
+      .data.network;
+    expect(n).toMatchObject({ posture: 'open', warranted: false, degraded_by: ['raw run_args'] });
+    const plain = statusModel(input()).data.network;
+    expect(plain).toMatchObject({ posture: 'open', warranted: false, degraded_by: [] });
+    const wall = statusModel(input({ skills: [firewall()] })).data.network;
+    expect(wall).toMatchObject({ warranted: true, degraded_by: [] });
+  });
+
+  it('--data: skill and mcp egress on an open network are not listed; offered only under the allowlist', () => {
+    const config = fakeConfig({
+      mcp: [remote()],
+      egress: [sourced({ host: 'pypi.org', port: 443 })],
+      egressOffered: [sourced({ host: 'a.org', port: 443 }, GO)],
+    });
+    const open = statusModel(input({ config, skills: [agent(['api.x.com'])] })).data.network;
+    expect(open.egress).toEqual([
+      { host: 'pypi.org', port: 443, source: ['config'], enforced: false, closed_by: null },
+    ]);
+    expect(open.offered).toEqual([]);
+    const walled = statusModel(input({ config, skills: [agent(['api.x.com']), firewall()] })).data
+      .network;
+    expect(walled.egress.map((e) => `${e.host}:${e.port}`)).toEqual([
+      'api.x.com:443',
+      'g.com:443',
+      'pypi.org:443',
+    ]);
+    expect(walled.offered).toEqual([{ host: 'a.org', port: 443, source: ['template byre/go'] }]);
+  });
+
+  it('--data: closures carry their state; disabled host env is omitted', () => {
+    const config = fakeConfig({ egressClosed: [sourced({ host: 'a.com', port: null })] });
+    const states = (skills: ResolvedSkill[], skillError: string | null = null) =>
+      statusModel(input({ config, skills, skillError })).data.network.closed.map((c) => c.state);
+    expect(states([])).toEqual(['unenforced']);
+    expect(states([firewall()])).toEqual(['enforced']);
+    expect(states([openDenylist()])).toEqual(['blocked']);
+    expect(states([], 'x')).toEqual(['unknown']);
+    const d = statusModel(
+      input({ hostEnv: [hostEnv('TERM', 'delivered'), hostEnv('TZ', 'disabled', '')] }),
+    ).data;
+    expect(d.host_env.map((e) => e.key)).toEqual(['TERM']);
+  });
+
+  it('--data: a box started outside byre is not orphaned, and its launch state says so', () => {
+    const running = (clientPid: number | null, clientAlive: boolean | null) =>
+      statusModel(
+        input({
+          container: {
+            state: 'running',
+            id: 'a'.repeat(16),
+            engine: 'docker',
+            clientPid,
+            clientAlive,
+          },
+          launch: { kind: 'pre_record' },
+        }),
+      ).data;
+    const outside = running(null, null);
+    expect(outside.container).toMatchObject({
+      orphaned: false,
+      outside_byre: true,
+      client_pid: null,
+    });
+    expect(outside.launch.state).toBe('outside_byre');
+    const orphan = running(7, false);
+    expect(orphan.container).toMatchObject({ orphaned: true, outside_byre: false, client_pid: 7 });
+    expect(orphan.launch.state).toBe('pre_record');
+    expect(running(7, true).container).toMatchObject({ orphaned: false, outside_byre: false });
+  });
+
+  it('--full: instruction text one row per line, never a literal \\n; raw build keeps its caveat', () => {
+    const config = fakeConfig({
+      context: [sourced({ name: 'house', text: 'Be terse.\n\nRun the tests.\n' })],
+      dockerfilePre: [sourced('RUN a')],
+    });
+    const t = table(input({ config }), 'full');
+    expect(t.get('Instructions')).toEqual([
+      'house  (project): Be terse.',
+      '  Run the tests.',
+      'declared; NOT delivered: no agent (baked at /etc/byre/context)',
+    ]);
+    expect(t.get('Raw build')).toEqual(['1 line  (not introspected):', 'RUN a']);
+    const page = renderStatusText(statusModel(input({ config })), 'full', 80);
+    expect(page).not.toContain('\\n');
+    expect(page).toContain('not introspected');
   });
 });

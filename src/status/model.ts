@@ -6,23 +6,19 @@
 import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
-import {
-  BYRE_ETC,
-  CREDENTIAL_DIR,
-  LAUNCHER_PATH,
-  NETWORK_CLAIM,
-  reservedClaims,
-} from '../gen/box-layout.js';
+import { BYRE_ETC, CREDENTIAL_DIR, LAUNCHER_PATH, reservedClaims } from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
 import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
-import { deriveBoxEgress, egressText, parseRecordedEgress } from '../network/egress.js';
+import { egressText } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { STATUS_DATA_VERSION, type StatusData } from './data-schema.js';
-import { skillSource, wiringFacts } from './wiring.js';
+import { STATUS_DATA_VERSION, type LaunchDataState, type StatusData } from './data-schema.js';
+import { mcpFacts } from './mcp.js';
+import { networkFacts, RECORD_SOURCE } from './network.js';
+import { declaredMcp, skillSource, wiringFacts } from './wiring.js';
 import { statusRows, type ModelRow } from './rows.js';
 
 export interface StatusProject {
@@ -33,6 +29,8 @@ export interface StatusProject {
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
   gitPaths: { commonGitDir: string; worktreeDir: string } | null;
+  /** The project's store paths: `config` is the project layer's file. */
+  project: { config: string };
 }
 
 export type StatusEngine =
@@ -41,7 +39,11 @@ export type StatusEngine =
 
 export type StatusContainer =
   | { state: 'not_running' }
-  /** `clientAlive` false: the byre process that started the box is gone (orphaned). */
+  /**
+   * `clientPid` null: the box carries no byre.client pid, so byre did not
+   * start it (the command `byre dockerrun` prints, run by hand).
+   * `clientAlive` false: the byre process that started the box is gone (orphaned).
+   */
   | {
       state: 'running';
       id: string;
@@ -97,8 +99,6 @@ export interface StatusModel {
 
 // ---------------------------------------------------------------------------
 // Attribution
-
-const RECORD_SOURCE = 'launch record';
 
 function reservedEntry(skill: string, key: string): StatusData['reserved_env'][number] {
   const { known, claims } = reservedClaims(key);
@@ -227,6 +227,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
     projectRunArgs: config.runArgs.length > 0,
     rawBuild: config.dockerfilePre.length + config.dockerfilePost.length > 0,
     reserved,
+    label: layerLabel,
   });
 
   const shadows = managedShadows(binds, volumes, netnsHooks(skills));
@@ -241,12 +242,12 @@ export function grantFacts(input: GrantInput): GrantFacts {
       s.runtime.containment === null ? [] : [{ skill: s.id, text: s.runtime.containment }],
     ),
     managed_path_shadows: shadows,
-    host_env: input.hostEnv.map((e) => ({
-      key: e.key,
-      source: e.source,
-      state: e.state,
-      layer: layerLabel(e.from),
-    })),
+    // A disabled entry ("" in env_from_host) passes nothing: not a grant, not listed.
+    host_env: input.hostEnv.flatMap((e) =>
+      e.state === 'disabled'
+        ? []
+        : [{ key: e.key, source: e.source, state: e.state, layer: layerLabel(e.from) }],
+    ),
     credentials: credentialRows(config).map((r) => ({
       key: r.key,
       kind: r.kind,
@@ -268,62 +269,6 @@ export function grantFacts(input: GrantInput): GrantFacts {
         : [{ skill: s.id, kind: 'netns_init' as const, value: s.runtime.netnsInit }]),
       ...s.runtime.sockGroups.map((g) => ({ skill: s.id, kind: 'sock_group' as const, value: g })),
     ]),
-  };
-}
-
-interface NetworkInput {
-  config: EffectiveConfig;
-  skills: readonly ResolvedSkill[];
-  skillError: string | null;
-  posture: string;
-  postureSkill: string | null;
-  /** A verified record's egress after closures; attribution still comes from config. */
-  recorded: readonly string[] | null;
-  projectRunArgs: boolean;
-  rawBuild: boolean;
-  reserved: StatusData['reserved_env'];
-}
-
-function networkFacts(n: NetworkInput): StatusData['network'] {
-  const { config, skills } = n;
-  const derived = deriveBoxEgress(config, skills, layerLabel);
-  const posture = n.skillError !== null ? 'unknown' : n.posture;
-  const degradedBy = [
-    ...(n.projectRunArgs ? ['raw run_args'] : []),
-    ...(n.rawBuild ? ['raw build lines'] : []),
-    ...n.reserved
-      .filter((r) => r.claims.includes(NETWORK_CLAIM))
-      .map((r) => `reserved ${r.key} (${r.skill})`),
-  ];
-  const allow = posture === 'deny-by-default';
-  let egress: StatusData['network']['egress'] = derived.entries.map((e) => ({
-    host: e.host,
-    port: e.port,
-    source: e.sources,
-    enforced: allow && e.closedBy === null && degradedBy.length === 0,
-    closed_by: e.closedBy,
-  }));
-  if (n.recorded !== null) {
-    // The box's own allowlist: attribute what config still explains.
-    egress = n.recorded.map((text) => {
-      const entry = parseRecordedEgress(text);
-      const known = derived.entries.find((e) => `${e.host}:${e.port}` === text);
-      return {
-        host: entry.host,
-        port: entry.port ?? 0,
-        source: known?.sources ?? [RECORD_SOURCE],
-        enforced: allow && degradedBy.length === 0,
-        closed_by: null,
-      };
-    });
-  }
-  return {
-    posture,
-    posture_skill: n.postureSkill,
-    warranted: posture !== 'open' && posture !== 'unknown' && degradedBy.length === 0,
-    degraded_by: posture === 'open' ? [] : degradedBy,
-    egress,
-    closed: derived.closures.map((c) => ({ entry: c.text, source: c.source })),
   };
 }
 
@@ -399,6 +344,7 @@ function subjectFacts(
       projectRunArgs: record.network.projectRunArgs,
       rawBuild: record.network.rawBuild,
       reserved,
+      label: layerLabel,
     }),
   };
 }
@@ -424,7 +370,9 @@ function credentialDelivery(
 // ---------------------------------------------------------------------------
 // Container and launch record
 
-const LAUNCH_NOTES: Record<Exclude<LaunchRecordState['kind'], 'verified'>, string> = {
+const LAUNCH_NOTES: Record<Exclude<LaunchDataState, 'verified' | 'none'>, string> = {
+  outside_byre:
+    'the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record',
   pre_record: 'the box carries no launch record (started by a byre before records)',
   missing: 'the box’s launch record file is missing',
   unreadable: 'the box’s launch record cannot be read',
@@ -432,7 +380,8 @@ const LAUNCH_NOTES: Record<Exclude<LaunchRecordState['kind'], 'verified'>, strin
   newer_schema: 'the box’s launch record was written by a newer byre; liveness only',
 };
 
-function launchData(state: LaunchRecordState | null): StatusData['launch'] {
+/** The record's state for the page; a box byre did not start has none to carry. */
+function launchData(state: LaunchRecordState | null, outsideByre: boolean): StatusData['launch'] {
   const empty: StatusData['launch'] = {
     state: 'none',
     note: null,
@@ -445,6 +394,9 @@ function launchData(state: LaunchRecordState | null): StatusData['launch'] {
     box_env_keys: null,
   };
   if (state === null) return empty;
+  if (state.kind === 'pre_record' && outsideByre) {
+    return { ...empty, state: 'outside_byre', note: LAUNCH_NOTES.outside_byre };
+  }
   switch (state.kind) {
     case 'verified': {
       const r = state.record;
@@ -504,6 +456,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: null,
         engine: null,
         orphaned: false,
+        outside_byre: false,
         client_pid: null,
         error: null,
         ...base,
@@ -513,7 +466,8 @@ function containerData(input: StatusInput): StatusData['container'] {
         state: 'running',
         id: c.id,
         engine: c.engine,
-        orphaned: c.clientAlive === false,
+        orphaned: c.clientPid !== null && c.clientAlive === false,
+        outside_byre: c.clientPid === null,
         client_pid: c.clientPid,
         error: null,
         ...base,
@@ -524,6 +478,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: null,
         engine: null,
         orphaned: false,
+        outside_byre: false,
         client_pid: null,
         error: c.error,
         ...base,
@@ -568,12 +523,20 @@ export function statusModel(input: StatusInput): StatusModel {
   };
   const recordSkills = verified?.record.skills ?? null;
   const wiring = wiringFacts(config, skills, input.claudeSkillProblems ?? []);
+  const mcpServers = mcpFacts(declaredMcp(config, skills), facts.network, {
+    hostEnv: facts.host_env,
+    credentials: facts.credentials,
+    configEnv: new Set(Object.keys(config.env)),
+    skills,
+    boxEnvKeys: verified === null ? null : new Set(verified.record.envKeys),
+  });
 
   const data: StatusData = {
     version: STATUS_DATA_VERSION,
     subject: verified === null ? 'next_launch' : 'running_box',
     project_id: project.projectId,
     workdir: verified?.record.binds[0]?.host ?? project.worktreeDir,
+    project_config: project.project.config,
     refused: (input.refusals ?? []).map((r) => ({ rule: r.rule, message: r.message })),
     worktree_of: project.isLinkedWorktree ? project.projectRoot : null,
     agent:
@@ -600,7 +563,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: null,
             rootless: input.engine.rootless,
             keep_id: input.engine.keepId,
-            rootless_error: null,
           }
         : {
             choice: config.engine.value,
@@ -608,7 +570,6 @@ export function statusModel(input: StatusInput): StatusModel {
             error: input.engine.message,
             rootless: null,
             keep_id: null,
-            rootless_error: null,
           },
     network: facts.network,
     ports: facts.ports,
@@ -626,6 +587,7 @@ export function statusModel(input: StatusInput): StatusModel {
     skill_grants: facts.skill_grants,
     reserved_env: facts.reserved_env,
     ...wiring,
+    mcp_servers: mcpServers,
     host_env: facts.host_env,
     credentials: facts.credentials,
     credential_delivery: credentialDelivery(facts.credentials, verified !== null),
@@ -635,7 +597,10 @@ export function statusModel(input: StatusInput): StatusModel {
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,
     container: containerData(input),
-    launch: launchData(running),
+    launch: launchData(
+      running,
+      input.container.state === 'running' && input.container.clientPid === null,
+    ),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
         ? launchChanges(verified.record, input.nextLaunch)

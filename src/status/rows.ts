@@ -44,7 +44,11 @@ function padCells(text: string, width: number): string {
 /** The Network row's value (also develop's banner network line). */
 export function networkValue(n: StatusData['network']): string {
   if (n.posture === 'unknown') return 'unknown  (skills unresolved)';
-  if (n.posture === 'open') return 'open';
+  if (n.posture === 'open') {
+    return n.degraded_by.length === 0
+      ? 'open'
+      : `open  (declared; ${n.degraded_by.join(', ')} present — not guaranteed)`;
+  }
   const skill = n.posture_skill === null ? '' : `skill: ${n.posture_skill}`;
   if (n.degraded_by.length > 0) {
     return `${n.posture}  (declared; ${n.degraded_by.join(', ')} present — not guaranteed${skill === '' ? '' : `; ${skill}`})`;
@@ -56,14 +60,64 @@ export function networkValue(n: StatusData['network']): string {
   return skill === '' ? n.posture : `${n.posture}  (${skill})`;
 }
 
-function egressValues(d: StatusData): string[] {
-  const allowlist = d.network.posture === 'deny-by-default';
-  return d.network.egress.map((e) => {
+/** `host` for port 443 (how a user writes it in `egress`), else `host:port`. */
+function writtenEgress(e: { host: string; port: number }): string {
+  return e.port === 443 ? e.host : `${e.host}:${e.port}`;
+}
+
+function egressRows(d: StatusData): ModelRow[] {
+  const n = d.network;
+  const allowlist = n.posture === 'deny-by-default';
+  const values = n.egress.map((e) => {
     const head = `${e.host}:${e.port}  (${e.source.join(', ')})`;
     if (e.closed_by !== null) return `${head} — closed by config '${e.closed_by}'`;
-    if (!allowlist && e.source.includes('config')) return `${head} — unenforced, network open`;
+    if (!allowlist) return `${head} — unenforced, network open`;
     return head;
   });
+  // Under the allowlist the row always shows: an empty list is the claim
+  // "this box reaches no host", and the user needs the way to open one.
+  if (!allowlist) return listRows('Egress', values, null);
+  const reaches = n.egress.some((e) => e.closed_by === null);
+  const rows = listRows(
+    'Egress',
+    reaches ? values : ['none — the box reaches no host', ...values],
+    null,
+  );
+  const bySource = new Map<string, string[]>();
+  for (const o of n.offered) {
+    const source = o.source.join(', ');
+    bySource.set(source, [...(bySource.get(source) ?? []), writtenEgress(o)]);
+  }
+  for (const [source, hosts] of bySource) {
+    rows.push({
+      label: '',
+      continuation: true,
+      value: `offered, not open: ${hosts.join(', ')}  (${source})`,
+    });
+  }
+  const example = n.offered[0];
+  rows.push({
+    label: '',
+    continuation: true,
+    kind: 'never-truncate',
+    value: `to open a host: byre config (Egress), or add it to egress in ${d.project_config}${example === undefined ? '' : ` (egress = ["${writtenEgress(example)}"])`}`,
+  });
+  return rows;
+}
+
+const CLOSURE_STATE: Record<StatusData['network']['closed'][number]['state'], string> = {
+  enforced: 'enforced: outside the allowlist',
+  blocked: 'blocked by the denylist',
+  unenforced: 'unenforced, network open',
+  unknown: 'unknown: skills unresolved',
+};
+
+function closedValue(d: StatusData, c: StatusData['network']['closed'][number]): string {
+  const guarantee =
+    (c.state === 'enforced' || c.state === 'blocked') && d.network.degraded_by.length > 0
+      ? ' (not guaranteed)'
+      : '';
+  return `${c.entry}  (${c.source}) — ${CLOSURE_STATE[c.state]}${guarantee}`;
 }
 
 function containerRows(d: StatusData): ModelRow[] {
@@ -79,7 +133,9 @@ function containerRows(d: StatusData): ModelRow[] {
     case 'running': {
       const id = shortId(c.id ?? '');
       value = `running (${id}) on ${c.engine ?? '?'}`;
-      if (c.orphaned) {
+      if (c.outside_byre) {
+        value += ` — started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints); stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
+      } else if (c.orphaned) {
         value += ` — orphaned: the byre that started it${c.client_pid === null ? '' : ` (pid ${c.client_pid})`} is gone; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
       }
     }
@@ -113,8 +169,6 @@ function hostEnvRows(d: StatusData): ModelRow[] {
         return [`${e.key} NOT passed: ${e.source} is empty on this host`];
       case 'overridden':
         return [`${e.key} overridden by [env]`];
-      case 'disabled':
-        return [`${e.key} disabled  (${e.layer})`];
       default:
         return [];
     }
@@ -132,6 +186,60 @@ function hostEnvRows(d: StatusData): ModelRow[] {
       { tier: 'full' },
     ),
   ];
+}
+
+/** One row per server, each followed by what it lacks: an unset env var, a shut host. */
+function mcpRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [];
+  for (const m of d.mcp_servers) {
+    rows.push({
+      label: rows.length === 0 ? 'MCP servers' : '',
+      ...(rows.length === 0 ? {} : { continuation: true }),
+      value: `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.map((e) => e.key).join(', ')}`})`,
+    });
+    const more = (value: string, loud: boolean): void => {
+      rows.push({
+        label: '',
+        continuation: true,
+        value,
+        ...(loud ? { kind: 'never-truncate' as const } : {}),
+      });
+    };
+    if (m.not_operational !== null) more(`↳ NOT operational: ${m.not_operational}`, true);
+    for (const e of m.env) {
+      if (e.provided_by !== null) more(`↳ env ${e.key}: provided by ${e.provided_by}`, false);
+      else more(`↳ env ${e.key}: NOT provided — ${e.missing ?? 'nothing sets it'}`, true);
+    }
+  }
+  return rows;
+}
+
+/** The full tier's instruction text, one row per line of it (never a literal \n). */
+function instructionTextRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [];
+  for (const i of d.instructions) {
+    const lines =
+      i.text === null
+        ? [i.file === null ? '' : `file ${i.file}`]
+        : i.text.split(/\r?\n/).filter((line) => line.trim() !== '');
+    lines.forEach((line, n) => {
+      rows.push({
+        label: rows.length === 0 ? 'Instructions' : '',
+        ...(rows.length === 0 ? {} : { continuation: true }),
+        value: n === 0 ? `${i.name}  (${i.source}): ${line}` : `  ${line}`,
+        tier: 'full',
+      });
+    });
+    if (lines.length === 0) {
+      rows.push({
+        label: rows.length === 0 ? 'Instructions' : '',
+        ...(rows.length === 0 ? {} : { continuation: true }),
+        value: `${i.name}  (${i.source}):`,
+        tier: 'full',
+      });
+    }
+  }
+  return rows;
 }
 
 const CREDENTIAL_STATE: Record<StatusData['credentials'][number]['state'], string> = {
@@ -244,11 +352,11 @@ export function statusRows(d: StatusData): ModelRow[] {
       { kind: 'never-truncate' },
     ),
   );
-  add(...listRows('Egress', egressValues(d), null));
+  add(...egressRows(d));
   add(
     ...listRows(
       'Closed',
-      d.network.closed.map((c) => `${c.entry}  (${c.source})`),
+      d.network.closed.map((c) => closedValue(d, c)),
       null,
     ),
   );
@@ -299,16 +407,7 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
 
-  add(
-    ...listRows(
-      'MCP servers',
-      d.mcp_servers.map(
-        (m) =>
-          `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.join(', ')}`})`,
-      ),
-      null,
-    ),
-  );
+  add(...mcpRows(d));
   if (d.mcp_delivery !== null)
     add({ label: '', continuation: true, value: d.mcp_delivery, kind: 'never-truncate' });
   add(
@@ -341,16 +440,7 @@ export function statusRows(d: StatusData): ModelRow[] {
       value: `${plural(d.instructions.length, 'block')}: ${d.instructions.map((i) => i.name).join(', ')}  (--full for the text)`,
       tier: 'default',
     });
-    add(
-      ...listRows(
-        'Instructions',
-        d.instructions.map(
-          (i) => `${i.name}  (${i.source}): ${i.text ?? (i.file === null ? '' : `file ${i.file}`)}`,
-        ),
-        null,
-        { tier: 'full' },
-      ),
-    );
+    add(...instructionTextRows(d));
     if (d.instructions_delivery !== null)
       add({
         label: '',
@@ -408,7 +498,20 @@ export function statusRows(d: StatusData): ModelRow[] {
       tier: 'default',
       kind: 'never-truncate',
     });
-    add(...listRows('Raw build', d.build_raw, null, { tier: 'full' }));
+    add({
+      label: 'Raw build',
+      value: `${plural(d.build_raw.length, 'line')}  (not introspected):`,
+      tier: 'full',
+      kind: 'never-truncate',
+    });
+    add(
+      ...d.build_raw.map((value): ModelRow => ({
+        label: '',
+        continuation: true,
+        value,
+        tier: 'full',
+      })),
+    );
   }
 
   add(...containerRows(d));

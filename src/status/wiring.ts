@@ -3,14 +3,26 @@
 // develop's banner and the `mcp|claude-skill|context list` verbs all read
 // these, so a list and the status page never disagree. Pure.
 
-import { layerLabel, type EffectiveConfig } from '../config/types.js';
+import { layerLabel, type EffectiveConfig, type McpSpec } from '../config/types.js';
 import { CLAUDE_SKILLS_DIR, CONTEXT_DIR, MCP_CONFIG_PATH } from '../gen/box-layout.js';
 import type { ResolvedSkill, SkillAgent } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 
+/** One declared server as the list verbs show it: the env NAMES it consumes, as written. */
+export interface DeclaredMcpRow {
+  name: string;
+  transport: 'command' | 'url';
+  target: string;
+  env: string[];
+  source: string;
+}
+
+/**
+ * The wiring facts; `mcp_servers` here is the declared set (status adds,
+ * per server, whether its env is provided and its endpoint reachable).
+ */
 export type WiringFacts = Pick<
   StatusData,
-  | 'mcp_servers'
   | 'mcp_closed'
   | 'mcp_delivery'
   | 'claude_skills'
@@ -18,7 +30,18 @@ export type WiringFacts = Pick<
   | 'claude_skills_delivery'
   | 'instructions'
   | 'instructions_delivery'
->;
+> & { mcp_servers: DeclaredMcpRow[] };
+
+/** The effective MCP set: config ∪ skills, minus `!name` closures (which reach skill servers too). */
+export function declaredMcp(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): { spec: McpSpec; source: string }[] {
+  return [
+    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
+    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
+  ].filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name));
+}
 
 export const skillSource = (id: string): string => `skill ${id}`;
 
@@ -79,18 +102,13 @@ export function wiringFacts(
   skills: readonly ResolvedSkill[],
   claudeSkillProblems: readonly string[],
 ): WiringFacts {
-  const mcpServers = [
-    ...config.mcp.map((m) => ({ spec: m.value, source: layerLabel(m.from) })),
-    ...skills.flatMap((s) => s.mcp.map((spec) => ({ spec, source: skillSource(s.id) }))),
-  ]
-    .filter(({ spec }) => !config.mcpClosed.some((c) => c.value === spec.name))
-    .map(({ spec, source }) => ({
-      name: spec.name,
-      transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
-      target: spec.url ?? (spec.command ?? []).join(' '),
-      env: [...spec.env],
-      source,
-    }));
+  const mcpServers = declaredMcp(config, skills).map(({ spec, source }) => ({
+    name: spec.name,
+    transport: spec.url !== undefined ? ('url' as const) : ('command' as const),
+    target: spec.url ?? (spec.command ?? []).join(' '),
+    env: [...spec.env],
+    source,
+  }));
   const claudeSkills = [
     ...config.claudeSkills.map((c) => ({ ...c.value, source: layerLabel(c.from) })),
     ...skills.flatMap((s) => s.claudeSkills.map((c) => ({ ...c, source: skillSource(s.id) }))),

@@ -18,7 +18,7 @@ import {
   type Discovery,
   type FoundBox,
 } from './discover.js';
-import { chooseTarget } from './target.js';
+import { chooseTarget, type TransferVerb } from './target.js';
 
 /** Worktree ids of `cwd` and every ancestor, nearest first. */
 export function ancestorIds(cwd: string): string[] {
@@ -65,6 +65,8 @@ async function loadPicker(): Promise<PickFn> {
 }
 
 export interface PickOptions {
+  /** Which verb asks: remedies name it. Defaults to deliver. */
+  verb?: TransferVerb;
   box?: string;
   stdinBusy: boolean;
   interactive: boolean;
@@ -81,6 +83,7 @@ export async function pickTarget<T extends BoxSummary>(
 ): Promise<T> {
   const terminal = options.interactive ? pickerTerminal(io, options.stdinBusy) : null;
   const decision = chooseTarget({
+    ...(options.verb === undefined ? {} : { verb: options.verb }),
     boxes: discovery.boxes,
     partial: discovery.partial,
     ...(options.box === undefined ? {} : { boxFlag: options.box }),
@@ -93,7 +96,8 @@ export async function pickTarget<T extends BoxSummary>(
   const pickBox = await loadPicker();
   const chosen = await pickBox(decision.candidates, { tty: terminal });
   if (chosen === null) {
-    throw new ByreError('no box picked; nothing was sent', { rule: 'transfer.pick-cancelled' });
+    const nothing = options.verb === 'grab' ? 'nothing was copied' : 'nothing was sent';
+    throw new ByreError(`no box picked; ${nothing}`, { rule: 'transfer.pick-cancelled' });
   }
   return chosen;
 }

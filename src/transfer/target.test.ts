@@ -98,6 +98,21 @@ describe('chooseTarget', () => {
     }
   });
 
+  it.each([
+    [undefined, 'start one with `byre develop` in a project, then deliver again'],
+    ['deliver', 'start one with `byre develop` in a project, then deliver again'],
+    ['grab', 'start one with `byre develop` in a project, then grab again'],
+  ] as const)('with no box, the remedy names the verb that asked (%s)', (verb, remedy) => {
+    const d = chooseTarget({
+      boxes: [],
+      partial: false,
+      ancestorIds: [],
+      canPick: false,
+      ...(verb === undefined ? {} : { verb }),
+    });
+    expect(d.kind === 'error' && d.error.remedy).toBe(remedy);
+  });
+
   it('lists candidates in the ambiguity error', () => {
     const d = chooseTarget({ boxes: [A, B], partial: false, ancestorIds: [], canPick: false });
     expect(d.kind === 'error' && d.error.message).toBe(

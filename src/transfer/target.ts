@@ -6,7 +6,12 @@
 import { ByreError } from '../errors.js';
 import type { BoxSummary } from './discover.js';
 
+/** The verb a remedy tells the user to run again. */
+export type TransferVerb = 'deliver' | 'grab';
+
 export interface TargetQuery<T extends BoxSummary> {
+  /** Defaults to deliver. */
+  verb?: TransferVerb;
   boxes: readonly T[];
   partial: boolean;
   /** --box, when given. */
@@ -87,7 +92,7 @@ export function chooseTarget<T extends BoxSummary>(q: TargetQuery<T>): TargetDec
         q.partial ? 'no byre box was found on the engines that answered' : 'no byre box is running',
         {
           rule: 'transfer.no-box',
-          remedy: 'start one with `byre develop` in a project, then deliver again',
+          remedy: `start one with \`byre develop\` in a project, then ${q.verb ?? 'deliver'} again`,
         },
       ),
     };

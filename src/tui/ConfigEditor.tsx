@@ -3,7 +3,7 @@
 // below, $EDITOR, exit) are handed to the caller; this component never
 // touches a file or a process itself.
 
-import { Box, Text, useApp, useInput, useStdout } from 'ink';
+import { Text, useApp, useInput, useStdout } from 'ink';
 import { useEffect, useMemo, useRef, useState } from 'react';
 
 import { derive } from './model/config-editor/derive.js';
@@ -120,13 +120,15 @@ export function ConfigEditor({ world, initial, color, effects, onLeave }: Config
     void run(state).then(dispatch);
   }, [state.effect]);
 
+  // One text node for the frame (the lines already fit the width): a node per
+  // line would cost a layout pass each, on every keypress.
   return (
-    <Box flexDirection="column">
+    <Text>
       {screen.lines.map((line, i) => (
-        <Text key={i} wrap="truncate-end" {...(color ? TONES[line.tone] : {})}>
-          {line.text === '' ? ' ' : line.text}
+        <Text key={i} {...(color ? TONES[line.tone] : {})}>
+          {`${line.text}${i === screen.lines.length - 1 ? '' : '\n'}`}
         </Text>
       ))}
-    </Box>
+    </Text>
   );
 }

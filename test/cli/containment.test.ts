@@ -2,7 +2,6 @@
 // store, the executable, the home directory), before it writes or asks an
 // engine anything; status shows the refusal and exits 3; dockerrun refuses.
 
-import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -13,10 +12,11 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BYRE_BIN, runBin, type BinRun } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
 
-const BIN = path.resolve('dist/byre');
+const BIN = BYRE_BIN;
 let root: string;
 
 useTempDir('cli-contain', (tmp) => {
@@ -30,20 +30,14 @@ function byre(
   home: string,
   args: string[],
   extraEnv: Record<string, string> = {},
-): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(bin, args, {
+): BinRun {
+  return runBin(args, {
+    bin,
     cwd,
-    input: '',
-    encoding: 'utf8',
-    env: {
-      HOME: path.join(root, 'userhome'),
-      PATH: path.join(root, 'no-engines'),
-      BYRE_HOME: home,
-      BYRE_ALLOW_ROOT: '1',
-      ...extraEnv,
-    },
+    home,
+    inherit: false,
+    env: { HOME: path.join(root, 'userhome'), PATH: path.join(root, 'no-engines'), ...extraEnv },
   });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function storeConfig(home: string, project: string, text: string): void {
@@ -144,7 +138,8 @@ describe('identity: a box is found only for the directory that owns the id', () 
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'path'), '/somewhere/else\n');
     const r = byre(BIN, project, home, ['shell']);
-    expect(r.status).toBe(1);
+    // Another directory's id is a refusal (adr/0023): nothing is touched.
+    expect(r.status).toBe(3);
     expect(r.stderr).toContain('already belongs to /somewhere/else');
     expect(r.stderr).not.toMatch(/no session/);
   });

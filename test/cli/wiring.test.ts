@@ -4,7 +4,7 @@
 // layer declares; every refusal is located (the file, line and column of a
 // write the loader refuses, or the argument) and leaves the file as it was.
 
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../support/cli.js';
@@ -79,6 +79,9 @@ describe('byre mcp', () => {
       /^docs\s+http\s+https:\/\/docs\.example\.com\/mcp\s+DOCS\s+project$/m,
     );
     expect(list.stdout).toMatch(/^fs\s+stdio\s+fs-mcp --root \/workspace\s+-\s+project$/m);
+    // Its endpoint is a grant where an allowlist enforces egress (adr/0024): a
+    // firewall from the default layer, so the project file stays as written.
+    writeFileSync(path.join(home, 'default.config'), 'skills = ["byre/firewall"]\n');
     const status = byre(['status', '--data']);
     const data = JSON.parse(status.stdout) as {
       network: { egress: { host: string; source: string[] }[] };
@@ -86,6 +89,7 @@ describe('byre mcp', () => {
     expect(data.network.egress).toContainEqual(
       expect.objectContaining({ host: 'docs.example.com', source: ['mcp:docs'] }),
     );
+    rmSync(path.join(home, 'default.config'));
     expect(byre(['mcp', 'remove', 'docs']).status).toBe(0);
     expect(read(projectFile())).toBe(HAND_WRITTEN);
   });

@@ -1,13 +1,23 @@
 // `byre dockerrun` on each real engine: the printed argv names the engine,
 // carries byre's flags, puts raw run_args after them and re-asserts byre's
-// labels after the raw args.
+// labels after the raw args. A box started from the printed command is
+// reported as started outside byre, never as orphaned (adr/0024).
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
 import { enginesUnderTest } from './engines.js';
-import { makeProject, runByre, type TestProject } from './harness.js';
+import {
+  engineCli,
+  makeProject,
+  runByre,
+  runningBox,
+  testScope,
+  waitFor,
+  type TestProject,
+} from './harness.js';
 
 const engines = enginesUnderTest();
 
@@ -40,3 +50,55 @@ describe.skipIf(engines.length === 0).each(engines)('byre dockerrun on %s', (eng
     expect(line.endsWith(` byre-${id}-u${process.getuid?.()}-g${process.getgid?.()}`)).toBe(true);
   });
 });
+
+describe.skipIf(engines.length === 0).each(engines)(
+  'a box started from dockerrun on %s',
+  (engine) => {
+    const scope = testScope();
+
+    it('is reported as started outside byre, not orphaned, and still blocks reset and forget', async () => {
+      const project = scope.project(engine);
+      project.writeConfig('agent = "none"\n');
+      const printed = runByre(project, ['dockerrun']);
+      expect(printed.status).toBe(0);
+      const line = printed.stdout.trim();
+      expect(line).not.toContain('byre.client');
+      // No build: the local base stands in for the project image the command names.
+      const image = line.split(' ').at(-1) ?? '';
+      expect(image).toMatch(new RegExp(`^byre-${project.id}-u\\d+-g\\d+$`));
+      engineCli(project, ['tag', 'debian:bookworm', image]);
+      // Detached, as a person would in another terminal; bash waits on the open stdin.
+      execFileSync('sh', ['-c', line.replace(`${engine} run `, `${engine} run -d `)], {
+        stdio: 'ignore',
+      });
+      const id = await waitFor('the box', () => runningBox(project));
+
+      const status = runByre(project, ['status']);
+      expect(status.status).toBe(0);
+      expect(status.stdout).toContain(
+        `running (${id.slice(0, 12)}) on ${engine} — started outside byre`,
+      );
+      expect(status.stdout).not.toContain('orphaned');
+      const data = JSON.parse(runByre(project, ['status', '--data']).stdout) as {
+        container: { orphaned: boolean; outside_byre: boolean; client_pid: number | null };
+        launch: { state: string };
+      };
+      expect(data.container).toMatchObject({
+        orphaned: false,
+        outside_byre: true,
+        client_pid: null,
+      });
+      expect(data.launch.state).toBe('outside_byre');
+
+      // It is a live session all the same: reset and forget refuse (exit 3) and remove nothing.
+      for (const verb of ['reset', 'forget']) {
+        const r = runByre(project, [verb, '-y']);
+        expect(r.status, r.stderr).toBe(3);
+        expect(r.stderr).toContain(`then run byre ${verb} again`);
+      }
+      expect(runningBox(project)).toBe(id);
+      // bash ignores SIGTERM: remove the box at once rather than wait out a stop timeout.
+      engineCli(project, ['rm', '-f', ...(engine === 'podman' ? ['-t', '0'] : []), id]);
+    });
+  },
+);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newIdProblem } from './author.js';
+import { embeddedBytes } from '../../embedded.js';
+import { newIdProblem, packedManifest, rebasedManifest } from './author.js';
 
 describe('newIdProblem: the ids skill init and fork may give a new local package', () => {
   it.each([
@@ -31,5 +32,82 @@ describe('newIdProblem: the ids skill init and fork may give a new local package
     expect(problem?.rule).toBe(rule);
     expect(problem?.message).toMatch(message);
     expect(problem?.remedy.length).toBeGreaterThan(0);
+  });
+});
+
+const SHA = (c: string): string => c.repeat(64);
+const FILES = [
+  { src: 'context.md', dest: 'context.md', sha256: SHA('a'), executable: false },
+  { src: 'bin/tool', dest: 'bin/tool', sha256: SHA('b'), executable: true },
+];
+const LISTED =
+  `\n[[package.files]]\nsrc = "context.md"\ndest = "context.md"\nsha256 = "${SHA('a')}"\nexecutable = false\n` +
+  `\n[[package.files]]\nsrc = "bin/tool"\ndest = "bin/tool"\nsha256 = "${SHA('b')}"\nexecutable = true\n`;
+
+describe('rebasedManifest and packedManifest: fork and pack edit the manifest through tomldoc', () => {
+  it('a bundled manifest changes only its id, and pack appends the listing after it', () => {
+    const text = new TextDecoder().decode(embeddedBytes('skills/firewall/skill.toml'));
+    const forked = rebasedManifest(text, 'skill.toml', 'me/wall');
+    expect(forked).toBe(text.replace('id = "byre/firewall"', 'id = "me/wall"'));
+    expect(packedManifest(text, 'skill.toml', 'me/wall', FILES)).toBe(`${forked}${LISTED}`);
+  });
+
+  it.each([
+    [
+      'old listings go, wherever they sit, and the new one goes at the end',
+      `description = "x"\n\n[package]\nid = "a/b"\n\n[[package.files]]\nsrc = "old"\ndest = "old"\nsha256 = "${SHA('c')}"\nexecutable = false\n\n[build]\napt = []\n`,
+      'description = "x"\n\n[package]\nid = "me/new"\n\n[build]\napt = []\n',
+    ],
+    [
+      'a comment on the id line stays',
+      '[package]\nid = "a/b" # mine\nversion = "1.0.0"\n',
+      '[package]\nid = "me/new" # mine\nversion = "1.0.0"\n',
+    ],
+    [
+      'an id-looking line inside a multi-line string is data, not the key',
+      '[package]\ndescription = """\nid = "not/this"\n[[package.files]]\n"""\nid = "a/b"\n',
+      '[package]\ndescription = """\nid = "not/this"\n[[package.files]]\n"""\nid = "me/new"\n',
+    ],
+    [
+      'a dotted package.id is set in place, not shadowed by a second [package]',
+      'package.id = "a/b"\npackage.version = "1.0.0"\n',
+      'package.id = "me/new"\npackage.version = "1.0.0"\n',
+    ],
+    [
+      'a literal-quoted id keeps its quotes',
+      "[package]\nid = 'a/b'\n",
+      "[package]\nid = 'me/new'\n",
+    ],
+    [
+      'a manifest without [package] gets one at the end',
+      'description = "x"\n',
+      'description = "x"\n\n[package]\nid = "me/new"\n',
+    ],
+    [
+      'a [package] without an id gets it beside its keys',
+      '[package]\nversion = "1.0.0"\n',
+      '[package]\nversion = "1.0.0"\nid = "me/new"\n',
+    ],
+  ])('%s', (_, text, forked) => {
+    expect(rebasedManifest(text, 'skill.toml', 'me/new')).toBe(forked);
+    expect(packedManifest(text, 'skill.toml', 'me/new', FILES)).toBe(`${forked}${LISTED}`);
+  });
+
+  it('packing a packed manifest again gives the same bytes', () => {
+    const once = packedManifest('[package]\nid = "a/b"\n', 'skill.toml', 'a/b', FILES);
+    expect(packedManifest(once, 'skill.toml', 'a/b', FILES)).toBe(once);
+  });
+
+  it('a manifest the engine cannot read is refused, located', () => {
+    let error: unknown;
+    try {
+      rebasedManifest('[package]\nid = "a/b"\nversion = \n', '/pkgs/skill.toml', 'me/new');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({
+      rule: 'package.manifest-unreadable',
+      location: { file: '/pkgs/skill.toml', line: 3 },
+    });
   });
 });

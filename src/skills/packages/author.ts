@@ -7,6 +7,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from '
 import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { applyEdits, TomlDocError, type TomlEdit } from '../../tomldoc/index.js';
 import {
   BUNDLED_NAMES,
   NEW_PACKAGE_ID,
@@ -44,53 +45,52 @@ export interface PayloadFile {
 
 const q = (s: string): string => JSON.stringify(s);
 
-// ---------------------------------------------------------------- manifest text edits
+// ---------------------------------------------------------------- manifest edits
 
-const HEADER = /^\s*\[/;
-const FILES_HEADER = /^\s*\[\[\s*package\s*\.\s*files\s*\]\]/;
-const PACKAGE_HEADER = /^\s*\[\s*package\s*\]\s*(#.*)?$/;
-
-/** Drop every [[package.files]] block (header to the next header). */
-export function stripPackageFiles(text: string): string {
-  const out: string[] = [];
-  let skipping = false;
-  for (const line of text.split('\n')) {
-    if (FILES_HEADER.test(line)) skipping = true;
-    else if (HEADER.test(line)) skipping = false;
-    if (!skipping) out.push(line);
+/**
+ * Edits a package manifest through the document engine (ADR 0010): only the
+ * bytes an edit must touch change, so the author's comments and layout stay.
+ * A manifest the engine cannot read is refused with its location.
+ */
+function editManifest(text: string, file: string, edits: readonly TomlEdit[]): string {
+  try {
+    return applyEdits(text, edits);
+  } catch (error) {
+    if (!(error instanceof TomlDocError)) throw error;
+    const at = error.line === undefined ? {} : { line: error.line, column: error.column ?? 1 };
+    throw new ByreError(`cannot edit ${file}: ${error.message}`, {
+      rule: 'package.manifest-unreadable',
+      location: { file, ...at },
+      remedy: 'fix the manifest by hand (byre skill validate or byre template validate says where)',
+    });
   }
-  return out.join('\n').replace(/\n+$/, '\n');
 }
 
-/** Set [package] id, adding the line (or the table) when missing. */
-export function setPackageId(text: string, id: string): string {
-  const lines = text.split('\n');
-  const start = lines.findIndex((l) => PACKAGE_HEADER.test(l));
-  if (start < 0) return `${text.replace(/\n*$/, '\n')}\n[package]\nid = ${q(id)}\n`;
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    if (HEADER.test(lines[i] ?? '')) {
-      end = i;
-      break;
-    }
-  }
-  for (let i = start + 1; i < end; i++) {
-    if (/^\s*id\s*=/.test(lines[i] ?? '')) {
-      lines[i] = `id = ${q(id)}`;
-      return lines.join('\n');
-    }
-  }
-  lines.splice(start + 1, 0, `id = ${q(id)}`);
-  return lines.join('\n');
+/** The manifest under `id`, its old [[package.files]] gone: a fork's manifest, and what pack lists anew. */
+export function rebasedManifest(text: string, file: string, id: string): string {
+  return editManifest(text, file, [
+    { op: 'delete', path: ['package', 'files'] },
+    { op: 'set', path: ['package', 'id'], value: id },
+  ]);
 }
 
-export function renderPackageFiles(files: readonly PackageFileEntry[]): string {
-  return files
-    .map(
-      (f) =>
-        `\n[[package.files]]\nsrc = ${q(f.src)}\ndest = ${q(f.dest)}\nsha256 = ${q(f.sha256)}\nexecutable = ${f.executable}\n`,
-    )
-    .join('');
+/** The distribution manifest: rebased, then one [[package.files]] entry per payload file. */
+export function packedManifest(
+  text: string,
+  file: string,
+  id: string,
+  files: readonly PackageFileEntry[],
+): string {
+  return editManifest(
+    rebasedManifest(text, file, id),
+    file,
+    files.map((f) => ({
+      op: 'entry-upsert',
+      path: ['package', 'files'],
+      key: 'src',
+      entry: { src: f.src, dest: f.dest, sha256: f.sha256, executable: f.executable },
+    })),
+  );
 }
 
 function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | null {
@@ -291,7 +291,7 @@ export async function forkPackage(
 ): Promise<CatalogEntry> {
   const source = findEntry(home, kind, from);
   checkNewId(home, kind, newId);
-  const manifest = setPackageId(stripPackageFiles(manifestTextOf(source)), newId);
+  const manifest = rebasedManifest(manifestTextOf(source), source.file, newId);
   return publishLocal(home, kind, newId, manifest, payloadOf(source));
 }
 
@@ -367,7 +367,7 @@ export async function adoptPackage(
   if (id === null) {
     throw new ByreError(`${file} names no [package] id, so byre cannot tell where to adopt it`, {
       rule: 'package.id-missing',
-      remedy: 'add [package] id = "owner/name" (fix any validation errors first: byre validate)',
+      remedy: `add [package] id = "owner/name" (fix any validation errors first: byre ${kind} validate)`,
     });
   }
   if (id.startsWith(`${BUNDLED_OWNER}/`)) {
@@ -455,8 +455,7 @@ export function packPackage(
     sha256: sha256Hex(f.content),
     executable: f.executable,
   }));
-  const base = setPackageId(stripPackageFiles(readFileSync(entry.file, 'utf8')), entry.id);
-  const text = `${base.replace(/\n*$/, '\n')}${renderPackageFiles(files)}`;
+  const text = packedManifest(readFileSync(entry.file, 'utf8'), entry.file, entry.id, files);
   return {
     id: entry.id,
     text,

@@ -78,7 +78,7 @@ export async function fetchPackage(
   if (meta.id === null || meta.version === null) {
     throw new ByreError(`${source} has no [package] id and version`, {
       rule: 'package.not-distributable',
-      remedy: 'a distribution manifest names its [package] id and version; make one with byre pack',
+      remedy: `a distribution manifest names its [package] id and version; make one with byre ${kind} pack`,
     });
   }
   if (meta.id.split('/')[0] === BUNDLED_OWNER && meta.id.includes('/')) {

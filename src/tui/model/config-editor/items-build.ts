@@ -27,6 +27,7 @@ import {
   addRow,
   cycleThrough,
   heading,
+  markerRow,
   noUnset,
   originTag,
   row,
@@ -229,22 +230,8 @@ function nameList(
     );
   }
   for (const marker of ctx.raw[key] ?? []) {
-    if (!marker.startsWith('!')) continue;
-    items.push(
-      row(ctx, `marker:${marker}`, {
-        label: marker.slice(1),
-        value: 'removed here',
-        origin: originTag(ctx.derived.ref),
-        here: true,
-        tone: 'marker',
-        act: {
-          remove: {
-            edits: [listRemove(key, marker)],
-            says: `removal of ${marker.slice(1)} taken back`,
-          },
-        },
-      }),
-    );
+    if (marker.startsWith('!'))
+      items.push(markerRow(ctx, marker, marker.slice(1), listRemove(key, marker)));
   }
   return items;
 }
@@ -496,22 +483,8 @@ function wiringRows<T extends { name: string }>(
   if (key === 'context') {
     for (const o of own) {
       const name = o.name ?? '';
-      if (!name.startsWith('!')) continue;
-      items.push(
-        row(ctx, `marker:${name}`, {
-          label: name,
-          value: 'removed here',
-          origin: originTag(ctx.derived.ref),
-          here: true,
-          tone: 'marker',
-          act: {
-            remove: {
-              edits: [dropMarker(key, name.slice(1))],
-              says: `removal of ${name.slice(1)} taken back`,
-            },
-          },
-        }),
-      );
+      if (name.startsWith('!'))
+        items.push(markerRow(ctx, name, name.slice(1), dropMarker(key, name.slice(1))));
     }
   }
   items.push(

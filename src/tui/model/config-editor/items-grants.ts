@@ -22,11 +22,13 @@ import { mountForm, pairForm, portForm, textForm } from './forms.js';
 import {
   addRow,
   heading,
+  markerRow,
   noUnset,
   originTag,
   row,
   skillTag,
   sourcedRow,
+  switchActs,
   type RowBuilders,
   type RowContext,
 } from './kit.js';
@@ -101,7 +103,9 @@ function mounts(ctx: RowContext): Item[] {
   for (const r of own) {
     const target = r.target ?? '';
     if (!target.startsWith('!')) continue;
-    items.push(markerRow(ctx, target.slice(1), dropMarker('mounts', target.slice(1))));
+    items.push(
+      markerRow(ctx, target.slice(1), target.slice(1), dropMarker('mounts', target.slice(1))),
+    );
   }
   items.push(
     addRow(ctx, 'add a mount', {
@@ -110,21 +114,6 @@ function mounts(ctx: RowContext): Item[] {
     }),
   );
   return items;
-}
-
-/** A removal marker this layer carries: x takes it back. */
-function markerRow(ctx: RowContext, id: string, undo: Change['edits'][number]): Item {
-  return row(ctx, `marker:${id}`, {
-    label: id,
-    value: 'removed here',
-    origin: originTag(ctx.derived.ref),
-    here: true,
-    tone: 'marker',
-    act: {
-      remove: { edits: [undo], says: `removal of ${id} taken back` },
-      note: 'a removal marker: x takes it back',
-    },
-  });
 }
 
 function ports(ctx: RowContext): Item[] {
@@ -165,7 +154,14 @@ function ports(ctx: RowContext): Item[] {
   }
   for (const r of own) {
     if (r.remove !== true || r.container === undefined) continue;
-    items.push(markerRow(ctx, `port ${r.container}`, dropMarker('ports', r.container)));
+    items.push(
+      markerRow(
+        ctx,
+        `port:${r.container}`,
+        `port ${r.container}`,
+        dropMarker('ports', r.container),
+      ),
+    );
   }
   items.push(
     addRow(ctx, 'add a port', {
@@ -260,17 +256,11 @@ function egress(ctx: RowContext): Item[] {
         here,
         tone: open ? 'normal' : 'dim',
         act: {
-          cycle: () => flip,
-          open: {
-            kind: 'choose',
-            chooser: {
-              title: `egress ${e.host}:${e.port}`,
-              initial: 0,
-              options: [
-                { label: open ? 'close it at this layer' : 'open it at this layer', change: flip },
-              ],
-            },
-          },
+          ...switchActs(
+            `egress ${e.host}:${e.port}`,
+            open ? 'close it at this layer' : 'open it at this layer',
+            flip,
+          ),
           remove:
             mine.length > 0
               ? {
@@ -381,17 +371,11 @@ function offered(ctx: RowContext): Item[] {
         here: d.here,
         tone: open ? 'normal' : 'dim',
         act: {
-          cycle: () => flip,
-          open: {
-            kind: 'choose',
-            chooser: {
-              title: `door ${id}`,
-              initial: 0,
-              options: [
-                { label: open ? 'close it' : 'open it (writes it into egress here)', change: flip },
-              ],
-            },
-          },
+          ...switchActs(
+            `door ${id}`,
+            open ? 'close it' : 'open it (writes it into egress here)',
+            flip,
+          ),
           remove:
             d.text !== null
               ? {

@@ -11,10 +11,12 @@ import {
   addRow,
   cycleThrough,
   heading,
+  markerRow,
   originTag,
   row,
   skillTag,
   sourcedRow,
+  switchActs,
   type RowBuilders,
   type RowContext,
 } from './kit.js';
@@ -183,22 +185,9 @@ function volumes(ctx: RowContext): Item[] {
   }
   for (const o of own) {
     const name = o.name ?? '';
-    if (!name.startsWith('!')) continue;
-    items.push(
-      row(ctx, `marker:${name}`, {
-        label: name.slice(1),
-        value: 'removed here',
-        origin: originTag(ctx.derived.ref),
-        here: true,
-        tone: 'marker',
-        act: {
-          remove: {
-            edits: [dropMarker('volumes', name.slice(1))],
-            says: `removal of ${name.slice(1)} taken back`,
-          },
-        },
-      }),
-    );
+    if (name.startsWith('!')) {
+      items.push(markerRow(ctx, name, name.slice(1), dropMarker('volumes', name.slice(1))));
+    }
   }
   items.push(
     addRow(ctx, 'add a volume', {
@@ -290,15 +279,11 @@ function defaults(ctx: RowContext): Item[] {
         origin: on ? 'default' : null,
         here: on,
         act: {
-          cycle: () => flip,
-          open: {
-            kind: 'choose',
-            chooser: {
-              title: `Shared auth for ${agent}`,
-              initial: 0,
-              options: [{ label: on ? 'stop pre-selecting yes' : 'pre-select yes', change: flip }],
-            },
-          },
+          ...switchActs(
+            `Shared auth for ${agent}`,
+            on ? 'stop pre-selecting yes' : 'pre-select yes',
+            flip,
+          ),
           ...(legacyList
             ? { note: 'written as a table on change (the legacy list form is read too)' }
             : {}),

@@ -3,6 +3,7 @@
 
 import type { RawLayer } from '../../../config/schema.js';
 import type { LayerRef, Sourced } from '../../../config/types.js';
+import type { TomlEdit } from '../../../tomldoc/index.js';
 import { EDITOR_ROWS, type ConfigKey, type RowEditor } from './rows.js';
 import type {
   Change,
@@ -117,4 +118,31 @@ export function cycleThrough<T>(
 /** The "+ add …" row closing a key's rows. */
 export function addRow(ctx: RowContext, label: string, open: Opener): RowItem {
   return row(ctx, 'add', { label: `+ ${label}`, tone: 'dim', act: { open } });
+}
+
+/** A removal marker this layer carries (`!name`, `remove = true`): x takes it back. */
+export function markerRow(ctx: RowContext, id: string, label: string, undo: TomlEdit): RowItem {
+  return row(ctx, `marker:${id}`, {
+    label,
+    value: 'removed here',
+    origin: originTag(ctx.derived.ref),
+    here: true,
+    tone: 'marker',
+    act: {
+      remove: { edits: [undo], says: `removal of ${label} taken back` },
+      note: 'a removal marker: x takes it back',
+    },
+  });
+}
+
+/** A two-state row: ←→ flips it, and ↵ offers the flip as its one choice. */
+export function switchActs(
+  title: string,
+  label: string,
+  flip: Change,
+): Pick<RowActions, 'cycle' | 'open'> {
+  return {
+    cycle: () => flip,
+    open: { kind: 'choose', chooser: { title, initial: 0, options: [{ label, change: flip }] } },
+  };
 }

@@ -89,7 +89,8 @@ export type EditorKey =
 
 export type EditorEvent =
   | { kind: 'key'; key: EditorKey }
-  | { kind: 'saved'; text: string }
+  /** `rebased`: the file had changed on disk and this session's edits were applied over it. */
+  | { kind: 'saved'; text: string; rebased?: boolean }
   | { kind: 'save-failed'; message: string }
   | { kind: 'below-loaded'; below: Below; issues: readonly ConfigIssue[] }
   | { kind: 'external-done'; text: string | null; error?: string };
@@ -538,7 +539,12 @@ export function reduceEditor(
 ): EditorState {
   switch (event.kind) {
     case 'key':
-      return state.effect === null ? onKey(state, event.key, ctx) : state;
+      if (state.effect === null) return onKey(state, event.key, ctx);
+      // ^q typed while a save is in flight quits once it lands (a failed save keeps the screen).
+      if (state.effect.kind === 'save' && event.key.name === 'ctrl' && event.key.char === 'q') {
+        return { ...state, exitAfterSave: true };
+      }
+      return state;
     case 'saved':
       return {
         ...state,
@@ -546,7 +552,13 @@ export function reduceEditor(
         saved: event.text,
         pending: [],
         effect: state.exitAfterSave ? { kind: 'exit' } : null,
-        message: { text: `saved ${ctx.world.file.path}`, tone: 'info' },
+        message: {
+          text:
+            event.rebased === true
+              ? `saved ${ctx.world.file.path}: it had changed on disk, and your changes were applied over it`
+              : `saved ${ctx.world.file.path}`,
+          tone: 'info',
+        },
       };
     case 'save-failed':
       return {

@@ -155,15 +155,7 @@ function rowLines(item: RowItem, selected: boolean, width: number): ScreenLine[]
     body =
       column > 0 && stringWidth(label) < column ? pad(label, column) + value : `${label}  ${value}`;
   }
-  const tone: LineTone = selected
-    ? 'selected'
-    : item.tone === 'dim'
-      ? 'dim'
-      : item.tone === 'marker'
-        ? 'marker'
-        : item.tone === 'warn'
-          ? 'warn'
-          : 'row';
+  const tone: LineTone = selected ? 'selected' : item.tone === 'normal' ? 'row' : item.tone;
   const wrapped = wrapCells(body, inner);
   const fitted = wrapped.length > 1 ? wrapCells(body, inner - 2) : wrapped;
   const lines = fitted.map((line, i) => ({
@@ -222,8 +214,14 @@ function headerLines(input: ScreenInput, width: number): ScreenLine[] {
   return lines;
 }
 
-const BROWSE_KEYS =
-  '↑↓ move · ←→ change · ↵ open · x remove · ^s save · ^e $EDITOR · ^q quit · ? help';
+/** The keys the footer lists, for the rows and for each overlay. */
+const KEYS: Readonly<Record<'browse' | NonNullable<EditorState['overlay']>['kind'], string>> = {
+  browse: '↑↓ move · ←→ change · ↵ open · x remove · ^s save · ^e $EDITOR · ^q quit · ? help',
+  form: '↵ done · Esc cancel · ↑↓ field · ←→ choice · ^u clear · ^e $EDITOR (prose)',
+  choose: '↑↓ move · ↵ choose · Esc cancel',
+  quit: 's save and quit · d discard and quit · Esc keep editing',
+  help: 'any key closes help',
+};
 
 function footerLines(input: ScreenInput, width: number): ScreenLine[] {
   const { state } = input;
@@ -234,18 +232,7 @@ function footerLines(input: ScreenInput, width: number): ScreenLine[] {
       .flatMap((line) => block('', '  ', esc(line), width, tone))
       .slice(0, 3);
   }
-  const overlay = state.overlay;
-  const keys =
-    overlay === null
-      ? BROWSE_KEYS
-      : overlay.kind === 'form'
-        ? '↵ done · Esc cancel · ↑↓ field · ←→ choice · ^u clear · ^e $EDITOR (prose)'
-        : overlay.kind === 'choose'
-          ? '↑↓ move · ↵ choose · Esc cancel'
-          : overlay.kind === 'quit'
-            ? 's save and quit · d discard and quit · Esc keep editing'
-            : 'any key closes help';
-  return block('', '', keys, width, 'hint');
+  return block('', '', KEYS[state.overlay?.kind ?? 'browse'], width, 'hint');
 }
 
 function formLines(
