@@ -49,7 +49,7 @@ export default tseslint.config(
       'src/skills/{digest,materialize,resolve,set-rules,types}.ts',
       'src/project/{identity,store-layout}.ts',
       'src/engine/{argv,classify,engine,names,output,run-argv,types}.ts',
-      'src/box/{banner,exit-status,launch-record,run-params}.ts',
+      'src/box/{banner,engine-scope,exit-status,launch-record,run-params}.ts',
       'src/hostenv/resolve.ts',
       'src/network/{egress,posture}.ts',
       'src/output/{escape,notes,redact,shell-quote}.ts',

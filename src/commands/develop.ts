@@ -22,7 +22,9 @@ import {
 import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
-import { enginePool, askPool, openAnswers, type EnginePool } from '../box/pool.js';
+import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
+import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
+import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
@@ -42,6 +44,7 @@ import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
+import type { EngineName } from '../engine/types.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
@@ -49,7 +52,12 @@ import { askPassphrase } from '../credentials/input.js';
 import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import { reapLaunchRecords, writeDeliveryReceipt, writeLaunchRecord } from '../launch/store.js';
+import {
+  launchHashesOnDisk,
+  reapLaunchRecords,
+  writeDeliveryReceipt,
+  writeLaunchRecord,
+} from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
@@ -104,7 +112,7 @@ async function claimSession(
   ctx: ProjectContext,
   alive: PidAlive,
   selfPid: number,
-): Promise<void> {
+): Promise<EngineName[]> {
   const census = await censusSessions(
     pool,
     { projectId: ctx.projectId, worktreeId: ctx.worktreeId },
@@ -121,6 +129,33 @@ async function claimSession(
     });
   }
   for (const box of census.stale) await box.engine.remove(box.id);
+  // Down or refusing this user: no session there now, but asked again next time.
+  return census.unchecked.map((u) => u.name);
+}
+
+/**
+ * The single-session check over the engines that can hold this worktree's
+ * session (adr/0032), then the engine record for the next check: this
+ * launch's engine and the engines this check could not ask. Under the lock.
+ */
+async function claimAndRecord(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  configured: EffectiveConfig['engine']['value'],
+  launching: EngineName,
+  alive: PidAlive,
+  selfPid: number,
+): Promise<void> {
+  const own = readEngineRecord(ctx.project.dir, ctx.worktreeId);
+  const unresolved = await claimSession(
+    poolOf(pool, sessionEngines(configured, own)),
+    ctx,
+    alive,
+    selfPid,
+  );
+  const next = { last: launching, unresolved };
+  if (own !== null && formatEngineRecord(own) === formatEngineRecord(next)) return;
+  await writeEngineRecord(ctx.project.dir, ctx.worktreeId, next);
 }
 
 /**
@@ -175,10 +210,12 @@ async function checkExclusiveVolumes(
 
 /** Records no container on any engine points at; nothing at all when any engine could not be asked. */
 async function referencedRecords(pool: EnginePool, projectId: string): Promise<Set<string> | null> {
-  const answers = await askPool(pool, async (engine) => {
-    const ids = await engine.ps({ labels: { [LABEL.project]: projectId }, all: true });
-    return Promise.all(ids.map(async (id) => (await engine.inspectLabels(id))[LABEL.launch]));
-  });
+  // One `ps` per engine carries each box's launch label.
+  const answers = await askPool(pool, async (engine) =>
+    (
+      await engine.psLabels({ labels: { [LABEL.project]: projectId }, all: true }, [LABEL.launch])
+    ).map((row) => row.labels[LABEL.launch]),
+  );
   if (answers.some((a) => a.state !== 'ok')) return null;
   return new Set(
     answers.flatMap((a) =>
@@ -278,7 +315,7 @@ async function prepareBox(
   ].map((decl) => ({ name: volumeEngineName(ctx.projectId, io.uid, decl), decl }));
 
   await Promise.all([
-    claimSession(pool, ctx, deps.pidAlive, io.pid),
+    claimAndRecord(pool, ctx, config.engine.value, engine.facts.name, deps.pidAlive, io.pid),
     checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
 
@@ -480,8 +517,19 @@ async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promi
   }
 }
 
-/** Reaping is housekeeping: it runs beside the session and never fails it. */
-async function reapQuietly(pool: EnginePool, ctx: ProjectContext): Promise<void> {
+/**
+ * Reaping is housekeeping: it runs beside the session and never fails it.
+ * When the only record on disk is this launch's own, there is nothing to
+ * reap and no engine is asked (the common warm develop: the engine clients
+ * would otherwise compete with the box's start for the CPU).
+ */
+async function reapQuietly(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  launchHash: string | undefined,
+): Promise<void> {
+  const onDisk = launchHashesOnDisk(ctx.project.launches);
+  if ([...onDisk].every((h) => h === launchHash)) return;
   try {
     reapLaunchRecords(ctx.project.launches, await referencedRecords(pool, ctx.projectId));
   } catch {
@@ -540,7 +588,7 @@ export async function developCommand(
   );
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
 
-  const reaping = reapQuietly(pool, ctx);
+  const reaping = reapQuietly(pool, ctx, prepared.launchHash);
   let wallFailure: { error: unknown } | null = null;
   const walling =
     prepared.netns === null

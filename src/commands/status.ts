@@ -6,7 +6,9 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, openAnswers } from '../box/pool.js';
+import { askPool, enginePool, openAnswers, poolOf } from '../box/pool.js';
+import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
+import { projectEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
@@ -105,30 +107,29 @@ export async function statusCommand(
 
   // Engine questions first, so they run while the host env is read below.
   const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
-  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  // Only the engines that can hold this project's sessions (adr/0032), each
+  // asked once: one `ps` carries the labels the page needs.
+  const pool = poolOf(
+    deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    projectEngines(
+      config.engine.value,
+      readEngineRecord(ctx.project.dir, ctx.worktreeId),
+      readOtherEngineRecords(ctx.project.dir, ctx.worktreeId),
+    ),
+  );
   const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
-    const ids = await engine.ps({ labels: { [LABEL.project]: ctx.projectId }, all: false });
-    return Promise.all(
-      ids.map(async (id) => ({
-        engine: engine.facts.name,
-        id,
-        labels: await engine.inspectLabels(id),
-      })),
-    );
+    const rows = await engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [
+      LABEL.workdir,
+      LABEL.client,
+      LABEL.launch,
+    ]);
+    return rows.map((row) => ({ engine: engine.facts.name, ...row }));
   });
 
   const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
   const git = tools.resolve('git');
   const readers = hostReaders(io.env, git.kind === 'found' ? git.path : null);
-  // The core layer reads user.name and user.email twice each (author, committer).
-  const gitCache = new Map<string, string | null>();
-  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), {
-    ...readers,
-    git: (key) => {
-      if (!gitCache.has(key)) gitCache.set(key, readers.git(key));
-      return gitCache.get(key) ?? null;
-    },
-  });
+  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), readers);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));

@@ -4,6 +4,7 @@
 // A field added leaves the version alone; a field removed, renamed or changed
 // in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
 
+import '../zod.js';
 import { z } from 'zod';
 
 export const STATUS_DATA_VERSION = 3;
@@ -169,7 +170,9 @@ export const statusDataSchema = z
           )
           .describe('each env var the server consumes (env, and ${VAR} in header values)'),
         operational: z.boolean(),
-        not_operational: nullableText.describe('why the server cannot work in this box'),
+        not_operational: nullableText.describe(
+          'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
+        ),
         source,
       }),
     ),
