@@ -181,7 +181,9 @@ export const statusDataSchema = z
           )
           .describe('each env var the server consumes (env, and ${VAR} in header values)'),
         operational: z.boolean(),
-        not_operational: nullableText.describe('why the server cannot work in this box'),
+        not_operational: nullableText.describe(
+          'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
+        ),
         source,
       }),
     ),

@@ -189,7 +189,7 @@ function hostEnvRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** One row per server, each followed by what it lacks: an unset env var, a shut endpoint. */
+/** One row per server, each followed by what it lacks: an unset env var, a shut host. */
 function mcpRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   for (const m of d.mcp_servers) {

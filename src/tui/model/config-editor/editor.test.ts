@@ -333,6 +333,20 @@ describe('saving and quitting', () => {
     expect(s.state.effect).toEqual({ kind: 'exit' });
   });
 
+  it('^q typed while a save is in flight quits once the save lands, not when it fails', () => {
+    const s = new Session();
+    s.select('apt:add').press('enter', 'jq', 'enter', '^s', '^q');
+    expect(s.state.overlay).toBeNull();
+    s.send({ kind: 'saved', text: s.text });
+    expect(s.state.effect).toEqual({ kind: 'exit' });
+
+    const f = new Session();
+    f.select('apt:add').press('enter', 'jq', 'enter', '^s', '^q');
+    f.send({ kind: 'save-failed', message: 'disk full' });
+    expect(f.state.effect).toBeNull();
+    expect(f.message()).toBe('disk full');
+  });
+
   it('a whole-file $EDITOR result that does not load is not taken, and offered again', () => {
     const s = new Session({ text: 'base = "a"\n' });
     s.press('^e');
