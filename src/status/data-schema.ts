@@ -57,6 +57,17 @@ export const statusDataSchema = z
       .describe('the files of this directory’s cascade, lowest first'),
     preset_note: nullableText,
     self_edit: z.boolean(),
+    worktree_base: z
+      .object({ value: text, source })
+      .nullable()
+      .describe('where `byre worktree` puts new worktrees; null when no layer sets it'),
+    port_block: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'a linked worktree’s port block (its host ports shifted by 100 × block); null: the configured ports',
+      ),
     engine: z.object({
       choice: text,
       name: nullableText,
@@ -223,7 +234,15 @@ export const statusDataSchema = z
         .describe('carries no byre.client pid: started outside byre (e.g. the dockerrun command)'),
       client_pid: z.number().int().nullable(),
       error: nullableText,
-      siblings: z.array(z.object({ worktree: text, id: text, engine: text })),
+      siblings: z.array(
+        z.object({
+          worktree: text,
+          id: text,
+          engine: text,
+          path: nullableText.describe('the worktree directory, from git’s files'),
+          branch: nullableText,
+        }),
+      ),
       siblings_error: nullableText,
     }),
     launch: z.object({

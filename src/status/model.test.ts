@@ -664,6 +664,56 @@ describe('statusModel rows', () => {
       'Worktrees',
       'app-wt-1  running (0123456789ab) on docker',
     ],
+    [
+      'a sibling found in git’s files: its path and branch',
+      {
+        siblings: [
+          {
+            worktreeId: 'app-wt-1',
+            id: '0123456789abcdef',
+            engine: 'docker',
+            path: '/src/app-feat',
+            branch: 'feat',
+          },
+        ],
+      },
+      'Worktrees',
+      '/src/app-feat  feat  running (0123456789ab) on docker',
+    ],
+    [
+      'worktree_base, where byre worktree puts new worktrees',
+      {
+        config: fakeConfig({
+          worktreeBase: sourced('sibling', {
+            kind: 'default',
+            name: 'default',
+            path: '/home/ada/.byre/default.config',
+          }),
+        }),
+      },
+      'Worktree base',
+      /^sibling {2}\(default; where byre worktree puts new worktrees\)$/,
+    ],
+    [
+      'a linked worktree’s port block',
+      {
+        config: fakeConfig({
+          ports: [sourced({ container: 3000, host: 0, interface: '127.0.0.1' })],
+        }),
+        sessionPorts: {
+          block: 7,
+          ports: [{ interface: '127.0.0.1', host: 3700, container: 3000 }],
+        },
+      },
+      'Ports',
+      /^127\.0\.0\.1:3700 -> 3000 {2}\(.*; worktree port block 7\)$/,
+    ],
+    [
+      'self-edit previewed',
+      { selfEdit: true, storeDir: '/home/ada/.byre/projects/app-1a2b3c' },
+      'Self-edit',
+      /^\/home\/ada\/\.byre\/projects\/app-1a2b3c -> \/home\/dev\/\.byre-self {2}\(rw/,
+    ],
   ];
   it.each(cases)('%s', (_name, over, label, expected) => {
     const values = table(input(over)).get(label) ?? [];

@@ -3,6 +3,7 @@
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
 
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
@@ -324,6 +325,12 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
   if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
+  if (d.worktree_base !== null) {
+    add({
+      label: 'Worktree base',
+      value: `${d.worktree_base.value}  (${d.worktree_base.source}; where byre worktree puts new worktrees)`,
+    });
+  }
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null) {
     const digest =
@@ -378,7 +385,14 @@ export function statusRows(d: StatusData): ModelRow[] {
       NONE,
     ),
   );
-  if (d.self_edit) add({ label: 'Self-edit', value: 'on' });
+  if (d.self_edit) {
+    const bind = d.binds.find((b) => b.target === SELF_EDIT_DIR);
+    add({
+      label: 'Self-edit',
+      value: `${bind?.host ?? 'the project’s store'} -> ${SELF_EDIT_DIR}  (rw: the agent can rewrite this project’s config; changes apply at the next develop)`,
+      kind: 'never-truncate',
+    });
+  }
 
   const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
   add(
@@ -517,7 +531,8 @@ export function statusRows(d: StatusData): ModelRow[] {
   add(...containerRows(d));
   const exclusive = d.volumes.filter((v) => v.sharing === 'exclusive').map((v) => v.name);
   const siblings = d.container.siblings.map(
-    (s) => `${s.worktree}  running (${shortId(s.id)}) on ${s.engine}`,
+    (s) =>
+      `${s.path ?? s.worktree}${s.branch === null ? '' : `  ${s.branch}`}  running (${shortId(s.id)}) on ${s.engine}`,
   );
   if (d.container.siblings_error !== null)
     siblings.push(`could not check every engine: ${d.container.siblings_error}`);

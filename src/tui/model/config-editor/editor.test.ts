@@ -118,6 +118,16 @@ describe('GRANTS: ports, egress, doors, env', () => {
     expect(s.text).not.toContain('egress');
   });
 
+  it('counts egress only where an allowlist enforces it: an open network has no count', () => {
+    const open = new Session({ skills, text: 'agent = "byre/claude"\negress = ["pypi.org"]\n' });
+    expect(open.context().derived.summary.egress).toBeNull();
+    const walled = new Session({
+      skills,
+      text: 'agent = "byre/claude"\nskills = ["byre/firewall"]\negress = ["pypi.org"]\n',
+    });
+    expect(walled.context().derived.summary.egress).toBe(3);
+  });
+
   it('an offered door is a one-press switch that writes into egress', () => {
     const s = new Session({ skills, text: 'skills = ["byre/firewall"]\n' });
     const door = s.row('egress_offered:door:github.com:443');
