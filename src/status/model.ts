@@ -49,6 +49,8 @@ export type StatusContainer =
    * `clientPid` null: the box carries no byre.client pid, so byre did not
    * start it (the command `byre dockerrun` prints, run by hand).
    * `clientAlive` false: the byre process that started the box is gone (orphaned).
+   * `clientLabelUnreadable`: it carries a byre.client label that is not a pid,
+   * so byre can say neither who started it nor whether that byre still runs.
    */
   | {
       state: 'running';
@@ -56,8 +58,24 @@ export type StatusContainer =
       engine: EngineName;
       clientPid: number | null;
       clientAlive: boolean | null;
+      clientLabelUnreadable?: boolean;
     }
   | { state: 'unknown'; error: string };
+
+/**
+ * The byre.client label as status reads it: a pid (develop writes its own),
+ * none (started outside byre), or something else, which says nothing.
+ */
+export function readClientLabel(raw: string | undefined): {
+  clientPid: number | null;
+  clientLabelUnreadable: boolean;
+} {
+  if (raw === undefined) return { clientPid: null, clientLabelUnreadable: false };
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    return { clientPid: null, clientLabelUnreadable: true };
+  }
+  return { clientPid: Number(raw), clientLabelUnreadable: false };
+}
 
 export interface StatusSibling {
   worktreeId: string;
@@ -494,6 +512,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: null,
         ...base,
@@ -504,7 +523,8 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: c.id,
         engine: c.engine,
         orphaned: c.clientPid !== null && c.clientAlive === false,
-        outside_byre: c.clientPid === null,
+        outside_byre: c.clientPid === null && c.clientLabelUnreadable !== true,
+        client_label_unreadable: c.clientLabelUnreadable === true,
         client_pid: c.clientPid,
         error: null,
         ...base,
@@ -516,6 +536,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: c.error,
         ...base,
@@ -655,7 +676,9 @@ export function statusModel(input: StatusInput): StatusModel {
     container: containerData(input),
     launch: launchData(
       running,
-      input.container.state === 'running' && input.container.clientPid === null,
+      input.container.state === 'running' &&
+        input.container.clientPid === null &&
+        input.container.clientLabelUnreadable !== true,
     ),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
