@@ -3,7 +3,7 @@
 // testable without spawning the binary; every layer may import this, and it
 // imports nothing of byre's but the errors.
 
-import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 
 import { UsageError } from './errors.js';
 
@@ -43,17 +43,23 @@ export function defaultIo(): Io {
     stderr: process.stderr,
     cwd: process.cwd(),
     env: process.env,
-    stdinIsTty: process.stdin.isTTY === true,
+    stdinIsTty: isatty(0),
     stdoutIsTty: process.stdout.isTTY === true,
     stdoutColumns: process.stdout.columns,
     uid: process.getuid?.() ?? 1000,
     gid: process.getgid?.() ?? 1000,
     pid: process.pid,
-    stdinStream: process.stdin,
-    stdoutStream: process.stdout,
+    // Getters: touching process.stdin builds a stream, which only deliver and grab need.
+    get stdinStream() {
+      return process.stdin;
+    },
+    get stdoutStream() {
+      return process.stdout;
+    },
     stderrIsTty: process.stderr.isTTY === true,
-    terminal:
-      process.stdin.isTTY === true ? { input: process.stdin, output: process.stderr } : null,
+    get terminal() {
+      return isatty(0) ? { input: process.stdin, output: process.stderr } : null;
+    },
   };
 }
 
@@ -71,6 +77,8 @@ export async function readAnswer(
   prompt: string,
   output: NodeJS.WritableStream,
 ): Promise<string | null> {
+  // Imported here: only a question needs readline, and loading it costs every start.
+  const { createInterface } = await import('node:readline');
   const rl = createInterface({ input, output, terminal: false });
   output.write(prompt);
   try {

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { BuildPlan } from '../gen/plan.js';
 
 export interface DigestFile {
   /** `/`-separated, relative to the context root. */
@@ -58,4 +59,48 @@ export async function listContextFiles(root: string): Promise<DigestFile[]> {
   };
   await walk(root);
   return out;
+}
+
+/**
+ * The files staging `plan` would write, as listContextFiles would list them,
+ * computed from the plan's bytes without touching the disk: every directory
+ * (declared, or made for an entry), every entry with its executable bit and
+ * hash. Null when staging itself must decide: an entry copied from the
+ * project (its bytes are read at staging), or a path staging would refuse.
+ */
+export function plannedContextFiles(plan: BuildPlan): DigestFile[] | null {
+  const dirs = new Set<string>();
+  const addDirs = (rel: string): void => {
+    for (let d = rel; d !== '.' && d !== ''; d = path.posix.dirname(d)) dirs.add(d);
+  };
+  const files = new Map<string, DigestFile>();
+  const inside = (p: string): string | null => {
+    const rel = path.posix.normalize(p);
+    if (p === '' || path.posix.isAbsolute(rel) || rel === '.' || rel === '..') return null;
+    return rel.startsWith('../') ? null : rel.replace(/\/$/, '');
+  };
+  for (const dir of plan.dirs) {
+    const rel = inside(dir);
+    if (rel === null) return null;
+    addDirs(rel);
+  }
+  for (const entry of plan.entries) {
+    const rel = inside(entry.path);
+    if (rel === null || entry.source.kind !== 'bytes' || files.has(rel)) return null;
+    addDirs(path.posix.dirname(rel));
+    const bytes = entry.source.bytes;
+    files.set(rel, {
+      path: rel,
+      kind: 'file',
+      executable: (entry.mode & 0o111) !== 0,
+      sha256: createHash('sha256')
+        .update(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes)
+        .digest('hex'),
+    });
+  }
+  for (const rel of files.keys()) if (dirs.has(rel)) return null;
+  return [
+    ...[...dirs].map((d): DigestFile => ({ path: d, kind: 'dir', executable: false, sha256: '' })),
+    ...files.values(),
+  ];
 }

@@ -11,7 +11,7 @@ import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
 import { pullFailureReason } from './build-steps.js';
 import type { BuildProgress } from './build-progress.js';
-import { computeContextDigest, listContextFiles } from './context-digest.js';
+import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
 
 export const CONTEXT_LABEL = 'byre.context';
 
@@ -39,24 +39,33 @@ export type ImageOutcome =
   { built: true; digest: string | null } | { built: false; digest: string; imageId: string };
 
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
-  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
   const [base, existing] = await Promise.all([
     req.engine.imageInfo(req.base).catch(() => null),
     req.noCache ? null : req.engine.imageInfo(req.tag),
   ]);
   const baseId = base?.id ?? null;
+  const digestOf = (files: Parameters<typeof computeContextDigest>[0]['files']) =>
+    computeContextDigest({
+      files,
+      baseImageId: baseId ?? '',
+      uid: req.uid,
+      gid: req.gid,
+      engine: req.engine.facts.name,
+    });
+  // The proof without staging: when every context file comes from the plan's
+  // own bytes, their digest is known before anything is written, and an image
+  // that carries it was built from exactly this context.
+  const planned = plannedContextFiles(req.plan);
+  if (baseId !== null && existing !== null && planned !== null) {
+    const digest = digestOf(planned);
+    if (existing.labels[CONTEXT_LABEL] === digest) {
+      return { built: false, digest, imageId: existing.id };
+    }
+  }
+  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
   // Without a local base image the engine must fetch one, so no digest can
   // prove the build is a no-op.
-  const digest =
-    baseId === null
-      ? null
-      : computeContextDigest({
-          files: await listContextFiles(req.contextDir),
-          baseImageId: baseId,
-          uid: req.uid,
-          gid: req.gid,
-          engine: req.engine.facts.name,
-        });
+  const digest = baseId === null ? null : digestOf(await listContextFiles(req.contextDir));
   if (digest !== null && existing !== null && existing.labels[CONTEXT_LABEL] === digest) {
     return { built: false, digest, imageId: existing.id };
   }

@@ -55,6 +55,12 @@ export function enginePool(
   return { members };
 }
 
+/** The pool narrowed to `names` (adr/0032); null keeps every member. */
+export function poolOf(pool: EnginePool, names: readonly EngineName[] | null): EnginePool {
+  if (names === null) return pool;
+  return { members: pool.members.filter((m) => names.includes(m.name)) };
+}
+
 export type PoolAnswer<T> =
   | { name: EngineName; state: 'ok'; value: T; engine: Engine }
   | { name: EngineName; state: 'declined'; message: string }

@@ -2,7 +2,7 @@
 // build skip versus build, volume creation and seeding, the stale-box sweep,
 // and the launch record written before the box is created.
 
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
@@ -338,6 +338,105 @@ describe('develop: every refusal', () => {
       'byre: the network wall did not apply, so the box was stopped (fail closed):',
       '  docker inspect failed (exit 1)',
     ]);
+  });
+});
+
+describe('develop: a warm launch does only the work that changed', () => {
+  const launches = (): string => path.join(w.store, 'launches');
+  const podman = (): FakeEngine => new FakeEngine({ name: 'podman' });
+
+  it('an unchanged launch record is not written again, and nothing is reaped or asked', async () => {
+    await develop();
+    const [name] = readdirSync(launches()).filter((f) => f.endsWith('.toml'));
+    const inode = statSync(path.join(launches(), name ?? '-')).ino;
+    const other = podman();
+    await develop({ pool: poolOf(w.engine, other) });
+    expect(readdirSync(launches()).filter((f) => f.endsWith('.toml'))).toEqual([name]);
+    expect(statSync(path.join(launches(), name ?? '-')).ino).toBe(inode);
+    // Only the session question went to podman; no reaping query.
+    expect(other.callsTo('ps')).toHaveLength(1);
+    expect(other.callsTo('psLabels')).toEqual([]);
+  });
+
+  it('a record no box points at is reaped beside the session, every engine asked', async () => {
+    const stale = `${'e'.repeat(64)}.toml`;
+    mkdirSync(launches(), { recursive: true });
+    writeFileSync(path.join(launches(), stale), 'old\n');
+    const other = podman();
+    await develop({ pool: poolOf(w.engine, other) });
+    expect(readdirSync(launches())).not.toContain(stale);
+    expect(other.callsTo('psLabels')).toHaveLength(1);
+  });
+});
+
+describe('develop: the engine record scopes the session check (adr/0032)', () => {
+  const record = (): string => readFileSync(path.join(w.store, `engine.${w.id}`), 'utf8');
+  const writeRecord = (text: string): void => {
+    mkdirSync(w.store, { recursive: true });
+    writeFileSync(path.join(w.store, `engine.${w.id}`), text);
+  };
+  const podmanSession = (): FakeEngine => {
+    const podman = new FakeEngine({ name: 'podman' });
+    podman.addContainer({ name: `byre-${w.id}`, labels: sessionLabels(), running: true });
+    return podman;
+  };
+
+  it('records the engine it launched on', async () => {
+    w.writeConfig('engine = "docker"\n');
+    await develop();
+    expect(record()).toBe('docker\n');
+  });
+
+  it('with a record naming the configured engine, no other engine is asked', async () => {
+    w.writeConfig('engine = "docker"\n');
+    writeRecord('docker\n');
+    const podman = podmanSession();
+    await develop({ pool: poolOf(w.engine, podman) });
+    expect(podman.calls).toEqual([]);
+    expect(w.engine.callsTo('startAttached')).toHaveLength(1);
+  });
+
+  it('after a switch of engine, the recorded engine is still asked: its session refuses', async () => {
+    w.writeConfig('engine = "docker"\n');
+    writeRecord('podman\n');
+    const error = await refusal(develop({ pool: poolOf(w.engine, podmanSession()) }));
+    expect(error.rule).toBe('develop.session-live');
+    expect(record()).toBe('podman\n');
+  });
+
+  it.each([
+    ['no record', null],
+    ['an unreadable record', 'podman but garbled\n'],
+    ['engine = "auto"', 'docker\n'],
+  ])('with %s, every engine is asked', async (_name, text) => {
+    w.writeConfig(_name === 'engine = "auto"' ? 'engine = "auto"\n' : 'engine = "docker"\n');
+    if (text !== null) writeRecord(text);
+    const error = await refusal(develop({ pool: poolOf(w.engine, podmanSession()) }));
+    expect(error.rule).toBe('develop.session-live');
+  });
+
+  it('an engine that could not be asked stays in the record until it answers', async () => {
+    w.writeConfig('engine = "docker"\n');
+    await develop({ pool: poolOf(w.engine, failing('podman', 'engine.unreachable')) });
+    expect(record()).toBe('docker unresolved=podman\n');
+    const error = await refusal(develop({ pool: poolOf(w.engine, podmanSession()) }));
+    expect(error.rule).toBe('develop.session-live');
+    const quiet = new FakeEngine({ name: 'podman' });
+    await develop({ pool: poolOf(w.engine, quiet) });
+    expect(record()).toBe('docker\n');
+  });
+
+  it('status asks only the engines that can hold the project’s sessions', async () => {
+    w.writeConfig('engine = "docker"\n');
+    writeRecord('docker\n');
+    const podman = podmanSession();
+    const io = fakeIo({ ...w.io, stdout: { write: () => true } });
+    await statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) });
+    expect(podman.calls).toEqual([]);
+    expect(w.engine.callsTo('psLabels')).toHaveLength(1);
+    writeFileSync(path.join(w.store, 'engine.other-worktree-abc123'), 'podman\n');
+    await statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) });
+    expect(podman.callsTo('psLabels')).toHaveLength(1);
   });
 });
 

@@ -79,7 +79,7 @@ async function engineFact(name: EngineName, ctx: ProjectContext, env: Env): Prom
   if (r.kind === 'absent') return { name, state: 'absent' };
   if (r.kind === 'declined') return { name, state: 'declined', path: r.path, root: r.root };
   try {
-    const f = await detectEngine(name, ctx.boxWritableRoots, env);
+    const f = await detectEngine(name, ctx.boxWritableRoots, env, { version: true });
     return {
       name,
       state: 'ok',

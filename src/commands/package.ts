@@ -2,12 +2,12 @@
 // fork, init, adopt, validate, pack. Thin orchestration over src/skills/; the
 // same verbs serve both kinds. Stdout carries ids, digests and manifests.
 
-import { say } from '../output/notes.js';
+import { say, sayAll } from '../output/notes.js';
 import path from 'node:path';
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { DIGEST } from '../config/grammar.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
-import { escapeTerminal } from '../output/escape.js';
+import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { byreHome } from '../project/store-layout.js';
 import { loadCatalog, type CatalogEntry } from '../skills/catalog.js';
@@ -68,6 +68,11 @@ export function formatIssue(issue: ConfigIssue): string {
   return `  ${where}${key}: ${issue.message} (${issue.rule})${fix}`;
 }
 
+/** Issues as detail lines under a `say` line (which indents them itself). */
+function issueLines(issues: readonly ConfigIssue[]): string[] {
+  return issues.flatMap((i) => formatIssue(i).split('\n')).map((l) => l.replace(/^ {2}/, ''));
+}
+
 function statusLabel(entry: CatalogEntry): string {
   if (entry.status === 'invalid') return 'INVALID';
   if (entry.status === 'shadowed') return 'shadowed by local';
@@ -103,12 +108,8 @@ export async function packageListCommand(io: Io, kind: PackageKind): Promise<voi
   io.stdout.write(`${[header, ...rows].map(line).join('\n')}\n`);
   const invalid = catalog.entries.filter((e) => e.status === 'invalid');
   if (invalid.length > 0) {
-    for (const e of invalid) {
-      io.stderr.write(`byre: ${escapeTerminal(e.id)} is INVALID:\n`);
-      const lines = e.issues.flatMap((i) => formatIssue(i).split('\n'));
-      io.stderr.write(`${lines.map((l) => escapeTerminal(l)).join('\n')}\n`);
-    }
-    io.stderr.write(`byre: ${invalid.length} ${kind}(s) INVALID; see byre ${kind} validate\n`);
+    for (const e of invalid) say(io.stderr, `${e.id} is INVALID:`, 'plain', issueLines(e.issues));
+    say(io.stderr, `${invalid.length} ${kind}(s) INVALID; see byre ${kind} validate`);
   }
 }
 
@@ -191,7 +192,7 @@ export async function packageInspectCommand(
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
     });
     entry = fetched.entry;
-    io.stderr.write(`byre: fetched and verified ${fetched.source} (not installed)\n`);
+    say(io.stderr, `fetched and verified ${fetched.source} (not installed)`);
   } else {
     entry = catalogFor(io, kind).find(reference);
   }
@@ -201,15 +202,16 @@ export async function packageInspectCommand(
       remedy: `see byre ${kind} list`,
     });
   }
-  io.stdout.write(`${describeEntry(entry).join('\n')}\n`);
-  if (entry.templateText !== null) io.stdout.write(`\n${entry.templateText}`);
+  // Package text byre did not write: escaped, newlines kept in the template's own text.
+  io.stdout.write(`${describeEntry(entry).map(escapeTerminal).join('\n')}\n`);
+  if (entry.templateText !== null) io.stdout.write(`\n${escapeTerminalBlock(entry.templateText)}`);
 }
 
 // ---------------------------------------------------------------- install / uninstall
 
 function reviewDiff(before: readonly string[], after: readonly string[]): string[] {
-  const removed = before.filter((l) => !after.includes(l)).map((l) => `  - ${l}`);
-  const added = after.filter((l) => !before.includes(l)).map((l) => `  + ${l}`);
+  const removed = before.filter((l) => !after.includes(l)).map((l) => `- ${l}`);
+  const added = after.filter((l) => !before.includes(l)).map((l) => `+ ${l}`);
   return [...removed, ...added];
 }
 
@@ -243,9 +245,12 @@ export async function packageInstallCommand(
       old === undefined ? [] : describeEntry(old),
       describeEntry(fetched.entry),
     );
-    io.stderr.write(
-      `byre: ${kind} ${id} is installed at ${previous.digest} (version ${previous.version || '-'});\n` +
-        `this replaces it with ${fetched.digest}. What changes:\n${diff.join('\n') || '  (no visible contribution changes)'}\n`,
+    say(
+      io.stderr,
+      `${kind} ${id} is installed at ${previous.digest} (version ${previous.version || '-'}); ` +
+        `this replaces it with ${fetched.digest}. What changes:`,
+      'plain',
+      diff.length > 0 ? diff : ['(no visible contribution changes)'],
     );
     if (options.yes !== true) {
       const confirm = deps.confirm ?? terminalConfirm(io, '--yes');
@@ -264,14 +269,14 @@ export async function packageInstallCommand(
       : outcome === 'replaced'
         ? 'replaced'
         : 'installed';
-  io.stderr.write(`byre: ${verb} ${kind} ${id} ${fetched.entry.version} (${fetched.digest})\n`);
+  say(io.stderr, `${verb} ${kind} ${id} ${fetched.entry.version} (${fetched.digest})`);
   const shadow = loadCatalog({ home, kind }).entries.find(
     (e) => e.provenance === 'local' && e.id === id,
   );
   if (shadow !== undefined)
     say(io.stderr, `the local ${kind} at ${shadow.dir ?? ''} shadows it`, 'note');
   if (outcome === 'installed')
-    io.stderr.write(`byre: it is inert until a config enables it (skills = ["${id}"])\n`);
+    say(io.stderr, `it is inert until a config enables it (skills = ["${id}"])`);
   io.stdout.write(`${fetched.digest}\n`);
 }
 
@@ -291,11 +296,15 @@ export async function packageUninstallCommand(
   }
   const refs = findReferences(home, kind, id);
   if (refs.length > 0) {
-    io.stderr.write(
-      `byre: ${id} is referenced by:\n${refs.map((r) => `  ${r.file} (${r.key})`).join('\n')}\n`,
+    say(
+      io.stderr,
+      `${id} is referenced by:`,
+      'plain',
+      refs.map((r) => `${r.file} (${r.key})`),
     );
-    io.stderr.write(
-      'byre: those boxes will fail to load until the reference is removed or the package reinstalled\n',
+    say(
+      io.stderr,
+      'those boxes will fail to load until the reference is removed or the package reinstalled',
     );
   }
   if (options.yes !== true) {
@@ -308,7 +317,7 @@ export async function packageUninstallCommand(
     }
   }
   const removed = await uninstallPackage(home, id, kind);
-  io.stderr.write(`byre: uninstalled ${kind} ${id} (${removed.digest})\n`);
+  say(io.stderr, `uninstalled ${kind} ${id} (${removed.digest})`);
 }
 
 // ---------------------------------------------------------------- authoring
@@ -320,20 +329,20 @@ export async function packageForkCommand(
   newId: string,
 ): Promise<void> {
   const entry = await forkPackage(homeOf(io), kind, from, newId);
-  io.stderr.write(`byre: forked ${from} into the local ${kind} ${entry.id}; edit it at:\n`);
-  io.stdout.write(`${entry.dir ?? ''}\n`);
+  say(io.stderr, `forked ${from} into the local ${kind} ${entry.id}; edit it at:`);
+  io.stdout.write(`${escapeTerminal(entry.dir ?? '')}\n`);
 }
 
 export async function packageInitCommand(io: Io, kind: PackageKind, name: string): Promise<void> {
   const entry = await initPackage(homeOf(io), kind, name);
-  io.stderr.write(`byre: created the local ${kind} ${entry.id}; edit it at:\n`);
-  io.stdout.write(`${entry.dir ?? ''}\n`);
+  say(io.stderr, `created the local ${kind} ${entry.id}; edit it at:`);
+  io.stdout.write(`${escapeTerminal(entry.dir ?? '')}\n`);
 }
 
 export async function packageAdoptCommand(io: Io, kind: PackageKind, dir: string): Promise<void> {
   const entry = await adoptPackage(homeOf(io), kind, path.resolve(io.cwd, dir));
-  io.stderr.write(`byre: ${dir} is now the live source of the local ${kind} ${entry.id}\n`);
-  io.stdout.write(`${entry.dir ?? ''}\n`);
+  say(io.stderr, `${dir} is now the live source of the local ${kind} ${entry.id}`);
+  io.stdout.write(`${escapeTerminal(entry.dir ?? '')}\n`);
 }
 
 export async function packageValidateCommand(
@@ -356,8 +365,13 @@ export async function packageValidateCommand(
   }
   const bad = entries.filter((e) => e.status === 'invalid');
   for (const e of entries) {
-    io.stdout.write(`${e.status === 'invalid' ? 'INVALID' : 'ok'}  ${e.id} (${e.provenance})\n`);
-    if (e.status === 'invalid') io.stderr.write(`${e.issues.map(formatIssue).join('\n')}\n`);
+    io.stdout.write(
+      `${e.status === 'invalid' ? 'INVALID' : 'ok'}  ${escapeTerminal(e.id)} (${e.provenance})\n`,
+    );
+    if (e.status === 'invalid') {
+      const lines = e.issues.flatMap((i) => formatIssue(i).split('\n'));
+      io.stderr.write(`${lines.map((l) => escapeTerminal(l)).join('\n')}\n`);
+    }
   }
   if (bad.length > 0) {
     const first = bad[0]?.issues[0];
@@ -386,11 +400,15 @@ export async function packagePackCommand(
   if (out === undefined) io.stdout.write(packed.text);
   else await writeFileAtomic(out, packed.text, 0o644);
   const uri = out === undefined ? '<manifest-url>' : fileUri(out);
-  io.stderr.write(
-    `byre: packed ${packed.id} (${packed.files.length} payload file(s))\n` +
-      `byre: digest ${packed.digest}\n` +
-      `byre: publish the manifest beside the package's files (srcs are relative to it), then install with:\n` +
-      `  byre ${kind} install ${uri} --digest ${packed.digest}\n`,
+  sayAll(io.stderr, [
+    `packed ${packed.id} (${packed.files.length} payload file(s))`,
+    `digest ${packed.digest}`,
+  ]);
+  say(
+    io.stderr,
+    "publish the manifest beside the package's files (srcs are relative to it), then install with:",
+    'plain',
+    [`byre ${kind} install ${uri} --digest ${packed.digest}`],
   );
   if (out !== undefined) io.stdout.write(`${packed.digest}\n`);
 }

@@ -3,6 +3,7 @@
 // unknown-key suggestion all walk the schemas here, so none of them restates
 // the vocabulary by hand. Pure.
 
+import '../zod.js';
 import { z } from 'zod';
 
 import type { PathSegment } from './locate.js';

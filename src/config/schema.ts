@@ -2,6 +2,7 @@
 // layer.config, byre.config): every key optional, unknown keys refused. Shape
 // only; value rules (regexes, ranges, cross-field checks) live in rules/.
 
+import '../zod.js';
 import { z } from 'zod';
 
 const str = z.string();

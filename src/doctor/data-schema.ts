@@ -2,6 +2,7 @@
 // and the JSON Schema pinned in test/golden/doctor-data.schema.json both come
 // from it. Versioned; a shape change bumps DOCTOR_DATA_VERSION.
 
+import '../zod.js';
 import { z } from 'zod';
 
 export const DOCTOR_DATA_VERSION = 1;

@@ -2,6 +2,7 @@
 // rendered as text for a person or as versioned JSON (`--data`). Pure; every
 // string the machine or an engine supplied is escaped before a terminal sees it.
 
+import '../zod.js';
 import { z } from 'zod';
 
 import { escapeTerminal } from '../output/escape.js';

@@ -82,25 +82,49 @@ const detect = (...args: Parameters<typeof detectEngine>): ReturnType<typeof det
   detectEngine(args[0], args[1], args[2], { alwaysProbeRootless: true, ...args[3] });
 
 describe('detectEngine', () => {
+  it('auto picks an answering docker and pins its absolute path, asking only info', async () => {
+    const docker = plantEngine(bin, 'docker');
+    plantEngine(bin, 'podman');
+    const facts = await detect('auto', [], env({}));
+    expect(facts).toEqual({
+      name: 'docker',
+      path: docker,
+      rootless: false,
+      keepId: false,
+      version: '',
+      warnings: [],
+    });
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
+  });
+
   it.each(['info', '--version'])(
-    'auto picks an answering docker and pins its absolute path (%s arriving last)',
+    'a podman that may be rootless is asked info and --version in parallel (%s arriving last)',
     async (last) => {
-      const docker = plantEngine(bin, 'docker');
       plantEngine(bin, 'podman');
-      const facts = await detect('auto', [], env({ LOG_LAST: last }));
-      expect(facts).toEqual({
-        name: 'docker',
-        path: docker,
-        rootless: false,
-        keepId: false,
-        version: '28.2.2',
-        warnings: [],
-      });
-      // `info` and `--version` run in parallel: exactly these two, in either order.
+      const facts = await detect('podman', [], env({ PODMAN_INFO: 'true', LOG_LAST: last }));
+      expect(facts).toMatchObject({ rootless: true, keepId: true, version: '4.3.1' });
+      // Exactly these two, in either order.
       expect(loggedCalls()).toEqual([
-        'docker --version',
-        'docker info --format {{json .SecurityOptions}}',
+        'podman --version',
+        'podman info --format {{.Host.Security.Rootless}}',
       ]);
+    },
+  );
+
+  it('asks the version too when told to (doctor shows it)', async () => {
+    plantEngine(bin, 'docker');
+    const facts = await detect('docker', [], env({}), { version: true });
+    expect(facts.version).toBe('28.2.2');
+    expect(readFileSync(log, 'utf8')).toContain('docker --version\n');
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    'a local rootful podman is asked nothing: root runs it, and its version decides nothing',
+    async () => {
+      plantEngine(bin, 'podman');
+      const facts = await detectEngine('podman', [], env({}), {});
+      expect(facts).toMatchObject({ name: 'podman', rootless: false, keepId: false, version: '' });
+      expect(readFileSync(log, 'utf8')).toBe('');
     },
   );
 

@@ -19,6 +19,12 @@ export interface DetectOptions {
   probeTimeoutMs?: number;
   /** Ask `info` for rootlessness even where the uid answers it (tests with stub engines). */
   alwaysProbeRootless?: boolean;
+  /**
+   * Ask `--version` even where identity does not depend on it (doctor shows
+   * it). Otherwise only a podman that is or may be rootless is asked, for the
+   * keep-id minimum: one client process fewer on every other launch.
+   */
+  version?: boolean;
 }
 
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
@@ -43,7 +49,7 @@ export async function detectEngine(
   if (choice !== 'auto') {
     const p = locate(choice);
     if (p === null) throw new AbsentToolError(choice);
-    return probe(choice, p, env, timeoutMs, options.alwaysProbeRootless === true);
+    return probe(choice, p, env, timeoutMs, options);
   }
 
   // auto: docker if present AND answering, else podman. A shadowed docker
@@ -52,21 +58,14 @@ export async function detectEngine(
   let dockerFailure: EngineError | null = null;
   if (dockerPath !== null) {
     try {
-      return await probe(
-        'docker',
-        dockerPath,
-        env,
-        timeoutMs,
-        options.alwaysProbeRootless === true,
-      );
+      return await probe('docker', dockerPath, env, timeoutMs, options);
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
       dockerFailure = err;
     }
   }
   const podmanPath = locate('podman');
-  if (podmanPath !== null)
-    return probe('podman', podmanPath, env, timeoutMs, options.alwaysProbeRootless === true);
+  if (podmanPath !== null) return probe('podman', podmanPath, env, timeoutMs, options);
   if (dockerFailure !== null) throw dockerFailure;
   throw new ByreError('no container engine found: neither docker nor podman is on PATH', {
     rule: 'engine.none',
@@ -94,16 +93,22 @@ async function probe(
   enginePath: string,
   env: Env,
   timeoutMs: number,
-  alwaysProbe: boolean,
+  options: Pick<DetectOptions, 'alwaysProbeRootless' | 'version'>,
 ): Promise<EngineFacts> {
   const opts = { env, timeoutMs };
   const infoArgs = rootlessProbeArgv(name);
-  const local = alwaysProbe ? null : localPodmanRootless(name, env, process.getuid?.());
+  const local =
+    options.alwaysProbeRootless === true
+      ? null
+      : localPodmanRootless(name, env, process.getuid?.());
+  // Only rootless podman's identity depends on the version (keep-id); asked
+  // beside `info` when podman's rootlessness is not known yet.
+  const askVersion = options.version === true || (name === 'podman' && local !== false);
   const [info, ver] = await Promise.all([
     local === null
       ? runEngineCommand(enginePath, infoArgs, opts)
       : { exitCode: 0, stdout: String(local), stderr: '', timedOut: false, spawnError: undefined },
-    runEngineCommand(enginePath, versionArgv(), opts),
+    askVersion ? runEngineCommand(enginePath, versionArgv(), opts) : null,
   ]);
   if (info.exitCode !== 0) {
     const err = engineFailure(name, infoArgs, info);
@@ -132,7 +137,7 @@ async function probe(
       },
     );
   }
-  const version = ver.exitCode === 0 ? parseVersion(ver.stdout) : null;
+  const version = ver !== null && ver.exitCode === 0 ? parseVersion(ver.stdout) : null;
   const facts: EngineFacts = {
     name,
     path: enginePath,

@@ -7,7 +7,7 @@
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
+import { CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -71,7 +71,7 @@ export interface RunParams {
   extraBinds: readonly RunBind[];
   configVolumes: readonly RunVolume[];
   skillVolumes: readonly RunVolume[];
-  /** Config ports only. */
+  /** Config ports, as this session publishes them (a linked worktree's block, adr/0034). */
   ports: readonly PortSpec[];
   /** From skills, in enable order. */
   caps: readonly string[];
@@ -85,7 +85,7 @@ export interface RunParams {
 }
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
-const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
+export const CHASSIS_ENV = ['BYRE_UID', 'BYRE_GID', 'BYRE_PROJECT', 'BYRE_WORKTREE'] as const;
 
 export function buildRunArgv(
   params: RunParams,
@@ -150,6 +150,7 @@ export function runEnv(params: RunParams): [string, string][] {
   for (const [k, v] of Object.entries(params.skillEnv)) set(k, v);
   for (const [k, v] of Object.entries(params.hostEnv)) set(k, v);
   for (const k of CHASSIS_ENV) set(k, chassis[k]);
+  for (const p of params.ports) set(portEnvKey(p.container), String(hostPortOf(p)));
   if (params.egress !== undefined) set('BYRE_EGRESS', params.egress);
   return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -217,12 +218,16 @@ export function expandHost(host: string, home: string): string {
   return expanded;
 }
 
+function hostPortOf(p: PortSpec): number {
+  return p.host === 0 ? p.container : p.host;
+}
+
 function portFlag(p: PortSpec): string {
   for (const n of [p.container, p.host]) {
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new RangeError(`port out of range: ${n}`);
   }
   if (p.container === 0) throw new RangeError('container port must not be 0');
-  const host = p.host === 0 ? p.container : p.host;
+  const host = hostPortOf(p);
   const iface =
     p.interface.includes(':') && !p.interface.startsWith('[') ? `[${p.interface}]` : p.interface;
   return `${iface}:${host}:${p.container}`;

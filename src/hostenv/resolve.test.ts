@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { LayerRef, Sourced } from '../config/types.js';
 import {
+  canonicalGitKey,
   deliveredHostEnv,
+  parseGitConfigList,
   resolveHostEnv,
   zoneFromLocaltimeTarget,
   type HostReaders,
@@ -80,5 +82,36 @@ describe('zoneFromLocaltimeTarget', () => {
     ['/usr/share/zoneinfo/../../etc/passwd', null],
   ])('%s -> %s', (target, zone) => {
     expect(zoneFromLocaltimeTarget(target)).toBe(zone);
+  });
+});
+
+describe('canonicalGitKey', () => {
+  it.each([
+    ['user.name', 'user.name'],
+    ['User.Name', 'user.name'],
+    ['branch.Main.Remote', 'branch.Main.remote'],
+    ['url.https://Example.org/.insteadOf', 'url.https://Example.org/.insteadof'],
+    ['user', null],
+    ['.name', null],
+    ['user.', null],
+  ])('%s -> %s', (key, want) => {
+    expect(canonicalGitKey(key)).toBe(want);
+  });
+});
+
+describe('parseGitConfigList', () => {
+  it('reads key/value entries, valueless keys as "", and keeps the last of a repeated key', () => {
+    const map = parseGitConfigList(
+      'user.name\nAda\0core.bare\0user.name\nAda L.\0alias.x\nline1\nline2\0',
+    );
+    expect(Object.fromEntries(map)).toEqual({
+      'user.name': 'Ada L.',
+      'core.bare': '',
+      'alias.x': 'line1\nline2',
+    });
+  });
+
+  it('reads nothing from nothing', () => {
+    expect(parseGitConfigList('').size).toBe(0);
   });
 });

@@ -23,6 +23,36 @@ export interface HostReaders {
   tz(): string | null;
 }
 
+/**
+ * A git config key as `git config --list` spells it: the section and the
+ * variable name lower-cased, a subsection (`branch.Main.remote`) kept as
+ * written. Null for a key git would refuse (no section).
+ */
+export function canonicalGitKey(key: string): string | null {
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  if (first <= 0 || last === key.length - 1) return null;
+  const section = key.slice(0, first).toLowerCase();
+  const name = key.slice(last + 1).toLowerCase();
+  return first === last ? `${section}.${name}` : `${section}${key.slice(first, last)}.${name}`;
+}
+
+/**
+ * `git config --list -z` output as a map from canonical key to value: each
+ * entry is `key\nvalue\0`, or `key\0` for a key with no value (read as "").
+ * A key set more than once keeps its last value, as `git config --get` does.
+ */
+export function parseGitConfigList(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of text.split('\0')) {
+    if (entry === '') continue;
+    const nl = entry.indexOf('\n');
+    const key = nl === -1 ? entry : entry.slice(0, nl);
+    out.set(key, nl === -1 ? '' : entry.slice(nl + 1));
+  }
+  return out;
+}
+
 function read(source: string, readers: HostReaders): string | null {
   if (source.startsWith('git:')) return readers.git(source.slice(4));
   if (source.startsWith('env:')) return readers.env(source.slice(4));

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 
 import { parse, TomlDate } from 'smol-toml';
+import '../zod.js';
 import { z } from 'zod';
 
 import type { EngineName } from '../engine/types.js';

@@ -21,6 +21,7 @@ import {
 import path from 'node:path';
 
 import { ByreError } from '../errors.js';
+import { readRegularFile } from '../project/read-regular.js';
 import { launchRecordHash, renderLaunchRecord } from './record.js';
 import type { LaunchRecord } from './record.js';
 import { launchRecordFileName } from './verify.js';
@@ -55,6 +56,9 @@ export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): st
   const text = renderLaunchRecord(record);
   const hash = launchRecordHash(text);
   const target = path.join(launchesDir, launchRecordFileName(hash));
+  // Content-addressed: the same launch again finds its own bytes there (a
+  // warm develop of an unchanged config), and needs no write and no fsync.
+  if (holdsExactly(target, text)) return hash;
   const temp = path.join(launchesDir, `.${hash}.${randomBytes(6).toString('hex')}.tmp`);
   let created = false;
   try {
@@ -90,6 +94,34 @@ export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): st
       cause: error,
     });
   }
+}
+
+function holdsExactly(file: string, text: string): boolean {
+  try {
+    const read = readRegularFile(file, Buffer.byteLength(text, 'utf8'));
+    return read.kind === 'ok' && read.bytes.toString('utf8') === text;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The hashes that records and receipts in `launchesDir` carry: a reap has
+ * work only when one is not the launch being started.
+ */
+export function launchHashesOnDisk(launchesDir: string): Set<string> {
+  const out = new Set<string>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(launchesDir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const hash = RECORD_FILE.exec(name)?.[1] ?? RECEIPT_FILE.exec(name)?.[1];
+    if (hash !== undefined) out.add(hash);
+  }
+  return out;
 }
 
 export type ReapResult =

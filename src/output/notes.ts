@@ -14,10 +14,19 @@ export interface Note {
 
 export type Voice = 'plain' | 'note' | 'warning';
 
-/** `byre: [note: |warning: ]<text>` — text byre did not write is escaped like the rest. */
-export function say(stderr: Writer, text: string, voice: Voice = 'plain'): void {
+/**
+ * `byre: [note: |warning: ]<text>`, then each detail line indented two spaces
+ * (as an error's details are) — text byre did not write is escaped like the rest.
+ */
+export function say(
+  stderr: Writer,
+  text: string,
+  voice: Voice = 'plain',
+  details: readonly string[] = [],
+): void {
   const kind = voice === 'plain' ? '' : `${voice}: `;
-  stderr.write(`byre: ${kind}${escapeTerminal(text)}\n`);
+  const below = details.map((d) => `  ${escapeTerminal(d)}\n`).join('');
+  stderr.write(`byre: ${kind}${escapeTerminal(text)}\n${below}`);
 }
 
 /** Plain lines, one `byre: ` each. */

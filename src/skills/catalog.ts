@@ -197,7 +197,8 @@ function decode(bytes: Uint8Array): string {
   return new TextDecoder('utf-8').decode(bytes);
 }
 
-function bundledSources(kind: PackageKind): Source[] {
+/** The bundled packages' ids, each with its source built only when asked for. */
+function bundledSlots(kind: PackageKind): { id: string; source: () => Source | null }[] {
   const root = kind === 'skill' ? 'skills/' : 'templates/';
   const byName = new Map<string, string[]>();
   for (const p of embeddedPaths(root)) {
@@ -205,35 +206,39 @@ function bundledSources(kind: PackageKind): Source[] {
     if (name === undefined || name.startsWith('.')) continue;
     byName.set(name, [...(byName.get(name) ?? []), p]);
   }
-  const out: Source[] = [];
-  for (const [name, paths] of byName) {
-    const prefix = `${root}${name}/`;
-    const manifestPath = `${prefix}${MANIFEST_FILE[kind]}`;
-    const manifest = embeddedBytes(manifestPath);
-    if (manifest === null) continue;
-    const files: Record<string, { content: Uint8Array; executable: boolean }> = {};
-    for (const p of paths) {
-      const rel = p.slice(prefix.length);
-      if (p === manifestPath || rel.split('/').some((s) => s.startsWith('.'))) continue;
-      files[rel] = {
-        content: embeddedBytes(p) ?? new Uint8Array(),
-        executable: embeddedIsExecutable(p),
-      };
-    }
-    out.push({
-      id: `${BUNDLED_OWNER}/${name}`,
-      provenance: 'bundled',
-      kind,
-      text: decode(manifest),
-      file: `bundled ${kind} byre/${name} (${MANIFEST_FILE[kind]})`,
-      tree: memoryTree(files),
-      dir: null,
-      digest: null,
-      uri: null,
-      problems: [],
-    });
+  return [...byName].map(([name, paths]) => ({
+    id: `${BUNDLED_OWNER}/${name}`,
+    source: () => bundledSource(kind, name, paths),
+  }));
+}
+
+function bundledSource(kind: PackageKind, name: string, paths: readonly string[]): Source | null {
+  const root = kind === 'skill' ? 'skills/' : 'templates/';
+  const prefix = `${root}${name}/`;
+  const manifestPath = `${prefix}${MANIFEST_FILE[kind]}`;
+  const manifest = embeddedBytes(manifestPath);
+  if (manifest === null) return null;
+  const files: Record<string, { content: Uint8Array; executable: boolean }> = {};
+  for (const p of paths) {
+    const rel = p.slice(prefix.length);
+    if (p === manifestPath || rel.split('/').some((s) => s.startsWith('.'))) continue;
+    files[rel] = {
+      content: embeddedBytes(p) ?? new Uint8Array(),
+      executable: embeddedIsExecutable(p),
+    };
   }
-  return out;
+  return {
+    id: `${BUNDLED_OWNER}/${name}`,
+    provenance: 'bundled',
+    kind,
+    text: decode(manifest),
+    file: `bundled ${kind} byre/${name} (${MANIFEST_FILE[kind]})`,
+    tree: memoryTree(files),
+    dir: null,
+    digest: null,
+    uri: null,
+    problems: [],
+  };
 }
 
 function isDir(p: string): boolean {
@@ -386,27 +391,79 @@ export function listedFiles(text: string, file: string, kind: PackageKind): Pack
 
 // ---------------------------------------------------------------- the catalog
 
+/**
+ * One package the catalog can see, known by id and provenance; its source is
+ * read and its manifest parsed (and, for installed ones, verified) only when
+ * the entry is first asked for. A command that resolves one skill parses one
+ * manifest, not every bundled one.
+ */
+export interface CatalogSlot {
+  id: string;
+  provenance: Provenance;
+  /** An installed package a local one of the same id shadows. */
+  shadowed: boolean;
+  entry(): CatalogEntry | null;
+}
+
+function slot(
+  id: string,
+  provenance: Provenance,
+  shadowed: boolean,
+  source: () => Source | null,
+  version: string,
+): CatalogSlot {
+  let built: CatalogEntry | null | undefined;
+  return {
+    id,
+    provenance,
+    shadowed,
+    entry: () => {
+      if (built !== undefined) return built;
+      const src = source();
+      const entry = src === null ? null : buildEntry(src, version);
+      built = entry !== null && shadowed ? { ...entry, status: 'shadowed' } : entry;
+      return built;
+    },
+  };
+}
+
 export class PackageCatalog {
+  private all: CatalogEntry[] | null = null;
+
   constructor(
     readonly kind: PackageKind,
-    readonly entries: readonly CatalogEntry[],
+    private readonly slots: readonly CatalogSlot[],
   ) {}
+
+  /** Every entry, each built (parsed, verified) on first use. */
+  get entries(): readonly CatalogEntry[] {
+    this.all ??= this.slots.flatMap((s) => {
+      const e = s.entry();
+      return e === null ? [] : [e];
+    });
+    return this.all;
+  }
 
   /** The entry a reference selects, whatever its status; null when nothing matches. */
   find(reference: string): CatalogEntry | null {
-    const live = this.entries.filter((e) => e.status !== 'shadowed');
+    const live = this.slots.filter((s) => !s.shadowed);
+    const first = (pick: (s: CatalogSlot) => boolean): CatalogEntry | null => {
+      for (const s of live) {
+        if (!pick(s)) continue;
+        const e = s.entry();
+        if (e !== null) return e;
+      }
+      return null;
+    };
     if (reference.startsWith(`${BUNDLED_OWNER}/`)) {
-      return live.find((e) => e.provenance === 'bundled' && e.id === reference) ?? null;
+      return first((s) => s.provenance === 'bundled' && s.id === reference);
     }
     const exact =
-      live.find((e) => e.provenance === 'local' && e.id === reference) ??
-      live.find((e) => e.provenance === 'installed' && e.id === reference);
-    if (exact !== undefined) return exact;
+      first((s) => s.provenance === 'local' && s.id === reference) ??
+      first((s) => s.provenance === 'installed' && s.id === reference);
+    if (exact !== null) return exact;
     if (reference.includes('/')) return null;
-    return (
-      live.find((e) => e.provenance === 'bundled' && e.id === `${BUNDLED_OWNER}/${reference}`) ??
-      null
-    );
+    return first((s) => s.provenance === 'bundled' && s.id === `${BUNDLED_OWNER}/${reference}`);
   }
 
   /** The ok entry a reference selects; throws when it is invalid. */
@@ -443,24 +500,32 @@ export class PackageCatalog {
   }
 }
 
-/** Load every package of one kind from the three provenances. */
+/**
+ * Every package of one kind from the three provenances. Local packages are
+ * read now (their directories are the user's to change, so what is listed is
+ * what was there); bundled and installed ones are parsed and verified only
+ * when asked for.
+ */
 export function loadCatalog(options: CatalogOptions): PackageCatalog {
   const { home, kind } = options;
   const version = options.byreVersion ?? VERSION;
-  const sources: Source[] = [...bundledSources(kind)];
-  for (const id of localIds(home, kind)) {
+  const local = localIds(home, kind).flatMap((id) => {
     const src = localSource(home, kind, id);
-    if (src) sources.push(src);
-  }
-  const index = readIndex(home);
-  for (const entry of index.entries)
-    if (entry.kind === kind) sources.push(readSnapshot(home, entry));
-  const entries = sources.map((s) => buildEntry(s, version));
-  const localIdSet = new Set(entries.filter((e) => e.provenance === 'local').map((e) => e.id));
-  return new PackageCatalog(
-    kind,
-    entries.map((e) =>
-      e.provenance === 'installed' && localIdSet.has(e.id) ? { ...e, status: 'shadowed' } : e,
+    return src === null ? [] : [src];
+  });
+  const localIdSet = new Set(local.map((s) => s.id));
+  const installed = readIndex(home).entries.filter((e) => e.kind === kind);
+  return new PackageCatalog(kind, [
+    ...bundledSlots(kind).map((b) => slot(b.id, 'bundled', false, b.source, version)),
+    ...local.map((src) => slot(src.id, 'local', false, () => src, version)),
+    ...installed.map((entry) =>
+      slot(
+        entry.id,
+        'installed',
+        localIdSet.has(entry.id),
+        () => readSnapshot(home, entry),
+        version,
+      ),
     ),
-  );
+  ]);
 }

@@ -1,8 +1,10 @@
 // The MCP rows' facts: for each server of the effective set (status/wiring.ts),
-// whether each env var it consumes is set in the box, and whether a remote
-// server can be reached at all under the box's network. Pure.
+// whether each env var it consumes is set in the box, and whether the hosts a
+// server needs can be reached at all under the box's network. Pure.
 
 import type { McpSpec } from '../config/types.js';
+import { parseEgressEntry } from '../config/egress.js';
+import { CHASSIS_ENV } from '../engine/run-argv.js';
 import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
@@ -36,6 +38,36 @@ export interface EnvSources {
   /** `[env]` keys: baked into the image. */
   configEnv: ReadonlySet<string>;
   skills: readonly ResolvedSkill[];
+  /**
+   * The running box's `-e` keys from its verified launch record, or null when
+   * the page describes the next launch: an env_from_host or skill value the
+   * config provides now reached a running box only if it was passed at launch.
+   */
+  boxEnvKeys: ReadonlySet<string> | null;
+}
+
+/** A `-e` provider the running box did not get, or one it got that config no longer names. */
+function atLaunch(key: string, provider: string | null, src: EnvSources): EnvFact | null {
+  if (src.boxEnvKeys === null) return null;
+  const passed = src.boxEnvKeys.has(key);
+  if (provider !== null && !passed && src.configEnv.has(key)) {
+    return { key, provided_by: '[env]', missing: null };
+  }
+  if (provider !== null && !passed) {
+    return {
+      key,
+      provided_by: null,
+      missing: `not passed to this box at launch (${provider} sets it now: the next develop passes it)`,
+    };
+  }
+  if (provider === null && passed && !src.configEnv.has(key)) {
+    return {
+      key,
+      provided_by: "the box's launch env (the next develop would not pass it)",
+      missing: null,
+    };
+  }
+  return null;
 }
 
 /**
@@ -56,12 +88,21 @@ export function envFact(key: string, src: EnvSources): EnvFact {
       missing: null,
     };
   }
-  const host = src.hostEnv.find((e) => e.key === key);
-  if (host?.state === 'delivered') {
-    return { key, provided_by: `env_from_host ${host.source}`, missing: null };
+  if ((CHASSIS_ENV as readonly string[]).includes(key)) {
+    return { key, provided_by: 'byre (every box)', missing: null };
   }
+  const host = src.hostEnv.find((e) => e.key === key);
   const skill = src.skills.find((s) => Object.hasOwn(s.runtime.env, key));
-  if (skill !== undefined) return { key, provided_by: `skill ${skill.id}`, missing: null };
+  const passedBy =
+    host?.state === 'delivered'
+      ? `env_from_host ${host.source}`
+      : skill !== undefined
+        ? `skill ${skill.id}`
+        : null;
+  // The box's -e set overrides the image's baked [env]: a running box is asked first.
+  const launched = atLaunch(key, passedBy, src);
+  if (launched !== null) return launched;
+  if (passedBy !== null) return { key, provided_by: passedBy, missing: null };
   if (src.configEnv.has(key)) return { key, provided_by: '[env]', missing: null };
   if (host?.state === 'empty') {
     return {
@@ -77,15 +118,13 @@ export function envFact(key: string, src: EnvSources): EnvFact {
   };
 }
 
-/** Why a remote server cannot work here: its endpoint is shut by the box's firewall. */
-export function endpointShut(
-  spec: Pick<McpSpec, 'url'>,
+/** Why the firewall stops one host a server needs (`what` names it), or null when it does not. */
+function hostShut(
+  what: string,
+  target: { host: string; port: number },
   network: StatusData['network'],
 ): string | null {
-  if (spec.url === undefined) return null;
-  const endpoint = mcpEgress({ url: spec.url, egress: [] })[0];
-  if (endpoint === undefined) return null;
-  const { host, port } = parseRecordedEgress(endpoint);
+  const { host, port } = target;
   const closure = network.closed.find((c) => {
     const closed = parseRecordedEgress(c.entry.replace(/^!/, ''));
     return closed.host === host && (closed.port === null || closed.port === port);
@@ -96,13 +135,40 @@ export function endpointShut(
     );
     if (open) return null;
     return closure === undefined
-      ? `its endpoint ${endpoint} is not in the allowlist`
-      : `its endpoint ${endpoint} is closed by ${closure.source}'s '${closure.entry}' under the allowlist`;
+      ? `${what} is not in the allowlist`
+      : `${what} is closed by ${closure.source}'s '${closure.entry}' under the allowlist`;
   }
   if (network.posture === DENYLIST_POSTURE && closure !== undefined) {
-    return `its endpoint ${endpoint} is blocked by ${closure.source}'s '${closure.entry}'`;
+    return `${what} is blocked by ${closure.source}'s '${closure.entry}'`;
   }
   return null;
+}
+
+/**
+ * Why a server cannot work here: a host it needs — a remote server's own
+ * endpoint, or a host it declares in `egress` (a stdio server's API) — is
+ * shut by the box's firewall. Every shut host is named.
+ */
+export function reachShut(
+  spec: Pick<McpSpec, 'url' | 'egress'>,
+  network: StatusData['network'],
+): string | null {
+  const endpoint = spec.url === undefined ? [] : mcpEgress({ url: spec.url, egress: [] });
+  const needs = [
+    ...endpoint.map((text) => ({ what: `its endpoint ${text}`, text })),
+    ...spec.egress.flatMap((raw) => {
+      const parsed = parseEgressEntry(raw);
+      if (!parsed.ok || parsed.closure || parsed.entry.port === null) return [];
+      const text = `${parsed.entry.host}:${parsed.entry.port}`;
+      return endpoint.includes(text) ? [] : [{ what: `its egress ${text}`, text }];
+    }),
+  ];
+  const reasons = needs.flatMap(({ what, text }) => {
+    const { host, port } = parseRecordedEgress(text);
+    const why = port === null ? null : hostShut(what, { host, port }, network);
+    return why === null ? [] : [why];
+  });
+  return reasons.length === 0 ? null : reasons.join('; ');
 }
 
 export function mcpFacts(
@@ -111,7 +177,7 @@ export function mcpFacts(
   env: EnvSources,
 ): McpRow[] {
   return declared.map(({ spec, source }) => {
-    const shut = endpointShut(spec, network);
+    const shut = reachShut(spec, network);
     return {
       name: spec.name,
       transport: spec.url !== undefined ? ('url' as const) : ('command' as const),

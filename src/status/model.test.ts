@@ -5,11 +5,16 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
-import { launchRecordHash, renderLaunchRecord, type LaunchRecord } from '../launch/record.js';
+import {
+  envKeysOf,
+  launchRecordHash,
+  renderLaunchRecord,
+  type LaunchRecord,
+} from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { statusModel, type StatusInput } from './model.js';
+import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
 
@@ -659,6 +664,56 @@ describe('statusModel rows', () => {
       'Worktrees',
       'app-wt-1  running (0123456789ab) on docker',
     ],
+    [
+      'a sibling found in git’s files: its path and branch',
+      {
+        siblings: [
+          {
+            worktreeId: 'app-wt-1',
+            id: '0123456789abcdef',
+            engine: 'docker',
+            path: '/src/app-feat',
+            branch: 'feat',
+          },
+        ],
+      },
+      'Worktrees',
+      '/src/app-feat  feat  running (0123456789ab) on docker',
+    ],
+    [
+      'worktree_base, where byre worktree puts new worktrees',
+      {
+        config: fakeConfig({
+          worktreeBase: sourced('sibling', {
+            kind: 'default',
+            name: 'default',
+            path: '/home/ada/.byre/default.config',
+          }),
+        }),
+      },
+      'Worktree base',
+      /^sibling {2}\(default; where byre worktree puts new worktrees\)$/,
+    ],
+    [
+      'a linked worktree’s port block',
+      {
+        config: fakeConfig({
+          ports: [sourced({ container: 3000, host: 0, interface: '127.0.0.1' })],
+        }),
+        sessionPorts: {
+          block: 7,
+          ports: [{ interface: '127.0.0.1', host: 3700, container: 3000 }],
+        },
+      },
+      'Ports',
+      /^127\.0\.0\.1:3700 -> 3000 {2}\(.*; worktree port block 7\)$/,
+    ],
+    [
+      'self-edit previewed',
+      { selfEdit: true, storeDir: '/home/ada/.byre/projects/app-1a2b3c' },
+      'Self-edit',
+      /^\/home\/ada\/\.byre\/projects\/app-1a2b3c -> \/home\/dev\/\.byre-self {2}\(rw/,
+    ],
   ];
   it.each(cases)('%s', (_name, over, label, expected) => {
     const values = table(input(over)).get(label) ?? [];
@@ -1047,6 +1102,8 @@ describe('status says only what is true', () => {
     sourced({ name: 'gh', url: 'https://g.com/mcp', env, egress: [], headers });
   const stdio = (env: string[]) =>
     sourced({ name: 'fs', command: ['mcp-fs'], env, egress: [], headers: {} });
+  const stdioTo = (egress: string[]) =>
+    sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress, headers: {} });
   const HINT =
     'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
   const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
@@ -1213,6 +1270,74 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a stdio MCP server's declared egress closed under the allowlist",
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:443 is closed by project's '!api.gh.com' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress blocked by the denylist",
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com:8443'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:8443 is blocked by project's '!api.gh.com'",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress open under the allowlist",
+      { skills: [firewall()], config: fakeConfig({ mcp: [stdioTo(['api.gh.com'])] }) },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a closure on an open network leaves a stdio server's egress working",
+      {
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a remote server: its endpoint and a declared host both closed, each named',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [sourced({ ...remote().value, egress: ['uploads.g.com', 'g.com'] })],
+          egressClosed: [
+            sourced({ host: 'g.com', port: null }),
+            sourced({ host: 'uploads.g.com', port: 443 }),
+          ],
+        }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project)',
+        "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist; its egress uploads.g.com:443 is closed by project's '!uploads.g.com:443' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
     ],
     // Egress: only grants are listed.
     [
@@ -1396,6 +1521,25 @@ describe('status says only what is true', () => {
         '⚠ the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
       ],
     ],
+    [
+      'a box whose byre.client label is not a pid: who started it is unknown',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      [
+        'running (abcdef012345) on docker — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with `docker stop abcdef012345`',
+        '⚠ the box carries no launch record (started by a byre before records); the rows above describe the CURRENT CONFIG, not necessarily this box.',
+      ],
+    ],
   ];
   it.each(exact)('%s', (_name, over, label, expected) => {
     expect(table(input(over)).get(label)).toEqual(expected);
@@ -1463,6 +1607,131 @@ describe('status says only what is true', () => {
     ]);
   });
 
+  // [name, config overrides, host env now, skills now, the record's -e keys, expected fact]
+  type BoxEnvCase = [
+    string,
+    Partial<EffectiveConfig>,
+    HostEnvEntry[],
+    ResolvedSkill[],
+    string[],
+    { provided_by: string | null; missing: string | null },
+  ];
+  const ghSkill = fakeSkill('me/gh', 'local', {
+    runtime: { ...fakeSkill('x', 'local').runtime, env: { GH_TOKEN: 'x' } },
+  });
+  const boxEnv: BoxEnvCase[] = [
+    [
+      'host env the config delivers now, not passed at launch',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (env_from_host env:GH_TOKEN sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      "a skill's env added since launch",
+      {},
+      [],
+      [ghSkill],
+      ['TERM'],
+      {
+        provided_by: null,
+        missing:
+          'not passed to this box at launch (skill me/gh sets it now: the next develop passes it)',
+      },
+    ],
+    [
+      'passed at launch, no longer set by the config',
+      {},
+      [],
+      [],
+      ['GH_TOKEN', 'TERM'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch, its host source empty now',
+      {},
+      [hostEnv('GH_TOKEN', 'empty')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: "the box's launch env (the next develop would not pass it)", missing: null },
+    ],
+    [
+      'passed at launch and delivered now',
+      {},
+      [hostEnv('GH_TOKEN', 'delivered')],
+      [],
+      ['GH_TOKEN'],
+      { provided_by: 'env_from_host env:GH_TOKEN', missing: null },
+    ],
+    [
+      'not passed at launch, but baked by [env]',
+      { env: { GH_TOKEN: sourced('x') } },
+      [],
+      [ghSkill],
+      ['TERM'],
+      { provided_by: '[env]', missing: null },
+    ],
+    [
+      'never set, then or now',
+      {},
+      [],
+      [],
+      ['TERM'],
+      { provided_by: null, missing: 'nothing sets it; add it to env_from_host or [env]' },
+    ],
+  ];
+  it.each(boxEnv)(
+    '--data, a running box: MCP env %s',
+    (_name, over, hostNow, skillsNow, keys, fact) => {
+      const record: LaunchRecord = {
+        ...sampleRecord(),
+        envKeys: envKeysOf(Object.fromEntries(keys.map((k) => [k, '']))),
+      };
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const given = input({
+        config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])], ...over }),
+        hostEnv: hostNow,
+        skills: skillsNow,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      });
+      const d = statusModel(given).data;
+      expect(d.subject).toBe('running_box');
+      expect(d.mcp_servers[0]?.env).toEqual([{ key: 'GH_TOKEN', ...fact }]);
+      expect(table(given).get('MCP servers')?.[1]).toBe(
+        fact.provided_by === null
+          ? `↳ env GH_TOKEN: NOT provided — ${fact.missing}`
+          : `↳ env GH_TOKEN: provided by ${fact.provided_by}`,
+      );
+    },
+  );
+
+  it('MCP env byre sets in every box is provided, for the next launch and a running box', () => {
+    const config = fakeConfig({ mcp: [stdio(['BYRE_PROJECT'])] });
+    const record = sampleRecord();
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const next = statusModel(input({ config })).data;
+    const box = statusModel(
+      input({
+        config,
+        container: RUNNING_BOX,
+        launch: { kind: 'verified', hash, record },
+        nextLaunch: record,
+      }),
+    ).data;
+    for (const d of [next, box]) {
+      expect(d.mcp_servers[0]?.env).toEqual([
+        { key: 'BYRE_PROJECT', provided_by: 'byre (every box)', missing: null },
+      ]);
+    }
+  });
+
   it('--data: an open network with raw run_args is neither warranted nor undegraded', () => {
     const n = statusModel(input({ config: fakeConfig({ runArgs: [sourced('--network=none')] }) }))
       .data.network;
@@ -1508,6 +1777,20 @@ describe('status says only what is true', () => {
     expect(d.host_env.map((e) => e.key)).toEqual(['TERM']);
   });
 
+  const labels: [string | undefined, number | null, boolean][] = [
+    ['4242', 4242, false],
+    [undefined, null, false],
+    ['', null, true],
+    ['0', null, true],
+    ['-1', null, true],
+    ['12x', null, true],
+    [' 12', null, true],
+    ['99999999999', null, true],
+  ];
+  it.each(labels)('the byre.client label %j reads as pid %j, unreadable %j', (raw, pid, bad) => {
+    expect(readClientLabel(raw)).toEqual({ clientPid: pid, clientLabelUnreadable: bad });
+  });
+
   it('--data: a box started outside byre is not orphaned, and its launch state says so', () => {
     const running = (clientPid: number | null, clientAlive: boolean | null) =>
       statusModel(
@@ -1533,6 +1816,26 @@ describe('status says only what is true', () => {
     expect(orphan.container).toMatchObject({ orphaned: true, outside_byre: false, client_pid: 7 });
     expect(orphan.launch.state).toBe('pre_record');
     expect(running(7, true).container).toMatchObject({ orphaned: false, outside_byre: false });
+    const unreadable = statusModel(
+      input({
+        container: {
+          state: 'running',
+          id: 'a'.repeat(16),
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      }),
+    ).data;
+    expect(unreadable.container).toMatchObject({
+      orphaned: false,
+      outside_byre: false,
+      client_label_unreadable: true,
+      client_pid: null,
+    });
+    expect(unreadable.launch.state).toBe('pre_record');
   });
 
   it('--full: instruction text one row per line, never a literal \\n; raw build keeps its caveat', () => {

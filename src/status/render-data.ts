@@ -2,6 +2,7 @@
 // schema it is typed by, and that schema as JSON Schema (pinned in
 // test/golden/status-data.schema.json so a shape change is a visible diff).
 
+import '../zod.js';
 import { z } from 'zod';
 
 import { statusDataSchema } from './data-schema.js';

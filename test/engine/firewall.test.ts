@@ -92,13 +92,39 @@ function project(engine: EngineName, config: string): TestProject {
   return p;
 }
 
+// The tests that differ only in runtime config (the allowlist, a closure)
+// share one project per posture skill and engine: its image is built once and
+// every later develop proves the build a no-op (adr/0003). Removed after all.
+const sharedProjects = new Map<string, TestProject>();
+afterAll(() => {
+  for (const p of sharedProjects.values()) cleanupProject(p);
+  sharedProjects.clear();
+});
+
+function shared(engine: EngineName, skill: 'firewall' | 'firewall-open', config: string) {
+  const key = `${engine}:${skill}`;
+  const p = sharedProjects.get(key) ?? makeProject(engine);
+  sharedProjects.set(key, p);
+  p.writeConfig(`skills = ["${skill}"]\n${config}`);
+  return p;
+}
+
+/** The project's image, built only when no earlier test left it. */
+function built(p: TestProject): void {
+  const image = `byre-${p.id}-u0-g0`;
+  if (spawnSync(p.flavor.engine, ['image', 'inspect', image], { stdio: 'ignore' }).status === 0) {
+    return;
+  }
+  expect(runByre(p, ['rebuild']).status).toBe(0);
+}
+
 describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label', (flavor) => {
   const engine = flavor.engine;
 
   it('deny-by-default: the allowlisted host:port is reachable, nothing else is, DNS works', () => {
     const gw = gateway(engine);
     const elsewhere = machineAddress(gw);
-    const p = project(engine, `skills = ["firewall"]\negress = ["${gw}:${open}"]\n`);
+    const p = shared(engine, 'firewall', `egress = ["${gw}:${open}"]\n`);
     const r = runByre(p, ['develop'], {
       input:
         [
@@ -123,7 +149,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
 
   it('an empty allowlist lets nothing but loopback and DNS out', () => {
     const gw = gateway(engine);
-    const p = project(engine, 'skills = ["firewall"]\n');
+    const p = shared(engine, 'firewall', '');
     const r = runByre(p, ['develop'], {
       input: `${probe('GW', gw, open)}\ngetent hosts deb.debian.org >/dev/null && echo DNS_OK\n`,
       env: { BYRE_DENY_PROBE: `${gw}:${other}` },
@@ -133,7 +159,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
   });
 
   it('fails closed when the wall cannot be built: the agent never runs and byre says why', () => {
-    const p = project(engine, 'skills = ["firewall"]\negress = ["no-such-host.invalid"]\n');
+    const p = shared(engine, 'firewall', 'egress = ["no-such-host.invalid"]\n');
     const r = runByre(p, ['develop'], { input: 'echo AGENT_RAN\n' });
     expect(r.stdout).not.toContain('AGENT_RAN');
     expect(r.status).toBe(1);
@@ -142,8 +168,8 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
   });
 
   it('without the helper, the launch gate times out and the command never runs', () => {
-    const p = project(engine, 'skills = ["firewall"]\n');
-    expect(runByre(p, ['rebuild']).status).toBe(0);
+    const p = shared(engine, 'firewall', '');
+    built(p);
     const image = `byre-${p.id}-u0-g0`;
     let out = '';
     let status = 0;
@@ -171,8 +197,8 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
 
   it('ejectfirewall walls a box started from dockerrun; an engine restart re-gates and dies', async () => {
     const gw = gateway(engine);
-    const p = project(engine, `skills = ["firewall"]\negress = ["${gw}:${open}"]\n`);
-    expect(runByre(p, ['rebuild']).status).toBe(0);
+    const p = shared(engine, 'firewall', `egress = ["${gw}:${open}"]\n`);
+    built(p);
     const script = runByre(p, ['ejectfirewall']);
     expect(script.status).toBe(0);
     expect(script.stdout.startsWith('#!/bin/sh\n')).toBe(true);
@@ -264,7 +290,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
 
   it('firewall-open drops exactly the closed host:port and leaves the rest open', () => {
     const gw = gateway(engine);
-    const p = project(engine, `skills = ["firewall-open"]\negress = ["!${gw}:${other}"]\n`);
+    const p = shared(engine, 'firewall-open', `egress = ["!${gw}:${other}"]\n`);
     const r = runByre(p, ['develop'], {
       input: `${probe('OPEN', gw, open)}\n${probe('CLOSED', gw, other)}\n`,
     });
@@ -274,7 +300,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
   });
 
   it('firewall-open fails closed on a closure that does not resolve', () => {
-    const p = project(engine, 'skills = ["firewall-open"]\negress = ["!no-such-host.invalid"]\n');
+    const p = shared(engine, 'firewall-open', 'egress = ["!no-such-host.invalid"]\n');
     const r = runByre(p, ['develop'], { input: 'echo AGENT_RAN\n' });
     expect(r.stdout).not.toContain('AGENT_RAN');
     expect(r.status).toBe(1);

@@ -2,6 +2,7 @@
 // an unknown key is located, not ignored), the typed SkillManifest it becomes,
 // and the limits the rules check. Pure.
 
+import '../../zod.js';
 import { z } from 'zod';
 import type { ConfigIssue } from '../../errors.js';
 import { rawMcpSchema, rawVolumeSchema } from '../../config/schema.js';

@@ -271,6 +271,10 @@ describe('install from a file manifest', () => {
       ),
     ).rejects.toMatchObject({ rule: 'package.replace-declined' });
     expect(declined.err).toContain('What changes');
+    expect(declined.err).toContain(
+      `What changes:\n  - digest: ${first.digest}\n  - source: ${first.manifest}\n` +
+        `  + digest: ${second.digest}\n  + source: ${second.manifest}\n`,
+    );
     await packageInstallCommand(pkgIo(), 'skill', second.manifest, { yes: true });
     expect(readIndex(home).entries[0]?.digest).toBe(second.digest);
     expect(existsSync(path.join(packagesDir(home), digestHex(first.digest)))).toBe(false);
@@ -288,7 +292,9 @@ describe('install from a file manifest', () => {
     });
     const io = pkgIo();
     await packageUninstallCommand(io, 'skill', 'me/demo', { yes: true });
-    expect(io.err).toContain(path.join(project, 'byre.config'));
+    expect(io.err).toContain(
+      `byre: me/demo is referenced by:\n  ${path.join(project, 'byre.config')} (skills)\n`,
+    );
     expect(readIndex(home).entries).toEqual([]);
     expect(existsSync(path.join(packagesDir(home), digestHex(digest)))).toBe(false);
   });

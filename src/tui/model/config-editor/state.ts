@@ -539,7 +539,12 @@ export function reduceEditor(
 ): EditorState {
   switch (event.kind) {
     case 'key':
-      return state.effect === null ? onKey(state, event.key, ctx) : state;
+      if (state.effect === null) return onKey(state, event.key, ctx);
+      // ^q typed while a save is in flight quits once it lands (a failed save keeps the screen).
+      if (state.effect.kind === 'save' && event.key.name === 'ctrl' && event.key.char === 'q') {
+        return { ...state, exitAfterSave: true };
+      }
+      return state;
     case 'saved':
       return {
         ...state,

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import {
+  engineRecordFile,
+  formatEngineRecord,
+  parseEngineRecord,
+  projectEngines,
+  sessionEngines,
+  type EngineRecord,
+} from './engine-scope.js';
+
+const rec = (last: EngineRecord['last'], ...unresolved: EngineRecord['unresolved']) => ({
+  last,
+  unresolved,
+});
+
+describe('the engine record text', () => {
+  it.each([
+    [rec('docker'), 'docker\n'],
+    [rec('podman', 'docker'), 'podman unresolved=docker\n'],
+    [rec('docker', 'podman', 'podman', 'docker'), 'docker unresolved=podman\n'],
+  ])('%o is written as %j and read back', (record, text) => {
+    expect(formatEngineRecord(record)).toBe(text);
+    expect(formatEngineRecord(parseEngineRecord(text) ?? rec('docker', 'docker'))).toBe(text);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['docker', 'no newline'],
+    ['docker\n\n', 'two lines'],
+    ['lxc\n', 'an unknown engine'],
+    ['docker unresolved=lxc\n', 'an unknown unresolved engine'],
+    ['docker podman\n', 'a word that is not unresolved='],
+    ['docker  unresolved=podman\n', 'a double space'],
+    ['DOCKER\n', 'upper case'],
+  ])('%j (%s) is not a record', (text) => {
+    expect(parseEngineRecord(text)).toBeNull();
+  });
+
+  it('names one file per worktree', () => {
+    expect(engineRecordFile('proj-x-0a1b2c')).toBe('engine.proj-x-0a1b2c');
+  });
+});
+
+describe('sessionEngines', () => {
+  it.each([
+    ['auto asks every engine', 'auto', rec('docker'), null],
+    ['no record asks every engine', 'docker', null, null],
+    ['the configured engine it last ran on', 'docker', rec('docker'), ['docker']],
+    ['a switch asks the old engine too', 'docker', rec('podman'), ['docker', 'podman']],
+    ['an unresolved engine is asked', 'podman', rec('podman', 'docker'), ['docker', 'podman']],
+  ] as const)('%s', (_name, configured, own, want) => {
+    expect(sessionEngines(configured, own)).toEqual(want);
+  });
+});
+
+describe('projectEngines', () => {
+  it.each([
+    ['its own scope without siblings', 'docker', rec('docker'), [], ['docker']],
+    ['widened by a sibling record', 'docker', rec('docker'), [rec('podman')], ['docker', 'podman']],
+    ['every engine when a sibling record is unreadable', 'docker', rec('docker'), [null], null],
+    ['every engine without its own record', 'docker', null, [rec('docker')], null],
+    ['every engine under auto', 'auto', rec('docker'), [], null],
+  ] as const)('%s', (_name, configured, own, others, want) => {
+    expect(projectEngines(configured, own, others)).toEqual(want);
+  });
+});

@@ -1,0 +1,83 @@
+// Which engines a session question must ask (adr/0032). Asking every
+// installed engine "does this worktree have a session?" costs a client
+// process per engine on every develop and status (podman's `ps` alone is
+// ~40 ms, and it spawns conmon); the per-worktree engine record lets byre
+// ask only the engines that can hold one. Pure: the record's text in, the
+// engine names out.
+
+import type { EngineName } from '../engine/types.js';
+
+/**
+ * `projects/<id>/engine.<worktreeId>`: the engine of this worktree's last
+ * launch, and every engine the check before it could not ask (unreachable
+ * or refusing this user), which stay to be asked until one answers.
+ */
+export interface EngineRecord {
+  last: EngineName;
+  unresolved: EngineName[];
+}
+
+const NAMES: readonly EngineName[] = ['docker', 'podman'];
+
+const isEngine = (word: string): word is EngineName => (NAMES as readonly string[]).includes(word);
+
+/** The record file's name for a worktree id (ids are slugs: no separator can appear). */
+export function engineRecordFile(worktreeId: string): string {
+  return `engine.${worktreeId}`;
+}
+
+/** One line: `<last>[ unresolved=<engine>]…`. */
+export function formatEngineRecord(record: EngineRecord): string {
+  const unresolved = [...new Set(record.unresolved)].filter((e) => e !== record.last).sort();
+  return `${[record.last, ...unresolved.map((e) => `unresolved=${e}`)].join(' ')}\n`;
+}
+
+/** The record, or null for anything that is not exactly what formatEngineRecord writes. */
+export function parseEngineRecord(text: string): EngineRecord | null {
+  if (!text.endsWith('\n') || text.indexOf('\n') !== text.length - 1) return null;
+  const [last, ...rest] = text.slice(0, -1).split(' ');
+  if (last === undefined || !isEngine(last)) return null;
+  const unresolved: EngineName[] = [];
+  for (const word of rest) {
+    const name = word.startsWith('unresolved=') ? word.slice('unresolved='.length) : '';
+    if (!isEngine(name)) return null;
+    unresolved.push(name);
+  }
+  return { last, unresolved };
+}
+
+/**
+ * The engines that can hold this worktree's session, or null for every
+ * installed engine. Narrowed only when the config names an engine and this
+ * worktree has a readable record: a box on another engine could only have
+ * come from a develop that rewrote the record under the setup lock, so the
+ * configured engine, the record's last engine and its unresolved ones are
+ * all that can hold one. Without a record (never launched, or launched by a
+ * byre before records) or under `engine = "auto"`, every engine is asked.
+ */
+export function sessionEngines(
+  configured: 'auto' | EngineName,
+  own: EngineRecord | null,
+): EngineName[] | null {
+  if (configured === 'auto' || own === null) return null;
+  return NAMES.filter((e) => e === configured || e === own.last || own.unresolved.includes(e));
+}
+
+/**
+ * The engines that can hold any of the project's sessions (status lists
+ * sibling worktrees): as sessionEngines for this worktree, widened by every
+ * other worktree's record; every engine when one of those is unreadable
+ * (null). A worktree with no record never launched with a byre that writes
+ * one; its sessions, if any, are the ones this does not see.
+ */
+export function projectEngines(
+  configured: 'auto' | EngineName,
+  own: EngineRecord | null,
+  others: readonly (EngineRecord | null)[],
+): EngineName[] | null {
+  const mine = sessionEngines(configured, own);
+  if (mine === null || others.includes(null)) return null;
+  const wanted = new Set<EngineName>(mine);
+  for (const r of others) if (r !== null) for (const e of [r.last, ...r.unresolved]) wanted.add(e);
+  return NAMES.filter((e) => wanted.has(e));
+}
