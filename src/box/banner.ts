@@ -9,10 +9,12 @@ import { exposureParts, exposureSummary } from '../status/exposure.js';
 import { grantFacts, type GrantFacts } from '../status/model.js';
 
 /** The banner lines for already-computed grant facts. */
-export function bannerLines(facts: GrantFacts): string[] {
+export function bannerLines(facts: GrantFacts, selfEdit = false): string[] {
   const summary = exposureSummary(facts);
+  const [workspace, ...rest] = exposureParts(summary);
+  const parts = selfEdit ? [workspace, 'self-edit rw', ...rest] : [workspace, ...rest];
   return [
-    `byre: exposure: ${exposureParts(summary).join(' · ')}`,
+    `byre: exposure: ${parts.join(' · ')}`,
     `byre: network ${summary.network}`,
     ...facts.containments.map((c) => `byre: 🛑 containment hole: ${c.text}  (skill: ${c.skill})`),
     ...facts.managed_path_shadows.map(
@@ -27,6 +29,7 @@ export function exposureLines(
   skills: readonly ResolvedSkill[],
   hostEnv: readonly HostEnvEntry[],
   box: { projectId: string; hostUid: number } = { projectId: '', hostUid: 0 },
+  selfEdit = false,
 ): string[] {
   return bannerLines(
     grantFacts({
@@ -37,5 +40,6 @@ export function exposureLines(
       projectId: box.projectId,
       hostUid: box.hostUid,
     }),
+    selfEdit,
   );
 }

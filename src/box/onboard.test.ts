@@ -43,6 +43,7 @@ beforeEach(() => {
     worktreeDir: '/src/demo/work',
     isLinkedWorktree: false,
     commonGitDir: null,
+    gitDir: null,
     gitPaths: null,
     boxWritableRoots: [],
   };

@@ -58,9 +58,7 @@ const REFERENCE_VERBS = new Set([
  * named there, and only there, until it lands in the command tree. Remedies
  * and printed hints never may.
  */
-const PLANNED_IN_REFERENCE: Record<string, string> = {
-  worktree: 'issue 17',
-};
+const PLANNED_IN_REFERENCE: Readonly<Record<string, string>> = {};
 const REFERENCE_FILES = new Set([
   'src/config/keys.ts',
   'src/config/config-doc.ts',
@@ -91,7 +89,11 @@ function mentions(where: string, text: string): Mention[] {
 }
 
 /** Why a mention names no command of `tree`, or null when it is prose or a real command. */
-function problem(tree: CommandSpec, m: Mention): string | null {
+function problem(
+  tree: CommandSpec,
+  m: Mention,
+  planned: Readonly<Record<string, string>> = PLANNED_IN_REFERENCE,
+): string | null {
   const groups = tree.subcommands.filter((c) => c.subcommands.length > 0);
   const subNames = new Set(groups.flatMap((g) => g.subcommands.map((c) => c.name)));
   if (m.verb === ANY) {
@@ -103,7 +105,7 @@ function problem(tree: CommandSpec, m: Mention): string | null {
   if (command === undefined) {
     const claimed = m.quoted || REFERENCE_VERBS.has(m.verb) || subNames.has(m.verb);
     if (!claimed) return null;
-    if (REFERENCE_FILES.has(m.where) && m.verb in PLANNED_IN_REFERENCE) return null;
+    if (REFERENCE_FILES.has(m.where) && m.verb in planned) return null;
     return `"${m.text}": byre has no command ${m.verb}`;
   }
   if (command.subcommands.length === 0 || m.sub === undefined) return null;
@@ -156,6 +158,12 @@ function stringsOf(file: string, source: string): string[] {
 
 const tree = describeTree(buildProgram(fakeIo()));
 
+/** This build's tree without `byre worktree`: a reference verb not built yet, for the cases below. */
+const lacking: CommandSpec = {
+  ...tree,
+  subcommands: tree.subcommands.filter((c) => c.name !== 'worktree'),
+};
+
 function allMentions(): Mention[] {
   const src = files(path.join(ROOT, 'src')).filter(
     (f) => f.endsWith('.ts') && !f.endsWith('.test.ts'),
@@ -194,7 +202,7 @@ describe('commands byre names', () => {
     ['a reference verb this build lacks', 'run byre worktree feat', 'byre has no command worktree'],
   ];
   it.each(cases)('reads %s', (_name, text, expected) => {
-    const found = mentions('t', text).map((m) => problem(tree, m));
+    const found = mentions('t', text).map((m) => problem(lacking, m));
     expect(found).toHaveLength(1);
     if (expected === null) expect(found[0]).toBeNull();
     else expect(found[0]).toContain(expected);
@@ -203,8 +211,10 @@ describe('commands byre names', () => {
   it('a verb being built may be named in the config reference only', () => {
     const [inReference] = mentions('src/config/keys.ts', 'where `byre worktree` puts them');
     const [inHint] = mentions('src/box/onboard.ts', 'create one with byre worktree');
-    expect(inReference && problem(tree, inReference)).toBeNull();
-    expect(inHint && problem(tree, inHint)).toContain('byre has no command worktree');
+    const planned = { worktree: 'issue 17' };
+    expect(inReference && problem(lacking, inReference, planned)).toBeNull();
+    expect(inHint && problem(lacking, inHint, planned)).toContain('byre has no command worktree');
+    expect(inReference && problem(lacking, inReference)).toContain('byre has no command worktree');
   });
 
   it('reads string literals and template literals, not comments', () => {

@@ -36,7 +36,25 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     {
       code: '3',
       meaning:
-        'a session already runs in this directory, an exclusive volume is held, or byre cannot rule either out',
+        'a session already runs in this directory, an exclusive volume or a host port is held, or byre cannot rule either out',
+    },
+  ],
+  worktree: [
+    {
+      code: '0–127',
+      meaning: 'the new worktree’s session ended: the agent’s exit status, as `develop`',
+    },
+    {
+      code: '3',
+      meaning: 'as `develop`; or the project’s image has no git to register the worktree with',
+    },
+  ],
+  'worktree list': [],
+  'worktree remove': [
+    {
+      code: '3',
+      meaning:
+        'the worktree’s session runs, byre cannot rule one out, or the project’s image has no git',
     },
   ],
   config: [

@@ -53,6 +53,10 @@ export function buildProgram(io: Io): Command {
       '--passphrase-fd <n>',
       'read the credentials’ passphrase from file descriptor n (never from env or argv)',
     )
+    .option(
+      '--self-edit',
+      'mount this project’s byre store read-write in the box: the agent may change its own config (announced; changes reported at exit)',
+    )
     .option('--verbose', 'stream the engine’s whole build log instead of byre’s progress line')
     .action(
       async (options: {
@@ -60,6 +64,7 @@ export function buildProgram(io: Io): Command {
         agent?: string;
         sharedAuth?: boolean | string;
         passphraseFd?: string;
+        selfEdit?: boolean;
         verbose?: boolean;
       }) => {
         const { developCommand } = await import('../commands/develop.js');
@@ -74,6 +79,8 @@ export function buildProgram(io: Io): Command {
         });
       },
     );
+
+  addWorktreeCommands(program, io);
 
   program
     .command('config')
@@ -151,7 +158,8 @@ export function buildProgram(io: Io): Command {
     )
     .option('--full', 'the same page untruncated (raw lines, sources, instruction text)')
     .option('--data', 'the same content as JSON (versioned; not yet a scripting interface)')
-    .action(async (options: { full?: boolean; data?: boolean }) => {
+    .option('--self-edit', 'also show the grant `byre develop --self-edit` would add')
+    .action(async (options: { full?: boolean; data?: boolean; selfEdit?: boolean }) => {
       const { statusCommand } = await import('../commands/status.js');
       await statusCommand(io, options);
     });
@@ -267,6 +275,42 @@ export function buildProgram(io: Io): Command {
     });
 
   return program;
+}
+
+/** `byre worktree <name>` / `list` / `remove <name>`: parallel sessions in linked worktrees. */
+function addWorktreeCommands(program: Command, io: Io): void {
+  const load = () => import('../commands/worktree.js');
+  const group = program
+    .command('worktree')
+    .description(
+      'Create a linked git worktree (branch <name>) and start a session in it: a parallel agent with this project’s config, volumes and image.',
+    )
+    .argument('<name>', 'the branch (created when new); `list` and `remove` are subcommands')
+    .option('--path <dir>', 'where to put the worktree (default: from worktree_base)')
+    .option('--self-edit', 'start the session with --self-edit')
+    .helpCommand(false)
+    .action(async (name: string, options: { path?: string; selfEdit?: boolean }) =>
+      (await load()).worktreeCommand(io, name, options),
+    );
+  group
+    .command('list')
+    .description(
+      'List this repository’s worktrees, each with its branch and whether its session runs.',
+    )
+    .action(async () => (await load()).worktreeListCommand(io));
+  group
+    .command('remove')
+    .description(
+      'Remove a linked worktree (git does it, in a container); refused while its session runs.',
+    )
+    .argument('<name>', 'its branch, its directory name, or its path')
+    .option(
+      '--force',
+      'remove it even with changes git has not committed (git worktree remove --force)',
+    )
+    .action(async (name: string, options: { force?: boolean }) =>
+      (await load()).worktreeRemoveCommand(io, name, options),
+    );
 }
 
 interface CredentialFlags {

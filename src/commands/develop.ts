@@ -3,6 +3,9 @@
 // exclusive volumes, stage and build, create volumes and seed them, write
 // the launch record, create the box. Outside it: the banner, then attach.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
 import type { Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
@@ -35,17 +38,20 @@ import {
   type PlannedVolume,
   type SeedContext,
 } from '../box/volumes.js';
+import type { PortChoice } from '../box/port-block.js';
+import { planPorts, portMappingText, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
-import { buildRunArgv, runEnv, type RunParams } from '../engine/run-argv.js';
+import { buildRunArgv, runEnv, type RunBind, type RunParams } from '../engine/run-argv.js';
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
-import type { EffectiveConfig } from '../config/types.js';
+import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
 import { askPassphrase } from '../credentials/input.js';
@@ -60,7 +66,12 @@ import {
 } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
-import { printNotes, printWarnings, say } from '../output/notes.js';
+import { printNotes, printWarnings, say, sayAll } from '../output/notes.js';
+import { exitReport, exitReportLines, type TreeSnapshot } from '../exit-report/report.js';
+import { takeSnapshot, type SnapshotScope } from '../exit-report/snapshot.js';
+import { selfEditReportLines, type StoreSnapshot } from '../exit-report/store-report.js';
+import { snapshotStore } from '../exit-report/store-snapshot.js';
+import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { syncStoreGuide } from '../project/store-guide.js';
 import { recordProjectPath } from '../project/store.js';
@@ -80,6 +91,8 @@ export interface DevelopOptions extends OnboardFlags {
   verbose?: boolean;
   /** `--passphrase-fd N`: read the credentials' passphrase from descriptor N. */
   passphraseFd?: number;
+  /** `--self-edit`: this project's store read-write in the box (announced, reported at the end). */
+  selfEdit?: boolean;
 }
 
 /** The passphrase asked once, and the identities it already opened. */
@@ -208,6 +221,34 @@ async function checkExclusiveVolumes(
   }
 }
 
+/**
+ * The host ports this session publishes (adr/0034): the configured ones in
+ * the main worktree, the worktree's block in a linked one; refused, before
+ * anything is created, when they cannot be had. No ports, no engine query.
+ */
+async function sessionPorts(
+  pool: EnginePool,
+  ctx: ProjectContext,
+  ports: readonly PortSpec[],
+  alive: PidAlive,
+  selfPid: number,
+): Promise<PortChoice> {
+  if (ports.length === 0) return { kind: 'ok', ports: [], block: null };
+  const scan = await censusSessions(pool, { projectId: ctx.projectId }, alive, selfPid);
+  const boxes = await Promise.all(
+    scan.boxes.map(async (b) => ({ id: b.id, labels: await b.engine.inspectLabels(b.id) })),
+  );
+  const choice = await planPorts({
+    ports,
+    linked: ctx.isLinkedWorktree,
+    worktreeId: ctx.worktreeId,
+    siblings: siblingPortsFrom(boxes, ctx.project.launches),
+  });
+  const refusal = portRefusal(choice);
+  if (refusal !== null) throw refusal;
+  return choice;
+}
+
 /** Records no container on any engine points at; nothing at all when any engine could not be asked. */
 async function referencedRecords(pool: EnginePool, projectId: string): Promise<Set<string> | null> {
   // One `ps` per engine carries each box's launch label.
@@ -222,6 +263,30 @@ async function referencedRecords(pool: EnginePool, projectId: string): Promise<S
       a.state === 'ok' ? a.value.filter((h): h is string => h !== undefined) : [],
     ),
   );
+}
+
+/** `--self-edit`: the project's store, read-write, where the launcher looks for it. */
+function selfEditBind(ctx: ProjectContext): RunBind {
+  return { host: ctx.project.dir, target: SELF_EDIT_DIR, mode: 'rw' };
+}
+
+/** The loud line before the box exists: this session can rewrite its own grants. */
+function warnSelfEdit(io: Io, ctx: ProjectContext): void {
+  say(
+    io.stderr,
+    '🛑 self-edit is on. A malicious or incompetent agent can change the configuration to grant itself full access to your host on the next run.',
+  );
+  say(
+    io.stderr,
+    `🛑 the box can write ${ctx.project.dir} (at ${SELF_EDIT_DIR}) until this session ends; byre lists what changed when it does.`,
+  );
+}
+
+/** The banner's ports line: the mapping, and the block a linked worktree took. */
+function portBanner(choice: PortChoice): string[] {
+  if (choice.kind !== 'ok' || choice.ports.length === 0) return [];
+  const block = choice.block === null ? '' : `  (this worktree's port block ${choice.block})`;
+  return [`byre: ports: ${portMappingText(choice.ports)}${block}`];
 }
 
 interface Prepared {
@@ -278,6 +343,7 @@ async function prepareBox(
   pool: EnginePool,
   session: CredentialSession | null,
   deps: Pick<ReturnType<typeof withDefaults>, 'clock' | 'pidAlive'>,
+  selfEdit: boolean,
   verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
@@ -318,6 +384,9 @@ async function prepareBox(
     claimAndRecord(pool, ctx, config.engine.value, engine.facts.name, deps.pidAlive, io.pid),
     checkExclusiveVolumes(pool, ctx, volumes, deps.pidAlive, io.pid),
   ]);
+  const portChoice = await sessionPorts(pool, ctx, params.ports, deps.pidAlive, io.pid);
+  if (portChoice.kind === 'ok') params.ports = portChoice.ports;
+  if (selfEdit) params.extraBinds = [...params.extraBinds, selfEditBind(ctx)];
 
   const image = await ensureImage({
     engine,
@@ -406,6 +475,7 @@ async function prepareBox(
       'warning',
     );
   }
+  if (selfEdit) warnSelfEdit(io, ctx);
   await engine.create(buildRunArgv(final, 'create', io.stdinIsTty));
   const netns: NetnsPlan | null =
     posture.hook === null || final.labels.run === undefined
@@ -423,7 +493,10 @@ async function prepareBox(
       : { nonce: final.labels.run, uid: final.uid, gid: final.gid, values: credentialValuesOpened };
   return {
     name: containerName(ctx.worktreeId),
-    banner: exposureLines(config, skills, hostEnv),
+    banner: [
+      ...exposureLines(config, skills, hostEnv, undefined, selfEdit),
+      ...portBanner(portChoice),
+    ],
     netns,
     credentials,
     launchHash,
@@ -517,6 +590,73 @@ async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags): Promi
   }
 }
 
+interface SessionSnapshots {
+  tree: TreeSnapshot | { error: string };
+  /** This worktree was registered by byre and not yet checked out: the box checks it out. */
+  checkout: boolean;
+  store: StoreSnapshot | null;
+}
+
+function treeScope(ctx: ProjectContext): SnapshotScope {
+  return {
+    worktreeDir: ctx.worktreeDir,
+    commonGitDir: ctx.commonGitDir,
+    roots: [
+      ctx.worktreeDir,
+      ctx.projectRoot,
+      ...(ctx.commonGitDir === null ? [] : [ctx.commonGitDir]),
+    ],
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** What the exit report (adr/0035) and the self-edit report compare against, taken just before the start. */
+function sessionSnapshots(ctx: ProjectContext, selfEdit: boolean): SessionSnapshots {
+  let tree: SessionSnapshots['tree'];
+  try {
+    tree = takeSnapshot(treeScope(ctx));
+  } catch (error) {
+    tree = { error: errorText(error) };
+  }
+  const checkout =
+    ctx.isLinkedWorktree &&
+    ctx.gitDir !== null &&
+    existsSync(path.join(ctx.gitDir, NEEDS_CHECKOUT_MARKER));
+  return { tree, checkout, store: selfEdit ? snapshotStore(ctx.project.dir) : null };
+}
+
+/**
+ * After every session: the exit report, then (under --self-edit) what
+ * changed in the store. Never throws: a report that cannot be made says so
+ * and the session's own outcome stands.
+ */
+function reportSession(io: Io, ctx: ProjectContext, before: SessionSnapshots): void {
+  try {
+    const lines =
+      'error' in before.tree
+        ? [`notice: could not check the project tree for changes: ${before.tree.error}`]
+        : exitReportLines(
+            exitReport({
+              before: before.tree,
+              after: takeSnapshot(treeScope(ctx), [before.tree.configs]),
+              checkedOutThisSession: before.checkout,
+            }),
+          );
+    sayAll(io.stderr, lines);
+  } catch (error) {
+    say(io.stderr, `notice: could not check the project tree for changes: ${errorText(error)}`);
+  }
+  if (before.store === null) return;
+  try {
+    sayAll(io.stderr, selfEditReportLines(before.store, snapshotStore(ctx.project.dir)));
+  } catch (error) {
+    say(io.stderr, `self-edit: could not list what changed in the store: ${errorText(error)}`);
+  }
+}
+
 /**
  * Reaping is housekeeping: it runs beside the session and never fails it.
  * When the only record on disk is this launch's own, there is nothing to
@@ -542,10 +682,18 @@ export async function developCommand(
   flags: DevelopOptions,
   given: CommandDeps = {},
 ): Promise<void> {
-  const deps = withDefaults(given);
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
+  await runDevelop(io, flags, given);
+}
 
+/** develop after the host-user check (`byre worktree` runs it in the new worktree). */
+export async function runDevelop(
+  io: Io,
+  flags: DevelopOptions,
+  given: CommandDeps = {},
+): Promise<void> {
+  const deps = withDefaults(given);
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // The project directory alone, before the store is written: a directory
   // holding the store or byre itself is refused before anything is created.
@@ -583,6 +731,7 @@ export async function developCommand(
       pool,
       session,
       deps,
+      flags.selfEdit === true,
       flags.verbose === true,
     ),
   );
@@ -597,8 +746,10 @@ export async function developCommand(
           wallFailure = { error };
         });
   const delivering = deliverBeside(engine, ctx, prepared);
+  const before = sessionSnapshots(ctx, flags.selfEdit === true);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  reportSession(io, ctx, before);
   if (credentialFailure !== null) {
     const { error } = credentialFailure;
     throw new ByreError(

@@ -6,6 +6,7 @@ import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
+import { planPorts, portRefusal } from '../box/port-plan.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -34,6 +35,16 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
     // client; status then says the box was started outside byre (adr/0024).
     labels: { store: storeTag(ctx.store.home) },
   });
+  // A linked worktree publishes its own port block (adr/0034); the host
+  // probe decides it here, without asking the engine about other boxes.
+  const ports = await planPorts({
+    ports: params.ports,
+    linked: ctx.isLinkedWorktree,
+    worktreeId: ctx.worktreeId,
+    siblings: [],
+  });
+  if (ports.kind === 'ok') params.ports = ports.ports;
+  else say(io.stderr, portRefusal(ports)?.message ?? '', 'note');
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {
     io.stderr.write(

@@ -17,6 +17,7 @@ import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
@@ -25,16 +26,28 @@ import type { LaunchRecord } from '../launch/record.js';
 import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
-import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import {
+  checkProjectPath,
+  resolveProjectContext,
+  type ProjectContext,
+} from '../project/context.js';
+import type { PortSpec } from '../config/types.js';
+import type { HostPort } from '../box/port-block.js';
+import { planPorts, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
+import { hostPortHolder } from '../box/port-probe.js';
+import { worktreeIdFor } from '../project/worktree.js';
+import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { defaultConfigPath } from '../project/store-layout.js';
 import { configClaudeSkillProblems } from '../skills/claude-skill-read.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
 import {
+  readClientLabel,
   statusModel,
   type StatusContainer,
   type StatusEngine,
+  type SessionPorts,
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
@@ -45,18 +58,14 @@ import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 export interface StatusOptions {
   full?: boolean;
   data?: boolean;
+  /** Also show the grant `develop --self-edit` would add. */
+  selfEdit?: boolean;
 }
 
 interface FoundBox {
   engine: EngineName;
   id: string;
   labels: Record<string, string>;
-}
-
-function clientPid(labels: Record<string, string>): number | null {
-  const raw = labels[LABEL.client];
-  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) return null;
-  return Number(raw);
 }
 
 async function detect(
@@ -75,6 +84,42 @@ async function detect(
     if (!(error instanceof ByreError)) throw error;
     return { engine: { kind: 'error', message: error.message }, facts: null };
   }
+}
+
+/**
+ * The ports the next launch would publish (adr/0034), asked like develop asks:
+ * this project's other boxes by their records, the host by a listen probe. The
+ * box's own ports (it is running) count as free: they are what it would reuse.
+ */
+async function nextPorts(
+  ctx: ProjectContext,
+  ports: readonly PortSpec[],
+  others: readonly FoundBox[],
+  ownPorts: readonly HostPort[],
+): Promise<{ session: SessionPorts | null; refusals: { rule: string; message: string }[] }> {
+  if (ports.length === 0) return { session: null, refusals: [] };
+  const own = (iface: string, port: number): boolean =>
+    ownPorts.some((p) => p.host === port && p.interface === iface);
+  const choice = await planPorts({
+    ports,
+    linked: ctx.isLinkedWorktree,
+    worktreeId: ctx.worktreeId,
+    siblings: siblingPortsFrom(others, ctx.project.launches),
+    hostHolder: async (iface, port) => (own(iface, port) ? null : hostPortHolder(iface, port)),
+  });
+  const refusal = portRefusal(choice);
+  if (refusal !== null)
+    return { session: null, refusals: [{ rule: refusal.rule, message: refusal.message }] };
+  return choice.kind === 'ok'
+    ? { session: { block: choice.block, ports: choice.ports }, refusals: [] }
+    : { session: null, refusals: [] };
+}
+
+/** The repository's worktrees by worktree id, read from git's files (never by running git). */
+function worktreesById(ctx: ProjectContext): Map<string, WorktreeEntry> {
+  if (ctx.commonGitDir === null) return new Map();
+  const { entries } = listWorktrees(ctx.commonGitDir, ctx.projectRoot);
+  return new Map(entries.map((e) => [e.admin === null ? ctx.projectId : worktreeIdFor(e.path), e]));
 }
 
 export async function statusCommand(
@@ -137,19 +182,30 @@ export async function statusCommand(
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
+  const worktrees = worktreesById(ctx);
   const siblings: StatusSibling[] = boxes
     .filter((b) => b !== own && b.labels[LABEL.workdir] !== undefined)
-    .map((b) => ({ worktreeId: b.labels[LABEL.workdir] ?? '', id: b.id, engine: b.engine }));
+    .map((b) => {
+      const worktreeId = b.labels[LABEL.workdir] ?? '';
+      const wt = worktrees.get(worktreeId);
+      return {
+        worktreeId,
+        id: b.id,
+        engine: b.engine,
+        path: wt?.path ?? null,
+        branch: wt === undefined ? null : headText(wt.head),
+      };
+    });
 
   let container: StatusContainer;
   if (own !== undefined) {
-    const pid = clientPid(own.labels);
+    const client = readClientLabel(own.labels[LABEL.client]);
     container = {
       state: 'running',
       id: own.id,
       engine: own.engine,
-      clientPid: pid,
-      clientAlive: pid === null ? null : deps.pidAlive(pid),
+      ...client,
+      clientAlive: client.clientPid === null ? null : deps.pidAlive(client.clientPid),
     };
   } else if (uncheckedText !== null) {
     container = { state: 'unknown', error: `could not ask ${uncheckedText}` };
@@ -166,6 +222,12 @@ export async function statusCommand(
   const refusals = await containmentProblems(
     containmentInput(ctx, ctx.store.home, home, config, skills),
   );
+  const ports = await nextPorts(
+    ctx,
+    config.ports.map((p) => p.value),
+    boxes.filter((b) => b !== own),
+    launch?.kind === 'verified' ? launch.record.ports : [],
+  );
   let nextLaunch: LaunchRecord | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
@@ -180,6 +242,13 @@ export async function statusCommand(
       hostEnv: deliveredHostEnv(hostEnv),
       labels: { client: io.pid },
     });
+    if (ports.session !== null) params.ports = ports.session.ports;
+    if (options.selfEdit === true) {
+      params.extraBinds = [
+        ...params.extraBinds,
+        { host: ctx.project.dir, target: SELF_EDIT_DIR, mode: 'rw' },
+      ];
+    }
     nextLaunch = launchRecordFor({
       params,
       config,
@@ -207,7 +276,10 @@ export async function statusCommand(
     nextLaunch,
     credentialsDelivered:
       launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
-    refusals,
+    refusals: [...refusals, ...ports.refusals],
+    selfEdit: options.selfEdit === true,
+    storeDir: ctx.project.dir,
+    ...(ports.session === null ? {} : { sessionPorts: ports.session }),
     configFiles: cascadeFiles(config, {
       default: defaultConfigPath(ctx.store.home),
       project: ctx.project.config,

@@ -488,6 +488,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       '`""`, `sibling` (`<repo>-<name>` beside the repository), or a `~/…` or absolute directory without commas.',
     example: 'worktree_base = "sibling"',
     rules: ['config.worktree-base-invalid'],
+    note: '`sibling` puts `byre worktree <name>` at `<repo>-<name>` beside the repository; a directory puts it at `<dir>/<repo>-<name>`. Unset, `byre worktree` needs `--path`. `byre status` shows it (docs/WORKTREES.md).',
   },
   defaults: {
     section: 'machine',

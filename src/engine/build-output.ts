@@ -2,7 +2,8 @@
 // images each step committed. Docker's legacy builder prints ` ---> <id>`
 // and podman `--> <id>` after every step; a FROM step's id is the base image
 // and a cached step's id existed before, so neither is this build's to
-// remove. Pure; runner.ts removes what this finds when a build is interrupted.
+// remove. Pure; runner.ts removes what this finds when a build is interrupted
+// (adr/0026).
 
 const STEP = /^(?:Step|STEP) \d+\/\d+ ?: ?(\S+)/;
 const COMMITTED = /^ ?-{2,3}> ([0-9a-f]{11,64})\s*$/;

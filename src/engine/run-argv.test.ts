@@ -81,7 +81,7 @@ describe('buildRunArgv', () => {
       ...base,
       engine: 'podman',
       worktreeId: 'app-1a2b3c-wt-feat',
-      skillEnv: { ZED: 'skill', SHARED: 'from-skill' },
+      skillEnv: { ZED: 'skill', SHARED: 'from-skill', BYRE_PORT_8080: 'spoof' },
       hostEnv: { SHARED: 'from-host', GH_TOKEN: 't' },
       egress: 'api.example.com:443 github.com:443',
       configMounts: [
@@ -114,6 +114,10 @@ describe('buildRunArgv', () => {
       'BYRE_EGRESS=api.example.com:443 github.com:443',
       '-e',
       'BYRE_GID=1000',
+      '-e',
+      'BYRE_PORT_3000=3000',
+      '-e',
+      'BYRE_PORT_8080=18080',
       '-e',
       'BYRE_PROJECT=app-1a2b3c',
       '-e',
@@ -190,7 +194,7 @@ describe('buildRunArgv', () => {
     ['docker', false],
     ['podman', true],
   ] as const)('asks %s for no healthcheck timer: %s', (engine, expected) => {
-    // Podman requests a systemd timer even for HEALTHCHECK NONE and logs ERRO without systemd.
+    // Reported: podman asks systemd for a timer unless told not to, and logs ERRO without one.
     expect(buildRunArgv({ ...base, engine }, 'create', false).includes('--no-healthcheck')).toBe(
       expected,
     );

@@ -7,7 +7,7 @@
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { CREDENTIAL_DIR, WORKSPACE } from '../gen/box-layout.js';
+import { CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
 import { KEEP_ID_USERNS } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
@@ -71,7 +71,7 @@ export interface RunParams {
   extraBinds: readonly RunBind[];
   configVolumes: readonly RunVolume[];
   skillVolumes: readonly RunVolume[];
-  /** Config ports only. */
+  /** Config ports, as this session publishes them (a linked worktree's block, adr/0034). */
   ports: readonly PortSpec[];
   /** From skills, in enable order. */
   caps: readonly string[];
@@ -116,9 +116,10 @@ export function buildRunArgv(
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
   if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
-  // The image says HEALTHCHECK NONE, yet Podman still asks systemd for a
-  // healthcheck timer unless told not to, and without a systemd session it
-  // prints `ERRO … unable to get systemd connection` at every start.
+  // Users report Podman asking systemd for a healthcheck timer at every start
+  // unless told not to, printing `ERRO … unable to get systemd connection`
+  // without a systemd session (the image says HEALTHCHECK NONE; podman 4.3.1
+  // here never asks). The flag costs nothing on a podman that would not.
   if (params.engine === 'podman') argv.push('--no-healthcheck');
   argv.push(...params.skillRunArgs, ...params.projectRunArgs);
   // Labels come after the raw run_args: later flags win, so a raw
@@ -149,6 +150,7 @@ export function runEnv(params: RunParams): [string, string][] {
   for (const [k, v] of Object.entries(params.skillEnv)) set(k, v);
   for (const [k, v] of Object.entries(params.hostEnv)) set(k, v);
   for (const k of CHASSIS_ENV) set(k, chassis[k]);
+  for (const p of params.ports) set(portEnvKey(p.container), String(hostPortOf(p)));
   if (params.egress !== undefined) set('BYRE_EGRESS', params.egress);
   return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -216,12 +218,16 @@ export function expandHost(host: string, home: string): string {
   return expanded;
 }
 
+function hostPortOf(p: PortSpec): number {
+  return p.host === 0 ? p.container : p.host;
+}
+
 function portFlag(p: PortSpec): string {
   for (const n of [p.container, p.host]) {
     if (!Number.isInteger(n) || n < 0 || n > 65535) throw new RangeError(`port out of range: ${n}`);
   }
   if (p.container === 0) throw new RangeError('container port must not be 0');
-  const host = p.host === 0 ? p.container : p.host;
+  const host = hostPortOf(p);
   const iface =
     p.interface.includes(':') && !p.interface.startsWith('[') ? `[${p.interface}]` : p.interface;
   return `${iface}:${host}:${p.container}`;

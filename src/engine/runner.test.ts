@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 
@@ -103,6 +103,10 @@ describe('build', () => {
         `#!/bin/sh
 for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
 printf '\\n' >> "$FAKE_LOG"
+if [ "$1 $2 $3" = "image rm 3333333333cc" ]; then
+  : > "$FAKE_ROOT/removing"
+  n=0; until [ -e "$FAKE_ROOT/go" ]; do n=$((n+1)); [ $n -gt 1000 ] && exit 9; ${SLEEP} 0.01; done
+fi
 [ "$1" = build ] || exit 0
 printf 'Step 1/4 : FROM debian:bookworm\\n ---> fcec78cd917e\\n'
 printf 'Step 2/4 : RUN a\\n ---> 1111111111aa\\nStep 3/4 : RUN b\\n ---> Using cache\\n ---> 2222222222bb\\n'
@@ -113,7 +117,8 @@ exec ${SLEEP} 30
       // Signalled once the hanging step's header has reached byre, never on a
       // guess of how long the steps before it take to arrive.
       let out = '';
-      const building = engine({}, name).build(
+      const listening = process.listenerCount('SIGINT');
+      const building = engine({ FAKE_ROOT: root }, name).build(
         { tag: 't', contextDir: '/ctx', noCache: false, uid: 1, gid: 1 },
         { onOutput: (chunk) => (out += chunk) },
       );
@@ -122,7 +127,15 @@ exec ${SLEEP} 30
         await new Promise((r) => setTimeout(r, 10));
       }
       process.emit('SIGINT', 'SIGINT');
+      // While the first committed image is being removed, byre still holds
+      // its handlers: a second Ctrl-C is swallowed, not the default exit.
+      for (let i = 0; i < 1000 && !existsSync(path.join(root, 'removing')); i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(process.listenerCount('SIGINT')).toBe(listening + 1);
+      writeFileSync(path.join(root, 'go'), '');
       expect(await caught).toMatchObject({ rule: 'build.interrupted' });
+      expect(process.listenerCount('SIGINT')).toBe(listening);
       const removed = calls().filter((c) => c[0] === 'image' && c[1] === 'rm');
       expect(removed).toEqual([
         ['image', 'rm', '3333333333cc'],

@@ -128,7 +128,7 @@ class CliEngine implements Engine {
     // leftovers; asked first, as the build makes its base's container at once.
     const before =
       this.facts.name === 'podman' ? await this.workingContainers().catch(() => null) : null;
-    // Its own process group: a terminal Ctrl-C reaches byre alone, which
+    // Its own process group (adr/0026): a terminal Ctrl-C reaches byre alone, which
     // forwards exactly one signal and then removes what the build left.
     const sub = execa(this.facts.path, args, {
       reject: false,
@@ -171,13 +171,17 @@ class CliEngine implements Engine {
       onOutput(chunk);
     });
     let r: Awaited<typeof sub>;
+    let leftovers: string[] = [];
     try {
       r = await sub;
+      // Still listening: a repeated Ctrl-C during the removal is swallowed, not fatal.
+      if (interrupted !== null) {
+        leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
+      }
     } finally {
       for (const signal of signals) process.off(signal, forward);
     }
     if (interrupted !== null) {
-      const leftovers = await this.removeBuildLeftovers(`${steps}${partial}`, before);
       throw new ByreError(
         `the build was interrupted (${interrupted})${leftovers.length === 0 ? '' : `; could not remove ${leftovers.join(', ')}`}`,
         {

@@ -7,6 +7,11 @@
 export const WORKSPACE = '/workspace';
 /** The baked dev user's home. */
 export const DEV_HOME = '/home/dev';
+/**
+ * `--self-edit`: this project's store, read-write. The launcher adds the
+ * baked self-edit note to the session context only while it is mounted rw.
+ */
+export const SELF_EDIT_DIR = `${DEV_HOME}/.byre-self`;
 /** Where deliver lands files. */
 export const INBOX = '/inbox';
 /** The box's ENTRYPOINT (src/gen/chassis/byre-launch.sh). */
@@ -20,6 +25,10 @@ export const AGENT_CONTEXT_PATH = `${BYRE_ETC}/agent-context.md`;
 export const MCP_CONFIG_PATH = `${BYRE_ETC}/mcp.json`;
 export const CLAUDE_SKILLS_DIR = `${BYRE_ETC}/claude-skills`;
 export const CONTEXT_DIR = `${BYRE_ETC}/context`;
+/** Baked with an agent: what a `--self-edit` session may change, and how (the launcher reads it). */
+export const SELF_EDIT_NOTE_PATH = `${BYRE_ETC}/self-edit.md`;
+/** Baked with an agent: the config reference (docs/CONFIG.md) for a self-editing agent. */
+export const CONFIG_REFERENCE_PATH = `${BYRE_ETC}/config-reference.md`;
 /** The image's PATH, captured at build time for login shells. */
 export const IMAGE_PATH_FILE = `${BYRE_ETC}/image-path`;
 /** Baked when the config holds credential rows: the launcher waits for delivery (adr/0012). */
@@ -60,8 +69,21 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_WORKTREE: [LAUNCH_CLAIM],
 };
 
+/**
+ * `BYRE_PORT_<container port>=<host port>`: each published port as this
+ * session publishes it (a linked worktree's block shifts it, adr/0034), so
+ * the agent can tell the user where its server is. Set after skill env.
+ */
+export const PORT_ENV_PREFIX = 'BYRE_PORT_';
+export const PORT_CLAIM = 'port announcement';
+
+export function portEnvKey(containerPort: number): string {
+  return `${PORT_ENV_PREFIX}${containerPort}`;
+}
+
 /** The claims a skill-set BYRE_ key can skew; an unknown one degrades network and launch. */
 export function reservedClaims(key: string): { known: boolean; claims: readonly string[] } {
+  if (/^BYRE_PORT_[1-9][0-9]*$/.test(key)) return { known: true, claims: [PORT_CLAIM] };
   const claims = RESERVED_ENV[key];
   return claims === undefined
     ? { known: false, claims: [NETWORK_CLAIM, LAUNCH_CLAIM] }

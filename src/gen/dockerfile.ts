@@ -9,6 +9,8 @@ import type { Provenance, ResolvedSkill } from '../skills/types.js';
 import {
   AGENT_CMD_PATH,
   AGENT_CONTEXT_PATH,
+  CONFIG_REFERENCE_PATH,
+  SELF_EDIT_NOTE_PATH,
   BYRE_ETC,
   CLAUDE_SKILLS_DIR,
   CREDENTIAL_GATE_PATH,
@@ -172,6 +174,8 @@ function agentLines(agent: DockerfileInput['agent']): string[] {
     `COPY agent-cmd ${AGENT_CMD_PATH}`,
     `RUN chmod +x ${AGENT_CMD_PATH}`,
     `COPY agent-context.md ${AGENT_CONTEXT_PATH}`,
+    `COPY self-edit.md ${SELF_EDIT_NOTE_PATH}`,
+    `COPY config-reference.md ${CONFIG_REFERENCE_PATH}`,
   ];
 }
 

@@ -9,6 +9,8 @@ import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, type Location } from '../errors.js';
 import type { ClaudeSkillFile, ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
+import { renderConfigDoc } from '../config/config-doc.js';
+import { CONFIG_REFERENCE_PATH, SELF_EDIT_DIR } from './box-layout.js';
 import {
   compareStrings,
   CREDENTIAL_GATE_STAGED,
@@ -64,6 +66,20 @@ export const CLAUDE_SKILLS_DIR = 'claude-skills';
 /** claude's discovery layout inside the directory its command adds. */
 export const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_DIR}/.claude/skills`;
 export const AGENT_CONTEXT_WARN_BYTES = 100_000;
+
+/**
+ * What a `--self-edit` session tells its agent (the launcher adds it to the
+ * session context only while the store is mounted read-write): where its
+ * config is, where the reference is, and that the user sees every change.
+ */
+export const SELF_EDIT_NOTE = `## You may edit this box's byre config (--self-edit)
+
+This session runs with byre's --self-edit: the project's byre store is mounted read-write at ${SELF_EDIT_DIR}. Its byre.config (TOML) is the config this box was built and launched from: the packages it installs (apt), its skills, mounts, ports, env, egress and more. Every key is documented in ${CONFIG_REFERENCE_PATH}.
+
+- Edit ${SELF_EDIT_DIR}/byre.config only; it takes effect at the next \`byre develop\`, not in this box.
+- Keep it valid TOML with only documented keys: a config that does not validate stops the next launch, naming the file and line.
+- When the session ends, byre shows the user a diff of byre.config and lists every other file changed in the store. Tell the user what you changed and why.
+`;
 
 const EXECUTABLE = 0o755;
 const REGULAR = 0o644;
@@ -311,7 +327,13 @@ export function planBuild(
     ...(dockerfileInput.credentialGate === true
       ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
       : []),
-    ...(agentCmd === null ? [] : [bytes('agent-cmd', agentCmd, EXECUTABLE)]),
+    ...(agentCmd === null
+      ? []
+      : [
+          bytes('agent-cmd', agentCmd, EXECUTABLE),
+          bytes('self-edit.md', SELF_EDIT_NOTE),
+          bytes('config-reference.md', renderConfigDoc()),
+        ]),
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),
     ...skills.flatMap((s) =>

@@ -10,6 +10,7 @@ import {
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
+import { renderConfigDoc } from '../config/config-doc.js';
 import { describe, expect, it } from 'vitest';
 
 import { planBuild } from './plan.js';
@@ -91,6 +92,7 @@ describe('stageBuildContext', () => {
       'claude-skills/',
       'claude-skills/.claude/',
       'claude-skills/.claude/skills/',
+      'config-reference.md',
       'files/',
       'files/conf.toml',
       'files/seed/',
@@ -98,11 +100,18 @@ describe('stageBuildContext', () => {
       'files/seed/bin/',
       'files/seed/bin/run',
       'mcp.json',
+      'self-edit.md',
       'skills/',
       'skills/byre/',
       'skills/byre/tool/',
       'skills/byre/tool/run.sh',
     ]);
+    expect(readFileSync(path.join(contextDir, 'config-reference.md'), 'utf8')).toBe(
+      renderConfigDoc(),
+    );
+    expect(readFileSync(path.join(contextDir, 'self-edit.md'), 'utf8')).toContain(
+      '/home/dev/.byre-self/byre.config',
+    );
     expect(readFileSync(path.join(contextDir, 'Dockerfile.generated'), 'utf8')).toBe(
       plan.dockerfile,
     );

@@ -11,7 +11,12 @@ import { canonicalGitKey, parseGitConfigList, zoneFromLocaltimeTarget } from './
 
 function runGit(gitPath: string, args: string[]): string | null {
   try {
+    // From `/`, never the project: git there would read the repository's own
+    // config, which the box writes (the repository's git never runs on the
+    // host). Outside a repository git reads the user's and the system's
+    // config only.
     return execFileSync(gitPath, args, {
+      cwd: '/',
       encoding: 'utf8',
       timeout: 5_000,
       maxBuffer: 4 * 1024 * 1024,

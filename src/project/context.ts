@@ -25,6 +25,8 @@ export interface ProjectContext {
   worktreeDir: string;
   isLinkedWorktree: boolean;
   commonGitDir: string | null;
+  /** This worktree's own git dir (`.git`, or `<common>/worktrees/<name>`), or null outside git. */
+  gitDir: string | null;
   /** A linked worktree's git paths as git recorded them, bound at the same paths. */
   gitPaths: WorktreeIdentity['gitPaths'];
   /** Directories the box can write; a host tool found under one is declined. */
@@ -54,6 +56,7 @@ export async function resolveProjectContext(
     worktreeDir: wt.worktreeDir,
     isLinkedWorktree: wt.isLinkedWorktree,
     commonGitDir: wt.commonGitDir,
+    gitDir: wt.gitDir,
     gitPaths: wt.gitPaths,
     boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
   };

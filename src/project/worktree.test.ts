@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
+import { hasGit } from '../../test/support/tools.js';
 
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
@@ -17,15 +18,6 @@ import {
 } from './worktree.js';
 
 let dir: string;
-
-const hasGit = (() => {
-  try {
-    execFileSync('git', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 useTempDir('worktree-test', (tmp) => {
   dir = tmp;
@@ -98,6 +90,7 @@ describe('resolveWorktree', () => {
       worktreeDir: p,
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitDir: null,
       gitPaths: null,
     });
   });
@@ -120,6 +113,7 @@ describe('resolveWorktree', () => {
         worktreeDir: wt,
         isLinkedWorktree: true,
         commonGitDir: path.join(main, '.git'),
+        gitDir: path.join(main, '.git/worktrees/feature'),
         gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: wt },
       });
     });
@@ -188,6 +182,7 @@ describe('resolveWorktree', () => {
       worktreeDir: path.join(dir, 'real-wt'),
       isLinkedWorktree: true,
       commonGitDir: path.join(main, '.git'),
+      gitDir: path.join(main, '.git/worktrees/real-wt'),
       gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: path.join(dir, 'real-wt') },
     });
   });
@@ -206,6 +201,7 @@ describe('resolveWorktree', () => {
       worktreeDir: wt,
       isLinkedWorktree: true,
       commonGitDir: path.join(real, '.git'),
+      gitDir: path.join(real, '.git/worktrees/feature'),
       gitPaths: { commonGitDir: recordedCommon, worktreeDir: wt },
     });
   });
@@ -323,6 +319,7 @@ describe('resolveWorktree refuses pointers that are not git’s own structure', 
       projectRoot: p,
       isLinkedWorktree: false,
       commonGitDir: null,
+      gitDir: null,
       gitPaths: null,
     });
   });

@@ -25,6 +25,8 @@ export interface WorktreeIdentity {
   isLinkedWorktree: boolean;
   /** The repository's shared git dir (canonical), or null outside git. */
   commonGitDir: string | null;
+  /** This worktree's own git dir (`.git`, or `<common>/worktrees/<name>`), or null outside git. */
+  gitDir: string | null;
   /**
    * A linked worktree's paths as git recorded them (not symlink-resolved):
    * the box binds each at the same path so git inside it still finds them.
@@ -135,11 +137,12 @@ async function samePath(a: string, b: string): Promise<boolean> {
 export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
   const worktreeDir = await canonicalPath(dir);
   const dotGit = path.join(worktreeDir, '.git');
-  const plain = (commonGitDir: string | null): WorktreeIdentity => ({
+  const plain = (commonGitDir: string | null, gitDir = commonGitDir): WorktreeIdentity => ({
     projectRoot: worktreeDir,
     worktreeDir,
     isLinkedWorktree: false,
     commonGitDir,
+    gitDir,
     gitPaths: null,
   });
 
@@ -201,19 +204,21 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     throw brokenPointer(worktreeDir, `its common git dir ${common} is missing`, err);
   }
   const main = mainWorktreeFor(common);
-  if (main === null) return plain(commonGitDir);
+  const ownGitDir = await canonicalPath(gitdir);
+  if (main === null) return plain(commonGitDir, ownGitDir);
   let projectRoot: string;
   try {
     projectRoot = await canonicalPath(main);
   } catch (err) {
     throw brokenPointer(worktreeDir, `its main worktree ${main} is missing`, err);
   }
-  if (projectRoot === worktreeDir) return plain(commonGitDir);
+  if (projectRoot === worktreeDir) return plain(commonGitDir, ownGitDir);
   return {
     projectRoot,
     worktreeDir,
     isLinkedWorktree: true,
     commonGitDir,
+    gitDir: ownGitDir,
     gitPaths: { commonGitDir: common, worktreeDir: path.dirname(back) },
   };
 }

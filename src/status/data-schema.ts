@@ -57,6 +57,17 @@ export const statusDataSchema = z
       .describe('the files of this directory’s cascade, lowest first'),
     preset_note: nullableText,
     self_edit: z.boolean(),
+    worktree_base: z
+      .object({ value: text, source })
+      .nullable()
+      .describe('where `byre worktree` puts new worktrees; null when no layer sets it'),
+    port_block: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'a linked worktree’s port block (its host ports shifted by 100 × block); null: the configured ports',
+      ),
     engine: z.object({
       choice: text,
       name: nullableText,
@@ -170,7 +181,9 @@ export const statusDataSchema = z
           )
           .describe('each env var the server consumes (env, and ${VAR} in header values)'),
         operational: z.boolean(),
-        not_operational: nullableText.describe('why the server cannot work in this box'),
+        not_operational: nullableText.describe(
+          'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
+        ),
         source,
       }),
     ),
@@ -219,9 +232,22 @@ export const statusDataSchema = z
       outside_byre: z
         .boolean()
         .describe('carries no byre.client pid: started outside byre (e.g. the dockerrun command)'),
+      client_label_unreadable: z
+        .boolean()
+        .describe(
+          'carries a byre.client label that is not a pid: who started it, and whether that byre still runs, is unknown',
+        ),
       client_pid: z.number().int().nullable(),
       error: nullableText,
-      siblings: z.array(z.object({ worktree: text, id: text, engine: text })),
+      siblings: z.array(
+        z.object({
+          worktree: text,
+          id: text,
+          engine: text,
+          path: nullableText.describe('the worktree directory, from git’s files'),
+          branch: nullableText,
+        }),
+      ),
       siblings_error: nullableText,
     }),
     launch: z.object({

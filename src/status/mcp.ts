@@ -1,8 +1,9 @@
 // The MCP rows' facts: for each server of the effective set (status/wiring.ts),
-// whether each env var it consumes is set in the box, and whether a remote
-// server can be reached at all under the box's network. Pure.
+// whether each env var it consumes is set in the box, and whether the hosts a
+// server needs can be reached at all under the box's network. Pure.
 
 import type { McpSpec } from '../config/types.js';
+import { parseEgressEntry } from '../config/egress.js';
 import { CHASSIS_ENV } from '../engine/run-argv.js';
 import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -117,15 +118,13 @@ export function envFact(key: string, src: EnvSources): EnvFact {
   };
 }
 
-/** Why a remote server cannot work here: its endpoint is shut by the box's firewall. */
-export function endpointShut(
-  spec: Pick<McpSpec, 'url'>,
+/** Why the firewall stops one host a server needs (`what` names it), or null when it does not. */
+function hostShut(
+  what: string,
+  target: { host: string; port: number },
   network: StatusData['network'],
 ): string | null {
-  if (spec.url === undefined) return null;
-  const endpoint = mcpEgress({ url: spec.url, egress: [] })[0];
-  if (endpoint === undefined) return null;
-  const { host, port } = parseRecordedEgress(endpoint);
+  const { host, port } = target;
   const closure = network.closed.find((c) => {
     const closed = parseRecordedEgress(c.entry.replace(/^!/, ''));
     return closed.host === host && (closed.port === null || closed.port === port);
@@ -136,13 +135,40 @@ export function endpointShut(
     );
     if (open) return null;
     return closure === undefined
-      ? `its endpoint ${endpoint} is not in the allowlist`
-      : `its endpoint ${endpoint} is closed by ${closure.source}'s '${closure.entry}' under the allowlist`;
+      ? `${what} is not in the allowlist`
+      : `${what} is closed by ${closure.source}'s '${closure.entry}' under the allowlist`;
   }
   if (network.posture === DENYLIST_POSTURE && closure !== undefined) {
-    return `its endpoint ${endpoint} is blocked by ${closure.source}'s '${closure.entry}'`;
+    return `${what} is blocked by ${closure.source}'s '${closure.entry}'`;
   }
   return null;
+}
+
+/**
+ * Why a server cannot work here: a host it needs — a remote server's own
+ * endpoint, or a host it declares in `egress` (a stdio server's API) — is
+ * shut by the box's firewall. Every shut host is named.
+ */
+export function reachShut(
+  spec: Pick<McpSpec, 'url' | 'egress'>,
+  network: StatusData['network'],
+): string | null {
+  const endpoint = spec.url === undefined ? [] : mcpEgress({ url: spec.url, egress: [] });
+  const needs = [
+    ...endpoint.map((text) => ({ what: `its endpoint ${text}`, text })),
+    ...spec.egress.flatMap((raw) => {
+      const parsed = parseEgressEntry(raw);
+      if (!parsed.ok || parsed.closure || parsed.entry.port === null) return [];
+      const text = `${parsed.entry.host}:${parsed.entry.port}`;
+      return endpoint.includes(text) ? [] : [{ what: `its egress ${text}`, text }];
+    }),
+  ];
+  const reasons = needs.flatMap(({ what, text }) => {
+    const { host, port } = parseRecordedEgress(text);
+    const why = port === null ? null : hostShut(what, { host, port }, network);
+    return why === null ? [] : [why];
+  });
+  return reasons.length === 0 ? null : reasons.join('; ');
 }
 
 export function mcpFacts(
@@ -151,7 +177,7 @@ export function mcpFacts(
   env: EnvSources,
 ): McpRow[] {
   return declared.map(({ spec, source }) => {
-    const shut = endpointShut(spec, network);
+    const shut = reachShut(spec, network);
     return {
       name: spec.name,
       transport: spec.url !== undefined ? ('url' as const) : ('command' as const),

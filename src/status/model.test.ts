@@ -14,7 +14,7 @@ import {
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { statusModel, type StatusInput } from './model.js';
+import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
 
@@ -664,6 +664,56 @@ describe('statusModel rows', () => {
       'Worktrees',
       'app-wt-1  running (0123456789ab) on docker',
     ],
+    [
+      'a sibling found in git’s files: its path and branch',
+      {
+        siblings: [
+          {
+            worktreeId: 'app-wt-1',
+            id: '0123456789abcdef',
+            engine: 'docker',
+            path: '/src/app-feat',
+            branch: 'feat',
+          },
+        ],
+      },
+      'Worktrees',
+      '/src/app-feat  feat  running (0123456789ab) on docker',
+    ],
+    [
+      'worktree_base, where byre worktree puts new worktrees',
+      {
+        config: fakeConfig({
+          worktreeBase: sourced('sibling', {
+            kind: 'default',
+            name: 'default',
+            path: '/home/ada/.byre/default.config',
+          }),
+        }),
+      },
+      'Worktree base',
+      /^sibling {2}\(default; where byre worktree puts new worktrees\)$/,
+    ],
+    [
+      'a linked worktree’s port block',
+      {
+        config: fakeConfig({
+          ports: [sourced({ container: 3000, host: 0, interface: '127.0.0.1' })],
+        }),
+        sessionPorts: {
+          block: 7,
+          ports: [{ interface: '127.0.0.1', host: 3700, container: 3000 }],
+        },
+      },
+      'Ports',
+      /^127\.0\.0\.1:3700 -> 3000 {2}\(.*; worktree port block 7\)$/,
+    ],
+    [
+      'self-edit previewed',
+      { selfEdit: true, storeDir: '/home/ada/.byre/projects/app-1a2b3c' },
+      'Self-edit',
+      /^\/home\/ada\/\.byre\/projects\/app-1a2b3c -> \/home\/dev\/\.byre-self {2}\(rw/,
+    ],
   ];
   it.each(cases)('%s', (_name, over, label, expected) => {
     const values = table(input(over)).get(label) ?? [];
@@ -1052,6 +1102,8 @@ describe('status says only what is true', () => {
     sourced({ name: 'gh', url: 'https://g.com/mcp', env, egress: [], headers });
   const stdio = (env: string[]) =>
     sourced({ name: 'fs', command: ['mcp-fs'], env, egress: [], headers: {} });
+  const stdioTo = (egress: string[]) =>
+    sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress, headers: {} });
   const HINT =
     'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
   const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
@@ -1218,6 +1270,74 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a stdio MCP server's declared egress closed under the allowlist",
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:443 is closed by project's '!api.gh.com' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress blocked by the denylist",
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com:8443'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project)',
+        "↳ NOT operational: its egress api.gh.com:8443 is blocked by project's '!api.gh.com'",
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      "a stdio MCP server's declared egress open under the allowlist",
+      { skills: [firewall()], config: fakeConfig({ mcp: [stdioTo(['api.gh.com'])] }) },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a closure on an open network leaves a stdio server's egress working",
+      {
+        config: fakeConfig({
+          mcp: [stdioTo(['api.gh.com'])],
+          egressClosed: [sourced({ host: 'api.gh.com', port: null })],
+        }),
+      },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a remote server: its endpoint and a declared host both closed, each named',
+      {
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [sourced({ ...remote().value, egress: ['uploads.g.com', 'g.com'] })],
+          egressClosed: [
+            sourced({ host: 'g.com', port: null }),
+            sourced({ host: 'uploads.g.com', port: 443 }),
+          ],
+        }),
+      },
+      'MCP servers',
+      [
+        'gh  https://g.com/mcp  (project)',
+        "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist; its egress uploads.g.com:443 is closed by project's '!uploads.g.com:443' under the allowlist",
+        MCP_UNDELIVERED,
+      ],
     ],
     // Egress: only grants are listed.
     [
@@ -1399,6 +1519,25 @@ describe('status says only what is true', () => {
       [
         'running (abcdef012345) on podman — started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints); stop it with `podman stop abcdef012345`',
         '⚠ the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
+      ],
+    ],
+    [
+      'a box whose byre.client label is not a pid: who started it is unknown',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      [
+        'running (abcdef012345) on docker — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with `docker stop abcdef012345`',
+        '⚠ the box carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
       ],
     ],
   ];
@@ -1638,6 +1777,20 @@ describe('status says only what is true', () => {
     expect(d.host_env.map((e) => e.key)).toEqual(['TERM']);
   });
 
+  const labels: [string | undefined, number | null, boolean][] = [
+    ['4242', 4242, false],
+    [undefined, null, false],
+    ['', null, true],
+    ['0', null, true],
+    ['-1', null, true],
+    ['12x', null, true],
+    [' 12', null, true],
+    ['99999999999', null, true],
+  ];
+  it.each(labels)('the byre.client label %j reads as pid %j, unreadable %j', (raw, pid, bad) => {
+    expect(readClientLabel(raw)).toEqual({ clientPid: pid, clientLabelUnreadable: bad });
+  });
+
   it('--data: a box started outside byre is not orphaned, and its launch state says so', () => {
     const running = (clientPid: number | null, clientAlive: boolean | null) =>
       statusModel(
@@ -1663,6 +1816,26 @@ describe('status says only what is true', () => {
     expect(orphan.container).toMatchObject({ orphaned: true, outside_byre: false, client_pid: 7 });
     expect(orphan.launch.state).toBe('pre_record');
     expect(running(7, true).container).toMatchObject({ orphaned: false, outside_byre: false });
+    const unreadable = statusModel(
+      input({
+        container: {
+          state: 'running',
+          id: 'a'.repeat(16),
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      }),
+    ).data;
+    expect(unreadable.container).toMatchObject({
+      orphaned: false,
+      outside_byre: false,
+      client_label_unreadable: true,
+      client_pid: null,
+    });
+    expect(unreadable.launch.state).toBe('pre_record');
   });
 
   it('--full: instruction text one row per line, never a literal \\n; raw build keeps its caveat', () => {

@@ -6,7 +6,13 @@
 import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
 import { volumeEngineName } from '../engine/names.js';
-import { BYRE_ETC, CREDENTIAL_DIR, LAUNCHER_PATH, reservedClaims } from '../gen/box-layout.js';
+import {
+  BYRE_ETC,
+  CREDENTIAL_DIR,
+  LAUNCHER_PATH,
+  SELF_EDIT_DIR,
+  reservedClaims,
+} from '../gen/box-layout.js';
 import type { EngineName } from '../engine/types.js';
 import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
@@ -43,6 +49,8 @@ export type StatusContainer =
    * `clientPid` null: the box carries no byre.client pid, so byre did not
    * start it (the command `byre dockerrun` prints, run by hand).
    * `clientAlive` false: the byre process that started the box is gone (orphaned).
+   * `clientLabelUnreadable`: it carries a byre.client label that is not a pid,
+   * so byre can say neither who started it nor whether that byre still runs.
    */
   | {
       state: 'running';
@@ -50,13 +58,32 @@ export type StatusContainer =
       engine: EngineName;
       clientPid: number | null;
       clientAlive: boolean | null;
+      clientLabelUnreadable?: boolean;
     }
   | { state: 'unknown'; error: string };
+
+/**
+ * The byre.client label as status reads it: a pid (develop writes its own),
+ * none (started outside byre), or something else, which says nothing.
+ */
+export function readClientLabel(raw: string | undefined): {
+  clientPid: number | null;
+  clientLabelUnreadable: boolean;
+} {
+  if (raw === undefined) return { clientPid: null, clientLabelUnreadable: false };
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    return { clientPid: null, clientLabelUnreadable: true };
+  }
+  return { clientPid: Number(raw), clientLabelUnreadable: false };
+}
 
 export interface StatusSibling {
   worktreeId: string;
   id: string;
   engine: EngineName;
+  /** The worktree's directory and branch, from git's files; null when not found there. */
+  path?: string | null;
+  branch?: string | null;
 }
 
 export interface StatusInput {
@@ -89,6 +116,12 @@ export interface StatusInput {
   claudeSkillProblems?: readonly string[];
   /** Why byre refuses to launch this box (it would reach byre's own files); empty when it would launch. */
   refusals?: readonly { rule: string; message: string }[];
+  /** The ports the next launch would publish, when they are not simply the configured ones. */
+  sessionPorts?: SessionPorts;
+  /** `status --self-edit`: show the store bind `develop --self-edit` adds. */
+  selfEdit?: boolean;
+  /** This project's store directory (the self-edit bind's source). */
+  storeDir?: string;
 }
 
 export interface StatusModel {
@@ -178,6 +211,17 @@ export interface GrantInput {
   hostUid: number;
   /** Worktree binds (common git dir, worktree dir); empty for a plain project. */
   extraBinds?: readonly MountSpec[];
+  /** The host ports this session publishes, when a linked worktree's block moved them (adr/0034). */
+  sessionPorts?: SessionPorts;
+  /** `--self-edit`'s store bind, when the launch would carry it. */
+  selfEditBind?: MountSpec;
+}
+
+/** The ports a session would publish, as develop chooses them. */
+export interface SessionPorts {
+  /** A linked worktree's block; null: the configured ports. */
+  block: number | null;
+  ports: readonly { interface: string; host: number; container: number }[];
 }
 
 function mountRow(m: MountSpec, source: string): StatusData['binds'][number] {
@@ -190,13 +234,22 @@ export function grantFacts(input: GrantInput): GrantFacts {
     ...config.mounts.map((m) => mountRow(m.value, layerLabel(m.from))),
     ...skills.flatMap((s) => s.runtime.mounts.map((m) => mountRow(m, skillSource(s.id)))),
     ...(input.extraBinds ?? []).map((m) => mountRow(m, 'worktree')),
+    ...(input.selfEditBind === undefined ? [] : [mountRow(input.selfEditBind, 'self-edit')]),
   ];
-  const ports = config.ports.map((p) => ({
-    interface: p.value.interface,
-    host: p.value.host === 0 ? p.value.container : p.value.host,
-    container: p.value.container,
-    source: layerLabel(p.from),
-  }));
+  const session = input.sessionPorts;
+  const ports = config.ports.map((p) => {
+    const moved = session?.ports.find((s) => s.container === p.value.container);
+    const block = session?.block ?? null;
+    return {
+      interface: moved?.interface ?? p.value.interface,
+      host: moved?.host ?? (p.value.host === 0 ? p.value.container : p.value.host),
+      container: p.value.container,
+      source:
+        block === null || moved === undefined
+          ? layerLabel(p.from)
+          : `${layerLabel(p.from)}; worktree port block ${block}`,
+    };
+  });
   const volumes = [
     ...config.volumes.map((v) => ({ spec: v.value, source: layerLabel(v.from) })),
     ...skills.flatMap((s) => s.volumes.map((spec) => ({ spec, source: skillSource(s.id) }))),
@@ -381,7 +434,15 @@ const LAUNCH_NOTES: Record<Exclude<LaunchDataState, 'verified' | 'none'>, string
 };
 
 /** The record's state for the page; a box byre did not start has none to carry. */
-function launchData(state: LaunchRecordState | null, outsideByre: boolean): StatusData['launch'] {
+/** Who started the running box, as far as its byre.client label says. */
+type Starter = 'byre' | 'outside_byre' | 'unknown';
+
+function starterOf(c: StatusContainer): Starter {
+  if (c.state !== 'running' || c.clientPid !== null) return 'byre';
+  return c.clientLabelUnreadable === true ? 'unknown' : 'outside_byre';
+}
+
+function launchData(state: LaunchRecordState | null, starter: Starter): StatusData['launch'] {
   const empty: StatusData['launch'] = {
     state: 'none',
     note: null,
@@ -394,8 +455,12 @@ function launchData(state: LaunchRecordState | null, outsideByre: boolean): Stat
     box_env_keys: null,
   };
   if (state === null) return empty;
-  if (state.kind === 'pre_record' && outsideByre) {
+  if (state.kind === 'pre_record' && starter === 'outside_byre') {
     return { ...empty, state: 'outside_byre', note: LAUNCH_NOTES.outside_byre };
+  }
+  if (state.kind === 'pre_record' && starter === 'unknown') {
+    // Who started it is unknown, so why it has no record is too.
+    return { ...empty, state: 'pre_record', note: 'the box carries no launch record' };
   }
   switch (state.kind) {
     case 'verified': {
@@ -447,6 +512,8 @@ function containerData(input: StatusInput): StatusData['container'] {
     worktree: s.worktreeId,
     id: s.id,
     engine: s.engine,
+    path: s.path ?? null,
+    branch: s.branch ?? null,
   }));
   const base = { siblings, siblings_error: input.siblingsError };
   switch (c.state) {
@@ -457,6 +524,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: null,
         ...base,
@@ -467,7 +535,8 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: c.id,
         engine: c.engine,
         orphaned: c.clientPid !== null && c.clientAlive === false,
-        outside_byre: c.clientPid === null,
+        outside_byre: c.clientPid === null && c.clientLabelUnreadable !== true,
+        client_label_unreadable: c.clientLabelUnreadable === true,
         client_pid: c.clientPid,
         error: null,
         ...base,
@@ -479,6 +548,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: c.error,
         ...base,
@@ -509,6 +579,17 @@ export function statusModel(input: StatusInput): StatusModel {
     projectId: project.projectId,
     hostUid: input.hostUid,
     extraBinds,
+    ...(input.sessionPorts === undefined ? {} : { sessionPorts: input.sessionPorts }),
+    ...(input.selfEdit === true && input.storeDir !== undefined
+      ? {
+          selfEditBind: {
+            host: input.storeDir,
+            target: SELF_EDIT_DIR,
+            mode: 'rw' as const,
+            disabled: false,
+          },
+        }
+      : {}),
   });
   // A box only counts as running while its engine still answers for it; the
   // record describes it only when verified.
@@ -554,7 +635,15 @@ export function statusModel(input: StatusInput): StatusModel {
     extends: [...config.extendsChain],
     config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
-    self_edit: false,
+    self_edit:
+      verified === null
+        ? input.selfEdit === true
+        : verified.record.binds.some((b) => b.target === SELF_EDIT_DIR),
+    worktree_base:
+      config.worktreeBase === null || config.worktreeBase.value === ''
+        ? null
+        : { value: config.worktreeBase.value, source: layerLabel(config.worktreeBase.from) },
+    port_block: input.sessionPorts?.block ?? null,
     engine:
       input.engine.kind === 'ok'
         ? {
@@ -597,10 +686,7 @@ export function statusModel(input: StatusInput): StatusModel {
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,
     container: containerData(input),
-    launch: launchData(
-      running,
-      input.container.state === 'running' && input.container.clientPid === null,
-    ),
+    launch: launchData(running, starterOf(input.container)),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
         ? launchChanges(verified.record, input.nextLaunch)

@@ -3,6 +3,7 @@
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
 
+import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
@@ -133,7 +134,9 @@ function containerRows(d: StatusData): ModelRow[] {
     case 'running': {
       const id = shortId(c.id ?? '');
       value = `running (${id}) on ${c.engine ?? '?'}`;
-      if (c.outside_byre) {
+      if (c.client_label_unreadable) {
+        value += ` — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
+      } else if (c.outside_byre) {
         value += ` — started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints); stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
       } else if (c.orphaned) {
         value += ` — orphaned: the byre that started it${c.client_pid === null ? '' : ` (pid ${c.client_pid})`} is gone; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
@@ -188,7 +191,7 @@ function hostEnvRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** One row per server, each followed by what it lacks: an unset env var, a shut endpoint. */
+/** One row per server, each followed by what it lacks: an unset env var, a shut host. */
 function mcpRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   for (const m of d.mcp_servers) {
@@ -324,6 +327,12 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
   if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
+  if (d.worktree_base !== null) {
+    add({
+      label: 'Worktree base',
+      value: `${d.worktree_base.value}  (${d.worktree_base.source}; where byre worktree puts new worktrees)`,
+    });
+  }
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null) {
     const digest =
@@ -378,7 +387,14 @@ export function statusRows(d: StatusData): ModelRow[] {
       NONE,
     ),
   );
-  if (d.self_edit) add({ label: 'Self-edit', value: 'on' });
+  if (d.self_edit) {
+    const bind = d.binds.find((b) => b.target === SELF_EDIT_DIR);
+    add({
+      label: 'Self-edit',
+      value: `${bind?.host ?? 'the project’s store'} -> ${SELF_EDIT_DIR}  (rw: the agent can rewrite this project’s config; changes apply at the next develop)`,
+      kind: 'never-truncate',
+    });
+  }
 
   const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
   add(
@@ -517,7 +533,8 @@ export function statusRows(d: StatusData): ModelRow[] {
   add(...containerRows(d));
   const exclusive = d.volumes.filter((v) => v.sharing === 'exclusive').map((v) => v.name);
   const siblings = d.container.siblings.map(
-    (s) => `${s.worktree}  running (${shortId(s.id)}) on ${s.engine}`,
+    (s) =>
+      `${s.path ?? s.worktree}${s.branch === null ? '' : `  ${s.branch}`}  running (${shortId(s.id)}) on ${s.engine}`,
   );
   if (d.container.siblings_error !== null)
     siblings.push(`could not check every engine: ${d.container.siblings_error}`);

@@ -10,6 +10,8 @@ import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
 import { sayAll } from '../output/notes.js';
 import { projectIdFor } from '../project/identity.js';
+import { projectIdCollision, readProjectPath } from '../project/store.js';
+import { byreHome } from '../project/store-layout.js';
 import {
   FULL_CONTAINER_ID,
   discoverBoxes,
@@ -20,21 +22,43 @@ import {
 } from './discover.js';
 import { chooseTarget, type TransferVerb } from './target.js';
 
-/** Worktree ids of `cwd` and every ancestor, nearest first. */
-export function ancestorIds(cwd: string): string[] {
+/** `cwd` and every ancestor (canonical) with its worktree id, nearest first. */
+export function ancestors(cwd: string): { dir: string; id: string }[] {
   let dir: string;
   try {
     dir = realpathSync(cwd);
   } catch {
     dir = path.resolve(cwd);
   }
-  const ids: string[] = [];
+  const out: { dir: string; id: string }[] = [];
   for (;;) {
-    if (dir !== path.parse(dir).root) ids.push(projectIdFor(dir));
+    if (dir !== path.parse(dir).root) out.push({ dir, id: projectIdFor(dir) });
     const up = path.dirname(dir);
-    if (up === dir) return ids;
+    if (up === dir) return out;
     dir = up;
   }
+}
+
+/** Worktree ids of `cwd` and every ancestor, nearest first. */
+export function ancestorIds(cwd: string): string[] {
+  return ancestors(cwd).map((a) => a.id);
+}
+
+/**
+ * The ancestor ids a running box answers to that this store records for
+ * another directory (a hash collision, or a path reused): refusals, as
+ * `byre shell` gives for the same id. Only ids a box carries are read.
+ */
+async function foreignIds(io: Io, boxes: readonly BoxSummary[]): Promise<Map<string, ByreError>> {
+  const carried = new Set(boxes.map((b) => b.workdirId));
+  const home = byreHome(io.env);
+  const out = new Map<string, ByreError>();
+  for (const { dir, id } of ancestors(io.cwd)) {
+    if (!carried.has(id)) continue;
+    const recorded = await readProjectPath(home, id);
+    if (recorded !== null && recorded !== dir) out.set(id, projectIdCollision(id, recorded, dir));
+  }
+  return out;
 }
 
 function ttyAvailable(): boolean {
@@ -70,6 +94,8 @@ export interface PickOptions {
   box?: string;
   stdinBusy: boolean;
   interactive: boolean;
+  /** Ancestor ids owned by another directory (see foreignIds); local boxes only. */
+  foreignIds?: ReadonlyMap<string, ByreError>;
 }
 
 /**
@@ -88,6 +114,7 @@ export async function pickTarget<T extends BoxSummary>(
     partial: discovery.partial,
     ...(options.box === undefined ? {} : { boxFlag: options.box }),
     ancestorIds: ancestorIds(io.cwd),
+    ...(options.foreignIds === undefined ? {} : { foreignIds: options.foreignIds }),
     canPick: terminal !== null,
   });
   if (decision.kind === 'error') throw decision.error;
@@ -114,5 +141,10 @@ export async function selectBox(
   }
   const discovery = await discoverBoxes(pool, who);
   sayAll(io.stderr, discovery.notes);
-  return { box: await pickTarget(io, discovery, options), discovery };
+  const foreign = options.box === undefined ? await foreignIds(io, discovery.boxes) : undefined;
+  const picked = await pickTarget(io, discovery, {
+    ...options,
+    ...(foreign === undefined ? {} : { foreignIds: foreign }),
+  });
+  return { box: picked, discovery };
 }

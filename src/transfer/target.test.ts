@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { RefusedError } from '../errors.js';
 import type { BoxSummary } from './discover.js';
 import { chooseTarget, type TargetQuery } from './target.js';
 
@@ -14,6 +15,11 @@ const box = (id: string, projectId: string, workdirId = projectId): BoxSummary =
 const A = box('aaa111', 'alpha-111111');
 const A2 = box('aaa222', 'alpha-111111', 'alpha-feature-222222');
 const B = box('bbb333', 'beta-333333');
+
+/** The store records alpha-111111 for another directory. */
+const TAKEN = new Map([
+  ['alpha-111111', new RefusedError('taken', { rule: 'project.id-collision' })],
+]);
 
 type Want = { box: BoxSummary; via: string } | { pick: number } | { rule: string };
 
@@ -58,6 +64,26 @@ const table: { name: string; q: Partial<TargetQuery<BoxSummary>>; want: Want }[]
     name: 'cwd even on a partial pool',
     q: { ancestorIds: ['beta-333333'], partial: true },
     want: { box: B, via: 'cwd' },
+  },
+  {
+    name: 'cwd: an id another directory owns refuses, not its box',
+    q: { ancestorIds: ['alpha-111111'], foreignIds: TAKEN },
+    want: { rule: 'project.id-collision' },
+  },
+  {
+    name: 'cwd: an owned id refuses before a further ancestor is tried',
+    q: { ancestorIds: ['alpha-111111', 'beta-333333'], foreignIds: TAKEN },
+    want: { rule: 'project.id-collision' },
+  },
+  {
+    name: 'cwd: an owned id no box carries is passed over',
+    q: { boxes: [B], ancestorIds: ['alpha-111111', 'beta-333333'], foreignIds: TAKEN },
+    want: { box: B, via: 'cwd' },
+  },
+  {
+    name: '--box is explicit: an owned id does not stop it',
+    q: { boxFlag: 'aaa111', ancestorIds: ['alpha-111111'], foreignIds: TAKEN },
+    want: { box: A, via: 'flag' },
   },
   { name: 'sole box', q: { boxes: [B] }, want: { box: B, via: 'sole' } },
   {

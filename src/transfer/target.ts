@@ -18,6 +18,12 @@ export interface TargetQuery<T extends BoxSummary> {
   boxFlag?: string;
   /** Worktree ids of cwd and each ancestor, nearest first. */
   ancestorIds: readonly string[];
+  /**
+   * Ancestor ids the store records for another directory, with the refusal
+   * to give: a box under such an id is that directory's, so cwd never
+   * selects it (as `byre shell` refuses, adr/0023). --box still can.
+   */
+  foreignIds?: ReadonlyMap<string, ByreError>;
   /** An interactive picker can ask the user. */
   canPick: boolean;
 }
@@ -73,6 +79,8 @@ export function chooseTarget<T extends BoxSummary>(q: TargetQuery<T>): TargetDec
   }
   for (const id of q.ancestorIds) {
     const here = q.boxes.filter((b) => b.workdirId === id);
+    const refused = here.length > 0 ? q.foreignIds?.get(id) : undefined;
+    if (refused !== undefined) return { kind: 'error', error: refused };
     const only = here[0];
     if (here.length === 1 && only !== undefined) return { kind: 'box', box: only, via: 'cwd' };
     if (here.length > 1) {

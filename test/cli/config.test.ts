@@ -2,7 +2,7 @@
 // onboarding names the file it wrote, status names every file of the cascade,
 // and an unknown key is located and names the key it is a typo of.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBin } from '../support/cli.js';
@@ -34,6 +34,43 @@ describe('where config lives', () => {
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain(`byre: wrote this project's config: ${projectFile()}`);
     expect(existsSync(projectFile())).toBe(true);
+  });
+
+  it('off a terminal develop asks nothing: the first-run flags are written, nothing else', () => {
+    const empty = path.join(home, '..', 'no-engines');
+    mkdirSync(empty, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(path.join(home, 'default.config'), 'template = "byre/python"\n');
+    const r = byre(['develop', '--agent', 'byre/codex'], { PATH: empty });
+    expect(r.stderr).not.toMatch(/Which (template|agent)/);
+    const text = readFileSync(projectFile(), 'utf8');
+    expect(text).toMatch(/\nagent = "byre\/codex"\n$/);
+    // A favourite only pre-selects a question; off a terminal none is asked.
+    expect(text).not.toContain('template');
+  });
+
+  it('with defaults.skip_questions develop applies the stored answers unasked, and says so', () => {
+    const empty = path.join(home, '..', 'no-engines');
+    mkdirSync(empty, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(
+      path.join(home, 'default.config'),
+      'template = "byre/python"\nagent = "byre/gemini"\n[defaults]\nskip_questions = true\n',
+    );
+    const r = byre(['develop'], { PATH: empty });
+    expect(r.stderr).toContain(
+      'byre: configured from your stored answers (defaults.skip_questions in default.config)',
+    );
+    expect(readFileSync(projectFile(), 'utf8')).toMatch(
+      /\ntemplate = "byre\/python"\nagent = "byre\/gemini"\n$/,
+    );
+  });
+
+  it('byre config needs a terminal, and names the file to edit by hand', () => {
+    const r = byre(['config']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('byre config is an interactive editor and needs a terminal');
+    expect(r.stderr).toContain(`edit ${projectFile()} by hand`);
   });
 
   it('status names every file of the cascade, lowest first, and the missing ones', () => {

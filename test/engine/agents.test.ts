@@ -2,7 +2,14 @@
 // registry): for each npm-published agent skill, a box builds from the local
 // debian:bookworm on docker, `<cli> --version` answers inside it as dev, and
 // the launcher execs the wrapper with byre's context flag — checked with a
-// stub standing in for the real CLI, which would need a login.
+// stub standing in for the real CLI, which would need a login. For the agents
+// whose skill vouches MCP delivery, the same image also proves the real CLI,
+// started through byre's agent command, connects to the MCP servers byre baked
+// into /etc/byre/mcp.json: a probe server (test/fixtures/mcp-probe.mjs) over
+// stdio and over HTTP on the box's loopback logs the CLI's own initialize and
+// tools/list. That runs with no network (`--network none`) and no API key:
+// each CLI is given a command that starts its MCP clients before, or without,
+// asking a model.
 
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -19,6 +26,8 @@ interface AgentCase {
   cli: string;
   /** What the stubbed launch must show. */
   expect: (out: string) => void;
+  /** For an agent byre delivers MCP to: arguments after its command that make the real CLI start its MCP clients offline, and the client name it announces. */
+  mcp?: { args: string[]; client: RegExp };
 }
 
 const CHASSIS = 'arrive in /inbox';
@@ -33,6 +42,9 @@ const cases: AgentCase[] = [
       );
       expect(out).toContain(`FILE: ${CHASSIS}`);
     },
+    // Print mode connects every MCP server before it asks the model (and,
+    // with no key, fails after).
+    mcp: { args: ['-p', 'say hi'], client: /claude/ },
   },
   {
     name: 'codex',
@@ -42,6 +54,9 @@ const cases: AgentCase[] = [
       expect(out).toContain(CHASSIS);
       expect(out).toContain('--dangerously-bypass-approvals-and-sandbox');
     },
+    // A non-interactive session starts its MCP servers while it retries a
+    // model it cannot reach.
+    mcp: { args: ['exec', '--skip-git-repo-check', 'say hi'], client: /codex/ },
   },
   {
     name: 'gemini',
@@ -57,6 +72,8 @@ const cases: AgentCase[] = [
     expect: (out) => {
       expect(out).toMatch(/OCC: \{.*"instructions":\["\/etc\/byre\/agent-context\.md"\]/);
     },
+    // `mcp list` connects to each configured server to show its status.
+    mcp: { args: ['mcp', 'list'], client: /opencode/ },
   },
 ];
 
@@ -71,6 +88,50 @@ if [ -r /etc/byre/context/GEMINI.md ]; then echo "MEMORY: $(grep -o 'arrive in /
 echo "OCC: \${OPENCODE_CONFIG_CONTENT:-}"
 `;
 
+// Two servers through byre's own config: stdio with an argument and a token
+// NAME, HTTP with a bearer token, a templated header and a literal one.
+const PROBE = path.resolve('test/fixtures/mcp-probe.mjs');
+const PROBE_PORT = 8765;
+const MCP_CONFIG = `
+[[mcp]]
+name = "probe"
+command = ["node", "/probe/mcp-probe.mjs", "--stdio-arg"]
+env = ["PROBE_TOKEN"]
+
+[[mcp]]
+name = "probehttp"
+url = "http://127.0.0.1:${PROBE_PORT}/mcp"
+headers = { Authorization = "Bearer \${PROBE_TOKEN}", X-Team = "\${PROBE_TEAM}", X-Api-Version = "7" }
+`;
+
+/**
+ * Run inside the box by its launcher: the HTTP probe, then the agent command
+ * with the case's arguments in the background, until both probes have seen
+ * tools/list (or two minutes pass); the log is the output.
+ */
+const MCP_RUN = `log=/tmp/byre-mcp-probe.log
+node /probe/mcp-probe.mjs --http ${PROBE_PORT} &
+i=0
+while [ ! -e "$log.ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+/etc/byre/agent-cmd "$@" </dev/null >/tmp/agent.out 2>&1 &
+i=0
+while [ "$(cat "$log" 2>/dev/null | grep -c '"rpc":"tools/list"')" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i + 1)); done
+cat "$log" 2>/dev/null
+echo "--- agent output" >&2
+tail -c 4000 /tmp/agent.out >&2
+`;
+
+interface ProbeLine {
+  via: 'stdio' | 'http';
+  argv?: string[];
+  env?: Record<string, string>;
+  rpc?: string | null;
+  client?: string | null;
+  authorization?: string | null;
+  team?: string | null;
+  version?: string | null;
+}
+
 const projects: TestProject[] = [];
 afterAll(() => {
   for (const p of projects.splice(0)) cleanupProject(p);
@@ -79,14 +140,16 @@ afterAll(() => {
 describe.skipIf(!enabled || docker === undefined).each(cases)(
   'agent skill byre/$name on docker',
   (c) => {
+    let image: string | null = null;
+
     it('builds, answers --version as dev, and launches through its wrapper with the context flag', () => {
       const p = makeProject(docker ?? 'docker', c.name);
       projects.push(p);
-      p.writeConfig(`agent = "${c.name}"\n`);
+      p.writeConfig(`agent = "${c.name}"\n${c.mcp === undefined ? '' : MCP_CONFIG}`);
       const build = runByre(p, ['rebuild']);
       expect(build.stderr.slice(-2000)).toContain('byre: rebuilt');
       expect(build.status).toBe(0);
-      const image = `byre-${p.id}-u0-g0`;
+      image = `byre-${p.id}-u0-g0`;
 
       const version = spawnSync(
         'docker',
@@ -121,5 +184,68 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       expect(launched.status).toBe(0);
       c.expect(launched.stdout);
     });
+
+    it.skipIf(c.mcp === undefined)(
+      'the real CLI, started by the agent command, connects to both MCP servers byre baked',
+      () => {
+        expect(image).not.toBeNull();
+        const run = spawnSync(
+          'docker',
+          [
+            'run',
+            '--rm',
+            '--label',
+            'byre.test=1',
+            '--network',
+            'none',
+            '--mount',
+            `type=bind,source=${PROBE},target=/probe/mcp-probe.mjs,readonly`,
+            '-e',
+            'PROBE_TOKEN=tok-7f3a',
+            '-e',
+            'PROBE_TEAM=blue',
+            // The tier builds as root, so the box's dev user is uid 0, and
+            // claude refuses to skip permissions as root outside a sandbox
+            // it was told about.
+            '-e',
+            'IS_SANDBOX=1',
+            image ?? '',
+            'sh',
+            '-c',
+            MCP_RUN,
+            'mcp-run',
+            ...(c.mcp?.args ?? []),
+          ],
+          { encoding: 'utf8', input: '' },
+        );
+        const lines = run.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as ProbeLine);
+        const context = `probe log:\n${run.stdout}\n${run.stderr}`;
+        const client = c.mcp?.client ?? /^$/;
+        for (const via of ['stdio', 'http'] as const) {
+          const seen = lines.filter((l) => l.via === via);
+          const init = seen.find((l) => l.rpc === 'initialize');
+          expect(init?.client, context).toMatch(client);
+          expect(
+            seen.some((l) => l.rpc === 'tools/list'),
+            context,
+          ).toBe(true);
+        }
+        // The stdio server got its argv and the token it reads by NAME.
+        const start = lines.find((l) => l.via === 'stdio' && l.argv !== undefined);
+        expect(start?.argv, context).toEqual(['--stdio-arg']);
+        expect(start?.env?.['PROBE_TOKEN'], context).toBe('tok-7f3a');
+        // Every HTTP request carried the headers, ${VAR} filled from the box env.
+        for (const l of lines.filter((x) => x.via === 'http')) {
+          expect([l.authorization, l.team, l.version], context).toEqual([
+            'Bearer tok-7f3a',
+            'blue',
+            '7',
+          ]);
+        }
+      },
+    );
   },
 );

@@ -45,6 +45,8 @@ RUN echo "local notes skill"
 COPY agent-cmd /etc/byre/agent-cmd
 RUN chmod +x /etc/byre/agent-cmd
 COPY agent-context.md /etc/byre/agent-context.md
+COPY self-edit.md /etc/byre/self-edit.md
+COPY config-reference.md /etc/byre/config-reference.md
 
 # --- mcp (canonical declared set; stable path) ---
 COPY mcp.json /etc/byre/mcp.json

