@@ -1537,7 +1537,7 @@ describe('status says only what is true', () => {
       'Container',
       [
         'running (abcdef012345) on docker — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with `docker stop abcdef012345`',
-        '⚠ the box carries no launch record (started by a byre before records); the rows above describe the CURRENT CONFIG, not necessarily this box.',
+        '⚠ the box carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
       ],
     ],
   ];

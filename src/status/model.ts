@@ -434,7 +434,15 @@ const LAUNCH_NOTES: Record<Exclude<LaunchDataState, 'verified' | 'none'>, string
 };
 
 /** The record's state for the page; a box byre did not start has none to carry. */
-function launchData(state: LaunchRecordState | null, outsideByre: boolean): StatusData['launch'] {
+/** Who started the running box, as far as its byre.client label says. */
+type Starter = 'byre' | 'outside_byre' | 'unknown';
+
+function starterOf(c: StatusContainer): Starter {
+  if (c.state !== 'running' || c.clientPid !== null) return 'byre';
+  return c.clientLabelUnreadable === true ? 'unknown' : 'outside_byre';
+}
+
+function launchData(state: LaunchRecordState | null, starter: Starter): StatusData['launch'] {
   const empty: StatusData['launch'] = {
     state: 'none',
     note: null,
@@ -447,8 +455,12 @@ function launchData(state: LaunchRecordState | null, outsideByre: boolean): Stat
     box_env_keys: null,
   };
   if (state === null) return empty;
-  if (state.kind === 'pre_record' && outsideByre) {
+  if (state.kind === 'pre_record' && starter === 'outside_byre') {
     return { ...empty, state: 'outside_byre', note: LAUNCH_NOTES.outside_byre };
+  }
+  if (state.kind === 'pre_record' && starter === 'unknown') {
+    // Who started it is unknown, so why it has no record is too.
+    return { ...empty, state: 'pre_record', note: 'the box carries no launch record' };
   }
   switch (state.kind) {
     case 'verified': {
@@ -674,12 +686,7 @@ export function statusModel(input: StatusInput): StatusModel {
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,
     container: containerData(input),
-    launch: launchData(
-      running,
-      input.container.state === 'running' &&
-        input.container.clientPid === null &&
-        input.container.clientLabelUnreadable !== true,
-    ),
+    launch: launchData(running, starterOf(input.container)),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
         ? launchChanges(verified.record, input.nextLaunch)
