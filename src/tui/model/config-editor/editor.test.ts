@@ -268,6 +268,24 @@ describe('ADVANCED and EXTENDS', () => {
     expect(s.message()).toMatch(/not found/);
   });
 
+  it('Volume data: a machine volume’s data is cleared only after choosing to, and no file changes', () => {
+    const text =
+      '[[volumes]]\nname = "models"\nrole = "cache"\ntarget = "/models"\nscope = "machine"\n';
+    const s = new Session({
+      text: text + '[[volumes]]\nname = "c"\nrole = "cache"\ntarget = "/c"\n',
+    });
+    expect(s.items().some((i) => i.kind === 'row' && i.id === 'volumes:data:c')).toBe(false);
+    expect(s.row('volumes:data:models').value).toBe('byre-machine-u1000-models');
+    s.select('volumes:data:models').press('enter', 'enter');
+    expect(s.state.effect).toBeNull();
+    s.press('enter', 'down', 'enter');
+    expect(s.state.effect).toEqual({ kind: 'clear-volume', volume: 'byre-machine-u1000-models' });
+    s.send({ kind: 'volume-cleared', ok: false, message: 'kept: 1 byre session running' });
+    expect(s.state.effect).toBeNull();
+    expect(s.message()).toBe('kept: 1 byre session running');
+    expect(s.state.text).toBe(s.state.saved);
+  });
+
   it('volumes: a new one through its form', () => {
     const s = new Session();
     s.select('volumes:add').press('enter', 'npm', 'down', 'down', '/home/dev/.npm', 'enter');
