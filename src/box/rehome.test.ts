@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { ConfigError } from '../errors.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
@@ -150,6 +151,22 @@ describe('rehomeProject', () => {
     expect(readFileSync(ctx.project.config, 'utf8')).toBe('agent = "none"\n');
     expect(readFileSync(ctx.project.path, 'utf8')).toBe(`${dir}\n`);
     expect(existsSync(path.join(home, 'projects', oldId))).toBe(false);
+  });
+
+  it('refuses an old byre.config the loader rejects, at that file, before copying anything', async () => {
+    const { oldId, dir, engine, pool } = await setup();
+    const oldConfig = path.join(home, 'projects', oldId, 'byre.config');
+    writeFileSync(oldConfig, 'agent = 5\n');
+    const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    const refused = await rehomeProject({ ctx, oldId, pool, stderr }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).issues[0]?.location).toMatchObject({
+      file: oldConfig,
+      line: 1,
+    });
+    expect(engine.callsTo('run')).toEqual([]);
+    expect(existsSync(ctx.project.config)).toBe(false);
+    expect(readFileSync(oldConfig, 'utf8')).toBe('agent = 5\n');
   });
 
   it('refuses a differing byre.config at the new id, naming the file', async () => {

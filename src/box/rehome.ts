@@ -1,14 +1,18 @@
 // Re-pointing a moved project's identity onto its new path-derived id: find
 // stored ids whose directory is gone, copy their volumes to the new names with
 // a helper container, carry the stored config over, then retire the old id.
-// It never edits what is inside a config, never pulls an image, and never
-// deletes the old store unless every engine was reached and every step held.
+// The config moves through the one config writer (adr/0010: checked by the
+// loader before any engine work, published create-only); rehome edits nothing
+// in it beyond the writer's standing migrations, never pulls an image, and
+// never deletes the old store unless every engine was reached and every step held.
 
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Writer } from '../io.js';
-import { ByreError, RefusedError } from '../errors.js';
+import { projectConfigFile, writeConfig } from '../config/write.js';
+import { parseLayer } from '../config/parse.js';
+import { ByreError, ConfigError, RefusedError } from '../errors.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
@@ -208,6 +212,15 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     );
   }
 
+  // The config that will move must load as a project file: refused here, at
+  // the old file, before any volume is copied.
+  const carried = files.find((f) => f.name === 'byre.config' && f.current === null)?.old;
+  if (carried !== undefined && carried !== null) {
+    const file = path.join(oldPaths.dir, 'byre.config');
+    const checked = parseLayer(carried, { file, kind: 'project', name: 'project' });
+    if (checked.issues.length > 0) throw new ConfigError(checked.issues);
+  }
+
   for (const id of [oldId, newId]) {
     const scan = await findSessions(pool, { projectId: id });
     const live = scan.boxes[0];
@@ -274,8 +287,11 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
   }
 
   for (const f of files) {
-    if (f.old === null || f.current !== null) continue;
-    await writeFileAtomic(path.join(ctx.project.dir, f.name), f.old);
+    const old = f.old;
+    if (old === null || f.current !== null) continue;
+    if (f.name === 'byre.config') {
+      await writeConfig(projectConfigFile(ctx.project), () => old, { createOnly: true });
+    } else await writeFileAtomic(path.join(ctx.project.dir, f.name), old);
     say(stderr, `moved ${f.name} to ${ctx.project.dir}`);
   }
   await recordProjectPath(home, newId, ctx.projectRoot);

@@ -7,6 +7,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
+import { enginePool } from '../box/pool.js';
+import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
 import { readConfigForEdit, writeConfig } from '../config/write.js';
@@ -157,6 +159,10 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     output: process.stdout,
     effects: {
       save,
+      clearVolume: async (volume) => ({
+        kind: 'volume-cleared',
+        ...(await clearMachineVolume(enginePool(roots, io.env, null), volume)),
+      }),
       reloadBelow: async (state) => {
         const read = readBelow(state.text);
         return { kind: 'below-loaded', below: read.below, issues: read.issues };

@@ -43,6 +43,7 @@ import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { layoutWidth } from '../status/width.js';
 import {
+  readClientLabel,
   statusModel,
   type StatusContainer,
   type StatusEngine,
@@ -65,12 +66,6 @@ interface FoundBox {
   engine: EngineName;
   id: string;
   labels: Record<string, string>;
-}
-
-function clientPid(labels: Record<string, string>): number | null {
-  const raw = labels[LABEL.client];
-  if (raw === undefined || !/^[1-9][0-9]*$/.test(raw)) return null;
-  return Number(raw);
 }
 
 async function detect(
@@ -204,13 +199,13 @@ export async function statusCommand(
 
   let container: StatusContainer;
   if (own !== undefined) {
-    const pid = clientPid(own.labels);
+    const client = readClientLabel(own.labels[LABEL.client]);
     container = {
       state: 'running',
       id: own.id,
       engine: own.engine,
-      clientPid: pid,
-      clientAlive: pid === null ? null : deps.pidAlive(pid),
+      ...client,
+      clientAlive: client.clientPid === null ? null : deps.pidAlive(client.clientPid),
     };
   } else if (uncheckedText !== null) {
     container = { state: 'unknown', error: `could not ask ${uncheckedText}` };

@@ -117,17 +117,24 @@ describe('passphrases', () => {
   });
 
   it('asks a new passphrase twice on a terminal and refuses a mismatch', async () => {
+    // The second answer is typed once the second prompt shows, not after a guessed wait.
+    const asked2 = async (term: { shown: () => string }): Promise<void> => {
+      for (let i = 0; i < 2000 && !term.shown().includes('the same passphrase again'); i++) {
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(term.shown()).toContain('the same passphrase again');
+    };
     const t = terminal();
     const asked = askNewPassphrase({ fd: null, terminal: t.term }, 'new: ');
     t.type('one\r');
-    await new Promise((r) => setTimeout(r, 10));
+    await asked2(t);
     t.type('two\r');
     await expect(asked).rejects.toMatchObject({ rule: 'credential.passphrase-mismatch' });
 
     const u = terminal();
     const ok = askNewPassphrase({ fd: null, terminal: u.term }, 'new: ');
     u.type('same\r');
-    await new Promise((r) => setTimeout(r, 10));
+    await asked2(u);
     u.type('same\r');
     expect(await ok).toBe('same');
   });

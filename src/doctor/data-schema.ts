@@ -1,6 +1,8 @@
 // The shape of `byre doctor --data`, written once in zod: the report's type
 // and the JSON Schema pinned in test/golden/doctor-data.schema.json both come
-// from it. Versioned; a shape change bumps DOCTOR_DATA_VERSION.
+// from it. Versioned, by the rule `status --data` follows: a field added
+// leaves DOCTOR_DATA_VERSION alone; a field removed, renamed or changed in
+// meaning bumps it.
 
 import '../zod.js';
 import { z } from 'zod';

@@ -194,7 +194,7 @@ describe('buildRunArgv', () => {
     ['docker', false],
     ['podman', true],
   ] as const)('asks %s for no healthcheck timer: %s', (engine, expected) => {
-    // Podman requests a systemd timer even for HEALTHCHECK NONE and logs ERRO without systemd.
+    // Reported: podman asks systemd for a timer unless told not to, and logs ERRO without one.
     expect(buildRunArgv({ ...base, engine }, 'create', false).includes('--no-healthcheck')).toBe(
       expected,
     );

@@ -116,9 +116,10 @@ export function buildRunArgv(
   for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
   if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
-  // The image says HEALTHCHECK NONE, yet Podman still asks systemd for a
-  // healthcheck timer unless told not to, and without a systemd session it
-  // prints `ERRO … unable to get systemd connection` at every start.
+  // Users report Podman asking systemd for a healthcheck timer at every start
+  // unless told not to, printing `ERRO … unable to get systemd connection`
+  // without a systemd session (the image says HEALTHCHECK NONE; podman 4.3.1
+  // here never asks). The flag costs nothing on a podman that would not.
   if (params.engine === 'podman') argv.push('--no-healthcheck');
   argv.push(...params.skillRunArgs, ...params.projectRunArgs);
   // Labels come after the raw run_args: later flags win, so a raw

@@ -9,9 +9,12 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
+import { resolveHostTool } from '../engine/host-tools.js';
 
 const LAUNCHER = fileURLToPath(new URL('./chassis/byre-launch.sh', import.meta.url));
 const PROFILE = fileURLToPath(new URL('./chassis/byre-profile-env.sh', import.meta.url));
+const sleepTool = resolveHostTool('sleep', { declinedRoots: [], env: process.env });
+const SLEEP = sleepTool.kind === 'found' ? sleepTool.path : '/bin/sleep';
 
 interface Run {
   code: number | null;
@@ -76,6 +79,27 @@ function write(rel: string, content: string, mode = 0o644): string {
 
 function launch(args: string[], extra: Record<string, string> = {}): Promise<Run> {
   return run('bash', [LAUNCHER, ...args], { ...env, ...extra });
+}
+
+/**
+ * The launcher waits between gate attempts with `sleep`; this one, first on
+ * PATH, leaves a mark before it sleeps. Once the mark exists the launcher
+ * has tried the gate and is waiting: the handshake that replaces guessing
+ * how long that takes.
+ */
+function markWaits(): { env: Record<string, string>; waited: () => Promise<void> } {
+  const mark = path.join(dir, 'gate-waited');
+  const bin = sub('mark-bin');
+  write('mark-bin/sleep', `#!/bin/sh\n: > '${mark}'\nexec '${SLEEP}' "$@"\n`, 0o755);
+  return {
+    env: { PATH: `${bin}:${env['PATH'] ?? ''}` },
+    waited: async () => {
+      for (let i = 0; i < 2000 && !existsSync(mark); i++) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(existsSync(mark)).toBe(true);
+    },
+  };
 }
 
 useTempDir('launch-test', (tmp) => {
@@ -151,8 +175,9 @@ describe('launch gate', () => {
       'firstrun.d/10-probe.sh',
       `if (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null; then echo open; else echo closed; fi > ${dir}/probe\n`,
     );
-    const launched = launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '10' });
-    await new Promise((r) => setTimeout(r, 700));
+    const waits = markWaits();
+    const launched = launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '10', ...waits.env });
+    await waits.waited();
     expect(existsSync(path.join(dir, 'probe'))).toBe(false);
     const server = await listen(port);
     try {
@@ -221,11 +246,12 @@ describe('credential gate', () => {
 
   it('waits for a delivery that lands after it started', async () => {
     asTmpfs();
+    const waits = markWaits();
     const launched = launch(
       ['bash', '-c', 'echo "$API_KEY"'],
-      gated({ BYRE_CREDENTIAL_GATE_TIMEOUT: '10' }),
+      gated({ BYRE_CREDENTIAL_GATE_TIMEOUT: '10', ...waits.env }),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await waits.waited();
     deliver();
     const r = await launched;
     expect(r).toMatchObject({ code: 0, stdout: 'sk 123\n\n\n' });

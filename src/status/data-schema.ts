@@ -232,6 +232,11 @@ export const statusDataSchema = z
       outside_byre: z
         .boolean()
         .describe('carries no byre.client pid: started outside byre (e.g. the dockerrun command)'),
+      client_label_unreadable: z
+        .boolean()
+        .describe(
+          'carries a byre.client label that is not a pid: who started it, and whether that byre still runs, is unknown',
+        ),
       client_pid: z.number().int().nullable(),
       error: nullableText,
       siblings: z.array(

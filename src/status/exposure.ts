@@ -3,6 +3,7 @@
 // header both print it, so neither can disagree with `byre status`. Pure.
 
 import type { GrantFacts } from './model.js';
+import { ALLOWLIST_POSTURE } from './network.js';
 import { networkValue, plural } from './rows.js';
 
 export interface ExposureSummary {
@@ -17,8 +18,11 @@ export interface ExposureSummary {
   credentials: number;
   /** The Network row of status, verbatim. */
   network: string;
-  /** Egress entries the derived allowlist holds (closed ones excluded). */
-  egress: number;
+  /**
+   * Hosts the allowlist opens (closed ones excluded); null without an
+   * allowlist, where no egress entry is a grant and a count would read as one.
+   */
+  egress: number | null;
 }
 
 export function exposureSummary(facts: GrantFacts): ExposureSummary {
@@ -30,7 +34,10 @@ export function exposureSummary(facts: GrantFacts): ExposureSummary {
     envVars: facts.host_env.filter((e) => e.state === 'delivered').length,
     credentials: facts.credentials.filter((c) => c.state !== 'overridden').length,
     network: networkValue(facts.network),
-    egress: facts.network.egress.filter((e) => e.closed_by === null).length,
+    egress:
+      facts.network.posture === ALLOWLIST_POSTURE
+        ? facts.network.egress.filter((e) => e.closed_by === null).length
+        : null,
   };
 }
 

@@ -14,7 +14,7 @@ import {
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { statusModel, type StatusInput } from './model.js';
+import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
 
@@ -1521,6 +1521,25 @@ describe('status says only what is true', () => {
         '⚠ the box was started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints), so it carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
       ],
     ],
+    [
+      'a box whose byre.client label is not a pid: who started it is unknown',
+      {
+        container: {
+          state: 'running',
+          id: 'abcdef0123456789',
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      },
+      'Container',
+      [
+        'running (abcdef012345) on docker — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with `docker stop abcdef012345`',
+        '⚠ the box carries no launch record; the rows above describe the CURRENT CONFIG, not necessarily this box.',
+      ],
+    ],
   ];
   it.each(exact)('%s', (_name, over, label, expected) => {
     expect(table(input(over)).get(label)).toEqual(expected);
@@ -1758,6 +1777,20 @@ describe('status says only what is true', () => {
     expect(d.host_env.map((e) => e.key)).toEqual(['TERM']);
   });
 
+  const labels: [string | undefined, number | null, boolean][] = [
+    ['4242', 4242, false],
+    [undefined, null, false],
+    ['', null, true],
+    ['0', null, true],
+    ['-1', null, true],
+    ['12x', null, true],
+    [' 12', null, true],
+    ['99999999999', null, true],
+  ];
+  it.each(labels)('the byre.client label %j reads as pid %j, unreadable %j', (raw, pid, bad) => {
+    expect(readClientLabel(raw)).toEqual({ clientPid: pid, clientLabelUnreadable: bad });
+  });
+
   it('--data: a box started outside byre is not orphaned, and its launch state says so', () => {
     const running = (clientPid: number | null, clientAlive: boolean | null) =>
       statusModel(
@@ -1783,6 +1816,26 @@ describe('status says only what is true', () => {
     expect(orphan.container).toMatchObject({ orphaned: true, outside_byre: false, client_pid: 7 });
     expect(orphan.launch.state).toBe('pre_record');
     expect(running(7, true).container).toMatchObject({ orphaned: false, outside_byre: false });
+    const unreadable = statusModel(
+      input({
+        container: {
+          state: 'running',
+          id: 'a'.repeat(16),
+          engine: 'docker',
+          clientPid: null,
+          clientAlive: null,
+          clientLabelUnreadable: true,
+        },
+        launch: { kind: 'pre_record' },
+      }),
+    ).data;
+    expect(unreadable.container).toMatchObject({
+      orphaned: false,
+      outside_byre: false,
+      client_label_unreadable: true,
+      client_pid: null,
+    });
+    expect(unreadable.launch.state).toBe('pre_record');
   });
 
   it('--full: instruction text one row per line, never a literal \\n; raw build keeps its caveat', () => {

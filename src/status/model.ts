@@ -49,6 +49,8 @@ export type StatusContainer =
    * `clientPid` null: the box carries no byre.client pid, so byre did not
    * start it (the command `byre dockerrun` prints, run by hand).
    * `clientAlive` false: the byre process that started the box is gone (orphaned).
+   * `clientLabelUnreadable`: it carries a byre.client label that is not a pid,
+   * so byre can say neither who started it nor whether that byre still runs.
    */
   | {
       state: 'running';
@@ -56,8 +58,24 @@ export type StatusContainer =
       engine: EngineName;
       clientPid: number | null;
       clientAlive: boolean | null;
+      clientLabelUnreadable?: boolean;
     }
   | { state: 'unknown'; error: string };
+
+/**
+ * The byre.client label as status reads it: a pid (develop writes its own),
+ * none (started outside byre), or something else, which says nothing.
+ */
+export function readClientLabel(raw: string | undefined): {
+  clientPid: number | null;
+  clientLabelUnreadable: boolean;
+} {
+  if (raw === undefined) return { clientPid: null, clientLabelUnreadable: false };
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    return { clientPid: null, clientLabelUnreadable: true };
+  }
+  return { clientPid: Number(raw), clientLabelUnreadable: false };
+}
 
 export interface StatusSibling {
   worktreeId: string;
@@ -416,7 +434,15 @@ const LAUNCH_NOTES: Record<Exclude<LaunchDataState, 'verified' | 'none'>, string
 };
 
 /** The record's state for the page; a box byre did not start has none to carry. */
-function launchData(state: LaunchRecordState | null, outsideByre: boolean): StatusData['launch'] {
+/** Who started the running box, as far as its byre.client label says. */
+type Starter = 'byre' | 'outside_byre' | 'unknown';
+
+function starterOf(c: StatusContainer): Starter {
+  if (c.state !== 'running' || c.clientPid !== null) return 'byre';
+  return c.clientLabelUnreadable === true ? 'unknown' : 'outside_byre';
+}
+
+function launchData(state: LaunchRecordState | null, starter: Starter): StatusData['launch'] {
   const empty: StatusData['launch'] = {
     state: 'none',
     note: null,
@@ -429,8 +455,12 @@ function launchData(state: LaunchRecordState | null, outsideByre: boolean): Stat
     box_env_keys: null,
   };
   if (state === null) return empty;
-  if (state.kind === 'pre_record' && outsideByre) {
+  if (state.kind === 'pre_record' && starter === 'outside_byre') {
     return { ...empty, state: 'outside_byre', note: LAUNCH_NOTES.outside_byre };
+  }
+  if (state.kind === 'pre_record' && starter === 'unknown') {
+    // Who started it is unknown, so why it has no record is too.
+    return { ...empty, state: 'pre_record', note: 'the box carries no launch record' };
   }
   switch (state.kind) {
     case 'verified': {
@@ -494,6 +524,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: null,
         ...base,
@@ -504,7 +535,8 @@ function containerData(input: StatusInput): StatusData['container'] {
         id: c.id,
         engine: c.engine,
         orphaned: c.clientPid !== null && c.clientAlive === false,
-        outside_byre: c.clientPid === null,
+        outside_byre: c.clientPid === null && c.clientLabelUnreadable !== true,
+        client_label_unreadable: c.clientLabelUnreadable === true,
         client_pid: c.clientPid,
         error: null,
         ...base,
@@ -516,6 +548,7 @@ function containerData(input: StatusInput): StatusData['container'] {
         engine: null,
         orphaned: false,
         outside_byre: false,
+        client_label_unreadable: false,
         client_pid: null,
         error: c.error,
         ...base,
@@ -653,10 +686,7 @@ export function statusModel(input: StatusInput): StatusModel {
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,
     container: containerData(input),
-    launch: launchData(
-      running,
-      input.container.state === 'running' && input.container.clientPid === null,
-    ),
+    launch: launchData(running, starterOf(input.container)),
     changes_on_next_launch:
       verified !== null && input.nextLaunch !== null
         ? launchChanges(verified.record, input.nextLaunch)

@@ -134,7 +134,9 @@ function containerRows(d: StatusData): ModelRow[] {
     case 'running': {
       const id = shortId(c.id ?? '');
       value = `running (${id}) on ${c.engine ?? '?'}`;
-      if (c.outside_byre) {
+      if (c.client_label_unreadable) {
+        value += ` — its byre.client label is not a pid, so byre cannot tell who started it or whether that byre still runs; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
+      } else if (c.outside_byre) {
         value += ` — started outside byre (no byre.client pid: e.g. by hand from the command byre dockerrun prints); stop it with \`${c.engine ?? 'docker'} stop ${id}\``;
       } else if (c.orphaned) {
         value += ` — orphaned: the byre that started it${c.client_pid === null ? '' : ` (pid ${c.client_pid})`} is gone; stop it with \`${c.engine ?? 'docker'} stop ${id}\``;

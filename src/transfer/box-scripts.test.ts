@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -81,7 +82,15 @@ describe('file script', () => {
   it('lands nothing when the sender is killed mid-stream', async () => {
     const child = spawn(SH, ['-c', DELIVER_FILE_SCRIPT, 'byre-deliver', inbox, 'x.bin', '1000000']);
     child.stdin.write(Buffer.alloc(1000));
-    await new Promise((r) => setTimeout(r, 100));
+    // Mid-stream for real: the script has made its temp and holds the first bytes.
+    const temp = (): string | undefined =>
+      readdirSync(inbox).find((n) => n.startsWith('.byre-tmp-'));
+    for (let i = 0; i < 2000; i++) {
+      const t = temp();
+      if (t !== undefined && statSync(path.join(inbox, t)).size === 1000) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(temp()).toBeDefined();
     // The engine client dying closes the box's stdin: EOF, short.
     child.stdin.destroy();
     const status = await new Promise<number | null>((r) => child.on('close', r));

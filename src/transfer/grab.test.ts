@@ -67,7 +67,7 @@ async function tarOf(entries: Entry[]): Promise<Buffer[]> {
 function box(
   kind: string,
   parts: Buffer[],
-  between: (i: number) => void = () => undefined,
+  between: (i: number) => void | Promise<void> = () => undefined,
   exitCode = 0,
 ) {
   const handle = {
@@ -90,11 +90,9 @@ function box(
             out.once('close', () => r());
           }
         });
-        await new Promise((r) => setTimeout(r, 20));
-        between(i);
+        await between(i);
       }
       out.end();
-      await new Promise((r) => setTimeout(r, 20));
       return { exitCode, stderr: '', stderrHead: '' };
     },
   } as unknown as Engine;
@@ -196,17 +194,23 @@ describe('grabFromBox', () => {
     );
     const parts = [archive.subarray(0, 3072), archive.subarray(3072)];
     const d = path.join(dest, 't', 'd');
+    let swapped = false;
     const r = grabFromBox(
-      box('d', parts, (i) => {
-        if (i === 0 && existsSync(d)) {
-          renameSync(d, path.join(root, 'moved'));
-          symlinkSync(outside, d);
+      box('d', parts, async (i) => {
+        if (i !== 0) return;
+        // Swapped once grab has made the directory from the first part, however long that takes.
+        for (let n = 0; n < 2000 && !existsSync(path.join(d, 'first.txt')); n++) {
+          await new Promise((done) => setTimeout(done, 5));
         }
+        renameSync(d, path.join(root, 'moved'));
+        symlinkSync(outside, d);
+        swapped = true;
       }),
       '/w/t',
       { kind: 'path', path: dest },
     );
     await r.catch(() => undefined);
+    expect(swapped).toBe(true);
     expect(readdirSync(outside)).toEqual([]);
   });
 

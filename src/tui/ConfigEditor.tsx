@@ -22,6 +22,8 @@ import { editorScreen, type LineTone } from './model/config-editor/view.js';
 export interface EditorEffects {
   save(state: EditorState): Promise<EditorEvent>;
   reloadBelow(state: EditorState): Promise<EditorEvent>;
+  /** Deletes a machine-scoped volume on every engine; answers `volume-cleared`. */
+  clearVolume(volume: string): Promise<EditorEvent>;
 }
 
 export interface ConfigEditorProps {
@@ -116,8 +118,13 @@ export function ConfigEditor({ world, initial, color, effects, onLeave }: Config
       exit();
       return;
     }
-    const run = effect.kind === 'save' ? effects.save : effects.reloadBelow;
-    void run(state).then(dispatch);
+    const run =
+      effect.kind === 'clear-volume'
+        ? effects.clearVolume(effect.volume)
+        : effect.kind === 'save'
+          ? effects.save(state)
+          : effects.reloadBelow(state);
+    void run.then(dispatch);
   }, [state.effect]);
 
   // One text node for the frame (the lines already fit the width): a node per

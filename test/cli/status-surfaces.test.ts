@@ -64,6 +64,10 @@ describe('status under a firewall', () => {
       'name = "gh"',
       'url = "https://api.gh.com/mcp"',
       'env = ["GH_TOKEN", "GH_OTHER"]',
+      '[[mcp]]',
+      'name = "fs"',
+      'command = ["mcp-fs"]',
+      'egress = ["github.com"]',
     ]);
     const r = byre(['status'], { GH_TOKEN: 'x' });
     expect(r.status).toBe(0);
@@ -87,6 +91,10 @@ describe('status under a firewall', () => {
     );
     expect(mcp).toContain('↳ env GH_TOKEN: provided by env_from_host env:GH_TOKEN');
     expect(mcp).toContain('↳ env GH_OTHER: NOT provided — nothing sets it;');
+    // A stdio server's declared API host, closed on purpose.
+    expect(mcp).toContain(
+      "↳ NOT operational: its egress github.com:443 is closed by project's '!github.com' under the allowlist",
+    );
 
     const data = JSON.parse(byre(['status', '--data'], { GH_TOKEN: 'x' }).stdout) as {
       project_config: string;
@@ -96,7 +104,7 @@ describe('status under a firewall', () => {
     expect(data.project_config).toBe(configFile);
     expect(data.network.offered.map((o) => o.host)).toContain('proxy.golang.org');
     expect(data.network.closed.map((c) => c.state)).toEqual(['enforced', 'enforced']);
-    expect(data.mcp_servers[0]?.operational).toBe(false);
+    expect(data.mcp_servers.map((m) => m.operational)).toEqual([false, false]);
     expect(data.mcp_servers[0]?.env).toEqual([
       { key: 'GH_TOKEN', provided_by: 'env_from_host env:GH_TOKEN', missing: null },
       {

@@ -1,7 +1,8 @@
 // Engine tier for `byre config`: a mount added on the editor's screen (the
 // built binary, driven in tmux like a user would) is what the next `byre
 // develop` binds, on real docker and podman, and `byre status` attributes it
-// to the project layer. One test per engine: the editor's rules are proven in
+// to the project layer; a machine volume's data is not cleared while that
+// session runs, and is once it has ended. One test per engine: the editor's rules are proven in
 // the unit and tui tiers.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,15 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { addMountAndSave, byreBin, hasTmux, q, startPane } from '../tui/tmux.js';
+import {
+  addMountAndSave,
+  byreBin,
+  hasTmux,
+  q,
+  selectRow,
+  startPane,
+  waitForScreen,
+} from '../tui/tmux.js';
 import { flavorsUnderTest } from './engines.js';
 import { engineCli, runByre, runningBox, testScope, waitFor } from './harness.js';
 
@@ -17,10 +26,14 @@ const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
 const scope = testScope();
 
 describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $label', (flavor) => {
-  it('a mount added in the editor is bound by develop and attributed to the project by status', async () => {
+  it('a mount added in the editor is bound by develop and attributed by status; machine volume data clears only once no session runs', async () => {
     expect(hasTmux, 'the editor is driven in tmux; install it').toBe(true);
     const project = scope.project(flavor);
-    project.writeConfig('# this project\n');
+    // A machine-scoped volume (swept by its byretest name if the test fails).
+    const initial =
+      '# this project\n[[volumes]]\nname = "byretest-data"\nrole = "cache"\ntarget = "/opt/data"\nscope = "machine"\n';
+    const volume = `byre-machine-u${process.getuid?.() ?? 0}-byretest-data`;
+    project.writeConfig(initial);
     const shared = path.join(project.root, 'shared');
     mkdirSync(shared);
     writeFileSync(path.join(shared, 'marker'), 'from the host\n');
@@ -35,7 +48,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
     pane.keys('C-q');
     expect(await pane.exit()).toBe('0');
     expect(readFileSync(path.join(project.store, 'byre.config'), 'utf8')).toBe(
-      `# this project\n\n[[mounts]]\nhost = "${shared}"\ntarget = "/opt/shared"\nmode = "ro"\n`,
+      `${initial}\n[[mounts]]\nhost = "${shared}"\ntarget = "/opt/shared"\nmode = "ro"\n`,
     );
 
     const session = scope.start(project, ['develop']);
@@ -55,6 +68,33 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
         source: 'project',
       }),
     );
+    // Volume data: clearing a machine volume is refused while a session runs, then done.
+    const volumes = (): string[] => engineCli(project, ['volume', 'ls', '-q']).split('\n');
+    expect(volumes()).toContain(volume);
+    expect(await clearVolumeData(project, env)).toMatch(/kept: 1 byre session running/);
+    expect(volumes()).toContain(volume);
     expect(await session.end()).toBe(0);
+    expect(await clearVolumeData(project, env)).toMatch(
+      new RegExp(`${volume} cleared \\(deleted on ${flavor.engine}\\)`),
+    );
+    expect(volumes()).not.toContain(volume);
   });
 });
+
+/** Opens the editor, clears the byretest-data volume's data, and returns what the footer said. */
+async function clearVolumeData(project: { dir: string }, env: string): Promise<string> {
+  const pane = startPane(`${env} ${q(byreBin)} config`, {
+    width: 200,
+    height: 40,
+    cwd: project.dir,
+  });
+  await waitForScreen(pane, /exposure: /);
+  await selectRow(pane, /byretest-data data/);
+  pane.keys('Enter');
+  await waitForScreen(pane, 'clear it: delete the volume on every engine');
+  pane.keys('Down', 'Enter');
+  const screen = await waitForScreen(pane, /kept: |cleared |not cleared/, 120_000);
+  pane.keys('C-q');
+  expect(await pane.exit()).toBe('0');
+  return screen;
+}

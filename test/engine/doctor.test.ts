@@ -1,9 +1,10 @@
 // byre doctor on real engines, through the built binary. Every flavour: the
 // report names the engine as it is (rootful, or rootless with keep-id), says
 // byre is usable, and an unpullable base fails with a located line. Root
-// docker and podman: each leftover kind is planted (a volume and an image made
-// by byre develop for a project whose directory is then removed; a stopped
-// and a running box and a volume of a project whose store is gone), next to
+// docker and podman: each leftover kind is planted for each reason (a volume
+// and an image made by byre develop, and a stopped box, for a project whose
+// directory is then removed; a stopped and a running box, a volume and an
+// image of a project whose store is gone), next to
 // objects prune must never touch (a live project's volume, another store's,
 // an unlabelled byre one, and plain engine objects), and prune removes
 // exactly the leftovers that are not running.
@@ -97,7 +98,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       }
     });
 
-    it('removes exactly the leftovers: a moved project’s volume and image, a forgotten one’s stopped box and volume', () => {
+    it('removes exactly the leftovers: a moved and a forgotten project’s stopped box, volume and image', () => {
       const alive = scope.project(flavor, 'alive');
       // A project byre knows: its store records its (existing) directory, as develop does.
       mkdirSync(alive.store, { recursive: true, mode: 0o700 });
@@ -147,6 +148,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       extra.push({ kind: 'image', id: movedImage });
       extra.push({ kind: 'volume', id: `byre-${movedId}-state` });
       rmSync(movedDir, { recursive: true });
+      const movedBox = plant('container', ['create', ...mine(movedId), 'debian:bookworm', 'true']);
 
       // Forgotten: no store at all.
       const gone = `byretest-gone-${suffix}`;
@@ -160,6 +162,22 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
         'sleep',
         '600',
       ]);
+      writeFileSync(path.join(alive.root, 'Dockerfile.gone'), 'FROM debian:bookworm\n');
+      const goneImage = cli(alive, [
+        'build',
+        '-q',
+        ...mine(gone),
+        '-t',
+        `byretest-gone-${suffix}:1`,
+        '-f',
+        path.join(alive.root, 'Dockerfile.gone'),
+        alive.root,
+      ])
+        .split('\n')
+        .pop()
+        ?.replace(/^sha256:/, '');
+      expect(goneImage).toMatch(/^[0-9a-f]{64}$/);
+      extra.push({ kind: 'image', id: `byretest-gone-${suffix}:1` });
 
       // Never to be touched.
       const aliveVolume = plant('volume', [
@@ -208,9 +226,11 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       const ours = data.leftovers.filter((l) => l.project === movedId || l.project === gone);
       expect(ours.map((l) => `${l.kind} ${l.reason}${l.running ? ' running' : ''}`).sort()).toEqual(
         [
+          'container path_gone',
           'container store_gone',
           'container store_gone running',
           'image path_gone',
+          'image store_gone',
           'volume path_gone',
           'volume store_gone',
         ],
@@ -237,7 +257,9 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       expect(volumes).not.toContain(goneVolume);
       expect(volumes).not.toContain(`byre-${movedId}-state`);
       expect(here(stoppedBox)).toBe(false);
+      expect(here(movedBox)).toBe(false);
       expect(images).not.toContain(movedImage.replace(/^sha256:/, ''));
+      expect(images).not.toContain(goneImage);
       for (const v of [aliveVolume, otherStore, unlabelled, plainVolume])
         expect(volumes).toContain(v);
       for (const c of [runningBox, plainBox]) expect(here(c)).toBe(true);

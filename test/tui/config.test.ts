@@ -9,6 +9,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { projectIdFor } from '../../src/project/identity.js';
+import { withSetupLock } from '../../src/project/lock.js';
+import { projectStorePaths } from '../../src/project/store-layout.js';
 import {
   byreBin,
   hasTmux,
@@ -170,6 +172,27 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     expect(screen).toContain(path.basename(p.lib));
     pane.keys('C-q');
     expect(await pane.exit()).toBe('0');
+  });
+
+  it('^s writes under the project’s setup lock: nothing lands while another byre holds it', async () => {
+    const p = project();
+    write(p.config, 'apt = ["git", "jq"]\n');
+    const pane = open(p);
+    await ready(pane);
+    await selectRow(pane, /^› \s*git\b/);
+    pane.keys('x');
+    await waitForScreen(pane, '· unsaved');
+    await withSetupLock(projectStorePaths(p.home, projectIdFor(p.dir)), async () => {
+      pane.keys('C-s');
+      // Held by this test (as develop holds it while it reads the config): the save waits.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(readFileSync(p.config, 'utf8')).toBe('apt = ["git", "jq"]\n');
+      expect(pane.screen()).not.toMatch(/^saved /m);
+    });
+    await waitForScreen(pane, /^saved /m);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(p.config, 'utf8')).toBe('apt = ["jq"]\n');
   });
 
   it('^e hands the whole file to $EDITOR and takes back what it leaves, unsaved until ^s', async () => {

@@ -118,6 +118,16 @@ describe('GRANTS: ports, egress, doors, env', () => {
     expect(s.text).not.toContain('egress');
   });
 
+  it('counts egress only where an allowlist enforces it: an open network has no count', () => {
+    const open = new Session({ skills, text: 'agent = "byre/claude"\negress = ["pypi.org"]\n' });
+    expect(open.context().derived.summary.egress).toBeNull();
+    const walled = new Session({
+      skills,
+      text: 'agent = "byre/claude"\nskills = ["byre/firewall"]\negress = ["pypi.org"]\n',
+    });
+    expect(walled.context().derived.summary.egress).toBe(3);
+  });
+
   it('an offered door is a one-press switch that writes into egress', () => {
     const s = new Session({ skills, text: 'skills = ["byre/firewall"]\n' });
     const door = s.row('egress_offered:door:github.com:443');
@@ -256,6 +266,24 @@ describe('ADVANCED and EXTENDS', () => {
     });
     expect(s.text).toBe('');
     expect(s.message()).toMatch(/not found/);
+  });
+
+  it('Volume data: a machine volume’s data is cleared only after choosing to, and no file changes', () => {
+    const text =
+      '[[volumes]]\nname = "models"\nrole = "cache"\ntarget = "/models"\nscope = "machine"\n';
+    const s = new Session({
+      text: text + '[[volumes]]\nname = "c"\nrole = "cache"\ntarget = "/c"\n',
+    });
+    expect(s.items().some((i) => i.kind === 'row' && i.id === 'volumes:data:c')).toBe(false);
+    expect(s.row('volumes:data:models').value).toBe('byre-machine-u1000-models');
+    s.select('volumes:data:models').press('enter', 'enter');
+    expect(s.state.effect).toBeNull();
+    s.press('enter', 'down', 'enter');
+    expect(s.state.effect).toEqual({ kind: 'clear-volume', volume: 'byre-machine-u1000-models' });
+    s.send({ kind: 'volume-cleared', ok: false, message: 'kept: 1 byre session running' });
+    expect(s.state.effect).toBeNull();
+    expect(s.message()).toBe('kept: 1 byre session running');
+    expect(s.state.text).toBe(s.state.saved);
   });
 
   it('volumes: a new one through its form', () => {

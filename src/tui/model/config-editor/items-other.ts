@@ -7,6 +7,7 @@ import type { EffectiveConfig, Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import { dropMarker, listAdd, listRemove, removalMarker, removeEntry, setAt } from './edits.js';
 import { textForm, volumeForm } from './forms.js';
+import { machineVolumeName } from '../../../engine/names.js';
 import {
   addRow,
   cycleThrough,
@@ -189,6 +190,7 @@ function volumes(ctx: RowContext): Item[] {
       items.push(markerRow(ctx, name, name.slice(1), dropMarker('volumes', name.slice(1))));
     }
   }
+  items.push(...volumeData(ctx));
   items.push(
     addRow(ctx, 'add a volume', {
       kind: 'form',
@@ -196,6 +198,45 @@ function volumes(ctx: RowContext): Item[] {
     }),
   );
   return items;
+}
+
+/**
+ * Volume data: each machine-scoped volume in effect (the config's and the
+ * skills'), whose data ↵ can clear. The clear deletes the engine volume on
+ * every engine and is refused while any byre session runs; it edits no file.
+ */
+function volumeData(ctx: RowContext): Item[] {
+  const machine = [
+    ...ctx.derived.config.volumes.map((e) => e.value),
+    ...ctx.derived.skills.flatMap((s) => s.volumes),
+  ].filter((v) => v.scope === 'machine');
+  const names = [...new Set(machine.map((v) => v.name))].sort();
+  return names.map((name) => {
+    const volume = machineVolumeName(ctx.world.hostUid, name);
+    return row(ctx, `data:${name}`, {
+      label: `${name} data`,
+      value: volume,
+      tone: 'dim',
+      act: {
+        open: {
+          kind: 'choose',
+          chooser: {
+            title: `Volume data: ${volume} (shared by every project's boxes)`,
+            initial: 0,
+            options: [
+              { label: 'keep it', keep: true },
+              {
+                label: 'clear it: delete the volume on every engine',
+                detail: 'refused while any byre session runs; the next box starts it empty',
+                clearVolume: volume,
+              },
+            ],
+          },
+        },
+        note: `the data of machine volume ${volume}: ↵ offers to clear it`,
+      },
+    });
+  });
 }
 
 function worktreeBase(ctx: RowContext): Item[] {

@@ -43,6 +43,8 @@ export type Effect =
   | { kind: 'save' }
   | { kind: 'external'; text: string; suffix: '.toml' | '.md'; purpose: ExternalPurpose }
   | { kind: 'reload-below'; key: string }
+  /** Delete a machine-scoped volume's data on every engine (never while a byre session runs). */
+  | { kind: 'clear-volume'; volume: string }
   | { kind: 'exit' };
 
 export interface EditorState {
@@ -93,7 +95,8 @@ export type EditorEvent =
   | { kind: 'saved'; text: string; rebased?: boolean }
   | { kind: 'save-failed'; message: string }
   | { kind: 'below-loaded'; below: Below; issues: readonly ConfigIssue[] }
-  | { kind: 'external-done'; text: string | null; error?: string };
+  | { kind: 'external-done'; text: string | null; error?: string }
+  | { kind: 'volume-cleared'; message: string; ok: boolean };
 
 /** What a reducer step reads besides the state: computed by the caller from the same state. */
 export interface EditorContext {
@@ -438,7 +441,15 @@ function chooseKey(
       return { ...state, overlay: { ...overlay, cursor: Math.min(count - 1, overlay.cursor + 1) } };
     case 'enter': {
       const option = overlay.chooser.options[overlay.cursor];
-      if (option === undefined) return { ...state, overlay: null };
+      if (option === undefined || 'keep' in option) return { ...state, overlay: null };
+      if ('clearVolume' in option) {
+        return {
+          ...state,
+          overlay: null,
+          effect: { kind: 'clear-volume', volume: option.clearVolume },
+          message: { text: `clearing ${option.clearVolume}…`, tone: 'info' },
+        };
+      }
       const applied = applyChange(state, option.change, ctx);
       return applied.ok
         ? { ...applied.state, overlay: null }
@@ -580,6 +591,12 @@ export function reduceEditor(
       return { ...state, below: event.below, revertTo: null, effect: null };
     case 'external-done':
       return externalDone(state, event.text, event.error, ctx);
+    case 'volume-cleared':
+      return {
+        ...state,
+        effect: null,
+        message: { text: event.message, tone: event.ok ? 'info' : 'error' },
+      };
   }
 }
 

@@ -103,11 +103,13 @@ export interface FormSpec {
   build(values: Readonly<Record<string, string>>): Change | FieldError;
 }
 
-export interface ChooserOption {
-  label: string;
-  detail?: string;
-  change: Change;
-}
+/** A choice: an edit to the buffer, closing the list, or clearing a machine volume's data. */
+export type ChooserOption = { label: string; detail?: string } & (
+  | { change: Change }
+  | { keep: true }
+  /** The engine volume's name (`byre-machine-u<uid>-<name>`): deleted on every engine, not an edit. */
+  | { clearVolume: string }
+);
 
 export interface ChooserSpec {
   title: string;

@@ -85,6 +85,14 @@ describe('the screen', () => {
     expect(scroll).toBeGreaterThan(0);
   });
 
+  it('the header counts egress under an allowlist only', () => {
+    const header = (text: string) =>
+      screen(new Session({ text }), 160, 30)
+        .lines.map((l) => l.text)
+        .find((l) => l.startsWith('exposure: ')) ?? '';
+    expect(header('egress = ["pypi.org"]\n')).toMatch(/· network open$/);
+  });
+
   it('shows the file, unsaved state and the exposure summary in the header', () => {
     const s = new Session({ text: LONG });
     s.select('mounts:m:/opt/shared-library').press('right');
@@ -94,7 +102,7 @@ describe('the screen', () => {
     expect(text).toContain('byre config · project · unsaved');
     expect(text).toContain('/store/projects/app-123abc/byre.config');
     expect(text).toContain(
-      'exposure: /workspace rw · 0 host mounts (+1 disabled) · 0 ports · 6 env vars · network open · 0 egress',
+      'exposure: /workspace rw · 0 host mounts (+1 disabled) · 0 ports · 6 env vars · network open',
     );
   });
 

@@ -198,7 +198,11 @@ function headerLines(input: ScreenInput, width: number): ScreenLine[] {
         ? 'global (default.config)'
         : `layer ${esc(world.file.name)}`;
   const s = derived.summary;
-  const exposure = [...exposureParts(s), `network ${s.network}`, `${s.egress} egress`].join(' · ');
+  const exposure = [
+    ...exposureParts(s),
+    `network ${s.network}`,
+    ...(s.egress === null ? [] : [`${s.egress} egress`]),
+  ].join(' · ');
   const lines: ScreenLine[] = [
     ...block('', '', `byre config · ${kind}${isDirty(state) ? ' · unsaved' : ''}`, width, 'title'),
     ...block('', '', esc(world.file.path), width, 'dim'),
