@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/support/temp.js';
+import { useTempDir, putFile } from '../../test/support/temp.js';
 import { exitReport, exitReportLines } from './report.js';
 import { ENV_FILE_LIMIT, HOOK_ENTRY_LIMIT, takeSnapshot, type SnapshotScope } from './snapshot.js';
 import { snapshotStore } from './store-snapshot.js';
@@ -14,12 +14,7 @@ useTempDir('exit-report', (tmp) => {
   dir = tmp;
 });
 
-function put(rel: string, content: string): string {
-  const p = path.join(dir, rel);
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, content);
-  return p;
-}
+const put = (rel: string, content: string): string => putFile(dir, rel, content);
 
 function repo(): SnapshotScope {
   const wt = path.join(dir, 'app');

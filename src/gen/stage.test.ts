@@ -1,12 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -21,7 +13,7 @@ import {
   stageBuildContext,
 } from './stage.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
-import { useTempDir } from '../../test/support/temp.js';
+import { useTempDir, putFile } from '../../test/support/temp.js';
 
 let dir: string;
 let project: string;
@@ -35,9 +27,7 @@ useTempDir('stage-test', (tmp) => {
 });
 
 function put(rel: string, content: string, mode = 0o644): void {
-  const p = path.join(dir, rel);
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, content, { mode });
+  putFile(dir, rel, content, mode);
 }
 
 function listTree(root: string, prefix = ''): string[] {

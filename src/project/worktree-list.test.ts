@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'n
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/support/temp.js';
+import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
 import { ADD_SCRIPT, REMOVE_SCRIPT } from '../box/worktree-helper.js';
 import { ByreError } from '../errors.js';
@@ -22,12 +22,7 @@ useTempDir('worktree-list', (tmp) => {
   dir = tmp;
 });
 
-function put(rel: string, content: string): string {
-  const p = path.join(dir, rel);
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, content);
-  return p;
-}
+const put = (rel: string, content: string): string => putFile(dir, rel, content);
 
 describe('parseHead', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/support/temp.js';
+import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
 
 import { ByreError } from '../errors.js';
@@ -30,9 +30,7 @@ function mk(rel: string): string {
 }
 
 function put(rel: string, content: string): void {
-  const p = path.join(dir, rel);
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, content);
+  putFile(dir, rel, content);
 }
 
 /** The layout `git worktree add` leaves, written by hand. */

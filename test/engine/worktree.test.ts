@@ -224,6 +224,24 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       ).toEqual([]);
     });
 
+    it('a host port another program holds is refused before anything is created, naming the holder', async () => {
+      const { project, env, port } = repo;
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen({ host: '127.0.0.1', port }, resolve));
+      try {
+        const r = runByre(project, ['develop'], { env, input: 'exit\n' });
+        expect(r.stderr).toContain(
+          `host port ${port} is held by another program on this host, pid ${process.pid}`,
+        );
+        expect(r.status).toBe(3);
+        expect(
+          engineCli(project, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]).trim(),
+        ).toBe('');
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    });
+
     it('the exit report names a hook and core.hooksPath the box left behind', () => {
       const { project, env } = repo;
       const r = runByre(project, ['develop'], {

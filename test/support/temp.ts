@@ -2,7 +2,7 @@
 // (or per file), realpath'd so a symlinked /tmp does not skew path checks,
 // and always removed afterwards, failed tests included.
 
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -66,4 +66,12 @@ export function testTempDir(name: string): string {
   const dir = makeTempDir(name);
   onTestFinished(() => removeTempDir(dir));
   return dir;
+}
+
+/** Writes `content` at `rel` under `root`, making the directories on the way; returns the path. */
+export function putFile(root: string, rel: string, content: string, mode?: number): string {
+  const p = path.join(root, rel);
+  mkdirSync(path.dirname(p), { recursive: true });
+  writeFileSync(p, content, mode === undefined ? undefined : { mode });
+  return p;
 }
