@@ -231,7 +231,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       try {
         const r = runByre(project, ['develop'], { env, input: 'exit\n' });
         expect(r.stderr).toContain(
-          `host port ${port} is held by another program on this host, pid ${process.pid}`,
+          `host port 127.0.0.1:${port} is held by another program on this host, pid ${process.pid}`,
         );
         expect(r.status).toBe(3);
         expect(
