@@ -23,14 +23,17 @@ import {
 
 tmuxGate();
 
-function develop(): { pane: Pane; config: string; home: string } {
+function develop(
+  extra = '',
+  size = { width: 100, height: 30 },
+): { pane: Pane; config: string; home: string } {
   const base = tuiTempDir();
   const dir = path.join(base, 'app');
   const home = path.join(base, 'store');
   const empty = path.join(base, 'no-tools');
   for (const d of [dir, home, empty]) mkdirSync(d, { recursive: true });
-  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(empty)}`;
-  const pane = startPane(`${env} ${q(byreBin)} develop`, { width: 100, height: 30, cwd: dir });
+  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(empty)} ${extra}`;
+  const pane = startPane(`${env} ${q(byreBin)} develop`, { ...size, cwd: dir });
   return { pane, home, config: path.join(home, 'projects', projectIdFor(dir), 'byre.config') };
 }
 
@@ -80,5 +83,24 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
       /\ntemplate = "none"\nagent = "byre\/claude"\nskills = \["byre\/claude-shared-auth"\]\n$/,
     );
     expect(existsSync(path.join(home, 'default.config'))).toBe(false);
+  });
+
+  it('at 48 columns every line fits, and NO_COLOR drops the colour, not the words', async () => {
+    const screens: string[] = [];
+    for (const extra of ['', 'NO_COLOR=1']) {
+      const { pane } = develop(extra, { width: 48, height: 16 });
+      const screen = await waitForScreen(pane, 'Which template');
+      screens.push(screen.replace(/byre-tui-\w+/g, 'byre-tui-X'));
+      expect(
+        pane
+          .screen()
+          .split('\n')
+          .every((l) => [...l].length <= 48),
+      ).toBe(true);
+      expect(/\u001b\[(?!0?m)[0-9;]*m/.test(pane.styled()), extra).toBe(extra === '');
+      pane.keys('C-c');
+      expect(await pane.exit()).not.toBe('0');
+    }
+    expect(screens[1]).toBe(screens[0]);
   });
 });
