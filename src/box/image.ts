@@ -19,6 +19,7 @@ export interface ImageRequest {
   engine: Engine;
   plan: BuildPlan;
   contextDir: string;
+  /** Where `files` sources are read: the main worktree (the image is the whole project's). */
   projectDir: string;
   projectId: string;
   /** storeTag of the store building it (adr/0015). */

@@ -392,7 +392,7 @@ async function prepareBox(
     engine,
     plan,
     contextDir: ctx.project.context,
-    projectDir: ctx.worktreeDir,
+    projectDir: ctx.projectRoot,
     projectId: ctx.projectId,
     storeTag: storeTag(ctx.store.home),
     tag: params.image,

@@ -195,8 +195,10 @@ export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
   const writable = boxWritableHostPaths(ctx, config, skills, home);
   const contextFiles = await readContextFiles(config, home, writable);
   const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
-  const plan = planBuild(config, skills, ctx.worktreeDir, { contextFiles, claudeSkillFiles });
-  await checkProjectFiles(plan, ctx.worktreeDir);
+  // `files` come from the main worktree: the image is the project's, shared by
+  // every worktree, and a linked one is empty until its box checks it out.
+  const plan = planBuild(config, skills, ctx.projectRoot, { contextFiles, claudeSkillFiles });
+  await checkProjectFiles(plan, ctx.projectRoot);
   return plan;
 }
 

@@ -61,7 +61,7 @@ export async function rebuildCommand(
       engine,
       plan,
       contextDir: ctx.project.context,
-      projectDir: ctx.worktreeDir,
+      projectDir: ctx.projectRoot,
       projectId: ctx.projectId,
       storeTag: storeTag(ctx.store.home),
       tag,

@@ -105,7 +105,7 @@ async function ensureProjectImage(
     engine: e.engine,
     plan,
     contextDir: ctx.project.context,
-    projectDir: ctx.worktreeDir,
+    projectDir: ctx.projectRoot,
     projectId: ctx.projectId,
     storeTag: storeTag(ctx.store.home),
     tag: e.tag,

@@ -181,5 +181,19 @@ describe.skipIf(!hasGit)(
       expect(projectIdFor(wt.projectRoot)).toBe(projectIdFor(main));
       expect(wt.worktreeDir).toBe(after);
     });
+
+    it('after the main worktree moves, a linked one is refused until git repairs its pointers, then anchors at the moved main', async () => {
+      const { main } = repo();
+      const linked = path.join(dir, 'wt-b');
+      git(main, 'worktree', 'add', '-q', '-b', 'b', linked);
+      const moved = path.join(dir, 'app-moved');
+      renameSync(main, moved);
+      await expect(resolveWorktree(linked)).rejects.toBeInstanceOf(ByreError);
+      git(moved, 'worktree', 'repair', linked);
+      const wt = await resolveWorktree(linked);
+      expect(wt.isLinkedWorktree).toBe(true);
+      expect(wt.projectRoot).toBe(moved);
+      expect(wt.commonGitDir).toBe(path.join(moved, '.git'));
+    });
   },
 );

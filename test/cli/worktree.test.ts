@@ -92,6 +92,25 @@ describe('byre worktree, before any engine', () => {
     expect(r.status).toBe(0);
   });
 
+  it.skipIf(!hasGit)(
+    'files are read from the main worktree: a new one is empty until its box checks it out',
+    () => {
+      const dir = repo(true, 'files = { "README" = "/opt/readme" }\n');
+      writeFileSync(path.join(dir, 'README'), 'hi\n');
+      const commit = ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'i'];
+      execFileSync('git', ['add', '.'], { cwd: dir });
+      execFileSync('git', commit, { cwd: dir });
+      const linked = path.join(root, 'app-feat');
+      execFileSync('git', ['worktree', 'add', '-q', '--no-checkout', '-b', 'feat', linked], {
+        cwd: dir,
+      });
+      const r = byre(linked, ['dockerfile']);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('COPY "files/README" "/opt/readme"');
+      expect(r.status).toBe(0);
+    },
+  );
+
   it.skipIf(!hasGit)('remove names a worktree it does not know', () => {
     const r = byre(repo(true), ['worktree', 'remove', 'nope']);
     expect(r.stderr).toContain('no linked worktree of this repository is named nope');

@@ -93,7 +93,9 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       const port = await freePort();
       // Top-level keys only, so a line appended by the box stays top-level.
       project.writeConfig(
-        `agent = "testagent"\napt = ["git", "busybox"]\nports = [{ container = 3000, host = ${port} }]\n`,
+        `agent = "testagent"\napt = ["git", "busybox"]\nports = [{ container = 3000, host = ${port} }]\n` +
+          // Baked from the main worktree: a new worktree is empty until its box checks it out.
+          `files = { "README" = "/opt/readme" }\n`,
       );
       writeFileSync(
         path.join(project.home, 'default.config'),
@@ -145,12 +147,13 @@ describe.skipIf(flavors.length === 0).each(flavors)(
         b.child.stdin?.write(
           'mkdir -p /tmp/www && echo feat > /tmp/www/who && busybox httpd -p 3000 -h /tmp/www && ' +
             'echo "B-STATE=$(cat /home/dev/.testagent/shared)" && echo "B-BRANCH=$(git -C /workspace branch --show-current)" && ' +
-            'echo "B-FILES=$(ls /workspace | tr "\\n" " ")" && echo "B-PORT=$BYRE_PORT_3000"\n',
+            'echo "B-FILES=$(ls /workspace | tr "\\n" " ")" && echo "B-BAKED=$(cat /opt/readme)" && echo "B-PORT=$BYRE_PORT_3000"\n',
         );
         const shifted = Number(await line(b, 'B-PORT='));
         expect(await line(b, 'B-STATE=')).toBe('from-main');
         expect(await line(b, 'B-BRANCH=')).toBe('feat');
         expect(await line(b, 'B-FILES=')).toContain('README');
+        expect(await line(b, 'B-BAKED=')).toBe('hello');
         expect(b.stderr()).toMatch(
           /byre: ports: 127\.0\.0\.1:\d+ -> 3000 {2}\(this worktree's port block \d+\)/,
         );
@@ -212,10 +215,13 @@ describe.skipIf(flavors.length === 0).each(flavors)(
           engineCli(project, ['rm', '-f', id]);
       }
 
-      // The recording git saw byre's env_from_host reads (run from /), and nothing in the repository.
+      // The recording git saw byre's env_from_host reads (`git config --list -z`,
+      // or `--get` per key when listing fails; run from /), and nothing in the repository.
       const calls = repo.calls();
       expect(calls.length).toBeGreaterThan(0);
-      expect(calls.filter((c) => !c.startsWith('/ :: config --get '))).toEqual([]);
+      expect(
+        calls.filter((c) => c !== '/ :: config --list -z' && !c.startsWith('/ :: config --get ')),
+      ).toEqual([]);
     });
 
     it('the exit report names a hook and core.hooksPath the box left behind', () => {
