@@ -212,6 +212,40 @@ describe('BUILD', () => {
     expect(s.text).toBe('agent = "byre/claude"\n');
   });
 
+  it('MCP headers: typed as Name=value words, written as a table, shown again when the entry opens', () => {
+    const s = new Session();
+    const headers = '"Authorization=Bearer ${GH_TOKEN}" X-Team=core';
+    s.select('mcp:add').press('enter', 'gh', 'down', 'https://example.com/mcp');
+    s.press('down', 'down', 'down', 'down', headers, 'enter');
+    expect(s.text).toBe(
+      '[[mcp]]\nname = "gh"\nurl = "https://example.com/mcp"\nheaders = { Authorization = "Bearer ${GH_TOKEN}", X-Team = "core" }\n',
+    );
+    s.select('mcp:w:gh').press('enter');
+    expect(s.state.overlay).toMatchObject({ values: { headers } });
+    // Cleared, the table goes with it.
+    s.press('down', 'down', 'down', 'down', 'down', '^u', 'enter');
+    expect(s.text).toBe('[[mcp]]\nname = "gh"\nurl = "https://example.com/mcp"\n');
+  });
+
+  it('MCP headers: a word that is not Name=value, and headers on a command server, are refused', () => {
+    const s = new Session();
+    s.select('mcp:add').press('enter', 'gh', 'down', 'https://example.com/mcp');
+    s.press('down', 'down', 'down', 'down', 'Bearer', 'enter');
+    expect(s.state.overlay).toMatchObject({
+      kind: 'form',
+      focus: 5,
+      errors: ['header "Bearer" is not Name=value'],
+    });
+    expect(s.text).toBe('');
+
+    const c = new Session();
+    c.select('mcp:add').press('enter', 'gh', 'down', 'down', 'npx -y gh-mcp');
+    c.press('down', 'down', 'down', 'X-Team=core', 'enter');
+    expect(c.state.overlay?.kind).toBe('form');
+    expect(c.text).toBe('');
+    expect(JSON.stringify(c.state.overlay)).toMatch(/config\.mcp-headers-local/);
+  });
+
   it('instructions keep their prose, and ^e on the row hands it to $EDITOR', () => {
     const s = new Session({ text: '[[context]]\nname = "style"\ntext = "Be brief."\n' });
     s.select('context:w:style').press('^e');

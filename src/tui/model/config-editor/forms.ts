@@ -196,6 +196,27 @@ export function volumeForm(at: EntryAt, title: string): FormSpec {
   };
 }
 
+/** `Name=value` words (quote one holding spaces) as a headers table; an empty field is no table. */
+function headerTable(
+  values: Values,
+  name: string,
+): { table: TomlTable | undefined } | { error: FieldError } {
+  const table: TomlTable = {};
+  for (const word of splitWords(v(values, name))) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) return { error: { field: name, message: `header "${word}" is not Name=value` } };
+    table[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return { table: Object.keys(table).length === 0 ? undefined : table };
+}
+
+function headerWords(value: TomlValue | undefined): string {
+  if (value === undefined || typeof value !== 'object' || Array.isArray(value)) return '';
+  return joinWords(
+    Object.entries(value).flatMap(([k, x]) => (typeof x === 'string' ? [`${k}=${x}`] : [])),
+  );
+}
+
 export function mcpForm(at: EntryAt, title: string): FormSpec {
   const { prefill, base } = at;
   return {
@@ -221,10 +242,19 @@ export function mcpForm(at: EntryAt, title: string): FormSpec {
         placeholder: 'GITHUB_TOKEN',
       },
       { name: 'egress', label: 'egress', initial: strings(prefill?.['egress']).join(' ') },
+      {
+        name: 'headers',
+        label: 'headers',
+        initial: headerWords(prefill?.['headers']),
+        placeholder: '"Authorization=Bearer ${TOKEN}" (url servers)',
+      },
     ],
-    build: (values) =>
-      need(values, 'name', 'name') ??
-      entryChange(
+    build(values) {
+      const missing = need(values, 'name', 'name');
+      if (missing) return missing;
+      const headers = headerTable(values, 'headers');
+      if ('error' in headers) return headers.error;
+      return entryChange(
         'mcp',
         {
           name: v(values, 'name'),
@@ -232,11 +262,13 @@ export function mcpForm(at: EntryAt, title: string): FormSpec {
           command: splitWords(v(values, 'command')),
           env: splitWords(v(values, 'env')),
           egress: splitWords(v(values, 'egress')),
+          headers: headers.table,
         },
         base,
-        ['name', 'url', 'command', 'env', 'egress'],
+        ['name', 'url', 'command', 'env', 'egress', 'headers'],
         `MCP server ${v(values, 'name')}`,
-      ),
+      );
+    },
   };
 }
 
