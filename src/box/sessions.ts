@@ -12,6 +12,8 @@ export interface LiveBox {
   engineName: EngineName;
   engine: Engine;
   id: string;
+  /** Its labels as the census read them (no second inspect needed). */
+  labels?: Readonly<Record<string, string>>;
 }
 
 export interface SessionQuery {
@@ -95,7 +97,7 @@ export async function censusSessions(
   for (const a of answers) {
     if (a.state !== 'ok') continue;
     for (const facts of a.value) {
-      const box = { engineName: a.name, engine: a.engine, id: facts.id };
+      const box = { engineName: a.name, engine: a.engine, id: facts.id, labels: facts.labels };
       (judgeBox(facts, alive, selfPid) === 'stale' ? stale : boxes).push(box);
     }
   }

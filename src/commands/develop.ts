@@ -236,7 +236,10 @@ async function sessionPorts(
   if (ports.length === 0) return { kind: 'ok', ports: [], block: null };
   const scan = await censusSessions(pool, { projectId: ctx.projectId }, alive, selfPid);
   const boxes = await Promise.all(
-    scan.boxes.map(async (b) => ({ id: b.id, labels: await b.engine.inspectLabels(b.id) })),
+    scan.boxes.map(async (b) => ({
+      id: b.id,
+      labels: b.labels ?? (await b.engine.inspectLabels(b.id)),
+    })),
   );
   const choice = await planPorts({
     ports,
