@@ -13,7 +13,7 @@ export interface EngineFacts {
   rootless: boolean;
   /** Rootless Podman >= 4.3: the box and its helpers run under keep-id:uid=1000,gid=1000. */
   keepId: boolean;
-  /** As the engine reports it (`28.2.2`, `4.3.1`); empty when unparseable. */
+  /** As the engine reports it (`28.2.2`, `4.3.1`); empty when unparseable or not asked (detection asks only where identity depends on it, or when told to). */
   version: string;
   /** Overrides that let detection continue (BYRE_ALLOW_ROOTLESS_PODMAN=1), for the caller to show. */
   warnings: Warning[];
