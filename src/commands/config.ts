@@ -23,6 +23,7 @@ import { applyEdits } from '../tomldoc/index.js';
 import { belowKey, issueLine, parseBuffer } from '../tui/model/config-editor/derive.js';
 import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.js';
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
+import { colorWanted } from '../tui/model/terminal.js';
 import { resolveTarget, type TargetFlags } from './config-target.js';
 import { packageChoices, templateLookup, userHome } from './load.js';
 
@@ -153,7 +154,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     world,
     text: current.text,
     below: opened.below,
-    color: !dumb && (io.env['NO_COLOR'] ?? '') === '',
+    color: colorWanted(io.env),
     altScreen: !dumb,
     input: process.stdin,
     output: process.stdout,

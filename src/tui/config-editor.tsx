@@ -4,8 +4,6 @@
 // below), and suspends the screen for $EDITOR, re-rendering with the result.
 // Callers import this module dynamically so ink loads only for `byre config`.
 
-import { render } from 'ink';
-
 import { ConfigEditor, type EditorEffects } from './ConfigEditor.js';
 import { derive } from './model/config-editor/derive.js';
 import { editorItems } from './model/config-editor/items.js';
@@ -16,6 +14,7 @@ import {
   type EditorState,
 } from './model/config-editor/state.js';
 import type { Below, EditorWorld } from './model/config-editor/types.js';
+import { showScreen } from './screen.js';
 
 export interface ConfigEditorRun {
   world: EditorWorld;
@@ -40,7 +39,7 @@ const LEAVE_ALT = '\u001b[?1049l';
 
 async function showOnce(run: ConfigEditorRun, state: EditorState): Promise<EditorState> {
   let last = state;
-  const app = render(
+  await showScreen(
     <ConfigEditor
       world={run.world}
       initial={state}
@@ -50,20 +49,9 @@ async function showOnce(run: ConfigEditorRun, state: EditorState): Promise<Edito
         last = s;
       }}
     />,
-    {
-      stdin: run.input,
-      stdout: run.output,
-      stderr: run.output,
-      exitOnCtrlC: false,
-      patchConsole: false,
-    },
+    run.input,
+    run.output,
   );
-  try {
-    await app.waitUntilExit();
-  } finally {
-    app.clear();
-    app.unmount();
-  }
   return last;
 }
 

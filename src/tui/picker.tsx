@@ -7,11 +7,10 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import tty from 'node:tty';
 
-import { render } from 'ink';
-
 import { ByreError } from '../errors.js';
 import { BoxPicker } from './BoxPicker.js';
 import type { PickerCandidate, PickerOutcome } from './model/picker.js';
+import { showScreen } from './screen.js';
 
 export type { PickerCandidate } from './model/picker.js';
 
@@ -35,24 +34,16 @@ export async function pickBox<T extends PickerCandidate>(
   const term = openTerminal(opts.tty);
   const settled: { outcome: PickerOutcome } = { outcome: { kind: 'cancelled' } };
   try {
-    const app = render(
+    await showScreen(
       <BoxPicker
         candidates={candidates}
         onSettled={(o) => {
           settled.outcome = o;
         }}
       />,
-      {
-        stdin: term.input,
-        stdout: term.output,
-        stderr: term.output,
-        exitOnCtrlC: false,
-        patchConsole: false,
-      },
+      term.input,
+      term.output,
     );
-    await app.waitUntilExit();
-    app.clear();
-    app.unmount();
   } finally {
     term.close();
   }
