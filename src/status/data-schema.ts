@@ -2,7 +2,7 @@
 // the model builds and the JSON Schema pinned in test/golden/ are both derived
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
 // A field added leaves the version alone; a field removed, renamed or changed
-// in meaning bumps it. 3: `engine.rootless_error` (always null) is gone.
+// in meaning bumps it (adr/0037). 3: `engine.rootless_error` (always null) is gone.
 
 import '../zod.js';
 import { z } from 'zod';
