@@ -4,6 +4,7 @@
 // screen opens, located. Saves go through the config writer under the setup
 // lock; nothing else is written.
 
+import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -182,6 +183,6 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     }),
   });
   const wrote = final.saved !== current.text;
-  io.stderr.write(wrote ? `byre: saved ${file.path}\n` : `byre: ${file.path} unchanged\n`);
-  if (final.text !== final.saved) io.stderr.write('byre: unsaved changes were discarded\n');
+  say(io.stderr, wrote ? `saved ${file.path}` : `${file.path} unchanged`);
+  if (final.text !== final.saved) say(io.stderr, 'unsaved changes were discarded');
 }

@@ -6,6 +6,7 @@
 // offers the installs, asks, then writes the whole file through the config
 // writer and records the applied marker. Nothing else ever applies a preset.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 
 import { createTwoFilesPatch } from 'diff';
@@ -293,9 +294,7 @@ function printMissing(io: Io, missing: readonly MissingPackage[]): void {
       m.hint === null
         ? 'no [sources] hint says where to get it'
         : `from ${m.hint.value.uri}${m.hint.value.digest === undefined ? '' : ` (${m.hint.value.digest})`}`;
-    io.stderr.write(
-      `byre: the preset needs ${m.kind} ${escapeTerminal(m.id)}, which is not installed: ${escapeTerminal(how)}\n`,
-    );
+    say(io.stderr, `the preset needs ${m.kind} ${m.id}, which is not installed: ${how}`);
   }
 }
 
@@ -420,7 +419,8 @@ export async function presetApplyCommand(
   await ensurePrivateDir(ctx.project.dir);
   await writeConfig(projectConfigFile(ctx.project), () => preset.text, { lock: ctx.project });
   await writeAppliedMarker(ctx.project, { sha256: sha256Hex(preset.bytes), source: preset.source });
-  io.stderr.write(
-    `byre: applied ${escapeTerminal(preset.source)} to ${escapeTerminal(ctx.project.config)}; the next byre develop launches it\n`,
+  say(
+    io.stderr,
+    `applied ${preset.source} to ${ctx.project.config}; the next byre develop launches it`,
   );
 }

@@ -4,6 +4,7 @@
 // (config/wiring-edit.ts); every write holds the setup lock, so develop
 // launches what was written wholly or not at all.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 
 import { mcpAddEntry, checkWiringName, type McpAddFlags } from '../config/mcp-entry.js';
@@ -47,10 +48,6 @@ const WHAT: Readonly<Record<WiringKey, { noun: string; verb: string; kind: Wirin
   claude_skills: { noun: 'Claude Skill', verb: 'claude-skill', kind: 'claudeSkills' },
   context: { noun: 'context block', verb: 'context', kind: 'context' },
 };
-
-function say(io: Io, line: string): void {
-  io.stderr.write(`byre: ${escapeTerminal(line)}\n`);
-}
 
 /** Apply `edits` to the target; a file not there yet starts from its seed comment. */
 async function write(target: ConfigTarget, edits: readonly TomlEdit[]): Promise<boolean> {
@@ -100,9 +97,9 @@ async function addEntry(
   const plan = planAdd(key, entry, current.text);
   await write(target, plan.edits);
   const how = plan.replaced ? 'replaced' : 'added';
-  say(io, `${how} ${WHAT[key].noun} ${entry.name} in ${target.label} (${target.file.path})`);
+  say(io.stderr, `${how} ${WHAT[key].noun} ${entry.name} in ${target.label} (${target.file.path})`);
   if (plan.reopened)
-    say(io, `re-opened: ${target.label} no longer closes ${entry.name} (!${entry.name})`);
+    say(io.stderr, `re-opened: ${target.label} no longer closes ${entry.name} (!${entry.name})`);
   return target;
 }
 
@@ -120,11 +117,11 @@ export async function mcpAddCommand(
     egress: (entry['egress'] as string[] | undefined) ?? [],
   });
   if (implied.length > 0)
-    say(io, `egress mcp:${name}: ${implied.join(', ')} (a grant; byre status lists it)`);
+    say(io.stderr, `egress mcp:${name}: ${implied.join(', ')} (a grant; byre status lists it)`);
   const env = (entry['env'] as string[] | undefined) ?? [];
   if (env.length > 0) {
     say(
-      io,
+      io.stderr,
       `it reads ${env.join(', ')}: pass the value${env.length === 1 ? '' : 's'} into the box with env_from_host (e.g. ${env[0]} = "env:${env[0]}"); byre never stores tokens`,
     );
   }
@@ -289,14 +286,14 @@ export async function wiringRemoveCommand(
       : declarers.below.kind === 'default'
         ? 'default.config'
         : layerLabel(declarers.below);
-  say(io, removedLine(key, name, target, plan, by));
+  say(io.stderr, removedLine(key, name, target, plan, by));
   const above = split.above.find((l) => {
     const list = l.raw[key] ?? [];
     return list.some((e) => e.name === name);
   });
   if (above !== undefined) {
     say(
-      io,
+      io.stderr,
       `note: ${layerLabel(above.ref)} (${above.ref.path ?? ''}) declares ${name} too, and it sits above ${target.label}: it still applies here`,
     );
   }
