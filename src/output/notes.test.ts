@@ -47,8 +47,8 @@ describe('nothing but this printer writes a `byre:` line to stderr', () => {
   const inline = /stderr\.write\(\s*[`'"]byre: /;
 
   it('finds the pattern it looks for', () => {
-    expect(inline.test("io.stderr.write(\n    `byre: saved ${p}\\n`,")).toBe(true);
-    expect(inline.test("say(io.stderr, `saved ${p}`)")).toBe(false);
+    expect(inline.test('io.stderr.write(\n    `byre: saved ${p}\\n`,')).toBe(true);
+    expect(inline.test('say(io.stderr, `saved ${p}`)')).toBe(false);
   });
 
   it('every other source says through say/sayAll/printNotes', () => {
