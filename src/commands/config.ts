@@ -13,10 +13,8 @@ import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
 import { readConfigForEdit, writeConfig } from '../config/write.js';
-import { createHostTools } from '../engine/host-tools.js';
 import { ByreError, ConfigError } from '../errors.js';
 import { editText } from '../hostenv/editor.js';
-import { hostReaders } from '../hostenv/readers.js';
 import type { HostReaders } from '../hostenv/resolve.js';
 import type { Io } from '../io.js';
 import { storePaths } from '../project/store-layout.js';
@@ -26,7 +24,7 @@ import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
 import { colorWanted } from '../tui/model/terminal.js';
 import { resolveTarget, type TargetFlags } from './config-target.js';
-import { packageChoices, templateLookup, userHome } from './load.js';
+import { hostEnvReaders, packageChoices, templateLookup, userHome } from './load.js';
 
 export type ConfigOptions = TargetFlags;
 /** Host env values, each read once: git is asked per key, not per keypress. */
@@ -106,15 +104,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     ...known,
     file: editorFile,
     layers: layerNames(home),
-    readers: memoReaders(
-      hostReaders(
-        io.env,
-        (() => {
-          const git = createHostTools({ declinedRoots: roots, env: io.env }).resolve('git');
-          return git.kind === 'found' ? git.path : null;
-        })(),
-      ),
-    ),
+    readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
     userHome: userHome(io),
     projectId: project.projectId,

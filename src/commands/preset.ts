@@ -21,9 +21,6 @@ import { findHint } from '../config/source-hint.js';
 import type { EffectiveConfig, SourceHint, Sourced } from '../config/types.js';
 import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
-import { createHostTools } from '../engine/host-tools.js';
-import { resolveHostEnv } from '../hostenv/resolve.js';
-import { hostReaders } from '../hostenv/readers.js';
 import { terminalConfirm, type Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
 import { ensurePrivateDir } from '../project/atomic-write.js';
@@ -45,7 +42,7 @@ import { statusModel, type StatusModel } from '../status/model.js';
 import { rowsForTier } from '../status/rows.js';
 import { layoutWidth } from '../status/width.js';
 import type { CommandDeps } from './deps.js';
-import { packageCanon, templateLookup, userHome } from './load.js';
+import { boxHostEnv, packageCanon, templateLookup, userHome } from './load.js';
 import { packageInstallCommand } from './package.js';
 
 export interface PresetOptions {
@@ -215,12 +212,7 @@ async function review(
     if (!(error instanceof ByreError)) throw error;
     skillError = error.message;
   }
-  const git = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env }).resolve('git');
-  const hostEnv = resolveHostEnv(
-    config.envFromHost,
-    new Set(Object.keys(config.env)),
-    hostReaders(io.env, git.kind === 'found' ? git.path : null),
-  );
+  const hostEnv = boxHostEnv(io, ctx, config);
   const model = statusModel({
     project: ctx,
     config,

@@ -29,6 +29,8 @@ import { readRegularFile } from '../project/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';
 import { configClaudeSkillProblems, readClaudeSkillDir } from '../skills/claude-skill-read.js';
 import { agentDeliveries, wiringFacts, type WiringKind } from '../status/wiring.js';
+import { nextLaunchMcp } from '../status/model.js';
+import type { StatusData } from '../status/data-schema.js';
 import { applyEdits, type TomlEdit, type TomlTable } from '../tomldoc/index.js';
 import {
   resolveTarget,
@@ -36,7 +38,7 @@ import {
   type ConfigTarget,
   type TargetFlags,
 } from './config-target.js';
-import { userHome } from './load.js';
+import { boxHostEnv, userHome } from './load.js';
 
 /** The injected side effects: the editor handoff (tests replace it). */
 export interface WiringDeps {
@@ -333,6 +335,18 @@ function deliveryLines(
   return lines.map((l) => `${escapeTerminal(l)}\n`).join('');
 }
 
+type McpEnv = StatusData['mcp_servers'][number]['env'];
+
+/** The ENV cell: each consumed name, marked when nothing will provide it (status's judgement). */
+export function envCell(names: readonly string[], judged: McpEnv): string {
+  if (names.length === 0) return '-';
+  return names
+    .map((key) =>
+      judged.find((e) => e.key === key)?.provided_by === null ? `${key}(missing)` : key,
+    )
+    .join(',');
+}
+
 export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
   // Reads only: the project's store is neither created nor recorded.
   const ctx = await resolveProjectContext(io.cwd, io.env);
@@ -345,7 +359,17 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
   );
   let out = '';
   switch (key) {
-    case 'mcp':
+    case 'mcp': {
+      const judged = nextLaunchMcp({
+        config,
+        skills,
+        skillError: null,
+        hostEnv: boxHostEnv(io, ctx, config),
+        projectId: ctx.projectId,
+        hostUid: io.uid,
+      });
+      const judgedOf = (name: string) => judged.find((j) => j.name === name);
+      const envOf = (name: string): McpEnv => judgedOf(name)?.env ?? [];
       out +=
         facts.mcp_servers.length === 0
           ? '(no MCP servers)\n'
@@ -355,14 +379,27 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
                 m.name,
                 m.transport === 'url' ? 'http' : 'stdio',
                 m.target,
-                m.env.join(',') || '-',
+                envCell(m.env, envOf(m.name)),
                 m.source,
               ]),
             ]);
+      for (const m of facts.mcp_servers) {
+        const shut = judgedOf(m.name)?.not_operational ?? null;
+        const lines = [
+          ...(shut === null ? [] : [`${m.name}: NOT operational: ${shut}`]),
+          ...envOf(m.name)
+            .filter((e) => e.provided_by === null)
+            .map(
+              (e) => `${m.name}: env ${e.key}: NOT provided — ${e.missing ?? 'nothing sets it'}`,
+            ),
+        ];
+        for (const line of lines) out += `${escapeTerminal(line)}\n`;
+      }
       for (const c of facts.mcp_closed)
         out += `closed: !${escapeTerminal(c.name)}  (${escapeTerminal(c.source)})\n`;
       out += deliveryLines('mcp', config, skills, facts.mcp_delivery);
       break;
+    }
     case 'claude_skills':
       out +=
         facts.claude_skills.length === 0
