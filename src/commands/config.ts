@@ -4,6 +4,7 @@
 // screen opens, located. Saves go through the config writer under the setup
 // lock; nothing else is written.
 
+import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -12,10 +13,8 @@ import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
 import { readConfigForEdit, writeConfig } from '../config/write.js';
-import { createHostTools } from '../engine/host-tools.js';
 import { ByreError, ConfigError } from '../errors.js';
 import { editText } from '../hostenv/editor.js';
-import { hostReaders } from '../hostenv/readers.js';
 import type { HostReaders } from '../hostenv/resolve.js';
 import type { Io } from '../io.js';
 import { storePaths } from '../project/store-layout.js';
@@ -25,7 +24,7 @@ import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
 import { colorWanted } from '../tui/model/terminal.js';
 import { resolveTarget, type TargetFlags } from './config-target.js';
-import { packageChoices, templateLookup, userHome } from './load.js';
+import { hostEnvReaders, packageChoices, templateLookup, userHome } from './load.js';
 
 export type ConfigOptions = TargetFlags;
 /** Host env values, each read once: git is asked per key, not per keypress. */
@@ -105,15 +104,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     ...known,
     file: editorFile,
     layers: layerNames(home),
-    readers: memoReaders(
-      hostReaders(
-        io.env,
-        (() => {
-          const git = createHostTools({ declinedRoots: roots, env: io.env }).resolve('git');
-          return git.kind === 'found' ? git.path : null;
-        })(),
-      ),
-    ),
+    readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
     userHome: userHome(io),
     projectId: project.projectId,
@@ -182,6 +173,6 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     }),
   });
   const wrote = final.saved !== current.text;
-  io.stderr.write(wrote ? `byre: saved ${file.path}\n` : `byre: ${file.path} unchanged\n`);
-  if (final.text !== final.saved) io.stderr.write('byre: unsaved changes were discarded\n');
+  say(io.stderr, wrote ? `saved ${file.path}` : `${file.path} unchanged`);
+  if (final.text !== final.saved) say(io.stderr, 'unsaved changes were discarded');
 }

@@ -3,6 +3,7 @@
 // a row, change a file's passphrase. Every write goes through the config
 // writer; no value is ever printed, and none reaches an error.
 
+import { say } from '../output/notes.js';
 import { loadCascade } from '../config/read.js';
 import {
   credentialKindOf,
@@ -60,10 +61,6 @@ interface Target {
   lock?: ProjectStorePaths;
   /** `--global`, `--layer <name>`, or nothing: what to tell the user to add. */
   flag: string;
-}
-
-function say(io: Io, text: string): void {
-  io.stderr.write(`byre: ${escapeTerminal(text)}\n`);
 }
 
 async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
@@ -240,11 +237,11 @@ export async function credentialAddCommand(
   edits.push({ op: 'set', path: ['env_from_host', key], value: row });
   await writeConfig(target.file, edits, target.lock === undefined ? {} : { lock: target.lock });
   if (created !== null) {
-    say(io, `created a credential identity (key id ${created}) in ${target.file.path}`);
+    say(io.stderr, `created a credential identity (key id ${created}) in ${target.file.path}`);
   }
   const replaced = state.rows[key] !== undefined ? ' (replacing its previous row)' : '';
-  say(io, `sealed ${key} as ${kind} into ${target.file.path}${replaced}`);
-  say(io, 'byre develop delivers it to the box; byre status lists it');
+  say(io.stderr, `sealed ${key} as ${kind} into ${target.file.path}${replaced}`);
+  say(io.stderr, 'byre develop delivers it to the box; byre status lists it');
 }
 
 export async function credentialRemoveCommand(
@@ -272,7 +269,7 @@ export async function credentialRemoveCommand(
     [{ op: 'delete', path: ['env_from_host', key] }],
     target.lock === undefined ? {} : { lock: target.lock },
   );
-  say(io, `removed ${key} from ${target.file.path}`);
+  say(io.stderr, `removed ${key} from ${target.file.path}`);
 }
 
 /** One tab-separated line; every field escaped (paths are the user's, keys the config's). */
@@ -313,7 +310,7 @@ export async function credentialListCommand(io: Io, opts: CredentialTarget): Pro
     );
   }
   if (lines.length === 0) {
-    say(io, 'no credential rows here (byre credential add KEY seals one)');
+    say(io.stderr, 'no credential rows here (byre credential add KEY seals one)');
     return;
   }
   for (const line of lines) io.stdout.write(line);
@@ -358,7 +355,7 @@ export async function credentialRekeyCommand(io: Io, opts: CredentialTarget): Pr
   }
   await writeConfig(target.file, edits, target.lock === undefined ? {} : { lock: target.lock });
   say(
-    io,
+    io.stderr,
     `rekeyed ${target.file.path}: a new identity (key id ${keyIdOf(table.recipient)}) and ${values.length} row(s) re-sealed`,
   );
 }

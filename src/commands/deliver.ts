@@ -40,7 +40,7 @@ import type { ClipboardSnapshot } from '../transfer/clipboard/plan.js';
 import type { SshTarget } from '../transfer/remote/protocol.js';
 import type { RemoteContext } from '../transfer/remote/session.js';
 import { pickTarget, selectBox } from '../transfer/select.js';
-import { sayAll } from '../output/notes.js';
+import { say, sayAll } from '../output/notes.js';
 // What only some deliveries use (trees and tars, ssh, the paste beat, the
 // app installer) is imported on first use: a single-file delivery, the
 // common case, starts without loading it.
@@ -426,7 +426,7 @@ function printLanded(io: Io, landed: readonly string[]): void {
 
 function reportRenames(io: Io, renames: readonly { from: string; to: string }[]): void {
   for (const r of renames) {
-    io.stderr.write(`byre: renamed "${escapeTerminal(r.from)}" → "${escapeTerminal(r.to)}"\n`);
+    say(io.stderr, `renamed "${r.from}" → "${r.to}"`);
   }
 }
 

@@ -7,11 +7,20 @@ import type { Confirm } from '../io.js';
 import type { EnginePool } from '../box/pool.js';
 import { pidAlive, type PidAlive } from '../box/sessions.js';
 import { detectEngine } from '../engine/detect.js';
+import { storeProbeCache } from '../engine/facts-cache.js';
+import { byreHome } from '../project/store-layout.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';
 import { createEngine } from '../engine/runner.js';
 import type { EngineFacts } from '../engine/types.js';
 
 export type Detect = typeof detectEngine;
+
+/** Detection that reuses the store's remembered probe answers (adr/0038); doctor asks fresh. */
+export const cachedDetect: Detect = (choice, declinedRoots, env, options = {}) =>
+  detectEngine(choice, declinedRoots, env, {
+    cache: storeProbeCache(byreHome(env), env, process.getuid?.()),
+    ...options,
+  });
 
 export interface CommandDeps {
   /** Engine detection for the config's `engine` choice. */
@@ -32,7 +41,7 @@ export function withDefaults(
   deps: CommandDeps,
 ): Required<Omit<CommandDeps, 'pool' | 'confirm'>> & Pick<CommandDeps, 'pool' | 'confirm'> {
   return {
-    detect: deps.detect ?? detectEngine,
+    detect: deps.detect ?? cachedDetect,
     createEngine: deps.createEngine ?? createEngine,
     clock: deps.clock ?? (() => new Date()),
     pidAlive: deps.pidAlive ?? pidAlive,

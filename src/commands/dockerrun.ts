@@ -47,8 +47,10 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
   else say(io.stderr, portRefusal(ports)?.message ?? '', 'note');
   const posture = postureFacts(config, skills);
   if (posture.hook !== null) {
-    io.stderr.write(
-      `byre: note: ${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it\n`,
+    say(
+      io.stderr,
+      `${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it`,
+      'note',
     );
   }
   for (const sock of sockProbes(skills, userHome(io))) {
@@ -60,8 +62,10 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
   }
   const credentials = params.credentialKeys ?? [];
   if (credentials.length > 0) {
-    io.stderr.write(
-      `byre: note: credentials (${credentials.join(', ')}) are not carried: they need byre develop's passphrase and its credential channel, so this box waits at its credential gate and fails closed after ~30 s\n`,
+    say(
+      io.stderr,
+      `credentials (${credentials.join(', ')}) are not carried: they need byre develop's passphrase and its credential channel, so this box waits at its credential gate and fails closed after ~30 s`,
+      'note',
     );
   }
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);

@@ -4,6 +4,7 @@
 // walk each chain root-first, naming a loop or the file a dangling parent
 // needs.
 
+import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
@@ -123,8 +124,9 @@ export async function layerNewCommand(
   await ensurePrivateDir(path.dirname(file.path));
   await writeConfig(file, () => layerScaffold(name, parent), { createOnly: true });
   io.stdout.write(`${escapeTerminal(file.path)}\n`);
-  io.stderr.write(
-    `byre: created layer ${name}${parent === undefined ? '' : ` (extends ${parent})`}; a project uses it with extends = "${name}"\n`,
+  say(
+    io.stderr,
+    `created layer ${name}${parent === undefined ? '' : ` (extends ${parent})`}; a project uses it with extends = "${name}"`,
   );
 }
 
@@ -133,7 +135,7 @@ export async function layerListCommand(io: Io): Promise<void> {
   const names = layerNames(home);
   if (names.length === 0) {
     io.stdout.write('(no layers)\n');
-    io.stderr.write('byre: make one with byre layer new <name>\n');
+    say(io.stderr, 'make one with byre layer new <name>');
     return;
   }
   const rows = names.map((name) => {

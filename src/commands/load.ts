@@ -20,7 +20,7 @@ import type { ResolvedSkill } from '../skills/types.js';
 import type { CatalogChoice } from '../tui/model/config-editor/types.js';
 import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
-import { resolveHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
+import { resolveHostEnv, type HostEnvEntry, type HostReaders } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
 import { expandHost } from '../engine/run-argv.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
@@ -163,12 +163,17 @@ export function userHome(io: Io): string {
 
 /** env_from_host for this box, read through a pinned host git (a declined git reads nothing). */
 export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig): HostEnvEntry[] {
-  const git = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env }).resolve('git');
   return resolveHostEnv(
     config.envFromHost,
     new Set(Object.keys(config.env)),
-    hostReaders(io.env, git.kind === 'found' ? git.path : null),
+    hostEnvReaders(io, ctx.boxWritableRoots),
   );
+}
+
+/** Host env readers whose git is not one the box could have planted (under `declinedRoots`). */
+export function hostEnvReaders(io: Io, declinedRoots: readonly string[]): HostReaders {
+  const git = createHostTools({ declinedRoots, env: io.env }).resolve('git');
+  return hostReaders(io.env, git.kind === 'found' ? git.path : null);
 }
 
 /** Host directories the box can write: this project's own roots and every read-write bind. */

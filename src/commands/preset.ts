@@ -6,6 +6,7 @@
 // offers the installs, asks, then writes the whole file through the config
 // writer and records the applied marker. Nothing else ever applies a preset.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 
 import { createTwoFilesPatch } from 'diff';
@@ -20,9 +21,6 @@ import { findHint } from '../config/source-hint.js';
 import type { EffectiveConfig, SourceHint, Sourced } from '../config/types.js';
 import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
-import { createHostTools } from '../engine/host-tools.js';
-import { resolveHostEnv } from '../hostenv/resolve.js';
-import { hostReaders } from '../hostenv/readers.js';
 import { terminalConfirm, type Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
 import { ensurePrivateDir } from '../project/atomic-write.js';
@@ -44,7 +42,7 @@ import { statusModel, type StatusModel } from '../status/model.js';
 import { rowsForTier } from '../status/rows.js';
 import { layoutWidth } from '../status/width.js';
 import type { CommandDeps } from './deps.js';
-import { packageCanon, templateLookup, userHome } from './load.js';
+import { boxHostEnv, packageCanon, templateLookup, userHome } from './load.js';
 import { packageInstallCommand } from './package.js';
 
 export interface PresetOptions {
@@ -214,12 +212,7 @@ async function review(
     if (!(error instanceof ByreError)) throw error;
     skillError = error.message;
   }
-  const git = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env }).resolve('git');
-  const hostEnv = resolveHostEnv(
-    config.envFromHost,
-    new Set(Object.keys(config.env)),
-    hostReaders(io.env, git.kind === 'found' ? git.path : null),
-  );
+  const hostEnv = boxHostEnv(io, ctx, config);
   const model = statusModel({
     project: ctx,
     config,
@@ -293,9 +286,7 @@ function printMissing(io: Io, missing: readonly MissingPackage[]): void {
       m.hint === null
         ? 'no [sources] hint says where to get it'
         : `from ${m.hint.value.uri}${m.hint.value.digest === undefined ? '' : ` (${m.hint.value.digest})`}`;
-    io.stderr.write(
-      `byre: the preset needs ${m.kind} ${escapeTerminal(m.id)}, which is not installed: ${escapeTerminal(how)}\n`,
-    );
+    say(io.stderr, `the preset needs ${m.kind} ${m.id}, which is not installed: ${how}`);
   }
 }
 
@@ -420,7 +411,8 @@ export async function presetApplyCommand(
   await ensurePrivateDir(ctx.project.dir);
   await writeConfig(projectConfigFile(ctx.project), () => preset.text, { lock: ctx.project });
   await writeAppliedMarker(ctx.project, { sha256: sha256Hex(preset.bytes), source: preset.source });
-  io.stderr.write(
-    `byre: applied ${escapeTerminal(preset.source)} to ${escapeTerminal(ctx.project.config)}; the next byre develop launches it\n`,
+  say(
+    io.stderr,
+    `applied ${preset.source} to ${ctx.project.config}; the next byre develop launches it`,
   );
 }

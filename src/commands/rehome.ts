@@ -2,6 +2,7 @@
 // is gone (most recent first); with one, move that id's volumes and stored
 // config onto this directory's id and retire the old one (box/rehome.ts).
 
+import { say } from '../output/notes.js';
 import type { Io } from '../io.js';
 import { enginePool, probedPool } from '../box/pool.js';
 import { listRehomeCandidates, rehomeProject } from '../box/rehome.js';
@@ -18,17 +19,16 @@ export async function rehomeCommand(
   if (oldId === undefined) {
     const candidates = await listRehomeCandidates(ctx.store.projects, ctx.projectId);
     if (candidates.length === 0) {
-      io.stderr.write(
-        'byre: no stored project has lost its directory; there is nothing to rehome\n',
-      );
+      say(io.stderr, 'no stored project has lost its directory; there is nothing to rehome');
       return;
     }
     const width = Math.max(...candidates.map((c) => c.id.length));
     for (const c of candidates) {
       io.stdout.write(`${c.id.padEnd(width)}  ${escapeTerminal(c.path)}\n`);
     }
-    io.stderr.write(
-      `byre: run \`byre rehome <id>\` here to move that project's volumes and config onto ${escapeTerminal(ctx.projectRoot)}\n`,
+    say(
+      io.stderr,
+      `run \`byre rehome <id>\` here to move that project's volumes and config onto ${ctx.projectRoot}`,
     );
     return;
   }

@@ -4,6 +4,7 @@
 // (config/wiring-edit.ts); every write holds the setup lock, so develop
 // launches what was written wholly or not at all.
 
+import { say } from '../output/notes.js';
 import path from 'node:path';
 
 import { mcpAddEntry, checkWiringName, type McpAddFlags } from '../config/mcp-entry.js';
@@ -28,6 +29,8 @@ import { readRegularFile } from '../project/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';
 import { configClaudeSkillProblems, readClaudeSkillDir } from '../skills/claude-skill-read.js';
 import { agentDeliveries, wiringFacts, type WiringKind } from '../status/wiring.js';
+import { nextLaunchMcp } from '../status/model.js';
+import type { StatusData } from '../status/data-schema.js';
 import { applyEdits, type TomlEdit, type TomlTable } from '../tomldoc/index.js';
 import {
   resolveTarget,
@@ -35,7 +38,7 @@ import {
   type ConfigTarget,
   type TargetFlags,
 } from './config-target.js';
-import { userHome } from './load.js';
+import { boxHostEnv, userHome } from './load.js';
 
 /** The injected side effects: the editor handoff (tests replace it). */
 export interface WiringDeps {
@@ -47,10 +50,6 @@ const WHAT: Readonly<Record<WiringKey, { noun: string; verb: string; kind: Wirin
   claude_skills: { noun: 'Claude Skill', verb: 'claude-skill', kind: 'claudeSkills' },
   context: { noun: 'context block', verb: 'context', kind: 'context' },
 };
-
-function say(io: Io, line: string): void {
-  io.stderr.write(`byre: ${escapeTerminal(line)}\n`);
-}
 
 /** Apply `edits` to the target; a file not there yet starts from its seed comment. */
 async function write(target: ConfigTarget, edits: readonly TomlEdit[]): Promise<boolean> {
@@ -100,9 +99,9 @@ async function addEntry(
   const plan = planAdd(key, entry, current.text);
   await write(target, plan.edits);
   const how = plan.replaced ? 'replaced' : 'added';
-  say(io, `${how} ${WHAT[key].noun} ${entry.name} in ${target.label} (${target.file.path})`);
+  say(io.stderr, `${how} ${WHAT[key].noun} ${entry.name} in ${target.label} (${target.file.path})`);
   if (plan.reopened)
-    say(io, `re-opened: ${target.label} no longer closes ${entry.name} (!${entry.name})`);
+    say(io.stderr, `re-opened: ${target.label} no longer closes ${entry.name} (!${entry.name})`);
   return target;
 }
 
@@ -120,11 +119,11 @@ export async function mcpAddCommand(
     egress: (entry['egress'] as string[] | undefined) ?? [],
   });
   if (implied.length > 0)
-    say(io, `egress mcp:${name}: ${implied.join(', ')} (a grant; byre status lists it)`);
+    say(io.stderr, `egress mcp:${name}: ${implied.join(', ')} (a grant; byre status lists it)`);
   const env = (entry['env'] as string[] | undefined) ?? [];
   if (env.length > 0) {
     say(
-      io,
+      io.stderr,
       `it reads ${env.join(', ')}: pass the value${env.length === 1 ? '' : 's'} into the box with env_from_host (e.g. ${env[0]} = "env:${env[0]}"); byre never stores tokens`,
     );
   }
@@ -289,14 +288,14 @@ export async function wiringRemoveCommand(
       : declarers.below.kind === 'default'
         ? 'default.config'
         : layerLabel(declarers.below);
-  say(io, removedLine(key, name, target, plan, by));
+  say(io.stderr, removedLine(key, name, target, plan, by));
   const above = split.above.find((l) => {
     const list = l.raw[key] ?? [];
     return list.some((e) => e.name === name);
   });
   if (above !== undefined) {
     say(
-      io,
+      io.stderr,
       `note: ${layerLabel(above.ref)} (${above.ref.path ?? ''}) declares ${name} too, and it sits above ${target.label}: it still applies here`,
     );
   }
@@ -336,6 +335,18 @@ function deliveryLines(
   return lines.map((l) => `${escapeTerminal(l)}\n`).join('');
 }
 
+type McpEnv = StatusData['mcp_servers'][number]['env'];
+
+/** The ENV cell: each consumed name, marked when nothing will provide it (status's judgement). */
+export function envCell(names: readonly string[], judged: McpEnv): string {
+  if (names.length === 0) return '-';
+  return names
+    .map((key) =>
+      judged.find((e) => e.key === key)?.provided_by === null ? `${key}(missing)` : key,
+    )
+    .join(',');
+}
+
 export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
   // Reads only: the project's store is neither created nor recorded.
   const ctx = await resolveProjectContext(io.cwd, io.env);
@@ -348,7 +359,17 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
   );
   let out = '';
   switch (key) {
-    case 'mcp':
+    case 'mcp': {
+      const judged = nextLaunchMcp({
+        config,
+        skills,
+        skillError: null,
+        hostEnv: boxHostEnv(io, ctx, config),
+        projectId: ctx.projectId,
+        hostUid: io.uid,
+      });
+      const judgedOf = (name: string) => judged.find((j) => j.name === name);
+      const envOf = (name: string): McpEnv => judgedOf(name)?.env ?? [];
       out +=
         facts.mcp_servers.length === 0
           ? '(no MCP servers)\n'
@@ -358,14 +379,27 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
                 m.name,
                 m.transport === 'url' ? 'http' : 'stdio',
                 m.target,
-                m.env.join(',') || '-',
+                envCell(m.env, envOf(m.name)),
                 m.source,
               ]),
             ]);
+      for (const m of facts.mcp_servers) {
+        const shut = judgedOf(m.name)?.not_operational ?? null;
+        const lines = [
+          ...(shut === null ? [] : [`${m.name}: NOT operational: ${shut}`]),
+          ...envOf(m.name)
+            .filter((e) => e.provided_by === null)
+            .map(
+              (e) => `${m.name}: env ${e.key}: NOT provided — ${e.missing ?? 'nothing sets it'}`,
+            ),
+        ];
+        for (const line of lines) out += `${escapeTerminal(line)}\n`;
+      }
       for (const c of facts.mcp_closed)
         out += `closed: !${escapeTerminal(c.name)}  (${escapeTerminal(c.source)})\n`;
       out += deliveryLines('mcp', config, skills, facts.mcp_delivery);
       break;
+    }
     case 'claude_skills':
       out +=
         facts.claude_skills.length === 0

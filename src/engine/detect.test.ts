@@ -12,6 +12,8 @@ import {
   parsePodmanRootless,
   parseVersion,
 } from './detect.js';
+import type { ProbeCache } from './facts-cache.js';
+import type { CachedProbe } from './facts-key.js';
 import { ShadowedToolError, resolveHostTool } from './host-tools.js';
 
 // Planted engine CLIs: shell scripts that answer `info` and `--version` from
@@ -319,5 +321,110 @@ describe('localPodmanRootless', () => {
     ['no uid (not POSIX) asks', 'podman', {}, undefined, null],
   ])('%s', (_name, engine, env, uid, want) => {
     expect(localPodmanRootless(engine, env, uid)).toBe(want);
+  });
+});
+
+/** An in-memory probe cache that records what detection looked up and stored. */
+function memoryCache(answers: Partial<Record<CachedProbe, string>>): {
+  cache: ProbeCache;
+  lookups: string[];
+  stored: string[];
+} {
+  const lookups: string[] = [];
+  const stored: string[] = [];
+  return {
+    lookups,
+    stored,
+    cache: {
+      lookup(probe, enginePath) {
+        lookups.push(`${probe} ${path.basename(enginePath)}`);
+        const answer = answers[probe];
+        if (answer === 'uncached') return { kind: 'uncached' };
+        return answer === undefined
+          ? { kind: 'miss', store: (fresh) => stored.push(`${probe} ${fresh}`) }
+          : { kind: 'hit', answer };
+      },
+    },
+  };
+}
+
+describe('detectEngine with a probe cache (adr/0038)', () => {
+  it.each([
+    ['rootless=false', false],
+    ['rootless=true', true],
+  ])(
+    'docker named by the config takes info from a hit (%s) and asks nothing',
+    async (answer, rootless) => {
+      plantEngine(bin, 'docker');
+      const { cache, stored } = memoryCache({ 'docker-info': answer });
+      const facts = await detectEngine('docker', [], env({}), { cache });
+      expect(facts).toMatchObject({ name: 'docker', rootless, keepId: false });
+      expect(readFileSync(log, 'utf8')).toBe('');
+      expect(stored).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['["name=seccomp,profile=default"]', 'rootless=false'],
+    ['["name=seccomp,profile=default","name=rootless"]', 'rootless=true'],
+  ])('a miss asks info (%s) and stores what it parsed', async (info, kept) => {
+    plantEngine(bin, 'docker');
+    const { cache, stored } = memoryCache({});
+    await detectEngine('docker', [], env({ DOCKER_INFO: info }), { cache });
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
+    expect(stored).toEqual([`docker-info ${kept}`]);
+  });
+
+  it('a failed info stores nothing and still refuses', async () => {
+    plantEngine(bin, 'docker');
+    const { cache, stored } = memoryCache({});
+    await expect(
+      detectEngine('docker', [], env({ DOCKER_INFO_ERR: 'Cannot connect to the Docker daemon' }), {
+        cache,
+      }),
+    ).rejects.toMatchObject({ rule: 'engine.unreachable' });
+    expect(stored).toEqual([]);
+  });
+
+  it('an unkeyed lookup asks and stores nothing', async () => {
+    plantEngine(bin, 'docker');
+    const { cache } = memoryCache({ 'docker-info': 'uncached' });
+    const facts = await detectEngine('docker', [], env({}), { cache });
+    expect(facts.rootless).toBe(false);
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
+  });
+
+  it('auto asks docker fresh: whether docker answers is the question', async () => {
+    plantEngine(bin, 'docker');
+    plantEngine(bin, 'podman');
+    const { cache, lookups } = memoryCache({ 'docker-info': 'rootless=false' });
+    const facts = await detectEngine('auto', [], env({}), { cache });
+    expect(facts.name).toBe('docker');
+    expect(lookups).toEqual([]);
+    expect(readFileSync(log, 'utf8')).toBe('docker info --format {{json .SecurityOptions}}\n');
+  });
+
+  it('doctor (version asked) and alwaysProbeRootless never consult the cache', async () => {
+    plantEngine(bin, 'docker');
+    const { cache, lookups } = memoryCache({ 'docker-info': 'rootless=true' });
+    const asked = await detectEngine('docker', [], env({}), { cache, version: true });
+    const probed = await detectEngine('docker', [], env({}), { cache, alwaysProbeRootless: true });
+    expect([asked.rootless, probed.rootless]).toEqual([false, false]);
+    expect(lookups).toEqual([]);
+  });
+
+  it('a podman that may be rootless takes its version from a hit, and a miss stores it', async () => {
+    plantEngine(bin, 'podman');
+    const remote = { CONTAINER_HOST: 'unix:///run/podman/podman.sock', PODMAN_INFO: 'true' };
+    const hit = memoryCache({ 'podman-version': '4.2.0' });
+    const old = detectEngine('podman', [], env(remote), { cache: hit.cache });
+    // 4.2 predates keep-id: the remembered version decides exactly as the asked one would.
+    await expect(old).rejects.toMatchObject({ rule: 'engine.rootless-podman-old' });
+    expect(loggedCalls()).toEqual(['podman info --format {{.Host.Security.Rootless}}']);
+    const miss = memoryCache({});
+    const facts = await detectEngine('podman', [], env(remote), { cache: miss.cache });
+    expect(facts).toMatchObject({ rootless: true, keepId: true, version: '4.3.1' });
+    expect(miss.stored).toEqual(['podman-version 4.3.1']);
+    expect(miss.lookups).toEqual(['podman-version podman']);
   });
 });

@@ -8,7 +8,8 @@ import { rootlessProbeArgv, versionArgv } from './argv.js';
 import { UNREACHABLE_REMEDY } from './classify.js';
 import { AbsentToolError, ShadowedToolError, resolveHostTool } from './host-tools.js';
 import { checkRootlessPodman, throwIfRefused, type Version } from './host-user.js';
-import { engineFailure, runEngineCommand } from './spawn.js';
+import type { CacheLookup, ProbeCache } from './facts-cache.js';
+import { engineFailure, runEngineCommand, type Captured } from './spawn.js';
 import type { EngineFacts, EngineName } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -25,6 +26,12 @@ export interface DetectOptions {
    * keep-id minimum: one client process fewer on every other launch.
    */
   version?: boolean;
+  /**
+   * Remembered probe answers (adr/0038). Docker's `info` is taken from it only
+   * when the choice names docker: under `auto`, asking is how byre learns
+   * whether docker answers at all. Ignored when `version` is asked.
+   */
+  cache?: ProbeCache;
 }
 
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
@@ -49,7 +56,7 @@ export async function detectEngine(
   if (choice !== 'auto') {
     const p = locate(choice);
     if (p === null) throw new AbsentToolError(choice);
-    return probe(choice, p, env, timeoutMs, options);
+    return probe(choice, p, env, timeoutMs, options, true);
   }
 
   // auto: docker if present AND answering, else podman. A shadowed docker
@@ -58,14 +65,14 @@ export async function detectEngine(
   let dockerFailure: EngineError | null = null;
   if (dockerPath !== null) {
     try {
-      return await probe('docker', dockerPath, env, timeoutMs, options);
+      return await probe('docker', dockerPath, env, timeoutMs, options, false);
     } catch (err) {
       if (!(err instanceof EngineError)) throw err;
       dockerFailure = err;
     }
   }
   const podmanPath = locate('podman');
-  if (podmanPath !== null) return probe('podman', podmanPath, env, timeoutMs, options);
+  if (podmanPath !== null) return probe('podman', podmanPath, env, timeoutMs, options, true);
   if (dockerFailure !== null) throw dockerFailure;
   throw new ByreError('no container engine found: neither docker nor podman is on PATH', {
     rule: 'engine.none',
@@ -88,12 +95,20 @@ export function localPodmanRootless(
   return uid !== 0;
 }
 
+const UNCACHED: CacheLookup = { kind: 'uncached' };
+
+/** An answer byre already has, shaped like the engine's reply. */
+function answered(stdout: string): Captured {
+  return { exitCode: 0, stdout, stderr: '', timedOut: false, spawnError: undefined };
+}
+
 async function probe(
   name: EngineName,
   enginePath: string,
   env: Env,
   timeoutMs: number,
-  options: Pick<DetectOptions, 'alwaysProbeRootless' | 'version'>,
+  options: Pick<DetectOptions, 'alwaysProbeRootless' | 'version' | 'cache'>,
+  daemonFromCache: boolean,
 ): Promise<EngineFacts> {
   const opts = { env, timeoutMs };
   const infoArgs = rootlessProbeArgv(name);
@@ -104,11 +119,27 @@ async function probe(
   // Only rootless podman's identity depends on the version (keep-id); asked
   // beside `info` when podman's rootlessness is not known yet.
   const askVersion = options.version === true || (name === 'podman' && local !== false);
+  const cache =
+    options.version === true || options.alwaysProbeRootless === true ? undefined : options.cache;
+  const infoCached =
+    cache !== undefined && daemonFromCache && name === 'docker'
+      ? cache.lookup('docker-info', enginePath)
+      : UNCACHED;
+  const verCached =
+    cache !== undefined && askVersion && name === 'podman'
+      ? cache.lookup('podman-version', enginePath)
+      : UNCACHED;
   const [info, ver] = await Promise.all([
-    local === null
-      ? runEngineCommand(enginePath, infoArgs, opts)
-      : { exitCode: 0, stdout: String(local), stderr: '', timedOut: false, spawnError: undefined },
-    askVersion ? runEngineCommand(enginePath, versionArgv(), opts) : null,
+    local !== null
+      ? answered(String(local))
+      : infoCached.kind === 'hit'
+        ? answered(JSON.stringify(infoCached.answer === 'rootless=true' ? ['name=rootless'] : []))
+        : runEngineCommand(enginePath, infoArgs, opts),
+    !askVersion
+      ? null
+      : verCached.kind === 'hit'
+        ? answered(`podman version ${verCached.answer}`)
+        : runEngineCommand(enginePath, versionArgv(), opts),
   ]);
   if (info.exitCode !== 0) {
     const err = engineFailure(name, infoArgs, info);
@@ -138,6 +169,10 @@ async function probe(
     );
   }
   const version = ver !== null && ver.exitCode === 0 ? parseVersion(ver.stdout) : null;
+  if (infoCached.kind === 'miss') infoCached.store(`rootless=${String(rootless)}`);
+  if (verCached.kind === 'miss' && version !== null) {
+    verCached.store(`${version.major}.${version.minor}.${version.patch}`);
+  }
   const facts: EngineFacts = {
     name,
     path: enginePath,

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import { fakeIo } from '../../test/support/io.js';
@@ -30,5 +33,29 @@ describe('say: the one printer for what byre says outside an error', () => {
     const io = fakeIo();
     sayAll(io.stderr, ['a', 'b\x1b']);
     expect(io.err).toBe('byre: a\nbyre: b\\x1b\n');
+  });
+});
+
+describe('nothing but this printer writes a `byre:` line to stderr', () => {
+  const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) return sources(full);
+      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [full] : [];
+    });
+  const inline = /stderr\.write\(\s*[`'"]byre: /;
+
+  it('finds the pattern it looks for', () => {
+    expect(inline.test('io.stderr.write(\n    `byre: saved ${p}\\n`,')).toBe(true);
+    expect(inline.test('say(io.stderr, `saved ${p}`)')).toBe(false);
+  });
+
+  it('every other source says through say/sayAll/printNotes', () => {
+    const offenders = sources(SRC)
+      .filter((f) => !f.endsWith(path.join('output', 'notes.ts')))
+      .filter((f) => inline.test(readFileSync(f, 'utf8')))
+      .map((f) => path.relative(SRC, f));
+    expect(offenders).toEqual([]);
   });
 });

@@ -228,6 +228,22 @@ function mountRow(m: MountSpec, source: string): StatusData['binds'][number] {
   return { host: m.host, target: m.target, mode: m.mode, disabled: m.disabled, source };
 }
 
+/**
+ * The MCP servers the next launch would get, each env name judged as status
+ * judges it (provided by what, or why not): `byre mcp list` shows the same
+ * answer as `byre status`'s MCP rows for the next launch.
+ */
+export function nextLaunchMcp(input: GrantInput): StatusData['mcp_servers'] {
+  const grants = grantFacts(input);
+  return mcpFacts(declaredMcp(input.config, input.skills), grants.network, {
+    hostEnv: grants.host_env,
+    credentials: grants.credentials,
+    configEnv: new Set(Object.keys(input.config.env)),
+    skills: input.skills,
+    boxEnvKeys: null,
+  });
+}
+
 export function grantFacts(input: GrantInput): GrantFacts {
   const { config, skills } = input;
   const binds = [

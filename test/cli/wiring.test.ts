@@ -76,8 +76,9 @@ describe('byre mcp', () => {
     expect(add.stderr).toContain('egress mcp:docs: docs.example.com:443');
     const list = byre(['mcp', 'list']);
     expect(list.stdout).toMatch(
-      /^docs\s+http\s+https:\/\/docs\.example\.com\/mcp\s+DOCS\s+project$/m,
+      /^docs\s+http\s+https:\/\/docs\.example\.com\/mcp\s+DOCS\(missing\)\s+project$/m,
     );
+    expect(list.stdout).toContain('docs: env DOCS: NOT provided — ');
     expect(list.stdout).toMatch(/^fs\s+stdio\s+fs-mcp --root \/workspace\s+-\s+project$/m);
     // Its endpoint is a grant where an allowlist enforces egress (adr/0024): a
     // firewall from the default layer, so the project file stays as written.
@@ -92,6 +93,40 @@ describe('byre mcp', () => {
     rmSync(path.join(home, 'default.config'));
     expect(byre(['mcp', 'remove', 'docs']).status).toBe(0);
     expect(read(projectFile())).toBe(HAND_WRITTEN);
+  });
+
+  it('list judges each env name as status does: provided from the host, or why not', () => {
+    writeProject(
+      '[[mcp]]\nname = "gh"\ncommand = ["gh-mcp"]\nenv = ["GH_TOKEN", "GH_HOST"]\n\n[env_from_host]\nGH_TOKEN = "env:MY_GH"\n',
+    );
+    const set = byre(['mcp', 'list'], { MY_GH: 'secret-value' });
+    expect(set.status, set.stderr).toBe(0);
+    expect(set.stdout).toMatch(/^gh\s+stdio\s+gh-mcp\s+GH_TOKEN,GH_HOST\(missing\)\s+project$/m);
+    expect(set.stdout).toMatch(/^gh: env GH_HOST: NOT provided — /m);
+    expect(set.stdout).not.toContain('gh: env GH_TOKEN');
+    expect(set.stdout).not.toContain('secret-value');
+    const status = JSON.parse(byre(['status', '--data'], { MY_GH: 'secret-value' }).stdout) as {
+      mcp_servers: { name: string; env: { key: string; provided_by: string | null }[] }[];
+    };
+    const gh = status.mcp_servers.find((m) => m.name === 'gh');
+    expect(gh?.env.map((e) => [e.key, e.provided_by !== null])).toEqual([
+      ['GH_TOKEN', true],
+      ['GH_HOST', false],
+    ]);
+    // Unset on the host: the same name is now missing in both.
+    const unset = byre(['mcp', 'list']);
+    expect(unset.stdout).toMatch(/^gh: env GH_TOKEN: NOT provided — /m);
+  });
+
+  it('list says a server is not operational when a closure shuts its endpoint under an allowlist', () => {
+    writeProject('egress = ["!docs.example.com:443"]\n');
+    expect(byre(['mcp', 'add', 'docs', 'https://docs.example.com/mcp']).status).toBe(0);
+    expect(byre(['mcp', 'list']).stdout).not.toContain('NOT operational');
+    writeFileSync(path.join(home, 'default.config'), 'skills = ["byre/firewall"]\n');
+    expect(byre(['mcp', 'list']).stdout).toMatch(
+      /^docs: NOT operational: its endpoint docs\.example\.com:443 is closed by /m,
+    );
+    rmSync(path.join(home, 'default.config'));
   });
 
   it('remove closes a server a lower layer declares, and add re-opens it', () => {

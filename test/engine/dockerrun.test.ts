@@ -4,11 +4,21 @@
 // reported as started outside byre, never as orphaned (adr/0024).
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeEntry } from '../../src/engine/facts-key.js';
 import { projectIdFor } from '../../src/project/identity.js';
-import { enginesUnderTest } from './engines.js';
+import { enginesUnderTest, flavorsUnderTest } from './engines.js';
 import {
   engineCli,
   makeProject,
@@ -99,6 +109,79 @@ describe.skipIf(engines.length === 0).each(engines)(
       expect(runningBox(project)).toBe(id);
       // bash ignores SIGTERM: remove the box at once rather than wait out a stop timeout.
       engineCli(project, ['rm', '-f', ...(engine === 'podman' ? ['-t', '0'] : []), id]);
+    });
+  },
+);
+
+// The store's probe cache (adr/0038) on real engines: what it remembers is
+// what a fresh probe answers, the remembered answer is what the next command
+// uses, and a change in what the key names makes byre ask again.
+describe.skipIf(engines.length === 0).each(flavorsUnderTest())(
+  'remembered engine facts on $label',
+  (flavor) => {
+    let project: TestProject;
+    afterEach(() => project.cleanup());
+
+    const entry = (probe: string): string[] =>
+      readFileSync(path.join(project.home, 'cache', 'engine-facts', probe), 'utf8').split('\n');
+    const plant = (probe: string, answer: string): void => {
+      const file = path.join(project.home, 'cache', 'engine-facts', probe);
+      const { uid, gid } = statSync(file);
+      writeFileSync(file, encodeEntry(entry(probe)[1] ?? '', answer));
+      chownSync(file, uid, gid);
+    };
+    const statusEngine = (env: Record<string, string> = {}): { rootless: boolean | null } => {
+      const r = runByre(project, ['status', '--data'], { env });
+      expect(r.status, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { engine: { rootless: boolean | null } }).engine;
+    };
+
+    it('answers as a fresh probe would; a planted answer decides until a keyed part changes', () => {
+      project = makeProject(flavor);
+      const first = runByre(project, ['dockerrun']);
+      expect(first.status, first.stderr).toBe(0);
+      const cache = path.join(project.home, 'cache', 'engine-facts');
+
+      if (flavor.engine === 'docker') {
+        expect(entry('docker-info')[2]).toBe('rootless=false');
+        expect(runByre(project, ['dockerrun']).stdout).toBe(first.stdout);
+        // The remembered answer is the one used...
+        plant('docker-info', 'rootless=true');
+        expect(statusEngine().rootless).toBe(true);
+        // ...until a variable that chooses the daemon changes: asked again, and re-remembered.
+        const explicit = { DOCKER_HOST: 'unix:///var/run/docker.sock' };
+        expect(statusEngine(explicit).rootless).toBe(false);
+        expect(entry('docker-info')[2]).toBe('rootless=false');
+        return;
+      }
+      if (flavor.user === null) {
+        // A local rootful podman is asked nothing, so nothing is remembered.
+        expect(existsSync(cache)).toBe(false);
+        return;
+      }
+      // Rootless podman, through a copy of its CLI whose identity the test controls.
+      const bin = path.join(project.root, 'bin');
+      mkdirSync(bin);
+      copyFileSync('/usr/bin/podman', path.join(bin, 'podman'));
+      const { uid, gid } = statSync(project.home);
+      chownSync(bin, uid, gid);
+      const env = { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+      const fresh = runByre(project, ['dockerrun'], { env });
+      expect(fresh.status, fresh.stderr).toBe(0);
+      const version = /version (\d+\.\d+\.\d+)/.exec(
+        execFileSync(path.join(bin, 'podman'), ['--version'], { encoding: 'utf8' }),
+      )?.[1];
+      expect(entry('podman-version')[2]).toBe(version);
+      plant('podman-version', '4.2.0');
+      const refused = runByre(project, ['dockerrun'], { env });
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toContain('older than 4.3');
+      // A changed CLI (its mtime) is asked again: the real version, and keep-id back.
+      utimesSync(path.join(bin, 'podman'), new Date(), new Date(0));
+      const again = runByre(project, ['dockerrun'], { env });
+      expect(again.status, again.stderr).toBe(0);
+      expect(again.stdout).toBe(fresh.stdout);
+      expect(entry('podman-version')[2]).toBe(version);
     });
   },
 );

@@ -325,6 +325,59 @@ describe('ADVANCED and EXTENDS', () => {
     s.select('volumes:add').press('enter', 'npm', 'down', 'down', '/home/dev/.npm', 'enter');
     expect(s.text).toBe('[[volumes]]\nname = "npm"\nrole = "cache"\ntarget = "/home/dev/.npm"\n');
   });
+
+  it('volumes: a seed from the host, typed in its field, written as a table and shown again', () => {
+    const s = new Session();
+    s.select('volumes:add').press('enter', 'dots', 'down', 'right', 'down', '/home/dev/.dots');
+    s.press('down', 'down', 'down', '~/dotfiles', 'enter');
+    expect(s.text).toBe(
+      '[[volumes]]\nname = "dots"\nrole = "state"\ntarget = "/home/dev/.dots"\nseed = { host = "~/dotfiles" }\n',
+    );
+    expect(s.context().derived.problems).toEqual([]);
+    s.select('volumes:v:dots').press('enter');
+    expect(s.state.overlay).toMatchObject({ values: { seed_host: '~/dotfiles', seed_path: '' } });
+    // Cleared, the seed goes with it.
+    s.press('down', 'down', 'down', 'down', 'down', '^u', 'enter');
+    expect(s.text).toBe('[[volumes]]\nname = "dots"\nrole = "state"\ntarget = "/home/dev/.dots"\n');
+  });
+
+  it('volumes: a literal seed is prose (^e hands it to $EDITOR) and keeps its lines (less the editor’s final newline, as every prose field)', () => {
+    const s = new Session();
+    s.select('volumes:add').press('enter', 'cfg', 'down', 'right', 'down', '/home/dev/.cfg');
+    s.press('down', 'down', 'down', 'down', '^e');
+    expect(s.state.effect).toMatchObject({ kind: 'external', suffix: '.md' });
+    s.send({ kind: 'external-done', text: 'a = 1\nb = 2\n' });
+    s.press('down', 'settings.toml', 'enter');
+    expect(s.text).toBe(
+      '[[volumes]]\nname = "cfg"\nrole = "state"\ntarget = "/home/dev/.cfg"\nseed = { literal = "a = 1\\nb = 2", path = "settings.toml" }\n',
+    );
+    expect(s.context().derived.problems).toEqual([]);
+  });
+
+  it('volumes: a seed on a cache volume is the loader’s refusal, and nothing is written', () => {
+    const s = new Session();
+    s.select('volumes:add').press('enter', 'c', 'down', 'down', '/c');
+    s.press('down', 'down', 'down', '~/x', 'enter');
+    expect(s.state.overlay?.kind).toBe('form');
+    expect(JSON.stringify(s.state.overlay)).toMatch(/config\.volume-seed-not-state/);
+    expect(s.text).toBe('');
+  });
+
+  it('volumes: overriding an inherited volume keeps its seed', () => {
+    const below = [
+      {
+        ...LOWER,
+        text: '[[volumes]]\nname = "d"\nrole = "state"\ntarget = "/d"\nseed = { host = "~/d" }\n',
+      },
+    ];
+    const s = new Session({ below });
+    const id = s
+      .items()
+      .find((i) => i.kind === 'row' && i.id.startsWith('volumes:') && i.id.endsWith(':d'));
+    expect(id).toBeDefined();
+    s.select(id!.kind === 'row' ? id!.id : '').press('enter');
+    expect(s.state.overlay).toMatchObject({ values: { seed_host: '~/d' } });
+  });
 });
 
 describe('the global editor', () => {

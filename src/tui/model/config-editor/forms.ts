@@ -4,7 +4,7 @@
 // (state.ts re-parses the edited file). An entry edited in place keeps the
 // keys the form does not show.
 
-import type { TomlTable, TomlValue } from '../../../tomldoc/index.js';
+import { TomlDateTime, type TomlTable, type TomlValue } from '../../../tomldoc/index.js';
 import { removeEntry, setAt, upsertEntry, withoutBlanks, type EntryKey } from './edits.js';
 import type { Change, FieldError, FieldSpec, FormSpec } from './types.js';
 
@@ -163,6 +163,9 @@ export function portForm(at: EntryAt, title: string): FormSpec {
 
 export function volumeForm(at: EntryAt, title: string): FormSpec {
   const { prefill, base } = at;
+  const raw = prefill?.['seed'];
+  const seed =
+    raw instanceof Object && !Array.isArray(raw) && !(raw instanceof TomlDateTime) ? raw : null;
   return {
     title,
     fields: [
@@ -176,6 +179,20 @@ export function volumeForm(at: EntryAt, title: string): FormSpec {
       },
       choice('scope', 'scope', text(prefill?.['scope']), ['project', 'machine']),
       choice('sharing', 'sharing', text(prefill?.['sharing']), ['shared', 'exclusive']),
+      {
+        name: 'seed_host',
+        label: 'seed from host',
+        initial: text(seed?.['host']),
+        placeholder: '~/dir copied into a fresh state volume',
+      },
+      {
+        name: 'seed_literal',
+        label: 'seed literal',
+        initial: text(seed?.['literal']),
+        placeholder: 'text written once (not a secret)',
+        prose: true,
+      },
+      { name: 'seed_path', label: 'seed path', initial: text(seed?.['path']), placeholder: 'file' },
     ],
     build: (values) =>
       need(values, 'name', 'name') ??
@@ -188,12 +205,24 @@ export function volumeForm(at: EntryAt, title: string): FormSpec {
           target: v(values, 'target'),
           scope: v(values, 'scope') === 'project' ? undefined : v(values, 'scope'),
           sharing: v(values, 'sharing') === 'shared' ? undefined : v(values, 'sharing'),
+          seed: seedTable(values),
         },
         base,
-        ['name', 'role', 'target', 'scope', 'sharing'],
+        ['name', 'role', 'target', 'scope', 'sharing', 'seed'],
         `volume ${v(values, 'name')}`,
       ),
   };
+}
+
+/** A volume's `seed` from its three fields; none filled is no seed. The literal keeps its text as typed. */
+function seedTable(values: Values): TomlTable | undefined {
+  const literal = values['seed_literal'] ?? '';
+  const seed = withoutBlanks({
+    host: v(values, 'seed_host'),
+    literal: literal.trim() === '' ? undefined : literal,
+    path: v(values, 'seed_path'),
+  });
+  return Object.keys(seed).length === 0 ? undefined : seed;
 }
 
 /** `Name=value` words (quote one holding spaces) as a headers table; an empty field is no table. */

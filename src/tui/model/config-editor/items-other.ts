@@ -155,6 +155,7 @@ function volumes(ctx: RowContext): Item[] {
                   target: v.target,
                   scope: v.scope,
                   sharing: v.sharing,
+                  ...(v.seed === undefined ? {} : { seed: { ...v.seed } }),
                 },
                 base,
               },
