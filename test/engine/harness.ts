@@ -387,10 +387,7 @@ function cacheRoot(): string {
   // Keyed by the binary under test: a leftover from a run of another build
   // can only miss the cache, never stand in for this build's layers.
   const st = statSync(BYRE_BIN);
-  const stamp = createHash('sha256')
-    .update(`${st.size}:${st.mtimeMs}`)
-    .digest('hex')
-    .slice(0, 8);
+  const stamp = createHash('sha256').update(`${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 8);
   return join(realpathSync(tmpdir()), `${CACHE_PREFIX}${stamp}`);
 }
 
