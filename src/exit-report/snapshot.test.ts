@@ -5,7 +5,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir, putFile } from '../../test/support/temp.js';
 import { exitReport, exitReportLines } from './report.js';
-import { ENV_FILE_LIMIT, HOOK_ENTRY_LIMIT, takeSnapshot, type SnapshotScope } from './snapshot.js';
+import {
+  ENV_FILE_LIMIT,
+  HOOK_ENTRY_LIMIT,
+  SUBMODULE_LIMIT,
+  takeSnapshot,
+  type SnapshotScope,
+} from './snapshot.js';
 import { snapshotStore } from './store-snapshot.js';
 import { selfEditReportLines } from './store-report.js';
 
@@ -95,6 +101,42 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     expect(lines).toContain(
       '  git config .git/worktrees/feat/config.worktree: core.fsmonitor = "./x" (added)',
     );
+  });
+
+  it('reads each submodule’s own git dir: its config and hooks, nested ones and names with slashes', () => {
+    const scope = repo();
+    put('app/.git/modules/lib/x/HEAD', 'ref: refs/heads/main\n');
+    put('app/.git/modules/lib/x/config', '[core]\n\tbare = false\n');
+    put('app/.git/modules/lib/x/modules/deep/HEAD', 'ref: refs/heads/main\n');
+    const lines = diff(scope, () => {
+      put('app/.git/modules/lib/x/config', '[core]\n\tbare = false\n\tfsmonitor = ./m\n');
+      put('app/.git/modules/lib/x/hooks/post-checkout', '#!/bin/sh\n');
+      put('app/.git/modules/lib/x/modules/deep/hooks/pre-commit', '#!/bin/sh\n');
+      put('app/.git/modules/lib/x/objects/hooks/not-a-hook', '');
+    });
+    expect(lines).toContain(
+      '  git config .git/modules/lib/x/config: core.fsmonitor = "./m" (added)',
+    );
+    expect(lines).toContain('  hook added: .git/modules/lib/x/hooks/post-checkout');
+    expect(lines).toContain('  hook added: .git/modules/lib/x/modules/deep/hooks/pre-commit');
+    expect(lines.join('\n')).not.toContain('not-a-hook');
+  });
+
+  it('a linked modules directory is not followed', () => {
+    const scope = repo();
+    put('elsewhere/m/HEAD', 'ref: refs/heads/main\n');
+    symlinkSync(path.join(dir, 'elsewhere'), path.join(dir, 'app/.git/modules'));
+    const lines = diff(scope, () => put('elsewhere/m/hooks/pre-commit', '#!/bin/sh\n'));
+    expect(lines).toEqual([]);
+  });
+
+  it(`bounds submodule git dirs at ${SUBMODULE_LIMIT}, saying so, and reports none of the rest as deleted`, () => {
+    const scope = repo();
+    for (let i = 0; i <= SUBMODULE_LIMIT; i++) put(`app/.git/modules/m${i}/HEAD`, 'x\n');
+    const snap = takeSnapshot(scope);
+    expect(snap.configs.complete).toBe(false);
+    expect(snap.hooks.complete).toBe(false);
+    expect(snap.unchecked).toEqual([`submodule git dirs beyond the first ${SUBMODULE_LIMIT}`]);
   });
 
   it('records planted links and FIFOs by kind, never following or opening them', () => {

@@ -1,6 +1,7 @@
 // Reads what the exit report compares (adr/0035), directly from the files:
 // git's config files (and the includes among them that stay inside the
-// project), the hooks directories, and the worktree's `.env*` files. The
+// project), the hooks directories, the same two for every submodule's own
+// git dir under `.git/modules`, and the worktree's `.env*` files. The
 // box writes all of it, so: no link followed, no FIFO opened, every file and
 // every walk bounded, and a time budget; what is cut short is said, never
 // guessed. Runs no git.
@@ -20,6 +21,11 @@ export const WORKTREE_CONFIG_LIMIT = 100;
 export const ENV_FILE_LIMIT = 200;
 /** Directories the `.env*` walk visits at most. */
 export const ENV_DIR_LIMIT = 20_000;
+/** Submodule git dirs (`<common>/modules/…`) read at most, and how deep their names nest. */
+export const SUBMODULE_LIMIT = 100;
+const SUBMODULE_DEPTH = 8;
+/** Entries the submodule walk looks at most. */
+const SUBMODULE_ENTRY_LIMIT = 5_000;
 /** The whole snapshot's time budget. */
 export const SNAPSHOT_BUDGET_MS = 10_000;
 /** Config files and hooks larger than this are compared by size and time, not content. */
@@ -46,6 +52,8 @@ interface Walk {
   now: () => number;
   unchecked: Set<string>;
   timedOut: boolean;
+  /** The submodule git dirs, found once per snapshot; not complete when the walk was cut. */
+  submodules?: { dirs: string[]; complete: boolean };
 }
 
 function label(walk: Walk, p: string): string {
@@ -124,13 +132,59 @@ function includeTargets(
   });
 }
 
+/**
+ * The submodules' own git dirs under `<common>/modules`: a directory holding
+ * a regular `HEAD` is one (its name may span directories, `lib/x`), and a
+ * submodule's own `modules` holds its nested ones. Real directories only,
+ * never a link; bounded in count and depth, and the cut is said.
+ */
+function submoduleGitDirs(walk: Walk, common: string): { dirs: string[]; complete: boolean } {
+  walk.submodules ??= findSubmoduleGitDirs(walk, common);
+  return walk.submodules;
+}
+
+function findSubmoduleGitDirs(walk: Walk, common: string): { dirs: string[]; complete: boolean } {
+  const cut = (): { dirs: string[]; complete: boolean } => ({
+    dirs: found.sort(),
+    complete: false,
+  });
+  const found: string[] = [];
+  const stack = [{ dir: path.join(common, 'modules'), depth: 0 }];
+  let visited = 0;
+  while (stack.length > 0) {
+    const { dir, depth } = stack.pop() as { dir: string; depth: number };
+    if (outOfTime(walk, `submodule git dirs in ${label(walk, dir)}`)) return cut();
+    for (const name of listDir(dir) ?? []) {
+      if (++visited > SUBMODULE_ENTRY_LIMIT) {
+        walk.unchecked.add(`submodule git dirs past the first ${SUBMODULE_ENTRY_LIMIT} entries`);
+        return cut();
+      }
+      const p = path.join(dir, name);
+      if (!(lstatOrNull(p)?.isDirectory() ?? false)) continue;
+      if (lstatOrNull(path.join(p, 'HEAD'))?.isFile() ?? false) {
+        if (found.length >= SUBMODULE_LIMIT) {
+          walk.unchecked.add(`submodule git dirs beyond the first ${SUBMODULE_LIMIT}`);
+          return cut();
+        }
+        found.push(p);
+        stack.push({ dir: path.join(p, 'modules'), depth: depth + 1 });
+      } else if (depth < SUBMODULE_DEPTH) {
+        stack.push({ dir: p, depth: depth + 1 });
+      }
+    }
+  }
+  return { dirs: found.sort(), complete: true };
+}
+
 function readConfigs(walk: Walk): Category<ConfigState> {
   const common = walk.scope.commonGitDir;
   const items: Record<string, ConfigState> = {};
   if (common === null) return { items, complete: true };
   const files = [path.join(common, 'config'), path.join(common, 'config.worktree')];
+  const submodules = submoduleGitDirs(walk, common);
+  for (const sub of submodules.dirs) files.push(path.join(sub, 'config'));
   const admins = listDir(path.join(common, 'worktrees')) ?? [];
-  let complete = true;
+  let complete = submodules.complete;
   if (admins.length > WORKTREE_CONFIG_LIMIT) {
     complete = false;
     walk.unchecked.add(
@@ -197,6 +251,7 @@ function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string
   const common = walk.scope.commonGitDir;
   if (common === null) return [];
   const dirs = [path.join(common, 'hooks')];
+  for (const sub of submoduleGitDirs(walk, common).dirs) dirs.push(path.join(sub, 'hooks'));
   for (const c of configs) {
     for (const state of Object.values(c.items)) {
       if (state.kind !== 'entries') continue;
@@ -286,7 +341,9 @@ export function takeSnapshot(
     timedOut: false,
   };
   const configs = readConfigs(walk);
-  const hooks = readHooks(walk, hookDirs(walk, [configs, ...hooksFrom]));
+  const read = readHooks(walk, hookDirs(walk, [configs, ...hooksFrom]));
+  // A cut submodule walk leaves some submodules' hooks unread: not "deleted".
+  const hooks = { ...read, complete: read.complete && (walk.submodules?.complete ?? true) };
   const envFiles = readEnvFiles(walk);
   return { configs, hooks, envFiles, unchecked: [...walk.unchecked] };
 }

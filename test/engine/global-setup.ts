@@ -9,7 +9,7 @@ import {
   testUser,
   userEngineAnswers,
 } from './engines.js';
-import { sweepTestObjects } from './harness.js';
+import { removeBuildCaches, sweepTestObjects } from './harness.js';
 
 export default function setup(): () => void {
   const missing = requiredEngines().filter((e) => !engineAnswers(e));
@@ -39,5 +39,6 @@ export default function setup(): () => void {
   }
   return () => {
     for (const flavor of flavorsUnderTest()) sweepTestObjects(flavor);
+    removeBuildCaches();
   };
 }

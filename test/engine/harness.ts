@@ -20,6 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
 import { afterAll, afterEach } from 'vitest';
@@ -53,11 +54,18 @@ function chownTree(path: string, uid: number, gid: number): void {
   }
 }
 
+function asFlavor(flavor: Flavor | EngineName): Flavor {
+  return typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
+}
+
 /** A fresh project dir and store; the store's default.config pins `engine`. */
 export function makeProject(flavor: Flavor | EngineName, name = 'proj'): TestProject {
-  const f: Flavor =
-    typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'byretest-')));
+  const f = asFlavor(flavor);
+  warmBuildCache(f);
+  return projectIn(f, realpathSync(mkdtempSync(join(tmpdir(), 'byretest-'))), name);
+}
+
+function projectIn(f: Flavor, root: string, name: string): TestProject {
   const dir = join(root, name);
   const home = join(root, 'home');
   mkdirSync(dir, { recursive: true });
@@ -282,8 +290,7 @@ export function testObjects(flavor: Flavor): {
 }
 
 export function sweepTestObjects(flavor: Flavor | EngineName): void {
-  const f: Flavor =
-    typeof flavor === 'string' ? { engine: flavor, user: null, label: flavor } : flavor;
+  const f = asFlavor(flavor);
   const p = { flavor: f };
   const { containers, images, volumes } = testObjects(f);
   if (containers.length) tryCli(p, ['rm', '-f', ...containers]);
@@ -360,4 +367,54 @@ export function testScope(when: 'each' | 'all' = 'each'): {
       return s;
     },
   };
+}
+
+/**
+ * The build cache kept for a whole engine run. Every test project's build
+ * starts with the same layers (the base, the core block's apt-get of gosu,
+ * the chassis files); a test's cleanup removes its image and, with it, every
+ * layer no other image holds, so without a holder each build re-ran them from
+ * the base (apt-get over the network; 20 s and more as rootless podman). One
+ * default project per flavour, built once per run by this very dist/byre and
+ * kept until the tier's teardown (`removeBuildCaches`), holds those layers;
+ * builds still run every step, each engine answering from its own cache as it
+ * would on a user's machine with a second project.
+ */
+const CACHE_PREFIX = 'byretest-cache-';
+const warmedFlavors = new Set<string>();
+
+function cacheRoot(): string {
+  // Keyed by the binary under test: a leftover from a run of another build
+  // can only miss the cache, never stand in for this build's layers.
+  const st = statSync(BYRE_BIN);
+  const stamp = createHash('sha256').update(`${st.size}:${st.mtimeMs}`).digest('hex').slice(0, 8);
+  return join(realpathSync(tmpdir()), `${CACHE_PREFIX}${stamp}`);
+}
+
+export function warmBuildCache(flavor: Flavor): void {
+  const name = `${flavor.engine}${flavor.user === null ? '' : `-${flavor.user}`}`;
+  if (warmedFlavors.has(name)) return;
+  warmedFlavors.add(name);
+  const root = join(cacheRoot(), name);
+  mkdirSync(root, { recursive: true, mode: 0o755 });
+  // The project dir's name puts `byretest` in the id, so the tier's sweep takes the image.
+  const project = projectIn(flavor, root, `byretest-${name}`);
+  const held = tryCli(project, ['images', '-q', '--filter', `label=byre.project=${project.id}`]);
+  if (held.trim() !== '') return;
+  project.writeConfig('');
+  const r = runByre(project, ['rebuild']);
+  if (r.status !== 0) {
+    // Only time is lost: every test builds what it needs on its own.
+    process.stderr.write(
+      `engine tier: building the ${flavor.label} build cache failed:\n${r.stderr.slice(-2000)}\n`,
+    );
+  }
+}
+
+/** The build caches' directories (their images go with the tier's sweep). */
+export function removeBuildCaches(): void {
+  const base = realpathSync(tmpdir());
+  for (const entry of readdirSync(base)) {
+    if (entry.startsWith(CACHE_PREFIX)) rmSync(join(base, entry), { recursive: true, force: true });
+  }
 }
