@@ -160,8 +160,13 @@ export function buildProgram(io: Io): Command {
     .option('--data', 'the same content as JSON (versioned; not yet a scripting interface)')
     .option('--self-edit', 'also show the grant `byre develop --self-edit` would add')
     .action(async (options: { full?: boolean; data?: boolean; selfEdit?: boolean }) => {
+      // The engines' `ps` is started before the page's code loads, so the
+      // two overlap (status-scan.ts); a flag error is the page's to report.
+      const { startStatusScan } = await import('../commands/status-scan.js');
+      const scan =
+        options.full === true && options.data === true ? undefined : await startStatusScan(io);
       const { statusCommand } = await import('../commands/status.js');
-      await statusCommand(io, options);
+      await statusCommand(io, options, {}, scan);
     });
 
   program

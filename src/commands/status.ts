@@ -6,16 +6,8 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import {
-  askPool,
-  enginePool,
-  openAnswers,
-  poolOf,
-  type EnginePool,
-  type PoolAnswer,
-} from '../box/pool.js';
-import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
-import { projectEngines, recordedEngines } from '../box/engine-scope.js';
+import { openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
+import { projectEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
@@ -25,7 +17,7 @@ import { VERSION } from '../embedded.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
-import type { EngineFacts, EngineName } from '../engine/types.js';
+import type { EngineFacts } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
@@ -33,11 +25,7 @@ import type { LaunchRecord } from '../launch/record.js';
 import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
-import {
-  checkProjectPath,
-  resolveProjectContext,
-  type ProjectContext,
-} from '../project/context.js';
+import type { ProjectContext } from '../project/context.js';
 import type { PortSpec } from '../config/types.js';
 import type { HostPort } from '../box/port-block.js';
 import { planPorts, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
@@ -61,18 +49,13 @@ import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
 import { readBoxConfig, userHome } from './load.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
+import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
 
 export interface StatusOptions {
   full?: boolean;
   data?: boolean;
   /** Also show the grant `develop --self-edit` would add. */
   selfEdit?: boolean;
-}
-
-interface FoundBox {
-  engine: EngineName;
-  id: string;
-  labels: Record<string, string>;
 }
 
 async function detect(
@@ -133,6 +116,8 @@ export async function statusCommand(
   io: Io,
   options: StatusOptions,
   given: CommandDeps = {},
+  /** The scan the CLI started before this module loaded (status-scan.ts). */
+  prefetched?: StatusScan,
 ): Promise<void> {
   const deps = withDefaults(given);
   if (options.full === true && options.data === true) {
@@ -141,28 +126,15 @@ export async function statusCommand(
       remedy: 'use --full for the untruncated page, or --data for JSON',
     });
   }
-  const ctx = await resolveProjectContext(io.cwd, io.env);
-  await checkProjectPath(ctx);
-
-  // Only the engines that can hold this project's sessions (adr/0032), each
-  // asked once: one `ps` carries the labels the page needs. The ones the
-  // records name are asked now, while the config is read; the configured
-  // engine joins once it is known (recordedEngines is always within it).
-  const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
-  const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);
-  const installed = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
-  const scanOf = (pool: EnginePool): Promise<PoolAnswer<FoundBox[]>[]> =>
-    askPool(pool, async (engine): Promise<FoundBox[]> => {
-      const rows = await engine.psLabels(
-        { labels: { [LABEL.project]: ctx.projectId }, all: false },
-        [LABEL.workdir, LABEL.client, LABEL.launch],
-      );
-      return rows.map((row) => ({ engine: engine.facts.name, ...row }));
-    });
-  const early = poolOf(installed, recordedEngines(ownRecord, otherRecords));
-  const earlyScan = scanOf(early);
-  // Awaited below; a config error thrown first must not leave it unhandled.
-  earlyScan.catch(() => undefined);
+  const {
+    ctx,
+    ownRecord,
+    otherRecords,
+    installed,
+    asked,
+    answers: recorded,
+    ask,
+  } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
   const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
@@ -181,11 +153,11 @@ export async function statusCommand(
   // Engine questions first, so they run while the host env is read below.
   const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
-  const asked = new Set(early.members.map((m) => m.name));
-  const rest = scanOf({ members: wanted.members.filter((m) => !asked.has(m.name)) });
+  const early = new Set(asked.members.map((m) => m.name));
+  const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
   const order = (a: PoolAnswer<FoundBox[]>): number =>
     installed.members.findIndex((m) => m.name === a.name);
-  const scan = Promise.all([earlyScan, rest]).then(([a, b]) =>
+  const scan = Promise.all([recorded, rest]).then(([a, b]) =>
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 

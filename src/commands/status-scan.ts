@@ -1,0 +1,66 @@
+// The first questions `byre status` asks: where we stand, and whether the
+// engines this project's records name (adr/0032) hold one of its boxes. Its
+// own small module so the CLI starts the engines' `ps` before the page's
+// code (config, skills, the model) has loaded: on docker that `ps` is about
+// as long as loading it.
+
+import type { Io } from '../io.js';
+import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
+import { recordedEngines, type EngineRecord } from '../box/engine-scope.js';
+import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
+import { LABEL } from '../engine/names.js';
+import type { EngineName } from '../engine/types.js';
+import {
+  checkProjectPath,
+  resolveProjectContext,
+  type ProjectContext,
+} from '../project/context.js';
+
+/** A running box of this project, with the labels the page reads. */
+export interface FoundBox {
+  engine: EngineName;
+  id: string;
+  labels: Record<string, string>;
+}
+
+export type ScanAnswers = PoolAnswer<FoundBox[]>[];
+
+export interface StatusScan {
+  ctx: ProjectContext;
+  ownRecord: EngineRecord | null;
+  otherRecords: (EngineRecord | null)[];
+  /** Every installed engine. */
+  installed: EnginePool;
+  /** The engines already asked, and their answers to come. */
+  asked: EnginePool;
+  answers: Promise<ScanAnswers>;
+  /** Asks more engines the same question. */
+  ask(pool: EnginePool): Promise<ScanAnswers>;
+}
+
+/**
+ * Resolves the project and asks the engines its records name (every engine
+ * when a record is missing or unreadable); the configured engine, known only
+ * once the config is read, is the caller's to add (recordedEngines is always
+ * within the set it will want).
+ */
+export async function startStatusScan(io: Io, pool?: EnginePool): Promise<StatusScan> {
+  const ctx = await resolveProjectContext(io.cwd, io.env);
+  await checkProjectPath(ctx);
+  const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
+  const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);
+  const installed = pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const ask = (members: EnginePool): Promise<ScanAnswers> =>
+    askPool(members, async (engine): Promise<FoundBox[]> => {
+      const rows = await engine.psLabels(
+        { labels: { [LABEL.project]: ctx.projectId }, all: false },
+        [LABEL.workdir, LABEL.client, LABEL.launch],
+      );
+      return rows.map((row) => ({ engine: engine.facts.name, ...row }));
+    });
+  const asked = poolOf(installed, recordedEngines(ownRecord, otherRecords));
+  const answers = ask(asked);
+  // Awaited by the page; an error thrown before that must not leave it unhandled.
+  answers.catch(() => undefined);
+  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask };
+}
