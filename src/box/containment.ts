@@ -2,7 +2,7 @@
 // volume seed) and the paths byre guards, canonical, for the pure rules in
 // project/containment.ts. develop, status and dockerrun all ask here.
 
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
 import { expandHost, type RunParams } from '../engine/run-argv.js';
@@ -26,8 +26,13 @@ export interface ContainmentInput {
   executable: string;
 }
 
-async function executables(exe: string): Promise<string[]> {
-  const real = await realpath(exe).catch(() => exe);
+function executables(exe: string): string[] {
+  let real = exe;
+  try {
+    real = realpathSync(exe);
+  } catch {
+    // Not resolvable: the path as given is all there is to guard.
+  }
   return [...new Set([exe, real])];
 }
 
@@ -35,7 +40,7 @@ export async function guardedPaths(input: ContainmentInput): Promise<GuardedPath
   return {
     home: await canonicalPathLoose(input.params.home),
     store: await canonicalPathLoose(input.store),
-    executables: await executables(input.executable),
+    executables: executables(input.executable),
   };
 }
 

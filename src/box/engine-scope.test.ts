@@ -4,6 +4,7 @@ import {
   formatEngineRecord,
   parseEngineRecord,
   projectEngines,
+  recordedEngines,
   sessionEngines,
   type EngineRecord,
 } from './engine-scope.js';
@@ -62,5 +63,35 @@ describe('projectEngines', () => {
     ['every engine under auto', 'auto', rec('docker'), [], null],
   ] as const)('%s', (_name, configured, own, others, want) => {
     expect(projectEngines(configured, own, others)).toEqual(want);
+  });
+});
+
+describe('recordedEngines', () => {
+  const records = [null, rec('docker'), rec('podman'), rec('docker', 'podman')];
+  const siblings = [[], [rec('podman')], [rec('docker')], [null], [rec('docker'), null]];
+  const cases = records.flatMap((own) =>
+    siblings.flatMap((others) =>
+      (['auto', 'docker', 'podman'] as const).map((configured) => ({ own, others, configured })),
+    ),
+  );
+
+  it.each(cases)(
+    'is within projectEngines whatever the config says (%o)',
+    ({ own, others, configured }) => {
+      const early = recordedEngines(own, others);
+      const all = projectEngines(configured, own, others);
+      if (early === null) expect(all).toBeNull();
+      else if (all !== null) for (const e of early) expect(all).toContain(e);
+    },
+  );
+
+  it.each([
+    ['the records', rec('docker'), [rec('podman')], ['docker', 'podman']],
+    ['unresolved ones too', rec('docker', 'podman'), [], ['docker', 'podman']],
+    ['one engine', rec('podman'), [rec('podman')], ['podman']],
+    ['every engine without its own record', null, [], null],
+    ['every engine when a sibling record is unreadable', rec('docker'), [null], null],
+  ] as const)('names %s', (_name, own, others, want) => {
+    expect(recordedEngines(own, others)).toEqual(want);
   });
 });

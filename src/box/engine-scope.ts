@@ -81,3 +81,20 @@ export function projectEngines(
   for (const r of others) if (r !== null) for (const e of [r.last, ...r.unresolved]) wanted.add(e);
   return NAMES.filter((e) => wanted.has(e));
 }
+
+/**
+ * The engines status can ask before the config is read: the ones every
+ * record names, or null (every engine) when a record is missing or
+ * unreadable. projectEngines always includes them, whatever the config
+ * says, so asking them early never asks an engine the page would not.
+ */
+export function recordedEngines(
+  own: EngineRecord | null,
+  others: readonly (EngineRecord | null)[],
+): EngineName[] | null {
+  if (own === null || others.includes(null)) return null;
+  const named = new Set<EngineName>();
+  for (const r of [own, ...others])
+    if (r !== null) for (const e of [r.last, ...r.unresolved]) named.add(e);
+  return NAMES.filter((e) => named.has(e));
+}

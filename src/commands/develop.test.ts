@@ -438,6 +438,24 @@ describe('develop: the engine record scopes the session check (adr/0032)', () =>
     await statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) });
     expect(podman.callsTo('psLabels')).toHaveLength(1);
   });
+
+  it('status asks the recorded engines before it reads the config, each once', async () => {
+    writeRecord('podman\n');
+    const podman = podmanSession();
+    const io = fakeIo({ ...w.io, stdout: { write: () => true } });
+    // A config that does not parse: the record's engine was already asked.
+    w.writeConfig('engine = \n');
+    await expect(
+      statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) }),
+    ).rejects.toThrow();
+    expect(podman.callsTo('psLabels')).toHaveLength(1);
+    expect(w.engine.calls).toEqual([]);
+    // Configured docker joins after the config; podman is not asked twice.
+    w.writeConfig('engine = "docker"\n');
+    await statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) });
+    expect(podman.callsTo('psLabels')).toHaveLength(2);
+    expect(w.engine.callsTo('psLabels')).toHaveLength(1);
+  });
 });
 
 describe('rebuild and status on the same fake', () => {

@@ -6,9 +6,16 @@
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
 import { launchRecordFor } from '../box/launch-record.js';
-import { askPool, enginePool, openAnswers, poolOf } from '../box/pool.js';
+import {
+  askPool,
+  enginePool,
+  openAnswers,
+  poolOf,
+  type EnginePool,
+  type PoolAnswer,
+} from '../box/pool.js';
 import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
-import { projectEngines } from '../box/engine-scope.js';
+import { projectEngines, recordedEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
@@ -136,6 +143,27 @@ export async function statusCommand(
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
+
+  // Only the engines that can hold this project's sessions (adr/0032), each
+  // asked once: one `ps` carries the labels the page needs. The ones the
+  // records name are asked now, while the config is read; the configured
+  // engine joins once it is known (recordedEngines is always within it).
+  const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
+  const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);
+  const installed = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const scanOf = (pool: EnginePool): Promise<PoolAnswer<FoundBox[]>[]> =>
+    askPool(pool, async (engine): Promise<FoundBox[]> => {
+      const rows = await engine.psLabels(
+        { labels: { [LABEL.project]: ctx.projectId }, all: false },
+        [LABEL.workdir, LABEL.client, LABEL.launch],
+      );
+      return rows.map((row) => ({ engine: engine.facts.name, ...row }));
+    });
+  const early = poolOf(installed, recordedEngines(ownRecord, otherRecords));
+  const earlyScan = scanOf(early);
+  // Awaited below; a config error thrown first must not leave it unhandled.
+  earlyScan.catch(() => undefined);
+
   const home = userHome(io);
   const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
@@ -152,24 +180,14 @@ export async function statusCommand(
 
   // Engine questions first, so they run while the host env is read below.
   const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
-  // Only the engines that can hold this project's sessions (adr/0032), each
-  // asked once: one `ps` carries the labels the page needs.
-  const pool = poolOf(
-    deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
-    projectEngines(
-      config.engine.value,
-      readEngineRecord(ctx.project.dir, ctx.worktreeId),
-      readOtherEngineRecords(ctx.project.dir, ctx.worktreeId),
-    ),
+  const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
+  const asked = new Set(early.members.map((m) => m.name));
+  const rest = scanOf({ members: wanted.members.filter((m) => !asked.has(m.name)) });
+  const order = (a: PoolAnswer<FoundBox[]>): number =>
+    installed.members.findIndex((m) => m.name === a.name);
+  const scan = Promise.all([earlyScan, rest]).then(([a, b]) =>
+    [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
-  const scan = askPool(pool, async (engine): Promise<FoundBox[]> => {
-    const rows = await engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [
-      LABEL.workdir,
-      LABEL.client,
-      LABEL.launch,
-    ]);
-    return rows.map((row) => ({ engine: engine.facts.name, ...row }));
-  });
 
   const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
   const git = tools.resolve('git');

@@ -336,57 +336,67 @@ export function launchRecordHash(bytes: string | Uint8Array): string {
 // ---------------------------------------------------------------------------
 // Parsing
 
-const port = z.number().int().min(0).max(65535);
+// Built on first use, not at load: only status and develop with a running
+// box read a record, and zod's schemas cost milliseconds in the binary.
+function buildSchema() {
+  const port = z.number().int().min(0).max(65535);
 
-const schema = z.strictObject({
-  record: z.literal(LAUNCH_RECORD_VERSION),
-  byre: z.string(),
-  created: z.instanceof(Date),
-  project: z.string(),
-  workdir: z.string(),
-  engine: z.enum(['docker', 'podman']),
-  env_keys: z.array(z.string().regex(ENV_KEY)),
-  credential_keys: z.array(z.string().regex(ENV_KEY)).default([]),
-  run_args: z.array(z.string()),
-  image: z.strictObject({
-    tag: z.string(),
-    digest: z.string(),
-    digest_error: z.string().optional(),
-    base: z.string(),
-  }),
-  network: z.strictObject({
-    posture: z.string(),
-    posture_skill: z.string(),
-    egress: z.string(),
-    egress_deny: z.array(z.string()),
-    reserved_env: z.array(z.string().regex(/^\S+ \S+$/u)),
-    project_run_args: z.boolean(),
-    raw_build: z.boolean(),
-  }),
-  binds: z
-    .array(z.strictObject({ host: z.string(), target: z.string(), mode: z.enum(['ro', 'rw']) }))
-    .default([]),
-  ports: z
-    .array(z.strictObject({ interface: z.string(), host: port, container: port }))
-    .default([]),
-  volumes: z
-    .array(
-      z.strictObject({
-        name: z.string(),
-        target: z.string(),
-        decl: z.string(),
-        role: z.enum(['cache', 'state']),
-        scope: z.enum(['project', 'machine']),
-        sharing: z.enum(['shared', 'exclusive']),
-      }),
-    )
-    .default([]),
-  skills: z
-    .array(
-      z.strictObject({ name: z.string(), provenance: z.enum(['bundled', 'installed', 'local']) }),
-    )
-    .default([]),
-});
+  return z.strictObject({
+    record: z.literal(LAUNCH_RECORD_VERSION),
+    byre: z.string(),
+    created: z.instanceof(Date),
+    project: z.string(),
+    workdir: z.string(),
+    engine: z.enum(['docker', 'podman']),
+    env_keys: z.array(z.string().regex(ENV_KEY)),
+    credential_keys: z.array(z.string().regex(ENV_KEY)).default([]),
+    run_args: z.array(z.string()),
+    image: z.strictObject({
+      tag: z.string(),
+      digest: z.string(),
+      digest_error: z.string().optional(),
+      base: z.string(),
+    }),
+    network: z.strictObject({
+      posture: z.string(),
+      posture_skill: z.string(),
+      egress: z.string(),
+      egress_deny: z.array(z.string()),
+      reserved_env: z.array(z.string().regex(/^\S+ \S+$/u)),
+      project_run_args: z.boolean(),
+      raw_build: z.boolean(),
+    }),
+    binds: z
+      .array(z.strictObject({ host: z.string(), target: z.string(), mode: z.enum(['ro', 'rw']) }))
+      .default([]),
+    ports: z
+      .array(z.strictObject({ interface: z.string(), host: port, container: port }))
+      .default([]),
+    volumes: z
+      .array(
+        z.strictObject({
+          name: z.string(),
+          target: z.string(),
+          decl: z.string(),
+          role: z.enum(['cache', 'state']),
+          scope: z.enum(['project', 'machine']),
+          sharing: z.enum(['shared', 'exclusive']),
+        }),
+      )
+      .default([]),
+    skills: z
+      .array(
+        z.strictObject({ name: z.string(), provenance: z.enum(['bundled', 'installed', 'local']) }),
+      )
+      .default([]),
+  });
+}
+
+let built: ReturnType<typeof buildSchema> | null = null;
+function schema(): ReturnType<typeof buildSchema> {
+  built ??= buildSchema();
+  return built;
+}
 
 function invalid(rule: LaunchParseRule, message: string): LaunchRecordParse {
   return { kind: 'invalid', rule, message };
@@ -421,7 +431,7 @@ export function parseLaunchRecord(text: string): LaunchRecordParse {
     return invalid('launch.record-version', `record = ${version} is not a schema version`);
   }
 
-  const result = schema.safeParse(table);
+  const result = schema().safeParse(table);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue === undefined ? '' : `${issue.path.join('.')}: `;

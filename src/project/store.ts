@@ -1,7 +1,8 @@
 // The one write identity needs in byre's host-side store: the per-id
 // canonical path record. Where things live is store-layout.ts.
 
-import { link, readFile, unlink } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { link, unlink } from 'node:fs/promises';
 
 import { ByreError, RefusedError } from '../errors.js';
 import { ensurePrivateDir, writeTempSibling } from './atomic-write.js';
@@ -14,7 +15,8 @@ function decodeRecord(text: string): string {
 /** The canonical path recorded for `id`, or null when none is recorded yet. */
 export async function readProjectPath(home: string, id: string): Promise<string | null> {
   try {
-    return decodeRecord(await readFile(projectStorePaths(home, id).path, 'utf8'));
+    // Sync: every command reads it before its first engine call (see canonical.ts).
+    return decodeRecord(readFileSync(projectStorePaths(home, id).path, 'utf8'));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;

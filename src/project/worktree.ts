@@ -5,8 +5,8 @@
 // write too, so a linked worktree is accepted only in the shape `git worktree
 // add` makes (adr/0019).
 
-import type { Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+// Sync reads: see canonical.ts (the first async fs call is costly in the binary).
+import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError } from '../errors.js';
@@ -89,9 +89,9 @@ function pointerNotFile(file: string, what: string): ByreError {
   });
 }
 
-async function lstatOrNull(p: string): Promise<Stats | null> {
+function lstatOrNull(p: string): Stats | null {
   try {
-    return await lstat(p);
+    return lstatSync(p);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return null;
@@ -146,7 +146,7 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     gitPaths: null,
   });
 
-  const info = await lstatOrNull(dotGit);
+  const info = lstatOrNull(dotGit);
   if (info === null) return plain(null);
   if (info.isDirectory()) return plain(dotGit);
   if (!info.isFile()) {
@@ -166,7 +166,7 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     throw brokenPointer(worktreeDir, `${dotGit} holds no "gitdir:" line`);
   }
   const gitdir = path.resolve(worktreeDir, gitdirValue);
-  const gitdirInfo = await lstatOrNull(gitdir);
+  const gitdirInfo = lstatOrNull(gitdir);
   if (gitdirInfo === null) throw brokenPointer(worktreeDir, `its git dir ${gitdir} is missing`);
   if (!gitdirInfo.isDirectory()) {
     throw notGitStructure(worktreeDir, `its git dir ${gitdir} is not a directory`);

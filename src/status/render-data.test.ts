@@ -37,7 +37,7 @@ describe('status --data', () => {
       nextLaunch: null,
     });
     const json: unknown = JSON.parse(renderStatusData(model));
-    const parsed = statusDataSchema.parse(json);
+    const parsed = statusDataSchema().parse(json);
     expect(parsed.version).toBe(3);
     expect(parsed.engine).not.toHaveProperty('rootless_error');
     expect(parsed.subject).toBe('next_launch');

@@ -10,11 +10,11 @@ import type { StatusModel } from './model.js';
 
 export function renderStatusData(model: StatusModel): string {
   // Parsing is the guard that the model still fits the published shape.
-  return `${JSON.stringify(statusDataSchema.parse(model.data), null, 2)}\n`;
+  return `${JSON.stringify(statusDataSchema().parse(model.data), null, 2)}\n`;
 }
 
 /** The JSON Schema of `--data`, generated from the zod schema. */
 export function statusDataJsonSchema(): string {
-  const schema = z.toJSONSchema(statusDataSchema, { target: 'draft-2020-12' });
+  const schema = z.toJSONSchema(statusDataSchema(), { target: 'draft-2020-12' });
   return `${JSON.stringify({ ...schema, title: 'byre status --data' }, null, 2)}\n`;
 }
