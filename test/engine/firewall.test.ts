@@ -75,9 +75,14 @@ function containerLogs(engine: EngineName, name: string): string {
   return `${r.stdout}${r.stderr}`;
 }
 
-/** A shell line that prints NAME_OK when ip:port connects and NAME_BLOCKED when it does not. */
+/**
+ * A shell line that prints NAME_OK when ip:port connects and NAME_BLOCKED when
+ * it does not. Every target is this process's server over the local bridge,
+ * which answers in milliseconds, so a wall that failed shows as OK at once;
+ * the timeout only bounds how long a dropped SYN is waited on.
+ */
 function probe(name: string, ip: string, port: number): string {
-  return `if timeout 3 bash -c 'exec 3<>/dev/tcp/${ip}/${port}' 2>/dev/null; then echo ${name}_OK; else echo ${name}_BLOCKED; fi`;
+  return `if timeout 2 bash -c 'exec 3<>/dev/tcp/${ip}/${port}' 2>/dev/null; then echo ${name}_OK; else echo ${name}_BLOCKED; fi`;
 }
 
 const projects: TestProject[] = [];
@@ -219,7 +224,9 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       .filter((a) => a !== '');
     const name = argv[argv.indexOf('--name') + 1] ?? '';
     const detached = argv.map((a) => (a === '--rm' ? '-d' : a)).filter((a) => a !== '-i');
-    detached.splice(2, 0, '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=20');
+    // Long enough for the helper below to open the first gate (about 4 s
+    // here, most of it the deny probe), and the whole wait after the restart.
+    detached.splice(2, 0, '-e', 'BYRE_LAUNCH_GATE_TIMEOUT=12');
     const loop = `while :; do ${probe('ALLOWED', gw, open)}; ${probe('OTHER', gw, other)}; sleep 1; done`;
     execFileSync(detached[0] ?? engine, [...detached.slice(1), 'bash', '-c', loop], {
       encoding: 'utf8',
