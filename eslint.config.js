@@ -55,7 +55,7 @@ export default tseslint.config(
       'src/output/{escape,notes,redact,shell-quote}.ts',
       'src/cli/{completion,tree}.ts',
       'src/tui/model/**/*.ts',
-      'src/transfer/{boxes-grammar,deliver-args,names,stage-plan,tar-entry,target}.ts',
+      'src/transfer/{boxes-grammar,deliver-args,idle-engine,names,stage-plan,tar-entry,target}.ts',
       'src/transfer/remote/protocol.ts',
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',

@@ -32,7 +32,7 @@ import {
   type DeliverOptions,
   type DeliverPlan,
 } from '../transfer/deliver-args.js';
-import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
+import { discoverBoxes, withoutIdleEngines, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
 import type { BeatTerminal } from '../transfer/paste/beat.js';
 import type { PasteCapture } from '../transfer/paste/classify.js';
@@ -123,7 +123,7 @@ export async function deliverCommand(
     case 'install-app':
       return installApp(io, plan.remote, options, deps);
     case 'boxes': {
-      const pool = deps.pool ?? enginePool([], io.env, null);
+      const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
       const d = await discoverBoxes(pool, { callerUid: io.uid, skipUidCheck });
       io.stdout.write(formatBoxLines(d.boxes));
       if (d.partial) {
@@ -217,7 +217,7 @@ async function localDestination(
   interactive: boolean,
   stdinBusy: boolean,
 ): Promise<Destination> {
-  const pool = deps.pool ?? enginePool([], io.env, null);
+  const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
   const { box } = await selectBox(io, pool, {
     ...(options.box === undefined ? {} : { box: options.box }),
     skipUidCheck: options.skipUidCheck === true,

@@ -8,6 +8,7 @@ import type { Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
+import { withoutIdleEngines } from '../transfer/discover.js';
 import { selectBox } from '../transfer/select.js';
 import { sayAll } from '../output/notes.js';
 import type { CommandDeps } from './deps.js';
@@ -24,7 +25,7 @@ export async function grabCommand(
   options: GrabOptions,
   deps: CommandDeps = {},
 ): Promise<void> {
-  const pool = deps.pool ?? enginePool([], io.env, null);
+  const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
   const { box } = await selectBox(io, pool, {
     verb: 'grab',
     ...(options.box === undefined ? {} : { box: options.box }),

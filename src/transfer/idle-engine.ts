@@ -1,0 +1,46 @@
+// Which installed engine provably runs no container for this user, so that
+// deliver and grab need not wait for its `ps` (adr/0039). Podman's `ps` is the
+// slow one (~100 ms on 2 busy cores: it initialises its runtime and runs
+// `conmon --version`), and every container local Podman runs, rootful or
+// rootless, is watched by a `conmon` process on this host, owned by the user
+// whose container it is. No such process that this user can see means
+// Podman would list no running box, so its answer is known without asking.
+// Pure: the facts are read by the caller (src/transfer/discover.ts).
+
+/** What the probe read; null fields could not be read (the engine is then asked). */
+export interface PodmanActivityFacts {
+  platform: NodeJS.Platform;
+  env: Readonly<Record<string, string | undefined>>;
+  /** The real path of the podman client byre would run. */
+  clientPath: string | null;
+  /** The command name (`/proc/<pid>/comm`) of every process this user can see. */
+  processNames: readonly string[] | null;
+  /** The text of every containers.conf podman would read; null when one exists but cannot be read. */
+  containersConf: readonly string[] | null;
+}
+
+/** Environment that sends the podman client to a service elsewhere (its containers are not ours to see). */
+const REMOTE_ENV = [
+  'CONTAINER_HOST',
+  'CONTAINER_CONNECTION',
+  'CONTAINERS_CONF',
+  'CONTAINERS_CONF_OVERRIDE',
+];
+
+/** A containers.conf line that may make the client remote (`remote = true` under [engine]). */
+const REMOTE_KEY = /^\s*remote\s*=/m;
+
+/**
+ * True only when Podman provably runs no container this user could reach:
+ * on Linux, with a local client (no remote environment, not `podman-remote`,
+ * no `remote` key in any containers.conf), and no `conmon` process visible.
+ * Anything unread or unusual answers false, and Podman is asked as before.
+ */
+export function podmanProvablyIdle(f: PodmanActivityFacts): boolean {
+  if (f.platform !== 'linux') return false;
+  if (REMOTE_ENV.some((k) => (f.env[k] ?? '') !== '')) return false;
+  if (f.clientPath === null || !/(^|\/)podman$/.test(f.clientPath)) return false;
+  if (f.containersConf === null || f.containersConf.some((t) => REMOTE_KEY.test(t))) return false;
+  if (f.processNames === null || f.processNames.length === 0) return false;
+  return !f.processNames.some((n) => n.trim() === 'conmon');
+}
