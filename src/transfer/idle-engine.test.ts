@@ -26,6 +26,10 @@ describe('podmanProvablyIdle', () => {
     ['CONTAINERS_CONF_OVERRIDE is set', { env: { CONTAINERS_CONF_OVERRIDE: '/x.conf' } }],
     ['a containers.conf sets remote', { containersConf: ['[engine]\nremote = true\n'] }],
     ['a drop-in sets remote, even false', { containersConf: ['', '  remote=false\n'] }],
+    [
+      'a containers.conf names its own monitor (conmon_path)',
+      { containersConf: ['[engine]\nconmon_path = ["/opt/mon/monitor"]\n'] },
+    ],
     ['a containers.conf could not be read', { containersConf: null }],
     ['the client is podman-remote', { clientPath: '/usr/bin/podman-remote' }],
     ['the client path is unknown', { clientPath: null }],

@@ -27,8 +27,12 @@ const REMOTE_ENV = [
   'CONTAINERS_CONF_OVERRIDE',
 ];
 
-/** A containers.conf line that may make the client remote (`remote = true` under [engine]). */
-const REMOTE_KEY = /^\s*remote\s*=/m;
+/**
+ * containers.conf lines that end the proof: `remote` may make the client
+ * remote; `conmon_path` may name a monitor whose process is not called
+ * `conmon`, so its containers would not show as one.
+ */
+const UNPROVABLE_KEY = /^\s*(remote|conmon_path)\s*=/m;
 
 /**
  * True only when Podman provably runs no container this user could reach:
@@ -40,7 +44,8 @@ export function podmanProvablyIdle(f: PodmanActivityFacts): boolean {
   if (f.platform !== 'linux') return false;
   if (REMOTE_ENV.some((k) => (f.env[k] ?? '') !== '')) return false;
   if (f.clientPath === null || !/(^|\/)podman$/.test(f.clientPath)) return false;
-  if (f.containersConf === null || f.containersConf.some((t) => REMOTE_KEY.test(t))) return false;
+  if (f.containersConf === null || f.containersConf.some((t) => UNPROVABLE_KEY.test(t)))
+    return false;
   if (f.processNames === null || f.processNames.length === 0) return false;
   return !f.processNames.some((n) => n.trim() === 'conmon');
 }
