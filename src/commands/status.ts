@@ -14,13 +14,11 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
-import { createHostTools } from '../engine/host-tools.js';
 import { LABEL } from '../engine/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
-import { deliveredHostEnv, resolveHostEnv } from '../hostenv/resolve.js';
-import { hostReaders } from '../hostenv/readers.js';
+import { deliveredHostEnv } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../launch/record.js';
 import { readDeliveryReceipt } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
@@ -47,7 +45,7 @@ import {
 } from '../status/model.js';
 import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
-import { readBoxConfig, userHome } from './load.js';
+import { boxHostEnv, readBoxConfig, userHome } from './load.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
 
@@ -161,10 +159,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const tools = createHostTools({ declinedRoots: ctx.boxWritableRoots, env: io.env });
-  const git = tools.resolve('git');
-  const readers = hostReaders(io.env, git.kind === 'found' ? git.path : null);
-  const hostEnv = resolveHostEnv(config.envFromHost, new Set(Object.keys(config.env)), readers);
+  const hostEnv = boxHostEnv(io, ctx, config);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));

@@ -11,6 +11,7 @@ import { uidCheckApplies } from '../box/shell.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
+import { readRegularFile } from '../project/read-regular.js';
 import { podmanProvablyIdle } from './idle-engine.js';
 
 /** What the cascade and the --boxes grammar need to know about one box. */
@@ -201,6 +202,7 @@ function processNames(): string[] | null {
 }
 
 const CONF_NAME = /^containers(\.rootful|\.rootless)?\.conf$/;
+const CONF_MAX_BYTES = 1024 * 1024;
 const CONF_DIR = /^containers(\.rootful|\.rootless)?\.conf\.d$/;
 
 /** Every containers.conf podman reads (system, admin, user; drop-in directories too); null if one is unreadable. */
@@ -210,12 +212,17 @@ function containersConf(env: Readonly<Record<string, string | undefined>>): stri
   const dirs = ['/usr/share/containers', '/etc/containers'];
   if (user !== '') dirs.push(path.join(user, 'containers'));
   const texts: string[] = [];
+  // Read as every other small config file: no link, no FIFO, bounded. One
+  // that is not plainly readable ends the proof (podman is then asked).
   const read = (file: string): boolean => {
     try {
-      texts.push(readFileSync(file, 'utf8'));
+      const got = readRegularFile(file, CONF_MAX_BYTES);
+      if (got.kind === 'missing') return true;
+      if (got.kind !== 'ok') return false;
+      texts.push(got.bytes.toString('utf8'));
       return true;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    } catch {
+      return false;
     }
   };
   for (const dir of dirs) {
