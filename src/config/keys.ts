@@ -574,14 +574,16 @@ export const CONFIG_KEYS: readonly ConfigKey[] = SECTION_ORDER.flatMap((section)
   SCHEMA_KEYS.filter((key) => KEY_DOCS[key].section === section),
 );
 
-const INFOS: ReadonlyMap<ConfigKey, ConfigKeyInfo> = new Map(CONFIG_KEYS.map((k) => [k, info(k)]));
+// Derived on first use: a command that only reads a config never asks (adr/0041).
+let infos: ReadonlyMap<ConfigKey, ConfigKeyInfo> | null = null;
 
 export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(KEY_DOCS, key);
 }
 
 export function configKey(key: ConfigKey): ConfigKeyInfo {
-  return INFOS.get(key) as ConfigKeyInfo;
+  infos ??= new Map(CONFIG_KEYS.map((k) => [k, info(k)]));
+  return infos.get(key) as ConfigKeyInfo;
 }
 
 /** The keys a file of this kind may carry, in the order docs/CONFIG.md lists them. */
