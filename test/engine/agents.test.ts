@@ -204,11 +204,9 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
             'PROBE_TOKEN=tok-7f3a',
             '-e',
             'PROBE_TEAM=blue',
-            // The tier builds as root, so the box's dev user is uid 0, and
-            // claude refuses to skip permissions as root outside a sandbox
-            // it was told about.
-            '-e',
-            'IS_SANDBOX=1',
+            // The tier builds as root, so the box's dev user is uid 0: claude
+            // starts only because its launcher says it runs in a sandbox
+            // (no IS_SANDBOX is passed here).
             image ?? '',
             'sh',
             '-c',
