@@ -32,7 +32,8 @@ import {
   type DeliverOptions,
   type DeliverPlan,
 } from '../transfer/deliver-args.js';
-import { discoverBoxes, withoutIdleEngines, type FoundBox } from '../transfer/discover.js';
+import { withoutIdleEngines } from '../box/idle-probe.js';
+import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
 import type { BeatTerminal } from '../transfer/paste/beat.js';
 import type { PasteCapture } from '../transfer/paste/classify.js';

@@ -8,7 +8,7 @@ import type { Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
-import { withoutIdleEngines } from '../transfer/discover.js';
+import { withoutIdleEngines } from '../box/idle-probe.js';
 import { selectBox } from '../transfer/select.js';
 import { sayAll } from '../output/notes.js';
 import type { CommandDeps } from './deps.js';

@@ -7,9 +7,11 @@
 import type { Io } from '../io.js';
 import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
 import { recordedEngines, type EngineRecord } from '../box/engine-scope.js';
+import { withoutIdleEngines } from '../box/idle-probe.js';
 import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { EngineName } from '../engine/types.js';
+import { startGitConfigList, type GitConfigList } from '../hostenv/readers.js';
 import {
   checkProjectPath,
   resolveProjectContext,
@@ -36,13 +38,17 @@ export interface StatusScan {
   answers: Promise<ScanAnswers>;
   /** Asks more engines the same question. */
   ask(pool: EnginePool): Promise<ScanAnswers>;
+  /** The host git config env_from_host reads, listed while the page's code loads. */
+  gitConfig: Promise<GitConfigList>;
 }
 
 /**
  * Resolves the project and asks the engines its records name (every engine
  * when a record is missing or unreadable); the configured engine, known only
  * once the config is read, is the caller's to add (recordedEngines is always
- * within the set it will want).
+ * within the set it will want). Status asks only for running boxes, so an
+ * engine that provably runs no container (adr/0039) is not asked: its answer
+ * would have been "none". A pool the caller gives (tests) is asked as given.
  */
 export async function startStatusScan(io: Io, pool?: EnginePool): Promise<StatusScan> {
   const ctx = await resolveProjectContext(io.cwd, io.env);
@@ -50,8 +56,10 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
   const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);
   const installed = pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const live = (members: EnginePool): EnginePool =>
+    pool === undefined ? withoutIdleEngines(members, io.env) : members;
   const ask = (members: EnginePool): Promise<ScanAnswers> =>
-    askPool(members, async (engine): Promise<FoundBox[]> => {
+    askPool(live(members), async (engine): Promise<FoundBox[]> => {
       const rows = await engine.psLabels(
         { labels: { [LABEL.project]: ctx.projectId }, all: false },
         [LABEL.workdir, LABEL.client, LABEL.launch],
@@ -62,5 +70,6 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const answers = ask(asked);
   // Awaited by the page; an error thrown before that must not leave it unhandled.
   answers.catch(() => undefined);
-  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask };
+  const gitConfig = startGitConfigList(io.env, ctx.boxWritableRoots);
+  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask, gitConfig };
 }

@@ -132,6 +132,7 @@ export async function statusCommand(
     asked,
     answers: recorded,
     ask,
+    gitConfig,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
@@ -159,7 +160,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, ctx, config, await gitConfig);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));

@@ -15,7 +15,7 @@ import {
   type FieldDoc,
   type LayerFileKind,
 } from './keys.js';
-import { describeShape, type ValueShape } from './schema-walk.js';
+import { describeShape, type ValueShape } from './shape.js';
 
 export const CONFIG_DOC_PATH = 'docs/CONFIG.md';
 export const CONFIG_DOC_REGENERATE = 'npm run docs:config';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CONFIG_DOC_PATH, CONFIG_DOC_REGENERATE, renderConfigDoc } from './config-doc.js';
 import { CONFIG_KEYS, configKey, FILE_RULES, isConfigKey, keysFor, type FieldDoc } from './keys.js';
 import { parseLayer } from './parse.js';
-import { rawLayerSchema } from './schema.js';
-import type { ValueShape } from './schema-walk.js';
+import { LAYER_SHAPE } from './schema.js';
+import type { ValueShape } from './shape.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -50,7 +50,7 @@ function fieldDrift(
 
 describe('the key registry', () => {
   it('covers exactly the schema’s keys, each once', () => {
-    expect([...CONFIG_KEYS].sort()).toEqual(Object.keys(rawLayerSchema.shape).sort());
+    expect([...CONFIG_KEYS].sort()).toEqual(Object.keys(LAYER_SHAPE.fields).sort());
     expect(new Set(CONFIG_KEYS).size).toBe(CONFIG_KEYS.length);
   });
 

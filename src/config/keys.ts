@@ -1,12 +1,12 @@
 // The config vocabulary as data: one entry per key of a config-family file,
 // with its merge rule, grammar, an example and the rule ids that police it.
-// Types and the layers that may set a key are derived (from the zod schema in
+// Types and the layers that may set a key are derived (from the shapes in
 // schema.ts and the placement bans in rules/), never restated. docs/CONFIG.md
 // is rendered from here, and the config editor reads the same entries. Pure.
 
-import { rawLayerSchema, type RawLayer } from './schema.js';
+import { LAYER_SHAPE, type RawLayer } from './schema.js';
 import { kindsBanning } from './rules/index.js';
-import { describeShape, valueShape, type ValueShape } from './schema-walk.js';
+import { describeShape, type ValueShape } from './shape.js';
 import type { LayerKind } from './types.js';
 
 /** Every top-level key a config-family file may carry. */
@@ -545,7 +545,7 @@ export interface ConfigKeyInfo extends KeyDoc {
   identity: string | null;
 }
 
-const SHAPE = rawLayerSchema.shape;
+const SHAPE: Readonly<Record<ConfigKey, ValueShape>> = LAYER_SHAPE.fields;
 
 function identityOf(merge: MergeRule): string | null {
   if (merge.kind === 'identity') return merge.identity;
@@ -555,7 +555,7 @@ function identityOf(merge: MergeRule): string | null {
 
 function info(key: ConfigKey): ConfigKeyInfo {
   const doc = KEY_DOCS[key];
-  const shape = valueShape(SHAPE[key]);
+  const shape = SHAPE[key];
   const banned = kindsBanning(key);
   return {
     ...doc,
@@ -574,14 +574,16 @@ export const CONFIG_KEYS: readonly ConfigKey[] = SECTION_ORDER.flatMap((section)
   SCHEMA_KEYS.filter((key) => KEY_DOCS[key].section === section),
 );
 
-const INFOS: ReadonlyMap<ConfigKey, ConfigKeyInfo> = new Map(CONFIG_KEYS.map((k) => [k, info(k)]));
+// Derived on first use: a command that only reads a config never asks (adr/0041).
+let infos: ReadonlyMap<ConfigKey, ConfigKeyInfo> | null = null;
 
 export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(KEY_DOCS, key);
 }
 
 export function configKey(key: ConfigKey): ConfigKeyInfo {
-  return INFOS.get(key) as ConfigKeyInfo;
+  infos ??= new Map(CONFIG_KEYS.map((k) => [k, info(k)]));
+  return infos.get(key) as ConfigKeyInfo;
 }
 
 /** The keys a file of this kind may carry, in the order docs/CONFIG.md lists them. */

@@ -14,10 +14,11 @@ import {
   type PathSegment,
 } from './locate.js';
 import { checkPlacement, LAYER_RULES, LAYER_WARNINGS, type Finding } from './rules/index.js';
-import { tableKeysAt } from './schema-walk.js';
+import { conform, tableKeysAt, type ShapeValue, type ValueShape } from './shape.js';
+import { schemaOf } from './shape-schema.js';
 import { nearestName } from './suggest.js';
 import {
-  rawLayerSchema,
+  LAYER_SHAPE,
   REMOVED_KEYS,
   RETIRED_KEYS,
   TEMPLATE_PACKAGE_KEY,
@@ -40,6 +41,23 @@ export interface ParseResult {
   value: RawLayer | null;
   issues: ConfigIssue[];
   warnings: ConfigIssue[];
+}
+
+/**
+ * Locates findings in `text`. The key index is built on the first finding:
+ * a file without one (the usual case) is never scanned for positions.
+ */
+export function locatorFor(
+  text: string,
+  file: string,
+): (findings: readonly Finding[]) => ConfigIssue[] {
+  let index: KeyIndex | null = null;
+  return (findings) => {
+    if (findings.length === 0) return [];
+    index ??= indexKeys(text);
+    const at = index;
+    return findings.map((f) => locateFinding(f, file, at));
+  };
 }
 
 /** Turn a finding into an issue located in this file's text. */
@@ -149,17 +167,17 @@ function pathOf(issue: z.core.$ZodIssue): PathSegment[] {
 
 /**
  * Map zod's shape issues to config.unknown-key / config.wrong-type findings.
- * Given the schema, an unknown key names the known key it is a typo of.
+ * Given the shape, an unknown key names the known key it is a typo of.
  */
 export function shapeFindings(
   issues: readonly z.core.$ZodIssue[],
   root: unknown,
-  schema?: z.ZodType,
+  shape?: ValueShape,
 ): Finding[] {
   return issues.flatMap((issue): Finding[] => {
     const path = pathOf(issue);
     if (issue.code === 'unrecognized_keys') {
-      const known = schema === undefined ? null : tableKeysAt(schema, path);
+      const known = shape === undefined ? null : tableKeysAt(shape, path);
       return issue.keys.map((key) =>
         unknownKeyFinding([...path, key], known === null ? null : nearestName(key, known)),
       );
@@ -262,6 +280,25 @@ function preprocess(
   return { body, findings };
 }
 
+/**
+ * The value when it has the shape (rebuilt as zod would return it), or zod's
+ * issues: a conforming value needs no schema, so zod is asked only about a
+ * value that does not conform (adr/0041).
+ */
+export function checkShape<S extends ValueShape>(
+  value: unknown,
+  shape: S,
+): { value: ShapeValue<S> } | { issues: z.core.$ZodIssue[] };
+export function checkShape(
+  value: unknown,
+  shape: ValueShape,
+): { value: unknown } | { issues: z.core.$ZodIssue[] } {
+  const fits = conform(value, shape);
+  if (fits !== null) return { value: fits };
+  const shaped = schemaOf(shape).safeParse(value);
+  return shaped.success ? { value: shaped.data } : { issues: shaped.error.issues };
+}
+
 /** Parse and validate one config-family file. Pure: the caller supplies the text. */
 export function parseLayer(text: string, source: LayerSource): ParseResult {
   const bytes = new TextEncoder().encode(text).length;
@@ -274,18 +311,16 @@ export function parseLayer(text: string, source: LayerSource): ParseResult {
   } catch (error) {
     return { value: null, issues: [syntaxIssue(error, source.file, text)], warnings: [] };
   }
-  const index = indexKeys(text);
-  const locate = (findings: readonly Finding[]): ConfigIssue[] =>
-    findings.map((f) => locateFinding(f, source.file, index));
+  const locate = locatorFor(text, source.file);
 
   const { body, findings } = preprocess(table, source.kind);
   findings.push(...checkPlacement(Object.keys(body), source.kind));
-  const shaped = rawLayerSchema.safeParse(body);
-  if (!shaped.success) {
-    findings.push(...shapeFindings(shaped.error.issues, body, rawLayerSchema));
+  const shaped = checkShape(body, LAYER_SHAPE);
+  if ('issues' in shaped) {
+    findings.push(...shapeFindings(shaped.issues, body, LAYER_SHAPE));
     return { value: null, issues: locate(findings), warnings: [] };
   }
-  const layer = shaped.data;
+  const layer = shaped.value;
   findings.push(...LAYER_RULES.flatMap((rule) => rule(layer)));
   const warnings = locate(LAYER_WARNINGS.flatMap((rule) => rule(layer)));
   if (findings.length > 0) return { value: null, issues: locate(findings), warnings };

@@ -1,125 +1,107 @@
 // The RAW shape of a config-family file (default.config, template.config,
 // layer.config, byre.config): every key optional, unknown keys refused. Shape
-// only; value rules (regexes, ranges, cross-field checks) live in rules/.
+// only; value rules (regexes, ranges, cross-field checks) live in rules/. The
+// shapes are data (shape.ts); the zod schema that locates a shape error is
+// built from them only when a file does not conform (adr/0041).
 
-import '../zod.js';
-import { z } from 'zod';
+import {
+  BOOLEAN,
+  INTEGER,
+  list,
+  map,
+  oneOf,
+  STRING,
+  STRING_LIST,
+  STRING_MAP,
+  table,
+  type ShapeValue,
+} from './shape.js';
 
-const str = z.string();
-const strList = z.array(z.string());
-const strMap = z.record(z.string(), z.string());
-const int = z.number().int();
-
-export const rawSourceSchema = z.strictObject({
-  uri: str.optional(),
-  digest: str.optional(),
-});
+export const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
 
 /** `["claude"]` (legacy yes-list) or `{ claude = "claude-shared-auth" }`. */
-export const rawSharedAuthSchema = z.union([strList, strMap]);
+export const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
 
-export const rawDefaultsSchema = z.strictObject({
-  shared_auth: rawSharedAuthSchema.optional(),
-  skip_questions: z.boolean().optional(),
+export const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
+
+export const MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING, disabled: BOOLEAN });
+
+export const PORT_SHAPE = table({
+  container: INTEGER,
+  host: INTEGER,
+  interface: STRING,
+  remove: BOOLEAN,
 });
 
-export const rawMountSchema = z.strictObject({
-  host: str.optional(),
-  target: str.optional(),
-  mode: str.optional(),
-  disabled: z.boolean().optional(),
+export const VOLUME_SEED_SHAPE = table({ host: STRING, literal: STRING, path: STRING });
+
+export const VOLUME_SHAPE = table({
+  name: STRING,
+  role: STRING,
+  target: STRING,
+  scope: STRING,
+  sharing: STRING,
+  seed: VOLUME_SEED_SHAPE,
 });
 
-export const rawPortSchema = z.strictObject({
-  container: int.optional(),
-  host: int.optional(),
-  interface: str.optional(),
-  remove: z.boolean().optional(),
+export const MCP_SHAPE = table({
+  name: STRING,
+  command: STRING_LIST,
+  url: STRING,
+  env: STRING_LIST,
+  egress: STRING_LIST,
+  headers: STRING_MAP,
 });
 
-export const rawVolumeSeedSchema = z.strictObject({
-  host: str.optional(),
-  literal: str.optional(),
-  path: str.optional(),
-});
+export const CLAUDE_SKILL_SHAPE = table({ name: STRING, path: STRING });
 
-export const rawVolumeSchema = z.strictObject({
-  name: str.optional(),
-  role: str.optional(),
-  target: str.optional(),
-  scope: str.optional(),
-  sharing: str.optional(),
-  seed: rawVolumeSeedSchema.optional(),
-});
-
-export const rawMcpSchema = z.strictObject({
-  name: str.optional(),
-  command: strList.optional(),
-  url: str.optional(),
-  env: strList.optional(),
-  egress: strList.optional(),
-  headers: strMap.optional(),
-});
-
-export const rawClaudeSkillSchema = z.strictObject({
-  name: str.optional(),
-  path: str.optional(),
-});
-
-export const rawContextSchema = z.strictObject({
-  name: str.optional(),
-  text: str.optional(),
-  file: str.optional(),
-});
+export const CONTEXT_SHAPE = table({ name: STRING, text: STRING, file: STRING });
 
 /** A file's own credential identity (adr/0012); `byre credential` writes it. */
-export const rawCredentialsSchema = z.strictObject({
-  recipient: str.optional(),
-  identity: str.optional(),
-});
+export const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });
 
-export const rawLayerSchema = z.strictObject({
-  engine: str.optional(),
-  template: str.optional(),
-  agent: str.optional(),
-  base: str.optional(),
-  extends: str.optional(),
-  seed_prefs: z.boolean().optional(),
-  worktree_base: str.optional(),
-  defaults: rawDefaultsSchema.optional(),
+export const LAYER_SHAPE = table({
+  engine: STRING,
+  template: STRING,
+  agent: STRING,
+  base: STRING,
+  extends: STRING,
+  seed_prefs: BOOLEAN,
+  worktree_base: STRING,
+  defaults: DEFAULTS_SHAPE,
   /** Legacy spelling of `[defaults] shared_auth`; read, migrated on the next write. */
-  shared_auth: rawSharedAuthSchema.optional(),
-  sources: z.record(z.string(), rawSourceSchema).optional(),
-  apt: strList.optional(),
-  env: strMap.optional(),
-  env_from_host: strMap.optional(),
-  credentials: rawCredentialsSchema.optional(),
-  files: strMap.optional(),
-  skills: strList.optional(),
-  mounts: z.array(rawMountSchema).optional(),
-  ports: z.array(rawPortSchema).optional(),
-  volumes: z.array(rawVolumeSchema).optional(),
-  egress: strList.optional(),
-  egress_offered: strList.optional(),
-  mcp: z.array(rawMcpSchema).optional(),
-  claude_skills: z.array(rawClaudeSkillSchema).optional(),
-  context: z.array(rawContextSchema).optional(),
-  dockerfile_pre: strList.optional(),
-  dockerfile_post: strList.optional(),
-  run_args: strList.optional(),
+  shared_auth: SHARED_AUTH_SHAPE,
+  sources: map(SOURCE_SHAPE),
+  apt: STRING_LIST,
+  env: STRING_MAP,
+  env_from_host: STRING_MAP,
+  credentials: CREDENTIALS_SHAPE,
+  files: STRING_MAP,
+  skills: STRING_LIST,
+  mounts: list(MOUNT_SHAPE),
+  ports: list(PORT_SHAPE),
+  volumes: list(VOLUME_SHAPE),
+  egress: STRING_LIST,
+  egress_offered: STRING_LIST,
+  mcp: list(MCP_SHAPE),
+  claude_skills: list(CLAUDE_SKILL_SHAPE),
+  context: list(CONTEXT_SHAPE),
+  dockerfile_pre: STRING_LIST,
+  dockerfile_post: STRING_LIST,
+  run_args: STRING_LIST,
 });
 
-export type RawLayer = z.infer<typeof rawLayerSchema>;
-export type RawMount = z.infer<typeof rawMountSchema>;
-export type RawPort = z.infer<typeof rawPortSchema>;
-export type RawVolume = z.infer<typeof rawVolumeSchema>;
-export type RawVolumeSeed = z.infer<typeof rawVolumeSeedSchema>;
-export type RawMcp = z.infer<typeof rawMcpSchema>;
-export type RawClaudeSkill = z.infer<typeof rawClaudeSkillSchema>;
-export type RawContext = z.infer<typeof rawContextSchema>;
-export type RawSource = z.infer<typeof rawSourceSchema>;
-export type RawSharedAuth = z.infer<typeof rawSharedAuthSchema>;
-export type RawCredentials = z.infer<typeof rawCredentialsSchema>;
+export type RawLayer = ShapeValue<typeof LAYER_SHAPE>;
+export type RawMount = ShapeValue<typeof MOUNT_SHAPE>;
+export type RawPort = ShapeValue<typeof PORT_SHAPE>;
+export type RawVolume = ShapeValue<typeof VOLUME_SHAPE>;
+export type RawVolumeSeed = ShapeValue<typeof VOLUME_SEED_SHAPE>;
+export type RawMcp = ShapeValue<typeof MCP_SHAPE>;
+export type RawClaudeSkill = ShapeValue<typeof CLAUDE_SKILL_SHAPE>;
+export type RawContext = ShapeValue<typeof CONTEXT_SHAPE>;
+export type RawSource = ShapeValue<typeof SOURCE_SHAPE>;
+export type RawSharedAuth = ShapeValue<typeof SHARED_AUTH_SHAPE>;
+export type RawCredentials = ShapeValue<typeof CREDENTIALS_SHAPE>;
 
 /** Keys that were removed from the vocabulary: refused, with the replacement named. */
 export const REMOVED_KEYS: Readonly<Record<string, { message: string; fix: string }>> = {

@@ -134,4 +134,6 @@ export interface EngineOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Bound for queries (inspect, ps, volume ls …); 2 minutes unless set. */
   queryTimeoutMs?: number;
+  /** False: docker's `ps` and `inspect` always run the CLI, never its API socket (adr/0040). */
+  api?: boolean;
 }

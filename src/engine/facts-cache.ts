@@ -75,7 +75,7 @@ function nativeMagic(head: Buffer): boolean {
 }
 
 /** The identity of the native executable at `p` (followed, as exec follows it), or null. */
-function executableId(p: string): FileId | null {
+export function executableId(p: string): FileId | null {
   let fd: number;
   try {
     fd = openSync(p, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -96,7 +96,7 @@ function executableId(p: string): FileId | null {
 }
 
 /** The identity of the socket at `p` (the last component not followed), or null. */
-function socketId(p: string): FileId | null {
+export function socketId(p: string): FileId | null {
   try {
     const st = lstatSync(p, { bigint: true });
     return st.isSocket() ? fileId(st) : null;
@@ -105,7 +105,8 @@ function socketId(p: string): FileId | null {
   }
 }
 
-function readConfig(file: string): ConfigText {
+/** The docker CLI's config.json as the endpoint resolution reads it (no link, no FIFO, 1 MiB). */
+export function readConfig(file: string): ConfigText {
   try {
     const read = readRegularFile(file, CONFIG_MAX_BYTES);
     if (read.kind === 'missing') return { kind: 'missing' };

@@ -15,7 +15,8 @@ export function parseStringRecord(text: string, what: string): Record<string, st
   return stringRecordOf(JSON.parse(text.trim() === '' ? 'null' : text), what);
 }
 
-function stringRecordOf(value: unknown, what: string): Record<string, string> {
+/** A JSON value read as a label map (null is empty); anything else throws. */
+export function stringRecordOf(value: unknown, what: string): Record<string, string> {
   if (value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw new TypeError(`${what}: expected a JSON object`);
@@ -32,7 +33,8 @@ export function parseEnvList(text: string): Record<string, string> {
   return envOf(JSON.parse(text.trim() === '' ? 'null' : text));
 }
 
-function envOf(value: unknown): Record<string, string> {
+/** A JSON value read as a `K=V` list (null is empty); non-strings and malformed items are skipped. */
+export function envOf(value: unknown): Record<string, string> {
   if (value === null) return {};
   if (!Array.isArray(value)) throw new TypeError('container env: expected a JSON array');
   const out: Record<string, string> = {};
@@ -57,13 +59,22 @@ export function parseLabelRows(text: string, keys: readonly string[]): LabelledC
       throw new TypeError(`ps: expected [id, ${keys.join(', ')}]`);
     }
     const [id, ...values] = value as string[];
-    const labels: Record<string, string> = {};
-    keys.forEach((k, i) => {
-      const v = values[i] ?? '';
-      if (v !== '') labels[k] = v;
-    });
-    return { id: id ?? '', labels };
+    return labelRow(id ?? '', values, keys);
   });
+}
+
+/** One psLabels row: `values` in `keys` order, "" an absent label. */
+export function labelRow(
+  id: string,
+  values: readonly string[],
+  keys: readonly string[],
+): LabelledContainer {
+  const labels: Record<string, string> = {};
+  keys.forEach((k, i) => {
+    const v = values[i] ?? '';
+    if (v !== '') labels[k] = v;
+  });
+  return { id, labels };
 }
 
 /** `container inspect` lines in CONTAINER_FACTS_FORMAT → facts; a malformed line throws. */

@@ -1,7 +1,9 @@
 // The docker/podman adapter of the Engine interface over the engine CLI
-// (never an SDK). It only executes argv from argv.ts and parses answers; it
-// never decides policy, never prints except streamed build output, and
-// always runs the absolute path pinned by detection.
+// (never an SDK; on docker, three read-only queries go over the daemon's
+// socket when the CLI would ask that very socket, adr/0040). It only
+// executes argv from argv.ts and parses answers; it never decides policy,
+// never prints except streamed build output, and always runs the absolute
+// path pinned by detection.
 
 import {
   buildArgv,
@@ -28,6 +30,16 @@ import {
   volumeListArgv,
   volumeRemoveArgv,
 } from './argv.js';
+import { apiGet, findApiRoute } from './docker-api.js';
+import {
+  containerFactsOf,
+  containerInspectPath,
+  containerListPath,
+  idsOf,
+  labelRowsOf,
+  parseContainerList,
+  type ApiRoute,
+} from './docker-api-shape.js';
 import {
   committedImages,
   fromImages,
@@ -82,7 +94,7 @@ const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
  */
 class CliEngine implements Engine {
   readonly facts: EngineFacts;
-  private readonly env: Readonly<Record<string, string | undefined>> | undefined;
+  protected readonly env: Readonly<Record<string, string | undefined>> | undefined;
   private readonly queryTimeoutMs: number;
 
   constructor(facts: EngineFacts, options: EngineOptions) {
@@ -472,7 +484,56 @@ class CliEngine implements Engine {
   }
 }
 
+/**
+ * Docker's `ps` and `container inspect` asked over the daemon's socket when
+ * the CLI would ask that same socket (adr/0040): one HTTP request in place of
+ * a client process. Any doubt (another endpoint, a refusal, a slow or odd
+ * reply) asks the CLI instead, so the answer is always the CLI's.
+ */
+class DockerApiEngine extends CliEngine {
+  private route: ApiRoute | null = null;
+
+  private socket(): string | null {
+    this.route ??= findApiRoute(this.facts.path, this.env ?? process.env);
+    return this.route.kind === 'socket' ? this.route.path : null;
+  }
+
+  private async apiList(query: PsQuery): Promise<ReturnType<typeof parseContainerList>> {
+    const socket = this.socket();
+    if (socket === null) return null;
+    const reply = await apiGet(socket, containerListPath(query));
+    return reply?.status === 200 ? parseContainerList(reply.body) : null;
+  }
+
+  override async ps(query: PsQuery): Promise<string[]> {
+    const list = await this.apiList(query);
+    return (list === null ? null : idsOf(list)) ?? super.ps(query);
+  }
+
+  override async psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]> {
+    psLabelsArgv(this.facts.name, query, keys); // the same key check as the CLI path
+    const list = await this.apiList(query);
+    return list === null ? super.psLabels(query, keys) : labelRowsOf(list, keys);
+  }
+
+  override async inspectContainers(
+    ids: readonly string[],
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ContainerFacts[]> {
+    const socket = ids.length === 0 ? null : this.socket();
+    const paths = ids.map(containerInspectPath);
+    if (socket !== null && paths.every((p): p is string => p !== null)) {
+      const get = options.signal === undefined ? {} : { signal: options.signal };
+      const facts = containerFactsOf(await Promise.all(paths.map((p) => apiGet(socket, p, get))));
+      if (facts !== null) return facts;
+    }
+    return super.inspectContainers(ids, options);
+  }
+}
+
 /** The adapter for what detection pinned. */
 export function createEngine(facts: EngineFacts, options: EngineOptions = {}): Engine {
-  return new CliEngine(facts, options);
+  return facts.name === 'docker' && options.api !== false
+    ? new DockerApiEngine(facts, options)
+    : new CliEngine(facts, options);
 }

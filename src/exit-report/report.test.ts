@@ -12,7 +12,7 @@ import {
 const file = (digest: string): FileState => ({ kind: 'file', digest });
 const cat = <T>(items: Record<string, T>, complete = true): Category<T> => ({ items, complete });
 const snap = (over: Partial<TreeSnapshot> = {}): TreeSnapshot => ({
-  configs: cat<ConfigState>({ '.git/config': { kind: 'entries', entries: [] } }),
+  configs: cat<ConfigState>({ '.git/config': { kind: 'entries', entries: [], hooksBase: '/w' } }),
   hooks: cat<FileState>({}),
   envFiles: cat<FileState>({ '.env': file('a') }),
   unchecked: [],
@@ -29,12 +29,17 @@ describe('exitReport', () => {
   it.each<[string, Partial<TreeSnapshot>, Partial<TreeSnapshot>, string[]]>([
     [
       'a config key added and one changed',
-      { configs: cat({ '.git/config': { kind: 'entries', entries: ['core.pager=less'] } }) },
+      {
+        configs: cat({
+          '.git/config': { kind: 'entries', entries: ['core.pager=less'], hooksBase: '/w' },
+        }),
+      },
       {
         configs: cat({
           '.git/config': {
             kind: 'entries',
             entries: ['core.hookspath=.githooks', 'core.pager=sh x'],
+            hooksBase: '/w',
           },
         }),
       },
@@ -49,18 +54,24 @@ describe('exitReport', () => {
       {},
       {
         configs: cat({
-          '.git/config': { kind: 'entries', entries: [] },
-          '.git/config.worktree': { kind: 'entries', entries: ['core.fsmonitor'] },
+          '.git/config': { kind: 'entries', entries: [], hooksBase: '/w' },
+          '.git/config.worktree': { kind: 'entries', entries: ['core.fsmonitor'], hooksBase: '/w' },
         }),
       },
       ['git config .git/config.worktree: core.fsmonitor (no value) (added)'],
     ],
     [
       'a multi-valued key gaining a second value',
-      { configs: cat({ c: { kind: 'entries', entries: ['credential.helper=a'] } }) },
+      {
+        configs: cat({ c: { kind: 'entries', entries: ['credential.helper=a'], hooksBase: '/w' } }),
+      },
       {
         configs: cat({
-          c: { kind: 'entries', entries: ['credential.helper=a', 'credential.helper=a'] },
+          c: {
+            kind: 'entries',
+            entries: ['credential.helper=a', 'credential.helper=a'],
+            hooksBase: '/w',
+          },
         }),
       },
       ['git config c: credential.helper = "a" (added)'],
@@ -136,7 +147,10 @@ describe('exitReportLines', () => {
   it('cuts a long value', () => {
     const long = `core.pager=${'x'.repeat(500)}`;
     const lines = exitReportLines(
-      report(snap(), snap({ configs: cat({ c: { kind: 'entries', entries: [long] } }) })),
+      report(
+        snap(),
+        snap({ configs: cat({ c: { kind: 'entries', entries: [long], hooksBase: '/w' } }) }),
+      ),
     );
     expect(lines[1]?.length).toBeLessThan(200);
     expect(lines[1]).toContain('…');

@@ -12,7 +12,13 @@ export type FileState =
 
 /** A git config file: its exec-relevant `key=value` lines, or why it could not be read. */
 export type ConfigState =
-  { kind: 'entries'; entries: string[] } | { kind: 'unreadable'; why: string };
+  | {
+      kind: 'entries';
+      entries: string[];
+      /** Where a relative core.hooksPath in this file points from: the checkout git runs hooks in. */
+      hooksBase: string;
+    }
+  | { kind: 'unreadable'; why: string };
 
 export interface Category<T> {
   /** Display path -> state; an absent file is not in the map. */

@@ -122,6 +122,41 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     expect(lines.join('\n')).not.toContain('not-a-hook');
   });
 
+  it('a relative hooksPath resolves against the checkout git runs the hooks in', () => {
+    const scope = { ...repo(), roots: [path.join(dir, 'app'), path.join(dir, 'feat')] };
+    // A submodule checked out at app/lib: git wrote core.worktree relative to its git dir.
+    put('app/.git/modules/lib/HEAD', 'ref: refs/heads/main\n');
+    put('app/.git/modules/lib/config', '[core]\n\tworktree = ../../../lib\n');
+    // A linked worktree at feat/, named by its admin dir's gitdir file.
+    put('app/.git/worktrees/feat/HEAD', 'ref: refs/heads/feat\n');
+    put('app/.git/worktrees/feat/gitdir', `${path.join(dir, 'feat/.git')}\n`);
+    put('app/.git/worktrees/feat/config.worktree', '[core]\n\thooksPath = .feathooks\n');
+    put('app/.githooks/pre-commit', '#!/bin/sh\n');
+    put('app/.feathooks/pre-commit', '#!/bin/sh\n');
+    const lines = diff(scope, () => {
+      put(
+        'app/.git/modules/lib/config',
+        '[core]\n\tworktree = ../../../lib\n\thooksPath = .githooks\n',
+      );
+      put('app/lib/.githooks/post-checkout', '#!/bin/sh\n');
+      put('feat/.feathooks/pre-push', '#!/bin/sh\n');
+      // The session's own checkout holds same-named directories that are not these hooks.
+      put('app/.githooks/post-checkout', '#!/bin/sh\n');
+      put('app/.feathooks/pre-push', '#!/bin/sh\n');
+    });
+    expect(lines).toContain('  hook added: lib/.githooks/post-checkout');
+    expect(lines).toContain(`  hook added: ${path.join(dir, 'feat/.feathooks/pre-push')}`);
+    expect(lines.filter((l) => l.startsWith('  hook'))).toHaveLength(2);
+  });
+
+  it('a submodule config without core.worktree falls back to this session’s checkout', () => {
+    const scope = repo();
+    put('app/.git/modules/lib/HEAD', 'ref: refs/heads/main\n');
+    put('app/.git/modules/lib/config', '[core]\n\thooksPath = .githooks\n');
+    const lines = diff(scope, () => put('app/.githooks/pre-commit', '#!/bin/sh\n'));
+    expect(lines).toContain('  hook added: .githooks/pre-commit');
+  });
+
   it('a linked modules directory is not followed', () => {
     const scope = repo();
     put('elsewhere/m/HEAD', 'ref: refs/heads/main\n');

@@ -176,13 +176,66 @@ function findSubmoduleGitDirs(walk: Walk, common: string): { dirs: string[]; com
   return { dirs: found.sort(), complete: true };
 }
 
+interface QueuedConfig {
+  file: string;
+  depth: number;
+  /**
+   * The checkout a relative core.hooksPath in it resolves against; null for
+   * a submodule's config, whose own core.worktree names it.
+   */
+  base: string | null;
+}
+
+/** A linked worktree's gitdir file names as much as this, at most. */
+const GITDIR_FILE_CAP = 4096;
+
+/**
+ * The checkout of a linked worktree, from its admin dir's `gitdir` file
+ * (`<checkout>/.git`, absolute or relative to the admin dir). Null when the
+ * file is missing, odd or not one line.
+ */
+function linkedCheckout(admin: string): string | null {
+  let read;
+  try {
+    read = readRegularFile(path.join(admin, 'gitdir'), GITDIR_FILE_CAP);
+  } catch {
+    return null;
+  }
+  if (read.kind !== 'ok') return null;
+  const line = read.bytes.toString('utf8').replace(/\r?\n$/, '');
+  if (line === '' || line.includes('\n') || line.includes('\0')) return null;
+  return path.dirname(path.resolve(admin, line));
+}
+
+/**
+ * A submodule's checkout: git records it as core.worktree in the
+ * submodule's own config, relative to that git dir. Without it git takes the
+ * checkout from where it runs, which a git dir alone does not tell; this
+ * session's worktree stands in.
+ */
+function submoduleCheckout(
+  file: string,
+  entries: readonly { key: string; value: string | null }[],
+  fallback: string,
+): string {
+  const worktree = entries.filter((e) => e.key === 'core.worktree').at(-1)?.value;
+  if (worktree === undefined || worktree === null || worktree === '') return fallback;
+  return path.resolve(path.dirname(file), worktree);
+}
+
 function readConfigs(walk: Walk): Category<ConfigState> {
   const common = walk.scope.commonGitDir;
   const items: Record<string, ConfigState> = {};
   if (common === null) return { items, complete: true };
-  const files = [path.join(common, 'config'), path.join(common, 'config.worktree')];
+  const own = walk.scope.worktreeDir;
+  const files: QueuedConfig[] = [
+    { file: path.join(common, 'config'), depth: 0, base: own },
+    { file: path.join(common, 'config.worktree'), depth: 0, base: own },
+  ];
   const submodules = submoduleGitDirs(walk, common);
-  for (const sub of submodules.dirs) files.push(path.join(sub, 'config'));
+  for (const sub of submodules.dirs) {
+    files.push({ file: path.join(sub, 'config'), depth: 0, base: null });
+  }
   const admins = listDir(path.join(common, 'worktrees')) ?? [];
   let complete = submodules.complete;
   if (admins.length > WORKTREE_CONFIG_LIMIT) {
@@ -192,12 +245,17 @@ function readConfigs(walk: Walk): Category<ConfigState> {
     );
   }
   for (const a of admins.slice(0, WORKTREE_CONFIG_LIMIT)) {
-    files.push(path.join(common, 'worktrees', a, 'config.worktree'));
+    const admin = path.join(common, 'worktrees', a);
+    files.push({
+      file: path.join(admin, 'config.worktree'),
+      depth: 0,
+      base: linkedCheckout(admin) ?? own,
+    });
   }
-  const queue = files.map((f) => ({ file: f, depth: 0 }));
+  const queue = files;
   const seen = new Set<string>();
   while (queue.length > 0) {
-    const { file, depth } = queue.shift() as { file: string; depth: number };
+    const { file, depth, base: given } = queue.shift() as QueuedConfig;
     if (seen.has(file)) continue;
     seen.add(file);
     if (outOfTime(walk, `git config ${label(walk, file)}`)) return { items, complete: false };
@@ -230,16 +288,18 @@ function readConfigs(walk: Walk): Category<ConfigState> {
       };
       continue;
     }
+    const base = given ?? submoduleCheckout(file, parsed.entries, own);
     items[label(walk, file)] = {
       kind: 'entries',
       entries: parsed.entries
         .filter(isExecRelevant)
         .map((e) => (e.value === null ? e.key : `${e.key}=${e.value}`))
         .sort(),
+      hooksBase: base,
     };
     if (depth < INCLUDE_DEPTH) {
       for (const target of includeTargets(walk, file, parsed.entries)) {
-        queue.push({ file: target, depth: depth + 1 });
+        queue.push({ file: target, depth: depth + 1, base });
       }
     }
   }
@@ -259,7 +319,7 @@ function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string
         if (!e.startsWith('core.hookspath=')) continue;
         const value = e.slice('core.hookspath='.length);
         if (value === '' || value.startsWith('~')) continue;
-        const dir = path.resolve(walk.scope.worktreeDir, value);
+        const dir = path.resolve(state.hooksBase, value);
         if (walk.scope.roots.some((r) => isAncestorOrSelf(r, dir))) dirs.push(dir);
       }
     }

@@ -42,12 +42,22 @@ function kindOf(stat: Stats): NotRegular | null {
   return 'other';
 }
 
-/** Read at most `limit` bytes; the size cap is checked before the text is decoded or parsed. */
-export function readCapped(fd: number, limit: number): Buffer {
-  const buffer = Buffer.alloc(limit);
+/**
+ * Read to the end, but at most `limit` bytes; the size cap is checked before
+ * the text is decoded or parsed. The buffer starts at `expected` bytes (the
+ * size fstat saw, plus one to see the end in the same pass) and doubles while
+ * the file has more: a 200-byte config does not zero a 1 MiB buffer.
+ */
+export function readCapped(fd: number, limit: number, expected = limit): Buffer {
+  let buffer = Buffer.alloc(Math.max(1, Math.min(limit, expected)));
   let length = 0;
   while (length < limit) {
-    const n = readSync(fd, buffer, length, limit - length, null);
+    if (length === buffer.length) {
+      const grown = Buffer.alloc(Math.min(limit, buffer.length * 2));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const n = readSync(fd, buffer, length, buffer.length - length, null);
     if (n === 0) break;
     length += n;
   }
@@ -78,7 +88,7 @@ export function readRegularFile(path: string, cap: number): RegularRead {
     if (what !== null) return { kind: 'not-regular', what };
     if (stat.size > cap) return { kind: 'too-large', size: stat.size };
     // One byte over the cap catches a file that grew after the stat.
-    const bytes = readCapped(fd, cap + 1);
+    const bytes = readCapped(fd, cap + 1, stat.size + 1);
     if (bytes.length > cap) return { kind: 'too-large', size: bytes.length };
     return { kind: 'ok', bytes, mode: stat.mode & 0o7777 };
   } finally {

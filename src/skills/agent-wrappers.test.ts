@@ -4,7 +4,7 @@
 // channels keep working beside them.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -156,5 +156,81 @@ describe('opencode: byre-opencode-launch', () => {
   it('an empty set adds no mcp table', () => {
     const { out } = run('opencode', 'byre-opencode-launch', 'opencode', { mcpServers: {} }, []);
     expect(occ(out)).toEqual({ instructions: [expect.stringMatching(/context\.md$/)] });
+  });
+});
+
+describe('gemini: byre-gemini-launch', () => {
+  /** Runs the wrapper with a stub gemini that prints its arguments and the settings file it was pointed at. */
+  function gemini(
+    mcp: string,
+    env: Record<string, string> = {},
+  ): { args: string[]; path: string; settings: unknown; err: string; home: string } {
+    const dir = testTempDir('wrapper');
+    const home = path.join(dir, 'home');
+    mkdirSync(path.join(dir, 'bin'));
+    mkdirSync(home);
+    const stub = path.join(dir, 'bin', 'gemini');
+    writeFileSync(
+      stub,
+      '#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n' +
+        'echo "PATH=${GEMINI_CLI_SYSTEM_SETTINGS_PATH:-}"\n' +
+        '[ -z "${GEMINI_CLI_SYSTEM_SETTINGS_PATH:-}" ] || cat "$GEMINI_CLI_SYSTEM_SETTINGS_PATH"\n',
+    );
+    chmodSync(stub, 0o755);
+    writeFileSync(path.join(dir, 'mcp.json'), mcp);
+    const r = spawnSync('sh', [wrapper('gemini', 'byre-gemini-launch'), '--yolo', 'a "b"'], {
+      encoding: 'utf8',
+      env: {
+        PATH: `${path.join(dir, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+        HOME: home,
+        BYRE_MCP_CONFIG: path.join(dir, 'mcp.json'),
+        ...env,
+      },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('PATH='));
+    const rest = lines
+      .slice(at + 1)
+      .join('\n')
+      .trim();
+    return {
+      args: argv(r.stdout),
+      path: lines[at]?.slice('PATH='.length) ?? '',
+      settings: rest === '' ? null : JSON.parse(rest),
+      err: r.stderr,
+      home,
+    };
+  }
+
+  it('points gemini at system settings holding every server; the arguments pass unchanged', () => {
+    const r = gemini(JSON.stringify(MCP), { GITHUB_TOKEN: 'set' });
+    expect(r.args).toEqual(['--yolo', 'a "b"']);
+    expect(r.settings).toEqual({
+      mcpServers: {
+        docs: { httpUrl: 'https://docs.example/mcp', headers: MCP.mcpServers.docs.headers },
+        github: {
+          command: 'github-mcp-server',
+          args: ['stdio', '--x="y z"'],
+          env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' },
+        },
+      },
+    });
+    expect(r.err).toBe('');
+  });
+
+  it('names only the env the box sets, in a private directory under the home', () => {
+    const r = gemini(JSON.stringify(MCP));
+    expect(r.settings).toMatchObject({ mcpServers: { github: { env: {} } } });
+    expect(path.dirname(path.dirname(r.path))).toBe(path.join(r.home, '.cache'));
+    expect(statSync(path.dirname(r.path)).mode & 0o077).toBe(0);
+  });
+
+  it('an unreadable mcp.json: gemini starts without byre’s servers, and stderr says so', () => {
+    const r = gemini('{not json');
+    expect(r.args).toEqual(['--yolo', 'a "b"']);
+    expect(r.path).toBe('');
+    expect(r.err).toContain("gemini starts without byre's MCP servers");
+    expect(readdirSync(path.join(r.home, '.cache'))).toEqual([]);
   });
 });

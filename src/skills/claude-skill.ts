@@ -3,7 +3,7 @@
 // description, at most 64 regular files and 8 MiB, and nothing else (no
 // symlinks, FIFOs or devices). Pure: readers hand in what they found.
 
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../lazy-deps.js';
 
 export const CLAUDE_SKILL_MAX_FILES = 64;
 export const CLAUDE_SKILL_MAX_BYTES = 8 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (end < 0) return { ok: false, problem: 'SKILL.md front matter has no closing ---' };
   let data: unknown;
   try {
-    data = parseYaml(lines.slice(1, end).join('\n'));
+    data = yamlLib().parse(lines.slice(1, end).join('\n'));
   } catch (error) {
     const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return { ok: false, problem: `SKILL.md front matter is not valid YAML (${why})` };

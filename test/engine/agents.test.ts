@@ -26,8 +26,13 @@ interface AgentCase {
   cli: string;
   /** What the stubbed launch must show. */
   expect: (out: string) => void;
-  /** For an agent byre delivers MCP to: arguments after its command that make the real CLI start its MCP clients offline, and the client name it announces. */
-  mcp?: { args: string[]; client: RegExp };
+  /**
+   * For an agent byre delivers MCP to: arguments after its command that make
+   * the real CLI start its MCP clients offline, the client name it
+   * announces, and box env byre's run would set (the skill's runtime env) or
+   * that gets the CLI past its login check.
+   */
+  mcp?: { args: string[]; client: RegExp; env?: string[] };
 }
 
 const CHASSIS = 'arrive in /inbox';
@@ -64,6 +69,12 @@ const cases: AgentCase[] = [
     expect: (out) => {
       expect(out).toContain('ARGS: --yolo --include-directories /etc/byre/context');
       expect(out).toContain(`MEMORY: ${CHASSIS}`);
+    },
+    // Headless mode connects every MCP server, then fails to reach the model.
+    mcp: {
+      args: ['-p', 'say hi'],
+      client: /gemini/,
+      env: ['GEMINI_API_KEY=not-a-key', 'GEMINI_CLI_TRUST_WORKSPACE=true'],
     },
   },
   {
@@ -204,11 +215,10 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
             'PROBE_TOKEN=tok-7f3a',
             '-e',
             'PROBE_TEAM=blue',
-            // The tier builds as root, so the box's dev user is uid 0, and
-            // claude refuses to skip permissions as root outside a sandbox
-            // it was told about.
-            '-e',
-            'IS_SANDBOX=1',
+            ...(c.mcp?.env ?? []).flatMap((e) => ['-e', e]),
+            // The tier builds as root, so the box's dev user is uid 0: claude
+            // starts only because its launcher says it runs in a sandbox
+            // (no IS_SANDBOX is passed here).
             image ?? '',
             'sh',
             '-c',

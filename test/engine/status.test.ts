@@ -1,16 +1,58 @@
 // Engine tier for `byre status`, driving dist/byre on real docker and podman:
 // the running box is the page's subject, a config change shows up as exactly
 // that delta under "Next launch", and an edited record is reported, not trusted.
+// On podman (root and rootless), a status with no container running does not
+// ask podman at all (adr/0039), and one with the box running still finds it.
 
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
-import { testScope, engineCli, runByre, runningBox, waitFor } from './harness.js';
+import { testScope, engineCli, runByre, runningBox, waitFor, type TestProject } from './harness.js';
 
 const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
+const rootlessPodman = flavorsUnderTest().filter((f) => f.engine === 'podman' && f.user !== null);
 
 const scope = testScope();
+
+/**
+ * A `podman` first on PATH that records each call's arguments, then runs the
+ * real one: what a byre run asked podman. It lives beside the project (not in
+ * it, where the box could write), and goes with the project's directory.
+ */
+function podmanRecorder(project: TestProject): {
+  env: Record<string, string>;
+  calls(): string[];
+} {
+  const real = execFileSync('sh', ['-c', 'command -v podman'], { encoding: 'utf8' }).trim();
+  const bin = path.join(project.root, 'bin');
+  mkdirSync(bin, { mode: 0o755 });
+  const log = path.join(bin, 'calls.log');
+  writeFileSync(log, '');
+  chmodSync(log, 0o666);
+  writeFileSync(
+    path.join(bin, 'podman'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return {
+    env: { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
+    calls: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('ps ')),
+  };
+}
+
+/** Live `conmon` processes on the host, for a failure message: any one of them keeps podman asked. */
+function liveMonitors(): string {
+  return execFileSync(
+    'sh',
+    ['-c', 'ps -eo pid,user,stat,comm | grep -w conmon | grep -v " Z" || true'],
+    { encoding: 'utf8' },
+  );
+}
 
 /** The rows under one label: its own line plus continuation lines. */
 function section(page: string, label: string): string[] {
@@ -28,17 +70,22 @@ function section(page: string, label: string): string[] {
 describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre status on $label', (flavor) => {
   it('describes the running box, lists a new mount as the next-launch delta, and distrusts an edited record', async () => {
     const project = scope.project(flavor);
+    const podman = podmanRecorder(project);
 
-    const idle = runByre(project, ['status']);
+    // No container runs on the machine: podman is not asked (adr/0039), on either engine's page.
+    const idle = runByre(project, ['status'], { env: podman.env });
     expect(idle.status).toBe(0);
     expect(section(idle.stdout, 'Container')).toEqual(['not running']);
     expect(idle.stdout).toContain(`Engine:       ${flavor.engine}`);
+    expect(podman.calls(), liveMonitors()).toEqual([]);
 
     const session = scope.start(project, ['develop']);
     const id = await waitFor('the box', () => runningBox(project));
 
-    const running = runByre(project, ['status']);
+    // The box's own conmon keeps podman asked; docker's box leaves it out.
+    const running = runByre(project, ['status'], { env: podman.env });
     expect(running.status).toBe(0);
+    expect(podman.calls()).toHaveLength(flavor.engine === 'podman' ? 1 : 0);
     const container = section(running.stdout, 'Container').join(' ');
     expect(container).toContain(`running (${id.slice(0, 12)}) on ${flavor.engine}`);
     expect(container).toContain('the grant rows above describe THIS box');
@@ -96,3 +143,26 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre status on $lab
     }
   });
 });
+
+describe.skipIf(rootlessPodman.length === 0).each(rootlessPodman)(
+  'byre status on $label',
+  (flavor) => {
+    it('reports no box without asking podman, and finds the running box by asking it', async () => {
+      const project = scope.project(flavor);
+      const podman = podmanRecorder(project);
+      const idle = runByre(project, ['status'], { env: podman.env });
+      expect(idle.status).toBe(0);
+      expect(section(idle.stdout, 'Container')).toEqual(['not running']);
+      expect(podman.calls(), liveMonitors()).toEqual([]);
+
+      scope.start(project, ['develop']);
+      const id = await waitFor('the box', () => runningBox(project), 500_000);
+      const running = runByre(project, ['status'], { env: podman.env });
+      expect(running.status).toBe(0);
+      expect(podman.calls()).toHaveLength(1);
+      expect(section(running.stdout, 'Container').join(' ')).toContain(
+        `running (${id.slice(0, 12)}) on podman`,
+      );
+    });
+  },
+);

@@ -14,7 +14,7 @@ export {
   MAX_CONTEXT_BYTES,
   NETWORK_POSTURE,
   PACKAGE_API,
-  rawPackageSchema,
+  PACKAGE_SHAPE,
   SHA256_HEX,
   type ManifestResult,
   type PackageFileEntry,

@@ -1,7 +1,7 @@
 // Rules for a manifest's [package] table (id, kind, api, requires_byre,
 // payload files), shared by skill.toml and template.config. Pure.
 
-import semver from 'semver';
+import { semverLib } from '../../lazy-deps.js';
 import type { PathSegment } from '../../config/locate.js';
 import { CONTROL, isContainedRelative, PACKAGE_REF } from '../../config/grammar.js';
 import { finding, q, type Finding } from '../../config/rules/finding.js';
@@ -162,6 +162,7 @@ export function toPackageMeta(raw: RawPackage): PackageMeta {
  */
 export function satisfiesRequiresByre(requirement: string, version: string): boolean {
   const minimum = requirement.replace(/^>=/, '');
+  const semver = semverLib();
   const have = semver.valid(version);
   return semver.valid(minimum) !== null && have !== null && semver.gte(have, minimum);
 }

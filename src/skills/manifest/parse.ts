@@ -3,25 +3,24 @@
 // supplies the text; never reads files or payload bytes.
 
 import { parse as parseToml } from 'smol-toml';
-import type { z } from 'zod';
 import type { ConfigIssue } from '../../errors.js';
-import { indexKeys } from '../../config/locate.js';
 import { toMcpSpec, toMountSpec, toVolumeSpec } from '../../config/merge.js';
 import {
-  locateFinding,
+  checkShape,
+  locatorFor,
   MAX_CONFIG_BYTES,
   shapeFindings,
   syntaxIssue,
   tooLargeIssue,
 } from '../../config/parse.js';
 import { finding, type Finding } from '../../config/rules/finding.js';
-import { tableKeysAt } from '../../config/schema-walk.js';
+import { tableKeysAt, type ValueShape } from '../../config/shape.js';
 import { nearestName } from '../../config/suggest.js';
 import { packageFindings, toPackageMeta } from './package-rules.js';
 import {
-  rawPackageSchema,
+  PACKAGE_SHAPE,
   REMOVED_SKILL_KEYS,
-  rawSkillSchema,
+  SKILL_SHAPE,
   type ManifestResult,
   type PackageMeta,
   type RawSkill,
@@ -29,11 +28,11 @@ import {
 } from './schema.js';
 import { asSkillFinding, SKILL_RULES } from './skill-rules.js';
 
-function shapeToSkill(findings: Finding[], file: string, schema: z.ZodType): Finding[] {
+function shapeToSkill(findings: Finding[], file: string, shape: ValueShape): Finding[] {
   return findings.map((f) => {
     if (f.rule === 'config.unknown-key') {
       const key = String(f.path[f.path.length - 1] ?? '');
-      const known = tableKeysAt(schema, f.path.slice(0, -1));
+      const known = tableKeysAt(shape, f.path.slice(0, -1));
       const suggestion = known === null ? null : nearestName(key, known);
       const name = f.path.map(String).join('.');
       return suggestion === null
@@ -153,22 +152,20 @@ function withoutRemovedKeys(table: Record<string, unknown>): {
 export function parseSkillManifest(text: string, file: string): ManifestResult<SkillManifest> {
   const parsed = parseTable(text, file);
   if ('issues' in parsed) return { value: null, issues: parsed.issues };
-  const index = indexKeys(text);
-  const locate = (findings: readonly Finding[]): ConfigIssue[] =>
-    findings.map((f) => locateFinding(f, file, index));
+  const locate = locatorFor(text, file);
   const { table, removed } = withoutRemovedKeys(parsed.table);
-  const shaped = rawSkillSchema.safeParse(table);
-  if (!shaped.success) {
+  const shaped = checkShape(table, SKILL_SHAPE);
+  if ('issues' in shaped) {
     return {
       value: null,
       issues: locate([
         ...removed,
-        ...shapeToSkill(shapeFindings(shaped.error.issues, table), 'skill.toml', rawSkillSchema),
+        ...shapeToSkill(shapeFindings(shaped.issues, table), 'skill.toml', SKILL_SHAPE),
       ]),
     };
   }
   if (removed.length > 0) return { value: null, issues: locate(removed) };
-  const raw = shaped.data;
+  const raw = shaped.value;
   const findings = [
     ...(raw.package === undefined ? [] : packageFindings(raw.package, { kind: 'skill' })),
     ...SKILL_RULES.flatMap((rule) => rule(raw)),
@@ -186,21 +183,20 @@ export function parseTemplatePackage(text: string, file: string): ManifestResult
   if ('issues' in parsed) return { value: null, issues: parsed.issues };
   const table = parsed.table['package'];
   if (table === undefined) return { value: toPackageMeta({}), issues: [] };
-  const index = indexKeys(text);
-  const shaped = rawPackageSchema.safeParse(table);
-  if (!shaped.success) {
+  const locate = locatorFor(text, file);
+  const shaped = checkShape(table, PACKAGE_SHAPE);
+  if ('issues' in shaped) {
     const findings = shapeToSkill(
-      shapeFindings(shaped.error.issues, table),
+      shapeFindings(shaped.issues, table),
       'template.config [package]',
-      rawPackageSchema,
+      PACKAGE_SHAPE,
     ).map((f) => ({
       ...f,
       path: ['package', ...f.path],
     }));
-    return { value: null, issues: findings.map((f) => locateFinding(f, file, index)) };
+    return { value: null, issues: locate(findings) };
   }
-  const findings = packageFindings(shaped.data, { kind: 'template' });
-  if (findings.length > 0)
-    return { value: null, issues: findings.map((f) => locateFinding(f, file, index)) };
-  return { value: toPackageMeta(shaped.data), issues: [] };
+  const findings = packageFindings(shaped.value, { kind: 'template' });
+  if (findings.length > 0) return { value: null, issues: locate(findings) };
+  return { value: toPackageMeta(shaped.value), issues: [] };
 }

@@ -1,11 +1,19 @@
-// The shape of a package manifest: skill.toml's raw zod schema (strict, so
-// an unknown key is located, not ignored), the typed SkillManifest it becomes,
-// and the limits the rules check. Pure.
+// The shape of a package manifest: skill.toml's raw shape (strict, so an
+// unknown key is located, not ignored; config/shape.ts), the typed
+// SkillManifest it becomes, and the limits the rules check. Pure.
 
-import '../../zod.js';
-import { z } from 'zod';
 import type { ConfigIssue } from '../../errors.js';
-import { rawMcpSchema, rawVolumeSchema } from '../../config/schema.js';
+import { MCP_SHAPE, VOLUME_SHAPE } from '../../config/schema.js';
+import {
+  BOOLEAN,
+  INTEGER,
+  list,
+  STRING,
+  STRING_LIST,
+  STRING_MAP,
+  table,
+  type ShapeValue,
+} from '../../config/shape.js';
 import type { McpSpec, VolumeSpec } from '../../config/types.js';
 import type { SkillRuntime } from '../types.js';
 
@@ -74,80 +82,62 @@ export interface ManifestResult<T> {
   issues: ConfigIssue[];
 }
 
-const str = z.string();
-const strList = z.array(z.string());
-const strMap = z.record(z.string(), z.string());
-
-const packageFileSchema = z.strictObject({
-  src: str.optional(),
-  dest: str.optional(),
-  sha256: str.optional(),
-  executable: z.boolean().optional(),
+const PACKAGE_FILE_SHAPE = table({
+  src: STRING,
+  dest: STRING,
+  sha256: STRING,
+  executable: BOOLEAN,
 });
 
-export const rawPackageSchema = z.strictObject({
-  id: str.optional(),
-  version: str.optional(),
-  kind: str.optional(),
-  package_api: z.number().int().optional(),
-  requires_byre: str.optional(),
-  description: str.optional(),
-  files: z.array(packageFileSchema).optional(),
+export const PACKAGE_SHAPE = table({
+  id: STRING,
+  version: STRING,
+  kind: STRING,
+  package_api: INTEGER,
+  requires_byre: STRING,
+  description: STRING,
+  files: list(PACKAGE_FILE_SHAPE),
 });
 
-const skillMountSchema = z.strictObject({
-  host: str.optional(),
-  target: str.optional(),
-  mode: str.optional(),
+const SKILL_MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING });
+
+export const SKILL_SHAPE = table({
+  package: PACKAGE_SHAPE,
+  description: STRING,
+  companion_for: STRING,
+  shared_auth_for: STRING,
+  build: table({ apt: STRING_LIST, dockerfile: STRING_LIST, files: STRING_MAP }),
+  runtime: table({
+    env: STRING_MAP,
+    env_docs: STRING_MAP,
+    run_args: STRING_LIST,
+    caps: STRING_LIST,
+    mounts: list(SKILL_MOUNT_SHAPE),
+    network_posture: STRING,
+    netns_init: STRING,
+    egress: STRING_LIST,
+    egress_offered: STRING_LIST,
+    sock_groups: STRING_LIST,
+    containment: STRING,
+  }),
+  agent: table({
+    command: STRING,
+    state: STRING,
+    context: STRING,
+    mcp: STRING,
+    claude_skills: STRING,
+    /** Retired: accepted and ignored. */
+    context_target: STRING,
+    prefs: table({ from: STRING, files: STRING_LIST }),
+  }),
+  mcp: list(MCP_SHAPE),
+  claude_skills: list(table({ name: STRING, from: STRING })),
+  volumes: list(VOLUME_SHAPE),
+  context: table({ text: STRING, file: STRING }),
 });
 
-export const rawSkillSchema = z.strictObject({
-  package: rawPackageSchema.optional(),
-  description: str.optional(),
-  companion_for: str.optional(),
-  shared_auth_for: str.optional(),
-  build: z
-    .strictObject({
-      apt: strList.optional(),
-      dockerfile: strList.optional(),
-      files: strMap.optional(),
-    })
-    .optional(),
-  runtime: z
-    .strictObject({
-      env: strMap.optional(),
-      env_docs: strMap.optional(),
-      run_args: strList.optional(),
-      caps: strList.optional(),
-      mounts: z.array(skillMountSchema).optional(),
-      network_posture: str.optional(),
-      netns_init: str.optional(),
-      egress: strList.optional(),
-      egress_offered: strList.optional(),
-      sock_groups: strList.optional(),
-      containment: str.optional(),
-    })
-    .optional(),
-  agent: z
-    .strictObject({
-      command: str.optional(),
-      state: str.optional(),
-      context: str.optional(),
-      mcp: str.optional(),
-      claude_skills: str.optional(),
-      /** Retired: accepted and ignored. */
-      context_target: str.optional(),
-      prefs: z.strictObject({ from: str.optional(), files: strList.optional() }).optional(),
-    })
-    .optional(),
-  mcp: z.array(rawMcpSchema).optional(),
-  claude_skills: z.array(z.strictObject({ name: str.optional(), from: str.optional() })).optional(),
-  volumes: z.array(rawVolumeSchema).optional(),
-  context: z.strictObject({ text: str.optional(), file: str.optional() }).optional(),
-});
-
-export type RawSkill = z.infer<typeof rawSkillSchema>;
-export type RawPackage = z.infer<typeof rawPackageSchema>;
+export type RawSkill = ShapeValue<typeof SKILL_SHAPE>;
+export type RawPackage = ShapeValue<typeof PACKAGE_SHAPE>;
 
 /**
  * Keys an older skill.toml had and this format removed, by table (`""` is

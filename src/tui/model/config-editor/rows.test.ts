@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { rawLayerSchema } from '../../../config/schema.js';
+import { LAYER_SHAPE } from '../../../config/schema.js';
 import { fakeSkill } from '../../../../test/support/config.js';
 import { Session } from '../../../../test/support/editor.js';
 import { parseBuffer } from './derive.js';
@@ -64,7 +64,7 @@ function everyKey(omit: readonly string[]): string {
 
 describe('every config key has an editor row', () => {
   it('the row table covers exactly the schema’s keys', () => {
-    expect(new Set(CONFIG_KEYS)).toEqual(new Set(Object.keys(rawLayerSchema.shape)));
+    expect(new Set(CONFIG_KEYS)).toEqual(new Set(Object.keys(LAYER_SHAPE.fields)));
     expect(new Set(CONFIG_KEYS)).toEqual(new Set(REGISTRY_KEYS));
   });
 

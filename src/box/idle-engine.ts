@@ -1,11 +1,11 @@
 // Which installed engine provably runs no container for this user, so that
-// deliver and grab need not wait for its `ps` (adr/0039). Podman's `ps` is the
+// deliver, grab and status need not wait for its `ps` (adr/0039). Podman's `ps` is the
 // slow one (~100 ms on 2 busy cores: it initialises its runtime and runs
 // `conmon --version`), and every container local Podman runs, rootful or
 // rootless, is watched by a `conmon` process on this host, owned by the user
 // whose container it is. No such process that this user can see means
 // Podman would list no running box, so its answer is known without asking.
-// Pure: the facts are read by the caller (src/transfer/discover.ts).
+// Pure: the facts are read by the caller (src/box/idle-probe.ts).
 
 /** What the probe read; null fields could not be read (the engine is then asked). */
 export interface PodmanActivityFacts {
@@ -13,8 +13,8 @@ export interface PodmanActivityFacts {
   env: Readonly<Record<string, string | undefined>>;
   /** The real path of the podman client byre would run. */
   clientPath: string | null;
-  /** The command name (`/proc/<pid>/comm`) of every process this user can see. */
-  processNames: readonly string[] | null;
+  /** The `/proc/<pid>/stat` line of every process this user can see. */
+  processStats: readonly string[] | null;
   /** The text of every containers.conf podman would read; null when one exists but cannot be read. */
   containersConf: readonly string[] | null;
 }
@@ -35,10 +35,36 @@ const REMOTE_ENV = [
 const UNPROVABLE_KEY = /^\s*(remote|conmon_path)\s*=/m;
 
 /**
+ * A process's command name and state from its `/proc/<pid>/stat` line
+ * (`pid (name) S …`; the name may itself hold spaces and parentheses, so it
+ * ends at the last `)`). Null when the line is not that shape.
+ */
+export function processNameState(stat: string): { name: string; state: string } | null {
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < open) return null;
+  const state = /^ ([A-Za-z]) /.exec(stat.slice(close + 1));
+  return state === null ? null : { name: stat.slice(open + 1, close), state: state[1] as string };
+}
+
+/**
+ * A process that may be watching a container: named `conmon` and not
+ * already exited (a zombie, `Z`, or dead, `X`/`x`, waits only to be reaped
+ * by its parent and watches nothing; where init reaps slowly, exited
+ * monitors linger for seconds). A line that does not parse may be one.
+ */
+function mayBeMonitor(stat: string): boolean {
+  const p = processNameState(stat);
+  if (p === null) return true;
+  return p.name === 'conmon' && !['Z', 'X', 'x'].includes(p.state);
+}
+
+/**
  * True only when Podman provably runs no container this user could reach:
  * on Linux, with a local client (no remote environment, not `podman-remote`,
- * no `remote` key in any containers.conf), and no `conmon` process visible.
- * Anything unread or unusual answers false, and Podman is asked as before.
+ * no `remote` key in any containers.conf), and no live `conmon` process
+ * visible. Anything unread or unusual answers false, and Podman is asked as
+ * before.
  */
 export function podmanProvablyIdle(f: PodmanActivityFacts): boolean {
   if (f.platform !== 'linux') return false;
@@ -46,6 +72,6 @@ export function podmanProvablyIdle(f: PodmanActivityFacts): boolean {
   if (f.clientPath === null || !/(^|\/)podman$/.test(f.clientPath)) return false;
   if (f.containersConf === null || f.containersConf.some((t) => UNPROVABLE_KEY.test(t)))
     return false;
-  if (f.processNames === null || f.processNames.length === 0) return false;
-  return !f.processNames.some((n) => n.trim() === 'conmon');
+  if (f.processStats === null || f.processStats.length === 0) return false;
+  return !f.processStats.some(mayBeMonitor);
 }

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+
+import { podmanProvablyIdle, processNameState, type PodmanActivityFacts } from './idle-engine.js';
+
+/** A `/proc/<pid>/stat` line as the kernel writes it (fields after the state trimmed). */
+const stat = (name: string, state = 'S', pid = 42): string =>
+  `${pid} (${name}) ${state} 1 42 42 0\n`;
+
+const idle: PodmanActivityFacts = {
+  platform: 'linux',
+  env: { HOME: '/home/u' },
+  clientPath: '/usr/bin/podman',
+  processStats: [stat('systemd'), stat('bash'), stat('dockerd')],
+  containersConf: ['[engine]\n#remote = false\ncgroup_manager = "systemd"\n'],
+};
+
+describe('podmanProvablyIdle', () => {
+  it('is idle on a local Linux podman with no conmon process', () => {
+    expect(podmanProvablyIdle(idle)).toBe(true);
+  });
+
+  it.each<[string, Partial<PodmanActivityFacts>]>([
+    ['a conmon process is visible', { processStats: [stat('bash'), stat('conmon')] }],
+    ['a conmon process is running', { processStats: [stat('conmon', 'R')] }],
+    ['a conmon process is in disk sleep', { processStats: [stat('conmon', 'D')] }],
+    ['a conmon process is stopped', { processStats: [stat('conmon', 'T')] }],
+    [
+      'a live conmon sits beside an exited one',
+      { processStats: [stat('conmon', 'Z'), stat('conmon')] },
+    ],
+    ['a stat line does not parse', { processStats: [stat('bash'), 'garbage\n'] }],
+    ['a stat line has no state', { processStats: ['42 (bash)\n'] }],
+    ['/proc could not be read', { processStats: null }],
+    ['/proc listed nothing', { processStats: [] }],
+    ['not Linux (podman runs in a machine)', { platform: 'darwin' }],
+    ['CONTAINER_HOST is set', { env: { CONTAINER_HOST: 'unix:///run/podman.sock' } }],
+    ['CONTAINER_CONNECTION is set', { env: { CONTAINER_CONNECTION: 'vm' } }],
+    ['CONTAINERS_CONF names another file', { env: { CONTAINERS_CONF: '/x.conf' } }],
+    ['CONTAINERS_CONF_OVERRIDE is set', { env: { CONTAINERS_CONF_OVERRIDE: '/x.conf' } }],
+    ['a containers.conf sets remote', { containersConf: ['[engine]\nremote = true\n'] }],
+    ['a drop-in sets remote, even false', { containersConf: ['', '  remote=false\n'] }],
+    [
+      'a containers.conf names its own monitor (conmon_path)',
+      { containersConf: ['[engine]\nconmon_path = ["/opt/mon/monitor"]\n'] },
+    ],
+    ['a containers.conf could not be read', { containersConf: null }],
+    ['the client is podman-remote', { clientPath: '/usr/bin/podman-remote' }],
+    ['the client path is unknown', { clientPath: null }],
+  ])('asks podman when %s', (_why, change) => {
+    expect(podmanProvablyIdle({ ...idle, ...change })).toBe(false);
+  });
+
+  it.each<[string, Partial<PodmanActivityFacts>]>([
+    ['a remote variable is empty', { env: { CONTAINER_HOST: '' } }],
+    [
+      'other processes are named like conmon',
+      { processStats: [stat('conmon-rs'), stat('xconmon'), stat('conmon) R (x')] },
+    ],
+    [
+      'the only conmon has exited (a zombie)',
+      { processStats: [stat('bash'), stat('conmon', 'Z')] },
+    ],
+    ['the only conmon is dead', { processStats: [stat('conmon', 'X'), stat('conmon', 'x')] }],
+  ])('is idle when %s', (_why, change) => {
+    expect(podmanProvablyIdle({ ...idle, ...change })).toBe(true);
+  });
+});
+
+describe('processNameState', () => {
+  it.each<[string, { name: string; state: string } | null]>([
+    ['1 (systemd) S 0 1 1 0', { name: 'systemd', state: 'S' }],
+    ['77 (conmon) Z 1 77 77 0', { name: 'conmon', state: 'Z' }],
+    ['9 (a b) R 1', { name: 'a b', state: 'R' }],
+    ['9 (x) S (y) R 1', { name: 'x) S (y', state: 'R' }],
+    ['9 () S 1', { name: '', state: 'S' }],
+    ['9 conmon S 1', null],
+    ['9 (conmon)S 1', null],
+    ['9 (conmon) 1 2', null],
+    ['9 (conmon', null],
+    ['', null],
+  ])('reads %j', (line, want) => {
+    expect(processNameState(line)).toEqual(want);
+  });
+});
