@@ -43,6 +43,23 @@ export interface ParseResult {
   warnings: ConfigIssue[];
 }
 
+/**
+ * Locates findings in `text`. The key index is built on the first finding:
+ * a file without one (the usual case) is never scanned for positions.
+ */
+export function locatorFor(
+  text: string,
+  file: string,
+): (findings: readonly Finding[]) => ConfigIssue[] {
+  let index: KeyIndex | null = null;
+  return (findings) => {
+    if (findings.length === 0) return [];
+    index ??= indexKeys(text);
+    const at = index;
+    return findings.map((f) => locateFinding(f, file, at));
+  };
+}
+
 /** Turn a finding into an issue located in this file's text. */
 export function locateFinding(finding: Finding, file: string, index: KeyIndex): ConfigIssue {
   const position = locateKey(index, finding.path);
@@ -294,9 +311,7 @@ export function parseLayer(text: string, source: LayerSource): ParseResult {
   } catch (error) {
     return { value: null, issues: [syntaxIssue(error, source.file, text)], warnings: [] };
   }
-  const index = indexKeys(text);
-  const locate = (findings: readonly Finding[]): ConfigIssue[] =>
-    findings.map((f) => locateFinding(f, source.file, index));
+  const locate = locatorFor(text, source.file);
 
   const { body, findings } = preprocess(table, source.kind);
   findings.push(...checkPlacement(Object.keys(body), source.kind));

@@ -289,6 +289,26 @@ function bytes(entryPath: string, content: string | Uint8Array, mode = REGULAR):
   return { path: entryPath, mode, source: { kind: 'bytes', bytes: content } };
 }
 
+/**
+ * An entry whose bytes are rendered the first time they are read (then
+ * kept): `byre dockerfile` plans the whole context but stages none of it,
+ * and need not render the config reference (adr/0041).
+ */
+function renderedOnRead(entryPath: string, render: () => string): ContextEntry {
+  let rendered: string | undefined;
+  return {
+    path: entryPath,
+    mode: REGULAR,
+    source: {
+      kind: 'bytes',
+      get bytes(): string {
+        rendered ??= render();
+        return rendered;
+      },
+    },
+  };
+}
+
 export function planBuild(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
@@ -332,7 +352,7 @@ export function planBuild(
       : [
           bytes('agent-cmd', agentCmd, EXECUTABLE),
           bytes('self-edit.md', SELF_EDIT_NOTE),
-          bytes('config-reference.md', renderConfigDoc()),
+          renderedOnRead('config-reference.md', renderConfigDoc),
         ]),
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),

@@ -4,11 +4,10 @@
 
 import { parse as parseToml } from 'smol-toml';
 import type { ConfigIssue } from '../../errors.js';
-import { indexKeys } from '../../config/locate.js';
 import { toMcpSpec, toMountSpec, toVolumeSpec } from '../../config/merge.js';
 import {
   checkShape,
-  locateFinding,
+  locatorFor,
   MAX_CONFIG_BYTES,
   shapeFindings,
   syntaxIssue,
@@ -153,9 +152,7 @@ function withoutRemovedKeys(table: Record<string, unknown>): {
 export function parseSkillManifest(text: string, file: string): ManifestResult<SkillManifest> {
   const parsed = parseTable(text, file);
   if ('issues' in parsed) return { value: null, issues: parsed.issues };
-  const index = indexKeys(text);
-  const locate = (findings: readonly Finding[]): ConfigIssue[] =>
-    findings.map((f) => locateFinding(f, file, index));
+  const locate = locatorFor(text, file);
   const { table, removed } = withoutRemovedKeys(parsed.table);
   const shaped = checkShape(table, SKILL_SHAPE);
   if ('issues' in shaped) {
@@ -186,7 +183,7 @@ export function parseTemplatePackage(text: string, file: string): ManifestResult
   if ('issues' in parsed) return { value: null, issues: parsed.issues };
   const table = parsed.table['package'];
   if (table === undefined) return { value: toPackageMeta({}), issues: [] };
-  const index = indexKeys(text);
+  const locate = locatorFor(text, file);
   const shaped = checkShape(table, PACKAGE_SHAPE);
   if ('issues' in shaped) {
     const findings = shapeToSkill(
@@ -197,10 +194,9 @@ export function parseTemplatePackage(text: string, file: string): ManifestResult
       ...f,
       path: ['package', ...f.path],
     }));
-    return { value: null, issues: findings.map((f) => locateFinding(f, file, index)) };
+    return { value: null, issues: locate(findings) };
   }
   const findings = packageFindings(shaped.value, { kind: 'template' });
-  if (findings.length > 0)
-    return { value: null, issues: findings.map((f) => locateFinding(f, file, index)) };
+  if (findings.length > 0) return { value: null, issues: locate(findings) };
   return { value: toPackageMeta(shaped.value), issues: [] };
 }
