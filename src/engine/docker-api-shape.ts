@@ -174,6 +174,18 @@ export function isNoSuchContainer(status: number, body: string): boolean {
   return typeof message === 'string' && /^No such container: /.test(message);
 }
 
+/**
+ * `GET /info`'s SecurityOptions as `docker info --format '{{json
+ * .SecurityOptions}}'` prints them (a JSON list of strings), or null for a
+ * failure or any other shape: the CLI is asked then.
+ */
+export function securityOptionsOf(status: number, body: string): string | null {
+  if (status !== 200) return null;
+  const options = field(parseReply(body), 'SecurityOptions');
+  if (!Array.isArray(options) || !options.every((o) => typeof o === 'string')) return null;
+  return JSON.stringify(options);
+}
+
 const INVALID = Symbol('invalid');
 
 /**

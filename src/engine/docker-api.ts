@@ -8,7 +8,7 @@ import { lstatSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 
-import { apiRoute, type ApiRoute } from './docker-api-shape.js';
+import { apiRoute, securityOptionsOf, type ApiRoute } from './docker-api-shape.js';
 import { executableId, readConfig } from './facts-cache.js';
 import { dockerConfigFile } from './facts-key.js';
 
@@ -118,4 +118,24 @@ export async function apiGet(
     req.on('error', () => finish(null));
     req.end();
   });
+}
+
+/**
+ * Docker's SecurityOptions, printed as `docker info --format '{{json
+ * .SecurityOptions}}'` prints them, from the socket the CLI at `cliPath`
+ * would ask; null (ask the CLI) when there is no such route or the reply is
+ * anything but a plain answer. An answer also says the daemon answers, which
+ * is what `auto` asks.
+ */
+export async function apiSecurityOptions(
+  cliPath: string,
+  env: Env,
+  timeoutMs: number,
+): Promise<string | null> {
+  const route = findApiRoute(cliPath, env);
+  if (route.kind !== 'socket') return null;
+  const reply = await apiGet(route.path, '/info', {
+    timeoutMs: Math.min(timeoutMs, API_TIMEOUT_MS),
+  });
+  return reply === null ? null : securityOptionsOf(reply.status, reply.body);
 }
