@@ -228,6 +228,12 @@ export function transfer(ctx) {
     }),
   };
   const execTrue = () => engine(ctx, ['exec', rawBox, 'true']);
+  // The engine's own floor for a call that must first find its box: the
+  // listing byre's discovery asks (by label, running only), then `exec true`.
+  const psThenExec = () => {
+    engine(ctx, ['ps', '-q', '--no-trunc', '--filter', 'label=byre.project']);
+    execTrue();
+  };
   const plan = [
     [
       'deliver',
@@ -277,7 +283,27 @@ export function transfer(ctx) {
     ctx.log(`${verb}: ${kind}`);
     // A big file is already in the page cache (the `cp` above read it): no warm-up round.
     const warmup = kind !== 'speed';
-    rows.push({ ...kinds[kind](verb), what, ...compare(raw, [verb, ...args], reset, warmup) });
+    if (kind !== 'cost') {
+      rows.push({ ...kinds[kind](verb), what, ...compare(raw, [verb, ...args], reset, warmup) });
+      continue;
+    }
+    // The fixed cost, twice from the same rounds: against `exec true` (the
+    // target), and against `ps` + `exec true`, what any caller that must find
+    // the box first pays the engine (what is left is byre's own).
+    const floor = '`ps --filter label=…` + `exec … true`';
+    const samples = interleave(
+      { raw, floor: psThenExec, ...byreSides([verb, ...args]) },
+      ctx.runs,
+      reset,
+    );
+    rows.push({ ...kinds.cost(verb), what, ...measured(ctx, samples, () => 'raw') });
+    rows.push({
+      name: `${verb} 1 byte: over the engine's floor`,
+      show: 'cost',
+      target: null,
+      what: floor,
+      ...measured(ctx, samples, () => 'floor'),
+    });
   }
   rmSync(out, { recursive: true, force: true });
   return rows;

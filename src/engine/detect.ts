@@ -5,6 +5,7 @@
 
 import { ByreError, EngineError } from '../errors.js';
 import { rootlessProbeArgv, versionArgv } from './argv.js';
+import { apiSecurityOptions } from './docker-api.js';
 import { UNREACHABLE_REMEDY } from './classify.js';
 import { AbsentToolError, ShadowedToolError, resolveHostTool } from './host-tools.js';
 import { checkRootlessPodman, throwIfRefused, type Version } from './host-user.js';
@@ -129,12 +130,20 @@ async function probe(
     cache !== undefined && askVersion && name === 'podman'
       ? cache.lookup('podman-version', enginePath)
       : UNCACHED;
+  // Docker's own socket answers `info` without a client process (adr/0040),
+  // except for doctor and the stub-engine tests, which ask the CLI itself.
+  const viaSocket =
+    name === 'docker' && options.version !== true && options.alwaysProbeRootless !== true;
+  const askInfo = async (): Promise<Captured> => {
+    const socket = viaSocket ? await apiSecurityOptions(enginePath, env, timeoutMs) : null;
+    return socket !== null ? answered(socket) : runEngineCommand(enginePath, infoArgs, opts);
+  };
   const [info, ver] = await Promise.all([
     local !== null
       ? answered(String(local))
       : infoCached.kind === 'hit'
         ? answered(JSON.stringify(infoCached.answer === 'rootless=true' ? ['name=rootless'] : []))
-        : runEngineCommand(enginePath, infoArgs, opts),
+        : askInfo(),
     !askVersion
       ? null
       : verCached.kind === 'hit'

@@ -10,6 +10,7 @@ import {
   labelRowsOf,
   parseContainerInspect,
   parseContainerList,
+  securityOptionsOf,
 } from './docker-api-shape.js';
 import type { ConfigText } from './facts-key.js';
 import { parseContainerFacts, parseLabelRows } from './output.js';
@@ -225,5 +226,33 @@ describe('container inspect over the API', () => {
     expect(isNoSuchContainer(500, '{"message":"No such container: abc"}')).toBe(false);
     expect(isNoSuchContainer(404, '{"message":"page not found"}')).toBe(false);
     expect(isNoSuchContainer(404, '')).toBe(false);
+  });
+});
+
+describe("securityOptionsOf: `info`'s SecurityOptions as the CLI prints them, else ask the CLI", () => {
+  it.each<[string, number, string, string | null]>([
+    [
+      'a plain list',
+      200,
+      '{"ID":"x","SecurityOptions":["name=seccomp,profile=default","name=rootless"]}',
+      '["name=seccomp,profile=default","name=rootless"]',
+    ],
+    ['an empty list', 200, '{"SecurityOptions":[]}', '[]'],
+    ['a failure status', 500, '{"SecurityOptions":[]}', null],
+    ['absent', 200, '{"ID":"x"}', null],
+    ['null', 200, '{"SecurityOptions":null}', null],
+    ['not a list', 200, '{"SecurityOptions":"name=rootless"}', null],
+    ['a non-string entry', 200, '{"SecurityOptions":["a",1]}', null],
+    [
+      'a case-folded twin key',
+      200,
+      '{"SecurityOptions":[],"securityoptions":["name=rootless"]}',
+      null,
+    ],
+    ['an escaped surrogate', 200, '{"SecurityOptions":["\\ud800"]}', null],
+    ['not JSON', 200, '{', null],
+    ['not an object', 200, '[]', null],
+  ])('%s', (_name, status, body, want) => {
+    expect(securityOptionsOf(status, body)).toBe(want);
   });
 });

@@ -16,6 +16,7 @@ import { useTempDir } from '../../test/support/temp.js';
 
 import { EngineError } from '../errors.js';
 import { apiGet, findApiRoute } from './docker-api.js';
+import { detectEngine } from './detect.js';
 import { createEngine } from './runner.js';
 import type { EngineFacts } from './types.js';
 
@@ -173,6 +174,19 @@ describe('findApiRoute: the socket the docker CLI would ask', () => {
     expect(findApiRoute(script, env()).kind).toBe('cli');
   });
 
+  it('a native CLI by another real name (podman linked as docker) keeps the CLI', async () => {
+    await daemon(json(200, '[]'));
+    const other = path.join(root, 'bin', 'podman');
+    copyFileSync(FALSE, other);
+    const link = path.join(root, 'link-bin');
+    mkdirSync(link);
+    symlinkSync(other, path.join(link, 'docker'));
+    expect(findApiRoute(other, env()).kind).toBe('cli');
+    expect(findApiRoute(path.join(link, 'docker'), env()).kind).toBe('cli');
+    symlinkSync(cli, path.join(link, 'dock'));
+    expect(findApiRoute(path.join(link, 'dock'), env())).toEqual({ kind: 'socket', path: sock });
+  });
+
   it('a socket path that is a link, or missing, keeps the CLI', async () => {
     await daemon(json(200, '[]'));
     const link = path.join(root, 'link.sock');
@@ -282,5 +296,50 @@ describe('the docker engine asks the API, and the CLI whenever in doubt', () => 
     const engine = createEngine({ ...facts(), name: 'podman' }, { env: env() });
     await expect(engine.psLabels(QUERY, KEYS)).rejects.toBeInstanceOf(EngineError);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('detection asks the socket for `info`, and the CLI whenever in doubt', () => {
+  const detectEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+    ...env(extra),
+    PATH: path.dirname(cli),
+  });
+  const INFO = '{"ID":"x","SecurityOptions":["name=seccomp,profile=default","name=rootless"]}';
+
+  it('docker named: rootlessness from GET /info, no CLI run', async () => {
+    const seen = await daemon(json(200, INFO));
+    const found = await detectEngine('docker', [], detectEnv());
+    expect([found.name, found.path, found.rootless]).toEqual(['docker', cli, true]);
+    expect(seen.map((r) => r.url)).toEqual(['/info']);
+  });
+
+  it('auto: a daemon answering on the socket is docker answering', async () => {
+    await daemon(json(200, '{"SecurityOptions":[]}'));
+    const found = await detectEngine('auto', [], detectEnv());
+    expect([found.name, found.rootless]).toEqual(['docker', false]);
+  });
+
+  it('an odd reply asks the CLI, whose failure is the answer', async () => {
+    await daemon(json(500, '{"message":"boom"}'));
+    await expect(detectEngine('docker', [], detectEnv())).rejects.toBeInstanceOf(EngineError);
+  });
+
+  it('doctor (version asked) and the stub-engine probe ask the CLI even with a good socket', async () => {
+    const seen = await daemon(json(200, INFO));
+    await expect(detectEngine('docker', [], detectEnv(), { version: true })).rejects.toBeInstanceOf(
+      EngineError,
+    );
+    await expect(
+      detectEngine('docker', [], detectEnv(), { alwaysProbeRootless: true }),
+    ).rejects.toBeInstanceOf(EngineError);
+    expect(seen).toEqual([]);
+  });
+
+  it('no route (TLS set): the CLI is asked, not the socket', async () => {
+    const seen = await daemon(json(200, INFO));
+    await expect(
+      detectEngine('docker', [], detectEnv({ DOCKER_TLS_VERIFY: '1' })),
+    ).rejects.toBeInstanceOf(EngineError);
+    expect(seen).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@
 // is `null`, never an error: the caller then asks the CLI, which says what
 // is wrong in its own words.
 
-import { lstatSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
+import path from 'node:path';
 
-import { apiRoute, type ApiRoute } from './docker-api-shape.js';
+import { apiRoute, securityOptionsOf, type ApiRoute } from './docker-api-shape.js';
 import { executableId, readConfig } from './facts-cache.js';
 import { dockerConfigFile } from './facts-key.js';
 
@@ -26,11 +27,23 @@ function isSocket(p: string): boolean {
   }
 }
 
+/**
+ * A native executable whose real name is `docker`: another program behind
+ * the name (podman linked as docker, a snap launcher) keeps the CLI.
+ */
+function nativeDocker(cliPath: string): boolean {
+  try {
+    return path.basename(realpathSync(cliPath)) === 'docker' && executableId(cliPath) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Where byre may ask docker's API for the CLI at `cliPath`, now (a few stats and one small read). */
 export function findApiRoute(cliPath: string, env: Env): ApiRoute {
   const configFile = dockerConfigFile(env);
   if (configFile === null) return { kind: 'cli', why: 'no home for config.json' };
-  return apiRoute(env, readConfig(configFile), executableId(cliPath) !== null, isSocket);
+  return apiRoute(env, readConfig(configFile), nativeDocker(cliPath), isSocket);
 }
 
 export interface ApiReply {
@@ -105,4 +118,24 @@ export async function apiGet(
     req.on('error', () => finish(null));
     req.end();
   });
+}
+
+/**
+ * Docker's SecurityOptions, printed as `docker info --format '{{json
+ * .SecurityOptions}}'` prints them, from the socket the CLI at `cliPath`
+ * would ask; null (ask the CLI) when there is no such route or the reply is
+ * anything but a plain answer. An answer also says the daemon answers, which
+ * is what `auto` asks.
+ */
+export async function apiSecurityOptions(
+  cliPath: string,
+  env: Env,
+  timeoutMs: number,
+): Promise<string | null> {
+  const route = findApiRoute(cliPath, env);
+  if (route.kind !== 'socket') return null;
+  const reply = await apiGet(route.path, '/info', {
+    timeoutMs: Math.min(timeoutMs, API_TIMEOUT_MS),
+  });
+  return reply === null ? null : securityOptionsOf(reply.status, reply.body);
 }
