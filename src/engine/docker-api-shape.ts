@@ -26,8 +26,8 @@ const CLIENT_VARS = [
 
 /**
  * The socket to ask instead of the docker CLI, when the CLI would ask that
- * socket and nothing else about the request: a native `docker` (a script may
- * be another engine's shim), the endpoint resolved as the CLI resolves it
+ * socket and nothing else about the request: a native executable whose real
+ * name is `docker` (a script or a link may be another engine), the endpoint resolved as the CLI resolves it
  * (adr/0038) to a local unix socket, a readable config without extra HTTP
  * headers, and no TLS or API-version variables. `socketIsSocket` is whether
  * the path, not followed, is a socket now.
@@ -38,7 +38,7 @@ export function apiRoute(
   nativeCli: boolean,
   socketIsSocket: (path: string) => boolean,
 ): ApiRoute {
-  if (!nativeCli) return { kind: 'cli', why: 'docker is not a native executable' };
+  if (!nativeCli) return { kind: 'cli', why: 'docker is not a native executable named docker' };
   const set = CLIENT_VARS.find((v) => (env[v] ?? '') !== '');
   if (set !== undefined) return { kind: 'cli', why: `${set} is set` };
   if (config.kind === 'unreadable') return { kind: 'cli', why: 'config.json unreadable' };

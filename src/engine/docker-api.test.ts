@@ -174,6 +174,19 @@ describe('findApiRoute: the socket the docker CLI would ask', () => {
     expect(findApiRoute(script, env()).kind).toBe('cli');
   });
 
+  it('a native CLI by another real name (podman linked as docker) keeps the CLI', async () => {
+    await daemon(json(200, '[]'));
+    const other = path.join(root, 'bin', 'podman');
+    copyFileSync(FALSE, other);
+    const link = path.join(root, 'link-bin');
+    mkdirSync(link);
+    symlinkSync(other, path.join(link, 'docker'));
+    expect(findApiRoute(other, env()).kind).toBe('cli');
+    expect(findApiRoute(path.join(link, 'docker'), env()).kind).toBe('cli');
+    symlinkSync(cli, path.join(link, 'dock'));
+    expect(findApiRoute(path.join(link, 'dock'), env())).toEqual({ kind: 'socket', path: sock });
+  });
+
   it('a socket path that is a link, or missing, keeps the CLI', async () => {
     await daemon(json(200, '[]'));
     const link = path.join(root, 'link.sock');

@@ -4,8 +4,9 @@
 // is `null`, never an error: the caller then asks the CLI, which says what
 // is wrong in its own words.
 
-import { lstatSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { request } from 'node:http';
+import path from 'node:path';
 
 import { apiRoute, securityOptionsOf, type ApiRoute } from './docker-api-shape.js';
 import { executableId, readConfig } from './facts-cache.js';
@@ -26,11 +27,23 @@ function isSocket(p: string): boolean {
   }
 }
 
+/**
+ * A native executable whose real name is `docker`: another program behind
+ * the name (podman linked as docker, a snap launcher) keeps the CLI.
+ */
+function nativeDocker(cliPath: string): boolean {
+  try {
+    return path.basename(realpathSync(cliPath)) === 'docker' && executableId(cliPath) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Where byre may ask docker's API for the CLI at `cliPath`, now (a few stats and one small read). */
 export function findApiRoute(cliPath: string, env: Env): ApiRoute {
   const configFile = dockerConfigFile(env);
   if (configFile === null) return { kind: 'cli', why: 'no home for config.json' };
-  return apiRoute(env, readConfig(configFile), executableId(cliPath) !== null, isSocket);
+  return apiRoute(env, readConfig(configFile), nativeDocker(cliPath), isSocket);
 }
 
 export interface ApiReply {

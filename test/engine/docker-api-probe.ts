@@ -4,7 +4,9 @@
 // engine's CLI is `false`, so an answer that fell back to the CLI fails
 // loudly instead of passing as an API answer.
 
-import { existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 import { findApiRoute } from '../../src/engine/docker-api.js';
 import type { Engine } from '../../src/engine/engine.js';
@@ -37,10 +39,22 @@ async function ask(engine: Engine): Promise<unknown> {
   };
 }
 
-const falseCli = ['/usr/bin/false', '/bin/false'].find((p) => existsSync(p)) ?? '/bin/false';
-const out = {
-  route: findApiRoute(facts.path, process.env),
-  api: await ask(createEngine({ ...facts, path: falseCli }, { env: process.env })),
-  cli: await ask(createEngine(facts, { env: process.env, api: false })),
-};
-process.stdout.write(`${JSON.stringify(out)}\n`);
+// A copy of `false` named docker: native and so named, the route holds.
+const dir = mkdtempSync(path.join(tmpdir(), 'byre-api-probe-'));
+const falseCli = path.join(dir, 'docker');
+try {
+  copyFileSync(
+    ['/usr/bin/false', '/bin/false'].find((p) => existsSync(p)) ?? '/bin/false',
+    falseCli,
+  );
+  chmodSync(falseCli, 0o755);
+  const out = {
+    route: findApiRoute(facts.path, process.env),
+    falseRoute: findApiRoute(falseCli, process.env),
+    api: await ask(createEngine({ ...facts, path: falseCli }, { env: process.env })),
+    cli: await ask(createEngine(facts, { env: process.env, api: false })),
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

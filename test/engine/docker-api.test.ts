@@ -71,12 +71,14 @@ describe.skipIf(flavors.length === 0)('docker API answers equal the CLI', () => 
             ['-u', flavor.user, '--', 'env', `HOME=${homeOf(flavor.user)}`, BUN, ...argv],
             { encoding: 'utf8' },
           );
-    const { route, api, cli } = JSON.parse(out) as {
+    const { route, falseRoute, api, cli } = JSON.parse(out) as {
       route: { kind: string };
+      falseRoute: { kind: string };
       api: Record<string, unknown[]>;
       cli: Record<string, unknown[]>;
     };
     expect(route.kind).toBe('socket');
+    expect(falseRoute.kind).toBe('socket');
     expect(api).toEqual(cli);
     const [running, created] = made;
     expect(api['running']).toEqual([
