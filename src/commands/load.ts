@@ -19,8 +19,9 @@ import { resolveEnabledSkills, type SkillCatalog } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { CatalogChoice } from '../tui/model/config-editor/types.js';
 import type { Io } from '../io.js';
+import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry, type HostReaders } from '../hostenv/resolve.js';
-import { hostGit, hostReaders, type GitConfigList } from '../hostenv/readers.js';
+import { hostReaders } from '../hostenv/readers.js';
 import { expandHost } from '../engine/run-argv.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
 import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
@@ -160,31 +161,19 @@ export function userHome(io: Io): string {
   return io.env['HOME'] ?? homedir();
 }
 
-/**
- * env_from_host for this box, read through a pinned host git (a declined git
- * reads nothing). `early` is that git's listing when the command started it
- * before its config was read (status).
- */
-export function boxHostEnv(
-  io: Io,
-  ctx: ProjectContext,
-  config: EffectiveConfig,
-  early?: GitConfigList,
-): HostEnvEntry[] {
+/** env_from_host for this box, read through a pinned host git (a declined git reads nothing). */
+export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig): HostEnvEntry[] {
   return resolveHostEnv(
     config.envFromHost,
     new Set(Object.keys(config.env)),
-    hostEnvReaders(io, ctx.boxWritableRoots, early),
+    hostEnvReaders(io, ctx.boxWritableRoots),
   );
 }
 
 /** Host env readers whose git is not one the box could have planted (under `declinedRoots`). */
-export function hostEnvReaders(
-  io: Io,
-  declinedRoots: readonly string[],
-  early?: GitConfigList,
-): HostReaders {
-  return hostReaders(io.env, hostGit(io.env, declinedRoots), early);
+export function hostEnvReaders(io: Io, declinedRoots: readonly string[]): HostReaders {
+  const git = createHostTools({ declinedRoots, env: io.env }).resolve('git');
+  return hostReaders(io.env, git.kind === 'found' ? git.path : null);
 }
 
 /** Host directories the box can write: this project's own roots and every read-write bind. */

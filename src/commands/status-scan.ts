@@ -11,7 +11,6 @@ import { withoutIdleEngines } from '../box/idle-probe.js';
 import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { EngineName } from '../engine/types.js';
-import { startGitConfigList, type GitConfigList } from '../hostenv/readers.js';
 import {
   checkProjectPath,
   resolveProjectContext,
@@ -38,8 +37,6 @@ export interface StatusScan {
   answers: Promise<ScanAnswers>;
   /** Asks more engines the same question. */
   ask(pool: EnginePool): Promise<ScanAnswers>;
-  /** The host git config env_from_host reads, listed while the page's code loads. */
-  gitConfig: Promise<GitConfigList>;
 }
 
 /**
@@ -70,6 +67,5 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const answers = ask(asked);
   // Awaited by the page; an error thrown before that must not leave it unhandled.
   answers.catch(() => undefined);
-  const gitConfig = startGitConfigList(io.env, ctx.boxWritableRoots);
-  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask, gitConfig };
+  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask };
 }

@@ -132,7 +132,6 @@ export async function statusCommand(
     asked,
     answers: recorded,
     ask,
-    gitConfig,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
@@ -160,7 +159,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const hostEnv = boxHostEnv(io, ctx, config, await gitConfig);
+  const hostEnv = boxHostEnv(io, ctx, config);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
