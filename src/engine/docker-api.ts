@@ -5,7 +5,6 @@
 // is wrong in its own words.
 
 import { lstatSync, realpathSync } from 'node:fs';
-import { request } from 'node:http';
 import path from 'node:path';
 
 import { apiRoute, securityOptionsOf, type ApiRoute } from './docker-api-shape.js';
@@ -66,6 +65,9 @@ export async function apiGet(
   const maxBytes = options.maxBytes ?? API_MAX_BYTES;
   const timeoutMs = options.timeoutMs ?? API_TIMEOUT_MS;
   const signal = options.signal;
+  // Loaded here, not at the top: a command whose engine answers from
+  // adr/0038's cache never opens the socket, and node:http costs ~1.7 ms.
+  const { request } = await import('node:http');
   if (signal?.aborted === true) return null;
   return new Promise((resolve) => {
     let settled = false;
