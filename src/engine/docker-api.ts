@@ -4,11 +4,11 @@
 // is `null`, never an error: the caller then asks the CLI, which says what
 // is wrong in its own words.
 
-import { lstatSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import { apiRoute, securityOptionsOf, type ApiRoute } from './docker-api-shape.js';
-import { executableId, readConfig } from './facts-cache.js';
+import { executableId, readConfig, socketId } from './facts-cache.js';
 import { dockerConfigFile } from './facts-key.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -17,14 +17,6 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const API_MAX_BYTES = 4 * 1024 * 1024;
 /** A daemon that has not answered by then is left to the CLI. */
 export const API_TIMEOUT_MS = 3000;
-
-function isSocket(p: string): boolean {
-  try {
-    return lstatSync(p).isSocket();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A native executable whose real name is `docker`: another program behind
@@ -42,7 +34,7 @@ function nativeDocker(cliPath: string): boolean {
 export function findApiRoute(cliPath: string, env: Env): ApiRoute {
   const configFile = dockerConfigFile(env);
   if (configFile === null) return { kind: 'cli', why: 'no home for config.json' };
-  return apiRoute(env, readConfig(configFile), nativeDocker(cliPath), isSocket);
+  return apiRoute(env, readConfig(configFile), nativeDocker(cliPath), (p) => socketId(p) !== null);
 }
 
 export interface ApiReply {
