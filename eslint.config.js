@@ -52,7 +52,7 @@ export default tseslint.config(
       'src/box/{banner,engine-scope,exit-status,idle-engine,launch-record,port-block,run-params,worktree-helper}.ts',
       'src/hostenv/resolve.ts',
       'src/network/{egress,posture}.ts',
-      'src/output/{escape,notes,redact,shell-quote}.ts',
+      'src/output/{cell-width,escape,notes,redact,shell-quote}.ts',
       'src/cli/{completion,tree}.ts',
       'src/tui/model/**/*.ts',
       'src/transfer/{boxes-grammar,deliver-args,names,stage-plan,tar-entry,target}.ts',
