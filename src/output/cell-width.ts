@@ -4,7 +4,7 @@
 // character, which is what string-width says of each such character (a test
 // asks it of all 95); only other text loads string-width. Its module builds
 // an Intl.Segmenter when it loads and segments every string it measures:
-// ~3.6 ms of a short `byre status` that this skips (adr/0040's amendment).
+// ~3.6 ms of a short `byre status` that this skips (adr/0041's amendment).
 //
 // A literal `require` keeps the load synchronous (layout is pure and
 // synchronous) and bundled: bun evaluates the module at the first call, and
