@@ -22,6 +22,7 @@ import {
   MCP_CONFIG_PATH,
   WORKSPACE,
 } from './box-layout.js';
+import { copyInstruction } from './copy-operand.js';
 import { goQuote, shQuote } from './quote.js';
 
 /** Staged beside the launcher when the config holds credential rows (adr/0012). */
@@ -143,7 +144,7 @@ function aptInstall(packages: readonly string[]): string {
 }
 
 function copyLine(copy: StagedCopy): string {
-  return `COPY ${goQuote(copy.staged)} ${goQuote(copy.dest)}`;
+  return copyInstruction(copy.staged, copy.dest);
 }
 
 function chmodExecutable(dests: readonly string[]): string[] {

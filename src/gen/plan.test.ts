@@ -3,6 +3,7 @@ import { expectGolden } from '../../test/support/golden.js';
 
 import type { LayerRef } from '../config/types.js';
 import { chassisFiles } from './chassis.js';
+import { stagedContextPath } from './copy-operand.js';
 import { renderDockerfile } from './dockerfile.js';
 import { agentCmdScript, planBuild, projectRelativeSource, type BuildPlan } from './plan.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
@@ -133,6 +134,15 @@ describe('planBuild', () => {
       src: 'seed',
       hostPath: '/work/app/seed',
     });
+  });
+
+  it('stages a source the builders would read differently under its hash', () => {
+    const key = 'app/[id]/my page.tsx';
+    const plan = planBuild(fakeConfig({ files: { [key]: sourced('/opt/page.tsx') } }), [], '/w');
+    const staged = stagedContextPath(`files/${key}`);
+    expect(staged).toMatch(/^escaped\/[0-9a-f]{64}$/);
+    expect(plan.dockerfileInput.files).toEqual([{ staged, dest: '/opt/page.tsx' }]);
+    expect(entry(plan, staged)?.source).toMatchObject({ kind: 'project-file', src: key });
   });
 
   it('notes a files entry that targets a guarded path', () => {
