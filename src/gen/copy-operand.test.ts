@@ -47,6 +47,12 @@ describe('stagedContextPath', () => {
     expect(isPlainOperand(stagedContextPath(preferred))).toBe(true);
   });
 
+  it('is idempotent, so a path may be mapped where it is staged and again where it is copied', () => {
+    for (const p of ['files/a.txt', 'files/a b', 'skills/x/$y']) {
+      expect(stagedContextPath(stagedContextPath(p))).toBe(stagedContextPath(p));
+    }
+  });
+
   it('gives two paths that differ only in a special character two names', () => {
     expect(stagedContextPath('files/a b')).not.toBe(stagedContextPath('files/a\tb'));
     expect(stagedContextPath('files/a b')).not.toBe(stagedContextPath('skills/x/a b'));

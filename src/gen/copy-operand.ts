@@ -35,6 +35,7 @@ export function isPlainOperand(s: string): boolean {
  * The build-context path for a file byre would stage at `preferred`: that
  * path when it is plain, else `escaped/<sha256 of it>`, which no plain
  * preferred path can equal (no fixed context entry is named `escaped`).
+ * Idempotent: the hashed path is plain, so mapping twice changes nothing.
  */
 export function stagedContextPath(preferred: string): string {
   if (isPlainOperand(preferred)) return preferred;

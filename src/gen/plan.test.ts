@@ -145,6 +145,37 @@ describe('planBuild', () => {
     expect(entry(plan, staged)?.source).toMatchObject({ kind: 'project-file', src: key });
   });
 
+  it("stages a skill's build file the builders would read differently under its hash", () => {
+    const notes = fakeSkill('notes', 'local', {
+      build: {
+        apt: [],
+        dockerfile: [],
+        files: [
+          {
+            staged: 'skills/notes/my $1.md',
+            dest: '/opt/my $1.md',
+            executable: false,
+            content: 'n',
+          },
+          {
+            staged: 'skills/notes/plain.md',
+            dest: '/opt/plain.md',
+            executable: false,
+            content: 'p',
+          },
+        ],
+      },
+    });
+    const plan = planBuild(fakeConfig({ skills: [sourced('notes')] }), [notes], '/w');
+    const escaped = stagedContextPath('skills/notes/my $1.md');
+    expect(entry(plan, escaped)?.source).toMatchObject({ kind: 'bytes' });
+    expect(entry(plan, 'skills/notes/plain.md')?.source).toMatchObject({ kind: 'bytes' });
+    expect(entry(plan, 'skills/notes/my $1.md')).toBeUndefined();
+    const lines = renderDockerfile(plan.dockerfileInput).split('\n');
+    expect(lines).toContain(`COPY ["${escaped}", "/opt/my \\\\$1.md"]`);
+    expect(lines).toContain('COPY "skills/notes/plain.md" "/opt/plain.md"');
+  });
+
   it('notes a files entry that targets a guarded path', () => {
     const plan = planBuild(
       fakeConfig({ files: { launcher: sourced('/usr/local/bin/byre-launch') } }),

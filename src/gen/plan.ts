@@ -358,7 +358,9 @@ export function planBuild(
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),
     ...skills.flatMap((s) =>
-      s.build.files.map((f) => bytes(f.staged, f.content, f.executable ? EXECUTABLE : REGULAR)),
+      s.build.files.map((f) =>
+        bytes(stagedContextPath(f.staged), f.content, f.executable ? EXECUTABLE : REGULAR),
+      ),
     ),
     ...claudeSkillEntries(config, skills, options.claudeSkillFiles ?? new Map()),
     ...files.map(({ key, src, copy, location }) => ({

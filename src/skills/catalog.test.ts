@@ -94,30 +94,4 @@ describe('local packages', () => {
       removeTempDir(local);
     }
   });
-
-  it('stages a build file whose name the builders would read differently under its hash', async () => {
-    const { mkdirSync, writeFileSync } = await import('node:fs');
-    const path = await import('node:path');
-    const { stagedContextPath } = await import('../gen/copy-operand.js');
-    const local = makeTempDir('catalog-escaped');
-    try {
-      const dir = path.join(local, 'skills', 'notes');
-      mkdirSync(path.join(dir, 'my notes'), { recursive: true });
-      writeFileSync(path.join(dir, 'my notes', "it's $1.md"), 'n\n');
-      writeFileSync(path.join(dir, 'plain.md'), 'p\n');
-      writeFileSync(
-        path.join(dir, 'skill.toml'),
-        'description = "notes"\n[build]\nfiles = { "my notes" = "/opt/my notes", "plain.md" = "/opt/plain.md" }\n',
-      );
-      const notes = loadCatalog({ home: local, kind: 'skill' }).asSkillCatalog().lookup('notes');
-      const staged = Object.fromEntries((notes?.build.files ?? []).map((f) => [f.dest, f.staged]));
-      expect(staged).toEqual({
-        "/opt/my notes/it's $1.md": stagedContextPath("skills/notes/my notes/it's $1.md"),
-        '/opt/plain.md': 'skills/notes/plain.md',
-      });
-      expect(staged["/opt/my notes/it's $1.md"]).toMatch(/^escaped\/[0-9a-f]{64}$/);
-    } finally {
-      removeTempDir(local);
-    }
-  });
 });

@@ -9,7 +9,6 @@ import { locateFinding } from '../config/parse.js';
 import type { Finding } from '../config/rules/index.js';
 import { MAX_CONTEXT_BYTES, type SkillManifest } from './manifest/index.js';
 import { claudeSkillProblems, type FoundEntry } from './claude-skill.js';
-import { stagedContextPath } from '../gen/copy-operand.js';
 import type { ClaudeSkillFile, Provenance, ResolvedSkill, SkillFile } from './types.js';
 
 /** A package's files as the resolver sees them, whatever the provenance. */
@@ -127,7 +126,7 @@ export function materializeSkill(input: MaterializeInput): {
       if (content === null) continue;
       const tail = single ? '' : base === '.' ? rel : rel.slice(base.length + 1);
       files.push({
-        staged: stagedContextPath(`skills/${id}/${rel}`),
+        staged: `skills/${id}/${rel}`,
         dest: tail === '' ? dest : path.posix.join(dest, tail),
         executable: tree.executable(rel),
         content,
