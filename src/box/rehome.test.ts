@@ -73,6 +73,7 @@ describe('pure pieces', () => {
     expect(migrateVolumeArgv('O', 'N', 'img', true)).toEqual([
       'run',
       '--rm',
+      '--pull=never',
       '--entrypoint',
       'sh',
       '-u',

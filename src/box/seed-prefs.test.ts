@@ -85,9 +85,10 @@ describe('seedPrefsArgv', () => {
       keepId: true,
       home: '/home/ada',
     });
-    expect(argv.slice(0, 7)).toEqual([
+    expect(argv.slice(0, 8)).toEqual([
       'run',
       '--rm',
+      '--pull=never',
       '--entrypoint',
       'sh',
       '-u',

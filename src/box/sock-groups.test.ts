@@ -42,6 +42,7 @@ describe('sockProbeArgv', () => {
     expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
       'run',
       '--rm',
+      '--pull=never',
       '--name',
       NAME,
       '--user',

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { ByreError } from '../errors.js';
-import { helperUsernsArgs } from '../engine/argv.js';
+import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { helperName } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
@@ -52,6 +52,7 @@ export function sockProbeArgv(
   return [
     'run',
     '--rm',
+    NEVER_PULL,
     '--name',
     name,
     '--user',

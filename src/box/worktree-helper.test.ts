@@ -25,6 +25,7 @@ describe('worktree helper argv', () => {
     expect(worktreeAddArgv(input, 'feat')).toEqual([
       'run',
       '--rm',
+      '--pull=never',
       '--name',
       'byre-wtadd-app-feat-src-9f8e7d',
       '--entrypoint',

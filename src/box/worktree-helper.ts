@@ -4,7 +4,7 @@
 // start) and removal. The repository's git never runs on the host: its hooks
 // and config are the box's to write. Pure: argv and scripts only.
 
-import { helperUsernsArgs } from '../engine/argv.js';
+import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import { worktreeAddHelperName } from '../engine/names.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 
@@ -70,6 +70,7 @@ function helperArgv(
   return [
     'run',
     '--rm',
+    NEVER_PULL,
     '--name',
     worktreeAddHelperName(input.targetId),
     '--entrypoint',

@@ -508,6 +508,14 @@ const BAD: BadCase[] = [
     column: 11,
     key: 'files["./a"]',
   },
+  {
+    name: 'files destination with a control character',
+    toml: ['files = { \'./a\' = "/opt/a\\tb" }'],
+    rule: 'config.files-dest-not-absolute',
+    line: 1,
+    column: 11,
+    key: 'files["./a"]',
+  },
 
   // ---- mounts
   {
@@ -1490,6 +1498,18 @@ describe('parseLayer: every bad input names its rule and location', () => {
       expect(issue.message.length).toBeGreaterThan(0);
       expect(issue.fix?.length ?? 0).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('parseLayer: a files destination', () => {
+  it('says why an absolute destination with a control character is refused', () => {
+    const messages = (toml: string) => parse([toml]).issues.map((i) => i.message);
+    expect(messages('files = { "./a" = "/opt/a\\tb" }')).toEqual([
+      'files destination "/opt/a\\tb" must be an absolute path in the box, with no control characters',
+    ]);
+    expect(messages('files = { "./a" = "opt/a" }')).toEqual([
+      'files destination "opt/a" must be an absolute path in the box',
+    ]);
   });
 });
 

@@ -253,7 +253,7 @@ describe('query argv', () => {
     [
       'root sh helper head',
       rootShellHelperArgv(false),
-      ['run', '--rm', '--entrypoint', 'sh', '-u', '0:0'],
+      ['run', '--rm', '--pull=never', '--entrypoint', 'sh', '-u', '0:0'],
     ],
     [
       'root sh helper head, stdin open, keep-id',
@@ -261,6 +261,7 @@ describe('query argv', () => {
       [
         'run',
         '--rm',
+        '--pull=never',
         '-i',
         '--entrypoint',
         'sh',

@@ -254,6 +254,12 @@ export function execArgv(spec: ExecSpec, withInput: boolean): string[] {
 }
 
 /**
+ * Every container byre runs is of an image it built or found local; asking a
+ * registry for one that vanished would send its name (the project's id) out.
+ */
+export const NEVER_PULL = '--pull=never';
+
+/**
  * The userns flag every helper container that touches the box's volumes must
  * carry, so files land owned by the baked uid just as in the box.
  */
@@ -270,6 +276,7 @@ export function rootShellHelperArgv(keepId: boolean, interactive = false): strin
   return [
     'run',
     '--rm',
+    NEVER_PULL,
     ...(interactive ? ['-i'] : []),
     '--entrypoint',
     'sh',

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import {
   chmodSync,
   copyFileSync,
@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createRawServer, type Socket } from 'node:net';
 import path from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
@@ -157,6 +158,126 @@ describe('apiGet: one bounded GET over a unix socket', () => {
     setTimeout(() => cancel.abort(), 20);
     expect(await pending).toBeNull();
     expect(await apiGet(sock, '/x', { signal: AbortSignal.abort() })).toBeNull();
+  });
+});
+
+// A daemon that writes exactly the given bytes (in pieces, a few ms apart)
+// and then closes, unless told to keep the connection open.
+const raws: ReturnType<typeof createRawServer>[] = [];
+afterEach(async () => {
+  await Promise.all(raws.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function rawDaemon(
+  at: string,
+  pieces: (string | Buffer)[],
+  options: { keepOpen?: boolean } = {},
+): Promise<string[]> {
+  const requests: string[] = [];
+  const open: Socket[] = [];
+  const server = createRawServer((socket) => {
+    open.push(socket);
+    let got = '';
+    socket.on('data', (chunk: Buffer) => {
+      got += chunk.toString('latin1');
+      if (!got.endsWith('\r\n\r\n')) return;
+      requests.push(got);
+      let i = 0;
+      const next = (): void => {
+        const piece = pieces[i++];
+        if (piece !== undefined) {
+          socket.write(piece);
+          setTimeout(next, 5).unref();
+        } else if (options.keepOpen !== true) socket.end();
+      };
+      next();
+    });
+    socket.on('error', () => undefined);
+  });
+  raws.push(server);
+  server.on('close', () => open.forEach((s) => s.destroy()));
+  await new Promise<void>((resolve) => server.listen(at, resolve));
+  return requests;
+}
+
+const OK = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n';
+/** Each case: what the daemon writes, and the reply apiGet must give (null: ask the CLI). */
+const FRAMED: [string, (string | Buffer)[], { status: number; body: string } | null][] = [
+  ['Content-Length', [`${OK}Content-Length: 2\r\n\r\n`, '[]'], { status: 200, body: '[]' }],
+  [
+    'chunked, in pieces',
+    [`${OK}Transfer-Encoding: chunked\r\n\r\n7\r\n[{"`, 'Id":\r\n', '6\r\n"x"}]\n\r\n0\r\n\r\n'],
+    { status: 200, body: '[{"Id":"x"}]\n' },
+  ],
+  [
+    'close-delimited (HTTP/1.0)',
+    ['HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n[', ']'],
+    { status: 200, body: '[]' },
+  ],
+  [
+    'a 404 with its message',
+    ['HTTP/1.1 404 Not Found\r\nContent-Length: 15\r\n\r\n{"message":"x"}'],
+    { status: 404, body: '{"message":"x"}' },
+  ],
+  ['a folded header', [`${OK}X: 1\r\n y\r\nContent-Length: 2\r\n\r\n[]`], null],
+  ['two framings', [`${OK}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`], null],
+  ['a chunked body cut short', [`${OK}Transfer-Encoding: chunked\r\n\r\n5\r\n[]`], null],
+  ['a body longer than its length', [`${OK}Content-Length: 1\r\n\r\n[]`], null],
+  ['not UTF-8', [`${OK}Content-Length: 3\r\n\r\n`, Buffer.from([0x5b, 0xc3, 0x5d])], null],
+  ['no reply at all', [], null],
+];
+
+describe('apiGet reads every framing, and doubts the rest', () => {
+  it.each(FRAMED)('%s', async (_what, pieces, want) => {
+    const requests = await rawDaemon(sock, pieces);
+    expect(await apiGet(sock, '/containers/json?all=1')).toEqual(want);
+    expect(requests).toEqual([
+      'GET /containers/json?all=1 HTTP/1.1\r\nHost: docker\r\n' +
+        'Accept: application/json\r\nConnection: close\r\n\r\n',
+    ]);
+  });
+
+  it('a daemon that keeps the connection open is left to the CLI at the bound', async () => {
+    await rawDaemon(sock, [`${OK}Content-Length: 2\r\n\r\n[]`], { keepOpen: true });
+    expect(await apiGet(sock, '/x', { timeoutMs: 200 })).toBeNull();
+  });
+
+  it('a path that is not one request line is never sent', async () => {
+    const requests = await rawDaemon(sock, [`${OK}Content-Length: 2\r\n\r\n[]`]);
+    expect(await apiGet(sock, '/a b\r\nX: y')).toBeNull();
+    expect(requests).toEqual([]);
+  });
+
+  it('under bun (the socket the compiled binary uses), the same replies', async () => {
+    // One bun child asks every case's daemon, each on its own socket.
+    const asks = await Promise.all(
+      FRAMED.map(async ([, pieces], i) => {
+        const at = path.join(root, `f${i}.sock`);
+        await rawDaemon(at, pieces);
+        return [at, '/containers/json?all=1', {}];
+      }),
+    );
+    const slow = path.join(root, 'slow.sock');
+    await rawDaemon(slow, [`${OK}Content-Length: 2\r\n\r\n[]`], { keepOpen: true });
+    asks.push([slow, '/x', { timeoutMs: 200 }]);
+    const big = path.join(root, 'big.sock');
+    await rawDaemon(big, [`${OK}Content-Length: 2048\r\n\r\n`, 'x'.repeat(2048)]);
+    asks.push([big, '/x', { maxBytes: 1024 }], [big, '/x', { maxBytes: 2048 }]);
+    asks.push([path.join(root, 'none.sock'), '/x', {}]);
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(
+        path.resolve('node_modules/.bin/bun'),
+        [path.resolve('test/support/api-get-probe.ts'), JSON.stringify(asks)],
+        (error, stdout) => (error === null ? resolve(stdout) : reject(error)),
+      );
+    });
+    expect(JSON.parse(out)).toEqual([
+      ...FRAMED.map(([, , want]) => want),
+      null,
+      null,
+      { status: 200, body: 'x'.repeat(2048) },
+      null,
+    ]);
   });
 });
 

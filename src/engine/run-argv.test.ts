@@ -64,10 +64,11 @@ describe('buildRunArgv', () => {
     ]);
   });
 
-  it('adds -t only when stdin is a TTY, and honours create', () => {
+  it('adds -t only when stdin is a TTY; create never pulls, the printed run is the reference line', () => {
     expect(buildRunArgv(base, 'create', true)).toEqual([
       'create',
       '--rm',
+      '--pull=never',
       '-i',
       '-t',
       '--name',
@@ -106,6 +107,7 @@ describe('buildRunArgv', () => {
     expect(buildRunArgv(full, 'create', true)).toEqual([
       'create',
       '--rm',
+      '--pull=never',
       '-i',
       '-t',
       '--name',

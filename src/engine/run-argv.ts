@@ -8,7 +8,7 @@ import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
 import { CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
-import { KEEP_ID_USERNS } from './argv.js';
+import { KEEP_ID_USERNS, NEVER_PULL } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
 
@@ -92,7 +92,10 @@ export function buildRunArgv(
   mode: 'run' | 'create',
   stdinIsTty: boolean,
 ): string[] {
-  const argv: string[] = [mode, '--rm', '-i'];
+  // byre's own create never pulls; the printed `dockerrun` line stays the
+  // reference's, for the user to run as they see fit.
+  const argv: string[] =
+    mode === 'create' ? [mode, '--rm', NEVER_PULL, '-i'] : [mode, '--rm', '-i'];
   if (stdinIsTty) argv.push('-t');
   argv.push('--name', containerName(params.worktreeId));
 

@@ -15,6 +15,7 @@ const snap = (over: Partial<TreeSnapshot> = {}): TreeSnapshot => ({
   configs: cat<ConfigState>({ '.git/config': { kind: 'entries', entries: [], hooksBase: '/w' } }),
   hooks: cat<FileState>({}),
   envFiles: cat<FileState>({ '.env': file('a') }),
+  taskFiles: cat<FileState>({ Makefile: file('m') }),
   unchecked: [],
   ...over,
 });
@@ -96,6 +97,22 @@ describe('exitReport', () => {
       ['.env file changed: .env', '.env file added: web/.envrc'],
     ],
     [
+      'task files',
+      {},
+      {
+        taskFiles: cat<FileState>({
+          Makefile: file('n'),
+          'package.json "scripts"': file('s'),
+          '.vscode': { kind: 'symlink', target: '/etc' },
+        }),
+      },
+      [
+        'task file added: .vscode (a symbolic link to /etc)',
+        'task file changed: Makefile',
+        'task file added: package.json "scripts"',
+      ],
+    ],
+    [
       'an incomplete walk reports no deletions',
       { hooks: cat({ 'h/a': file('1') }) },
       { hooks: cat({}, false) },
@@ -105,8 +122,11 @@ describe('exitReport', () => {
     expect(report(snap(before), snap(after)).changes).toEqual(want);
   });
 
-  it('a session that checked the worktree out does not report the .env files it brought', () => {
-    const after = snap({ envFiles: cat({ '.env': file('a'), '.env.example': file('x') }) });
+  it('a session that checked the worktree out does not report the .env or task files it brought', () => {
+    const after = snap({
+      envFiles: cat({ '.env': file('a'), '.env.example': file('x') }),
+      taskFiles: cat({ Makefile: file('m'), justfile: file('j') }),
+    });
     expect(report(snap(), after, true).changes).toEqual([]);
     expect(exitReportLines(report(snap(), after, true))).toEqual([]);
   });

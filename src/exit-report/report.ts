@@ -1,8 +1,9 @@
 // The session exit report (adr/0035): what changed, between the snapshot
 // taken before the box started and the one taken after it ended, among the
-// things the host runs or reads later: exec-relevant git config, hooks and
-// `.env*` files. A notice, never a claim of containment. Pure: snapshot.ts
-// reads the files.
+// things the host runs or reads later: exec-relevant git config, hooks,
+// `.env*` files and the worktree's task files (make, npm scripts, the
+// editor's tasks, pre-commit, mise). A notice, never a claim of containment.
+// Pure: snapshot.ts reads the files.
 
 /** What one file is, enough to tell that it changed. */
 export type FileState =
@@ -31,6 +32,8 @@ export interface TreeSnapshot {
   configs: Category<ConfigState>;
   hooks: Category<FileState>;
   envFiles: Category<FileState>;
+  /** The worktree's task files (TASK_FILES in snapshot.ts); package.json by its scripts alone. */
+  taskFiles: Category<FileState>;
   /** What could not be checked, one phrase each. */
   unchecked: string[];
 }
@@ -38,7 +41,7 @@ export interface TreeSnapshot {
 export interface ReportInput {
   before: TreeSnapshot;
   after: TreeSnapshot;
-  /** The worktree was checked out by this session: `.env*` files it brought are not news. */
+  /** The worktree was checked out by this session: `.env*` and task files it brought are not news. */
   checkedOutThisSession: boolean;
 }
 
@@ -143,7 +146,10 @@ export function exitReport(input: ReportInput): ExitReport {
     ...fileChanges('hook', before.hooks, after.hooks),
     ...(input.checkedOutThisSession
       ? []
-      : fileChanges('.env file', before.envFiles, after.envFiles)),
+      : [
+          ...fileChanges('.env file', before.envFiles, after.envFiles),
+          ...fileChanges('task file', before.taskFiles, after.taskFiles),
+        ]),
   ];
   const unchecked = [
     ...new Set([
@@ -177,7 +183,7 @@ export function exitReportLines(report: ExitReport): string[] {
   }
   if (report.changes.length > 0) {
     lines.push(
-      'notice: git runs hooks and configured commands as you, and tools read .env files: look at these before running git or those tools here. byre reports them; it does not block or undo them.',
+      'notice: git runs hooks and configured commands as you, tools read .env files, and make, npm, your editor and pre-commit run task files: look at these before running git or those tools here. byre reports them; it does not block or undo them.',
     );
   }
   return lines;

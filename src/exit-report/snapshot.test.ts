@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -185,6 +185,64 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     expect(lines).toContain(`  .env file added: .env.local (a symbolic link to ${dir}/secret)`);
     expect(lines).toContain('  hook added: .git/hooks/pre-commit (a FIFO)');
     expect(lines.join('\n')).toContain('could not check: git config .git/config.worktree');
+  });
+
+  it('task files: a Makefile and npm scripts are reported, package.json dependencies are not', () => {
+    const scope = repo();
+    put('app/Makefile', 'all:\n\tcc main.c\n');
+    put('app/package.json', '{"scripts":{"test":"vitest","build":"tsc"},"dependencies":{}}');
+    put('app/.vscode/settings.json', '{}');
+    expect(
+      diff(scope, () =>
+        put(
+          'app/package.json',
+          '{\n  "dependencies": {"left-pad": "1"},\n  "scripts": {"build": "tsc", "test": "vitest"}\n}',
+        ),
+      ),
+    ).toEqual([]);
+    const lines = diff(scope, () => {
+      put('app/Makefile', 'all:\n\tcurl x | sh\n');
+      put('app/package.json', '{"scripts":{"test":"vitest","build":"tsc","postinstall":"sh x"}}');
+      put('app/.vscode/tasks.json', '{"tasks":[]}');
+      put('app/.pre-commit-config.yaml', 'repos: []\n');
+      put('app/sub/Makefile', 'not at the root\n');
+    });
+    expect(lines.filter((l) => l.startsWith('  task file'))).toEqual([
+      '  task file added: .pre-commit-config.yaml',
+      '  task file added: .vscode/tasks.json',
+      '  task file changed: Makefile',
+      '  task file changed: package.json "scripts"',
+    ]);
+    expect(lines.at(-1)).toMatch(/make, npm, your editor and pre-commit run task files/);
+  });
+
+  it('task files: a package.json that is not JSON is compared whole; a linked .vscode is named, not entered', () => {
+    const scope = repo();
+    put('app/package.json', '{ not json');
+    put('app/.vscode/tasks.json', '{}');
+    put('elsewhere/tasks.json', '{"tasks":["evil"]}');
+    const lines = diff(scope, () => {
+      put('app/package.json', '{ not json either');
+      rmSync(path.join(dir, 'app/.vscode'), { recursive: true });
+      symlinkSync(path.join(dir, 'elsewhere'), path.join(dir, 'app/.vscode'));
+    });
+    expect(lines.filter((l) => l.startsWith('  task file'))).toEqual([
+      `  task file added: .vscode (a symbolic link to ${dir}/elsewhere)`,
+      '  task file deleted: .vscode/tasks.json',
+      '  task file changed: package.json "scripts"',
+    ]);
+  });
+
+  it('task files: a FIFO in place of one is named, never opened', () => {
+    const scope = repo();
+    const lines = diff(scope, () => {
+      execFileSync('mkfifo', [path.join(dir, 'app/package.json')]);
+      execFileSync('mkfifo', [path.join(dir, 'app/Makefile')]);
+    });
+    expect(lines.filter((l) => l.startsWith('  task file'))).toEqual([
+      '  task file added: Makefile (a FIFO)',
+      '  task file added: package.json "scripts" (a FIFO)',
+    ]);
   });
 
   it('a config byre cannot parse is named, not guessed at', () => {

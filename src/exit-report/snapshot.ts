@@ -1,7 +1,8 @@
 // Reads what the exit report compares (adr/0035), directly from the files:
 // git's config files (and the includes among them that stay inside the
 // project), the hooks directories, the same two for every submodule's own
-// git dir under `.git/modules`, and the worktree's `.env*` files. The
+// git dir under `.git/modules`, the worktree's `.env*` files and its task
+// files (TASK_FILES). The
 // box writes all of it, so: no link followed, no FIFO opened, every file and
 // every walk bounded, and a time budget; what is cut short is said, never
 // guessed. Runs no git.
@@ -33,6 +34,30 @@ const FILE_HASH_CAP = 1024 * 1024;
 const INCLUDE_DEPTH = 3;
 /** Directories the `.env*` walk never enters. */
 const ENV_SKIP_DIRS = new Set(['.git', 'node_modules']);
+
+/**
+ * Files at the worktree's root that tools on the host run when the user
+ * types their everyday command, or open the folder: make, npm (package.json,
+ * by its `scripts` alone, since dependencies change all the time), the
+ * editor's tasks, launch configs and settings, pre-commit (run by its git
+ * hook), mise and just.
+ */
+export const TASK_FILES = [
+  'GNUmakefile',
+  'makefile',
+  'Makefile',
+  'package.json',
+  '.vscode/tasks.json',
+  '.vscode/launch.json',
+  '.vscode/settings.json',
+  '.pre-commit-config.yaml',
+  'mise.toml',
+  '.mise.toml',
+  'justfile',
+  'Justfile',
+] as const;
+/** How package.json's entry reads in the report. */
+export const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
 
 export interface SnapshotScope {
   /** This session's worktree (its `/workspace`). */
@@ -384,6 +409,82 @@ function readEnvFiles(walk: Walk): Category<FileState> {
 }
 
 /**
+ * package.json compared by its `scripts` alone: the digest of their
+ * canonical JSON, or of the whole file when it is not a JSON object (then
+ * any edit shows).
+ */
+function packageScriptsState(p: string, stat: Stats): FileState {
+  if (!stat.isFile() || stat.size > FILE_HASH_CAP) return fileState(p, stat);
+  let read;
+  try {
+    read = readRegularFile(p, FILE_HASH_CAP);
+  } catch {
+    return fileState(p, stat);
+  }
+  if (read.kind !== 'ok') return fileState(p, stat);
+  const sha = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(read.bytes.toString('utf8'));
+  } catch {
+    return { kind: 'file', digest: sha(read.bytes) };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return { kind: 'file', digest: sha(read.bytes) };
+  }
+  const scripts = (parsed as Record<string, unknown>)['scripts'] ?? null;
+  return { kind: 'file', digest: `scripts:${sha(canonicalJson(scripts))}` };
+}
+
+/** JSON with object keys sorted, so a reordered but equal value digests the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The task files at the worktree's root. A directory on the way (`.vscode`)
+ * is entered only when it is a real directory; a link or anything else there
+ * is reported under its own name, since the editor would follow it.
+ */
+function readTaskFiles(walk: Walk): Category<FileState> {
+  const items: Record<string, FileState> = {};
+  const root = walk.scope.worktreeDir;
+  for (const rel of TASK_FILES) {
+    if (outOfTime(walk, `task file ${rel}`)) return { items, complete: false };
+    const parts = rel.split('/');
+    let dir = root;
+    let blocked = false;
+    for (const part of parts.slice(0, -1)) {
+      const p = path.join(dir, part);
+      const stat = lstatOrNull(p);
+      if (stat === null) {
+        blocked = true;
+        break;
+      }
+      if (!stat.isDirectory()) {
+        items[label(walk, p)] = fileState(p, stat);
+        blocked = true;
+        break;
+      }
+      dir = p;
+    }
+    if (blocked) continue;
+    const p = path.join(root, rel);
+    const stat = lstatOrNull(p);
+    if (stat === null) continue;
+    if (rel === 'package.json') items[PACKAGE_SCRIPTS_LABEL] = packageScriptsState(p, stat);
+    else items[label(walk, p)] = fileState(p, stat);
+  }
+  return { items, complete: true };
+}
+
+/**
  * One snapshot of the tree. `hooksFrom` adds the hooksPath directories the
  * other snapshot's configs named, so a hooksPath set (or unset) during the
  * session is read on both sides.
@@ -405,5 +506,6 @@ export function takeSnapshot(
   // A cut submodule walk leaves some submodules' hooks unread: not "deleted".
   const hooks = { ...read, complete: read.complete && (walk.submodules?.complete ?? true) };
   const envFiles = readEnvFiles(walk);
-  return { configs, hooks, envFiles, unchecked: [...walk.unchecked] };
+  const taskFiles = readTaskFiles(walk);
+  return { configs, hooks, envFiles, taskFiles, unchecked: [...walk.unchecked] };
 }

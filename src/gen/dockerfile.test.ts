@@ -276,6 +276,13 @@ describe('quoting in the project block', () => {
     });
   }
 
+  it('writes a files COPY in the JSON form when its destination is not plain', () => {
+    const out = renderDockerfile(
+      input({ files: [{ staged: 'escaped/0f', dest: "/opt/it's $HOME [1].txt" }] }),
+    );
+    expect(out.split('\n')).toContain(`COPY ["escaped/0f", "/opt/it\\\\'s \\\\$HOME [1].txt"]`);
+  });
+
   it('single-quotes volume targets for the shell', () => {
     const out = renderDockerfile(input({ volumeTargets: ["/data/it's", '/a'] }));
     expect(out).toContain(

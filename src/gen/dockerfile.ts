@@ -22,6 +22,7 @@ import {
   MCP_CONFIG_PATH,
   WORKSPACE,
 } from './box-layout.js';
+import { copyInstruction, stagedContextPath } from './copy-operand.js';
 import { goQuote, shQuote } from './quote.js';
 
 /** Staged beside the launcher when the config holds credential rows (adr/0012). */
@@ -142,8 +143,9 @@ function aptInstall(packages: readonly string[]): string {
   return `RUN apt-get update && apt-get install -y --no-install-recommends ${words} && rm -rf /var/lib/apt/lists/*`;
 }
 
+/** Every COPY names the context path its file was staged at (adr/0042). */
 function copyLine(copy: StagedCopy): string {
-  return `COPY ${goQuote(copy.staged)} ${goQuote(copy.dest)}`;
+  return copyInstruction(stagedContextPath(copy.staged), copy.dest);
 }
 
 function chmodExecutable(dests: readonly string[]): string[] {

@@ -3,6 +3,7 @@ import { expectGolden } from '../../test/support/golden.js';
 
 import type { LayerRef } from '../config/types.js';
 import { chassisFiles } from './chassis.js';
+import { stagedContextPath } from './copy-operand.js';
 import { renderDockerfile } from './dockerfile.js';
 import { agentCmdScript, planBuild, projectRelativeSource, type BuildPlan } from './plan.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
@@ -133,6 +134,46 @@ describe('planBuild', () => {
       src: 'seed',
       hostPath: '/work/app/seed',
     });
+  });
+
+  it('stages a source the builders would read differently under its hash', () => {
+    const key = 'app/[id]/my page.tsx';
+    const plan = planBuild(fakeConfig({ files: { [key]: sourced('/opt/page.tsx') } }), [], '/w');
+    const staged = stagedContextPath(`files/${key}`);
+    expect(staged).toMatch(/^escaped\/[0-9a-f]{64}$/);
+    expect(plan.dockerfileInput.files).toEqual([{ staged, dest: '/opt/page.tsx' }]);
+    expect(entry(plan, staged)?.source).toMatchObject({ kind: 'project-file', src: key });
+  });
+
+  it("stages a skill's build file the builders would read differently under its hash", () => {
+    const notes = fakeSkill('notes', 'local', {
+      build: {
+        apt: [],
+        dockerfile: [],
+        files: [
+          {
+            staged: 'skills/notes/my $1.md',
+            dest: '/opt/my $1.md',
+            executable: false,
+            content: Buffer.from('n'),
+          },
+          {
+            staged: 'skills/notes/plain.md',
+            dest: '/opt/plain.md',
+            executable: false,
+            content: Buffer.from('p'),
+          },
+        ],
+      },
+    });
+    const plan = planBuild(fakeConfig({ skills: [sourced('notes')] }), [notes], '/w');
+    const escaped = stagedContextPath('skills/notes/my $1.md');
+    expect(entry(plan, escaped)?.source).toMatchObject({ kind: 'bytes' });
+    expect(entry(plan, 'skills/notes/plain.md')?.source).toMatchObject({ kind: 'bytes' });
+    expect(entry(plan, 'skills/notes/my $1.md')).toBeUndefined();
+    const lines = renderDockerfile(plan.dockerfileInput).split('\n');
+    expect(lines).toContain(`COPY ["${escaped}", "/opt/my \\\\$1.md"]`);
+    expect(lines).toContain('COPY "skills/notes/plain.md" "/opt/plain.md"');
   });
 
   it('notes a files entry that targets a guarded path', () => {

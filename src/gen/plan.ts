@@ -9,6 +9,7 @@ import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, type Location } from '../errors.js';
 import type { ClaudeSkillFile, ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
+import { stagedContextPath } from './copy-operand.js';
 import { renderConfigDoc } from '../config/config-doc.js';
 import { CONFIG_REFERENCE_PATH, SELF_EDIT_DIR } from './box-layout.js';
 import {
@@ -220,7 +221,7 @@ function projectFiles(config: EffectiveConfig): ProjectFile[] {
       return {
         key,
         src,
-        copy: { staged: path.posix.join('files', src), dest: entry.value },
+        copy: { staged: stagedContextPath(path.posix.join('files', src)), dest: entry.value },
         location: locationOf(entry.from, `files."${key}"`),
       };
     })
@@ -357,7 +358,9 @@ export function planBuild(
     bytes('agent-context.md', agentContext),
     bytes('mcp.json', mcpJson),
     ...skills.flatMap((s) =>
-      s.build.files.map((f) => bytes(f.staged, f.content, f.executable ? EXECUTABLE : REGULAR)),
+      s.build.files.map((f) =>
+        bytes(stagedContextPath(f.staged), f.content, f.executable ? EXECUTABLE : REGULAR),
+      ),
     ),
     ...claudeSkillEntries(config, skills, options.claudeSkillFiles ?? new Map()),
     ...files.map(({ key, src, copy, location }) => ({

@@ -21,6 +21,7 @@ describe('netnsHelperArgv', () => {
     expect(netnsHelperArgv(plan, 'box123', 'byre-netns-0123456789abcdef')).toEqual([
       'run',
       '--rm',
+      '--pull=never',
       '--name',
       'byre-netns-0123456789abcdef',
       '-u',

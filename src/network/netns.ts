@@ -4,6 +4,7 @@
 // stops the box: it must never run past its launch gate without the wall.
 
 import { randomBytes } from 'node:crypto';
+import { NEVER_PULL } from '../engine/argv.js';
 import { helperName, LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 
@@ -30,6 +31,7 @@ export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): s
   return [
     'run',
     '--rm',
+    NEVER_PULL,
     '--name',
     name,
     '-u',

@@ -197,6 +197,30 @@ describe('renderRows labels', () => {
   });
 });
 
+describe('renderRows with ASCII and non-ASCII cells on one page', () => {
+  it('pads ASCII labels to a wider non-ASCII one, and truncates with the non-ASCII marker', () => {
+    // 'Speicherデータ' is 10 code units and 14 cells: the label column is 15.
+    const out = renderRows(
+      [
+        { label: 'Project', value: 'ascii ' + 'word '.repeat(40) },
+        { label: 'Speicherデータ', value: 'e\u0301' },
+        { label: '~', value: 'x' },
+      ],
+      { width: 40, tier: 'default' },
+    );
+    expect(lines(out)).toEqual([
+      'Project:        ascii word word word',
+      '                word word word word word',
+      '                word word word word word',
+      // The marker is byre's own non-ASCII text, wrapped in cells like any value.
+      '                … (+6 more lines;',
+      '                --full to show)',
+      'Speicherデータ: e\u0301',
+      '~:              x',
+    ]);
+  });
+});
+
 describe('renderRows escaping', () => {
   it('neutralises ANSI and control characters in labels and values', () => {
     const out = renderRows(
@@ -321,5 +345,20 @@ describe('wrapValue', () => {
     expect(wrapValue('データ ab', 8)).toEqual(['データ', 'ab']);
     expect(wrapValue('🛑 HOLE x', 8)).toEqual(['🛑 HOLE', 'x']);
     expect(wrapValue('🛑 HOLE x', 9)).toEqual(['🛑 HOLE x']);
+  });
+
+  it.each([
+    // [text, width, want]: ASCII and non-ASCII words side by side on one line.
+    ['~~~ ab', 6, ['~~~ ab']],
+    ['~~~ ab', 5, ['~~~', 'ab']],
+    // A combining accent is two code units and one cell.
+    ['e\u0301e\u0301e\u0301 ab', 6, ['e\u0301e\u0301e\u0301 ab']],
+    ['ab e\u0301e\u0301e\u0301', 6, ['ab e\u0301e\u0301e\u0301']],
+    ['ab e\u0301e\u0301e\u0301 cd', 6, ['ab e\u0301e\u0301e\u0301', 'cd']],
+    // A no-break space (U+00A0, the first non-ASCII) is one cell.
+    ['a\u00a0b cd', 6, ['a\u00a0b cd']],
+    ['データ ab', 9, ['データ ab']],
+  ])('measures each word in cells, ASCII or not: %j at %i', (text, width, want) => {
+    expect(wrapValue(text, width)).toEqual(want);
   });
 });

@@ -2,7 +2,7 @@
 // label-column width, wrapping in terminal cells, and default-tier truncation.
 // Pure and colourless; it never decides WHICH rows exist, and never cuts a token.
 
-import stringWidth from 'string-width';
+import { cellWidth } from '../output/cell-width.js';
 import { escapeTerminal } from '../output/escape.js';
 
 export type StatusRow = {
@@ -47,7 +47,7 @@ function splitWords(text: string): Word[] {
   for (const match of text.matchAll(/( *)([^ ]+)/g)) {
     const gap = match[1] ?? '';
     const word = match[2] ?? '';
-    words.push({ text: word, width: stringWidth(word), gap });
+    words.push({ text: word, width: cellWidth(word), gap });
   }
   return words;
 }
@@ -78,7 +78,7 @@ export function wrapValue(text: string, width: number): string[] {
   while (start < words.length) {
     // Greedy: the furthest word that still fits, at least one word per line.
     let end = start;
-    let used = stringWidth(lead) + (words[start]?.width ?? 0);
+    let used = cellWidth(lead) + (words[start]?.width ?? 0);
     const widths: number[] = [used];
     for (let next = start + 1; next < words.length; next++) {
       const word = words[next];
@@ -144,7 +144,7 @@ export function columnsFor(rows: readonly StatusRow[], width: number): StatusCol
   let longest = 0;
   for (const row of rows) {
     if (isContinuation(row)) continue;
-    longest = Math.max(longest, stringWidth(escapeTerminal(row.label)));
+    longest = Math.max(longest, cellWidth(escapeTerminal(row.label)));
   }
   const labelColumn = Math.max(MIN_LABEL_COLUMN, longest + 1);
   const valueColumn = labelColumn + GUTTER.length;
@@ -182,5 +182,5 @@ export function renderRows(rows: readonly StatusRow[], opts: RenderRowsOptions):
 
 function labelCell(label: string, labelColumn: number): string {
   const text = `${escapeTerminal(label)}:`;
-  return text + ' '.repeat(Math.max(0, labelColumn - stringWidth(text)));
+  return text + ' '.repeat(Math.max(0, labelColumn - cellWidth(text)));
 }

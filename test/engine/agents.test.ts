@@ -164,7 +164,17 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
 
       const version = spawnSync(
         'docker',
-        ['run', '--rm', '--label', 'byre.test=1', '--entrypoint', c.cli, image, '--version'],
+        [
+          'run',
+          '--rm',
+          '--pull=never',
+          '--label',
+          'byre.test=1',
+          '--entrypoint',
+          c.cli,
+          image,
+          '--version',
+        ],
         {
           encoding: 'utf8',
         },

@@ -89,9 +89,15 @@ describe.skipIf(engines.length === 0).each(engines)('generated image on %s', (na
   });
 
   it('with no agent and no command, the launcher execs a login shell', async () => {
-    const out = await raw(['run', '--rm', '-i', '--label', 'byre.test=1', tag]).catch(
-      (e: Error) => e.message,
-    );
+    const out = await raw([
+      'run',
+      '--rm',
+      '--pull=never',
+      '-i',
+      '--label',
+      'byre.test=1',
+      tag,
+    ]).catch((e: Error) => e.message);
     expect(out).toBe('');
   });
 });

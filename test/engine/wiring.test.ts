@@ -13,6 +13,7 @@ import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, documentData, getValue, parseDocument } from '../../src/tomldoc/index.js';
+import { shQuote } from '../../src/gen/quote.js';
 import { flavorsUnderTest } from './engines.js';
 import { engineCli, runByre, testScope, type TestProject } from './harness.js';
 
@@ -29,9 +30,16 @@ echo "OCC: \${OPENCODE_CONFIG_CONTENT:-}"
  * The bundled agent skill `agent`, as the local skill `stub-<agent>`: its
  * [agent] table, wrapper and prefs as shipped, its CLI a stub, no installer.
  */
-function installStubAgent(project: TestProject, agent: string, cli: string, apt: string[]): void {
+function installStubAgent(
+  project: TestProject,
+  agent: string,
+  cli: string,
+  apt: string[],
+  extra: Record<string, string> = {},
+): void {
   const dir = path.join(project.home, 'skills', `stub-${agent}`);
   mkdirSync(dir, { recursive: true });
+  for (const name of Object.keys(extra)) writeFileSync(path.join(dir, name), `${name}\n`);
   const wrapper = `byre-${agent}-launch`;
   cpSync(path.resolve('skills', agent, wrapper), path.join(dir, wrapper));
   writeFileSync(path.join(dir, 'stub'), STUB);
@@ -47,7 +55,7 @@ function installStubAgent(project: TestProject, agent: string, cli: string, apt:
     {
       op: 'set',
       path: ['build', 'files'],
-      value: { [wrapper]: `/usr/local/bin/${wrapper}`, stub: `/usr/local/bin/${cli}` },
+      value: { [wrapper]: `/usr/local/bin/${wrapper}`, stub: `/usr/local/bin/${cli}`, ...extra },
     },
     {
       op: 'set',
@@ -60,6 +68,13 @@ function installStubAgent(project: TestProject, agent: string, cli: string, apt:
   );
   writeFileSync(path.join(dir, 'skill.toml'), manifest);
 }
+
+// Names each builder reads its own way in a plain COPY line: whitespace splits
+// it, `$` expands, quotes and backslashes are removed, `[*?` glob.
+const PROJECT_FILE = "seed [v1] it's $HOME *?.txt";
+const PROJECT_FILE_DEST = '/opt/seed dir/"q" \\ $HOME [v1].txt';
+const SKILL_FILE = 'notes\\back $X [draft].md';
+const SKILL_FILE_DEST = "/opt/skill notes/it's ${X}.md";
 
 const argsOf = (out: string): string[] =>
   out
@@ -79,6 +94,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       engineCli(project, [
         'run',
         '--rm',
+        '--pull=never',
         '--label',
         'byre.test=1',
         '--entrypoint',
@@ -88,7 +104,16 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
         script,
       ]);
     const launch = (...argv: string[]): string =>
-      engineCli(project, ['run', '--rm', '-i', '--label', 'byre.test=1', image, ...argv]);
+      engineCli(project, [
+        'run',
+        '--rm',
+        '-i',
+        '--pull=never',
+        '--label',
+        'byre.test=1',
+        image,
+        ...argv,
+      ]);
 
     beforeAll(() => {
       project = scope.project(flavor, 'wiring');
@@ -108,9 +133,11 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
 
       installStubAgent(project, 'claude', 'claude', []);
       installStubAgent(project, 'codex', 'codex', ['jq']);
-      installStubAgent(project, 'opencode', 'opencode', []);
+      installStubAgent(project, 'opencode', 'opencode', [], { [SKILL_FILE]: SKILL_FILE_DEST });
+      writeFileSync(path.join(project.dir, PROJECT_FILE), `${PROJECT_FILE}\n`);
       project.writeConfig(
-        '# made for the wiring test\nagent = "stub-claude"\nskills = ["stub-codex", "stub-opencode"]\nseed_prefs = true\n',
+        '# made for the wiring test\nagent = "stub-claude"\nskills = ["stub-codex", "stub-opencode"]\nseed_prefs = true\n' +
+          `[files]\n${JSON.stringify(PROJECT_FILE)} = ${JSON.stringify(PROJECT_FILE_DEST)}\n`,
       );
       const env = { HOME: userHome };
       for (const args of [
@@ -158,6 +185,12 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       );
     });
 
+    it('files and skill files with names a plain COPY would mangle land byte for byte', () => {
+      const cat = (dest: string) => inImage(`cat ${shQuote(dest)}`);
+      expect(cat(PROJECT_FILE_DEST)).toBe(`${PROJECT_FILE}\n`);
+      expect(cat(SKILL_FILE_DEST)).toBe(`${SKILL_FILE}\n`);
+    });
+
     it('codex gets the server as -c overrides, beside its context', () => {
       const out = launch('byre-codex-launch', '--dangerously-bypass-approvals-and-sandbox');
       const args = argsOf(out);
@@ -197,6 +230,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       const out = engineCli(project, [
         'run',
         '--rm',
+        '--pull=never',
         '--label',
         'byre.test=1',
         '--mount',

@@ -242,18 +242,20 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       }
     });
 
-    it('the exit report names a hook and core.hooksPath the box left behind', () => {
+    it('the exit report names a hook, core.hooksPath and a Makefile the box left behind', () => {
       const { project, env } = repo;
       const r = runByre(project, ['develop'], {
         env,
         input:
           'cd /workspace && git config core.hooksPath .githooks && ' +
-          'printf "#!/bin/sh\\necho hi\\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit\nexit\n',
+          'printf "#!/bin/sh\\necho hi\\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && ' +
+          'printf "all:\\n\\ttrue\\n" > Makefile\nexit\n',
       });
       expect(r.status).toBe(0);
       expect(r.stderr).toContain('byre: notice: while this session ran');
       expect(r.stderr).toContain('git config .git/config: core.hookspath = ".githooks" (added)');
       expect(r.stderr).toContain('hook added: .git/hooks/pre-commit');
+      expect(r.stderr).toContain('task file added: Makefile');
       expect(r.stderr).toMatch(/does not block or undo them/);
       const quiet = runByre(project, ['develop'], { env, input: 'exit\n' });
       expect(quiet.stderr).not.toContain('notice:');

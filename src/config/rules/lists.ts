@@ -78,11 +78,12 @@ export function checkFiles(layer: RawLayer): Finding[] {
       );
     }
     if (!isAbsolute(dest) || CONTROL.test(dest)) {
+      const why = isAbsolute(dest) ? ', with no control characters' : '';
       out.push(
         finding(
           'config.files-dest-not-absolute',
           path,
-          `files destination ${q(dest)} must be an absolute path in the box`,
+          `files destination ${q(dest)} must be an absolute path in the box${why}`,
           'write the destination as an absolute path such as "/opt/seed"',
         ),
       );

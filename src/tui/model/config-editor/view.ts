@@ -6,7 +6,7 @@
 // write is escaped. Colour is a decoration of `tone` only: the text alone
 // carries the information (NO_COLOR, TERM=dumb). Pure.
 
-import stringWidth from 'string-width';
+import { cellWidth } from '../../../output/cell-width.js';
 import { escapeTerminal } from '../../../output/escape.js';
 import { exposureParts } from '../../../status/exposure.js';
 import { keyHelp } from './rows.js';
@@ -69,16 +69,16 @@ function splitToken(token: string, width: number): string[] {
   const out: string[] = [];
   let cur = '';
   for (const part of parts) {
-    if (cur !== '' && stringWidth(cur + part) > width) {
+    if (cur !== '' && cellWidth(cur + part) > width) {
       out.push(cur);
       cur = '';
     }
     cur += part;
-    while (stringWidth(cur) > width) {
+    while (cellWidth(cur) > width) {
       let cut = 0;
       let used = 0;
       for (const ch of cur) {
-        const w = stringWidth(ch);
+        const w = cellWidth(ch);
         if (used + w > width) break;
         used += w;
         cut += ch.length;
@@ -104,11 +104,11 @@ export function wrapCells(text: string, width: number): string[] {
     const gap = match[1] ?? '';
     const word = match[2] ?? '';
     const joined = cur === '' ? (lines.length === 0 ? gap : '') + word : cur + gap + word;
-    if (stringWidth(joined) <= w) {
+    if (cellWidth(joined) <= w) {
       cur = joined;
       continue;
     }
-    if (stringWidth(word) <= w) {
+    if (cellWidth(word) <= w) {
       if (cur !== '') lines.push(cur);
       cur = word;
       continue;
@@ -125,7 +125,7 @@ export function wrapCells(text: string, width: number): string[] {
 const esc = escapeTerminal;
 
 function pad(text: string, width: number): string {
-  return text + ' '.repeat(Math.max(0, width - stringWidth(text)));
+  return text + ' '.repeat(Math.max(0, width - cellWidth(text)));
 }
 
 /** `prefix` on the first line, `hang` on the rest; the body wrapped in between. */
@@ -136,7 +136,7 @@ function block(
   width: number,
   tone: LineTone,
 ): ScreenLine[] {
-  return wrapCells(body, width - stringWidth(prefix)).map((line, i) => ({
+  return wrapCells(body, width - cellWidth(prefix)).map((line, i) => ({
     text: (i === 0 ? prefix : hang) + line,
     tone,
   }));
@@ -146,30 +146,30 @@ function rowLines(item: RowItem, selected: boolean, width: number): ScreenLine[]
   const mark = selected ? SELECT : NOSELECT;
   const indent = item.depth === 1 ? '' : '  ';
   const prefix = mark + indent;
-  const inner = width - stringWidth(prefix);
+  const inner = width - cellWidth(prefix);
   const label = esc(item.label);
   const value = esc(item.value);
   let body = label;
   if (value !== '') {
     const column = item.depth === 1 ? LABEL_COLUMN : 0;
     body =
-      column > 0 && stringWidth(label) < column ? pad(label, column) + value : `${label}  ${value}`;
+      column > 0 && cellWidth(label) < column ? pad(label, column) + value : `${label}  ${value}`;
   }
   const tone: LineTone = selected ? 'selected' : item.tone === 'normal' ? 'row' : item.tone;
   const wrapped = wrapCells(body, inner);
   const fitted = wrapped.length > 1 ? wrapCells(body, inner - 2) : wrapped;
   const lines = fitted.map((line, i) => ({
-    text: (i === 0 ? prefix : ' '.repeat(stringWidth(prefix) + 2)) + line,
+    text: (i === 0 ? prefix : ' '.repeat(cellWidth(prefix) + 2)) + line,
     tone,
   }));
   if (item.origin !== null) {
     const origin = esc(item.origin);
     const last = lines[lines.length - 1];
-    if (last !== undefined && stringWidth(last.text) + 2 + stringWidth(origin) <= width) {
-      last.text = pad(last.text, width - stringWidth(origin)) + origin;
+    if (last !== undefined && cellWidth(last.text) + 2 + cellWidth(origin) <= width) {
+      last.text = pad(last.text, width - cellWidth(origin)) + origin;
     } else {
       for (const piece of wrapCells(origin, inner)) {
-        lines.push({ text: pad('', width - stringWidth(piece)) + piece, tone });
+        lines.push({ text: pad('', width - cellWidth(piece)) + piece, tone });
       }
     }
   }
