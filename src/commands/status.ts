@@ -5,10 +5,8 @@
 
 import type { Io } from '../io.js';
 import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
-import { launchRecordFor } from '../box/launch-record.js';
 import { openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
 import { projectEngines } from '../box/engine-scope.js';
-import { launchRunParams } from '../box/run-params.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
@@ -20,14 +18,11 @@ import type { EngineFacts } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../launch/record.js';
-import { readDeliveryReceipt } from '../launch/store.js';
-import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
+import type { LaunchRecordState } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import type { ProjectContext } from '../project/context.js';
 import type { PortSpec } from '../config/types.js';
 import type { HostPort } from '../box/port-block.js';
-import { planPorts, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
-import { hostPortHolder } from '../box/port-probe.js';
 import { worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { defaultConfigPath } from '../project/store-layout.js';
@@ -43,7 +38,6 @@ import {
   type SessionPorts,
   type StatusSibling,
 } from '../status/model.js';
-import { renderStatusData } from '../status/render-data.js';
 import { renderStatusText } from '../status/render-text.js';
 import { boxHostEnv, readBoxConfig, userHome } from './load.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
@@ -86,6 +80,8 @@ async function nextPorts(
   ownPorts: readonly HostPort[],
 ): Promise<{ session: SessionPorts | null; refusals: { rule: string; message: string }[] }> {
   if (ports.length === 0) return { session: null, refusals: [] };
+  const { planPorts, portRefusal, siblingPortsFrom } = await import('../box/port-plan.js');
+  const { hostPortHolder } = await import('../box/port-probe.js');
   const own = (iface: string, port: number): boolean =>
     ownPorts.some((p) => p.host === port && p.interface === iface);
   const choice = await planPorts({
@@ -197,12 +193,15 @@ export async function statusCommand(
   } else {
     container = { state: 'not_running' };
   }
-  const launch =
-    own === undefined
-      ? null
-      : verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
-          readLaunchRecordFile(ctx.project.launches, hash),
-        );
+  // The launch record's code (and the next launch's, below) loads only with
+  // a running box: a page without one does not pay for it.
+  let launch: LaunchRecordState | null = null;
+  if (own !== undefined) {
+    const { readLaunchRecordFile, verifyLaunchRecord } = await import('../launch/verify.js');
+    launch = verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
+      readLaunchRecordFile(ctx.project.launches, hash),
+    );
+  }
 
   const refusals = await containmentProblems(
     containmentInput(ctx, ctx.store.home, home, config, skills),
@@ -214,7 +213,13 @@ export async function statusCommand(
     launch?.kind === 'verified' ? launch.record.ports : [],
   );
   let nextLaunch: LaunchRecord | null = null;
+  let credentialsDelivered: string[] | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
+    const [{ launchRunParams }, { launchRecordFor }, { readDeliveryReceipt }] = await Promise.all([
+      import('../box/run-params.js'),
+      import('../box/launch-record.js'),
+      import('../launch/store.js'),
+    ]);
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
     const params = launchRunParams({
       box: ctx,
@@ -243,6 +248,7 @@ export async function statusCommand(
       now: deps.clock(),
       image: { digest: '' },
     });
+    credentialsDelivered = readDeliveryReceipt(ctx.project.launches, launch.hash);
   }
 
   const model = statusModel({
@@ -259,8 +265,7 @@ export async function statusCommand(
     siblings,
     siblingsError: uncheckedText,
     nextLaunch,
-    credentialsDelivered:
-      launch?.kind === 'verified' ? readDeliveryReceipt(ctx.project.launches, launch.hash) : null,
+    credentialsDelivered,
     refusals: [...refusals, ...ports.refusals],
     selfEdit: options.selfEdit === true,
     storeDir: ctx.project.dir,
@@ -275,6 +280,7 @@ export async function statusCommand(
 
   printNotes(io.stderr, issues);
   if (options.data === true) {
+    const { renderStatusData } = await import('../status/render-data.js');
     io.stdout.write(renderStatusData(model));
   } else {
     const width = layoutWidth({

@@ -2,7 +2,13 @@
 // (no leading zeros, four decimal octets) and IPv6 canonicalised per RFC 5952.
 // Pure string work; never resolves names.
 
-import { isIPv6 } from 'node:net';
+// node:net is required on first use: every config read loads this module,
+// few configs hold an IPv6 address, and loading node:net costs a short
+// command ~0.5 ms (a CommonJS builtin, so the require is synchronous).
+function isIPv6(text: string): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the lazy load is the point
+  return (require('node:net') as typeof import('node:net')).isIPv6(text);
+}
 
 /** True for a dotted quad whose every octet is written without leading zeros. */
 export function isCanonicalIPv4(text: string): boolean {
