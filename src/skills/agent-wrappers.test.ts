@@ -155,12 +155,30 @@ describe('opencode: byre-opencode-launch', () => {
 
   it.each([
     [['--auto'], ['--auto']],
-    [['--auto', '.'], ['--auto', '.']],
-    [['--auto', '-c'], ['--auto', '-c']],
-    [['--auto', 'run', 'fix it'], ['run', '--auto', 'fix it']],
-    [['--auto', 'mcp', 'list'], ['mcp', 'list']],
-    [['--auto', 'auth', 'login'], ['auth', 'login']],
-    [['run', 'x'], ['run', 'x']],
+    [
+      ['--auto', '.'],
+      ['--auto', '.'],
+    ],
+    [
+      ['--auto', '-c'],
+      ['--auto', '-c'],
+    ],
+    [
+      ['--auto', 'run', 'fix it'],
+      ['run', '--auto', 'fix it'],
+    ],
+    [
+      ['--auto', 'mcp', 'list'],
+      ['mcp', 'list'],
+    ],
+    [
+      ['--auto', 'auth', 'login'],
+      ['auth', 'login'],
+    ],
+    [
+      ['run', 'x'],
+      ['run', 'x'],
+    ],
   ])('passes %j to opencode as %j (--auto only where opencode takes it)', (given, want) => {
     const { out } = run('opencode', 'byre-opencode-launch', 'opencode', MCP, given);
     expect(argv(out)).toEqual(want);
