@@ -435,7 +435,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       identity: 'name',
       removal: '`name = "!x"` removes the inherited block x',
     },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it).`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
     example: '[[context]]\nname = "house-rules"\ntext = "Run the linter before committing."',
     rules: [
       'config.context-name-invalid',

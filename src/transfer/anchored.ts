@@ -5,13 +5,33 @@
 // redirecting it. Without /proc (macOS), paths are re-checked with lstat:
 // the same refusals, with a race window adr/0004 records.
 
-import { constants, existsSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  type Stats,
+} from 'node:fs';
 import { lstat, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 
 const PROC = existsSync('/proc/self/fd');
+
+/** `name` inside the directory open as `fd` (opened at `shown`), resolved from the fd. */
+function childPath(fd: number, shown: string, name: string): string {
+  if (name === '' || name === '.' || name === '..' || name.includes('/')) {
+    throw new RangeError(`not a single path component: ${JSON.stringify(name)}`);
+  }
+  return PROC ? `/proc/self/fd/${fd}/${name}` : path.join(shown, name);
+}
+
+function notADirectory(): Error {
+  return Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+}
 
 export class AnchoredDir {
   private constructor(
@@ -28,10 +48,7 @@ export class AnchoredDir {
 
   /** A path naming `name` inside this directory, resolved from the open fd. */
   at(name: string): string {
-    if (name === '' || name === '.' || name === '..' || name.includes('/')) {
-      throw new RangeError(`not a single path component: ${JSON.stringify(name)}`);
-    }
-    return PROC ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.shown, name);
+    return childPath(this.handle.fd, this.shown, name);
   }
 
   /** The directory itself (for readdir). */
@@ -43,7 +60,7 @@ export class AnchoredDir {
   async openDir(name: string): Promise<AnchoredDir> {
     if (!PROC) {
       const st = await lstat(this.at(name));
-      if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+      if (!st.isDirectory()) throw notADirectory();
     }
     const h = await open(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
     return new AnchoredDir(h, path.join(this.shown, name));
@@ -51,5 +68,48 @@ export class AnchoredDir {
 
   async close(): Promise<void> {
     await this.handle.close();
+  }
+}
+
+/**
+ * The same anchoring with synchronous calls, for deliver's walk of a source
+ * tree: a tree is mostly small files, and a thread-pool round trip per
+ * directory costs more than the syscall it carries.
+ */
+export class AnchoredDirSync {
+  private constructor(
+    readonly fd: number,
+    /** The path it was opened at, for messages. */
+    readonly shown: string,
+  ) {}
+
+  /** Opens `dir` itself; its final component must not be a symlink. */
+  static open(dir: string): AnchoredDirSync {
+    return new AnchoredDirSync(openSync(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), dir);
+  }
+
+  /** A path naming `name` inside this directory, resolved from the open fd. */
+  at(name: string): string {
+    return childPath(this.fd, this.shown, name);
+  }
+
+  /** The directory itself (for readdir). */
+  self(): string {
+    return PROC ? `/proc/self/fd/${this.fd}` : this.shown;
+  }
+
+  stat(): Stats {
+    return fstatSync(this.fd);
+  }
+
+  /** Opens child directory `name`; fails (ELOOP/ENOTDIR) on a symlink or non-directory. */
+  openDir(name: string): AnchoredDirSync {
+    if (!PROC && !lstatSync(this.at(name)).isDirectory()) throw notADirectory();
+    const fd = openSync(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    return new AnchoredDirSync(fd, path.join(this.shown, name));
+  }
+
+  close(): void {
+    closeSync(this.fd);
   }
 }

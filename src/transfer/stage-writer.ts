@@ -3,26 +3,20 @@
 // interior symlinks, or from an incoming `--tar -` archive whose entries are
 // validated first. One archive, one exec, however many files.
 
-import {
-  closeSync,
-  constants,
-  createReadStream,
-  fstatSync,
-  openSync,
-  readSync,
-  type Stats,
-} from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readdirSync, type Stats } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDir } from './anchored.js';
+import { AnchoredDirSync } from './anchored.js';
+import { ChunkedOut } from './chunked-out.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
 import { StagePlan, type StageLayout } from './stage-plan.js';
 import { TarTail, checkTarEntry } from './tar-entry.js';
+import { END_OF_ARCHIVE, paddingOf, tarHeader } from './tar-header.js';
 
 /** The part of a Node or streamx writable that `feed` uses. */
 export interface ChunkSink {
@@ -55,11 +49,8 @@ export async function feed(source: AsyncIterable<unknown>, sink: ChunkSink): Pro
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
-/** Files up to this size are read in one synchronous call; larger ones stream. */
-const WHOLE_READ_LIMIT = 1024 * 1024;
-
 export class StageWriter {
-  private readonly pack = tar.pack();
+  private readonly out = new ChunkedOut();
   readonly plan: StagePlan;
 
   constructor(readonly layout: StageLayout = 'staged') {
@@ -69,12 +60,18 @@ export class StageWriter {
   readonly items: string[] = [];
 
   /** The archive as a Node stream. */
-  readonly stream: Readable = Readable.from(this.pack, { objectMode: false });
-
-  async dir(name: string, mode: number, mtime: Date): Promise<void> {
-    await this.entry({ name, type: 'directory', mode: (mode & 0o777) | 0o700, mtime });
+  get stream(): Readable {
+    return this.out.stream;
   }
 
+  async dir(name: string, mode: number, mtime: Date): Promise<void> {
+    this.out.write(
+      tarHeader({ name, type: 'directory', size: 0, mode: (mode & 0o777) | 0o700, mtime }),
+    );
+    await this.out.room();
+  }
+
+  /** A file whose `size` bytes come from `content` (an incoming archive's entry). */
   async file(
     name: string,
     size: number,
@@ -82,76 +79,69 @@ export class StageWriter {
     mtime: Date,
     content: AsyncIterable<unknown>,
   ): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const sink = this.pack.entry(
-        { name, type: 'file', size, mode: (mode & 0o777) | 0o600, mtime },
-        (err) => (err ? reject(err) : resolve()),
-      );
-      feed(content, sink).catch((err: unknown) => {
-        sink.destroy(err instanceof Error ? err : new Error(String(err)));
-        reject(err instanceof Error ? err : new Error(String(err)));
+    this.out.write(tarHeader({ name, type: 'file', size, mode: (mode & 0o777) | 0o600, mtime }));
+    let got = 0;
+    for await (const chunk of content) {
+      const bytes = chunk as Uint8Array;
+      got += bytes.length;
+      if (got > size) break;
+      this.out.write(bytes);
+      await this.out.room();
+    }
+    if (got !== size) {
+      throw new ByreError(`"${escapeTerminal(name)}" is not the size its header says`, {
+        rule: 'transfer.size-mismatch',
       });
-    });
+    }
+    this.out.zeros(paddingOf(size));
   }
 
   /**
-   * A regular file open as `fd` (the caller closes it), as `st` said it was.
-   * Small files are read whole with one synchronous read, since a tree is
-   * mostly small files and async reads cost more than they read; larger ones
-   * stream.
+   * A regular file open as `fd` (the caller closes it), as `st` said it was:
+   * exactly `st.size` bytes, read synchronously straight into the archive's
+   * chunks (a tree is mostly small files, and an async read costs more than
+   * it reads). A file that shrank fails the delivery; one that grew is cut
+   * at the size its header already promised.
    */
   async fileFromFd(name: string, st: Stats, fd: number, shown: string): Promise<void> {
-    if (st.size > WHOLE_READ_LIMIT) {
-      const content = createReadStream('', { fd, start: 0, end: st.size - 1, autoClose: false });
-      await this.file(name, st.size, st.mode, st.mtime, content);
-      return;
-    }
-    const bytes = Buffer.allocUnsafe(st.size);
+    this.out.write(
+      tarHeader({
+        name,
+        type: 'file',
+        size: st.size,
+        mode: (st.mode & 0o777) | 0o600,
+        mtime: st.mtime,
+      }),
+    );
     let got = 0;
     while (got < st.size) {
-      const n = readSync(fd, bytes, got, st.size - got, got);
-      if (n === 0) break;
+      const n = this.out.readFrom(fd, st.size - got, got);
+      if (n === 0) {
+        throw new ByreError(`${escapeTerminal(shown)} shrank while byre read it`, {
+          rule: 'transfer.source-changed',
+        });
+      }
       got += n;
+      if (got < st.size) await this.out.room();
     }
-    if (got !== st.size) {
-      throw new ByreError(`${escapeTerminal(shown)} shrank while byre read it`, {
-        rule: 'transfer.source-changed',
-      });
-    }
-    await this.entry(
-      { name, type: 'file', size: st.size, mode: (st.mode & 0o777) | 0o600, mtime: st.mtime },
-      bytes,
-    );
-  }
-
-  private async entry(
-    header: Partial<tar.Header> & { name: string },
-    bytes?: Buffer,
-  ): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const done = (err?: Error | null): void => (err ? reject(err) : resolve());
-      if (bytes === undefined) this.pack.entry(header, done);
-      else this.pack.entry(header, bytes, done);
-    });
+    this.out.zeros(paddingOf(st.size));
+    await this.out.room();
   }
 
   /** The completion marker goes last: a box that never sees it claims nothing. */
-  async finish(): Promise<void> {
-    if (this.layout === 'flat') {
-      // A remote byre stages its own marker; a truncated upload fails its tar read.
-      this.pack.finalize();
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      this.pack.entry({ name: STAGE_COMPLETE, type: 'file', size: 0, mode: 0o600 }, '', (err) =>
-        err ? reject(err) : resolve(),
+  finish(): void {
+    // A remote byre stages its own marker; a truncated upload fails its tar read.
+    if (this.layout !== 'flat') {
+      this.out.write(
+        tarHeader({ name: STAGE_COMPLETE, type: 'file', size: 0, mode: 0o600, mtime: new Date() }),
       );
-    });
-    this.pack.finalize();
+    }
+    this.out.write(END_OF_ARCHIVE);
+    this.out.end();
   }
 
   fail(error: unknown): void {
-    this.pack.destroy(error instanceof Error ? error : new Error(String(error)));
+    this.out.fail(error instanceof Error ? error : new Error(String(error)));
   }
 }
 
@@ -223,11 +213,11 @@ export async function stageLocalSources(
       const item = w.plan.addItem(name, 'dir');
       w.items.push(item);
       await w.dir(item, st.mode, st.mtime);
-      const dir = await AnchoredDir.open(await realpath(source));
+      const dir = AnchoredDirSync.open(await realpath(source));
       try {
         await walk(w, dir, item, [], source, notes);
       } finally {
-        await dir.close();
+        dir.close();
       }
     } else {
       throw new ByreError(`${escapeTerminal(source)} is not a regular file or directory`, {
@@ -239,13 +229,13 @@ export async function stageLocalSources(
 
 async function walk(
   w: StageWriter,
-  dir: AnchoredDir,
+  dir: AnchoredDirSync,
   item: string,
   rel: readonly string[],
   shownRoot: string,
   notes: string[],
 ): Promise<void> {
-  const entries = await readdir(dir.self(), { withFileTypes: true });
+  const entries = readdirSync(dir.self(), { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const shown = path.join(shownRoot, ...rel, e.name);
@@ -253,20 +243,20 @@ async function walk(
     if (e.isSymbolicLink()) {
       notes.push(`skipped ${escapeTerminal(shown)}: a symlink`);
     } else if (e.isDirectory()) {
-      let child: AnchoredDir;
+      let child: AnchoredDirSync;
       try {
-        child = await dir.openDir(e.name);
+        child = dir.openDir(e.name);
       } catch {
         notes.push(`skipped ${escapeTerminal(shown)}: it changed while byre read it`);
         continue;
       }
       try {
-        const st = await child.handle.stat();
+        const st = child.stat();
         const placed = w.plan.place(item, components, 'dir');
         await w.dir(placed.path, st.mode, st.mtime);
         await walk(w, child, item, components, shownRoot, notes);
       } finally {
-        await child.close();
+        child.close();
       }
     } else if (e.isFile()) {
       let fd: number;

@@ -33,6 +33,11 @@ interface AgentCase {
    * that gets the CLI past its login check.
    */
   mcp?: { args: string[]; client: RegExp; env?: string[] };
+  /**
+   * Options the skill's command passes that the real CLI would ignore if it
+   * did not know them (its parser is not strict): its `--help` must list them.
+   */
+  helpLists?: string[];
 }
 
 const CHASSIS = 'arrive in /inbox';
@@ -81,8 +86,10 @@ const cases: AgentCase[] = [
     name: 'opencode',
     cli: 'opencode',
     expect: (out) => {
+      expect(out).toContain('ARGS: --auto');
       expect(out).toMatch(/OCC: \{.*"instructions":\["\/etc\/byre\/agent-context\.md"\]/);
     },
+    helpLists: ['--auto'],
     // `mcp list` connects to each configured server to show its status.
     mcp: { args: ['mcp', 'list'], client: /opencode/ },
   },
@@ -182,6 +189,24 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       expect(version.stderr).not.toMatch(/not found/);
       expect(version.status).toBe(0);
       expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
+      if (c.helpLists !== undefined) {
+        const help = spawnSync(
+          'docker',
+          [
+            'run',
+            '--rm',
+            '--pull=never',
+            '--label',
+            'byre.test=1',
+            '--entrypoint',
+            c.cli,
+            image,
+            '--help',
+          ],
+          { encoding: 'utf8' },
+        );
+        for (const option of c.helpLists) expect(`${help.stdout}${help.stderr}`).toContain(option);
+      }
 
       const stubDir = path.join(p.root, 'stub');
       mkdirSync(stubDir);
