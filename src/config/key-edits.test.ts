@@ -12,8 +12,10 @@ import {
   removeEntry,
   upsertEntry,
 } from './key-edits.js';
-import { CONFIG_KEYS, configKey } from './keys.js';
+import { configKey, configKeys } from './keys.js';
 import { parseLayer } from './parse.js';
+
+const CONFIG_KEYS = configKeys();
 
 const load = (text: string) =>
   parseLayer(text, { file: 'byre.config', kind: 'project', name: 'project' });

@@ -3,10 +3,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { CONFIG_DOC_PATH, CONFIG_DOC_REGENERATE, renderConfigDoc } from './config-doc.js';
-import { CONFIG_KEYS, configKey, FILE_RULES, isConfigKey, keysFor, type FieldDoc } from './keys.js';
+import { configKey, configKeys, FILE_RULES, isConfigKey, keysFor, type FieldDoc } from './keys.js';
 import { parseLayer } from './parse.js';
 import { LAYER_SHAPE } from './schema.js';
 import type { ValueShape } from './shape.js';
+
+const CONFIG_KEYS = configKeys();
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

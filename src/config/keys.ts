@@ -435,7 +435,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       identity: 'name',
       removal: '`name = "!x"` removes the inherited block x',
     },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it).`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
     example: '[[context]]\nname = "house-rules"\ntext = "Run the linter before committing."',
     rules: [
       'config.context-name-invalid',
@@ -569,26 +569,30 @@ function info(key: ConfigKey): ConfigKeyInfo {
 
 const SCHEMA_KEYS = Object.keys(SHAPE) as ConfigKey[];
 
-/** Every key, in the order docs/CONFIG.md lists them: by section, then as the schema lists them. */
-export const CONFIG_KEYS: readonly ConfigKey[] = SECTION_ORDER.flatMap((section) =>
-  SCHEMA_KEYS.filter((key) => KEY_DOCS[key].section === section),
-);
-
 // Derived on first use: a command that only reads a config never asks (adr/0041).
+let ordered: readonly ConfigKey[] | null = null;
 let infos: ReadonlyMap<ConfigKey, ConfigKeyInfo> | null = null;
+
+/** Every key, in the order docs/CONFIG.md lists them: by section, then as the schema lists them. */
+export function configKeys(): readonly ConfigKey[] {
+  ordered ??= SECTION_ORDER.flatMap((section) =>
+    SCHEMA_KEYS.filter((key) => KEY_DOCS[key].section === section),
+  );
+  return ordered;
+}
 
 export function isConfigKey(key: string): key is ConfigKey {
   return Object.hasOwn(KEY_DOCS, key);
 }
 
 export function configKey(key: ConfigKey): ConfigKeyInfo {
-  infos ??= new Map(CONFIG_KEYS.map((k) => [k, info(k)]));
+  infos ??= new Map(configKeys().map((k) => [k, info(k)]));
   return infos.get(key) as ConfigKeyInfo;
 }
 
 /** The keys a file of this kind may carry, in the order docs/CONFIG.md lists them. */
 export function keysFor(kind: LayerFileKind): ConfigKey[] {
-  return CONFIG_KEYS.filter((key) => configKey(key).layers.includes(kind));
+  return configKeys().filter((key) => configKey(key).layers.includes(kind));
 }
 
 /** The merge rule in one sentence. */

@@ -1848,6 +1848,19 @@ describe('parseLayer: warnings', () => {
     ]);
   });
 
+  it.each([
+    [499, "every session pays for it in the agent's context window"],
+    [500, "a large share of most agents' context window, paid by every session"],
+  ])(
+    'words inline context of %i KiB by its tier (a config file stops short of 1 MiB)',
+    (kib, tail) => {
+      const result = parse(['[[context]]', 'name = "big"', `text = "${'a'.repeat(kib * 1024)}"`]);
+      expect(result.warnings.map((w) => w.message)).toEqual([
+        `context "big" is ${kib} KiB; ${tail}`,
+      ]);
+    },
+  );
+
   it('warns on inline context over 100 KiB', () => {
     const result = parse(['[[context]]', 'name = "big"', `text = "${'a'.repeat(100 * 1024)}"`]);
     expect(result.issues).toEqual([]);

@@ -2,14 +2,30 @@
 // file that does not conform needs one, to have its shape errors found and
 // located exactly as zod reports them (adr/0041). Every table is a strict
 // object whose keys are all optional. Pure.
+//
+// zod itself is required here on first use, not imported: a command whose
+// config conforms (and which builds no launch record) then never evaluates
+// zod's module, ~1.5-2 ms of `byre status` (adr/0041's amendment).
 
-import '../zod.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ValueShape } from './shape.js';
+
+let zod: typeof import('zod') | null = null;
+
+/** zod, loaded on first use and set up as ../zod.ts sets up the imported one. */
+function zodLib(): typeof import('zod') {
+  if (zod === null) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the lazy load is the point
+    zod = require('zod') as typeof import('zod');
+    zod.config({ jitless: true });
+  }
+  return zod;
+}
 
 const built = new WeakMap<ValueShape, z.ZodType>();
 
 function build(shape: ValueShape): z.ZodType {
+  const z = zodLib();
   switch (shape.kind) {
     case 'string':
       return z.string();

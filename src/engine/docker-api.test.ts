@@ -259,7 +259,10 @@ describe('apiGet reads every framing, and doubts the rest', () => {
     );
     const slow = path.join(root, 'slow.sock');
     await rawDaemon(slow, [`${OK}Content-Length: 2\r\n\r\n[]`], { keepOpen: true });
-    asks.push([slow, '/x', { timeoutMs: 200 }]);
+    asks.push(
+      [slow, '/x', { timeoutMs: 200 }],
+      [slow, '/x', { timeoutMs: 60_000, abortAfterMs: 50 }],
+    );
     const big = path.join(root, 'big.sock');
     await rawDaemon(big, [`${OK}Content-Length: 2048\r\n\r\n`, 'x'.repeat(2048)]);
     asks.push([big, '/x', { maxBytes: 1024 }], [big, '/x', { maxBytes: 2048 }]);
@@ -273,6 +276,7 @@ describe('apiGet reads every framing, and doubts the rest', () => {
     });
     expect(JSON.parse(out)).toEqual([
       ...FRAMED.map(([, , want]) => want),
+      null,
       null,
       null,
       { status: 200, body: 'x'.repeat(2048) },

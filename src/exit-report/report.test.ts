@@ -12,7 +12,9 @@ import {
 const file = (digest: string): FileState => ({ kind: 'file', digest });
 const cat = <T>(items: Record<string, T>, complete = true): Category<T> => ({ items, complete });
 const snap = (over: Partial<TreeSnapshot> = {}): TreeSnapshot => ({
-  configs: cat<ConfigState>({ '.git/config': { kind: 'entries', entries: [], hooksBase: '/w' } }),
+  configs: cat<ConfigState>({
+    '.git/config': { kind: 'entries', entries: [], hooksBases: ['/w'] },
+  }),
   hooks: cat<FileState>({}),
   envFiles: cat<FileState>({ '.env': file('a') }),
   taskFiles: cat<FileState>({ Makefile: file('m') }),
@@ -32,7 +34,7 @@ describe('exitReport', () => {
       'a config key added and one changed',
       {
         configs: cat({
-          '.git/config': { kind: 'entries', entries: ['core.pager=less'], hooksBase: '/w' },
+          '.git/config': { kind: 'entries', entries: ['core.pager=less'], hooksBases: ['/w'] },
         }),
       },
       {
@@ -40,7 +42,7 @@ describe('exitReport', () => {
           '.git/config': {
             kind: 'entries',
             entries: ['core.hookspath=.githooks', 'core.pager=sh x'],
-            hooksBase: '/w',
+            hooksBases: ['/w'],
           },
         }),
       },
@@ -55,8 +57,12 @@ describe('exitReport', () => {
       {},
       {
         configs: cat({
-          '.git/config': { kind: 'entries', entries: [], hooksBase: '/w' },
-          '.git/config.worktree': { kind: 'entries', entries: ['core.fsmonitor'], hooksBase: '/w' },
+          '.git/config': { kind: 'entries', entries: [], hooksBases: ['/w'] },
+          '.git/config.worktree': {
+            kind: 'entries',
+            entries: ['core.fsmonitor'],
+            hooksBases: ['/w'],
+          },
         }),
       },
       ['git config .git/config.worktree: core.fsmonitor (no value) (added)'],
@@ -64,14 +70,16 @@ describe('exitReport', () => {
     [
       'a multi-valued key gaining a second value',
       {
-        configs: cat({ c: { kind: 'entries', entries: ['credential.helper=a'], hooksBase: '/w' } }),
+        configs: cat({
+          c: { kind: 'entries', entries: ['credential.helper=a'], hooksBases: ['/w'] },
+        }),
       },
       {
         configs: cat({
           c: {
             kind: 'entries',
             entries: ['credential.helper=a', 'credential.helper=a'],
-            hooksBase: '/w',
+            hooksBases: ['/w'],
           },
         }),
       },
@@ -169,7 +177,7 @@ describe('exitReportLines', () => {
     const lines = exitReportLines(
       report(
         snap(),
-        snap({ configs: cat({ c: { kind: 'entries', entries: [long], hooksBase: '/w' } }) }),
+        snap({ configs: cat({ c: { kind: 'entries', entries: [long], hooksBases: ['/w'] } }) }),
       ),
     );
     expect(lines[1]?.length).toBeLessThan(200);

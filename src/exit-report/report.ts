@@ -16,8 +16,11 @@ export type ConfigState =
   | {
       kind: 'entries';
       entries: string[];
-      /** Where a relative core.hooksPath in this file points from: the checkout git runs hooks in. */
-      hooksBase: string;
+      /**
+       * Where a relative core.hooksPath in this file points from: every
+       * checkout git runs this config's hooks in.
+       */
+      hooksBases: string[];
     }
   | { kind: 'unreadable'; why: string };
 

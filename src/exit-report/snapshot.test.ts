@@ -149,6 +149,33 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     expect(lines.filter((l) => l.startsWith('  hook'))).toHaveLength(2);
   });
 
+  it('a relative hooksPath in the shared config resolves in every checkout; config.worktree in the common dir is the main one’s', () => {
+    // This session runs in the linked worktree feat/; the main checkout is app/.
+    const feat = path.join(dir, 'feat');
+    put('app/.git/worktrees/feat/HEAD', 'ref: refs/heads/feat\n');
+    put('app/.git/worktrees/feat/gitdir', `${path.join(feat, '.git')}\n`);
+    put('feat/.git', `gitdir: ${path.join(dir, 'app/.git/worktrees/feat')}\n`);
+    const scope: SnapshotScope = {
+      worktreeDir: feat,
+      commonGitDir: path.join(dir, 'app/.git'),
+      roots: [feat, path.join(dir, 'app'), path.join(dir, 'app/.git')],
+    };
+    put('app/.git/config', '[core]\n\thooksPath = .shared\n');
+    put('app/.git/config.worktree', '[core]\n\thooksPath = .mainonly\n');
+    const lines = diff(scope, () => {
+      put('app/.shared/pre-commit', '#!/bin/sh\n');
+      put('feat/.shared/pre-push', '#!/bin/sh\n');
+      put('app/.mainonly/post-merge', '#!/bin/sh\n');
+      // The common dir's config.worktree does not apply in feat/.
+      put('feat/.mainonly/post-merge', '#!/bin/sh\n');
+    });
+    expect(lines.filter((l) => l.startsWith('  hook'))).toEqual([
+      '  hook added: .shared/pre-push',
+      `  hook added: ${path.join(dir, 'app/.mainonly/post-merge')}`,
+      `  hook added: ${path.join(dir, 'app/.shared/pre-commit')}`,
+    ]);
+  });
+
   it('a submodule config without core.worktree falls back to this session’s checkout', () => {
     const scope = repo();
     put('app/.git/modules/lib/HEAD', 'ref: refs/heads/main\n');

@@ -12,6 +12,7 @@ import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { isAncestorOrSelf } from '../project/containment.js';
+import { mainWorktreeFor } from '../project/worktree.js';
 import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
 import { isExecRelevant, parseGitConfig } from './git-config.js';
 import type { Category, ConfigState, FileState, TreeSnapshot } from './report.js';
@@ -205,10 +206,10 @@ interface QueuedConfig {
   file: string;
   depth: number;
   /**
-   * The checkout a relative core.hooksPath in it resolves against; null for
+   * The checkouts a relative core.hooksPath in it resolves against; null for
    * a submodule's config, whose own core.worktree names it.
    */
-  base: string | null;
+  bases: string[] | null;
 }
 
 /** A linked worktree's gitdir file names as much as this, at most. */
@@ -253,14 +254,8 @@ function readConfigs(walk: Walk): Category<ConfigState> {
   const items: Record<string, ConfigState> = {};
   if (common === null) return { items, complete: true };
   const own = walk.scope.worktreeDir;
-  const files: QueuedConfig[] = [
-    { file: path.join(common, 'config'), depth: 0, base: own },
-    { file: path.join(common, 'config.worktree'), depth: 0, base: own },
-  ];
+  const main = mainWorktreeFor(common) ?? own;
   const submodules = submoduleGitDirs(walk, common);
-  for (const sub of submodules.dirs) {
-    files.push({ file: path.join(sub, 'config'), depth: 0, base: null });
-  }
   const admins = listDir(path.join(common, 'worktrees')) ?? [];
   let complete = submodules.complete;
   if (admins.length > WORKTREE_CONFIG_LIMIT) {
@@ -269,18 +264,28 @@ function readConfigs(walk: Walk): Category<ConfigState> {
       `the config.worktree of ${admins.length - WORKTREE_CONFIG_LIMIT} worktrees (over ${WORKTREE_CONFIG_LIMIT})`,
     );
   }
-  for (const a of admins.slice(0, WORKTREE_CONFIG_LIMIT)) {
+  const linked = admins.slice(0, WORKTREE_CONFIG_LIMIT).map((a) => {
     const admin = path.join(common, 'worktrees', a);
-    files.push({
-      file: path.join(admin, 'config.worktree'),
-      depth: 0,
-      base: linkedCheckout(admin) ?? own,
-    });
+    return { admin, checkout: linkedCheckout(admin) ?? own };
+  });
+  // The shared config applies in every checkout: the main one, each linked
+  // one, and this session's (which is one of them, or stands in for them).
+  const everywhere = [...new Set([own, main, ...linked.map((l) => l.checkout)])];
+  const files: QueuedConfig[] = [
+    { file: path.join(common, 'config'), depth: 0, bases: everywhere },
+    // The common dir's config.worktree is the main checkout's own.
+    { file: path.join(common, 'config.worktree'), depth: 0, bases: [main] },
+  ];
+  for (const sub of submodules.dirs) {
+    files.push({ file: path.join(sub, 'config'), depth: 0, bases: null });
+  }
+  for (const { admin, checkout } of linked) {
+    files.push({ file: path.join(admin, 'config.worktree'), depth: 0, bases: [checkout] });
   }
   const queue = files;
   const seen = new Set<string>();
   while (queue.length > 0) {
-    const { file, depth, base: given } = queue.shift() as QueuedConfig;
+    const { file, depth, bases: given } = queue.shift() as QueuedConfig;
     if (seen.has(file)) continue;
     seen.add(file);
     if (outOfTime(walk, `git config ${label(walk, file)}`)) return { items, complete: false };
@@ -313,18 +318,18 @@ function readConfigs(walk: Walk): Category<ConfigState> {
       };
       continue;
     }
-    const base = given ?? submoduleCheckout(file, parsed.entries, own);
+    const bases = given ?? [submoduleCheckout(file, parsed.entries, own)];
     items[label(walk, file)] = {
       kind: 'entries',
       entries: parsed.entries
         .filter(isExecRelevant)
         .map((e) => (e.value === null ? e.key : `${e.key}=${e.value}`))
         .sort(),
-      hooksBase: base,
+      hooksBases: bases,
     };
     if (depth < INCLUDE_DEPTH) {
       for (const target of includeTargets(walk, file, parsed.entries)) {
-        queue.push({ file: target, depth: depth + 1, base });
+        queue.push({ file: target, depth: depth + 1, bases });
       }
     }
   }
@@ -344,8 +349,10 @@ function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string
         if (!e.startsWith('core.hookspath=')) continue;
         const value = e.slice('core.hookspath='.length);
         if (value === '' || value.startsWith('~')) continue;
-        const dir = path.resolve(state.hooksBase, value);
-        if (walk.scope.roots.some((r) => isAncestorOrSelf(r, dir))) dirs.push(dir);
+        for (const base of state.hooksBases) {
+          const dir = path.resolve(base, value);
+          if (walk.scope.roots.some((r) => isAncestorOrSelf(r, dir))) dirs.push(dir);
+        }
       }
     }
   }

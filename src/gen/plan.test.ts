@@ -176,6 +176,32 @@ describe('planBuild', () => {
     expect(lines).toContain('COPY "skills/notes/plain.md" "/opt/plain.md"');
   });
 
+  it('notes a [[context]] file by the size tiers: 100 KiB, 500 KiB, 1 MiB', () => {
+    const at = (kib: number) => {
+      const config = fakeConfig({
+        context: [sourced({ name: 'notes', file: '~/notes.md' })],
+      });
+      const contextFiles = new Map([['~/notes.md', 'x'.repeat(kib * 1024)]]);
+      return planBuild(config, [], '/w', { contextFiles }).notes.filter(
+        (n) => n.rule === 'context.file-large',
+      );
+    };
+    expect(at(99)).toEqual([]);
+    expect(at(100)).toEqual([
+      {
+        rule: 'context.file-large',
+        message:
+          'context "notes" (~/notes.md) is 100 KiB; every session pays for it in the agent\'s context window',
+      },
+    ]);
+    expect(at(500)[0]?.message).toBe(
+      'context "notes" (~/notes.md) is 500 KiB; a large share of most agents\' context window, paid by every session',
+    );
+    expect(at(1024)[0]?.message).toBe(
+      'context "notes" (~/notes.md) is 1024 KiB; more than most agents\' context window holds; expect it cut',
+    );
+  });
+
   it('notes a files entry that targets a guarded path', () => {
     const plan = planBuild(
       fakeConfig({ files: { launcher: sourced('/usr/local/bin/byre-launch') } }),

@@ -11,6 +11,7 @@ import type { ClaudeSkillFile, ResolvedSkill } from '../skills/types.js';
 import { chassisFiles } from './chassis.js';
 import { stagedContextPath } from './copy-operand.js';
 import { renderConfigDoc } from '../config/config-doc.js';
+import { contextSizeWarning } from '../config/rules/warnings.js';
 import { CONFIG_REFERENCE_PATH, SELF_EDIT_DIR } from './box-layout.js';
 import {
   compareStrings,
@@ -228,6 +229,23 @@ function projectFiles(config: EffectiveConfig): ProjectFile[] {
     .sort((a, b) => compareStrings(a.copy.staged, b.copy.staged) || compareStrings(a.key, b.key));
 }
 
+/** `[[context]]` files by the same size tiers a block's inline text is warned by. */
+function contextFileNotes(
+  config: EffectiveConfig,
+  contextFiles: ReadonlyMap<string, string>,
+): PlanNote[] {
+  return config.context.flatMap((entry) => {
+    const spec = entry.value;
+    const text = 'file' in spec ? contextFiles.get(spec.file) : undefined;
+    if (text === undefined || !('file' in spec)) return [];
+    const message = contextSizeWarning(
+      `context "${spec.name}" (${spec.file})`,
+      Buffer.byteLength(text, 'utf8'),
+    );
+    return message === null ? [] : [{ rule: 'context.file-large', message }];
+  });
+}
+
 function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
   return files.flatMap(({ key, copy }) =>
     guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
@@ -376,7 +394,10 @@ export function planBuild(
     })),
   ];
 
-  const notes = guardNotes(files, dockerfileInput);
+  const notes = [
+    ...guardNotes(files, dockerfileInput),
+    ...contextFileNotes(config, options.contextFiles ?? new Map()),
+  ];
   const contextBytes = Buffer.byteLength(agentContext, 'utf8');
   if (contextBytes > AGENT_CONTEXT_WARN_BYTES) {
     notes.push({

@@ -153,6 +153,37 @@ describe('opencode: byre-opencode-launch', () => {
     expect(merged.mcp['docs']?.enabled).toBe(true);
   });
 
+  it.each([
+    [['--auto'], ['--auto']],
+    [
+      ['--auto', '.'],
+      ['--auto', '.'],
+    ],
+    [
+      ['--auto', '-c'],
+      ['--auto', '-c'],
+    ],
+    [
+      ['--auto', 'run', 'fix it'],
+      ['run', '--auto', 'fix it'],
+    ],
+    [
+      ['--auto', 'mcp', 'list'],
+      ['mcp', 'list'],
+    ],
+    [
+      ['--auto', 'auth', 'login'],
+      ['auth', 'login'],
+    ],
+    [
+      ['run', 'x'],
+      ['run', 'x'],
+    ],
+  ])('passes %j to opencode as %j (--auto only where opencode takes it)', (given, want) => {
+    const { out } = run('opencode', 'byre-opencode-launch', 'opencode', MCP, given);
+    expect(argv(out)).toEqual(want);
+  });
+
   it('an empty set adds no mcp table', () => {
     const { out } = run('opencode', 'byre-opencode-launch', 'opencode', { mcpServers: {} }, []);
     expect(occ(out)).toEqual({ instructions: [expect.stringMatching(/context\.md$/)] });

@@ -7,7 +7,9 @@
 import '../zod.js';
 import { z } from 'zod';
 
-export const STATUS_DATA_VERSION = 3;
+import { STATUS_DATA_VERSION } from './data-version.js';
+
+export { STATUS_DATA_VERSION };
 
 // Built on first use, not at load: status's text page and every other
 // command that loads the model never need it (a few ms of zod in the binary).

@@ -10,7 +10,9 @@ import {
   sectionsFor,
   type EditorFileKind,
 } from './rows.js';
-import { CONFIG_KEYS as REGISTRY_KEYS } from '../../../config/keys.js';
+import { configKeys } from '../../../config/keys.js';
+
+const REGISTRY_KEYS = configKeys();
 
 const claude = fakeSkill('byre/claude', 'bundled', {
   agent: { command: 'claude', state: null, context: true, mcp: true, claudeSkills: true },
