@@ -1,6 +1,8 @@
 // Agent contract tier (BYRE_AGENT_TESTS=1; slow: real installs from the npm
 // registry): for each npm-published agent skill, a box builds from the local
-// debian:bookworm on docker, `<cli> --version` answers inside it as dev, and
+// debian:bookworm on docker (claude's on root podman too: one agent proves
+// the agent path on podman, and each costs a full install), `<cli> --version`
+// answers inside it as dev, and
 // the launcher execs the wrapper with byre's context flag — checked with a
 // stub standing in for the real CLI, which would need a login. For the agents
 // whose skill vouches MCP delivery, the same image also proves the real CLI,
@@ -19,7 +21,9 @@ import { flavorsUnderTest } from './engines.js';
 import { cleanupProject, makeProject, runByre, type TestProject } from './harness.js';
 
 const enabled = process.env['BYRE_AGENT_TESTS'] === '1';
-const docker = flavorsUnderTest().find((f) => f.engine === 'docker' && f.user === null);
+const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
+/** The agents that also run on podman. */
+const ON_PODMAN = new Set(['claude']);
 
 interface AgentCase {
   name: string;
@@ -155,13 +159,19 @@ afterAll(() => {
   for (const p of projects.splice(0)) cleanupProject(p);
 });
 
-describe.skipIf(!enabled || docker === undefined).each(cases)(
-  'agent skill byre/$name on docker',
+const runs = cases.flatMap((c) =>
+  rootFlavors
+    .filter((f) => f.engine === 'docker' || ON_PODMAN.has(c.name))
+    .map((flavor) => ({ ...c, flavor, engine: flavor.engine })),
+);
+
+describe.skipIf(!enabled || runs.length === 0).each(runs)(
+  'agent skill byre/$name on $engine',
   (c) => {
     let image: string | null = null;
 
     it('builds, answers --version as dev, and launches through its wrapper with the context flag', () => {
-      const p = makeProject(docker ?? 'docker', c.name);
+      const p = makeProject(c.flavor, c.name);
       projects.push(p);
       p.writeConfig(`agent = "${c.name}"\n${c.mcp === undefined ? '' : MCP_CONFIG}`);
       const build = runByre(p, ['rebuild']);
@@ -170,7 +180,7 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       image = `byre-${p.id}-u0-g0`;
 
       const version = spawnSync(
-        'docker',
+        c.engine,
         [
           'run',
           '--rm',
@@ -191,7 +201,7 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
       if (c.helpLists !== undefined) {
         const help = spawnSync(
-          'docker',
+          c.engine,
           [
             'run',
             '--rm',
@@ -213,7 +223,7 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       writeFileSync(path.join(stubDir, c.cli), STUB);
       chmodSync(path.join(stubDir, c.cli), 0o755);
       const launched = spawnSync(
-        'docker',
+        c.engine,
         [
           'run',
           '--rm',
@@ -236,7 +246,7 @@ describe.skipIf(!enabled || docker === undefined).each(cases)(
       () => {
         expect(image).not.toBeNull();
         const run = spawnSync(
-          'docker',
+          c.engine,
           [
             'run',
             '--rm',
