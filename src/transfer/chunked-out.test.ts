@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { testTempDir } from '../../test/support/temp.js';
-import { ChunkedOut } from './chunked-out.js';
+import { AHEAD, ChunkedOut } from './chunked-out.js';
 
 /** Every chunk the stream emits, as it emitted them. */
 function drain(out: ChunkedOut): Promise<Buffer[]> {
@@ -44,7 +44,7 @@ describe('ChunkedOut', () => {
   it('makes the writer wait while nobody reads, and go on once the reader does', async () => {
     const out = new ChunkedOut(64 * 1024);
     let waited = false;
-    for (let i = 0; i < 64 && !waited; i++) {
+    for (let i = 0; i < (2 * AHEAD) / (64 * 1024) && !waited; i++) {
       out.write(Buffer.alloc(64 * 1024, i));
       out.flush();
       const room = out.room();
@@ -60,8 +60,8 @@ describe('ChunkedOut', () => {
   });
 
   it('stops the writer when the reader goes away', async () => {
-    const out = new ChunkedOut(16);
-    out.write(Buffer.alloc(16 * 100_000));
+    const out = new ChunkedOut(64 * 1024);
+    out.write(Buffer.alloc(AHEAD + 128 * 1024));
     const room = out.room();
     out.stream.destroy();
     await expect(room).rejects.toThrow(/closed before it ended/);

@@ -9,8 +9,12 @@ import { Readable } from 'node:stream';
 
 export const CHUNK = 64 * 1024;
 
-/** How far the archive may run ahead of the box: it is built while the exec starts. */
-const AHEAD = 1024 * 1024;
+/**
+ * How far the archive may run ahead of the box. The exec takes ~65 ms to
+ * start; a 1,000-file tree (4.6 MB) is read whole in that time instead of
+ * competing with the box's `tar -x` for the two cores afterwards.
+ */
+export const AHEAD = 8 * 1024 * 1024;
 
 export class ChunkedOut {
   readonly stream: Readable;
