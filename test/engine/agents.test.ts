@@ -177,30 +177,12 @@ describe.skipIf(!enabled || runs.length === 0).each(runs)(
       const build = runByre(p, ['rebuild']);
       expect(build.stderr.slice(-2000)).toContain('byre: rebuilt');
       expect(build.status).toBe(0);
-      image = `byre-${p.id}-u0-g0`;
+      const tag = `byre-${p.id}-u0-g0`;
+      image = tag;
 
-      const version = spawnSync(
-        c.engine,
-        [
-          'run',
-          '--rm',
-          '--pull=never',
-          '--label',
-          'byre.test=1',
-          '--entrypoint',
-          c.cli,
-          image,
-          '--version',
-        ],
-        {
-          encoding: 'utf8',
-        },
-      );
-      expect(version.stderr).not.toMatch(/not found/);
-      expect(version.status).toBe(0);
-      expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
-      if (c.helpLists !== undefined) {
-        const help = spawnSync(
+      // The agent's own CLI as the entrypoint, with one argument.
+      const cli = (arg: string) =>
+        spawnSync(
           c.engine,
           [
             'run',
@@ -210,11 +192,17 @@ describe.skipIf(!enabled || runs.length === 0).each(runs)(
             'byre.test=1',
             '--entrypoint',
             c.cli,
-            image,
-            '--help',
+            tag,
+            arg,
           ],
           { encoding: 'utf8' },
         );
+      const version = cli('--version');
+      expect(version.stderr).not.toMatch(/not found/);
+      expect(version.status).toBe(0);
+      expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
+      if (c.helpLists !== undefined) {
+        const help = cli('--help');
         for (const option of c.helpLists) expect(`${help.stdout}${help.stderr}`).toContain(option);
       }
 
