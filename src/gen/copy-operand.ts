@@ -11,11 +11,8 @@
 
 import { createHash } from 'node:crypto';
 
-import { goQuote } from './quote.js';
+import { goQuote, isGoPrintable } from './quote.js';
 
-// Go's unicode.IsPrint minus the space: letters, marks, numbers, punctuation
-// and symbols.
-const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
 // Read specially by the builders' word expansion or their source globbing.
 const SPECIAL = new Set(['$', "'", '"', '\\', '*', '?', '[']);
 
@@ -26,7 +23,8 @@ export const ESCAPED_CONTEXT_DIR = 'escaped';
 export function isPlainOperand(s: string): boolean {
   if (s === '') return false;
   for (const ch of s) {
-    if (SPECIAL.has(ch) || !VISIBLE.test(ch)) return false;
+    // Visible: Go's unicode.IsPrint, without the space.
+    if (ch === ' ' || SPECIAL.has(ch) || !isGoPrintable(ch)) return false;
   }
   return true;
 }
@@ -45,7 +43,7 @@ export function stagedContextPath(preferred: string): string {
 
 function jsonChar(ch: string): string {
   if (ch === '"' || ch === '\\') return `\\${ch}`;
-  if (ch === ' ' || VISIBLE.test(ch)) return ch;
+  if (isGoPrintable(ch)) return ch;
   let out = '';
   for (let i = 0; i < ch.length; i += 1) {
     out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;

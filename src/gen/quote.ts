@@ -22,6 +22,11 @@ function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');
 }
 
+/** Whether Go's unicode.IsPrint holds for the one character `ch`. */
+export function isGoPrintable(ch: string): boolean {
+  return PRINTABLE.test(ch);
+}
+
 function escapeRune(ch: string): string {
   const simple = SIMPLE_ESCAPES[ch];
   if (simple !== undefined) return simple;
