@@ -6,6 +6,7 @@
 //        projects: { <side>: { dir, home, id } }, image, boxes: { <side>: id },
 //        log(text) }
 
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { interleave, median, ownedDir, run, tryRun, wallMs } from './lib.mjs';
@@ -184,13 +185,20 @@ export function transfer(ctx) {
   const { big, tiny, tree } = ctx.data;
   const out = path.join(ctx.root, 'out');
   const inBox = (box, script) => engine(ctx, ['exec', '-u', '0', box, 'sh', '-c', script]);
+  // Each reset ends with a `sync`: a 1 GiB write leaves its pages dirty,
+  // and the next sample would otherwise share the disk with their writeback
+  // (measured on rootless podman: the second of two back-to-back 1 GiB
+  // writes took 5.7-6.5 s against 2.9-3.3 s for the first, whichever side
+  // ran second).
   const cleanBoxes = () => {
     for (const box of Object.values(ctx.boxes))
       inBox(box, 'rm -rf /inbox/* /inbox/.[!.]* /tmp/rx /tmp/ry');
+    execFileSync('sync');
   };
   const cleanOut = () => {
     rmSync(out, { recursive: true, force: true });
     ownedDir(ctx.flavour, out);
+    execFileSync('sync');
   };
   for (const box of Object.values(ctx.boxes)) {
     engine(ctx, ['cp', big, `${box}:/tmp/big.bin`]);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { podmanProvablyIdle, processNameState, type PodmanActivityFacts } from './idle-engine.js';
+import {
+  monitorArgv,
+  monitoredIds,
+  podmanIsLocal,
+  podmanProvablyIdle,
+  processNameState,
+  type PodmanActivityFacts,
+  type ProcessView,
+} from './idle-engine.js';
 
 /** A `/proc/<pid>/stat` line as the kernel writes it (fields after the state trimmed). */
 const stat = (name: string, state = 'S', pid = 42): string =>
@@ -80,5 +88,71 @@ describe('processNameState', () => {
     ['', null],
   ])('reads %j', (line, want) => {
     expect(processNameState(line)).toEqual(want);
+  });
+});
+
+describe('podmanIsLocal and monitoredIds', () => {
+  it('holds for a local Linux podman whatever runs, and not for a remote one', () => {
+    expect(podmanIsLocal(idle)).toBe(true);
+    expect(podmanIsLocal({ ...idle, env: { CONTAINER_HOST: 'unix:///x' } })).toBe(false);
+    expect(podmanIsLocal({ ...idle, containersConf: ['conmon_path = ["/opt/m"]\n'] })).toBe(false);
+    expect(podmanIsLocal({ ...idle, containersConf: null })).toBe(false);
+  });
+
+  const id = (c: string): string => c.repeat(64);
+  const monitor = (cid: string, owner = 1000, state = 'S'): ProcessView => ({
+    stat: stat('conmon', state),
+    owner,
+    argv: ['/usr/bin/conmon', '--api-version', '1', '-c', cid, '-u', cid, '-n', 'byre-p', ''],
+  });
+
+  it("lists each container this user's live monitors watch, once, sorted", () => {
+    const views = [
+      monitor(id('b')),
+      monitor(id('a')),
+      // An exec's monitor names the same container.
+      { ...monitor(id('b')), argv: ['/usr/bin/conmon', '-c', id('b'), '-e', '--exec-attach'] },
+    ];
+    expect(monitoredIds(views, 1000)).toEqual([id('a'), id('b')]);
+  });
+
+  it("skips exited monitors, other users' monitors, and processes that are not monitors", () => {
+    const views = [
+      monitor(id('a'), 1000, 'Z'),
+      monitor(id('b'), 0),
+      { stat: stat('bash'), owner: 1000, argv: ['bash', '-c', id('c')] },
+      // Every podman client runs `conmon --version` first.
+      { stat: stat('conmon', 'R'), owner: 1000, argv: ['/usr/bin/conmon', '--version', ''] },
+      // A monitor on its way out has no argv left.
+      { stat: stat('conmon', 'R'), owner: 1000, argv: [''] },
+    ];
+    expect(monitoredIds(views, 1000)).toEqual([]);
+  });
+
+  it.each<[string, string[], ReturnType<typeof monitorArgv>]>([
+    ['-c', ['conmon', '-c', id('a'), '-u', id('b'), ''], { id: id('a') }],
+    ['--cid', ['conmon', '--cid', id('a'), ''], { id: id('a') }],
+    ['--cid=', ['conmon', '--cid=' + id('a'), ''], { id: id('a') }],
+    ['the version probe', ['/usr/libexec/podman/conmon', '--version', ''], 'probe'],
+    ['an empty argv', [''], 'exiting'],
+    ['a zeroed argv', ['', '', ''], 'exiting'],
+    ['a bad id', ['conmon', '-c', 'x', ''], null],
+    ['no id', ['conmon', '-n', 'name', ''], null],
+  ])('reads a monitor argv with %s', (_what, argv, said) => {
+    expect(monitorArgv(argv)).toEqual(said);
+  });
+
+  it.each<[string, ProcessView]>([
+    ['its argv could not be read', { ...monitor(id('a')), argv: null }],
+    ['it has no -c', { ...monitor(id('a')), argv: ['/usr/bin/conmon', '-n', 'byre-p', ''] }],
+    [
+      'it is a version probe with more words',
+      { ...monitor(id('a')), argv: ['conmon', '--version', '-c'] },
+    ],
+    ['its -c is not a full id', monitor('abc123')],
+    ['-c is its last word', { ...monitor(id('a')), argv: ['conmon', '-c'] }],
+    ['its stat line does not parse', { stat: 'garbage', owner: 1000, argv: ['sh'] }],
+  ])('gives up (podman must be asked) when a monitor of this user: %s', (_why, view) => {
+    expect(monitoredIds([monitor(id('a')), view], 1000)).toBeNull();
   });
 });

@@ -67,11 +67,70 @@ function mayBeMonitor(stat: string): boolean {
  * before.
  */
 export function podmanProvablyIdle(f: PodmanActivityFacts): boolean {
+  if (!podmanIsLocal(f)) return false;
+  if (f.processStats === null || f.processStats.length === 0) return false;
+  return !f.processStats.some(mayBeMonitor);
+}
+
+/**
+ * Podman's containers are this host's, each watched by a process named
+ * `conmon`: on Linux, with a local client (no remote environment, not
+ * `podman-remote`, no `remote` or `conmon_path` in any containers.conf).
+ */
+export function podmanIsLocal(f: Omit<PodmanActivityFacts, 'processStats'>): boolean {
   if (f.platform !== 'linux') return false;
   if (REMOTE_ENV.some((k) => (f.env[k] ?? '') !== '')) return false;
   if (f.clientPath === null || !/(^|\/)podman$/.test(f.clientPath)) return false;
-  if (f.containersConf === null || f.containersConf.some((t) => UNPROVABLE_KEY.test(t)))
-    return false;
-  if (f.processStats === null || f.processStats.length === 0) return false;
-  return !f.processStats.some(mayBeMonitor);
+  return f.containersConf !== null && !f.containersConf.some((t) => UNPROVABLE_KEY.test(t));
+}
+
+/** One process as the monitor census reads it (src/box/idle-probe.ts). */
+export interface ProcessView {
+  /** Its `/proc/<pid>/stat` line. */
+  stat: string;
+  /** The uid owning `/proc/<pid>`. */
+  owner: number;
+  /** Its `/proc/<pid>/cmdline`, split at NULs; null when it could not be read. */
+  argv: readonly string[] | null;
+}
+
+const CONTAINER_ID = /^[0-9a-f]{64}$/;
+
+/**
+ * What one `conmon`'s argv says: the container it watches (`-c <id>`,
+ * `--cid <id>` or `--cid=<id>`; an exec's monitor names its container the
+ * same way), `probe` for the `conmon --version` every podman client runs,
+ * `exiting` for an empty argv (a process whose memory is already gone), or
+ * null when it cannot be read as one of those.
+ */
+export function monitorArgv(argv: readonly string[]): { id: string } | 'probe' | 'exiting' | null {
+  if (argv.every((w) => w === '')) return 'exiting';
+  const words = argv.at(-1) === '' ? argv.slice(0, -1) : argv;
+  if (words.length === 2 && words[1] === '--version') return 'probe';
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] ?? '';
+    const id =
+      w === '-c' || w === '--cid' ? words[i + 1] : w.startsWith('--cid=') ? w.slice(6) : null;
+    if (id === null) continue;
+    return id !== undefined && CONTAINER_ID.test(id) ? { id } : null;
+  }
+  return null;
+}
+
+/**
+ * The container ids the live monitors owned by `uid` watch, or null when
+ * one of them cannot be read that way: a monitor whose container is unknown
+ * might be hiding a box, so the caller must ask podman. Monitors of other
+ * users watch other users' podman; they are not this user's to list. A
+ * version probe and an exiting monitor watch nothing.
+ */
+export function monitoredIds(processes: readonly ProcessView[], uid: number): string[] | null {
+  const ids = new Set<string>();
+  for (const p of processes) {
+    if (!mayBeMonitor(p.stat) || p.owner !== uid) continue;
+    const said = p.argv === null ? null : monitorArgv(p.argv);
+    if (said === null) return null;
+    if (typeof said === 'object') ids.add(said.id);
+  }
+  return [...ids].sort();
 }

@@ -2,32 +2,67 @@
 // this user (the process table, every containers.conf, the client's real
 // path), and the pool less such an engine. Shared by deliver and grab's
 // discovery and by `byre status`'s scan: an engine that provably runs no
-// container would answer "no boxes", so neither waits for its `ps`.
+// container would answer "no boxes", so neither waits for its `ps`. The same
+// process table names the containers podman's monitors watch (adr/0044).
 
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import { readRegularFile } from '../project/read-regular.js';
-import { podmanProvablyIdle } from './idle-engine.js';
+import {
+  monitoredIds,
+  podmanIsLocal,
+  podmanProvablyIdle,
+  processNameState,
+  type ProcessView,
+} from './idle-engine.js';
 import type { EnginePool } from './pool.js';
 
-/** `/proc/<pid>/stat` of every process this user can see; null when /proc cannot be read. */
-function processStats(): string[] | null {
+/** `/proc/<pid>/stat` of every process this user can see, by pid; null when /proc cannot be read. */
+function processStats(): { pid: string; stat: string }[] | null {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n));
   } catch {
     return null;
   }
-  const stats: string[] = [];
+  const stats: { pid: string; stat: string }[] = [];
   for (const pid of pids) {
     try {
-      stats.push(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      stats.push({ pid, stat: readFileSync(`/proc/${pid}/stat`, 'utf8') });
     } catch {
       // Gone since the listing, or hidden: a hidden process is another user's.
     }
   }
   return stats;
+}
+
+/**
+ * Owner and argv of each process that may be a `conmon` (a stat line that
+ * does not parse may be one); other processes are only counted.
+ */
+function monitorViews(stats: readonly { pid: string; stat: string }[]): ProcessView[] {
+  const out: ProcessView[] = [];
+  for (const { pid, stat } of stats) {
+    const p = processNameState(stat);
+    if (p !== null && p.name !== 'conmon') continue;
+    let owner: number;
+    try {
+      owner = statSync(`/proc/${pid}`).uid;
+    } catch {
+      continue; // Gone since the listing.
+    }
+    let argv: string[] | null;
+    try {
+      argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch (error) {
+      // Gone since its stat was read: it watches nothing now.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      argv = null;
+    }
+    out.push({ stat, owner, argv });
+  }
+  return out;
 }
 
 const CONF_NAME = /^containers(\.rootful|\.rootless)?\.conf$/;
@@ -78,29 +113,57 @@ function containersConf(env: Readonly<Record<string, string | undefined>>): stri
   return texts;
 }
 
-/**
- * The pool less the engines that provably run no container for this user
- * (adr/0039): their `ps` would list nothing, so discovery's answer, and
- * every choice made from it, is the same without waiting for it.
- */
-export function withoutIdleEngines(
-  pool: EnginePool,
-  env: Readonly<Record<string, string | undefined>>,
-): EnginePool {
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** One read of what the proofs need: podman's member, its client's real path, containers.conf, /proc. */
+function scanPodman(pool: EnginePool, env: Env) {
   const podman = pool.members.find((m) => m.name === 'podman');
-  if (podman === undefined || podman.state !== 'ok') return pool;
+  if (podman === undefined || podman.state !== 'ok') return null;
   let clientPath: string | null;
   try {
     clientPath = realpathSync(podman.engine.facts.path);
   } catch {
     clientPath = null;
   }
-  const idle = podmanProvablyIdle({
+  const stats = process.platform === 'linux' ? processStats() : null;
+  const facts = {
     platform: process.platform,
     env,
     clientPath,
-    processStats: process.platform === 'linux' ? processStats() : null,
+    processStats: stats?.map((p) => p.stat) ?? null,
     containersConf: containersConf(env),
-  });
-  return idle ? { members: pool.members.filter((m) => m !== podman) } : pool;
+  };
+  return { podman, facts, stats };
+}
+
+/**
+ * The pool less the engines that provably run no container for this user
+ * (adr/0039): their `ps` would list nothing, so discovery's answer, and
+ * every choice made from it, is the same without waiting for it.
+ */
+export function withoutIdleEngines(pool: EnginePool, env: Env): EnginePool {
+  return transferPool(pool, env, null).pool;
+}
+
+/**
+ * withoutIdleEngines' pool, plus the containers that local podman's live
+ * monitors owned by `uid` watch (adr/0044), from the same reads. `monitored`
+ * is null when podman is not in the pool, not provably local, or a monitor
+ * cannot be read: then only asking podman tells what runs.
+ */
+export function transferPool(
+  pool: EnginePool,
+  env: Env,
+  uid: number | null,
+): { pool: EnginePool; monitored: string[] | null } {
+  const scan = scanPodman(pool, env);
+  if (scan === null) return { pool, monitored: null };
+  if (podmanProvablyIdle(scan.facts)) {
+    return { pool: { members: pool.members.filter((m) => m !== scan.podman) }, monitored: null };
+  }
+  const readable = uid !== null && scan.stats !== null && podmanIsLocal(scan.facts);
+  return {
+    pool,
+    monitored: readable ? monitoredIds(monitorViews(scan.stats ?? []), uid) : null,
+  };
 }

@@ -11,7 +11,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import type { Io } from '../io.js';
-import { enginePool } from '../box/pool.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
 import { ByreError, PartialPoolError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -32,7 +31,7 @@ import {
   type DeliverOptions,
   type DeliverPlan,
 } from '../transfer/deliver-args.js';
-import { withoutIdleEngines } from '../box/idle-probe.js';
+import { localTransferEngines } from '../transfer/podman-memo.js';
 import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
 import type { BeatTerminal } from '../transfer/paste/beat.js';
@@ -124,8 +123,8 @@ export async function deliverCommand(
     case 'install-app':
       return installApp(io, plan.remote, options, deps);
     case 'boxes': {
-      const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
-      const d = await discoverBoxes(pool, { callerUid: io.uid, skipUidCheck });
+      const { pool, podman } = localTransferEngines(io, deps.pool);
+      const d = await discoverBoxes(pool, { callerUid: io.uid, skipUidCheck, podman });
       io.stdout.write(formatBoxLines(d.boxes));
       if (d.partial) {
         throw new PartialPoolError(`only part of the engine pool answered: ${d.notes.join('; ')}`, {
@@ -218,8 +217,9 @@ async function localDestination(
   interactive: boolean,
   stdinBusy: boolean,
 ): Promise<Destination> {
-  const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
+  const { pool, podman } = localTransferEngines(io, deps.pool);
   const { box } = await selectBox(io, pool, {
+    podman,
     ...(options.box === undefined ? {} : { box: options.box }),
     skipUidCheck: options.skipUidCheck === true,
     stdinBusy,

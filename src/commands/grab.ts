@@ -5,10 +5,9 @@
 import type { Writable } from 'node:stream';
 
 import type { Io } from '../io.js';
-import { enginePool } from '../box/pool.js';
 import { escapeTerminal } from '../output/escape.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
-import { withoutIdleEngines } from '../box/idle-probe.js';
+import { localTransferEngines } from '../transfer/podman-memo.js';
 import { selectBox } from '../transfer/select.js';
 import { sayAll } from '../output/notes.js';
 import type { CommandDeps } from './deps.js';
@@ -25,8 +24,9 @@ export async function grabCommand(
   options: GrabOptions,
   deps: CommandDeps = {},
 ): Promise<void> {
-  const pool = deps.pool ?? withoutIdleEngines(enginePool([], io.env, null), io.env);
+  const { pool, podman } = localTransferEngines(io, deps.pool);
   const { box } = await selectBox(io, pool, {
+    podman,
     verb: 'grab',
     ...(options.box === undefined ? {} : { box: options.box }),
     skipUidCheck: options.skipUidCheck === true,

@@ -102,6 +102,68 @@ describe('discoverBoxes', () => {
     const d = await discoverBoxes(pool, { callerUid: 501, skipUidCheck: false });
     expect(d.boxes.map((b) => [b.uid, b.gid])).toEqual([[501, 20]]);
   });
+
+  describe("podman's remembered answer (adr/0044)", () => {
+    const labelled = (id: string, workdir: string) => ({
+      id,
+      labels: {
+        'byre.project': 'proj',
+        'byre.workdir': workdir,
+        'byre.uid': '1000',
+        'byre.gid': '1000',
+      },
+    });
+    const poolOf = (podman: FakeEngine, docker = new FakeEngine()): EnginePool => ({
+      members: [
+        { name: 'docker', state: 'ok', engine: docker },
+        { name: 'podman', state: 'ok', engine: podman },
+      ],
+    });
+
+    it('answers for podman without its ps, and still asks docker', async () => {
+      const podman = new FakeEngine({ name: 'podman' });
+      const docker = new FakeEngine();
+      boxOn(docker, 'd', { BYRE_UID: '1000', BYRE_GID: '1000' });
+      const remembered: unknown[] = [];
+      const d = await discoverBoxes(poolOf(podman, docker), {
+        callerUid: 1000,
+        skipUidCheck: false,
+        podman: {
+          known: () => [labelled('a'.repeat(64), 'wt')],
+          remember: (rows) => remembered.push(rows),
+        },
+      });
+      expect(podman.callsTo('psLabels')).toEqual([]);
+      expect(docker.callsTo('psLabels')).toHaveLength(1);
+      expect(d.boxes.map((b) => [b.engine, b.workdirId, b.uid])).toEqual([
+        ['docker', 'd', 1000],
+        ['podman', 'wt', 1000],
+      ]);
+      expect(remembered).toEqual([]);
+    });
+
+    it('asks podman when the answer is not known, and remembers the boxes that carry their ids', async () => {
+      const podman = new FakeEngine({ name: 'podman' });
+      const listed = boxOn(podman, 'p', { BYRE_UID: '1000', BYRE_GID: '1000' });
+      podman.addContainer({
+        name: 'byre-q',
+        labels: { 'byre.project': 'q', 'byre.uid': '1000', 'byre.gid': '1000' },
+        env: {},
+      });
+      const remembered: unknown[] = [];
+      const d = await discoverBoxes(poolOf(podman), {
+        callerUid: 1000,
+        skipUidCheck: false,
+        podman: { known: () => null, remember: (rows) => remembered.push(...rows) },
+      });
+      expect(podman.callsTo('psLabels')).toHaveLength(1);
+      expect(d.boxes.map((b) => b.projectId)).toEqual(['p', 'q']);
+      // The box without id labels (found through its env) is not remembered.
+      expect(remembered).toHaveLength(1);
+      expect(JSON.stringify(remembered)).toContain('"byre.project":"q"');
+      expect(JSON.stringify(remembered)).not.toContain(listed.id);
+    });
+  });
 });
 
 describe('findBoxById', () => {

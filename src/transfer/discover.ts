@@ -4,6 +4,7 @@
 // nothing downstream may claim "exactly one". Reads engines; decides nothing.
 
 import { askPool, type EnginePool } from '../box/pool.js';
+import type { LabelledContainer } from '../engine/types.js';
 import { uidCheckApplies } from '../box/shell.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
@@ -83,19 +84,34 @@ export function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
 /** The labels discovery reads from `ps`. */
 const BOX_LABELS = [LABEL.project, LABEL.workdir, LABEL.uid, LABEL.gid];
 
+/**
+ * Podman's answer without its `ps`, when the containers its live monitors
+ * watch are all remembered boxes (adr/0044); `remember` keeps what a real
+ * answer listed. Built by src/transfer/podman-memo.ts.
+ */
+export interface PodmanShortcut {
+  /** The remembered answer, or null when podman must be asked. */
+  known(): LabelledContainer[] | null;
+  remember(rows: readonly LabelledContainer[]): void;
+}
+
 export async function discoverBoxes(
   pool: EnginePool,
-  options: { callerUid: number; skipUidCheck: boolean },
+  options: { callerUid: number; skipUidCheck: boolean; podman?: PodmanShortcut | null },
 ): Promise<Discovery> {
   const notes: string[] = [];
   let partial = false;
   // One call per engine (a second only for boxes without the id labels), engines in parallel.
   const answers = await askPool(pool, async (engine) => {
+    const shortcut = engine.facts.name === 'podman' ? (options.podman ?? null) : null;
+    const known = shortcut?.known() ?? null;
+    if (known !== null) return known.map((r) => ({ ...r, env: {} }));
     const rows = await engine.psLabels(
       { labels: {}, hasLabels: [LABEL.project], all: false },
       BOX_LABELS,
     );
     const labelled = rows.filter((r) => r.labels[LABEL.uid] !== undefined);
+    shortcut?.remember(labelled);
     const older = rows.filter((r) => r.labels[LABEL.uid] === undefined).map((r) => r.id);
     const inspected = older.length === 0 ? [] : await engine.inspectContainers(older);
     return [...labelled.map((r) => ({ ...r, env: {} })), ...inspected.filter((f) => f.running)];

@@ -19,6 +19,7 @@ import {
   type BoxSummary,
   type Discovery,
   type FoundBox,
+  type PodmanShortcut,
 } from './discover.js';
 import { chooseTarget, type TransferVerb } from './target.js';
 
@@ -132,14 +133,14 @@ export async function pickTarget<T extends BoxSummary>(
 export async function selectBox(
   io: Io,
   pool: EnginePool,
-  options: PickOptions & { skipUidCheck: boolean },
+  options: PickOptions & { skipUidCheck: boolean; podman?: PodmanShortcut | null },
 ): Promise<{ box: FoundBox; discovery: Discovery }> {
   const who = { callerUid: io.uid, skipUidCheck: options.skipUidCheck };
   if (options.box !== undefined && FULL_CONTAINER_ID.test(options.box)) {
     const box = await findBoxById(pool, options.box, who);
     if (box !== null) return { box, discovery: { boxes: [box], partial: false, notes: [] } };
   }
-  const discovery = await discoverBoxes(pool, who);
+  const discovery = await discoverBoxes(pool, { ...who, podman: options.podman ?? null });
   sayAll(io.stderr, discovery.notes);
   const foreign = options.box === undefined ? await foreignIds(io, discovery.boxes) : undefined;
   const picked = await pickTarget(io, discovery, {

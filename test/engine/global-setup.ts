@@ -9,7 +9,7 @@ import {
   testUser,
   userEngineAnswers,
 } from './engines.js';
-import { removeBuildCaches, sweepTestObjects } from './harness.js';
+import { removeBuildCaches, removeTransferMemos, sweepTestObjects } from './harness.js';
 
 export default function setup(): () => void {
   const missing = requiredEngines().filter((e) => !engineAnswers(e));
@@ -40,5 +40,6 @@ export default function setup(): () => void {
   return () => {
     for (const flavor of flavorsUnderTest()) sweepTestObjects(flavor);
     removeBuildCaches();
+    removeTransferMemos();
   };
 }

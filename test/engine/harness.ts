@@ -8,11 +8,13 @@
 
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
+  chmodSync,
   chownSync,
   closeSync,
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   readdirSync,
   realpathSync,
   rmSync,
@@ -24,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
 import { afterAll, afterEach } from 'vitest';
-import type { EngineName, Flavor } from './engines.js';
+import { testUser, type EngineName, type Flavor } from './engines.js';
 
 export const BYRE_BIN = resolve('dist/byre');
 
@@ -417,4 +419,57 @@ export function removeBuildCaches(): void {
   for (const entry of readdirSync(base)) {
     if (entry.startsWith(CACHE_PREFIX)) rmSync(join(base, entry), { recursive: true, force: true });
   }
+}
+
+/**
+ * A `podman` first on PATH that records each call's arguments, then runs the
+ * real one: what a byre run asked podman. It lives beside the project (not in
+ * it, where the box could write), and goes with the project's directory.
+ */
+export function podmanRecorder(project: TestProject): {
+  env: Record<string, string>;
+  calls(): string[];
+} {
+  const real = execFileSync('sh', ['-c', 'command -v podman'], { encoding: 'utf8' }).trim();
+  const bin = join(project.root, 'bin');
+  mkdirSync(bin, { mode: 0o755 });
+  const log = join(bin, 'calls.log');
+  writeFileSync(log, '');
+  chmodSync(log, 0o666);
+  writeFileSync(
+    join(bin, 'podman'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return {
+    env: { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
+    calls: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('ps ')),
+  };
+}
+
+/** Live `conmon` processes on the host, for a failure message: any one of them keeps podman asked. */
+export function liveMonitors(): string {
+  return execFileSync(
+    'sh',
+    ['-c', 'ps -eo pid,user,stat,comm | grep -w conmon | grep -v " Z" || true'],
+    { encoding: 'utf8' },
+  );
+}
+
+/**
+ * The deliver/grab memo of podman boxes (adr/0044) that the tier's byre runs
+ * left in the runtime directories of root and the test user.
+ */
+export function removeTransferMemos(): void {
+  const dirs: string[] = [];
+  const runtime = process.env['XDG_RUNTIME_DIR'] ?? '';
+  const tmp = process.env['TMPDIR'] ?? '';
+  if (runtime.startsWith('/')) dirs.push(join(runtime, 'byre'));
+  dirs.push(join(tmp.startsWith('/') ? tmp : '/tmp', `byre-${process.getuid?.() ?? 0}`));
+  const user = testUser();
+  if (user !== null) dirs.push(`/tmp/byre-${userIds(user).uid}`);
+  for (const dir of dirs) rmSync(join(dir, 'podman-boxes'), { force: true });
 }

@@ -4,55 +4,24 @@
 // On podman (root and rootless), a status with no container running does not
 // ask podman at all (adr/0039), and one with the box running still finds it.
 
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
-import { testScope, engineCli, runByre, runningBox, waitFor, type TestProject } from './harness.js';
+import {
+  testScope,
+  engineCli,
+  liveMonitors,
+  podmanRecorder,
+  runByre,
+  runningBox,
+  waitFor,
+} from './harness.js';
 
 const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
 const rootlessPodman = flavorsUnderTest().filter((f) => f.engine === 'podman' && f.user !== null);
 
 const scope = testScope();
-
-/**
- * A `podman` first on PATH that records each call's arguments, then runs the
- * real one: what a byre run asked podman. It lives beside the project (not in
- * it, where the box could write), and goes with the project's directory.
- */
-function podmanRecorder(project: TestProject): {
-  env: Record<string, string>;
-  calls(): string[];
-} {
-  const real = execFileSync('sh', ['-c', 'command -v podman'], { encoding: 'utf8' }).trim();
-  const bin = path.join(project.root, 'bin');
-  mkdirSync(bin, { mode: 0o755 });
-  const log = path.join(bin, 'calls.log');
-  writeFileSync(log, '');
-  chmodSync(log, 0o666);
-  writeFileSync(
-    path.join(bin, 'podman'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
-    { mode: 0o755 },
-  );
-  return {
-    env: { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
-    calls: () =>
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('ps ')),
-  };
-}
-
-/** Live `conmon` processes on the host, for a failure message: any one of them keeps podman asked. */
-function liveMonitors(): string {
-  return execFileSync(
-    'sh',
-    ['-c', 'ps -eo pid,user,stat,comm | grep -w conmon | grep -v " Z" || true'],
-    { encoding: 'utf8' },
-  );
-}
 
 /** The rows under one label: its own line plus continuation lines. */
 function section(page: string, label: string): string[] {

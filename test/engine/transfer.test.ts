@@ -6,6 +6,7 @@
 // each uses its own names; the last one rearranges /inbox. Everything is
 // removed after the file, including on failure.
 
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,9 @@ import { flavorsUnderTest } from './engines.js';
 import {
   testScope,
   engineCli,
+  liveMonitors,
   makeOwnedDir,
+  podmanRecorder,
   runByre,
   runningBox,
   waitFor,
@@ -40,6 +43,21 @@ async function boxFor(
     }
   });
   return { project, id };
+}
+
+/**
+ * The containers the live `conmon` processes of the project's user watch
+ * (`-c <id>`): a monitor still winding down after an earlier test's box
+ * would rightly make byre ask podman.
+ */
+function monitoredBy(project: TestProject): string[] {
+  const user = project.flavor.user ?? 'root';
+  const out = execFileSync(
+    'sh',
+    ['-c', `ps -u ${user} -o args= | grep -E '^[^ ]*conmon ' || true`],
+    { encoding: 'utf8' },
+  );
+  return [...new Set([...out.matchAll(/ -c ([0-9a-f]{64})/g)].map((m) => m[1] ?? ''))];
 }
 
 function inBox(project: TestProject, id: string, script: string): string {
@@ -137,6 +155,50 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
     expect(streamed.status).toBe(0);
     expect(streamed.stdout).toBe('solo\n');
   });
+
+  it.skipIf(flavor.engine !== 'podman')(
+    "finds its box again from podman's monitors without a ps, and asks while an unknown container runs (adr/0044)",
+    async () => {
+      const { project, id } = await theBox();
+      await waitFor('only the box to be monitored', () => {
+        const ids = monitoredBy(project);
+        return ids.length === 1 && ids[0]?.startsWith(id) === true ? true : null;
+      });
+      writeFileSync(path.join(project.dir, 'memo.txt'), 'memo\n');
+      // A delivery that asks podman, and so remembers the box.
+      expect(runByre(project, ['deliver', 'memo.txt']).stdout).toBe('/inbox/memo.txt\n');
+      const podman = podmanRecorder(project);
+      const fast = runByre(project, ['deliver', 'memo.txt'], { env: podman.env });
+      expect(fast.status).toBe(0);
+      expect(fast.stdout).toBe('/inbox/memo-2.txt\n');
+      const back = runByre(project, ['grab', '/inbox/memo-2.txt', '-'], { env: podman.env });
+      expect(back.status).toBe(0);
+      expect(back.stdout).toBe('memo\n');
+      expect(podman.calls(), liveMonitors()).toEqual([]);
+
+      // A container the memo never saw might be a box: podman is asked, and
+      // the answer still picks this project's box.
+      const other = engineCli(project, [
+        'run',
+        '-d',
+        '--rm',
+        '--label',
+        'byre.test=transfer-memo',
+        'debian:bookworm-slim',
+        'sleep',
+        '300',
+      ]).trim();
+      try {
+        const asked = runByre(project, ['deliver', 'memo.txt'], { env: podman.env });
+        expect(asked.status).toBe(0);
+        expect(asked.stdout).toBe('/inbox/memo-3.txt\n');
+        expect(podman.calls()).toHaveLength(1);
+      } finally {
+        engineCli(project, ['rm', '-f', '-t', '0', other]);
+      }
+      expect(inBox(project, id, 'cat /inbox/memo-3.txt')).toBe('memo\n');
+    },
+  );
 
   it('a box that swaps files for symlinks mid-grab cannot make byre write outside the destination', async () => {
     const { project, id } = await theBox();

@@ -1,0 +1,146 @@
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import {
+  boxesFromMemo,
+  formatMemo,
+  memoDir,
+  nextMemo,
+  parseMemo,
+  readMemo,
+  writeMemo,
+  type MemoBox,
+} from './box-memo.js';
+
+const box = (c: string, workdir = `w-${c}`): MemoBox => ({
+  id: c.repeat(64),
+  projectId: `p-${c}`,
+  workdirId: workdir,
+  uid: 1000,
+  gid: 1001,
+});
+
+describe('the memo format', () => {
+  it('round-trips its entries', () => {
+    const text = formatMemo([box('a'), box('b')]);
+    expect(text.split('\n')[0]).toBe('byre podman boxes 1');
+    expect([...(parseMemo(text)?.values() ?? [])]).toEqual([box('a'), box('b')]);
+  });
+
+  it('never writes an entry whose labels are not one plain word', () => {
+    const odd = [
+      { ...box('a'), workdirId: 'two words' },
+      { ...box('b'), projectId: 'p\nq' },
+      { ...box('c'), id: 'short' },
+      { ...box('d'), uid: -1 },
+      box('e'),
+    ];
+    expect([...(parseMemo(formatMemo(odd))?.keys() ?? [])]).toEqual(['e'.repeat(64)]);
+  });
+
+  it.each([
+    ['another header', 'byre podman boxes 2\n'],
+    ['no final newline', `byre podman boxes 1\n${'a'.repeat(64)} p w 1 1`],
+    ['a short line', `byre podman boxes 1\n${'a'.repeat(64)} p w 1\n`],
+    ['a long line', `byre podman boxes 1\n${'a'.repeat(64)} p w 1 1 x\n`],
+    ['a bad id', `byre podman boxes 1\n${'A'.repeat(64)} p w 1 1\n`],
+    ['a bad uid', `byre podman boxes 1\n${'a'.repeat(64)} p w 1x 1\n`],
+    ['a blank line', `byre podman boxes 1\n\n`],
+  ])('refuses a file with %s', (_why, text) => {
+    expect(parseMemo(text)).toBeNull();
+  });
+});
+
+describe('boxesFromMemo', () => {
+  const memo = new Map([box('a'), box('b')].map((b) => [b.id, b]));
+
+  it("rebuilds podman's answer when every monitored container is a remembered box", () => {
+    expect(boxesFromMemo(['b'.repeat(64)], memo)).toEqual([box('b')]);
+    expect(boxesFromMemo([], memo)).toEqual([]);
+  });
+
+  it('gives up when any monitored container is not remembered', () => {
+    expect(boxesFromMemo(['a'.repeat(64), 'c'.repeat(64)], memo)).toBeNull();
+    expect(boxesFromMemo(['a'.repeat(64)], new Map())).toBeNull();
+  });
+});
+
+describe('nextMemo', () => {
+  it('keeps what podman listed and remembered boxes whose monitor lives; drops the rest', () => {
+    const memo = new Map([box('a'), box('b')].map((b) => [b.id, b]));
+    const next = nextMemo(memo, ['b'.repeat(64), 'c'.repeat(64)], [box('c'), box('d')]);
+    expect(next.map((b) => b.id[0])).toEqual(['b', 'c', 'd']);
+  });
+
+  it('prefers what podman just listed over what was remembered', () => {
+    const memo = new Map([[box('a').id, { ...box('a'), uid: 1 }]]);
+    expect(nextMemo(memo, [box('a').id], [box('a')])).toEqual([box('a')]);
+  });
+});
+
+describe('the memo on disk', () => {
+  let root: string;
+  const uid = process.getuid?.() ?? 0;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'byre-memo-'));
+  });
+  afterEach(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lives in $XDG_RUNTIME_DIR/byre, else $TMPDIR/byre-<uid>, made private', () => {
+    const runtime = memoDir({ XDG_RUNTIME_DIR: root, TMPDIR: '/nowhere' }, uid);
+    expect(runtime).toBe(path.join(root, 'byre'));
+    expect(statSync(runtime ?? '').mode & 0o777).toBe(0o700);
+    expect(memoDir({ TMPDIR: root }, uid)).toBe(path.join(root, `byre-${uid}`));
+    expect(memoDir({ XDG_RUNTIME_DIR: 'relative', TMPDIR: root }, uid)).toBe(
+      path.join(root, `byre-${uid}`),
+    );
+  });
+
+  it('is not used in a directory that is a link, open to others, or not owned by the user', () => {
+    mkdirSync(path.join(root, 'real'), { mode: 0o700 });
+    symlinkSync(path.join(root, 'real'), path.join(root, 'byre'));
+    expect(memoDir({ XDG_RUNTIME_DIR: root }, uid)).toBeNull();
+    mkdirSync(path.join(root, `byre-${uid}`));
+    chmodSync(path.join(root, `byre-${uid}`), 0o755);
+    expect(memoDir({ TMPDIR: root }, uid)).toBeNull();
+    expect(memoDir({ TMPDIR: path.join(root, 'real') }, uid + 1)).toBeNull();
+  });
+
+  it('writes whole files and reads them back', () => {
+    const dir = memoDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    writeMemo(dir, [box('a')]);
+    expect(statSync(path.join(dir, 'podman-boxes')).mode & 0o777).toBe(0o600);
+    expect([...readMemo(dir).values()]).toEqual([box('a')]);
+    writeMemo(dir, [box('b')]);
+    expect([...readMemo(dir).keys()]).toEqual(['b'.repeat(64)]);
+    expect(readFileSync(path.join(dir, 'podman-boxes'), 'utf8')).toBe(formatMemo([box('b')]));
+  });
+
+  it('reads nothing from a link, a FIFO or a file not in its format', () => {
+    const dir = memoDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    const elsewhere = path.join(root, 'elsewhere');
+    writeFileSync(elsewhere, formatMemo([box('a')]));
+    symlinkSync(elsewhere, path.join(dir, 'podman-boxes'));
+    expect(readMemo(dir).size).toBe(0);
+    rmSync(path.join(dir, 'podman-boxes'));
+    execFileSync('mkfifo', [path.join(dir, 'podman-boxes')]);
+    expect(readMemo(dir).size).toBe(0);
+    rmSync(path.join(dir, 'podman-boxes'));
+    writeFileSync(path.join(dir, 'podman-boxes'), 'not a memo\n');
+    expect(readMemo(dir).size).toBe(0);
+  });
+});

@@ -1,0 +1,72 @@
+// The engine pool deliver and grab discover over, and podman's remembered
+// answer (adr/0044): the live monitors' container ids (src/box/idle-probe.ts)
+// against the boxes podman listed before (box-memo.ts). IO at this edge; the
+// decision is boxesFromMemo's.
+
+import type { Io } from '../io.js';
+import { transferPool } from '../box/idle-probe.js';
+import { enginePool, type EnginePool } from '../box/pool.js';
+import { LABEL } from '../engine/names.js';
+import type { LabelledContainer } from '../engine/types.js';
+import { boxesFromMemo, memoDir, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
+import type { PodmanShortcut } from './discover.js';
+
+function rowOf(b: MemoBox): LabelledContainer {
+  return {
+    id: b.id,
+    labels: {
+      [LABEL.project]: b.projectId,
+      [LABEL.workdir]: b.workdirId,
+      [LABEL.uid]: String(b.uid),
+      [LABEL.gid]: String(b.gid),
+    },
+  };
+}
+
+/** A listed row as an entry; null when a label is missing or not a plain value. */
+function entryOf(r: LabelledContainer): MemoBox | null {
+  const uid = r.labels[LABEL.uid] ?? '';
+  const gid = r.labels[LABEL.gid] ?? '';
+  const projectId = r.labels[LABEL.project] ?? '';
+  if (!/^\d{1,9}$/.test(uid) || !/^\d{1,9}$/.test(gid) || projectId === '') return null;
+  return {
+    id: r.id,
+    projectId,
+    workdirId: r.labels[LABEL.workdir] ?? projectId,
+    uid: Number(uid),
+    gid: Number(gid),
+  };
+}
+
+/** Podman's shortcut for one discovery, or null when the monitors cannot vouch for its answer. */
+export function podmanShortcut(
+  monitored: readonly string[] | null,
+  env: Io['env'],
+  uid: number,
+): PodmanShortcut | null {
+  if (monitored === null) return null;
+  const dir = memoDir(env, uid);
+  if (dir === null) return null;
+  const memo = readMemo(dir);
+  return {
+    known: () => boxesFromMemo(monitored, memo)?.map(rowOf) ?? null,
+    remember: (rows) => {
+      const listed = rows.flatMap((r) => entryOf(r) ?? []);
+      writeMemo(dir, nextMemo(memo, monitored, listed));
+    },
+  };
+}
+
+/**
+ * What deliver and grab discover over on this machine: every installed
+ * engine less the provably idle (adr/0039), and podman's shortcut. An
+ * injected pool (tests) is asked as given, with no shortcut.
+ */
+export function localTransferEngines(
+  io: Io,
+  injected: EnginePool | undefined,
+): { pool: EnginePool; podman: PodmanShortcut | null } {
+  if (injected !== undefined) return { pool: injected, podman: null };
+  const { pool, monitored } = transferPool(enginePool([], io.env, null), io.env, io.uid);
+  return { pool, podman: podmanShortcut(monitored, io.env, io.uid) };
+}
