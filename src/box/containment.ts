@@ -14,6 +14,7 @@ import {
   type GuardedPaths,
 } from '../project/containment.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import { runtimeDirCandidates } from '../project/runtime-dir.js';
 import { worktreeBinds, type BoxIdentity } from './run-params.js';
 
 export interface ContainmentInput {
@@ -24,6 +25,8 @@ export interface ContainmentInput {
   store: string;
   /** The running executable (process.execPath). */
   executable: string;
+  /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
+  runtime: readonly string[];
 }
 
 function executables(exe: string): string[] {
@@ -41,6 +44,7 @@ export async function guardedPaths(input: ContainmentInput): Promise<GuardedPath
     home: await canonicalPathLoose(input.params.home),
     store: await canonicalPathLoose(input.store),
     executables: executables(input.executable),
+    runtime: await Promise.all(input.runtime.map((r) => canonicalPathLoose(r))),
   };
 }
 
@@ -112,6 +116,7 @@ export function containmentInput(
     volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
     store,
     executable: process.execPath,
+    runtime: runtimeDirCandidates(process.env, process.getuid?.() ?? null),
   };
 }
 

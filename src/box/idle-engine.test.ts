@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   monitorArgv,
   monitoredIds,
+  podmanCensus,
   podmanIsLocal,
   podmanProvablyIdle,
   processNameState,
@@ -154,5 +155,26 @@ describe('podmanIsLocal and monitoredIds', () => {
     ['its stat line does not parse', { stat: 'garbage', owner: 1000, argv: ['sh'] }],
   ])('gives up (podman must be asked) when a monitor of this user: %s', (_why, view) => {
     expect(monitoredIds([monitor(id('a')), view], 1000)).toBeNull();
+  });
+});
+
+describe('podmanCensus', () => {
+  const cid = 'c'.repeat(64);
+  const views: ProcessView[] = [
+    { stat: stat('conmon'), owner: 1000, argv: ['conmon', '-c', cid, ''] },
+    { stat: stat('conmon'), owner: 0, argv: ['conmon', '-c', 'd'.repeat(64), ''] },
+  ];
+
+  it("lists the caller's monitors when the client is the real podman binary", () => {
+    expect(podmanCensus({ clientNative: true, uid: 1000, views })).toEqual([cid]);
+  });
+
+  it('vouches for nothing when the client is a script (it may run podman as another user)', () => {
+    expect(podmanCensus({ clientNative: false, uid: 1000, views })).toBeNull();
+  });
+
+  it('gives up when the owner of a monitor could not be read', () => {
+    const unknown = { stat: stat('conmon'), owner: null, argv: ['conmon', '-c', cid, ''] };
+    expect(podmanCensus({ clientNative: true, uid: 1000, views: [...views, unknown] })).toBeNull();
   });
 });

@@ -88,8 +88,8 @@ export function podmanIsLocal(f: Omit<PodmanActivityFacts, 'processStats'>): boo
 export interface ProcessView {
   /** Its `/proc/<pid>/stat` line. */
   stat: string;
-  /** The uid owning `/proc/<pid>`. */
-  owner: number;
+  /** The uid owning `/proc/<pid>`; null when it could not be read. */
+  owner: number | null;
   /** Its `/proc/<pid>/cmdline`, split at NULs; null when it could not be read. */
   argv: readonly string[] | null;
 }
@@ -127,10 +127,27 @@ export function monitorArgv(argv: readonly string[]): { id: string } | 'probe' |
 export function monitoredIds(processes: readonly ProcessView[], uid: number): string[] | null {
   const ids = new Set<string>();
   for (const p of processes) {
-    if (!mayBeMonitor(p.stat) || p.owner !== uid) continue;
+    if (!mayBeMonitor(p.stat)) continue;
+    if (p.owner === null) return null;
+    if (p.owner !== uid) continue;
     const said = p.argv === null ? null : monitorArgv(p.argv);
     if (said === null) return null;
     if (typeof said === 'object') ids.add(said.id);
   }
   return [...ids].sort();
+}
+
+/**
+ * The containers this user's local podman runs, by their monitors, or null
+ * when they cannot vouch for it. Only the real client (a native executable)
+ * run as this user keeps its containers' monitors under this user's uid; a
+ * script named podman may run it as anyone (`sudo podman`), so its
+ * containers' monitors could belong to another uid and be passed over.
+ */
+export function podmanCensus(f: {
+  clientNative: boolean;
+  uid: number;
+  views: readonly ProcessView[];
+}): string[] | null {
+  return f.clientNative ? monitoredIds(f.views, f.uid) : null;
 }

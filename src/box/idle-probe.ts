@@ -8,9 +8,10 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
+import { executableId } from '../engine/facts-cache.js';
 import { readRegularFile } from '../project/read-regular.js';
 import {
-  monitoredIds,
+  podmanCensus,
   podmanIsLocal,
   podmanProvablyIdle,
   processNameState,
@@ -46,11 +47,13 @@ function monitorViews(stats: readonly { pid: string; stat: string }[]): ProcessV
   for (const { pid, stat } of stats) {
     const p = processNameState(stat);
     if (p !== null && p.name !== 'conmon') continue;
-    let owner: number;
+    let owner: number | null;
     try {
       owner = statSync(`/proc/${pid}`).uid;
-    } catch {
-      continue; // Gone since the listing.
+    } catch (error) {
+      // Gone since the listing: it watches nothing now.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      owner = null;
     }
     let argv: string[] | null;
     try {
@@ -161,9 +164,13 @@ export function transferPool(
   if (podmanProvablyIdle(scan.facts)) {
     return { pool: { members: pool.members.filter((m) => m !== scan.podman) }, monitored: null };
   }
-  const readable = uid !== null && scan.stats !== null && podmanIsLocal(scan.facts);
+  const clientNative =
+    scan.facts.clientPath !== null && executableId(scan.facts.clientPath) !== null;
+  const census = uid !== null && clientNative && podmanIsLocal(scan.facts) && scan.stats !== null;
   return {
     pool,
-    monitored: readable ? monitoredIds(monitorViews(scan.stats ?? []), uid) : null,
+    monitored: census
+      ? podmanCensus({ clientNative, uid, views: monitorViews(scan.stats ?? []) })
+      : null,
   };
 }

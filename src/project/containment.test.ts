@@ -10,6 +10,7 @@ const guarded: GuardedPaths = {
   home: '/home/ada',
   store: '/home/ada/.byre',
   executables: ['/home/ada/.local/bin/byre', '/opt/byre/byre-1.0'],
+  runtime: ['/run/user/1000/byre', '/tmp/byre-1000'],
 };
 
 function workspace(host: string): BoxPath {
@@ -62,6 +63,12 @@ describe('containmentRefusals', () => {
     ['a sibling of the store', workspace('/home/ada/.byrex'), []],
     ['an ordinary rw mount', mount('/data', 'rw'), []],
     ['a ro mount of home (holds the store)', mount('/home/ada', 'ro'), ['containment.store']],
+    ['a rw mount of /tmp (holds the runtime dir)', mount('/tmp', 'rw'), ['containment.runtime']],
+    ['a rw mount inside the runtime dir', mount('/tmp/byre-1000/x', 'rw'), ['containment.runtime']],
+    ['a rw mount of /run/user/1000', mount('/run/user/1000', 'rw'), ['containment.runtime']],
+    ['a ro mount of /tmp', mount('/tmp', 'ro'), []],
+    ['a rw mount of another tmp dir', mount('/tmp/build', 'rw'), []],
+    ['a project directory of /tmp', workspace('/tmp'), ['containment.runtime']],
     ['a ro mount inside the store', mount('/home/ada/.byre/projects', 'ro'), ['containment.store']],
     [
       'a rw mount of the executable’s directory',

@@ -14,6 +14,12 @@ export interface GuardedPaths {
   store: string;
   /** The running byre executable, and the path it was reached by when that differs. */
   executables: readonly string[];
+  /**
+   * Where deliver and grab may keep their memo of which podman container is
+   * which box (adr/0044): a box that could rewrite it could have another
+   * project's deliveries land in itself.
+   */
+  runtime: readonly string[];
 }
 
 /** One host path a box would get, as the run argv would give it. */
@@ -89,10 +95,29 @@ function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusa
   ];
 }
 
+function runtimeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  if (p.mode !== 'rw') return [];
+  const dir = guarded.runtime.find(
+    (r) => isAncestorOrSelf(p.host, r) || isAncestorOrSelf(r, p.host),
+  );
+  if (dir === undefined) return [];
+  return [
+    {
+      rule: 'containment.runtime',
+      message: `${p.label} reaches byre's runtime directory ${dir} read-write; the box could rewrite which container deliver and grab take for which project`,
+      remedy:
+        p.kind === 'workspace'
+          ? 'run byre from a project directory of its own'
+          : "make that mount read-only or narrow it (a read-write host /tmp or /run/user also hands the box your other tools' sockets)",
+    },
+  ];
+}
+
 /**
  * Every reason the box would reach byre's own files: a workspace that is
  * (or holds) the home directory, any path overlapping the store (read-write
- * or read-only), a writable path holding the executable. Empty when none.
+ * or read-only), a writable path holding the executable or overlapping the
+ * runtime directory. Empty when none.
  */
 export function containmentRefusals(
   paths: readonly BoxPath[],
@@ -102,5 +127,6 @@ export function containmentRefusals(
     ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
     ...storeRefusal(p, guarded),
     ...executableRefusal(p, guarded),
+    ...runtimeRefusal(p, guarded),
   ]);
 }

@@ -1,13 +1,4 @@
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,13 +7,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   boxesFromMemo,
   formatMemo,
-  memoDir,
   nextMemo,
   parseMemo,
   readMemo,
   writeMemo,
   type MemoBox,
 } from './box-memo.js';
+import { privateRuntimeDir } from '../project/runtime-dir.js';
 
 const box = (c: string, workdir = `w-${c}`): MemoBox => ({
   id: c.repeat(64),
@@ -100,28 +91,8 @@ describe('the memo on disk', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it('lives in $XDG_RUNTIME_DIR/byre, else $TMPDIR/byre-<uid>, made private', () => {
-    const runtime = memoDir({ XDG_RUNTIME_DIR: root, TMPDIR: '/nowhere' }, uid);
-    expect(runtime).toBe(path.join(root, 'byre'));
-    expect(statSync(runtime ?? '').mode & 0o777).toBe(0o700);
-    expect(memoDir({ TMPDIR: root }, uid)).toBe(path.join(root, `byre-${uid}`));
-    expect(memoDir({ XDG_RUNTIME_DIR: 'relative', TMPDIR: root }, uid)).toBe(
-      path.join(root, `byre-${uid}`),
-    );
-  });
-
-  it('is not used in a directory that is a link, open to others, or not owned by the user', () => {
-    mkdirSync(path.join(root, 'real'), { mode: 0o700 });
-    symlinkSync(path.join(root, 'real'), path.join(root, 'byre'));
-    expect(memoDir({ XDG_RUNTIME_DIR: root }, uid)).toBeNull();
-    mkdirSync(path.join(root, `byre-${uid}`));
-    chmodSync(path.join(root, `byre-${uid}`), 0o755);
-    expect(memoDir({ TMPDIR: root }, uid)).toBeNull();
-    expect(memoDir({ TMPDIR: path.join(root, 'real') }, uid + 1)).toBeNull();
-  });
-
   it('writes whole files and reads them back', () => {
-    const dir = memoDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    const dir = privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
     writeMemo(dir, [box('a')]);
     expect(statSync(path.join(dir, 'podman-boxes')).mode & 0o777).toBe(0o600);
     expect([...readMemo(dir).values()]).toEqual([box('a')]);
@@ -131,7 +102,7 @@ describe('the memo on disk', () => {
   });
 
   it('reads nothing from a link, a FIFO or a file not in its format', () => {
-    const dir = memoDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    const dir = privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
     const elsewhere = path.join(root, 'elsewhere');
     writeFileSync(elsewhere, formatMemo([box('a')]));
     symlinkSync(elsewhere, path.join(dir, 'podman-boxes'));

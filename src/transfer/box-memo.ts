@@ -3,9 +3,9 @@
 // container's id is never reused and its labels never change, so an entry
 // stays true for as long as that container exists; the live monitors
 // (src/box/idle-probe.ts) say which containers those are. The file lives in
-// the user's runtime directory, where no box can write, never in the store.
+// the user's runtime directory (src/project/runtime-dir.ts), never in the store.
 
-import { lstatSync, mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { tempSiblingPath } from '../project/atomic-write.js';
@@ -22,7 +22,7 @@ export interface MemoBox {
 
 const HEADER = 'byre podman boxes 1';
 const MAX_ENTRIES = 256;
-const MAX_BYTES = 64 * 1024;
+const MAX_BYTES = 256 * 1024;
 const ID = /^[0-9a-f]{64}$/;
 /** Label values kept only when they are one plain word (byre's ids are slugs). */
 const WORD = /^[A-Za-z0-9._-]{1,200}$/;
@@ -96,32 +96,6 @@ export function nextMemo(
     if (kept !== undefined && !out.has(id)) out.set(id, kept);
   }
   return [...out.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * A directory only `uid` can use: `$XDG_RUNTIME_DIR/byre`, else
- * `$TMPDIR/byre-<uid>` (`/tmp` by default), made 0700 when missing. Null
- * when it is a link, another user's, or open to anyone else.
- */
-export function memoDir(env: Env, uid: number): string | null {
-  const runtime = env['XDG_RUNTIME_DIR'] ?? '';
-  const tmp = env['TMPDIR'] ?? '';
-  const dir = path.isAbsolute(runtime)
-    ? path.join(runtime, 'byre')
-    : path.join(path.isAbsolute(tmp) ? tmp : '/tmp', `byre-${uid}`);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return null;
-  }
-  try {
-    const st = lstatSync(dir);
-    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0 ? dir : null;
-  } catch {
-    return null;
-  }
 }
 
 const FILE = 'podman-boxes';

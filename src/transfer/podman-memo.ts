@@ -8,7 +8,8 @@ import { transferPool } from '../box/idle-probe.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { LabelledContainer } from '../engine/types.js';
-import { boxesFromMemo, memoDir, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
+import { privateRuntimeDir } from '../project/runtime-dir.js';
+import { boxesFromMemo, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
 import type { PodmanShortcut } from './discover.js';
 
 function rowOf(b: MemoBox): LabelledContainer {
@@ -45,7 +46,7 @@ export function podmanShortcut(
   uid: number,
 ): PodmanShortcut | null {
   if (monitored === null) return null;
-  const dir = memoDir(env, uid);
+  const dir = privateRuntimeDir(env, uid);
   if (dir === null) return null;
   const memo = readMemo(dir);
   return {

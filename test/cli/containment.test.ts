@@ -129,6 +129,36 @@ describe('containment: byre’s own files are never in the box', () => {
   });
 });
 
+describe("containment: byre's runtime directory is never writable from a box (adr/0044)", () => {
+  it('develop refuses a rw mount holding it, allows a ro one, and status shows the refusal', () => {
+    const project = path.join(root, 'rt-app');
+    const home = path.join(root, 'rt-store');
+    const tmp = path.join(root, 'rt-tmp');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(tmp, { recursive: true });
+    const uid = process.getuid?.() ?? 0;
+    const mountTmp = (mode: string) =>
+      storeConfig(
+        home,
+        project,
+        `[[mounts]]\nhost = "${tmp}"\ntarget = "/mnt/tmp"\nmode = "${mode}"\n`,
+      );
+
+    mountTmp('rw');
+    const r = byre(BIN, project, home, ['develop'], { TMPDIR: tmp });
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain(`reaches byre's runtime directory ${path.join(tmp, `byre-${uid}`)}`);
+    expect(r.stderr).not.toMatch(/docker|podman/);
+    const page = byre(BIN, project, home, ['status'], { TMPDIR: tmp });
+    expect(page.status).toBe(3);
+    expect(page.stdout).toContain('[containment.runtime]');
+
+    mountTmp('ro');
+    const ro = byre(BIN, project, home, ['status'], { TMPDIR: tmp });
+    expect(ro.stdout).not.toContain('containment.runtime');
+  });
+});
+
 describe('identity: a box is found only for the directory that owns the id', () => {
   it('shell refuses an id recorded for another directory before asking an engine', () => {
     const project = path.join(root, 'here');

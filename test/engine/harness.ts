@@ -425,8 +425,13 @@ export function removeBuildCaches(): void {
  * A `podman` first on PATH that records each call's arguments, then runs the
  * real one: what a byre run asked podman. It lives beside the project (not in
  * it, where the box could write), and goes with the project's directory.
+ * `native` compiles it (bun) instead of writing a script: byre trusts
+ * podman's monitors only for a native client (adr/0044).
  */
-export function podmanRecorder(project: TestProject): {
+export function podmanRecorder(
+  project: TestProject,
+  options: { native?: boolean } = {},
+): {
   env: Record<string, string>;
   calls(): string[];
 } {
@@ -436,11 +441,31 @@ export function podmanRecorder(project: TestProject): {
   const log = join(bin, 'calls.log');
   writeFileSync(log, '');
   chmodSync(log, 0o666);
-  writeFileSync(
-    join(bin, 'podman'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
-    { mode: 0o755 },
-  );
+  if (options.native === true) {
+    const src = join(bin, 'recorder.ts');
+    writeFileSync(
+      src,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        'const args = process.argv.slice(2);',
+        `appendFileSync(${JSON.stringify(log)}, args.join(' ') + '\\n');`,
+        `const r = Bun.spawnSync({ cmd: [${JSON.stringify(real)}, ...args], stdio: ['inherit', 'inherit', 'inherit'] });`,
+        'process.exit(r.exitCode ?? 1);',
+        '',
+      ].join('\n'),
+    );
+    execFileSync(
+      resolve('node_modules/.bin/bun'),
+      ['build', '--compile', src, '--outfile', join(bin, 'podman')],
+      { stdio: 'ignore' },
+    );
+  } else {
+    writeFileSync(
+      join(bin, 'podman'),
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+      { mode: 0o755 },
+    );
+  }
   return {
     env: { PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
     calls: () =>

@@ -167,7 +167,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
       writeFileSync(path.join(project.dir, 'memo.txt'), 'memo\n');
       // A delivery that asks podman, and so remembers the box.
       expect(runByre(project, ['deliver', 'memo.txt']).stdout).toBe('/inbox/memo.txt\n');
-      const podman = podmanRecorder(project);
+      const podman = podmanRecorder(project, { native: true });
       const fast = runByre(project, ['deliver', 'memo.txt'], { env: podman.env });
       expect(fast.status).toBe(0);
       expect(fast.stdout).toBe('/inbox/memo-2.txt\n');
