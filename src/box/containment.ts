@@ -44,7 +44,14 @@ export async function guardedPaths(input: ContainmentInput): Promise<GuardedPath
     home: await canonicalPathLoose(input.params.home),
     store: await canonicalPathLoose(input.store),
     executables: executables(input.executable),
-    runtime: await Promise.all(input.runtime.map((r) => canonicalPathLoose(r))),
+    // As given and resolved: a mount is compared in its resolved form, and
+    // /tmp may itself be a link (macOS).
+    runtime: [
+      ...new Set([
+        ...input.runtime,
+        ...(await Promise.all(input.runtime.map((r) => canonicalPathLoose(r)))),
+      ]),
+    ],
   };
 }
 
@@ -116,7 +123,7 @@ export function containmentInput(
     volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
     store,
     executable: process.execPath,
-    runtime: runtimeDirCandidates(process.env, process.getuid?.() ?? null),
+    runtime: runtimeDirCandidates(process.getuid?.() ?? -1),
   };
 }
 

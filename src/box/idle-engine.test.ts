@@ -166,15 +166,15 @@ describe('podmanCensus', () => {
   ];
 
   it("lists the caller's monitors when the client is the real podman binary", () => {
-    expect(podmanCensus({ clientNative: true, uid: 1000, views })).toEqual([cid]);
+    expect(podmanCensus({ clientTrusted: true, uid: 1000, views })).toEqual([cid]);
   });
 
-  it('vouches for nothing when the client is a script (it may run podman as another user)', () => {
-    expect(podmanCensus({ clientNative: false, uid: 1000, views })).toBeNull();
+  it('vouches for nothing when the client is not a system executable (it may run podman as another user)', () => {
+    expect(podmanCensus({ clientTrusted: false, uid: 1000, views })).toBeNull();
   });
 
   it('gives up when the owner of a monitor could not be read', () => {
     const unknown = { stat: stat('conmon'), owner: null, argv: ['conmon', '-c', cid, ''] };
-    expect(podmanCensus({ clientNative: true, uid: 1000, views: [...views, unknown] })).toBeNull();
+    expect(podmanCensus({ clientTrusted: true, uid: 1000, views: [...views, unknown] })).toBeNull();
   });
 });

@@ -139,15 +139,16 @@ export function monitoredIds(processes: readonly ProcessView[], uid: number): st
 
 /**
  * The containers this user's local podman runs, by their monitors, or null
- * when they cannot vouch for it. Only the real client (a native executable)
- * run as this user keeps its containers' monitors under this user's uid; a
- * script named podman may run it as anyone (`sudo podman`), so its
- * containers' monitors could belong to another uid and be passed over.
+ * when they cannot vouch for it. Only podman itself, run as this user, keeps
+ * its containers' monitors under this user's uid; a `podman` that is a
+ * script or a user's own program may run it as anyone (`sudo podman`), and
+ * that user's monitors would be passed over. So the client must be a
+ * system executable (native, root's, in root's directory).
  */
 export function podmanCensus(f: {
-  clientNative: boolean;
+  clientTrusted: boolean;
   uid: number;
   views: readonly ProcessView[];
 }): string[] | null {
-  return f.clientNative ? monitoredIds(f.views, f.uid) : null;
+  return f.clientTrusted ? monitoredIds(f.views, f.uid) : null;
 }

@@ -118,6 +118,25 @@ function containersConf(env: Readonly<Record<string, string | undefined>>): stri
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Owned by root and writable by no one else. */
+function rootOnly(p: string): boolean {
+  const st = statSync(p);
+  return st.uid === 0 && (st.mode & 0o022) === 0;
+}
+
+/**
+ * A native executable (adr/0038's executableId) that only root can change,
+ * in a directory only root can change: how a distribution installs podman.
+ * A script, or a program a user put on PATH, may run podman as anyone.
+ */
+export function systemExecutable(file: string): boolean {
+  try {
+    return executableId(file) !== null && rootOnly(file) && rootOnly(path.dirname(file));
+  } catch {
+    return false;
+  }
+}
+
 /** One read of what the proofs need: podman's member, its client's real path, containers.conf, /proc. */
 function scanPodman(pool: EnginePool, env: Env) {
   const podman = pool.members.find((m) => m.name === 'podman');
@@ -164,13 +183,9 @@ export function transferPool(
   if (podmanProvablyIdle(scan.facts)) {
     return { pool: { members: pool.members.filter((m) => m !== scan.podman) }, monitored: null };
   }
-  const clientNative =
-    scan.facts.clientPath !== null && executableId(scan.facts.clientPath) !== null;
-  const census = uid !== null && clientNative && podmanIsLocal(scan.facts) && scan.stats !== null;
-  return {
-    pool,
-    monitored: census
-      ? podmanCensus({ clientNative, uid, views: monitorViews(scan.stats ?? []) })
-      : null,
-  };
+  if (uid === null || scan.stats === null || !podmanIsLocal(scan.facts)) {
+    return { pool, monitored: null };
+  }
+  const clientTrusted = scan.facts.clientPath !== null && systemExecutable(scan.facts.clientPath);
+  return { pool, monitored: podmanCensus({ clientTrusted, uid, views: monitorViews(scan.stats) }) };
 }

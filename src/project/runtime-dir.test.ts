@@ -11,30 +11,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { privateRuntimeDir, runtimeDirCandidates, runtimeDirFor } from './runtime-dir.js';
+import { privateDirAt, runtimeDirCandidates, runtimeDirFor } from './runtime-dir.js';
 
 describe('runtimeDirFor and its candidates', () => {
-  it('is $XDG_RUNTIME_DIR/byre, else $TMPDIR/byre-<uid>, else /tmp/byre-<uid>', () => {
-    expect(runtimeDirFor({ XDG_RUNTIME_DIR: '/run/user/7', TMPDIR: '/t' }, 7)).toBe(
-      '/run/user/7/byre',
+  it("is the login session's /run/user/<uid>/byre, else /tmp/byre-<uid>, whatever else the env says", () => {
+    expect(runtimeDirFor({ XDG_RUNTIME_DIR: '/run/user/7' }, 7)).toBe('/run/user/7/byre');
+    expect(runtimeDirFor({ XDG_RUNTIME_DIR: '/run/user/8' }, 7)).toBe('/tmp/byre-7');
+    expect(runtimeDirFor({ XDG_RUNTIME_DIR: '/home/u/run', TMPDIR: '/p/tmp' }, 7)).toBe(
+      '/tmp/byre-7',
     );
-    expect(runtimeDirFor({ TMPDIR: '/t' }, 7)).toBe('/t/byre-7');
-    expect(runtimeDirFor({ XDG_RUNTIME_DIR: 'rel', TMPDIR: 'rel' }, 7)).toBe('/tmp/byre-7');
+    expect(runtimeDirFor({}, 7)).toBe('/tmp/byre-7');
   });
 
-  it('guards every place another shell of the user might use', () => {
-    expect(runtimeDirCandidates({ XDG_RUNTIME_DIR: '/x', TMPDIR: '/t' }, 7)).toEqual([
-      '/x/byre',
-      '/t/byre-7',
-      '/tmp/byre-7',
-      '/run/user/7/byre',
-    ]);
-    expect(runtimeDirCandidates({}, 7)).toEqual(['/tmp/byre-7', '/run/user/7/byre']);
-    expect(runtimeDirCandidates({ XDG_RUNTIME_DIR: '/x' }, null)).toEqual(['/x/byre']);
+  it('guards exactly the places runtimeDirFor can give', () => {
+    expect(runtimeDirCandidates(7)).toEqual(['/run/user/7/byre', '/tmp/byre-7']);
   });
 });
 
-describe('privateRuntimeDir', () => {
+describe('privateDirAt', () => {
   let root: string;
   const uid = process.getuid?.() ?? 0;
   beforeEach(() => {
@@ -45,41 +39,46 @@ describe('privateRuntimeDir', () => {
   });
 
   it('makes the directory 0700 and hands it out', () => {
-    const dir = privateRuntimeDir({ XDG_RUNTIME_DIR: root, TMPDIR: '/nowhere' }, uid);
-    expect(dir).toBe(path.join(root, 'byre'));
-    expect(statSync(dir ?? '').mode & 0o777).toBe(0o700);
-    expect(privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid)).toBe(dir);
+    const dir = path.join(root, 'byre');
+    expect(privateDirAt(dir, uid)).toBe(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(privateDirAt(dir, uid)).toBe(dir);
   });
 
-  it('refuses a link, a directory open to others, and another owner', () => {
+  it('refuses a link, a directory open to others, and a missing parent', () => {
     mkdirSync(path.join(root, 'real'), { mode: 0o700 });
-    symlinkSync(path.join(root, 'real'), path.join(root, 'byre'));
-    expect(privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid)).toBeNull();
-    mkdirSync(path.join(root, `byre-${uid}`));
-    chmodSync(path.join(root, `byre-${uid}`), 0o755);
-    expect(privateRuntimeDir({ TMPDIR: root }, uid)).toBeNull();
-    // The directory is made (by this uid), then found not to be the other uid's.
-    expect(privateRuntimeDir({ TMPDIR: path.join(root, 'real') }, uid + 1)).toBeNull();
+    symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
+    expect(privateDirAt(path.join(root, 'link'), uid)).toBeNull();
+    mkdirSync(path.join(root, 'open'));
+    chmodSync(path.join(root, 'open'), 0o755);
+    expect(privateDirAt(path.join(root, 'open'), uid)).toBeNull();
+    expect(privateDirAt(path.join(root, 'missing', 'byre'), uid)).toBeNull();
   });
 
-  it('refuses a parent another user could swap it in: theirs, or open to all without the sticky bit', () => {
-    const open = path.join(root, 'open');
-    mkdirSync(open);
-    chmodSync(open, 0o777);
-    expect(privateRuntimeDir({ TMPDIR: open }, uid)).toBeNull();
-    chmodSync(open, 0o1777);
-    expect(privateRuntimeDir({ TMPDIR: open }, uid)).toBe(path.join(open, `byre-${uid}`));
-    expect(privateRuntimeDir({ TMPDIR: path.join(root, 'missing') }, uid)).toBeNull();
+  it('refuses a parent writable by others without the sticky bit, and takes one with it', () => {
+    const shared = path.join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    expect(privateDirAt(path.join(shared, 'byre'), uid)).toBeNull();
+    chmodSync(shared, 0o1777);
+    expect(privateDirAt(path.join(shared, 'byre'), uid)).toBe(path.join(shared, 'byre'));
   });
 
-  it.skipIf(uid !== 0)(
-    'refuses a parent owned by a user who is neither the caller nor root',
-    () => {
+  describe.skipIf(uid !== 0)('with other users (needs root to hand files away)', () => {
+    it('refuses a directory another user owns', () => {
       const theirs = path.join(root, 'theirs');
-      mkdirSync(theirs, { mode: 0o755 });
-      chownSync(theirs, 4243, 4243);
-      expect(privateRuntimeDir({ TMPDIR: theirs }, 4242)).toBeNull();
-      expect(privateRuntimeDir({ XDG_RUNTIME_DIR: theirs }, 0)).toBeNull();
-    },
-  );
+      mkdirSync(theirs, { mode: 0o700 });
+      chownSync(theirs, 4242, 4242);
+      expect(privateDirAt(theirs, 0)).toBeNull();
+    });
+
+    it('refuses a parent owned by a user who is neither the caller nor root', () => {
+      const parent = path.join(root, 'parent');
+      mkdirSync(parent, { mode: 0o755 });
+      chownSync(parent, 4243, 4243);
+      expect(privateDirAt(path.join(parent, 'byre'), 4242)).toBeNull();
+      // Root with another user's runtime directory in its env keeps no memo there.
+      expect(privateDirAt(path.join(parent, 'byre'), 0)).toBeNull();
+    });
+  });
 });

@@ -8,42 +8,34 @@ import path from 'node:path';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const absolute = (p: string | undefined): string | null =>
-  p !== undefined && path.isAbsolute(p) ? p : null;
-
-/** `$XDG_RUNTIME_DIR/byre` when it is set; else `$TMPDIR/byre-<uid>` (`/tmp` by default). */
+/**
+ * `/run/user/<uid>/byre` when `$XDG_RUNTIME_DIR` is `/run/user/<uid>` (a
+ * login session's), else `/tmp/byre-<uid>`. Never any other place the
+ * environment names: containment guards exactly these two
+ * (runtimeDirCandidates), whichever shell a later deliver runs from.
+ */
 export function runtimeDirFor(env: Env, uid: number): string {
-  const xdg = absolute(env['XDG_RUNTIME_DIR']);
-  return xdg !== null
-    ? path.join(xdg, 'byre')
-    : path.join(absolute(env['TMPDIR']) ?? '/tmp', `byre-${uid}`);
+  const session = `/run/user/${uid}`;
+  return env['XDG_RUNTIME_DIR'] === session ? path.join(session, 'byre') : `/tmp/byre-${uid}`;
 }
 
-/**
- * Every place a deliver or grab of this user might use, whichever shell it
- * runs from: this environment's choice, plus the `/tmp` and `/run/user`
- * defaults. What containment guards. An unknown uid guards the env's dirs.
- */
-export function runtimeDirCandidates(env: Env, uid: number | null): string[] {
-  const out = new Set<string>();
-  const xdg = absolute(env['XDG_RUNTIME_DIR']);
-  if (xdg !== null) out.add(path.join(xdg, 'byre'));
-  if (uid !== null) {
-    out.add(runtimeDirFor({ TMPDIR: env['TMPDIR'] }, uid));
-    out.add(`/tmp/byre-${uid}`);
-    out.add(`/run/user/${uid}/byre`);
-  }
-  return [...out];
+/** Every place runtimeDirFor may give for `uid`: what containment guards. */
+export function runtimeDirCandidates(uid: number): string[] {
+  return [`/run/user/${uid}/byre`, `/tmp/byre-${uid}`];
 }
 
-/**
- * A directory only `uid` can use at `runtimeDirFor`, made 0700 when missing;
- * null when it is a link, another user's, or open to anyone else, or when
- * its parent lets another user swap it (not owned by `uid` or root, or
- * writable by others without the sticky bit, as /tmp has).
- */
+/** runtimeDirFor's directory, made and checked by privateDirAt; null when it may not be used. */
 export function privateRuntimeDir(env: Env, uid: number): string | null {
-  const dir = runtimeDirFor(env, uid);
+  return privateDirAt(runtimeDirFor(env, uid), uid);
+}
+
+/**
+ * `dir` when only `uid` can use it: made 0700 when missing; null when it is
+ * a link, another user's, or open to anyone else, or when its parent lets
+ * another user swap it (not owned by `uid` or root, or writable by others
+ * without the sticky bit, as /tmp has).
+ */
+export function privateDirAt(dir: string, uid: number): string | null {
   try {
     const parent = statSync(path.dirname(dir));
     if (!parent.isDirectory() || (parent.uid !== uid && parent.uid !== 0)) return null;

@@ -13,7 +13,7 @@ import {
   writeMemo,
   type MemoBox,
 } from './box-memo.js';
-import { privateRuntimeDir } from '../project/runtime-dir.js';
+import { privateDirAt } from '../project/runtime-dir.js';
 
 const box = (c: string, workdir = `w-${c}`): MemoBox => ({
   id: c.repeat(64),
@@ -92,7 +92,7 @@ describe('the memo on disk', () => {
   });
 
   it('writes whole files and reads them back', () => {
-    const dir = privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    const dir = privateDirAt(path.join(root, 'byre'), uid) ?? '';
     writeMemo(dir, [box('a')]);
     expect(statSync(path.join(dir, 'podman-boxes')).mode & 0o777).toBe(0o600);
     expect([...readMemo(dir).values()]).toEqual([box('a')]);
@@ -102,7 +102,7 @@ describe('the memo on disk', () => {
   });
 
   it('reads nothing from a link, a FIFO or a file not in its format', () => {
-    const dir = privateRuntimeDir({ XDG_RUNTIME_DIR: root }, uid) ?? '';
+    const dir = privateDirAt(path.join(root, 'byre'), uid) ?? '';
     const elsewhere = path.join(root, 'elsewhere');
     writeFileSync(elsewhere, formatMemo([box('a')]));
     symlinkSync(elsewhere, path.join(dir, 'podman-boxes'));

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { podmanShortcut } from './podman-memo.js';
 
-const uid = process.getuid?.() ?? 0;
 const row = (c: string, labels: Record<string, string> = {}) => ({
   id: c.repeat(64),
   labels: {
@@ -25,32 +24,31 @@ describe('podmanShortcut', () => {
   afterEach(() => {
     rmSync(root, { recursive: true, force: true });
   });
-  const env = () => ({ XDG_RUNTIME_DIR: root });
 
   it('is absent when the monitors could not be read', () => {
-    expect(podmanShortcut(null, env(), uid)).toBeNull();
+    expect(podmanShortcut(null, root)).toBeNull();
   });
 
   it("knows nothing at first, then podman's listed boxes while their monitors live", () => {
     const live = ['a'.repeat(64), 'b'.repeat(64)];
-    const first = podmanShortcut(live, env(), uid);
+    const first = podmanShortcut(live, root);
     expect(first?.known()).toBeNull();
     first?.remember([row('a'), row('b'), row('c')]);
-    expect(podmanShortcut(live, env(), uid)?.known()).toEqual([row('a'), row('b')]);
+    expect(podmanShortcut(live, root)?.known()).toEqual([row('a'), row('b')]);
     // A container the memo never saw: podman must be asked.
-    expect(podmanShortcut([...live, 'd'.repeat(64)], env(), uid)?.known()).toBeNull();
+    expect(podmanShortcut([...live, 'd'.repeat(64)], root)?.known()).toBeNull();
     // c's monitor was not live when it was listed; still a fact about c.
-    expect(podmanShortcut(['c'.repeat(64)], env(), uid)?.known()).toEqual([row('c')]);
+    expect(podmanShortcut(['c'.repeat(64)], root)?.known()).toEqual([row('c')]);
   });
 
   it('does not remember a row whose ids or project are missing or odd', () => {
     const live = ['a'.repeat(64)];
-    podmanShortcut(live, env(), uid)?.remember([
+    podmanShortcut(live, root)?.remember([
       row('a', { 'byre.uid': 'x' }),
       row('a', { 'byre.project': '' }),
       row('a', { 'byre.workdir': 'two words' }),
     ]);
-    expect(podmanShortcut(live, env(), uid)?.known()).toBeNull();
+    expect(podmanShortcut(live, root)?.known()).toBeNull();
   });
 
   it('reads a box without a workdir label as its project, as discovery does', () => {
@@ -60,7 +58,7 @@ describe('podmanShortcut', () => {
       labels: Record<string, string>;
     };
     delete bare.labels['byre.workdir'];
-    podmanShortcut(live, env(), uid)?.remember([bare]);
-    expect(podmanShortcut(live, env(), uid)?.known()?.[0]?.labels['byre.workdir']).toBe('proj');
+    podmanShortcut(live, root)?.remember([bare]);
+    expect(podmanShortcut(live, root)?.known()?.[0]?.labels['byre.workdir']).toBe('proj');
   });
 });

@@ -3,12 +3,17 @@
 // against the boxes podman listed before (box-memo.ts). IO at this edge; the
 // decision is boxesFromMemo's.
 
+import path from 'node:path';
+
 import type { Io } from '../io.js';
 import { transferPool } from '../box/idle-probe.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { LabelledContainer } from '../engine/types.js';
+
+import { isAncestorOrSelf } from '../project/containment.js';
 import { privateRuntimeDir } from '../project/runtime-dir.js';
+import { byreHome } from '../project/store-layout.js';
 import { boxesFromMemo, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
 import type { PodmanShortcut } from './discover.js';
 
@@ -39,15 +44,12 @@ function entryOf(r: LabelledContainer): MemoBox | null {
   };
 }
 
-/** Podman's shortcut for one discovery, or null when the monitors cannot vouch for its answer. */
+/** Podman's shortcut for one discovery with its memo in `dir`, or null when the monitors cannot vouch. */
 export function podmanShortcut(
   monitored: readonly string[] | null,
-  env: Io['env'],
-  uid: number,
+  dir: string | null,
 ): PodmanShortcut | null {
-  if (monitored === null) return null;
-  const dir = privateRuntimeDir(env, uid);
-  if (dir === null) return null;
+  if (monitored === null || dir === null) return null;
   const memo = readMemo(dir);
   return {
     known: () => boxesFromMemo(monitored, memo)?.map(rowOf) ?? null,
@@ -69,5 +71,17 @@ export function localTransferEngines(
 ): { pool: EnginePool; podman: PodmanShortcut | null } {
   if (injected !== undefined) return { pool: injected, podman: null };
   const { pool, monitored } = transferPool(enginePool([], io.env, null), io.env, io.uid);
-  return { pool, podman: podmanShortcut(monitored, io.env, io.uid) };
+  return { pool, podman: podmanShortcut(monitored, memoHome(io)) };
+}
+
+/**
+ * The runtime directory, unless it overlaps the store: a `--self-edit` box
+ * has its project's store mounted, and containment does not count that
+ * mount, so a memo there could be within its reach.
+ */
+function memoHome(io: Io): string | null {
+  const dir = privateRuntimeDir(io.env, io.uid);
+  if (dir === null) return null;
+  const store = path.resolve(byreHome(io.env));
+  return isAncestorOrSelf(store, dir) || isAncestorOrSelf(dir, store) ? null : dir;
 }

@@ -130,31 +130,29 @@ describe('containment: byre’s own files are never in the box', () => {
 });
 
 describe("containment: byre's runtime directory is never writable from a box (adr/0044)", () => {
-  it('develop refuses a rw mount holding it, allows a ro one, and status shows the refusal', () => {
+  it('develop refuses a rw mount of /tmp (it holds it), allows a ro one, and status shows the refusal', () => {
     const project = path.join(root, 'rt-app');
     const home = path.join(root, 'rt-store');
-    const tmp = path.join(root, 'rt-tmp');
     mkdirSync(project, { recursive: true });
-    mkdirSync(tmp, { recursive: true });
     const uid = process.getuid?.() ?? 0;
     const mountTmp = (mode: string) =>
       storeConfig(
         home,
         project,
-        `[[mounts]]\nhost = "${tmp}"\ntarget = "/mnt/tmp"\nmode = "${mode}"\n`,
+        `[[mounts]]\nhost = "/tmp"\ntarget = "/mnt/tmp"\nmode = "${mode}"\n`,
       );
 
     mountTmp('rw');
-    const r = byre(BIN, project, home, ['develop'], { TMPDIR: tmp });
+    const r = byre(BIN, project, home, ['develop']);
     expect(r.status).toBe(3);
-    expect(r.stderr).toContain(`reaches byre's runtime directory ${path.join(tmp, `byre-${uid}`)}`);
+    expect(r.stderr).toContain(`reaches byre's runtime directory /tmp/byre-${uid}`);
     expect(r.stderr).not.toMatch(/docker|podman/);
-    const page = byre(BIN, project, home, ['status'], { TMPDIR: tmp });
+    const page = byre(BIN, project, home, ['status']);
     expect(page.status).toBe(3);
     expect(page.stdout).toContain('[containment.runtime]');
 
     mountTmp('ro');
-    const ro = byre(BIN, project, home, ['status'], { TMPDIR: tmp });
+    const ro = byre(BIN, project, home, ['status']);
     expect(ro.stdout).not.toContain('containment.runtime');
   });
 });

@@ -489,12 +489,12 @@ export function liveMonitors(): string {
  * left in the runtime directories of root and the test user.
  */
 export function removeTransferMemos(): void {
-  const dirs: string[] = [];
-  const runtime = process.env['XDG_RUNTIME_DIR'] ?? '';
-  const tmp = process.env['TMPDIR'] ?? '';
-  if (runtime.startsWith('/')) dirs.push(join(runtime, 'byre'));
-  dirs.push(join(tmp.startsWith('/') ? tmp : '/tmp', `byre-${process.getuid?.() ?? 0}`));
+  const uids = [process.getuid?.() ?? 0];
   const user = testUser();
-  if (user !== null) dirs.push(`/tmp/byre-${userIds(user).uid}`);
-  for (const dir of dirs) rmSync(join(dir, 'podman-boxes'), { force: true });
+  if (user !== null) uids.push(userIds(user).uid);
+  for (const uid of uids) {
+    for (const dir of [`/tmp/byre-${uid}`, `/run/user/${uid}/byre`]) {
+      rmSync(join(dir, 'podman-boxes'), { force: true });
+    }
+  }
 }
