@@ -7,6 +7,8 @@
 // Podman would list no running box, so its answer is known without asking.
 // Pure: the facts are read by the caller (src/box/idle-probe.ts).
 
+import { FULL_CONTAINER_ID } from '../engine/names.js';
+
 /** What the probe read; null fields could not be read (the engine is then asked). */
 export interface PodmanActivityFacts {
   platform: NodeJS.Platform;
@@ -94,8 +96,6 @@ export interface ProcessView {
   argv: readonly string[] | null;
 }
 
-const CONTAINER_ID = /^[0-9a-f]{64}$/;
-
 /**
  * What one `conmon`'s argv says: the container it watches (`-c <id>`,
  * `--cid <id>` or `--cid=<id>`; an exec's monitor names its container the
@@ -112,7 +112,7 @@ export function monitorArgv(argv: readonly string[]): { id: string } | 'probe' |
     const id =
       w === '-c' || w === '--cid' ? words[i + 1] : w.startsWith('--cid=') ? w.slice(6) : null;
     if (id === null) continue;
-    return id !== undefined && CONTAINER_ID.test(id) ? { id } : null;
+    return id !== undefined && FULL_CONTAINER_ID.test(id) ? { id } : null;
   }
   return null;
 }

@@ -4,6 +4,7 @@
 // parsers make of the CLI's output. Anything unexpected is `null`: the
 // caller then asks the CLI, which stays the authority.
 
+import { FULL_CONTAINER_ID } from './names.js';
 import { dockerEndpoint, type ConfigText } from './facts-key.js';
 import { envOf, labelRow, stringRecordOf } from './output.js';
 import type { ContainerFacts, LabelledContainer, PsQuery } from './types.js';
@@ -112,7 +113,7 @@ export function parseContainerList(body: string): ListedContainer[] | null {
  */
 export function idsOf(list: readonly ListedContainer[]): string[] | null {
   const ids = list.map((c) => c.id);
-  return ids.every((id) => /^[0-9a-f]{64}$/.test(id)) ? ids : null;
+  return ids.every((id) => FULL_CONTAINER_ID.test(id)) ? ids : null;
 }
 
 /** psLabels' rows from a list reply, built by the same code as the CLI path's. */

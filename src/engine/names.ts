@@ -3,6 +3,9 @@
 
 import type { VolumeSpec } from '../config/types.js';
 
+/** A full container id: it can name one container on one engine, and nothing else. */
+export const FULL_CONTAINER_ID = /^[0-9a-f]{64}$/;
+
 export const LABEL = {
   project: 'byre.project',
   workdir: 'byre.workdir',

@@ -8,6 +8,7 @@
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { FULL_CONTAINER_ID } from '../engine/names.js';
 import { tempSiblingPath } from '../project/atomic-write.js';
 import { readRegularFile } from '../project/read-regular.js';
 
@@ -23,14 +24,13 @@ export interface MemoBox {
 const HEADER = 'byre podman boxes 1';
 const MAX_ENTRIES = 256;
 const MAX_BYTES = 256 * 1024;
-const ID = /^[0-9a-f]{64}$/;
 /** Label values kept only when they are one plain word (byre's ids are slugs). */
 const WORD = /^[A-Za-z0-9._-]{1,200}$/;
 const NUMBER = /^\d{1,9}$/;
 
 function entryOk(b: MemoBox): boolean {
   return (
-    ID.test(b.id) &&
+    FULL_CONTAINER_ID.test(b.id) &&
     WORD.test(b.projectId) &&
     WORD.test(b.workdirId) &&
     NUMBER.test(String(b.uid)) &&

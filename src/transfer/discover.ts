@@ -4,11 +4,10 @@
 // nothing downstream may claim "exactly one". Reads engines; decides nothing.
 
 import { askPool, type EnginePool } from '../box/pool.js';
-import type { LabelledContainer } from '../engine/types.js';
 import { uidCheckApplies } from '../box/shell.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
-import type { EngineName } from '../engine/types.js';
+import type { EngineName, LabelledContainer } from '../engine/types.js';
 
 /** What the cascade and the --boxes grammar need to know about one box. */
 export interface BoxSummary {
@@ -35,7 +34,8 @@ export interface Discovery {
   notes: string[];
 }
 
-function idFrom(record: Readonly<Record<string, string>>, key: string): number | null {
+/** An in-box id label or env value (`byre.uid`, `BYRE_GID` …) as a number; null when absent or not one. */
+export function idFrom(record: Readonly<Record<string, string>>, key: string): number | null {
   const raw = record[key];
   return raw !== undefined && /^\d{1,9}$/.test(raw) ? Number(raw) : null;
 }
@@ -152,9 +152,6 @@ export async function discoverBoxes(
   }
   return { boxes: sortBoxes(boxes), partial, notes };
 }
-
-/** A full container id: it can name one container on one engine, and nothing else. */
-export const FULL_CONTAINER_ID = /^[0-9a-f]{64}$/;
 
 /**
  * `--box <full id>` without a full discovery: every engine is asked about

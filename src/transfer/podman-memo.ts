@@ -10,12 +10,11 @@ import { transferPool } from '../box/idle-probe.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { LabelledContainer } from '../engine/types.js';
-
 import { isAncestorOrSelf } from '../project/containment.js';
 import { privateRuntimeDir } from '../project/runtime-dir.js';
 import { byreHome } from '../project/store-layout.js';
 import { boxesFromMemo, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
-import type { PodmanShortcut } from './discover.js';
+import { idFrom, type PodmanShortcut } from './discover.js';
 
 function rowOf(b: MemoBox): LabelledContainer {
   return {
@@ -31,17 +30,11 @@ function rowOf(b: MemoBox): LabelledContainer {
 
 /** A listed row as an entry; null when a label is missing or not a plain value. */
 function entryOf(r: LabelledContainer): MemoBox | null {
-  const uid = r.labels[LABEL.uid] ?? '';
-  const gid = r.labels[LABEL.gid] ?? '';
+  const uid = idFrom(r.labels, LABEL.uid);
+  const gid = idFrom(r.labels, LABEL.gid);
   const projectId = r.labels[LABEL.project] ?? '';
-  if (!/^\d{1,9}$/.test(uid) || !/^\d{1,9}$/.test(gid) || projectId === '') return null;
-  return {
-    id: r.id,
-    projectId,
-    workdirId: r.labels[LABEL.workdir] ?? projectId,
-    uid: Number(uid),
-    gid: Number(gid),
-  };
+  if (uid === null || gid === null || projectId === '') return null;
+  return { id: r.id, projectId, workdirId: r.labels[LABEL.workdir] ?? projectId, uid, gid };
 }
 
 /** Podman's shortcut for one discovery with its memo in `dir`, or null when the monitors cannot vouch. */
@@ -71,7 +64,8 @@ export function localTransferEngines(
 ): { pool: EnginePool; podman: PodmanShortcut | null } {
   if (injected !== undefined) return { pool: injected, podman: null };
   const { pool, monitored } = transferPool(enginePool([], io.env, null), io.env, io.uid);
-  return { pool, podman: podmanShortcut(monitored, memoHome(io)) };
+  // The directory is made only when the monitors can vouch for an answer.
+  return { pool, podman: monitored === null ? null : podmanShortcut(monitored, memoHome(io)) };
 }
 
 /**

@@ -13,7 +13,6 @@ import { projectIdFor } from '../project/identity.js';
 import { projectIdCollision, readProjectPath } from '../project/store.js';
 import { byreHome } from '../project/store-layout.js';
 import {
-  FULL_CONTAINER_ID,
   discoverBoxes,
   findBoxById,
   type BoxSummary,
@@ -22,6 +21,7 @@ import {
   type PodmanShortcut,
 } from './discover.js';
 import { chooseTarget, type TransferVerb } from './target.js';
+import { FULL_CONTAINER_ID } from '../engine/names.js';
 
 /** `cwd` and every ancestor (canonical) with its worktree id, nearest first. */
 export function ancestors(cwd: string): { dir: string; id: string }[] {
