@@ -1,25 +1,22 @@
 // systemExecutable reads real files: a podman client byre trusts to keep its
 // containers' monitors under this user is native and only root can change it.
 
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { useTempDir } from '../../test/support/temp.js';
 import { systemExecutable } from './idle-probe.js';
 
 describe.skipIf(process.getuid?.() !== 0)('systemExecutable (needs root to own files)', () => {
   let dir: string;
   let client: string;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'byre-sysexe-'));
+  useTempDir('sysexe', (tmp) => {
+    dir = tmp;
     chmodSync(dir, 0o755);
     client = path.join(dir, 'podman');
     copyFileSync('/bin/true', client);
     chmodSync(client, 0o755);
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('holds for a native program of root, in a directory of root', () => {

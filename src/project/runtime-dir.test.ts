@@ -1,16 +1,8 @@
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { useTempDir } from '../../test/support/temp.js';
 import { privateDirAt, runtimeDirCandidates, runtimeDirFor } from './runtime-dir.js';
 
 describe('runtimeDirFor and its candidates', () => {
@@ -29,34 +21,28 @@ describe('runtimeDirFor and its candidates', () => {
 });
 
 describe('privateDirAt', () => {
-  let root: string;
+  const temp = useTempDir('rt');
   const uid = process.getuid?.() ?? 0;
-  beforeEach(() => {
-    root = mkdtempSync(path.join(tmpdir(), 'byre-rt-'));
-  });
-  afterEach(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
 
   it('makes the directory 0700 and hands it out', () => {
-    const dir = path.join(root, 'byre');
+    const dir = path.join(temp.path, 'byre');
     expect(privateDirAt(dir, uid)).toBe(dir);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(privateDirAt(dir, uid)).toBe(dir);
   });
 
   it('refuses a link, a directory open to others, and a missing parent', () => {
-    mkdirSync(path.join(root, 'real'), { mode: 0o700 });
-    symlinkSync(path.join(root, 'real'), path.join(root, 'link'));
-    expect(privateDirAt(path.join(root, 'link'), uid)).toBeNull();
-    mkdirSync(path.join(root, 'open'));
-    chmodSync(path.join(root, 'open'), 0o755);
-    expect(privateDirAt(path.join(root, 'open'), uid)).toBeNull();
-    expect(privateDirAt(path.join(root, 'missing', 'byre'), uid)).toBeNull();
+    mkdirSync(path.join(temp.path, 'real'), { mode: 0o700 });
+    symlinkSync(path.join(temp.path, 'real'), path.join(temp.path, 'link'));
+    expect(privateDirAt(path.join(temp.path, 'link'), uid)).toBeNull();
+    mkdirSync(path.join(temp.path, 'open'));
+    chmodSync(path.join(temp.path, 'open'), 0o755);
+    expect(privateDirAt(path.join(temp.path, 'open'), uid)).toBeNull();
+    expect(privateDirAt(path.join(temp.path, 'missing', 'byre'), uid)).toBeNull();
   });
 
   it('refuses a parent writable by others without the sticky bit, and takes one with it', () => {
-    const shared = path.join(root, 'shared');
+    const shared = path.join(temp.path, 'shared');
     mkdirSync(shared);
     chmodSync(shared, 0o777);
     expect(privateDirAt(path.join(shared, 'byre'), uid)).toBeNull();
@@ -64,16 +50,16 @@ describe('privateDirAt', () => {
     expect(privateDirAt(path.join(shared, 'byre'), uid)).toBe(path.join(shared, 'byre'));
   });
 
-  describe.skipIf(uid !== 0)('with other users (needs root to hand files away)', () => {
+  describe.skipIf(uid !== 0)('with other users (needs temp.path to hand files away)', () => {
     it('refuses a directory another user owns', () => {
-      const theirs = path.join(root, 'theirs');
+      const theirs = path.join(temp.path, 'theirs');
       mkdirSync(theirs, { mode: 0o700 });
       chownSync(theirs, 4242, 4242);
       expect(privateDirAt(theirs, 0)).toBeNull();
     });
 
-    it('refuses a parent owned by a user who is neither the caller nor root', () => {
-      const parent = path.join(root, 'parent');
+    it('refuses a parent owned by a user who is neither the caller nor temp.path', () => {
+      const parent = path.join(temp.path, 'parent');
       mkdirSync(parent, { mode: 0o755 });
       chownSync(parent, 4243, 4243);
       expect(privateDirAt(path.join(parent, 'byre'), 4242)).toBeNull();

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { useTempDir } from '../../test/support/temp.js';
 import {
   boxesFromMemo,
   formatMemo,
@@ -82,17 +82,11 @@ describe('nextMemo', () => {
 });
 
 describe('the memo on disk', () => {
-  let root: string;
+  const temp = useTempDir('memo');
   const uid = process.getuid?.() ?? 0;
-  beforeEach(() => {
-    root = mkdtempSync(path.join(tmpdir(), 'byre-memo-'));
-  });
-  afterEach(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
 
   it('writes whole files and reads them back', () => {
-    const dir = privateDirAt(path.join(root, 'byre'), uid) ?? '';
+    const dir = privateDirAt(path.join(temp.path, 'byre'), uid) ?? '';
     writeMemo(dir, [box('a')]);
     expect(statSync(path.join(dir, 'podman-boxes')).mode & 0o777).toBe(0o600);
     expect([...readMemo(dir).values()]).toEqual([box('a')]);
@@ -102,8 +96,8 @@ describe('the memo on disk', () => {
   });
 
   it('reads nothing from a link, a FIFO or a file not in its format', () => {
-    const dir = privateDirAt(path.join(root, 'byre'), uid) ?? '';
-    const elsewhere = path.join(root, 'elsewhere');
+    const dir = privateDirAt(path.join(temp.path, 'byre'), uid) ?? '';
+    const elsewhere = path.join(temp.path, 'elsewhere');
     writeFileSync(elsewhere, formatMemo([box('a')]));
     symlinkSync(elsewhere, path.join(dir, 'podman-boxes'));
     expect(readMemo(dir).size).toBe(0);

@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { useTempDir } from '../../test/support/temp.js';
 import { podmanShortcut } from './podman-memo.js';
 
 const row = (c: string, labels: Record<string, string> = {}) => ({
@@ -17,38 +15,32 @@ const row = (c: string, labels: Record<string, string> = {}) => ({
 });
 
 describe('podmanShortcut', () => {
-  let root: string;
-  beforeEach(() => {
-    root = mkdtempSync(path.join(tmpdir(), 'byre-pmemo-'));
-  });
-  afterEach(() => {
-    rmSync(root, { recursive: true, force: true });
-  });
+  const temp = useTempDir('pmemo');
 
   it('is absent when the monitors could not be read', () => {
-    expect(podmanShortcut(null, root)).toBeNull();
+    expect(podmanShortcut(null, temp.path)).toBeNull();
   });
 
   it("knows nothing at first, then podman's listed boxes while their monitors live", () => {
     const live = ['a'.repeat(64), 'b'.repeat(64)];
-    const first = podmanShortcut(live, root);
+    const first = podmanShortcut(live, temp.path);
     expect(first?.known()).toBeNull();
     first?.remember([row('a'), row('b'), row('c')]);
-    expect(podmanShortcut(live, root)?.known()).toEqual([row('a'), row('b')]);
+    expect(podmanShortcut(live, temp.path)?.known()).toEqual([row('a'), row('b')]);
     // A container the memo never saw: podman must be asked.
-    expect(podmanShortcut([...live, 'd'.repeat(64)], root)?.known()).toBeNull();
+    expect(podmanShortcut([...live, 'd'.repeat(64)], temp.path)?.known()).toBeNull();
     // c's monitor was not live when it was listed; still a fact about c.
-    expect(podmanShortcut(['c'.repeat(64)], root)?.known()).toEqual([row('c')]);
+    expect(podmanShortcut(['c'.repeat(64)], temp.path)?.known()).toEqual([row('c')]);
   });
 
   it('does not remember a row whose ids or project are missing or odd', () => {
     const live = ['a'.repeat(64)];
-    podmanShortcut(live, root)?.remember([
+    podmanShortcut(live, temp.path)?.remember([
       row('a', { 'byre.uid': 'x' }),
       row('a', { 'byre.project': '' }),
       row('a', { 'byre.workdir': 'two words' }),
     ]);
-    expect(podmanShortcut(live, root)?.known()).toBeNull();
+    expect(podmanShortcut(live, temp.path)?.known()).toBeNull();
   });
 
   it('reads a box without a workdir label as its project, as discovery does', () => {
@@ -58,7 +50,7 @@ describe('podmanShortcut', () => {
       labels: Record<string, string>;
     };
     delete bare.labels['byre.workdir'];
-    podmanShortcut(live, root)?.remember([bare]);
-    expect(podmanShortcut(live, root)?.known()?.[0]?.labels['byre.workdir']).toBe('proj');
+    podmanShortcut(live, temp.path)?.remember([bare]);
+    expect(podmanShortcut(live, temp.path)?.known()?.[0]?.labels['byre.workdir']).toBe('proj');
   });
 });
