@@ -50,6 +50,11 @@ export interface StreamIo {
    * writes to directly (no copy through byre).
    */
   stdout: Writable | number;
+  /**
+   * Aborting it kills the engine client at once; the exec then rejects with
+   * the signal's reason (how a caller stops a stream it will not take).
+   */
+  signal?: AbortSignal;
 }
 
 export interface StreamResult {

@@ -235,6 +235,20 @@ describe('an engine client killed by a signal', () => {
   );
 });
 
+describe('a stream the caller stops', () => {
+  it('kills the engine client and rejects with the reason the caller gave', async () => {
+    const e = engine({ FAKE_HANG: '30' });
+    const stop = new AbortController();
+    const reason = new Error('too much');
+    const running = e.execStream(
+      { id: 'b', command: ['true'] },
+      { stdout: new PassThrough().resume(), signal: stop.signal },
+    );
+    setTimeout(() => stop.abort(reason), 50);
+    await expect(running).rejects.toBe(reason);
+  });
+});
+
 describe('queries', () => {
   it('imageId normalizes podman bare hex to sha256:', async () => {
     const hex = 'a'.repeat(64);

@@ -204,6 +204,9 @@ export async function streamEngineExec(
     failures.push(error);
     child.kill('SIGKILL');
   };
+  const stop = (): void => kill(io.signal?.reason);
+  if (io.signal?.aborted === true) stop();
+  else io.signal?.addEventListener('abort', stop, { once: true });
   const feeding =
     io.stdin instanceof Readable && child.stdin !== null
       ? pipeline(io.stdin, child.stdin).catch((error: unknown) => {
@@ -221,6 +224,7 @@ export async function streamEngineExec(
       ? Promise.resolve()
       : pipeline(child.stdout as Readable, io.stdout).catch(kill);
   const exitCode = await closed;
+  io.signal?.removeEventListener('abort', stop);
   await Promise.all([feeding, draining]);
   if (failures.length > 0) throw failures[0];
   return {
