@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../test/support/temp.js';
 
 import { buildStage, stageTarInput } from './stage-writer.js';
-import { checkTarEntry } from './tar-entry.js';
+import { TAR_NAME_MAX, TAR_PATH_MAX, checkTarEntry, judgeGrabEntry } from './tar-entry.js';
 
 describe('checkTarEntry', () => {
   it.each([
@@ -30,8 +30,58 @@ describe('checkTarEntry', () => {
     ['hard', 'link', 'transfer.tar-link'],
     ['fifo', 'fifo', 'transfer.tar-special'],
     ['dev', 'character-device', 'transfer.tar-special'],
+    ['sparse', null, 'transfer.tar-special'],
+    ['a\0b', 'file', 'transfer.tar-path'],
+    ['n'.repeat(TAR_NAME_MAX + 1), 'file', 'transfer.tar-too-long'],
+    [`d/${'n/'.repeat(TAR_PATH_MAX / 2)}x`, 'file', 'transfer.tar-too-long'],
   ])('refuses %j (%s)', (name, type, rule) => {
     expect(checkTarEntry({ name, type })).toMatchObject({ ok: false, rule });
+  });
+
+  it('accepts a name of exactly the caps, counted in bytes', () => {
+    expect(checkTarEntry({ name: 'n'.repeat(TAR_NAME_MAX), type: 'file' }).ok).toBe(true);
+    expect(checkTarEntry({ name: 'é'.repeat(127), type: 'file' }).ok).toBe(true);
+    expect(checkTarEntry({ name: 'é'.repeat(128), type: 'file' }).ok).toBe(false);
+    const path = Array.from({ length: 16 }, () => 'n'.repeat(255)).join('/');
+    expect(Buffer.byteLength(path)).toBe(TAR_PATH_MAX - 1);
+    expect(checkTarEntry({ name: path, type: 'file' }).ok).toBe(true);
+  });
+});
+
+describe('judgeGrabEntry: what of the box’s archive may land', () => {
+  it.each([
+    ['./a/b', 'file', 'file', ['a', 'b']],
+    ['a/', 'directory', 'dir', ['a']],
+    ['././a', 'file', 'file', ['a']],
+    ['./', 'directory', 'dir', []],
+    ['.', 'directory', 'dir', []],
+    ['', 'directory', 'dir', []],
+    ['./x', 'contiguous-file', 'file', ['x']],
+    ['./we ird\nname', 'file', 'file', ['we ird\nname']],
+  ])('lands %j (%s)', (name, type, kind, components) => {
+    expect(judgeGrabEntry({ name, type })).toEqual({ ok: true, kind, components });
+  });
+
+  it.each([
+    ['../x', 'file', 'outside the grabbed directory'],
+    ['./a/../../x', 'file', 'outside the grabbed directory'],
+    ['./a/..', 'directory', 'outside the grabbed directory'],
+    ['/etc/passwd', 'file', 'an absolute path'],
+    ['/', 'directory', 'an absolute path'],
+    ['a//b', 'file', 'an empty or `.` path component'],
+    ['a/./b', 'file', 'an empty or `.` path component'],
+    ['a\0b', 'file', 'a NUL in the path'],
+    ['./', 'file', 'a file entry naming the grabbed directory itself'],
+    ['./l', 'symlink', 'a symlink'],
+    ['./h', 'link', 'a hard link'],
+    ['./p', 'fifo', 'a fifo'],
+    ['./c', 'character-device', 'a character device'],
+    ['./b', 'block-device', 'a block device'],
+    ['./s', null, 'an entry of unknown type'],
+    [`./${'n'.repeat(TAR_NAME_MAX + 1)}`, 'file', `a name longer than ${TAR_NAME_MAX} bytes`],
+    [`./${'n/'.repeat(TAR_PATH_MAX / 2)}x`, 'file', `a path longer than ${TAR_PATH_MAX} bytes`],
+  ])('skips %j (%s): %s', (name, type, why) => {
+    expect(judgeGrabEntry({ name, type })).toEqual({ ok: false, why });
   });
 });
 
