@@ -71,7 +71,14 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     { code: '3', meaning: 'the box has no usable /inbox, or the remote byre refused' },
     { code: '4', meaning: '`--boxes`: only part of the engine pool answered; the list is partial' },
   ],
-  grab: [{ code: '3', meaning: 'the box refused the path (not a file or directory there)' }],
+  grab: [
+    {
+      code: '1',
+      meaning:
+        'a partial grab (`grab.partial`): some of a directory did not land, each entry named on stderr, the landed path still on stdout; or a cap (`--max-size`, `--max-entries`) stopped it and nothing of it was kept',
+    },
+    { code: '3', meaning: 'the destination is a symlink (byre never writes through one)' },
+  ],
   status: [],
   doctor: [
     {

@@ -8,6 +8,7 @@ import { describeTree } from './tree.js';
 import { versionLine } from '../embedded.js';
 import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
+import { DEFAULT_GRAB_MAX_BYTES, DEFAULT_GRAB_MAX_ENTRIES } from '../transfer/grab-limits.js';
 
 /** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
 export function yesNoFlag(name: string, value: boolean | string): boolean {
@@ -140,11 +141,19 @@ export function buildProgram(io: Io): Command {
       'the source box: a prefix of its project, workdir or container id',
     )
     .option('--skip-uid-check', 'use a box that runs as another uid than yours')
+    .option(
+      '--max-size <size>',
+      `stop and keep nothing once the box has sent more than this (default ${DEFAULT_GRAB_MAX_BYTES / 1024 ** 3}G; units K, M, G, T)`,
+    )
+    .option(
+      '--max-entries <n>',
+      `stop and keep nothing once a directory’s stream has more entries than this (default ${DEFAULT_GRAB_MAX_ENTRIES})`,
+    )
     .action(
       async (
         boxPath: string,
         hostPath: string | undefined,
-        options: { box?: string; skipUidCheck?: boolean },
+        options: { box?: string; skipUidCheck?: boolean; maxSize?: string; maxEntries?: string },
       ) => {
         const { grabCommand } = await import('../commands/grab.js');
         await grabCommand(io, boxPath, hostPath, options);

@@ -1,20 +1,25 @@
 // `byre grab <box-path> [<host-path> | -]`: a file or tree out of a running
 // box. Prints the landed host path; `-` streams one file to stdout. Never
-// overwrites a host file.
+// overwrites a host file. Entries that did not land are named on stderr as
+// they are skipped, and the grab then exits 1 (`grab.partial`) with the
+// landed path still on stdout.
 
 import type { Writable } from 'node:stream';
 
 import type { Io } from '../io.js';
 import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
+import { grabLimits } from '../transfer/grab-limits.js';
 import { localTransferEngines } from '../transfer/podman-memo.js';
 import { selectBox } from '../transfer/select.js';
-import { sayAll } from '../output/notes.js';
 import type { CommandDeps } from './deps.js';
 
 export interface GrabOptions {
   box?: string;
   skipUidCheck?: boolean;
+  maxSize?: string;
+  maxEntries?: string;
 }
 
 export async function grabCommand(
@@ -24,6 +29,7 @@ export async function grabCommand(
   options: GrabOptions,
   deps: CommandDeps = {},
 ): Promise<void> {
+  const limits = grabLimits(options);
   const { pool, podman } = localTransferEngines(io, deps.pool);
   const { box } = await selectBox(io, pool, {
     podman,
@@ -42,13 +48,12 @@ export async function grabCommand(
         kind: 'path' as const,
         path: hostArg === undefined ? io.cwd : resolveFrom(io.cwd, hostArg),
       };
+  const note = (line: string): void => say(io.stderr, line);
   try {
-    const r = await grabFromBox(box, boxPath, dest);
-    sayAll(io.stderr, r.notes);
+    const r = await grabFromBox(box, boxPath, dest, { ...limits, note });
     if (!toStdout) io.stdout.write(`${escapeTerminal(r.landed)}\n`);
   } catch (error) {
     if (error instanceof GrabIncomplete) {
-      sayAll(io.stderr, error.result.notes);
       if (error.result.landed !== '') io.stdout.write(`${escapeTerminal(error.result.landed)}\n`);
       throw error.error;
     }

@@ -14,7 +14,6 @@ import {
   openSync,
   type Stats,
 } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
@@ -33,48 +32,10 @@ function notADirectory(): Error {
   return Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
 }
 
-export class AnchoredDir {
-  private constructor(
-    readonly handle: FileHandle,
-    /** The path it was opened at, for messages. */
-    readonly shown: string,
-  ) {}
-
-  /** Opens `dir` itself; its final component must not be a symlink. */
-  static async open(dir: string): Promise<AnchoredDir> {
-    const h = await open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    return new AnchoredDir(h, dir);
-  }
-
-  /** A path naming `name` inside this directory, resolved from the open fd. */
-  at(name: string): string {
-    return childPath(this.handle.fd, this.shown, name);
-  }
-
-  /** The directory itself (for readdir). */
-  self(): string {
-    return PROC ? `/proc/self/fd/${this.handle.fd}` : this.shown;
-  }
-
-  /** Opens child directory `name`; fails (ELOOP/ENOTDIR) on a symlink or non-directory. */
-  async openDir(name: string): Promise<AnchoredDir> {
-    if (!PROC) {
-      const st = await lstat(this.at(name));
-      if (!st.isDirectory()) throw notADirectory();
-    }
-    const h = await open(this.at(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    return new AnchoredDir(h, path.join(this.shown, name));
-  }
-
-  async close(): Promise<void> {
-    await this.handle.close();
-  }
-}
-
 /**
- * The same anchoring with synchronous calls, for deliver's walk of a source
- * tree: a tree is mostly small files, and a thread-pool round trip per
- * directory costs more than the syscall it carries.
+ * A directory open as a descriptor, with synchronous calls (deliver's walk
+ * of a source tree, grab's writer): a tree is mostly small files, and a
+ * thread-pool round trip per directory costs more than the syscall it carries.
  */
 export class AnchoredDirSync {
   private constructor(

@@ -9,6 +9,7 @@ import {
   readFileSync,
   readdirSync,
   statSync,
+  linkSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -190,19 +191,22 @@ describe('grab scripts', () => {
   it('the tree script sends a tar of the contents, and refuses what is no longer a directory', async () => {
     mkdirSync(path.join(inbox, 'sub'));
     writeFileSync(path.join(inbox, 'sub', 'a.txt'), 'a');
+    // A second name for a.txt: GNU tar is asked to send its bytes, not a hard-link entry.
+    linkSync(path.join(inbox, 'sub', 'a.txt'), path.join(inbox, 'b.txt'));
     const r = grab(GRAB_TREE_SCRIPT, inbox);
     expect(r.status).toBe(0);
-    const names: string[] = [];
+    const entries: string[] = [];
     const extract = tar.extract();
     const reading = (async () => {
       for await (const entry of extract) {
-        names.push(entry.header.name);
+        entries.push(`${entry.header.name} ${entry.header.type} ${entry.header.size}`);
         entry.resume();
       }
     })();
     extract.end(r.stdout);
     await reading;
-    expect(names).toContain('./sub/a.txt');
+    expect(entries).toContain('./sub/a.txt file 1');
+    expect(entries).toContain('./b.txt file 1');
     writeFileSync(path.join(root, 'plain'), 'x');
     const gone = grab(GRAB_TREE_SCRIPT, path.join(root, 'plain'));
     expect(gone.status).toBe(4);

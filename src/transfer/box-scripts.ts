@@ -135,13 +135,20 @@ else
 fi
 `;
 
-/** grab, second exec for a directory: \`$1\` the box path; a tar of its contents on stdout. */
+/**
+ * grab, second exec for a directory: \`$1\` the box path; a tar of its
+ * contents on stdout. GNU tar sends a file's second name as a hard-link
+ * entry, which the host never lands (adr/0004); \`--hard-dereference\` sends
+ * its bytes again instead, so a tree with hard links (pnpm's node_modules)
+ * lands whole. Other tars (busybox) are asked for nothing they lack.
+ */
 export const GRAB_TREE_SCRIPT = String.raw`
 set -u
 p=$1
 [ -d "$p" ] || { printf 'byre-grab: no longer a directory\n' >&2; exit 4; }
 cd "$p" || { printf 'byre-grab: cannot enter the directory\n' >&2; exit 4; }
 command -v tar >/dev/null 2>&1 || { printf 'byre-grab: this box has no tar, which grabbing a directory needs\n' >&2; exit 1; }
+case $(tar --version 2>/dev/null) in *'GNU tar'*) exec tar -c --hard-dereference -f - . ;; esac
 exec tar -c -f - .
 `;
 

@@ -1,38 +1,41 @@
 // The host side of grab. The box only says "file" or "directory" and streams
 // bytes (the file, or a tar of the tree); every judgement is here, and all of
-// it is treated as hostile: writes are anchored at the destination, files are
-// written to O_EXCL temps and hard-linked to claim names (never overwriting,
-// never through a symlink), entries outside the grabbed root are ignored
-// loudly, and links and specials are skipped with a note.
+// it is treated as hostile (adr/0004): writes are anchored at the
+// destination, files are written to O_EXCL temps and hard-linked to claim
+// names (never overwriting, never through a symlink), and every entry that
+// does not land is named as it is skipped and makes the grab partial (exit 1,
+// `grab.partial`). A grab that brings more than its caps (grab-limits.ts), or
+// that the host cannot finish writing, stops and removes all it made.
 
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import tar from 'tar-stream';
 
 import type { StreamResult } from '../engine/engine.js';
+import type { ExecSpec } from '../engine/types.js';
 import { ByreError, RefusedError, UsageError } from '../errors.js';
 import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDir } from './anchored.js';
+import { AnchoredDirSync } from './anchored.js';
 import { BOX_EXIT, grabSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
 import type { DeliverBox } from './deliver.js';
+import type { GrabLimits } from './grab-limits.js';
+import {
+  StreamBroke,
+  TreeWriter,
+  claimFree,
+  errno,
+  openTemp,
+  removeDir,
+  removeTemp,
+  shown,
+} from './grab-writer.js';
+import { isUnusableName, sanitizeName } from './names.js';
+import { formatBytes } from './progress.js';
 import { feed } from './stage-writer.js';
-import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
-
-const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;
+import { TarTail, judgeGrabEntry } from './tar-entry.js';
 
 /** The box path as the box sees it: relative paths count from /workspace. */
 export function boxPathFor(arg: string): string {
@@ -57,8 +60,13 @@ export function parseGrabHeader(line: string): 'file' | 'dir' {
 
 export type GrabDestination = { kind: 'stdout'; stream: Writable } | { kind: 'path'; path: string };
 
+export interface GrabOptions extends GrabLimits {
+  /** Each entry that was skipped or renamed, as it happens (names already escaped). */
+  note: (line: string) => void;
+}
+
 interface Anchor {
-  dir: AnchoredDir;
+  dir: AnchoredDirSync;
   name: string;
   shownDir: string;
 }
@@ -68,16 +76,15 @@ interface Anchor {
  * new path is the name itself; an existing file keeps its bytes and the grab
  * lands beside it uniquified. A symlink destination is refused.
  */
-export async function anchorDestination(hostPath: string, name: string): Promise<Anchor> {
+export function anchorDestination(hostPath: string, name: string): Anchor {
   const resolved = path.resolve(hostPath);
   let st;
   try {
-    st = await lstat(resolved);
+    st = lstatSync(resolved);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw unusableDestination(hostPath, error);
+    if (errno(error) !== 'ENOENT') throw unusableDestination(hostPath, error);
     const parent = path.dirname(resolved);
-    return { dir: await openParent(parent), name: path.basename(resolved), shownDir: parent };
+    return { dir: openParent(parent), name: path.basename(resolved), shownDir: parent };
   }
   if (st.isSymbolicLink()) {
     throw new RefusedError(
@@ -88,14 +95,14 @@ export async function anchorDestination(hostPath: string, name: string): Promise
       },
     );
   }
-  if (st.isDirectory()) return { dir: await openParent(resolved), name, shownDir: resolved };
+  if (st.isDirectory()) return { dir: openParent(resolved), name, shownDir: resolved };
   const parent = path.dirname(resolved);
-  return { dir: await openParent(parent), name: path.basename(resolved), shownDir: parent };
+  return { dir: openParent(parent), name: path.basename(resolved), shownDir: parent };
 }
 
-async function openParent(parent: string): Promise<AnchoredDir> {
+function openParent(parent: string): AnchoredDirSync {
   try {
-    return await AnchoredDir.open(parent);
+    return AnchoredDirSync.open(parent);
   } catch (error) {
     throw unusableDestination(parent, error);
   }
@@ -113,206 +120,114 @@ function unusableDestination(where: string, error: unknown): ByreError {
   });
 }
 
-function errno(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code;
+/** A cap stopped the grab: byre read no further and keeps nothing of it. */
+class CapReached extends ByreError {}
+
+function capReached(
+  what: 'bytes' | 'entries',
+  boxPath: string,
+  limits: GrabLimits,
+  kept: string,
+): CapReached {
+  const box = escapeTerminal(boxPath);
+  return what === 'bytes'
+    ? new CapReached(
+        `stopped grabbing ${box}: the box sent more than ${formatBytes(limits.maxBytes)}; ${kept}`,
+        {
+          rule: 'grab.too-large',
+          remedy: `if it really is that large, grab it again with a higher cap: byre grab --max-size ${suggestBytes(limits.maxBytes)} …`,
+        },
+      )
+    : new CapReached(
+        `stopped grabbing ${box}: the box sent more than ${limits.maxEntries} entries; ${kept}`,
+        {
+          rule: 'grab.too-many-entries',
+          remedy: `if it really holds that many, grab it again with a higher cap: byre grab --max-entries ${limits.maxEntries * 2} …`,
+        },
+      );
 }
 
-// The claim path uses synchronous fs calls on purpose: a tree is thousands of
-// small files, and each async call is a thread-pool round trip that costs more
-// than the syscall it wraps (a 1,000-file grab spent most of its time there).
-
-/** Writes all of `chunk` to `fd`. */
-function writeAll(fd: number, chunk: Buffer): void {
-  for (let off = 0; off < chunk.length;) off += writeSync(fd, chunk, off);
+/** Twice `max`, rounded up to whole GiB (or MiB below 1 GiB), as `--max-size` spells it. */
+function suggestBytes(max: number): string {
+  const mib = 1024 * 1024;
+  const twice = 2 * max;
+  return twice >= 1024 * mib ? `${Math.ceil(twice / (1024 * mib))}G` : `${Math.ceil(twice / mib)}M`;
 }
 
-/** Every chunk of `content` into `fd`. */
-async function drainInto(fd: number, content: AsyncIterable<unknown>): Promise<void> {
-  for await (const chunk of content) writeAll(fd, chunk as Buffer);
-}
-
-/** An exclusive, private temp file in `dir`: its name and open descriptor. */
-function openTemp(dir: AnchoredDir): { name: string; fd: number } {
-  for (let i = 0; i < 100; i++) {
-    const name = `.byre-tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      return { name, fd: openSync(dir.at(name), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600) };
-    } catch (error) {
-      if (errno(error) !== 'EEXIST') throw error;
-    }
-  }
-  throw new ByreError('cannot create a temp file', { rule: 'grab.temp' });
-}
-
-/** Hard-links temp `tmp` to the first free form of `name`; never replaces anything. */
-function linkToFreeName(dir: AnchoredDir, tmp: string, name: string): string {
-  for (let k = 1; k <= MAX_UNIQUIFY; k++) {
-    const candidate = candidateName(name, k);
-    try {
-      linkSync(dir.at(tmp), dir.at(candidate));
-      return candidate;
-    } catch (error) {
-      if (errno(error) !== 'EEXIST') throw error;
-    }
-  }
-  throw new ByreError(`no free name for ${escapeTerminal(name)}`, { rule: 'grab.no-free-name' });
-}
-
-function removeTemp(dir: AnchoredDir, tmp: string): void {
-  try {
-    unlinkSync(dir.at(tmp));
-  } catch {
-    // Already gone, or the directory went away: nothing of ours is left to remove.
-  }
-}
-
-/** Fills an exclusive temp in `dir` from `content`, then links it to a free name. */
-async function claimFile(
-  dir: AnchoredDir,
-  name: string,
-  mode: number,
-  content: AsyncIterable<unknown>,
-): Promise<string> {
-  const tmp = openTemp(dir);
-  try {
-    try {
-      await drainInto(tmp.fd, content);
-      fchmodSync(tmp.fd, (mode & 0o755) | 0o600);
-    } finally {
-      closeSync(tmp.fd);
-    }
-    return linkToFreeName(dir, tmp.name, name);
-  } finally {
-    removeTemp(dir, tmp.name);
-  }
-}
-
-/** mkdir a free name in `dir`. */
-async function claimDir(dir: AnchoredDir, name: string): Promise<string> {
-  for (let k = 1; k <= MAX_UNIQUIFY; k++) {
-    const candidate = candidateName(name, k);
-    try {
-      mkdirSync(dir.at(candidate), 0o755);
-      return candidate;
-    } catch (error) {
-      if (errno(error) !== 'EEXIST') throw error;
-    }
-  }
-  throw new ByreError(`no free name for ${escapeTerminal(name)}`, { rule: 'grab.no-free-name' });
-}
+/** How often a file grab's size is looked at while the engine client writes it. */
+const SIZE_LOOK_MS = 50;
 
 /**
- * A tar entry name from the box, judged: relative to the grabbed root, with
- * no `..`, no absolute path and no empty component. `null`: the root itself.
+ * Runs `spec` with its stdout on `fd` (the engine client writes it; no byte
+ * passes through byre) and stops it once the file grows past the cap. The
+ * overshoot is what arrives within one look (~50 ms); a file over the cap
+ * never lands, since its temp is only claimed after this returns.
  */
-export function judgeEntryName(
-  raw: string,
-): { ok: true; components: string[] | null } | { ok: false; why: string } {
-  let name = raw;
-  if (name.startsWith('/')) return { ok: false, why: 'an absolute path' };
-  while (name.startsWith('./')) name = name.slice(2);
-  while (name.endsWith('/')) name = name.slice(0, -1);
-  if (name === '' || name === '.') return { ok: true, components: null };
-  const parts = name.split('/');
-  if (parts.includes('..')) return { ok: false, why: 'outside the grabbed directory' };
-  if (parts.some((p) => p === '' || p === '.')) return { ok: false, why: 'a malformed path' };
-  return { ok: true, components: parts };
-}
-
-/** The host-side tree writer: every directory it made, by original box path. */
-class TreeWriter {
-  private readonly dirs = new Map<string, { dir: AnchoredDir; names: Map<string, string> }>();
-
-  constructor(
-    root: AnchoredDir,
-    private readonly notes: string[],
-  ) {
-    this.dirs.set('', { dir: root, names: new Map() });
-  }
-
-  /** The directory for `parts` (original names), creating what is missing. */
-  async dirFor(parts: readonly string[]): Promise<AnchoredDir> {
-    let key = '';
-    let cur = this.dirs.get('');
-    if (cur === undefined) throw new Error('tree writer without a root');
-    for (const part of parts) {
-      const next = key === '' ? part : `${key}/${part}`;
-      let child = this.dirs.get(next);
-      if (child === undefined) {
-        const clean = sanitizeName(part);
-        const wanted = isUnusableName(clean) ? '_' : clean;
-        const made = await claimDir(cur.dir, wanted);
-        if (made !== part)
-          this.notes.push(`renamed "${escapeTerminal(part)}" → "${escapeTerminal(made)}"`);
-        child = { dir: await cur.dir.openDir(made), names: new Map() };
-        cur.names.set(part, made);
-        this.dirs.set(next, child);
-      }
-      cur = child;
-      key = next;
-    }
-    return cur.dir;
-  }
-
-  async file(
-    parts: readonly string[],
-    mode: number,
-    content: AsyncIterable<unknown>,
-  ): Promise<void> {
-    const dir = await this.dirFor(parts.slice(0, -1));
-    const last = parts[parts.length - 1] ?? '';
-    const clean = sanitizeName(last);
-    const wanted = isUnusableName(clean) ? '_' : clean;
-    const made = await claimFile(dir, wanted, mode, content);
-    if (made !== last)
-      this.notes.push(`renamed "${escapeTerminal(last)}" → "${escapeTerminal(made)}"`);
-  }
-
-  async close(): Promise<void> {
-    for (const [key, d] of this.dirs) if (key !== '') await d.dir.close();
+async function execToFile(
+  box: DeliverBox,
+  spec: ExecSpec,
+  fd: number,
+  boxPath: string,
+  limits: GrabLimits,
+): Promise<StreamResult> {
+  const stop = new AbortController();
+  const look = (): void => {
+    if (!stop.signal.aborted && fstatSync(fd).size > limits.maxBytes)
+      stop.abort(capReached('bytes', boxPath, limits, 'nothing landed'));
+  };
+  const timer = setInterval(look, SIZE_LOOK_MS);
+  try {
+    const r = await box.handle.execStream(spec, { stdout: fd, signal: stop.signal });
+    look();
+    if (stop.signal.aborted) throw stop.signal.reason;
+    return r;
+  } finally {
+    clearInterval(timer);
   }
 }
 
 export interface GrabResult {
   /** The host path that landed (empty for stdout). */
   landed: string;
-  notes: string[];
 }
 
 /**
  * Grabs `boxPath` out of `box` into `dest`. A file is one exec whose stdout
- * is an exclusive temp file's descriptor (the engine client writes it; no
- * byte passes through byre), claimed only once the box says it sent it all.
- * A directory takes a second exec streaming a tar, judged entry by entry.
+ * is an exclusive temp file's descriptor, claimed only once the box says it
+ * sent it all. A directory takes a second exec streaming a tar, judged entry
+ * by entry.
  */
 export async function grabFromBox(
   box: DeliverBox & BoxUser,
   boxPath: string,
   dest: GrabDestination,
+  options: GrabOptions,
 ): Promise<GrabResult> {
-  if (dest.kind === 'stdout') return grabToStream(box, boxPath, dest.stream);
-  const anchor = await anchorDestination(dest.path, defaultGrabName(boxPath));
+  if (dest.kind === 'stdout') return grabToStream(box, boxPath, dest.stream, options);
+  const anchor = anchorDestination(dest.path, defaultGrabName(boxPath));
   try {
     const tmp = openTemp(anchor.dir);
     let kind: 'file' | 'dir';
     try {
       try {
-        const r = await box.handle.execStream(grabSpec(box, boxPath), { stdout: tmp.fd });
+        const r = await execToFile(box, grabSpec(box, boxPath), tmp.fd, boxPath, options);
         kind = judgeFirstExec(r, boxPath);
         if (kind === 'file') fchmodSync(tmp.fd, 0o644);
       } finally {
         closeSync(tmp.fd);
       }
       if (kind === 'file') {
-        const made = linkToFreeName(anchor.dir, tmp.name, anchor.name);
-        return { landed: path.join(anchor.shownDir, made), notes: [] };
+        const { made } = claimFree(anchor.name, 1, (c) =>
+          linkSync(anchor.dir.at(tmp.name), anchor.dir.at(c)),
+        );
+        return { landed: path.join(anchor.shownDir, made) };
       }
     } finally {
       removeTemp(anchor.dir, tmp.name);
     }
-    return await grabTree(box, boxPath, anchor);
+    return await grabTree(box, boxPath, anchor, options);
   } finally {
-    await anchor.dir.close().catch(() => undefined);
+    anchor.dir.close();
   }
 }
 
@@ -329,12 +244,17 @@ function headerOf(r: StreamResult): 'file' | 'dir' {
   return parseGrabHeader(r.stderrHead.split('\n', 1)[0] ?? '');
 }
 
+/** The last lines the box said on stderr, escaped. */
+function boxSaid(r: { stderr: string }): string {
+  return escapeTerminal(r.stderr.trim().split('\n').slice(-3).join('; '));
+}
+
 /** The box stopped before sending everything (`also` adds what that meant here). */
 function incomplete(boxPath: string, r: StreamResult, also = ''): ByreError {
-  const said = escapeTerminal(r.stderr.trim().split('\n').slice(-3).join('; '));
-  return new ByreError(`the box could not send all of ${escapeTerminal(boxPath)}${also}: ${said}`, {
-    rule: 'grab.incomplete',
-  });
+  return new ByreError(
+    `the box could not send all of ${escapeTerminal(boxPath)}${also}: ${boxSaid(r)}`,
+    { rule: 'grab.incomplete' },
+  );
 }
 
 function classifyFailure(r: StreamResult, boxPath: string): ByreError {
@@ -354,28 +274,36 @@ async function grabToStream(
   box: DeliverBox & BoxUser,
   boxPath: string,
   stream: Writable,
+  limits: GrabLimits,
 ): Promise<GrabResult> {
   const pass = new PassThrough();
   let consumeError: unknown = null;
   // Not pipeline(): stdout must stay open, and {end:false} pipelines can hang on it.
   const consuming = (async () => {
+    let total = 0;
     for await (const chunk of pass) {
+      total += (chunk as Buffer).length;
+      if (total > limits.maxBytes) {
+        throw capReached('bytes', boxPath, limits, 'what came before the cap went to stdout');
+      }
       if (!stream.write(chunk)) await once(stream, 'drain');
     }
   })().catch((error: unknown) => {
     consumeError = error;
     pass.destroy();
   });
-  let r: StreamResult;
+  let r: StreamResult | null = null;
+  let execError: unknown = null;
   try {
     r = await box.handle.execStream(grabSpec(box, boxPath), { stdout: pass });
   } catch (error) {
+    execError = error;
     pass.destroy();
-    throw error;
   } finally {
     await consuming;
   }
   if (consumeError !== null) throw consumeError;
+  if (r === null) throw execError;
   if (r.exitCode === BOX_EXIT.grabClassify) throw classifyFailure(r, boxPath);
   if (headerOf(r) === 'dir') {
     throw new UsageError('`-` streams a single file; that box path is a directory', {
@@ -384,7 +312,17 @@ async function grabToStream(
     });
   }
   if (r.exitCode !== 0) throw incomplete(boxPath, r);
-  return { landed: '', notes: [] };
+  return { landed: '' };
+}
+
+/** How the box's archive went, as far as the host can tell. */
+interface TreeEnd {
+  /** Entries named on stderr and not landed. */
+  skipped: number;
+  /** The stream ended without tar's end-of-archive marker. */
+  cut: boolean;
+  /** The stream could not be read to its end (malformed, or cut mid-entry). */
+  broken: string | null;
 }
 
 /** A directory: its name claimed with mkdir, then its tar from a second exec, entry by entry. */
@@ -392,17 +330,30 @@ async function grabTree(
   box: DeliverBox & BoxUser,
   boxPath: string,
   anchor: Anchor,
+  options: GrabOptions,
 ): Promise<GrabResult> {
-  const notes: string[] = [];
-  const made = await claimDir(anchor.dir, anchor.name);
+  const { made } = claimFree(anchor.name, 1, (c) => mkdirSync(anchor.dir.at(c), 0o755));
   const landed = path.join(anchor.shownDir, made);
-  const tree = new TreeWriter(await anchor.dir.openDir(made), notes);
+  const tree = new TreeWriter(anchor.dir.openDir(made), options.note);
   const stream = new PassThrough();
+  let end: TreeEnd | null = null;
   let consumeError: unknown = null;
-  const consuming = extractTree(stream, tree, notes).catch((error: unknown) => {
-    consumeError = error;
-    stream.destroy();
-  });
+  // Set when byre stopped reading before the box's stream ended (which kills the exec).
+  let stoppedReading = false;
+  const consuming = extractTree(stream, tree, boxPath, options)
+    .then(
+      (e) => {
+        end = e;
+      },
+      (error: unknown) => {
+        consumeError = error;
+      },
+    )
+    .finally(() => {
+      if (stream.destroyed || stream.readableEnded) return;
+      stoppedReading = true;
+      stream.destroy();
+    });
   let r: StreamResult | null = null;
   let execError: unknown = null;
   try {
@@ -412,15 +363,85 @@ async function grabTree(
     stream.destroy();
   } finally {
     await consuming;
-    await tree.close();
   }
-  if (r?.exitCode === BOX_EXIT.grabClassify) {
-    throw new GrabIncomplete(classifyFailure(r, boxPath), { landed, notes });
+  if (consumeError !== null) {
+    // byre stopped reading (a cap, or the host could not write): nothing of this grab stays.
+    const left = tree.removeAll();
+    tree.close();
+    try {
+      removeDir(anchor.dir, made);
+    } catch {
+      left.push('');
+    }
+    throw stoppedError(consumeError, landed, left);
   }
-  if (consumeError !== null) throw consumeError;
-  if (execError !== null || r === null) throw execError;
-  if (r.exitCode !== 0) throw new GrabIncomplete(incomplete(boxPath, r), { landed, notes });
-  return { landed, notes };
+  tree.close();
+  if (r === null && !stoppedReading) {
+    if (execError instanceof ByreError) throw new GrabIncomplete(execError, { landed });
+    throw execError;
+  }
+  const why = partialReasons(end ?? { skipped: 0, cut: true, broken: null }, r);
+  if (why.length === 0) return { landed };
+  const skipped = (end as TreeEnd | null)?.skipped ?? 0;
+  throw new GrabIncomplete(
+    new ByreError(`only part of ${escapeTerminal(boxPath)} landed: ${why.join('; ')}`, {
+      rule: 'grab.partial',
+      remedy:
+        skipped > 0
+          ? 'byre never lands links, special files or names outside the directory; grab a link’s target by its own path'
+          : 'check the directory in the box (byre shell) and grab it again',
+    }),
+    { landed },
+  );
+}
+
+/** Why a tree that arrived is not the whole directory; empty when it is. */
+export function partialReasons(
+  end: TreeEnd,
+  r: { exitCode: number; stderr: string } | null,
+): string[] {
+  const why: string[] = [];
+  if (end.skipped > 0) {
+    why.push(
+      `${end.skipped} ${end.skipped === 1 ? 'entry was' : 'entries were'} skipped (named above)`,
+    );
+  }
+  if (end.broken !== null) why.push(`the stream broke off (${escapeTerminal(end.broken)})`);
+  else if (end.cut) why.push('the stream ended before its end-of-archive marker');
+  if (r !== null && r.exitCode !== 0) {
+    const said = boxSaid(r);
+    why.push(`the box’s tar exited ${r.exitCode}${said === '' ? '' : ` (${said})`}`);
+  }
+  return why;
+}
+
+/** The error for a tree grab byre stopped, saying what of it is left (nothing, normally). */
+function stoppedError(error: unknown, landed: string, left: readonly string[]): unknown {
+  const kept =
+    left.length === 0
+      ? 'nothing of it was kept'
+      : `byre could not remove ${left.map((k) => escapeTerminal(path.join(landed, k))).join(', ')}`;
+  if (error instanceof CapReached) {
+    return left.length === 0
+      ? error
+      : new ByreError(`${error.message.replace(/; nothing landed$/, '')}; ${kept}`, {
+          rule: error.rule,
+          ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+        });
+  }
+  const code = errno(error);
+  if (error instanceof ByreError || code === undefined) return error;
+  return new ByreError(
+    `cannot write the grab into ${escapeTerminal(landed)}: ${(error as Error).message}; ${kept}`,
+    {
+      rule: 'grab.host-write',
+      cause: error,
+      remedy:
+        code === 'ENOSPC' || code === 'EDQUOT'
+          ? 'free some disk space, or grab somewhere with room, and grab again'
+          : 'check the destination and grab again',
+    },
+  );
 }
 
 /** A grab that failed after something landed; the command prints both. */
@@ -434,42 +455,86 @@ export class GrabIncomplete extends Error {
   }
 }
 
+/**
+ * The box's archive, entry by entry, into `tree`. Returns how it ended when
+ * the stream was read to its end or broke off (both keep what landed);
+ * throws when byre stops reading: a cap (CapReached) or a host-side failure.
+ */
 async function extractTree(
   source: AsyncIterable<unknown>,
   tree: TreeWriter,
-  notes: string[],
-): Promise<void> {
+  boxPath: string,
+  options: GrabOptions,
+): Promise<TreeEnd> {
   const extract = tar.extract();
-  const feeding = feed(source, extract);
+  const tail = new TarTail();
+  const feeding = feed(metered(source, tail, boxPath, options), extract).catch((error: unknown) => {
+    extract.destroy(error instanceof Error ? error : new Error(String(error)));
+  });
+  const entries = extract[Symbol.asyncIterator]();
+  let count = 0;
+  let skipped = 0;
+  let end = 0;
+  const skip = (name: string, why: string): void => {
+    skipped++;
+    options.note(`skipped "${shown(name)}": ${why}`);
+  };
   try {
-    for await (const entry of extract) {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof entries.next>>;
+      try {
+        next = await entries.next();
+      } catch (error) {
+        throw new StreamBroke(error);
+      }
+      if (next.done === true) break;
+      const entry = next.value;
       const h = entry.header;
-      const judged = judgeEntryName(h.name);
+      end = TarTail.dataEnd(h);
+      if (++count > options.maxEntries) {
+        throw capReached('entries', boxPath, options, 'nothing landed');
+      }
+      const judged = judgeGrabEntry(h);
       if (!judged.ok) {
-        notes.push(`ignored "${escapeTerminal(h.name)}" from the box: ${judged.why}`);
+        skip(h.name, judged.why);
         entry.resume();
         continue;
       }
-      const parts = judged.components;
-      if (h.type === 'directory') {
-        if (parts !== null) await tree.dirFor(parts);
-        entry.resume();
-      } else if (h.type === 'file' || h.type === 'contiguous-file') {
-        if (parts === null) {
-          notes.push('ignored a file entry naming the grabbed directory itself');
-          entry.resume();
-          continue;
-        }
-        await tree.file(parts, h.mode, entry);
-      } else {
-        const what =
-          h.type === 'symlink' ? 'a symlink' : h.type === 'link' ? 'a hard link' : `a ${h.type}`;
-        notes.push(`skipped "${escapeTerminal(h.name)}": ${what}`);
-        entry.resume();
+      try {
+        if (judged.kind === 'dir') tree.dir(judged.components);
+        else await tree.file(judged.components, h.mode ?? 0o644, entry);
+      } catch (error) {
+        if (!(error instanceof ByreError && error.rule === 'grab.no-free-name')) throw error;
+        skip(h.name, 'no free name for it');
       }
+      entry.resume();
     }
-  } finally {
-    await feeding.catch(() => undefined);
+  } catch (error) {
+    // The caller stops the source once this returns; feeding is not awaited,
+    // as it may be waiting on a write the destroyed extractor never drains.
+    extract.destroy();
+    const reason = error instanceof StreamBroke ? error.reason : error;
+    if (reason instanceof CapReached) throw reason;
+    if (error instanceof StreamBroke) return { skipped, cut: true, broken: error.message };
+    throw error;
   }
   await feeding;
+  return { skipped, cut: !tail.endMarkerAt(end), broken: null };
+}
+
+/** The chunks of `source`, noted in `tail`, until more than the byte cap has come. */
+async function* metered(
+  source: AsyncIterable<unknown>,
+  tail: TarTail,
+  boxPath: string,
+  limits: GrabLimits,
+): AsyncIterable<Buffer> {
+  let total = 0;
+  for await (const chunk of source) {
+    const b = chunk as Buffer;
+    total += b.length;
+    if (total > limits.maxBytes) throw capReached('bytes', boxPath, limits, 'nothing landed');
+    tail.add(b);
+    yield b;
+  }
 }

@@ -5,10 +5,15 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Writer } from '../io.js';
 
-const MIB = 1024 * 1024;
+const KIB = 1024;
+const MIB = KIB * KIB;
+const GIB = MIB * KIB;
 
+/** A byte count for a person: `512 B`, `3 KiB`, `1.5 MiB`, `8.0 GiB`. */
 export function formatBytes(n: number): string {
-  return n >= MIB ? `${(n / MIB).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
+  if (n >= GIB) return `${(n / GIB).toFixed(1)} GiB`;
+  if (n >= MIB) return `${(n / MIB).toFixed(1)} MiB`;
+  return n >= KIB ? `${(n / KIB).toFixed(0)} KiB` : `${n} B`;
 }
 
 export class Meter extends Transform {

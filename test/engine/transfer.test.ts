@@ -22,6 +22,7 @@ import {
   waitFor,
   type TestProject,
 } from './harness.js';
+import { tarOf, withoutMarker } from '../support/tar.js';
 
 const flavors = flavorsUnderTest();
 
@@ -226,13 +227,89 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
     makeOwnedDir(project, dest);
     for (let i = 0; i < 3; i++) {
       const r = runByre(project, ['grab', '/tmp/t', dest]);
-      expect([0, 1]).toContain(r.status);
+      expect(r.status).toBe(1);
       expect(r.stderr).toMatch(/skipped .*evil.*a symlink/);
     }
     expect(readdirSync(outside)).toEqual([]);
     expect(symlinksUnder(dest)).toEqual([]);
     for (const e of readdirSync(dest))
       expect(lstatSync(path.join(dest, e)).isDirectory()).toBe(true);
+  });
+
+  it('grabs from a box whose tar and cat the agent replaced: partial says so, runaways land nothing', async () => {
+    const { project, id } = await theBox();
+    const outside = makeOwnedDir(project, path.join(project.root, 'outside-hostile'));
+    // What the agent's tar sends: good entries, entries byre must refuse, and
+    // no end-of-archive marker, with exit 0.
+    const archive = await tarOf([
+      { name: './', type: 'directory' },
+      { name: './good.txt', body: 'good\n' },
+      { name: '../escape.txt', body: 'no\n' },
+      { name: '/abs.txt', body: 'no\n' },
+      { name: './evil', type: 'symlink', linkname: outside },
+      { name: './sub/', type: 'directory' },
+      { name: './sub/deep.txt', body: 'deep\n' },
+    ]);
+    const hostile = withoutMarker(archive).toString('base64');
+    asRootInBox(
+      project,
+      id,
+      `printf %s '${hostile}' | base64 -d > /tmp/hostile.tar && mkdir -p /tmp/hostile && ` +
+        `printf '%s\\n' '#!/bin/sh' 'case "$1" in --version) echo "tar (agent) 1"; exit 0;; esac' ` +
+        `'/bin/cat /tmp/hostile.tar' '[ -e /tmp/hostile-runaway ] && exec /bin/cat /dev/zero' 'exit 0' ` +
+        `> /usr/local/bin/tar && chmod 755 /usr/local/bin/tar`,
+    );
+    try {
+      const dest = makeOwnedDir(project, path.join(project.root, 'dest-hostile'));
+      const partial = runByre(project, ['grab', '/tmp/hostile', dest]);
+      expect(partial.status, partial.stderr).toBe(1);
+      expect(partial.stdout).toBe(`${path.join(dest, 'hostile')}\n`);
+      for (const named of [
+        'skipped "../escape.txt": outside the grabbed directory',
+        'skipped "/abs.txt": an absolute path',
+        'skipped "./evil": a symlink',
+        'only part of /tmp/hostile landed: 3 entries were skipped (named above); ' +
+          'the stream ended before its end-of-archive marker',
+      ])
+        expect(partial.stderr).toContain(named);
+      expect(readFileSync(path.join(dest, 'hostile', 'good.txt'), 'utf8')).toBe('good\n');
+      expect(readFileSync(path.join(dest, 'hostile', 'sub', 'deep.txt'), 'utf8')).toBe('deep\n');
+      expect(readdirSync(path.join(dest, 'hostile')).sort()).toEqual(['good.txt', 'sub']);
+      expect(readdirSync(outside)).toEqual([]);
+
+      // The same tar, then bytes for ever: the cap stops it, and nothing of it stays.
+      asRootInBox(project, id, 'touch /tmp/hostile-runaway');
+      const runaway = runByre(project, ['grab', '--max-size', '2M', '/tmp/hostile', dest]);
+      expect(runaway.status, runaway.stderr).toBe(1);
+      expect(runaway.stdout).toBe('');
+      expect(runaway.stderr).toContain('the box sent more than 2.0 MiB; nothing landed');
+      expect(runaway.stderr).toContain('--max-size 4M');
+      expect(readdirSync(dest)).toEqual(['hostile']);
+
+      // A cat that never ends: to a file, and to stdout.
+      asRootInBox(
+        project,
+        id,
+        `printf '%s\\n' '#!/bin/sh' 'exec /bin/cat /dev/zero' > /usr/local/bin/cat && ` +
+          'chmod 755 /usr/local/bin/cat && echo solo > /tmp/solo-hostile.txt',
+      );
+      const file = runByre(project, ['grab', '--max-size', '1M', '/tmp/solo-hostile.txt', dest]);
+      expect(file.status, file.stderr).toBe(1);
+      expect(file.stderr).toContain('the box sent more than 1.0 MiB; nothing landed');
+      expect(readdirSync(dest)).toEqual(['hostile']);
+      const piped = runByre(project, ['grab', '--max-size', '1M', '/tmp/solo-hostile.txt', '-']);
+      expect(piped.status, piped.stderr).toBe(1);
+      // Whole chunks up to the cap went out; the one that crossed it did not.
+      expect(piped.stdout.length).toBeGreaterThan(0);
+      expect(piped.stdout.length).toBeLessThanOrEqual(1024 * 1024);
+      expect(piped.stderr).toContain('what came before the cap went to stdout');
+    } finally {
+      asRootInBox(
+        project,
+        id,
+        'rm -rf /usr/local/bin/tar /usr/local/bin/cat /tmp/hostile.tar /tmp/hostile-runaway /tmp/hostile',
+      );
+    }
   });
 
   it('finds a box by its full id, and a box without the id labels through its env', async () => {
