@@ -46,6 +46,7 @@ beforeEach(() => {
     gitDir: null,
     gitPaths: null,
     boxWritableRoots: [],
+    identityChange: null,
   };
 });
 
