@@ -47,6 +47,7 @@ beforeEach(() => {
     gitPaths: null,
     boxWritableRoots: [],
     identityChange: null,
+    forged: null,
   };
 });
 

@@ -101,11 +101,18 @@ async function nextPorts(
     : { session: null, refusals: [] };
 }
 
-/** A changed identity (adr/0047): the page shows the new one, and the refusal every other verb gives. */
+/**
+ * A forged worktree structure or a changed identity (adr/0047): the page
+ * shows the directory as it resolves now (a forged one as its own project),
+ * and the refusals every other verb gives.
+ */
 function identityRefusals(ctx: ProjectContext): ContainmentRefusal[] {
-  if (ctx.identityChange === null) return [];
-  const refusal = identityChangeRefusal(ctx.identityChange);
-  return [{ rule: refusal.rule, message: refusal.message, remedy: refusal.remedy ?? '' }];
+  const change = ctx.identityChange === null ? null : identityChangeRefusal(ctx.identityChange);
+  return [ctx.forged, change].flatMap((refusal) =>
+    refusal === null
+      ? []
+      : [{ rule: refusal.rule, message: refusal.message, remedy: refusal.remedy ?? '' }],
+  );
 }
 
 /** The repository's worktrees by worktree id, read from git's files (never by running git). */

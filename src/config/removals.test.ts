@@ -21,6 +21,8 @@ describe('removalMarkers (adr/0047)', () => {
     ['a mount removed by target', '[[mounts]]\ntarget = "!/data"\n', ['mounts !/data']],
     ['a port removed', '[[ports]]\ncontainer = 3000\nremove = true\n', ['ports 3000 removed']],
     ['a volume removed', '[[volumes]]\nname = "!cache"\n', ['volumes !cache']],
+    ['an on/off key turned off', 'seed_prefs = false\n', ['seed_prefs = false']],
+    ['an on/off key turned on restricts nothing', 'seed_prefs = true\n', []],
     ['an MCP server closed', '[[mcp]]\nname = "!github"\n', ['mcp !github']],
     ['egress closures are the posture’s to report', 'egress = ["!x.example"]\n', []],
   ])('%s', (_what, text, want) => {

@@ -1,8 +1,9 @@
 // The removal markers one layer file carries: what it takes away from the
 // layers beneath it (`!name` in a union list, an entry whose identity is
-// `!id`, a port's `remove = true`). A fresh config that lacks them gives those
-// grants back, so a change of identity counts them as restrictions
-// (adr/0047). Egress closures are the network posture's to report. Pure.
+// `!id`, a port's `remove = true`, an on/off key turned off). A fresh config
+// that lacks them gives those grants back, so a change of identity counts
+// them as restrictions (adr/0047). Egress closures are the network posture's
+// to report. Pure.
 
 import { configKey, configKeys } from './keys.js';
 import type { RawLayer } from './schema.js';
@@ -17,8 +18,9 @@ export function removalMarkers(raw: RawLayer): string[] {
   const out: string[] = [];
   for (const key of configKeys()) {
     const value = table[key];
-    if (!Array.isArray(value)) continue;
     const merge = configKey(key).merge;
+    if (merge.kind === 'tristate' && value === false) out.push(`${key} = false`);
+    if (!Array.isArray(value)) continue;
     for (const item of value) {
       if (merge.kind === 'union' && typeof item === 'string' && item.startsWith('!')) {
         out.push(`${key} ${item}`);

@@ -164,6 +164,23 @@ describe('a forged worktree structure is refused before any identity is taken', 
     }
   });
 
+  it('the page that shows it (status) sees the directory as its launched project, with the refusal', async () => {
+    const d = mk('p');
+    mkdirSync(path.join(d, '.git'));
+    await launched(d);
+    execFileSync('sh', ['-c', FORGE_WORKTREE], { cwd: d });
+    const ctx = await resolveProjectContext(d, env(), {
+      identityChange: 'report',
+      forged: 'report',
+    });
+    expect(ctx).toMatchObject({
+      projectId: projectIdFor(d),
+      isLinkedWorktree: false,
+      identityChange: null,
+      forged: { rule: 'worktree.forged' },
+    });
+  });
+
   it('a structure inside a directory byre launched in (the box there wrote both halves)', async () => {
     const t = mk('t');
     await launched(t);

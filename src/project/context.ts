@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { RefusedError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import {
   findIdentityChange,
@@ -43,6 +44,11 @@ export interface ProjectContext {
   boxWritableRoots: string[];
   /** Set only when the caller asked to see a changed identity instead of a refusal. */
   identityChange: IdentityChange | null;
+  /**
+   * Set only when the caller asked to see a forged worktree structure instead
+   * of a refusal; the context is then the directory's own project, outside git.
+   */
+  forged: RefusedError | null;
 }
 
 export interface ResolveContextOptions {
@@ -52,6 +58,8 @@ export interface ResolveContextOptions {
    * that show it (status) or settle it (rehome).
    */
   identityChange?: 'refuse' | 'report';
+  /** The same for a forged worktree structure (status shows it; rehome refuses it). */
+  forged?: 'refuse' | 'report';
 }
 
 /** The recorded identity this directory disagrees with, with what a message needs. */
@@ -73,7 +81,10 @@ export async function resolveProjectContext(
   options: ResolveContextOptions = {},
 ): Promise<ProjectContext> {
   const home = byreHome(env);
-  const wt = await resolveWorktree(cwd, { launchedDir: (d) => isLaunchedDir(home, d) });
+  const wt = await resolveWorktree(cwd, {
+    launchedDir: (d) => isLaunchedDir(home, d),
+    forged: options.forged ?? 'refuse',
+  });
   const projectId = projectIdFor(wt.projectRoot);
   const identityChange = identityChangeOf(home, {
     dir: wt.worktreeDir,
@@ -105,6 +116,7 @@ export async function resolveProjectContext(
     gitPaths: wt.gitPaths,
     boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
     identityChange,
+    forged: wt.forged,
   };
 }
 

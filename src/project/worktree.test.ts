@@ -92,6 +92,7 @@ describe('resolveWorktree', () => {
       commonGitDir: null,
       gitDir: null,
       gitPaths: null,
+      forged: null,
     });
   });
 
@@ -115,6 +116,7 @@ describe('resolveWorktree', () => {
         commonGitDir: path.join(main, '.git'),
         gitDir: path.join(main, '.git/worktrees/feature'),
         gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: wt },
+        forged: null,
       });
     });
   }
@@ -184,6 +186,7 @@ describe('resolveWorktree', () => {
       commonGitDir: path.join(main, '.git'),
       gitDir: path.join(main, '.git/worktrees/real-wt'),
       gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: path.join(dir, 'real-wt') },
+      forged: null,
     });
   });
 
@@ -203,6 +206,7 @@ describe('resolveWorktree', () => {
       commonGitDir: path.join(real, '.git'),
       gitDir: path.join(real, '.git/worktrees/feature'),
       gitPaths: { commonGitDir: recordedCommon, worktreeDir: wt },
+      forged: null,
     });
   });
 });
@@ -424,6 +428,20 @@ describe('resolveWorktree refuses a structure a box could have built (adr/0047)'
     expect((err as ByreError).remedy).toContain(
       `mv ${path.join(p, 'sub/.git')} ${path.join(p, '.git')}`,
     );
+  });
+
+  it('reported instead when the caller shows it: the directory as its own project outside git', async () => {
+    const p = attack();
+    const seen = await resolveWorktree(p, { forged: 'report' });
+    expect(seen).toMatchObject({
+      projectRoot: p,
+      worktreeDir: p,
+      isLinkedWorktree: false,
+      commonGitDir: null,
+      gitDir: null,
+      gitPaths: null,
+      forged: { rule: 'worktree.forged', exitCode: 3 },
+    });
   });
 
   it('a bare repository planted inside the worktree', async () => {

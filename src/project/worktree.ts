@@ -34,6 +34,11 @@ export interface WorktreeIdentity {
    * the box binds each at the same path so git inside it still finds them.
    */
   gitPaths: { commonGitDir: string; worktreeDir: string } | null;
+  /**
+   * A forged structure, when the caller asked to see it (`forged: 'report'`):
+   * the directory then resolves as its own project outside git.
+   */
+  forged: RefusedError | null;
 }
 
 /** The `gitdir:` target of a `.git` file, or null when the text is not a pointer. Pure. */
@@ -178,6 +183,12 @@ async function samePath(a: string, b: string): Promise<boolean> {
 export interface ResolveOptions {
   /** Whether a directory is one byre launched a box in (the store's records); none when absent. */
   launchedDir?: (dir: string) => boolean;
+  /**
+   * `refuse` (every verb): a forged structure throws. `report`: it resolves
+   * as the directory's own project outside git, the refusal on `forged`, for
+   * the page that shows it (status).
+   */
+  forged?: 'refuse' | 'report';
 }
 
 /** The worktree's ancestors that byre launched boxes in, nearest first. */
@@ -213,6 +224,7 @@ export async function resolveWorktree(
     commonGitDir,
     gitDir,
     gitPaths: null,
+    forged: null,
   });
 
   const info = lstatOrNull(dotGit);
@@ -288,7 +300,11 @@ export async function resolveWorktree(
     mainWorktree: projectRoot,
   };
   const tree = forgingTree(claim, launchedAncestors(worktreeDir, options));
-  if (tree !== null) throw forgedStructure(claim, tree);
+  if (tree !== null) {
+    const refusal = forgedStructure(claim, tree);
+    if (options.forged !== 'report') throw refusal;
+    return { ...plain(null), forged: refusal };
+  }
   if (projectRoot === null) return plain(commonGitDir, ownGitDir);
   if (projectRoot === worktreeDir) return plain(commonGitDir, ownGitDir);
   return {
@@ -298,5 +314,6 @@ export async function resolveWorktree(
     commonGitDir,
     gitDir: ownGitDir,
     gitPaths: { commonGitDir: common, worktreeDir: path.dirname(back) },
+    forged: null,
   };
 }

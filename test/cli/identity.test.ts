@@ -55,7 +55,7 @@ describe('a forged worktree structure (adr/0047)', () => {
     const p = launchedProject('p');
     // What the firewalled box ran in /workspace.
     execFileSync('sh', ['-c', FORGE_WORKTREE], { cwd: p.dir });
-    for (const verb of [['develop'], ['status'], ['dockerfile'], ['dockerrun'], ['shell']]) {
+    for (const verb of [['develop'], ['dockerfile'], ['dockerrun'], ['shell'], ['rehome']]) {
       const r = byre(p.dir, verb);
       expect({ verb, status: r.status }).toEqual({ verb, status: 3 });
       expect(r.stderr).toContain(
@@ -65,6 +65,12 @@ describe('a forged worktree structure (adr/0047)', () => {
         `fix: if ${path.join(p.dir, 'sub/.git')} is this directory's own repository`,
       );
     }
+    // status shows the page of the project the directory is, refusal included, and exits 3.
+    const page = byre(p.dir, ['status']);
+    expect(page.status).toBe(3);
+    expect(page.stdout).toContain('[worktree.forged]');
+    expect(page.stdout).toContain('byre/firewall');
+    expect(page.stderr).toContain('lies inside the worktree itself');
     expect(storeIds()).toEqual([p.id]);
     expect(readFileSync(p.config, 'utf8')).toBe(FIREWALLED);
   });
