@@ -12,6 +12,7 @@ import { projectsWithEngineRecord } from '../box/engine-record.js';
 import { RefusedError } from '../errors.js';
 import type { Confirm } from '../io.js';
 import { networkRestrictions } from '../network/posture.js';
+import { escapeTerminal } from '../output/escape.js';
 import type { ProjectContext } from '../project/context.js';
 import { recordedIdentities } from '../project/identity-record.js';
 import { projectConfigPath } from '../project/store-layout.js';
@@ -103,8 +104,10 @@ export async function guardFreshConfig(
   const remedy = `keep the restrictions by copying the old config (cp ${first.config} ${ctx.project.config}), or confirm on a terminal`;
   if (confirm !== null) {
     let yes = true;
-    for (const l of lost)
-      yes = yes && (await confirm(`${looseningText(ctx, l)}. Write it anyway?`));
+    for (const l of lost) {
+      // Paths and config values reach the terminal escaped (a refusal's are, by its renderer).
+      yes = yes && (await confirm(escapeTerminal(`${looseningText(ctx, l)}. Write it anyway?`)));
+    }
     if (yes) return;
     throw new RefusedError(`no fresh config was written for ${ctx.projectId}`, {
       rule: 'project.fresh-config-declined',
