@@ -55,6 +55,8 @@ export interface StreamIo {
    * the signal's reason (how a caller stops a stream it will not take).
    */
   signal?: AbortSignal;
+  /** Each piece of the box's stderr as it arrives (the result still carries its head and tail). */
+  onStderr?: (chunk: string) => void;
 }
 
 export interface StreamResult {

@@ -247,6 +247,24 @@ describe('a stream the caller stops', () => {
     setTimeout(() => stop.abort(reason), 50);
     await expect(running).rejects.toBe(reason);
   });
+
+  it('hands the caller the box’s stderr as it arrives, so it can stop on what the box said', async () => {
+    const e = engine({ FAKE_ERR1: 'pid 42\n', FAKE_HANG: '30' });
+    const stop = new AbortController();
+    let said = '';
+    const running = e.execStream(
+      { id: 'b', command: ['true'] },
+      {
+        stdout: new PassThrough().resume(),
+        signal: stop.signal,
+        onStderr: (chunk) => {
+          said += chunk;
+          if (said.includes('\n')) stop.abort(new Error(said));
+        },
+      },
+    );
+    await expect(running).rejects.toThrow('pid 42\n');
+  });
 });
 
 describe('queries', () => {

@@ -187,6 +187,7 @@ export async function streamEngineExec(
   childErr.on('data', (chunk: string) => {
     if (stderrHead.length < STDERR_HEAD) stderrHead = (stderrHead + chunk).slice(0, STDERR_HEAD);
     stderr = tail(stderr + chunk);
+    io.onStderr?.(chunk);
   });
   let spawnError: string | undefined;
   let killedBy: string | undefined;

@@ -135,12 +135,14 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       const sink = new PassThrough();
       const chunks: Buffer[] = [];
       sink.on('data', (c: Buffer) => chunks.push(c));
+      let heard = '';
       const streamed = await s.engine.execStream(
         { id, command: ['sh', '-c', 'cat; echo err >&2; exit 3'] },
-        { stdin: new PassThrough().end('in'), stdout: sink },
+        { stdin: new PassThrough().end('in'), stdout: sink, onStderr: (c) => (heard += c) },
       );
       expect(streamed.exitCode).toBe(3);
       expect(streamed.stderr).toContain('err');
+      expect(heard).toContain('err');
       expect(Buffer.concat(chunks).toString()).toBe('in');
     });
 

@@ -410,6 +410,7 @@ export class FakeEngine implements Engine {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     }
     const r = this.onExecStream(spec, Buffer.concat(chunks));
+    if (r.stderr !== '') io.onStderr?.(r.stderr);
     const out = io.stdout;
     // A descriptor is kept, not written: the fake never touches disk.
     if (typeof out === 'number')
