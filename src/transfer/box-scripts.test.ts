@@ -2,7 +2,7 @@
 // temp directories standing in for /inbox: claims, collisions, died streams,
 // hostile names, and a symlinked inbox.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -22,6 +22,7 @@ import {
   DELIVER_FILE_SCRIPT,
   DELIVER_TAR_SCRIPT,
   GRAB_SCRIPT,
+  GRAB_STOP_SCRIPT,
   GRAB_TREE_SCRIPT,
 } from './box-scripts.js';
 import { buildStage, stageLocalSources, stageTarInput } from './stage-writer.js';
@@ -172,16 +173,23 @@ describe('grab scripts', () => {
     return { status: r.status, stdout: r.stdout, stderr: r.stderr.toString() };
   }
 
-  it('classify on stderr: a file streams its bytes alone on stdout, a directory sends nothing', () => {
+  /** The stderr a grab script says, its pid line made generic. */
+  const said = (stderr: string): string => stderr.replace(/^byre-grab pid \d+\n/, 'PID\n');
+
+  it('classify on stderr after the pid: a file streams its bytes alone on stdout, a directory sends nothing', () => {
     writeFileSync(path.join(root, 'f'), 'body');
     const file = grab(GRAB_SCRIPT, path.join(root, 'f'));
-    expect([file.status, file.stderr, file.stdout.toString()]).toEqual([
+    expect([file.status, said(file.stderr), file.stdout.toString()]).toEqual([
       0,
-      'byre-grab 1 f\n',
+      'PID\nbyre-grab 1 f\n',
       'body',
     ]);
     const dir = grab(GRAB_SCRIPT, inbox);
-    expect([dir.status, dir.stderr, dir.stdout.length]).toEqual([0, 'byre-grab 1 d\n', 0]);
+    expect([dir.status, said(dir.stderr), dir.stdout.length]).toEqual([
+      0,
+      'PID\nbyre-grab 1 d\n',
+      0,
+    ]);
     const missing = grab(GRAB_SCRIPT, path.join(root, 'nope'));
     expect(missing.status).toBe(4);
     expect(missing.stderr).toContain('no such path');
@@ -212,4 +220,64 @@ describe('grab scripts', () => {
     expect(gone.status).toBe(4);
     expect(gone.stderr).toContain('no longer a directory');
   });
+
+  it('the stop script kills the process group the grab leads, by the pid it said, children too', async () => {
+    // The agent's tar: a child that would run on, then a stream that never ends.
+    const bin = path.join(root, 'bin');
+    mkdirSync(bin);
+    const childPid = path.join(root, 'child.pid');
+    writeFileSync(
+      path.join(bin, 'tar'),
+      `#!/bin/sh\ncase "$1" in --version) echo 'tar (agent) 1'; exit 0;; esac\n` +
+        `sleep 300 & echo $! > ${childPid}\nexec cat /dev/zero\n`,
+      { mode: 0o755 },
+    );
+    // Its own session and group, as an engine starts an exec.
+    const grabbing = spawn(SH, ['-c', GRAB_TREE_SCRIPT, 'byre-grab', inbox], {
+      detached: true,
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    grabbing.stdout.resume();
+    try {
+      await stopsTheGroup(grabbing, childPid);
+    } finally {
+      // Whatever this test failed at, nothing of it runs on.
+      if (grabbing.exitCode === null && grabbing.signalCode === null)
+        process.kill(-(grabbing.pid ?? 0), 'SIGKILL');
+    }
+  });
 });
+
+/** Reads the pid `grabbing` says, runs the stop script on it, and sees the group die. */
+async function stopsTheGroup(
+  grabbing: ChildProcessByStdio<null, Readable, Readable>,
+  childPid: string,
+): Promise<void> {
+  const ended = new Promise<NodeJS.Signals | null>((r) => grabbing.on('exit', (_c, sig) => r(sig)));
+  let stderr = '';
+  for await (const chunk of grabbing.stderr) {
+    stderr += String(chunk);
+    if (stderr.includes('\n')) break;
+  }
+  const pid = /^byre-grab pid (\d+)\n/.exec(stderr)?.[1];
+  expect(pid).toBe(String(grabbing.pid));
+  while (!existsSync(childPid) || readFileSync(childPid, 'utf8') === '') {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const child = Number(readFileSync(childPid, 'utf8'));
+  const stopped = spawnSync(SH, ['-c', GRAB_STOP_SCRIPT, 'byre-grab', pid ?? '']);
+  expect(stopped.status).toBe(0);
+  expect(await ended).toBe('SIGKILL');
+  // The child is gone, or dead and waiting to be reaped.
+  const state = (): string => {
+    try {
+      return readFileSync(`/proc/${child}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .slice(0, 1);
+    } catch {
+      return 'gone';
+    }
+  };
+  while (!['gone', 'Z', 'X'].includes(state())) await new Promise((r) => setTimeout(r, 10));
+}

@@ -115,13 +115,24 @@ done
 `;
 
 /**
- * grab, first exec: \`$1\` the box path. Says what it is on stderr's first
- * line (\`byre-grab 1 f\` or \`byre-grab 1 d\`, no names), then for a file
- * streams its bytes on stdout, so the host can hand stdout straight to a
- * file; a directory streams nothing here (GRAB_TREE_SCRIPT sends it).
+ * The first line both grab scripts say on stderr: their pid, which the
+ * process they exec keeps. An exec's process leads its own process group on
+ * both engines, so the host can stop the exec and all it started
+ * (GRAB_STOP_SCRIPT) when it stops reading: killing the engine client does
+ * not stop the box's side (adr/0004).
+ */
+const SAY_PID = String.raw`printf 'byre-grab pid %s\n' "$$" >&2`;
+
+/**
+ * grab, first exec: \`$1\` the box path. Says its pid, then what the path is
+ * on stderr's next line (\`byre-grab 1 f\` or \`byre-grab 1 d\`, no names),
+ * then for a file streams its bytes on stdout, so the host can hand stdout
+ * straight to a file; a directory streams nothing here (GRAB_TREE_SCRIPT
+ * sends it).
  */
 export const GRAB_SCRIPT = String.raw`
 set -u
+${SAY_PID}
 p=$1
 if [ -d "$p" ]; then
   printf 'byre-grab 1 d\n' >&2
@@ -140,10 +151,12 @@ fi
  * contents on stdout. GNU tar sends a file's second name as a hard-link
  * entry, which the host never lands (adr/0004); \`--hard-dereference\` sends
  * its bytes again instead, so a tree with hard links (pnpm's node_modules)
- * lands whole. Other tars (busybox) are asked for nothing they lack.
+ * lands whole. Other tars (busybox) are asked for nothing they lack. Says
+ * its pid first on stderr, as GRAB_SCRIPT does.
  */
 export const GRAB_TREE_SCRIPT = String.raw`
 set -u
+${SAY_PID}
 p=$1
 [ -d "$p" ] || { printf 'byre-grab: no longer a directory\n' >&2; exit 4; }
 cd "$p" || { printf 'byre-grab: cannot enter the directory\n' >&2; exit 4; }
@@ -151,6 +164,14 @@ command -v tar >/dev/null 2>&1 || { printf 'byre-grab: this box has no tar, whic
 case $(tar --version 2>/dev/null) in *'GNU tar'*) exec tar -c --hard-dereference -f - . ;; esac
 exec tar -c -f - .
 `;
+
+/**
+ * Stops a grab exec the host no longer reads: \`$1\` the pid its script
+ * said. Kills the process group it leads (what the box's \`tar\` or \`cat\`
+ * started too), or the process alone if it leads none. Runs as the grab's
+ * own user, so a pid the box lied about reaches only that user's processes.
+ */
+export const GRAB_STOP_SCRIPT = String.raw`kill -s KILL -- "-$1" 2>/dev/null || kill -s KILL -- "$1"`;
 
 export interface BoxUser {
   id: string;
@@ -183,4 +204,8 @@ export function grabSpec(box: BoxUser, boxPath: string): ExecSpec {
 
 export function grabTreeSpec(box: BoxUser, boxPath: string): ExecSpec {
   return spec(box, GRAB_TREE_SCRIPT, 'byre-grab', [boxPath]);
+}
+
+export function grabStopSpec(box: BoxUser, pid: number): ExecSpec {
+  return spec(box, GRAB_STOP_SCRIPT, 'byre-grab', [String(pid)]);
 }

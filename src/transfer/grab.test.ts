@@ -25,12 +25,14 @@ import { useTempDir } from '../../test/support/temp.js';
 
 import type { Engine, StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
-import { GRAB_TREE_SCRIPT } from './box-scripts.js';
+import { GRAB_TREE_SCRIPT, grabStopSpec } from './box-scripts.js';
 import { DEFAULT_GRAB_LIMITS, type GrabLimits } from './grab-limits.js';
 import {
   GrabIncomplete,
   boxPathFor,
+  boxStderr,
   grabFromBox,
+  parseGrabPid,
   partialReasons,
   type GrabDestination,
 } from './grab.js';
@@ -59,10 +61,12 @@ function retyped(archive: Buffer, offset: number, flag: string): Buffer {
 }
 
 interface Script {
-  /** What the first exec says: `f`, `d`, or a whole stderr text. */
+  /** What the first exec says after its pid: `f`, `d`, or a whole stderr text. */
   kind: string;
   /** The first exec's stdout (a file's bytes), or a writer that streams to the descriptor. */
   file?: Buffer | ((fd: number, signal: AbortSignal | undefined) => Promise<void>);
+  /** A file's bytes to a stream (stdout), in parts, until byre stops reading. */
+  fileParts?: () => Iterable<Buffer>;
   /** The tree exec's stdout, in parts; or a generator of parts (until byre stops reading). */
   tree?: Buffer[] | (() => Iterable<Buffer>);
   /** Called after each tree part is taken. */
@@ -70,62 +74,87 @@ interface Script {
   exitCode?: number;
   treeExit?: number;
   treeStderr?: string;
+  /** The first line each exec says on stderr; default, as the scripts do, its pid. */
+  pidLine?: string;
 }
 
-/** An engine playing the box for both grab execs, as the script says. */
-function box(script: Script) {
+const PID = 4242;
+
+/** `parts` to the box's stdout stream, as an engine client would; throws once byre stops reading. */
+async function send(
+  out: NodeJS.WritableStream & { destroyed: boolean },
+  parts: Iterable<Buffer>,
+  between?: (i: number) => void | Promise<void>,
+): Promise<void> {
+  const killed = (): Error => new Error('the engine client was killed (byre stopped reading)');
+  let i = 0;
+  for (const part of parts) {
+    if (out.destroyed) throw killed();
+    await new Promise<void>((r) => {
+      if (out.write(part)) r();
+      else {
+        out.once('drain', () => r());
+        out.once('close', () => r());
+      }
+    });
+    await between?.(i++);
+  }
+  if (out.destroyed) throw killed();
+  out.end();
+}
+
+/** An engine playing the box for both grab execs, as the script says; `stopped` gets each stop exec. */
+function box(script: Script, stopped: ExecSpec[] = []) {
+  const pidLine = script.pidLine ?? `byre-grab pid ${PID}\n`;
   const handle = {
+    async exec(spec: ExecSpec) {
+      stopped.push(spec);
+      return { exitCode: 0, stdout: '', stderr: '' };
+    },
     async execStream(spec: ExecSpec, io: StreamIo) {
       const out = io.stdout;
       const exitCode = script.exitCode ?? 0;
+      io.onStderr?.(pidLine);
       if (spec.command[2] !== GRAB_TREE_SCRIPT) {
         const said = script.kind.length === 1 ? `byre-grab 1 ${script.kind}\n` : script.kind;
+        io.onStderr?.(said);
         const body = script.file ?? Buffer.alloc(0);
-        if (typeof body === 'function') {
+        if (script.fileParts !== undefined) {
+          if (typeof out === 'number') throw new Error('parts go to a stream');
+          await send(out, script.fileParts());
+        } else if (typeof body === 'function') {
           if (typeof out !== 'number') throw new Error('a streaming file needs a descriptor');
           await body(out, io.signal);
           if (io.signal?.aborted === true) throw io.signal.reason;
         } else if (typeof out === 'number') writeSync(out, body);
         else await new Promise<void>((r) => out.end(body, () => r()));
-        return { exitCode, stderr: said, stderrHead: said };
+        return { exitCode, stderr: pidLine + said, stderrHead: pidLine + said };
       }
       if (typeof out === 'number') throw new Error('the tree exec streams');
       const parts = typeof script.tree === 'function' ? script.tree() : (script.tree ?? []);
-      let i = 0;
-      for (const part of parts) {
-        if (out.destroyed) throw new Error('the engine client was killed (byre stopped reading)');
-        await new Promise<void>((r) => {
-          if (out.write(part)) r();
-          else {
-            out.once('drain', () => r());
-            out.once('close', () => r());
-          }
-        });
-        await script.between?.(i++);
-      }
-      if (out.destroyed) throw new Error('the engine client was killed (byre stopped reading)');
-      out.end();
-      const stderr = script.treeStderr ?? '';
+      await send(out, parts, script.between);
+      const stderr = pidLine + (script.treeStderr ?? '');
       return { exitCode: script.treeExit ?? exitCode, stderr, stderrHead: stderr };
     },
   } as unknown as Engine;
   return { id: 'f'.repeat(64), uid: 1000, gid: 1000, handle };
 }
 
-/** Grabs with a fake box; the notes as printed, and the outcome. */
+/** Grabs with a fake box; the notes as printed, the stop execs byre ran, and the outcome. */
 async function grab(
   script: Script,
   boxPath = '/w/t',
   to: GrabDestination = { kind: 'path', path: dest },
   limits: Partial<GrabLimits> = {},
-): Promise<{ notes: string[]; landed?: string; error?: unknown }> {
+): Promise<{ notes: string[]; stopped: ExecSpec[]; landed?: string; error?: unknown }> {
   const notes: string[] = [];
+  const stopped: ExecSpec[] = [];
   const options = { ...DEFAULT_GRAB_LIMITS, ...limits, note: (l: string) => notes.push(l) };
   try {
-    const r = await grabFromBox(box(script), boxPath, to, options);
-    return { notes, landed: r.landed };
+    const r = await grabFromBox(box(script, stopped), boxPath, to, options);
+    return { notes, stopped, landed: r.landed };
   } catch (error) {
-    return { notes, error };
+    return { notes, stopped, error };
   }
 }
 
@@ -176,6 +205,7 @@ describe('grabFromBox', () => {
     const r = await grab({ kind: 'd', tree: [archive] });
     expect(r.error).toBeUndefined();
     expect(r.notes).toEqual([]);
+    expect(r.stopped).toEqual([]);
     expect(tree(dest)).toEqual(['t/', 't/a.txt', 't/sub/', 't/sub/b.txt']);
   });
 
@@ -441,6 +471,8 @@ describe('grabFromBox', () => {
 
 describe('the caps stop a runaway with nothing landed', () => {
   const MIB = 1024 * 1024;
+  /** The exec that kills the box's side of a grab byre stopped reading. */
+  const stop = grabStopSpec({ id: 'f'.repeat(64), uid: 1000, gid: 1000 }, PID);
 
   it('a file over the byte cap lands nothing, whether it ends or runs on', async () => {
     const ended = await grab({ kind: 'f', file: Buffer.alloc(MIB + 1) }, '/w/x', undefined, {
@@ -452,8 +484,10 @@ describe('the caps stop a runaway with nothing landed', () => {
       remedy: expect.stringContaining('byre grab --max-size 2M'),
     });
     expect(readdirSync(dest)).toEqual([]);
+    // It ended on its own: nothing of it runs on in the box.
+    expect(ended.stopped).toEqual([]);
 
-    // A `cat` that never stops: byre stops it.
+    // A `cat` that never stops: byre stops it, there and in the box.
     let written = 0;
     const endless = await grab(
       {
@@ -473,6 +507,7 @@ describe('the caps stop a runaway with nothing landed', () => {
     expect(endless.error).toMatchObject({ rule: 'grab.too-large' });
     expect(written).toBeLessThan(64 * MIB);
     expect(readdirSync(dest)).toEqual([]);
+    expect(endless.stopped).toEqual([stop]);
 
     // Exactly the cap is not over it.
     const exact = await grab({ kind: 'f', file: Buffer.alloc(MIB) }, '/w/x', undefined, {
@@ -515,6 +550,7 @@ describe('the caps stop a runaway with nothing landed', () => {
     });
     expect(sent).toBeLessThan(256);
     expect(readdirSync(dest)).toEqual([]);
+    expect(r.stopped).toEqual([stop]);
   });
 
   it('a tree over the entry cap is stopped and removed, wider than the held directories', async () => {
@@ -543,6 +579,62 @@ describe('the caps stop a runaway with nothing landed', () => {
       rule: 'grab.too-large',
       message: expect.stringContaining('what came before the cap went to stdout'),
     });
+
+    // A `cat` that never stops: byre stops it, there and in the box.
+    let sent = 0;
+    const endless = await grab(
+      {
+        kind: 'f',
+        fileParts: function* () {
+          for (; sent < 256; sent++) yield Buffer.alloc(64 * 1024);
+        },
+      },
+      '/w/x',
+      { kind: 'stdout', stream: new PassThrough().resume() },
+      { maxBytes: MIB },
+    );
+    expect(endless.error).toMatchObject({ rule: 'grab.too-large' });
+    expect(sent).toBeLessThan(256);
+    expect(endless.stopped).toEqual([stop]);
+  });
+
+  it('says so when the box never said which process to stop', async () => {
+    const r = await grab(
+      { kind: 'f', pidLine: '', fileParts: () => Array<Buffer>(64).fill(Buffer.alloc(64 * 1024)) },
+      '/w/x',
+      { kind: 'stdout', stream: new PassThrough().resume() },
+      { maxBytes: MIB },
+    );
+    expect(r.error).toMatchObject({ rule: 'grab.too-large' });
+    expect(r.stopped).toEqual([]);
+    expect(r.notes).toEqual([
+      'the box never said which process sends the grab; what it ran in the box may still be running (it ends with the box)',
+    ]);
+  });
+});
+
+describe('the pid line the grab scripts say first', () => {
+  it.each([
+    ['byre-grab pid 42\nbyre-grab 1 f\n', 42],
+    ['byre-grab pid 4294967295\n', 4294967295],
+    // Not whole yet, or not first: no pid.
+    ['byre-grab pid 42', null],
+    ['byre-grab 1 f\nbyre-grab pid 42\n', null],
+    // 1 would be every process the user has; 0 and signs are not pids.
+    ['byre-grab pid 1\n', null],
+    ['byre-grab pid 0\n', null],
+    ['byre-grab pid -5\n', null],
+    ['byre-grab pid 042\n', null],
+    ['byre-grab pid 12345678901\n', null],
+    ['byre-grab pid 42 \n', null],
+    ['', null],
+  ])('%j -> %s', (stderr, pid) => {
+    expect(parseGrabPid(stderr)).toBe(pid);
+  });
+
+  it('is not part of what the box said', () => {
+    expect(boxStderr('byre-grab pid 42\nbyre-grab 1 f\n')).toBe('byre-grab 1 f\n');
+    expect(boxStderr('tar: x\nbyre-grab pid 42\n')).toBe('tar: x\nbyre-grab pid 42\n');
   });
 });
 

@@ -19,7 +19,7 @@ import { ByreError, RefusedError, UsageError } from '../errors.js';
 import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDirSync } from './anchored.js';
-import { BOX_EXIT, grabSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
+import { BOX_EXIT, grabSpec, grabStopSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
 import type { DeliverBox } from './deliver.js';
 import type { GrabLimits } from './grab-limits.js';
 import {
@@ -49,7 +49,25 @@ export function defaultGrabName(boxPath: string): string {
   return isUnusableName(clean) || base === '' ? 'box-root' : clean;
 }
 
-/** The first line of the box's stderr: `byre-grab 1 f|d`. */
+const PID_LINE = /^byre-grab pid ([1-9][0-9]{0,9})\n/;
+
+/**
+ * The pid a grab script says first on stderr (its process group, which
+ * GRAB_STOP_SCRIPT kills); null until that line is whole, or when the first
+ * line is not one (1, every process the user has, never is).
+ */
+export function parseGrabPid(stderr: string): number | null {
+  const m = PID_LINE.exec(stderr);
+  const pid = m === null ? 1 : Number(m[1]);
+  return pid > 1 ? pid : null;
+}
+
+/** The box's stderr without the pid line: what the box said. */
+export function boxStderr(stderr: string): string {
+  return stderr.replace(PID_LINE, '');
+}
+
+/** The first line after the pid on the box's stderr: `byre-grab 1 f|d`. */
 export function parseGrabHeader(line: string): 'file' | 'dir' {
   if (line === 'byre-grab 1 f') return 'file';
   if (line === 'byre-grab 1 d') return 'dir';
@@ -154,6 +172,42 @@ function suggestBytes(max: number): string {
   return twice >= 1024 * mib ? `${Math.ceil(twice / (1024 * mib))}G` : `${Math.ceil(twice / mib)}M`;
 }
 
+/**
+ * The box's side of one grab exec. Killing the engine client does not stop
+ * it: on both engines the exec runs on, and the engine drains what it writes
+ * (seen: a `cat /dev/zero` at full speed, with the engine's shim or conmon
+ * busy draining it, until the box went away). So when byre stops reading, it
+ * kills the process group the exec leads, by the pid its script said first.
+ */
+class BoxSide {
+  private said = '';
+
+  constructor(
+    private readonly box: DeliverBox & BoxUser,
+    private readonly note: (line: string) => void,
+  ) {}
+
+  /** For `StreamIo.onStderr`: keeps the start, where the pid line is. */
+  readonly hear = (chunk: string): void => {
+    if (this.said.length < 64) this.said = (this.said + chunk).slice(0, 64);
+  };
+
+  /** Kills the exec byre stopped reading (one that already ended has nothing to kill). */
+  async stop(): Promise<void> {
+    const pid = parseGrabPid(this.said);
+    const left = 'what it ran in the box may still be running (it ends with the box)';
+    if (pid === null) {
+      this.note(`the box never said which process sends the grab; ${left}`);
+      return;
+    }
+    try {
+      await this.box.handle.exec(grabStopSpec(this.box, pid));
+    } catch (error) {
+      this.note(`could not stop the grab in the box: ${(error as Error).message}; ${left}`);
+    }
+  }
+}
+
 /** How often a file grab's size is looked at while the engine client writes it. */
 const SIZE_LOOK_MS = 50;
 
@@ -164,20 +218,31 @@ const SIZE_LOOK_MS = 50;
  * never lands, since its temp is only claimed after this returns.
  */
 async function execToFile(
-  box: DeliverBox,
+  box: DeliverBox & BoxUser,
   spec: ExecSpec,
   fd: number,
   boxPath: string,
-  limits: GrabLimits,
+  options: GrabOptions,
 ): Promise<StreamResult> {
   const stop = new AbortController();
   const look = (): void => {
-    if (!stop.signal.aborted && fstatSync(fd).size > limits.maxBytes)
-      stop.abort(capReached('bytes', boxPath, limits, 'nothing landed'));
+    if (!stop.signal.aborted && fstatSync(fd).size > options.maxBytes)
+      stop.abort(capReached('bytes', boxPath, options, 'nothing landed'));
   };
+  const side = new BoxSide(box, options.note);
   const timer = setInterval(look, SIZE_LOOK_MS);
   try {
-    const r = await box.handle.execStream(spec, { stdout: fd, signal: stop.signal });
+    let r: StreamResult;
+    try {
+      r = await box.handle.execStream(spec, {
+        stdout: fd,
+        signal: stop.signal,
+        onStderr: side.hear,
+      });
+    } catch (error) {
+      if (stop.signal.aborted) await side.stop();
+      throw error;
+    }
     look();
     if (stop.signal.aborted) throw stop.signal.reason;
     return r;
@@ -241,12 +306,12 @@ function judgeFirstExec(r: StreamResult, boxPath: string): 'file' | 'dir' {
 
 /** What the first exec said the path is (its stderr's first line). */
 function headerOf(r: StreamResult): 'file' | 'dir' {
-  return parseGrabHeader(r.stderrHead.split('\n', 1)[0] ?? '');
+  return parseGrabHeader(boxStderr(r.stderrHead).split('\n', 1)[0] ?? '');
 }
 
 /** The last lines the box said on stderr, escaped. */
 function boxSaid(r: { stderr: string }): string {
-  return escapeTerminal(r.stderr.trim().split('\n').slice(-3).join('; '));
+  return escapeTerminal(boxStderr(r.stderr).trim().split('\n').slice(-3).join('; '));
 }
 
 /** The box stopped before sending everything (`also` adds what that meant here). */
@@ -259,7 +324,7 @@ function incomplete(boxPath: string, r: StreamResult, also = ''): ByreError {
 
 function classifyFailure(r: StreamResult, boxPath: string): ByreError {
   const said =
-    r.stderr
+    boxStderr(r.stderr)
       .trim()
       .split('\n')
       .pop()
@@ -274,7 +339,7 @@ async function grabToStream(
   box: DeliverBox & BoxUser,
   boxPath: string,
   stream: Writable,
-  limits: GrabLimits,
+  options: GrabOptions,
 ): Promise<GrabResult> {
   const pass = new PassThrough();
   let consumeError: unknown = null;
@@ -283,8 +348,8 @@ async function grabToStream(
     let total = 0;
     for await (const chunk of pass) {
       total += (chunk as Buffer).length;
-      if (total > limits.maxBytes) {
-        throw capReached('bytes', boxPath, limits, 'what came before the cap went to stdout');
+      if (total > options.maxBytes) {
+        throw capReached('bytes', boxPath, options, 'what came before the cap went to stdout');
       }
       if (!stream.write(chunk)) await once(stream, 'drain');
     }
@@ -292,17 +357,25 @@ async function grabToStream(
     consumeError = error;
     pass.destroy();
   });
+  const side = new BoxSide(box, options.note);
   let r: StreamResult | null = null;
   let execError: unknown = null;
   try {
-    r = await box.handle.execStream(grabSpec(box, boxPath), { stdout: pass });
+    r = await box.handle.execStream(grabSpec(box, boxPath), {
+      stdout: pass,
+      onStderr: side.hear,
+    });
   } catch (error) {
     execError = error;
     pass.destroy();
   } finally {
     await consuming;
   }
-  if (consumeError !== null) throw consumeError;
+  if (consumeError !== null) {
+    // byre stopped reading, which killed the engine client before the exec ended.
+    if (r === null) await side.stop();
+    throw consumeError;
+  }
   if (r === null) throw execError;
   if (r.exitCode === BOX_EXIT.grabClassify) throw classifyFailure(r, boxPath);
   if (headerOf(r) === 'dir') {
@@ -354,16 +427,21 @@ async function grabTree(
       stoppedReading = true;
       stream.destroy();
     });
+  const side = new BoxSide(box, options.note);
   let r: StreamResult | null = null;
   let execError: unknown = null;
   try {
-    r = await box.handle.execStream(grabTreeSpec(box, boxPath), { stdout: stream });
+    r = await box.handle.execStream(grabTreeSpec(box, boxPath), {
+      stdout: stream,
+      onStderr: side.hear,
+    });
   } catch (error) {
     execError = error;
     stream.destroy();
   } finally {
     await consuming;
   }
+  if (r === null && (stoppedReading || consumeError !== null)) await side.stop();
   if (consumeError !== null) {
     // byre stopped reading (a cap, or the host could not write): nothing of this grab stays.
     const left = tree.removeAll();

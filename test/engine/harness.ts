@@ -103,6 +103,8 @@ export interface ByreRun {
   status: number | null;
   stdout: string;
   stderr: string;
+  /** Why `status` is null: the signal that ended it, or the spawn's own error (a timeout, ENOBUFS). */
+  ended?: string;
 }
 
 export interface RunOptions {
@@ -162,10 +164,18 @@ export function runByre(project: TestProject, args: string[], options: RunOption
       input: options.input ?? '',
       encoding: 'utf8',
       timeout: 900_000,
+      // Above anything a test has byre print (a grab to stdout sends up to its cap).
+      maxBuffer: 64 * 1024 * 1024,
       env: c.env,
       stdio: extra.stdio,
     });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+    const ended = result.error?.message ?? result.signal ?? undefined;
+    return {
+      status: result.status,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      ...(ended === undefined ? {} : { ended }),
+    };
   } finally {
     extra.close();
   }
