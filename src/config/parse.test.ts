@@ -1333,15 +1333,6 @@ const BAD: BadCase[] = [
     key: 'claude_skills[0].path',
   },
 
-  {
-    name: 'extends a retired bundled name',
-    toml: ['extends = "devlog"'],
-    rule: 'config.layer-name-invalid',
-    line: 1,
-    column: 1,
-    key: 'extends',
-  },
-
   // ---- context
   {
     name: 'context without name',
@@ -1814,6 +1805,10 @@ describe('parseLayer: accepted values', () => {
     ['template = "byre/node"'],
     ['agent = "none"'],
     ['extends = "my-layer-2"'],
+    // Retired bundled names are package-id tombstones; a named layer may take one.
+    ['extends = "codereview"'],
+    ['extends = "devlog"'],
+    ['extends = "devloop"'],
     ['egress = ["!example.com"]'],
     ['egress_offered = ["[2001:db8::1]:443"]'],
     ['ports = [{ container = 80, interface = "0.0.0.0" }, { container = 81, host = 81 }]'],

@@ -222,7 +222,8 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
   it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
     for (const [id, rule] of [
       ['none', /reserved/],
-      ['devlog', /moved to pjlsergeant\/devlog/],
+      ['devlog', /lives on as pjlsergeant\/devlog/],
+      ['devloop', /renamed to devlog, then moved out of byre/],
       ['MyTool', /upper-case/],
       ['my.tool', /a dot/],
     ] as const) {
@@ -233,11 +234,27 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     expect(byre(['skill', 'init', 'my-tool']).status).toBe(0);
   });
 
-  it('gives a retired bundled name its rename', () => {
-    const file = projectConfig('skills = ["devlog"]\n');
-    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.retired');
-    expect(stderr).toContain('moved to pjlsergeant/devlog');
-  });
+  it.each([
+    [
+      'codereview',
+      'skill "codereview" is no longer bundled with byre: it was moved out of byre, and lives on as pjlsergeant/codereview',
+      'fix: install it: byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.2/skills/codereview/skill.toml --digest sha256:3d0bf433dfab52ad947e125987d50b44aa47000414bbe14023bbcf80277ade86, then write "pjlsergeant/codereview" in place of "codereview"',
+    ],
+    [
+      'devloop',
+      'skill "devloop" is no longer bundled with byre: it was renamed to devlog, then moved out of byre, and lives on as pjlsergeant/devlog',
+      'fix: install it: byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.0/skills/devlog/skill.toml --digest sha256:9ecb65b18386ceea0dc54b7bb040b42e29a9872ab8fed4f9b1f86d5562926c12, then write "pjlsergeant/devlog" in place of "devloop"',
+    ],
+  ])(
+    'gives the retired bundled name %s its tombstone, never a bare not-found',
+    (name, message, fix) => {
+      const file = projectConfig(`skills = ["firewall", "${name}"]\n`);
+      const stderr = refused(['dockerfile'], file, '1:23', 'skills[1]', 'skills.retired');
+      expect(stderr).toContain(message);
+      expect(stderr).toContain(fix);
+      expect(stderr).not.toMatch(/not available|known skills/);
+    },
+  );
 
   it('!byre/claude in the project cancels claude from default.config', () => {
     mkdirSync(home, { recursive: true });

@@ -278,6 +278,19 @@ describe('byre layer', () => {
     expect(byre(['layer', 'validate']).status).toBe(0);
   });
 
+  it('a retired bundled name is a legal layer name: new, extend, validate', () => {
+    for (const name of ['codereview', 'devloop']) {
+      const made = byre(['layer', 'new', name]);
+      expect(made.status, made.stderr).toBe(0);
+      writeFileSync(path.join(home, 'layers', name, 'layer.config'), 'apt = ["jq"]\n');
+      writeProject(`extends = "${name}"\n`);
+      const df = byre(['dockerfile']);
+      expect(df.status, df.stderr).toBe(0);
+      expect(df.stdout).toMatch(/apt-get install .*\bjq\b/);
+      expect(byre(['layer', 'validate', name]).status).toBe(0);
+    }
+  });
+
   it('validate names the loop, and the file a dangling parent needs', () => {
     byre(['layer', 'new', 'a']);
     byre(['layer', 'new', 'b', '--extends', 'a']);
