@@ -180,6 +180,20 @@ describe('byre mcp', () => {
     expect(r.stderr).toContain('[config.mcp-url-invalid]');
     expect(read(projectFile())).toBe(HAND_WRITTEN);
   });
+
+  it('an empty argv element is refused as empty, located at it, and the file is unchanged', () => {
+    writeProject(HAND_WRITTEN);
+    const r = byre(['mcp', 'add', 'gh', '--', 'gh-mcp', '']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `${projectFile().replace(/[.]/g, '\\.')} \\(as edited\\):\\d+:\\d+ \\(key mcp\\[1\\]\\.command\\[1\\]\\)`,
+      ),
+    );
+    expect(r.stderr).toContain('mcp "gh": command[1] is empty');
+    expect(r.stderr).toContain('[config.mcp-command-empty]');
+    expect(read(projectFile())).toBe(HAND_WRITTEN);
+  });
 });
 
 describe('byre context', () => {

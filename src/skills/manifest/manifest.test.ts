@@ -214,8 +214,22 @@ file = "context.md"
       'runtime.env_docs.TOKEN',
     ],
     [
-      'mcp with a blank command',
+      'mcp with an empty program',
       '[[mcp]]\nname = "m"\ncommand = [""]\n',
+      'skill.mcp-command-empty',
+      3,
+      'mcp[0].command[0]',
+    ],
+    [
+      'mcp with an empty argument',
+      '[[mcp]]\nname = "m"\ncommand = ["srv", ""]\n',
+      'skill.mcp-command-empty',
+      3,
+      'mcp[0].command[1]',
+    ],
+    [
+      'mcp with a blank program',
+      '[[mcp]]\nname = "m"\ncommand = [" ", "stdio"]\n',
       'skill.mcp-command-blank',
       3,
       'mcp[0].command[0]',
