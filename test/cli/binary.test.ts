@@ -3,7 +3,7 @@
 // (exit 1, file:line:column, rule id) that write nothing.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/temp.js';
@@ -217,6 +217,28 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
       /^broken +local +- +INVALID +why: env_docs "TOKEN" carries no guidance \[skill\.env-docs-empty\]$/m,
     );
     expect(r.stderr).toContain(`${path.join(dir, 'skill.toml')}:2:`);
+  });
+
+  it('a skill.toml heredoc holding a [package]-shaped line is data: validate, pack and the Dockerfile keep it', () => {
+    const dir = path.join(home, 'skills', 'me', 'heredoc');
+    mkdirSync(dir, { recursive: true });
+    const heredoc = 'RUN cat <<\'EOF\' > /etc/demo.toml\n[package]\nid = "not/this"\n[other]\nEOF';
+    writeFileSync(
+      path.join(dir, 'skill.toml'),
+      `description = "heredoc"\n[build]\ndockerfile = ['''\n${heredoc}''']\n\n[package]\nid = "me/heredoc"\nversion = "1.0.0"\n`,
+    );
+    const validate = byre(['skill', 'validate', 'me/heredoc']);
+    expect(validate.status, validate.stderr).toBe(0);
+    const out = path.join(root, 'packed.toml');
+    const pack = byre(['skill', 'pack', 'me/heredoc', '-o', out]);
+    expect(pack.status, pack.stderr).toBe(0);
+    const packed = readFileSync(out, 'utf8');
+    expect(packed).toContain(`'''\n${heredoc}'''`);
+    expect(packed).toMatch(/^\[package\]\nid = "me\/heredoc"$/m);
+    projectConfig('skills = ["me/heredoc"]\n');
+    const dockerfile = byre(['dockerfile']);
+    expect(dockerfile.status, dockerfile.stderr).toBe(0);
+    expect(dockerfile.stdout).toContain(`\n${heredoc}\n`);
   });
 
   it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
