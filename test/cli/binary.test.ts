@@ -241,6 +241,21 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     expect(dockerfile.stdout).toContain(`\n${heredoc}\n`);
   });
 
+  it('a Claude Skill directory a skill carries without SKILL.md is refused naming SKILL.md', () => {
+    const dir = path.join(home, 'skills', 'me', 'tool');
+    mkdirSync(path.join(dir, 'cs', 'tdd'), { recursive: true });
+    writeFileSync(path.join(dir, 'cs', 'tdd', '.keep'), '');
+    writeFileSync(
+      path.join(dir, 'skill.toml'),
+      'description = "t"\n\n[[claude_skills]]\nname = "tdd"\nfrom = "cs/tdd"\n',
+    );
+    const r = byre(['skill', 'validate', 'me/tool']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      `${path.join(dir, 'skill.toml')}:5:1 [claude_skills[0].from]: claude skill "tdd" ("cs/tdd"): it has no SKILL.md at its root (skill.claude-skill-invalid)`,
+    );
+  });
+
   it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
     for (const [id, rule] of [
       ['none', /reserved/],
