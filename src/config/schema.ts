@@ -95,13 +95,10 @@ export type RawLayer = ShapeValue<typeof LAYER_SHAPE>;
 export type RawMount = ShapeValue<typeof MOUNT_SHAPE>;
 export type RawPort = ShapeValue<typeof PORT_SHAPE>;
 export type RawVolume = ShapeValue<typeof VOLUME_SHAPE>;
-export type RawVolumeSeed = ShapeValue<typeof VOLUME_SEED_SHAPE>;
 export type RawMcp = ShapeValue<typeof MCP_SHAPE>;
 export type RawClaudeSkill = ShapeValue<typeof CLAUDE_SKILL_SHAPE>;
 export type RawContext = ShapeValue<typeof CONTEXT_SHAPE>;
-export type RawSource = ShapeValue<typeof SOURCE_SHAPE>;
 export type RawSharedAuth = ShapeValue<typeof SHARED_AUTH_SHAPE>;
-export type RawCredentials = ShapeValue<typeof CREDENTIALS_SHAPE>;
 
 /** Keys that were removed from the vocabulary: refused, with the replacement named. */
 export const REMOVED_KEYS: Readonly<Record<string, { message: string; fix: string }>> = {

@@ -30,11 +30,6 @@ export function kindDir(kind: CredentialKind): 'env' | 'file' {
   return kind === 'encrypted' ? 'env' : 'file';
 }
 
-/** Where an `encrypted-file:` value lands; the launcher exports this path as the key. */
-export function credentialFilePath(key: string): string {
-  return `${CREDENTIAL_DIR}/file/${key}`;
-}
-
 const KEY = ENV_KEY;
 
 /** The receiver's stdin: a header, one `<kind> <KEY> <base64>` line per value, then `end`. */

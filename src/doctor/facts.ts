@@ -90,7 +90,3 @@ export type EngineScan =
 export type ProjectState =
   { state: 'present' } | { state: 'store_gone' } | { state: 'path_gone'; path: string };
 
-export interface LaunchRecordFacts {
-  /** Record hashes on disk, per project id whose store exists. */
-  onDisk: Readonly<Record<string, readonly string[]>>;
-}
