@@ -39,7 +39,7 @@ function executables(exe: string): string[] {
   return [...new Set([exe, real])];
 }
 
-export async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
+async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
   return {
     home: await canonicalPathLoose(input.params.home),
     store: await canonicalPathLoose(input.store),
@@ -55,7 +55,7 @@ export async function guardedPaths(input: ContainmentInput): Promise<GuardedPath
   };
 }
 
-export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
   const { params } = input;
   const paths: BoxPath[] = [
     {

@@ -31,14 +31,14 @@ export interface VolumeOwner {
 }
 
 /** Labels on a volume byre creates: project volumes name their project and store. */
-export function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<string, string> {
+function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<string, string> {
   return decl.scope === 'machine'
     ? { 'byre.machine': '1' }
     : { [LABEL.project]: owner.projectId, [LABEL.store]: owner.storeTag };
 }
 
 /** The helper argv that seeds a volume (pure). */
-export function seedArgv(
+function seedArgv(
   volume: string,
   decl: VolumeSpec,
   ctx: SeedContext,

@@ -172,7 +172,7 @@ export function hostEnvReaders(io: Io, declinedRoots: readonly string[]): HostRe
 }
 
 /** Host directories the box can write: this project's own roots and every read-write bind. */
-export function boxWritableHostPaths(
+function boxWritableHostPaths(
   ctx: ProjectContext,
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],

@@ -338,7 +338,7 @@ function deliveryLines(
 type McpEnv = StatusData['mcp_servers'][number]['env'];
 
 /** The ENV cell: each consumed name, marked when nothing will provide it (status's judgement). */
-export function envCell(names: readonly string[], judged: McpEnv): string {
+function envCell(names: readonly string[], judged: McpEnv): string {
   if (names.length === 0) return '-';
   return names
     .map((key) =>

@@ -17,12 +17,12 @@ import {
   type ShapeValue,
 } from './shape.js';
 
-export const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
+const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
 
 /** `["claude"]` (legacy yes-list) or `{ claude = "claude-shared-auth" }`. */
 export const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
 
-export const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
+const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
 
 export const MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING, disabled: BOOLEAN });
 
@@ -33,7 +33,7 @@ export const PORT_SHAPE = table({
   remove: BOOLEAN,
 });
 
-export const VOLUME_SEED_SHAPE = table({ host: STRING, literal: STRING, path: STRING });
+const VOLUME_SEED_SHAPE = table({ host: STRING, literal: STRING, path: STRING });
 
 export const VOLUME_SHAPE = table({
   name: STRING,
@@ -58,7 +58,7 @@ export const CLAUDE_SKILL_SHAPE = table({ name: STRING, path: STRING });
 export const CONTEXT_SHAPE = table({ name: STRING, text: STRING, file: STRING });
 
 /** A file's own credential identity (adr/0012); `byre credential` writes it. */
-export const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });
+const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });
 
 export const LAYER_SHAPE = table({
   engine: STRING,

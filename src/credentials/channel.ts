@@ -26,7 +26,7 @@ export interface DeliveredValue {
 }
 
 /** In-box subdirectory per kind: env values are read by the launcher, files are exported by path. */
-export function kindDir(kind: CredentialKind): 'env' | 'file' {
+function kindDir(kind: CredentialKind): 'env' | 'file' {
   return kind === 'encrypted' ? 'env' : 'file';
 }
 
@@ -52,7 +52,7 @@ export function credentialPayload(values: readonly DeliveredValue[]): string {
  * directory and the mounts table) come from byre's argv, never the box's env,
  * which a skill could have set.
  */
-export const RECEIVER_SCRIPT = `set -eu
+const RECEIVER_SCRIPT = `set -eu
 umask 077
 d=$1
 fs=

@@ -19,10 +19,10 @@ import type { Category, ConfigState, FileState, TreeSnapshot } from './report.js
 
 /** Bounds from the reference's exit report: hook entries, worktree configs, `.env*` files. */
 export const HOOK_ENTRY_LIMIT = 500;
-export const WORKTREE_CONFIG_LIMIT = 100;
+const WORKTREE_CONFIG_LIMIT = 100;
 export const ENV_FILE_LIMIT = 200;
 /** Directories the `.env*` walk visits at most. */
-export const ENV_DIR_LIMIT = 20_000;
+const ENV_DIR_LIMIT = 20_000;
 /** Submodule git dirs (`<common>/modules/…`) read at most, and how deep their names nest. */
 export const SUBMODULE_LIMIT = 100;
 const SUBMODULE_DEPTH = 8;
@@ -58,7 +58,7 @@ export const TASK_FILES = [
   'Justfile',
 ] as const;
 /** How package.json's entry reads in the report. */
-export const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
+const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
 
 export interface SnapshotScope {
   /** This session's worktree (its `/workspace`). */

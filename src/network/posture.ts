@@ -21,7 +21,7 @@ export interface PostureFacts {
 }
 
 /** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
-export const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
+const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
 
 export function postureFacts(
   config: EffectiveConfig,

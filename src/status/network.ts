@@ -70,7 +70,7 @@ const key = (e: { host: string; port: number | null }): string => `${e.host}:${e
  * allowlist does not already open: the doors a user may choose to open. An
  * entry a closure covers is not offered: the user shut it on purpose.
  */
-export function offeredEgress(
+function offeredEgress(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
   open: ReadonlySet<string>,

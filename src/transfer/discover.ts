@@ -67,7 +67,7 @@ export function assessBox(input: {
   };
 }
 
-export function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
+function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
   const key = (b: BoxSummary): string[] => [b.engine, b.projectId, b.id];
   return [...boxes].sort((a, b) => {
     const ka = key(a);

@@ -22,7 +22,7 @@ import {
   type SshTarget,
 } from './protocol.js';
 
-export const PARTIAL_POOL_EXIT = 4;
+const PARTIAL_POOL_EXIT = 4;
 const MAX_STDOUT = 16 << 20;
 const MAX_SAID = 64 << 10;
 
