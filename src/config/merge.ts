@@ -3,7 +3,7 @@
 // input; it never reports problems (parse.ts and check-effective.ts do).
 
 import { CORE_REF } from './core-layer.js';
-import { closureCovers, egressKey, parseEgressEntry } from './egress.js';
+import { closureCovers, egressKey, parseEgressEntry } from './egress-entry.js';
 import { normalizeTarget } from './grammar.js';
 import { DEFAULT_INTERFACE } from './rules/index.js';
 import type {

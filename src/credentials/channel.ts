@@ -1,7 +1,7 @@
 // The credential channel (adr/0012), as data: where the session tmpfs sits in
 // the box, the engine flag that mounts it, the payload byre streams into it
 // and the POSIX sh receiver that lands the payload there. Pure; the host side
-// that runs it is deliver.ts, the in-box side that waits for it is the
+// that runs it is box-delivery.ts, the in-box side that waits for it is the
 // launcher's credential gate.
 //
 // The payload travels only on the receiver's stdin: never in an argv, an env

@@ -5,7 +5,7 @@
 
 import type { EffectiveConfig } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { deriveBoxEgress, type DerivedEgress } from './egress.js';
+import { deriveBoxEgress, type DerivedEgress } from './allowlist.js';
 
 export interface PostureFacts {
   /** 'open' when no posture skill is enabled. */

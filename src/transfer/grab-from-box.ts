@@ -28,7 +28,7 @@ import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';
 import { BOX_EXIT, grabSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
-import type { DeliverBox } from './deliver.js';
+import type { DeliverBox } from './deliver-to-box.js';
 import { feed } from './stage-writer.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
 

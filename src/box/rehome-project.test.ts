@@ -17,7 +17,7 @@ import {
   rehomeProject,
   renamedVolume,
   storeConflict,
-} from './rehome.js';
+} from './rehome-project.js';
 
 let root: string;
 let home: string;
