@@ -1,6 +1,6 @@
-// Lint: typescript-eslint with type information, plus the folder boundaries
-// from style.md: pure folders import no IO modules, and production code never
-// imports test support (test/support/).
+// Lint: typescript-eslint with type information, plus the two import bans of
+// adr/0009: pure modules (listed below) import no IO modules, and production
+// code never imports test support (test/support/).
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['node:fs', 'node:fs/promises', 'node:child_process', 'execa', 'ink', 'chalk'];
