@@ -2,7 +2,15 @@
 // build skip versus build, volume creation and seeding, the stale-box sweep,
 // and the launch record written before the box is created.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
@@ -139,6 +147,20 @@ describe('develop: the launch', () => {
     expect(argv).toContain(`${LABEL.client}=${PID}`);
     expect(w.engine.callsTo('startAttached')).toEqual([[`byre-${w.id}`, { tty: false }]]);
     expect(w.engine.containers.size).toBe(0);
+  });
+
+  it('launch.write-failed: a launch record it cannot write creates no box, and says where', async () => {
+    mkdirSync(w.store, { recursive: true });
+    symlinkSync(path.join(w.dir), path.join(w.store, 'launches'));
+    const error = await refusal(develop());
+    expect(error.rule).toBe('launch.write-failed');
+    expect(renderError(error)).toMatch(
+      new RegExp(
+        `cannot write the launch record ${w.store}/launches/[0-9a-f]{64}\\.toml: .*; the box was not created`,
+      ),
+    );
+    expect(mutations(w.engine)).not.toContain('create');
+    expect(mutations(w.engine)).not.toContain('startAttached');
   });
 
   it('skips the build when the image carries this exact context, and builds again when it changes', async () => {

@@ -64,6 +64,7 @@ import {
   writeDeliveryReceipt,
   writeLaunchRecord,
 } from '../launch/store.js';
+import type { LaunchRecord } from '../launch/record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say, sayAll } from '../output/notes.js';
@@ -299,8 +300,8 @@ interface Prepared {
   netns: NetnsPlan | null;
   /** Set when credential rows must be delivered over the channel. */
   credentials: CredentialDelivery | null;
-  /** The launch record's hash, when it was written (the delivery receipt names it). */
-  launchHash: string | undefined;
+  /** The launch record's hash (the delivery receipt names it). */
+  launchHash: string;
 }
 
 /**
@@ -450,19 +451,12 @@ async function prepareBox(
     now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
-  let launchHash: string | undefined;
-  try {
-    launchHash = writeLaunchRecord(ctx.project.launches, record);
-  } catch (error) {
-    say(
-      io.stderr,
-      `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`,
-      'warning',
-    );
-  }
+  // Fail closed: a box without its record is one status cannot describe
+  // (it would show the current config and a wrong reason), so none is created.
+  const launchHash = writeLaunchRecordOrRefuse(ctx.project.launches, record);
   const final: RunParams = {
     ...launched,
-    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    labels: { ...launched.labels, launch: launchHash },
   };
 
   const mountTargets = [
@@ -506,6 +500,20 @@ async function prepareBox(
   };
 }
 
+/** The launch record's hash; a record that cannot be written stops the launch before create. */
+function writeLaunchRecordOrRefuse(launchesDir: string, record: LaunchRecord): string {
+  try {
+    return writeLaunchRecord(launchesDir, record);
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    throw new ByreError(`${error.message}; the box was not created`, {
+      rule: error.rule,
+      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+      cause: error,
+    });
+  }
+}
+
 /** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
 async function deliverBeside(
   engine: Engine,
@@ -518,16 +526,14 @@ async function deliverBeside(
   } catch (error) {
     return { error };
   }
-  if (prepared.launchHash !== undefined) {
-    try {
-      writeDeliveryReceipt(
-        ctx.project.launches,
-        prepared.launchHash,
-        prepared.credentials.values.map((v) => v.key),
-      );
-    } catch {
-      // Only status's "delivered" line depends on it; the box has its credentials.
-    }
+  try {
+    writeDeliveryReceipt(
+      ctx.project.launches,
+      prepared.launchHash,
+      prepared.credentials.values.map((v) => v.key),
+    );
+  } catch {
+    // Only status's "delivered" line depends on it; the box has its credentials.
   }
   return null;
 }
@@ -705,7 +711,7 @@ export async function runDevelop(
   await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
     printWarnings(io.stderr, [
       {
-        message: `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+        message: `could not refresh the store guide: ${error instanceof Error ? error.message : String(error)}`,
       },
     ]);
   });
