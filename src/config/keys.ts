@@ -314,10 +314,10 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary: 'Literal variables baked into the image (not a grant: nothing comes from the host).',
     merge: { kind: 'map', unset: null },
     grammar:
-      'Keys are variable names (`[A-Za-z_][A-Za-z0-9_]*`), not `BYRE_…`; values are strings.',
+      'Keys are variable names (`[A-Za-z_][A-Za-z0-9_]*`), not `BYRE_…`; values are strings, which the box gets byte for byte (`$HOME` stays those five characters; ESC, tab and CR are carried) except a line feed or NUL, which an image ENV line cannot hold and are refused.',
     example: '[env]\nRUST_BACKTRACE = "1"',
-    rules: ['config.env-key-invalid', 'config.env-reserved'],
-    note: 'No unset: override the value instead. A secret does not belong here (it would be in the image); use env_from_host.',
+    rules: ['config.env-key-invalid', 'config.env-reserved', 'config.env-value-unbakeable'],
+    note: 'No unset: override the value instead. A secret does not belong here (it would be in the image); use env_from_host. A multi-line value travels at launch instead: env_from_host from a host variable, or run_args `-e`.',
   },
   apt: {
     section: 'build',
