@@ -13,6 +13,7 @@ import {
   SELF_EDIT_DIR,
   reservedClaims,
 } from '../gen/box-layout.js';
+import { scanRunArgs } from '../engine/run-args-scan.js';
 import type { EngineName } from '../engine/types.js';
 import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
@@ -199,6 +200,7 @@ export type GrantFacts = Pick<
   | 'host_env'
   | 'credentials'
   | 'run_args'
+  | 'raw_run_args'
   | 'build_raw'
   | 'skill_grants'
 >;
@@ -243,6 +245,33 @@ export function nextLaunchMcp(input: GrantInput): StatusData['mcp_servers'] {
     skills: input.skills,
     boxEnvKeys: null,
   });
+}
+
+/** Raw run_args as the engine gets them (skills' in enable order, then the config's), each with who set it. */
+function rawRunArgTokens(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): { value: string; source: string }[] {
+  return [
+    ...skills.flatMap((s) =>
+      s.runtime.runArgs.map((value) => ({ value, source: skillSource(s.id) })),
+    ),
+    ...config.runArgs.map((a) => ({ value: a.value, source: layerLabel(a.from) })),
+  ];
+}
+
+/** Each raw entry, scanned as one argv (a flag and its value may be two entries), attributed by its first token. */
+function rawRunArgFacts(
+  tokens: readonly { value: string; source: string }[],
+): StatusData['raw_run_args'] {
+  return scanRunArgs(tokens.map((t) => t.value)).map((a) => ({
+    argv: a.argv,
+    source: tokens[a.start]?.source ?? RECORD_SOURCE,
+    effect: a.effect,
+    what: a.what,
+    mount: a.mount,
+    port: a.port,
+  }));
 }
 
 export function grantFacts(input: GrantInput): GrantFacts {
@@ -325,6 +354,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
       state: r.overridden ? ('overridden' as const) : ('sealed' as const),
     })),
     run_args: config.runArgs.map((a) => a.value),
+    raw_run_args: rawRunArgFacts(rawRunArgTokens(config, skills)),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
     skill_grants: skills.flatMap((s) => [
       ...s.runtime.mounts.map((m) => ({
@@ -367,6 +397,17 @@ function recordedBinds(
   return [...out, ...current.filter((c) => c.disabled)];
 }
 
+/** The running box's raw run_args, attributed as the config attributes them while they match it. */
+function recordedRawRunArgs(record: LaunchRecord, input: StatusInput): StatusData['raw_run_args'] {
+  const current = rawRunArgTokens(input.config, input.skills);
+  const same =
+    current.length === record.runArgs.length &&
+    current.every((t, i) => t.value === record.runArgs[i]);
+  return rawRunArgFacts(
+    same ? current : record.runArgs.map((value) => ({ value, source: RECORD_SOURCE })),
+  );
+}
+
 function subjectFacts(
   grants: GrantFacts,
   record: LaunchRecord,
@@ -394,6 +435,7 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    raw_run_args: recordedRawRunArgs(record, input),
     credentials: (record.credentialKeys ?? []).map((key) => {
       const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
       const delivered = input.credentialsDelivered?.includes(key) === true;
@@ -699,6 +741,7 @@ export function statusModel(input: StatusInput): StatusModel {
     credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
+    raw_run_args: facts.raw_run_args,
     build_raw: facts.build_raw,
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,

@@ -4,6 +4,7 @@
 // get one row each in every tier, so none is ever elided.
 
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
+import { shellQuote } from '../output/shell-quote.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
@@ -16,6 +17,28 @@ const NONE = 'none';
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+type RawRunArg = StatusData['raw_run_args'][number];
+
+/** Who set a raw entry, as its rows and banner lines say it. */
+export function rawRunArgSource(r: RawRunArg): string {
+  return `run_args: ${r.source}`;
+}
+
+/** A raw entry as the containment line names it: its tokens, then what it gives. */
+export function rawRunArgHole(r: RawRunArg): string {
+  return `${shellQuote(r.argv)}: ${r.what}  (${rawRunArgSource(r)})`;
+}
+
+function rawRunArgRow(r: RawRunArg): string {
+  const what =
+    r.effect === 'inert'
+      ? 'widens nothing'
+      : r.effect === 'unknown'
+        ? `not introspected; passed through as written${r.what === '' ? '' : ` (${r.what})`}`
+        : `${r.effect === 'hole' ? '🛑 ' : ''}${r.what}`;
+  return `${shellQuote(r.argv)} — ${what}  (${r.source})`;
 }
 
 function shortId(id: string): string {
@@ -356,6 +379,9 @@ export function statusRows(d: StatusData): ModelRow[] {
           (s) =>
             `🛑 HOLE -- ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
         ),
+        ...d.raw_run_args
+          .filter((r) => r.effect === 'hole')
+          .map((r) => `🛑 HOLE -- ${rawRunArgHole(r)}`),
       ],
       null,
       { kind: 'never-truncate' },
@@ -373,17 +399,29 @@ export function statusRows(d: StatusData): ModelRow[] {
   add(
     ...listRows(
       'Ports',
-      d.ports.map((p) => `${p.interface}:${p.host} -> ${p.container}  (${p.source})`),
+      [
+        ...d.ports.map((p) => `${p.interface}:${p.host} -> ${p.container}  (${p.source})`),
+        ...d.raw_run_args
+          .filter((r) => r.port !== null)
+          .map((r) => `${shellQuote(r.argv)}  (${rawRunArgSource(r)})`),
+      ],
       NONE,
     ),
   );
   add(
     ...listRows(
       'Host mounts',
-      d.binds.map(
-        (b) =>
-          `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
-      ),
+      [
+        ...d.binds.map(
+          (b) =>
+            `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
+        ),
+        ...d.raw_run_args.flatMap((r) =>
+          r.mount === null
+            ? []
+            : [`${r.mount.host} -> ${r.mount.target}  (${r.mount.mode})  (${rawRunArgSource(r)})`],
+        ),
+      ],
       NONE,
     ),
   );
@@ -501,12 +539,11 @@ export function statusRows(d: StatusData): ModelRow[] {
       { kind: 'never-truncate' },
     ),
   );
-  if (d.run_args.length > 0)
-    add({
-      label: 'Raw run args',
-      value: `${d.run_args.join(' ')}   (passed through; not introspected)`,
-      kind: 'never-truncate',
-    });
+  // Every raw entry, read as the engine reads it: the ones that widen the
+  // box also stand above, with the mounts, ports and holes (adr/0051).
+  add(
+    ...listRows('Raw run args', d.raw_run_args.map(rawRunArgRow), null, { kind: 'never-truncate' }),
+  );
   if (d.build_raw.length > 0) {
     add({
       label: 'Raw build',
