@@ -6,14 +6,14 @@
 // skips (a non-root run cannot make a filesystem full or read-only on its own).
 
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { projectIdFor } from '../../src/project/identity.js';
+import { runBin, type BinRun } from '../support/cli.js';
 import { makeTempDir, removeTempDir } from '../support/temp.js';
 
-const BIN = path.resolve('dist/byre');
 const PASS = 'store-full passphrase';
 const isRoot = process.getuid?.() === 0;
 
@@ -21,45 +21,24 @@ let root = '';
 let store = '';
 let project = '';
 
-interface Run {
-  status: number | null;
-  stderr: string;
-}
-
 function byre(
   args: readonly string[],
   options: { cwd?: string; home?: string; input?: string; fd3?: string } = {},
-): Run {
-  let fd: number | undefined;
-  if (options.fd3 !== undefined) {
-    const file = path.join(root, 'fd3');
-    writeFileSync(file, options.fd3, { mode: 0o600 });
-    fd = openSync(file, 'r');
-    rmSync(file);
-  }
-  try {
-    const r = spawnSync(BIN, [...args], {
-      cwd: options.cwd ?? project,
-      input: options.input ?? '',
-      encoding: 'utf8',
-      // No engine on PATH: develop must fail at its first store write, not at detection.
-      env: {
-        PATH: '/nonexistent',
-        HOME: root,
-        BYRE_HOME: options.home ?? store,
-        BYRE_ALLOW_ROOT: '1',
-      },
-      stdio: fd === undefined ? 'pipe' : ['pipe', 'pipe', 'pipe', fd],
-      // A verb that waits (the setup lock retrying a read-only store) fails here.
-      timeout: 20_000,
-    });
-    return { status: r.status, stderr: r.stderr };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+): BinRun {
+  return runBin(args, {
+    cwd: options.cwd ?? project,
+    home: options.home ?? store,
+    // No engine on PATH: develop must fail at its first store write, not at detection.
+    env: { PATH: '/nonexistent', HOME: root },
+    inherit: false,
+    ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.fd3 === undefined ? {} : { fd3: options.fd3 }),
+    // A verb that waits (the setup lock retrying a read-only store) fails here.
+    timeout: 20_000,
+  });
 }
 
-function ok(run: Run): void {
+function ok(run: BinRun): void {
   expect(run.stderr).not.toContain('CRASHED');
   expect(run.status, run.stderr).toBe(0);
 }
