@@ -6,9 +6,8 @@ import type { ResolvedSkill } from '../skills/types.js';
 import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { FakeEngine } from '../../test/support/fake-engine.js';
+import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { EngineError } from '../errors.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 import type { BindPins } from './bind-pins.js';
 import {
@@ -168,14 +167,7 @@ describe('seedAgentPrefs with the bind proof (adr/0045)', () => {
 
   it('a copy whose bind was swapped after the pin is a refusal, and nothing was copied', async () => {
     const engine = new FakeEngine();
-    engine.failNext(
-      'run',
-      new EngineError('docker run failed (exit 222)', {
-        engine: 'docker',
-        argv: ['run'],
-        exitCode: 222,
-      }),
-    );
+    engine.failNext('run', runExited(222));
     const seed = planned();
     const failure = await seedAgentPrefs(
       engine,

@@ -3,9 +3,9 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { fakeSkill } from '../../test/support/config.js';
-import { FakeEngine } from '../../test/support/fake-engine.js';
+import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { ByreError, EngineError } from '../errors.js';
+import { ByreError } from '../errors.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 import { pinSources } from './bind-pins.js';
 import {
@@ -142,14 +142,7 @@ describe('probeSockGroups', () => {
     writeFileSync(sock, '');
     const probe = { ...PROBE, host: sock };
     const engine = new FakeEngine();
-    engine.failNext(
-      'run',
-      new EngineError('docker run failed (exit 222)', {
-        engine: 'docker',
-        argv: ['run'],
-        exitCode: 222,
-      }),
-    );
+    engine.failNext('run', runExited(222));
     const failure = await probeSockGroups(engine, [probe], 'img', false, pinSources([sock])).catch(
       (e: unknown) => e,
     );

@@ -6,10 +6,9 @@ import { mkdirSync, renameSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
-import { FakeEngine } from '../../test/support/fake-engine.js';
+import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { VolumeSpec } from '../config/types.js';
-import { EngineError } from '../errors.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 import { pinSources } from './bind-pins.js';
 import { seedFreshVolumes, type PlannedVolume, type SeedContext } from './volumes.js';
@@ -58,14 +57,7 @@ describe('seedFreshVolumes', () => {
     renameSync(seed, `${seed}.real`);
     symlinkSync(tmp.path, seed);
     const engine = new FakeEngine();
-    engine.failNext(
-      'run',
-      new EngineError('docker run failed (exit 222)', {
-        engine: 'docker',
-        argv: ['run'],
-        exitCode: 222,
-      }),
-    );
+    engine.failNext('run', runExited(222));
     const failure = await seedFreshVolumes(engine, [VOLUME], new Set([VOLUME.name]), seeding).catch(
       (e: unknown) => e,
     );
