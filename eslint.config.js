@@ -48,7 +48,7 @@ export default tseslint.config(
       'src/skills/manifest/*.ts',
       'src/skills/{digest,materialize,resolve,set-rules,types}.ts',
       'src/project/{identity,store-layout,worktree-name}.ts',
-      'src/engine/{argv,classify,docker-api-shape,engine,facts-key,http-reply,names,output,run-args-scan,run-argv,types}.ts',
+      'src/engine/{argv,classify,docker-api-shape,engine,facts-key,http-reply,locality,names,output,run-args-scan,run-argv,types}.ts',
       'src/box/{banner,engine-scope,exit-status,idle-engine,launch-record,port-block,run-params,worktree-helper}.ts',
       'src/hostenv/resolve.ts',
       'src/network/{egress,posture}.ts',

@@ -4,9 +4,11 @@ import {
   NO_GIT_EXIT,
   REMOVE_SCRIPT,
   worktreeAddArgv,
+  worktreeHelperBinds,
   worktreeRemoveArgv,
   type WorktreeHelperInput,
 } from './worktree-helper.js';
+import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 
 const input: WorktreeHelperInput = {
   image: 'byre-app-1a2b3c-u1000-g1000',
@@ -57,6 +59,25 @@ describe('worktree helper argv', () => {
       'byre-app-1a2b3c-u1000-g1000',
       '-c',
       ADD_SCRIPT,
+    ]);
+  });
+
+  it('proves each bind before git runs when given a proof (adr/0045), in bind order', () => {
+    const proof = [
+      { target: '/src/app', dev: 1n, ino: 2n },
+      { target: '/src/app/.git', dev: 1n, ino: 3n },
+      { target: '/src/app-feat', dev: 1n, ino: 4n },
+    ];
+    const argv = worktreeRemoveArgv({ ...input, proof }, false);
+    expect(argv).toContain('BYRE_BIND_PROOF=1:2:/src/app,1:3:/src/app/.git,1:4:/src/app-feat');
+    expect(argv.at(-1)).toBe(`${BIND_PROOF_SH}${REMOVE_SCRIPT}`);
+    expect(worktreeAddArgv({ ...input, proof }, 'feat').at(-1)).toBe(
+      `${BIND_PROOF_SH}${ADD_SCRIPT}`,
+    );
+    expect(worktreeHelperBinds(input).map((b) => b.path)).toEqual(proof.map((p) => p.target));
+    expect(worktreeHelperBinds({ ...input, targetExists: false }).map((b) => b.path)).toEqual([
+      '/src/app',
+      '/src/app/.git',
     ]);
   });
 

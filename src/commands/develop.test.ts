@@ -7,6 +7,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -207,6 +208,53 @@ describe('develop: the launch', () => {
       (e: unknown) => (e instanceof PassthroughExit ? e.code : e),
     );
     expect(outcome).toBe(passed);
+  });
+});
+
+describe('develop: the bind proof (adr/0045)', () => {
+  function createArgv(): string[] {
+    return w.engine.callsTo('create')[0]?.[0] as string[];
+  }
+
+  it('hands the launcher every bind with its source pinned, the workspace first', async () => {
+    const data = path.join(path.dirname(w.dir), 'data');
+    mkdirSync(data);
+    w.writeConfig(`[[mounts]]\nhost = "${data}"\ntarget = "/data"\n`);
+    await develop();
+    const ws = statSync(w.dir, { bigint: true });
+    const d = statSync(data, { bigint: true });
+    expect(createArgv()).toContain(
+      `BYRE_BIND_PROOF=${ws.dev}:${ws.ino}:/workspace,${d.dev}:${d.ino}:/data`,
+    );
+    expect(w.io.err).not.toContain('binds not proven');
+  });
+
+  it('bind.changed: the launcher’s proof status is a refusal naming the bind that leads elsewhere now', async () => {
+    const data = path.join(path.dirname(w.dir), 'data');
+    mkdirSync(data);
+    w.writeConfig(`[[mounts]]\nhost = "${data}"\ntarget = "/data"\n`);
+    // What a box that can write above the source does between byre's check and the start.
+    w.engine.onStart = async () => {
+      renameSync(data, `${data}.real`);
+      symlinkSync(w.home, data);
+    };
+    w.engine.exitCode = 222;
+    const error = await refusal(develop());
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('bind.changed');
+    expect(error.message).toContain('byre stopped this box before anything ran in it');
+    expect(error.details).toEqual([
+      `the mount ${data} -> /data: ${data} now leads to ${w.home}, another object`,
+    ]);
+  });
+
+  it('against an engine elsewhere, proves nothing and says so before the start', async () => {
+    w.io.env['DOCKER_HOST'] = 'ssh://me@build-host';
+    await develop();
+    expect(createArgv().some((a) => a.startsWith('BYRE_BIND_PROOF='))).toBe(false);
+    expect(w.io.err).toContain(
+      "byre: 🛑 binds not proven: DOCKER_HOST names ssh://…, another machine's engine;",
+    );
   });
 });
 

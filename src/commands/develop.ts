@@ -9,7 +9,14 @@ import path from 'node:path';
 import { terminalQuestion, type Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
-import { checkContainment, containmentInput } from '../box/containment.js';
+import { boxSources, checkContainment, containmentInput } from '../box/containment.js';
+import {
+  bindProofRefusal,
+  pinSources,
+  proofOfBox,
+  type BindPins,
+  type BoxProof,
+} from '../box/bind-pins.js';
 import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
@@ -44,8 +51,16 @@ import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
-import { buildRunArgv, runEnv, type RunBind, type RunParams } from '../engine/run-argv.js';
+import {
+  buildRunArgv,
+  expandHost,
+  runEnv,
+  type RunBind,
+  type RunParams,
+} from '../engine/run-argv.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
+import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
+import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
@@ -303,6 +318,8 @@ interface Prepared {
   credentials: CredentialDelivery | null;
   /** The launch record's hash (the delivery receipt names it). */
   launchHash: string;
+  /** What the launcher proves first (adr/0045); null when the engine runs elsewhere. */
+  proof: BoxProof | null;
 }
 
 /**
@@ -353,8 +370,20 @@ async function prepareBox(
 ): Promise<Prepared> {
   const home = userHome(io);
   const { config, skills, warnings } = await loadBoxConfig(ctx, home);
-  // Again over the config as re-read under the lock, before the engine creates or removes anything.
-  await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
+  // Again over the config as re-read under the lock, before the engine creates or removes anything:
+  // every source pinned first and the pinned objects judged, so the objects the
+  // launcher proves at start are the ones judged here (adr/0045).
+  const elsewhere = engineElsewhereNow(engine.facts, io.env);
+  const checked = containmentInput(ctx, ctx.store.home, home, config, skills);
+  // The self-edit store is byre's own and outside the rules (they would refuse it); pinned beside them.
+  const pins: BindPins | null =
+    elsewhere === null
+      ? pinSources([
+          ...boxSources(checked).map((s) => s.source),
+          ...(selfEdit ? [expandHost(selfEditBind(ctx).host, home)] : []),
+        ])
+      : null;
+  await checkContainment(pins === null ? checked : { ...checked, pins });
   const credentialValuesOpened = await credentialValues(config, session);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
@@ -420,6 +449,7 @@ async function prepareBox(
     gid: params.gid,
     keepId: engine.facts.keepId,
     home,
+    pins,
   };
   await seedFreshVolumes(engine, volumes, created, seedCtx);
   await seedPrefsOnce(io, engine, planPrefsSeed(config, skills, volumes, home), created, seedCtx);
@@ -430,6 +460,7 @@ async function prepareBox(
     sockProbes(skills, home),
     params.image,
     engine.facts.keepId,
+    pins,
   );
   for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
   const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
@@ -455,10 +486,13 @@ async function prepareBox(
   // Fail closed: a box without its record is one status cannot describe
   // (it would show the current config and a wrong reason), so none is created.
   const launchHash = writeLaunchRecordOrRefuse(ctx.project.launches, record);
-  const final: RunParams = {
+  const labelled: RunParams = {
     ...launched,
     labels: { ...launched.labels, launch: launchHash },
   };
+  const proof = pins === null ? null : proofOfBox(labelled, pins);
+  const final: RunParams =
+    proof === null ? labelled : { ...labelled, bindProof: bindProofValue(proof.proven) };
 
   const mountTargets = [
     ...volumes.map((v) => v.decl.target),
@@ -494,10 +528,12 @@ async function prepareBox(
     banner: [
       ...exposureLines(config, skills, hostEnv, undefined, selfEdit),
       ...portBanner(portChoice),
+      ...(elsewhere === null ? [] : [unprovenBanner(elsewhere)]),
     ],
     netns,
     credentials,
     launchHash,
+    proof,
   };
 }
 
@@ -513,6 +549,11 @@ function writeLaunchRecordOrRefuse(launchesDir: string, record: LaunchRecord): s
       cause: error,
     });
   }
+}
+
+/** The banner line when the engine cannot be shown to mount what byre checked (adr/0045). */
+function unprovenBanner(why: string): string {
+  return `byre: 🛑 binds not proven: ${why}; byre cannot show the engine mounts the objects it checked, so a box that can write above a bind source could redirect it (docs/SECURITY.md)`;
 }
 
 /** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
@@ -762,6 +803,13 @@ export async function runDevelop(
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
   reportSession(io, ctx, before);
+  if (prepared.proof !== null && code === BIND_PROOF_EXIT) {
+    throw bindProofRefusal(
+      'byre stopped this box before anything ran in it',
+      prepared.proof.binds,
+      prepared.proof.proven,
+    );
+  }
   if (credentialFailure !== null) {
     const { error } = credentialFailure;
     throw new ByreError(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import { buildRunArgv, expandHost, runEnv, type RunParams } from './run-argv.js';
+import { buildRunArgv, expandHost, hostBinds, runEnv, type RunParams } from './run-argv.js';
 
 const base: RunParams = {
   engine: 'docker',
@@ -364,12 +364,57 @@ describe('runEnv', () => {
     expect(new Map(runEnv(base)).has('BYRE_EGRESS')).toBe(false);
   });
 
+  it('sets the bind proof over any skill or delivered value, and only when develop gives one', () => {
+    const forged = {
+      skillEnv: { BYRE_BIND_PROOF: '1:2:/x' },
+      hostEnv: { BYRE_BIND_PROOF: '3:4:/y' },
+    };
+    expect(
+      new Map(runEnv({ ...base, ...forged, bindProof: '5:6:/workspace' })).get('BYRE_BIND_PROOF'),
+    ).toBe('5:6:/workspace');
+    expect(new Map(runEnv(base)).has('BYRE_BIND_PROOF')).toBe(false);
+    expect(buildRunArgv({ ...base, bindProof: '5:6:/workspace' }, 'create', false)).toContain(
+      'BYRE_BIND_PROOF=5:6:/workspace',
+    );
+  });
+
   it.each(['', 'A=B', 'NUL\0'])('refuses env name %j', (key) => {
     expect(() => runEnv({ ...base, skillEnv: { [key]: 'v' } })).toThrow(ByreError);
   });
 
   it('keeps values verbatim, = and newlines included', () => {
     expect(new Map(runEnv({ ...base, hostEnv: { K: 'a=b\nc' } })).get('K')).toBe('a=b\nc');
+  });
+});
+
+describe('hostBinds', () => {
+  it('lists every bind as the engine gets it, in argv order, disabled ones left out', () => {
+    expect(
+      hostBinds({
+        ...base,
+        configMounts: [
+          { host: '~/data/../d', target: '/d', mode: 'ro' },
+          { host: '~/off', target: '/off', mode: 'rw', disabled: true },
+        ],
+        skillMounts: [{ host: '/var/run/docker.sock', target: '/var/run/docker.sock', mode: 'rw' }],
+        extraBinds: [{ host: '/home/u/app/.git', target: '/home/u/app/.git', mode: 'rw' }],
+      }),
+    ).toEqual([
+      { source: '/home/u/app', target: '/workspace', readonly: false, host: '/home/u/app' },
+      { source: '/home/u/d', target: '/d', readonly: true, host: '~/data/../d' },
+      {
+        source: '/var/run/docker.sock',
+        target: '/var/run/docker.sock',
+        readonly: false,
+        host: '/var/run/docker.sock',
+      },
+      {
+        source: '/home/u/app/.git',
+        target: '/home/u/app/.git',
+        readonly: false,
+        host: '/home/u/app/.git',
+      },
+    ]);
   });
 });
 
