@@ -9,6 +9,7 @@ import { listRehomeCandidates, rehomeProject } from '../box/rehome.js';
 import { escapeTerminal } from '../output/escape.js';
 import { resolveProjectContext } from '../project/context.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { projectDeclinedRoots } from './load.js';
 
 export async function rehomeCommand(
   io: Io,
@@ -32,11 +33,12 @@ export async function rehomeCommand(
     );
     return;
   }
+  const declined = deps.pool === undefined ? projectDeclinedRoots(io, ctx) : [];
   const pool =
     deps.pool ??
     (await probedPool(
-      enginePool(ctx.boxWritableRoots, io.env, null),
-      (name) => withDefaults(deps).detect(name, ctx.boxWritableRoots, io.env),
+      enginePool(declined, io.env, null),
+      (name) => withDefaults(deps).detect(name, declined, io.env),
       io.env,
     ));
   await rehomeProject({ ctx, oldId, pool, stderr: io.stderr });

@@ -39,7 +39,8 @@ import {
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
-import { boxHostEnv, readBoxConfig, userHome } from './load.js';
+import { boxHostEnv, checkedTrees, readBoxConfig, userHome } from './load.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
 
@@ -128,10 +129,11 @@ export async function statusCommand(
     asked,
     answers: recorded,
     ask,
+    config: read,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
-  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
+  const { config, warnings: issues, catalog, locate } = read ?? readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
@@ -143,9 +145,11 @@ export async function statusCommand(
     const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
     skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
+  // A granted path through a link a box could have planted: refused like develop would (adr/0046).
+  const trees = checkedTrees(ctx, config, skills, home, locate);
 
   // Engine questions first, so they run while the host env is read below.
-  const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
+  const detection = detect(deps.detect, config.engine.value, treeRoots(trees), io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
   const early = new Set(asked.members.map((m) => m.name));
   const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
@@ -155,7 +159,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, trees, config);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));

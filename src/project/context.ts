@@ -1,8 +1,7 @@
 // Where a command stands: the store, the project id anchored at the main
-// worktree, the worktree id of this directory, and the directories a box can
-// write (for host tool pinning). Reads the filesystem; writes nothing.
+// worktree and the worktree id of this directory (the trees a box can write
+// are box/writable-trees.ts's). Reads the filesystem; writes nothing.
 
-import path from 'node:path';
 import { projectIdFor } from './identity.js';
 import { projectIdCollision, readProjectPath } from './store.js';
 import {
@@ -29,8 +28,6 @@ export interface ProjectContext {
   gitDir: string | null;
   /** A linked worktree's git paths as git recorded them, bound at the same paths. */
   gitPaths: WorktreeIdentity['gitPaths'];
-  /** Directories the box can write; a host tool found under one is declined. */
-  boxWritableRoots: string[];
 }
 
 export async function resolveProjectContext(
@@ -41,12 +38,6 @@ export async function resolveProjectContext(
   const projectId = projectIdFor(wt.projectRoot);
   const store = storePaths(byreHome(env));
   const project = projectStorePaths(store.home, projectId);
-  const roots = [
-    wt.worktreeDir,
-    wt.projectRoot,
-    ...(wt.commonGitDir ? [wt.commonGitDir] : []),
-    project.dir,
-  ];
   return {
     store,
     project,
@@ -58,7 +49,6 @@ export async function resolveProjectContext(
     commonGitDir: wt.commonGitDir,
     gitDir: wt.gitDir,
     gitPaths: wt.gitPaths,
-    boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
   };
 }
 
