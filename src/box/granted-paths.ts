@@ -6,7 +6,7 @@
 
 import path from 'node:path';
 
-import { mountPath, type ValueLocation } from '../config/check-effective.js';
+import { mountPath, type PathIn, type ValueLocation } from '../config/check-effective.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { EffectiveConfig } from '../config/types.js';
 import { RefusedError, type Location } from '../errors.js';
@@ -24,6 +24,18 @@ export interface GrantedPath {
   /** How messages name the declaration: "the mount ~/p/data -> /data (rw)". */
   label: string;
   location: Location;
+}
+
+/** Where a named list entry's field sits in a layer's raw table. */
+function named(
+  list: 'volumes' | 'claude_skills' | 'context',
+  name: string,
+  ...field: string[]
+): PathIn {
+  return (raw) => {
+    const entries: readonly { name?: string | undefined }[] = raw[list] ?? [];
+    return [list, entries.findIndex((r) => r.name === name), ...field];
+  };
 }
 
 function skillLocation(skill: ResolvedSkill, key: string): Location {
@@ -61,23 +73,14 @@ export function grantedHostPaths(
     add(
       v.seed.host,
       `the seed ${v.seed.host} of volume ${v.name}`,
-      locate(from, (raw) => [
-        'volumes',
-        (raw.volumes ?? []).findIndex((r) => r.name === v.name),
-        'seed',
-        'host',
-      ]),
+      locate(from, named('volumes', v.name, 'seed', 'host')),
     );
   }
   for (const { value: c, from } of config.claudeSkills) {
     add(
       c.path,
       `the Claude Skill ${c.name} (${c.path})`,
-      locate(from, (raw) => [
-        'claude_skills',
-        (raw.claude_skills ?? []).findIndex((r) => r.name === c.name),
-        'path',
-      ]),
+      locate(from, named('claude_skills', c.name, 'path')),
     );
   }
   for (const { value: c, from } of config.context) {
@@ -85,11 +88,7 @@ export function grantedHostPaths(
     add(
       c.file,
       `the context file ${c.file} (${c.name})`,
-      locate(from, (raw) => [
-        'context',
-        (raw.context ?? []).findIndex((r) => r.name === c.name),
-        'file',
-      ]),
+      locate(from, named('context', c.name, 'file')),
     );
   }
   for (const skill of skills) {
