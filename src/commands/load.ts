@@ -180,8 +180,10 @@ export function checkedTrees(
   skills: readonly ResolvedSkill[],
   home: string,
   locate: ValueLocation,
+  /** Trees already gathered for this very config and skills (the status scan's). */
+  known?: BoxTree[],
 ): BoxTree[] {
-  const trees = boxWritableTrees(ctx, grantsOf(config, skills), home);
+  const trees = known ?? boxWritableTrees(ctx, grantsOf(config, skills), home);
   const findings = linkFindings(trees, config, skills, home, locate);
   if (findings.length > 0) throw linkRefusal(findings);
   return trees;

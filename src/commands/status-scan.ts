@@ -12,6 +12,7 @@ import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '.
 import { LABEL } from '../engine/names.js';
 import type { EngineName } from '../engine/types.js';
 import { treeRoots } from '../box/writable-trees.js';
+import type { BoxTree } from '../project/box-trees.js';
 import { projectTrees, type BoxConfig } from './load.js';
 import {
   checkProjectPath,
@@ -41,6 +42,8 @@ export interface StatusScan {
   ask(pool: EnginePool): Promise<ScanAnswers>;
   /** The config as read for the trees, when it read cleanly (the page reads it again otherwise). */
   config: BoxConfig | null;
+  /** The box-writable trees of that config (adr/0046). */
+  trees: BoxTree[];
 }
 
 /**
@@ -74,5 +77,5 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const answers = ask(asked);
   // Awaited by the page; an error thrown before that must not leave it unhandled.
   answers.catch(() => undefined);
-  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask, config: read };
+  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask, config: read, trees };
 }

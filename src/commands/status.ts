@@ -130,6 +130,7 @@ export async function statusCommand(
     answers: recorded,
     ask,
     config: read,
+    trees: scanned,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
@@ -146,7 +147,14 @@ export async function statusCommand(
     skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
   // A granted path through a link a box could have planted: refused like develop would (adr/0046).
-  const trees = checkedTrees(ctx, config, skills, home, locate);
+  const trees = checkedTrees(
+    ctx,
+    config,
+    skills,
+    home,
+    locate,
+    read === null ? undefined : scanned,
+  );
 
   // Engine questions first, so they run while the host env is read below.
   const detection = detect(deps.detect, config.engine.value, treeRoots(trees), io.env);
