@@ -1,5 +1,7 @@
 // The read path every box command shares: where we stand, the merged config
-// cascade, and the enabled skills. Reads only; never enrols or writes.
+// cascade, the enabled skills, and the trees a box can write (adr/0046),
+// with the refusal of a granted path through a link planted in one. Reads
+// only; never enrols or writes.
 
 import { homedir } from 'node:os';
 import { loadCascade } from '../config/read.js';
