@@ -45,6 +45,8 @@ beforeEach(() => {
     commonGitDir: null,
     gitDir: null,
     gitPaths: null,
+    identityChange: null,
+    forged: null,
   };
 });
 
