@@ -12,6 +12,7 @@ import type { EffectiveConfig } from '../config/types.js';
 import { RefusedError, type Location } from '../errors.js';
 import { formatLocation } from '../output/render-error.js';
 import { plantableLink, type BoxTree, type PlantableLink } from '../project/box-trees.js';
+import type { ContainmentRefusal } from '../project/containment.js';
 import type { PathWalk } from '../project/path-walk.js';
 import type { ResolvedSkill } from '../skills/types.js';
 
@@ -151,6 +152,11 @@ export function linkFindingMessage(f: LinkFinding): string {
 
 export function linkFindingRemedy(f: LinkFinding): string {
   return `if you made that link, declare where it leads (${f.resolved}) instead; if not, remove it and look at what else a box left in ${f.planted.tree.what}`;
+}
+
+/** A finding as a page's Refused row (status, like adr/0018's refusals). */
+export function linkFindingRefusal(f: LinkFinding): ContainmentRefusal {
+  return { rule: LINK_RULE, message: linkFindingMessage(f), remedy: linkFindingRemedy(f) };
 }
 
 /** The exit-3 refusal for a non-empty list, located at the first declaration. */

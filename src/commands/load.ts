@@ -182,23 +182,25 @@ export function checkedTrees(
   skills: readonly ResolvedSkill[],
   home: string,
   locate: ValueLocation,
-  /** Trees already gathered for this very config and skills (the status scan's). */
-  known?: BoxTree[],
 ): BoxTree[] {
-  const trees = known ?? boxWritableTrees(ctx, grantsOf(config, skills), home);
-  const findings = linkFindings(trees, config, skills, home, locate);
+  const { trees, findings } = boxTrees(ctx, config, skills, home, locate);
   if (findings.length > 0) throw linkRefusal(findings);
   return trees;
 }
 
-function linkFindings(
-  trees: readonly BoxTree[],
+/** The trees, and each granted path through a link planted in one, unrefused (status shows them). */
+export function boxTrees(
+  ctx: ProjectContext,
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
   home: string,
   locate: ValueLocation,
-): LinkFinding[] {
-  return plantedLinkFindings(grantedHostPaths(config, skills, home, locate), walkHostPath, trees);
+  /** Trees already gathered for this very config and skills (the status scan's). */
+  known?: BoxTree[],
+): { trees: BoxTree[]; findings: LinkFinding[] } {
+  const trees = known ?? boxWritableTrees(ctx, grantsOf(config, skills), home);
+  const granted = grantedHostPaths(config, skills, home, locate);
+  return { trees, findings: plantedLinkFindings(granted, walkHostPath, trees) };
 }
 
 /** checkedTrees's findings as located issues, for the config editor (it shows them, it does not throw). */
@@ -211,13 +213,7 @@ export function plantedLinkIssues(
   locate: ValueLocation,
 ) => ConfigIssue[] {
   return (config, skills, locate) =>
-    linkFindings(
-      boxWritableTrees(ctx, grantsOf(config, skills), home),
-      config,
-      skills,
-      home,
-      locate,
-    ).map((f) => ({
+    boxTrees(ctx, config, skills, home, locate).findings.map((f) => ({
       rule: LINK_RULE,
       message: linkFindingMessage(f),
       location: f.granted.location,

@@ -41,7 +41,8 @@ import {
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
-import { boxHostEnv, checkedTrees, readBoxConfig, userHome } from './load.js';
+import { boxHostEnv, boxTrees, readBoxConfig, userHome } from './load.js';
+import { linkFindingRefusal, linkRefusal } from '../box/granted-paths.js';
 import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
@@ -162,8 +163,8 @@ export async function statusCommand(
     const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
     skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
-  // A granted path through a link a box could have planted: refused like develop would (adr/0046).
-  const trees = checkedTrees(
+  // A granted path through a link a box could have planted: on the page, and refused by the exit status (adr/0046).
+  const { trees, findings: planted } = boxTrees(
     ctx,
     config,
     skills,
@@ -233,6 +234,7 @@ export async function statusCommand(
 
   const refusals = [
     ...identityRefusals(ctx),
+    ...planted.map(linkFindingRefusal),
     ...(await containmentProblems(containmentInput(ctx, ctx.store.home, home, config, skills))),
   ];
   const ports = await nextPorts(
@@ -319,5 +321,6 @@ export async function statusCommand(
     io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
   }
   // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
+  if (planted.length > 0) throw linkRefusal(planted);
   if (refusals.length > 0) throw containmentError(refusals);
 }

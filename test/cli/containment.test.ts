@@ -266,7 +266,13 @@ describe('a granted host path is never resolved through a link a box could plant
     for (const verb of ['status', 'dockerfile', 'dockerrun', 'develop']) {
       const r = byre(BIN, project, home, [verb]);
       expect(r.status, verb).toBe(3);
-      expect(r.stdout, verb).toBe('');
+      // status shows the page with the refusal on it (adr/0018); the others print nothing.
+      if (verb === 'status') {
+        expect(r.stdout).toMatch(/^Refused: +the mount ~\/p\/data -> \/data \(rw\) reaches/m);
+        expect(r.stdout).toContain('[containment.link-in-box-tree]');
+      } else {
+        expect(r.stdout, verb).toBe('');
+      }
       expect(r.stderr, verb).toMatch(
         /byre\.config:2:1 \(key mounts\[0\]\.host\): the mount ~\/p\/data -> \/data \(rw\)/,
       );
@@ -275,6 +281,11 @@ describe('a granted host path is never resolved through a link a box could plant
       );
       expect(r.stderr, verb).not.toMatch(/docker|podman/);
     }
+    const data = byre(BIN, project, home, ['status', '--data']);
+    expect(data.status).toBe(3);
+    expect((JSON.parse(data.stdout) as { refused: { rule: string }[] }).refused).toEqual([
+      expect.objectContaining({ rule: 'containment.link-in-box-tree' }),
+    ]);
   });
 
   it('a volume seed inside the project replaced with a link is refused the same way', () => {
