@@ -33,6 +33,7 @@ import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
 import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
@@ -369,7 +370,7 @@ async function prepareBox(
   verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
-  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
+  const { config, skills, warnings, trees } = await loadBoxConfig(ctx, home);
   // Again over the config as re-read under the lock, before the engine creates or removes anything:
   // every source pinned first and the pinned objects judged, so the objects the
   // launcher proves at start are the ones judged here (adr/0045).
@@ -391,10 +392,10 @@ async function prepareBox(
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const plan = await planBox(io, { ctx, config, skills, warnings });
+  const plan = await planBox(io, { ctx, config, skills, warnings, trees });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, trees, config);
   const params: RunParams = launchRunParams({
     box: ctx,
     config,
@@ -769,10 +770,11 @@ export async function runDevelop(
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const declined = treeRoots(early.trees);
+  const facts = await deps.detect(early.config.engine.value, declined, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
-  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
+  const pool = deps.pool ?? enginePool(declined, io.env, engine);
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>

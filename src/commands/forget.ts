@@ -8,7 +8,7 @@ import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { retargetWorktreeRecords } from '../project/identity-record.js';
-import { declaredVolumeRoles } from './load.js';
+import { declaredVolumeRoles, projectDeclinedRoots } from './load.js';
 import type { ResetOptions } from './reset.js';
 import type { CommandDeps } from './deps.js';
 
@@ -24,7 +24,7 @@ export async function forgetCommand(
   const outcome = await teardown({
     verb: 'forget',
     projectId: ctx.projectId,
-    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: true,
     storeDir: existsSync(ctx.project.dir) ? ctx.project.dir : null,
     yes: options.force === true,

@@ -42,7 +42,8 @@ import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
-import { loadBoxConfig, planBox, userHome } from './load.js';
+import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
+import { treeRoots } from '../box/writable-trees.js';
 
 export interface WorktreeOptions {
   path?: string;
@@ -78,9 +79,18 @@ function requireSetUp(ctx: ProjectContext): void {
 async function projectEngine(
   io: Io,
   ctx: ProjectContext,
-): Promise<{ engine: Engine; choice: string; tag: string; uid: number; gid: number }> {
+): Promise<{
+  engine: Engine;
+  choice: string;
+  tag: string;
+  uid: number;
+  gid: number;
+  /** The box-writable trees as paths (adr/0046): what pinning declines. */
+  declined: string[];
+}> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const declined = treeRoots(early.trees);
+  const facts = await detectEngine(early.config.engine.value, declined, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {
@@ -88,6 +98,7 @@ async function projectEngine(
     choice: early.config.engine.value,
     tag: imageTag(ctx.projectId, ids.uid, ids.gid),
     ...ids,
+    declined,
   };
 }
 
@@ -97,14 +108,14 @@ async function ensureProjectImage(
   ctx: ProjectContext,
   e: Awaited<ReturnType<typeof projectEngine>>,
 ): Promise<void> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
+  const { config, skills, warnings, trees } = await loadBoxConfig(ctx, userHome(io));
   if (config.engine.value !== e.choice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${e.engine.facts.name}`,
       { rule: 'worktree.engine-changed', remedy: 'run the command again' },
     );
   }
-  const plan = await planBox(io, { ctx, config, skills, warnings });
+  const plan = await planBox(io, { ctx, config, skills, warnings, trees });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
   await ensureImage({
     engine: e.engine,
@@ -297,7 +308,7 @@ interface SessionIndex {
 
 /** Which worktree ids of this project have a running box, across engines. */
 async function runningSessions(io: Io, ctx: ProjectContext): Promise<SessionIndex> {
-  const pool = enginePool(ctx.boxWritableRoots, io.env, null);
+  const pool = enginePool(projectDeclinedRoots(io, ctx), io.env, null);
   const answers = await askPool(pool, (engine) =>
     engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [LABEL.workdir]),
   );
@@ -414,7 +425,7 @@ export async function worktreeRemoveCommand(
     io.cwd,
   );
   const e = await projectEngine(io, ctx);
-  const pool = enginePool(ctx.boxWritableRoots, io.env, e.engine);
+  const pool = enginePool(e.declined, io.env, e.engine);
   const id = worktreeIdFor(entry.path);
   await withSetupLock(ctx.project, async () => {
     const census = await censusSessions(

@@ -172,7 +172,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       removal: '`target = "!/path"` removes the inherited mount at that target',
     },
     grammar:
-      '`host` is `~/…` or absolute and must exist unless the mount is disabled; `target` is absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide.',
+      '`host` is `~/…` or absolute and must exist unless the mount is disabled; `target` is absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide. A host path reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (`containment.link-in-box-tree`, adr/0046): name where the link leads.',
     example: '[[mounts]]\nhost = "~/src/shared-lib"\ntarget = "/opt/shared-lib"\nmode = "ro"',
     rules: [
       'config.mount-host-invalid',
@@ -265,7 +265,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       removal: '`name = "!x"` removes the inherited volume x',
     },
     grammar:
-      'Names are `[A-Za-z0-9_.-]+`; `target` is absolute. A seed is allowed only on a project-scoped state volume; `exclusive` only on project scope.',
+      'Names are `[A-Za-z0-9_.-]+`; `target` is absolute. A seed is allowed only on a project-scoped state volume; `exclusive` only on project scope. A seed `host` reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (`containment.link-in-box-tree`, adr/0046): name where the link leads.',
     example: '[[volumes]]\nname = "cargo"\nrole = "cache"\ntarget = "/home/dev/.cargo"',
     rules: [
       'config.volume-name-invalid',
@@ -409,7 +409,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary:
       'Claude Skills (a directory whose root holds SKILL.md) baked into /etc/byre/claude-skills and handed to agents that take them.',
     merge: { kind: 'closable' },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}; \`path\` is a host directory, \`~/…\` or absolute.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}; \`path\` is a host directory, \`~/…\` or absolute. A \`path\` reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (\`containment.link-in-box-tree\`, adr/0046): name where the link leads.`,
     example: '[[claude_skills]]\nname = "tdd-loop"\npath = "~/claude-skills/tdd-loop"',
     rules: [
       'config.claude-skill-name-invalid',
@@ -435,7 +435,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       identity: 'name',
       removal: '`name = "!x"` removes the inherited block x',
     },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused, one reached through a link inside a box-writable tree is refused: \`containment.link-in-box-tree\`, adr/0046). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
     example: '[[context]]\nname = "house-rules"\ntext = "Run the linter before committing."',
     rules: [
       'config.context-name-invalid',
