@@ -448,6 +448,15 @@ export function takeSnapshot(
     unchecked,
     timedOut: false,
   };
+  try {
+    return snapshotWith(walk, hooksFrom);
+  } finally {
+    walk.reader.close();
+  }
+}
+
+function snapshotWith(walk: Walk, hooksFrom: readonly Category<ConfigState>[]): TreeSnapshot {
+  const { scope, unchecked } = walk;
   const layout = gitLayout({
     reader: walk.reader,
     worktreeDir: scope.worktreeDir,

@@ -70,12 +70,24 @@ export function fileState(at: string, stat: Stats): FileState {
   }
 }
 
-function isLink(p: string): boolean {
-  try {
-    return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
+/** Directories one reader keeps open at most. */
+const OPEN_DIR_LIMIT = 64;
+
+/** The first component from `root` down to `dir` that is a link now, to name a failed open. */
+function firstLink(root: string, dir: string): string | null {
+  let at = root;
+  for (const part of path.relative(root, dir).split(path.sep)) {
+    if (part === '') continue;
+    at = path.join(at, part);
+    try {
+      const stat = lstatSync(at);
+      if (stat.isSymbolicLink()) return at;
+      if (!stat.isDirectory()) return null;
+    } catch {
+      return null;
+    }
   }
+  return null;
 }
 
 export class WithinRoots {
@@ -152,6 +164,32 @@ export class WithinRoots {
     return this.inside(at) ? { kind: 'inside', path: at } : { kind: 'outside', path: at };
   }
 
+  /** Directories opened so far, by path: a snapshot reopens the same few many times. */
+  private readonly open = new Map<string, AnchoredDirSync>();
+
+  /** Closes every directory this reader holds open. */
+  close(): void {
+    for (const d of this.open.values()) d.close();
+    this.open.clear();
+  }
+
+  /** `dir` opened from its tree's root one component at a time (each O_NOFOLLOW); kept open. */
+  private openDir(dir: string, root: string): AnchoredDirSync {
+    const known = this.open.get(dir);
+    if (known !== undefined) return known;
+    const d =
+      dir === root
+        ? AnchoredDirSync.open(root)
+        : this.openDir(path.dirname(dir), root).openDir(path.basename(dir));
+    if (this.open.size >= OPEN_DIR_LIMIT) {
+      const [oldest, handle] = this.open.entries().next().value as [string, AnchoredDirSync];
+      handle.close();
+      this.open.delete(oldest);
+    }
+    this.open.set(dir, d);
+    return d;
+  }
+
   /**
    * Runs `use` on directory `dir` (canonical, inside a tree), opened from the
    * outermost tree holding it one component at a time, never through a link.
@@ -165,26 +203,23 @@ export class WithinRoots {
       this.onError(dir, 'outside the project');
       return null;
     }
-    let d: AnchoredDirSync | null = null;
-    let at = root;
+    let d: AnchoredDirSync;
     try {
-      d = AnchoredDirSync.open(root);
-      for (const part of path.relative(root, dir).split(path.sep)) {
-        if (part === '') continue;
-        at = path.join(at, part);
-        const next: AnchoredDirSync = d.openDir(part);
-        d.close();
-        d = next;
-      }
-      return use(d);
+      d = this.openDir(dir, root);
     } catch (error) {
       const code = errnoOf(error);
       // A link where a directory was (O_DIRECTORY|O_NOFOLLOW says ENOTDIR or ELOOP) is news.
-      if (!isAbsence(code)) this.onError(at, code);
-      else if (isLink(at)) this.onError(at, 'a symbolic link on the way');
+      const link = firstLink(root, dir);
+      if (link !== null) this.onError(link, 'a symbolic link on the way');
+      else if (!isAbsence(code)) this.onError(dir, code);
       return null;
-    } finally {
-      d?.close();
+    }
+    try {
+      return use(d);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (!isAbsence(code)) this.onError(dir, code);
+      return null;
     }
   }
 
