@@ -18,7 +18,7 @@
 import path from 'node:path';
 
 import { describeNotRegular } from '../project/read-regular.js';
-import { mainWorktreeFor } from '../project/worktree.js';
+import { commonDirOfWorktreeGitdir, mainWorktreeFor } from '../project/worktree.js';
 import type { PointerState } from './report.js';
 import type { WithinRoots } from './within-roots.js';
 
@@ -200,13 +200,19 @@ function followPointer(
   parse: (bytes: Buffer) => PointerValue,
   base: string,
   meaning: (to: string) => string,
+  routine: (to: string) => boolean = () => false,
 ): string | null | undefined {
   const bytes = pointerBytes(layout, file);
   if (bytes === null || bytes === undefined) return bytes;
   const { reader, label } = layout.input;
   const text = bytes.toString('utf8');
-  const record = (m: string): void => {
-    layout.pointers[label(file)] = { kind: 'pointer', text, meaning: m };
+  const record = (m: string, to: string | null = null): void => {
+    layout.pointers[label(file)] = {
+      kind: 'pointer',
+      text,
+      meaning: m,
+      ...(to !== null && routine(to) ? { routine: true as const } : {}),
+    };
   };
   const parsed = parse(bytes);
   if (parsed.kind === 'refused') {
@@ -221,7 +227,7 @@ function followPointer(
   const resolved = reader.resolve(pointerPath(base, parsed.value));
   switch (resolved.kind) {
     case 'inside':
-      record(meaning(label(resolved.path)));
+      record(meaning(label(resolved.path)), resolved.path);
       return resolved.path;
     case 'outside':
       record(`${meaning(resolved.path)}, outside the project`);
@@ -243,6 +249,8 @@ function commonDirOf(layout: Layout, gitDir: string): string | null {
     commondirTarget,
     gitDir,
     (to) => `git’s common dir: ${to}`,
+    // git writes `../..` in a linked worktree's admin dir: the repository it lives in.
+    (to) => to === commonDirOfWorktreeGitdir(gitDir),
   );
   const common = named === undefined ? gitDir : named;
   layout.commons.set(gitDir, common);
@@ -350,6 +358,7 @@ function linkedCheckout(layout: Layout, admin: string): string | null {
     kind: 'pointer',
     text,
     meaning: `this worktree’s checkout: ${label(path.dirname(dotGit))}`,
+    routine: true,
   };
   return path.dirname(dotGit);
 }

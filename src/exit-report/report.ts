@@ -17,7 +17,19 @@ export type FileState =
  * One of git's pointers (`.git`, a `commondir`, a worktree's `gitdir`): a
  * pointer file's text and what it means for git, or what else is there.
  */
-export type PointerState = FileState | { kind: 'pointer'; text: string; meaning: string };
+export type PointerState =
+  | FileState
+  | {
+      kind: 'pointer';
+      text: string;
+      meaning: string;
+      /**
+       * As git itself writes it when a linked worktree is added (its admin
+       * dir's `gitdir`, a `commondir` naming the repository it lives in):
+       * appearing or going with its worktree is not news; a change is.
+       */
+      routine?: true;
+    };
 
 /** A git config file: its exec-relevant `key=value` lines, or why it could not be read. */
 export type ConfigState =
@@ -130,6 +142,10 @@ function describe(state: PointerState): string {
   }
 }
 
+function isRoutine(state: PointerState): boolean {
+  return state.kind === 'pointer' && state.routine === true;
+}
+
 function fileChanges(
   what: string,
   before: Category<PointerState>,
@@ -140,9 +156,10 @@ function fileChanges(
   for (const name of names) {
     const a = before.items[name];
     const b = after.items[name];
-    if (a === undefined && b !== undefined) out.push(`${what} added: ${name}${describe(b)}`);
-    else if (a !== undefined && b === undefined) {
-      if (after.complete) out.push(`${what} deleted: ${name}`);
+    if (a === undefined && b !== undefined) {
+      if (!isRoutine(b)) out.push(`${what} added: ${name}${describe(b)}`);
+    } else if (a !== undefined && b === undefined) {
+      if (after.complete && !isRoutine(a)) out.push(`${what} deleted: ${name}`);
     } else if (a !== undefined && b !== undefined && !sameFile(a, b)) {
       out.push(`${what} changed: ${name}${describe(b)}`);
     }

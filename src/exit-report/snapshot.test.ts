@@ -425,6 +425,26 @@ describe('the exit report follows every pointer git follows, inside the project'
     ]);
   });
 
+  it('a worktree added or removed as git does it is not news; one whose commondir leads elsewhere is', () => {
+    const scope = repo();
+    const admin = (name: string, common: string): void => {
+      put(`app/.git/worktrees/${name}/HEAD`, 'ref: refs/heads/x\n');
+      put(`app/.git/worktrees/${name}/commondir`, common);
+      put(`app/.git/worktrees/${name}/gitdir`, `${dir}/${name}/.git\n`);
+    };
+    admin('old', '../..\n');
+    expect(
+      diff(scope, () => {
+        admin('new', '../..\n');
+        rmSync(path.join(dir, 'app/.git/worktrees/old'), { recursive: true });
+      }),
+    ).toEqual([]);
+    const lines = diff(scope, () => admin('forged', '../../logs\n'));
+    expect(lines.filter((l) => l.startsWith('  '))).toEqual([
+      '  git pointer added: .git/worktrees/forged/commondir = "../../logs" (git’s common dir: .git/logs)',
+    ]);
+  });
+
   it('a hook or a config that is a link inside the project is read through, as git runs and reads it', () => {
     const scope = repo();
     const app = path.join(dir, 'app');
