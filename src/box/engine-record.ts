@@ -2,9 +2,10 @@
 // adr/0032): read like every store file (no link followed, no FIFO waited
 // on, size capped), written atomically under the setup lock.
 
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../project/atomic-write.js';
+import { isValidProjectId } from '../project/identity.js';
 import { readRegularFile } from '../project/read-regular.js';
 import {
   engineRecordFile,
@@ -57,4 +58,20 @@ export async function writeEngineRecord(
     path.join(projectDir, engineRecordFile(worktreeId)),
     formatEngineRecord(record),
   );
+}
+
+/**
+ * The projects that keep an engine record for `worktreeId`: every identity
+ * byre launched that directory under (a linked worktree's record lives with
+ * its project). Reads the whole projects directory: for rare paths only.
+ */
+export function projectsWithEngineRecord(projectsDir: string, worktreeId: string): string[] {
+  let ids: string[];
+  try {
+    ids = readdirSync(projectsDir);
+  } catch {
+    return [];
+  }
+  const file = engineRecordFile(worktreeId);
+  return ids.filter((id) => isValidProjectId(id) && existsSync(path.join(projectsDir, id, file)));
 }

@@ -46,6 +46,8 @@ beforeEach(() => {
     gitDir: null,
     gitPaths: null,
     boxWritableRoots: [],
+    identityChange: null,
+    forged: null,
   };
 });
 

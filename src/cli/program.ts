@@ -208,9 +208,12 @@ export function buildProgram(io: Io): Command {
   program
     .command('rehome')
     .description(
-      'Re-point a moved directory’s identity: migrate volumes and stored config from its old id.',
+      'Re-point a moved directory’s identity, or accept a directory’s changed one: migrate volumes and stored config from its old id.',
     )
-    .argument('[old-id]', 'the id the project had before it moved (omit to list candidates)')
+    .argument(
+      '[old-id]',
+      'the id the project had before it moved or changed (omit to list candidates)',
+    )
     .action(async (oldId: string | undefined) => {
       const { rehomeCommand } = await import('../commands/rehome.js');
       await rehomeCommand(io, oldId);

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Io } from '../io.js';
+import { terminalQuestion, type Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
@@ -74,7 +74,7 @@ import { snapshotStore } from '../exit-report/store-snapshot.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { syncStoreGuide } from '../project/store-guide.js';
-import { recordProjectPath } from '../project/store.js';
+import { recordIdentity } from '../project/identity-record.js';
 import { storeTag } from '../project/store-layout.js';
 import {
   boxHostEnv,
@@ -85,6 +85,7 @@ import {
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { guardFreshConfig } from './fresh-config.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** Stream the engine's whole build log instead of byre's progress line. */
@@ -701,7 +702,9 @@ export async function runDevelop(
   // The project directory alone, before the store is written: a directory
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
-  await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  // A fresh config never drops what this directory's earlier identity restricted (adr/0047).
+  await guardFreshConfig(ctx, userHome(io), deps.confirm ?? terminalQuestion(io));
+  await recordIdentity(ctx.store.home, ctx);
   await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
     printWarnings(io.stderr, [
       {

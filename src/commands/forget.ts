@@ -7,6 +7,7 @@ import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { retargetWorktreeRecords } from '../project/identity-record.js';
 import { declaredVolumeRoles } from './load.js';
 import type { ResetOptions } from './reset.js';
 import type { CommandDeps } from './deps.js';
@@ -31,6 +32,10 @@ export async function forgetCommand(
     stderr: io.stderr,
     volumeRoles: await declaredVolumeRoles(io, ctx),
   });
+  // Its worktrees' records go with its store: they name a project byre no longer keeps (adr/0047).
+  if (outcome.removed.includes(`store ${ctx.project.dir}`)) {
+    await retargetWorktreeRecords(ctx.store.home, ctx.projectId, null);
+  }
   const n = outcome.removed.length;
   confirmRemoved(
     io.stderr,

@@ -48,7 +48,12 @@ export interface StatusScan {
  * would have been "none". A pool the caller gives (tests) is asked as given.
  */
 export async function startStatusScan(io: Io, pool?: EnginePool): Promise<StatusScan> {
-  const ctx = await resolveProjectContext(io.cwd, io.env);
+  // A changed identity or a forged worktree structure is shown on the page
+  // and refused by its exit status (status.ts).
+  const ctx = await resolveProjectContext(io.cwd, io.env, {
+    identityChange: 'report',
+    forged: 'report',
+  });
   await checkProjectPath(ctx);
   const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
   const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);

@@ -20,7 +20,9 @@ import { deliveredHostEnv } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
+import type { ContainmentRefusal } from '../project/containment.js';
 import type { ProjectContext } from '../project/context.js';
+import { identityChangeRefusal } from '../project/identity-change.js';
 import type { PortSpec } from '../config/types.js';
 import type { HostPort } from '../box/port-block.js';
 import { worktreeIdFor } from '../project/worktree.js';
@@ -97,6 +99,20 @@ async function nextPorts(
   return choice.kind === 'ok'
     ? { session: { block: choice.block, ports: choice.ports }, refusals: [] }
     : { session: null, refusals: [] };
+}
+
+/**
+ * A forged worktree structure or a changed identity (adr/0047): the page
+ * shows the directory as it resolves now (a forged one as its own project),
+ * and the refusals every other verb gives.
+ */
+function identityRefusals(ctx: ProjectContext): ContainmentRefusal[] {
+  const change = ctx.identityChange === null ? null : identityChangeRefusal(ctx.identityChange);
+  return [ctx.forged, change].flatMap((refusal) =>
+    refusal === null
+      ? []
+      : [{ rule: refusal.rule, message: refusal.message, remedy: refusal.remedy ?? '' }],
+  );
 }
 
 /** The repository's worktrees by worktree id, read from git's files (never by running git). */
@@ -203,9 +219,10 @@ export async function statusCommand(
     );
   }
 
-  const refusals = await containmentProblems(
-    containmentInput(ctx, ctx.store.home, home, config, skills),
-  );
+  const refusals = [
+    ...identityRefusals(ctx),
+    ...(await containmentProblems(containmentInput(ctx, ctx.store.home, home, config, skills))),
+  ];
   const ports = await nextPorts(
     ctx,
     config.ports.map((p) => p.value),

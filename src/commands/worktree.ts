@@ -31,6 +31,7 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
+import { removeWorktreeRecord } from '../project/identity-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { storeTag } from '../project/store-layout.js';
 import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
@@ -415,6 +416,8 @@ export async function worktreeRemoveCommand(
       });
     }
     if (!entry.missing) rmdirQuietly(entry.path);
+    // The path is free again: a later project there is not this worktree (adr/0047).
+    removeWorktreeRecord(ctx.store.home, id);
   });
   say(
     io.stderr,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { helperEnv, postureFacts } from './posture.js';
+import { helperEnv, networkRestrictions, postureFacts } from './posture.js';
 
 function postureSkill(
   id: string,
@@ -86,5 +86,26 @@ describe('helperEnv', () => {
       BYRE_EGRESS_DENY: '',
       BYRE_DENY_PROBE: '10.0.0.1:9',
     });
+  });
+});
+
+describe('networkRestrictions (adr/0047)', () => {
+  const closed = fakeConfig({ egressClosed: [sourced({ host: 'db.example', port: null })] });
+  it.each([
+    ['an open box restricts nothing, closures included', closed, [agent], []],
+    [
+      'deny-by-default and its closures',
+      closed,
+      [postureSkill('byre/firewall', 'deny-by-default', '/fw'), agent],
+      ['network deny-by-default (byre/firewall)', 'egress closure !db.example'],
+    ],
+    [
+      'an open denylist',
+      fakeConfig(),
+      [postureSkill('byre/firewall-open', 'open-denylist', '/fwo')],
+      ['network open-denylist (byre/firewall-open)'],
+    ],
+  ])('%s', (_what, config, skills, want) => {
+    expect(networkRestrictions(config, skills)).toEqual(want);
   });
 });

@@ -55,3 +55,20 @@ export function helperEnv(
   }
   return env;
 }
+
+/**
+ * What this config's network posture takes away from an open box, as lines
+ * for a message: the posture skill, and the closures it enforces (an open box
+ * enforces none). A fresh config that lacks one of them is looser (adr/0047).
+ */
+export function networkRestrictions(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): string[] {
+  const facts = postureFacts(config, skills);
+  if (facts.skill === null) return [];
+  return [
+    `network ${facts.posture} (${facts.skill.id})`,
+    ...facts.egress.closures.map((c) => `egress closure ${c.text}`),
+  ];
+}

@@ -14,11 +14,19 @@ function decodeRecord(text: string): string {
 
 /** The canonical path recorded for `id`, or null when none is recorded yet. */
 export async function readProjectPath(home: string, id: string): Promise<string | null> {
+  return projectPathOf(home, id);
+}
+
+/**
+ * readProjectPath, sync: every command reads it before its first engine call
+ * (see canonical.ts), and identity reads one per ancestor directory.
+ */
+export function projectPathOf(home: string, id: string): string | null {
   try {
-    // Sync: every command reads it before its first engine call (see canonical.ts).
     return decodeRecord(readFileSync(projectStorePaths(home, id).path, 'utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw err;
   }
 }

@@ -1,17 +1,20 @@
 // Containment on real engines (issue 11's proof): a box cannot steer its
-// next launch with a forged `.git`, byre's store is never mounted (develop
-// refuses before creating anything), an interrupted rebuild leaves nothing
-// behind, and mount points inside /workspace belong to the user. Boxes are
-// shared between cases where a case does not need its own.
+// next launch with a forged `.git`, nor with a whole forged worktree
+// structure (adr/0047); byre's store is never mounted (develop refuses before
+// creating anything), an interrupted rebuild leaves nothing behind, and mount
+// points inside /workspace belong to the user. Boxes are shared between cases
+// where a case does not need its own.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
+import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest } from './engines.js';
 import {
   engineCli,
+  makeOwnedDir,
   runByre,
   testScope,
   waitFor,
@@ -109,6 +112,24 @@ describe.skipIf(userFlavors.length === 0).each(userFlavors)('containment on $lab
     expect(second.stderr).toContain("names another repository's worktree");
     expect(existsSync(path.join(project.home, 'projects', otherId))).toBe(false);
     expect(objectsOf(project, otherId)).toEqual([]);
+
+    // The project's own repository back, the box builds a whole structure
+    // around it instead (adr/0047): every pointer agrees, the whole is refused.
+    rmSync(path.join(project.dir, '.git'));
+    makeOwnedDir(project, path.join(project.dir, '.git'));
+    const forgedId = projectIdFor(path.join(project.dir, 'sub'));
+    const forging = ok(
+      runByre(project, ['develop'], { input: `${FORGE_WORKTREE} && echo FORGED\nexit 0\n` }),
+    );
+    expect(forging.stdout).toBe('FORGED\n');
+    const third = runByre(project, ['develop'], { input: 'echo AGENT_RAN\n' });
+    expect(third.stdout).toBe('');
+    expect(third.status).toBe(3);
+    expect(third.stderr).toContain(
+      `${path.join(project.dir, 'sub/.git')} lies inside the worktree itself`,
+    );
+    expect(readdirSync(path.join(project.home, 'projects'))).toEqual([project.id]);
+    expect(objectsOf(project, forgedId)).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 // Engine tier for the network postures (byre/firewall, byre/firewall-open) on
-// real docker and podman, as root. The "internet" is an HTTP server in this
+// real docker and podman, as root; a walled box cannot forge its way to a new,
+// open identity (adr/0047). The "internet" is an HTTP server in this
 // test process on 0.0.0.0, reached from boxes through the engine's bridge
 // gateway (and, as a second host, through this machine's own address): no
 // traffic leaves the machine. Deny probes are pointed at the same server.
@@ -8,9 +9,11 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { projectIdFor } from '../../src/project/identity.js';
+import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest, type EngineName } from './engines.js';
 import {
   cleanupProject,
@@ -161,6 +164,38 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     });
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split('\n')).toEqual(['GW_BLOCKED', 'DNS_OK']);
+  });
+
+  it('a walled box that forges a worktree of its own .git gets no new identity at the next develop (adr/0047)', () => {
+    const gw = gateway(engine);
+    const p = shared(engine, 'firewall', 'egress = ["!telemetry.example"]\n');
+    const config = readFileSync(path.join(p.store, 'byre.config'), 'utf8');
+    const forgedId = projectIdFor(path.join(p.dir, 'sub'));
+    mkdirSync(path.join(p.dir, '.git', 'objects'), { recursive: true });
+    writeFileSync(path.join(p.dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    try {
+      const first = runByre(p, ['develop'], {
+        input: `${FORGE_WORKTREE} && echo FORGED\n${probe('GW', gw, open)}\n`,
+        env: { BYRE_DENY_PROBE: `${gw}:${other}` },
+      });
+      expect(first.stderr).toContain('byre: network deny-by-default');
+      expect(first.status).toBe(0);
+      expect(first.stdout.trim().split('\n')).toEqual(['FORGED', 'GW_BLOCKED']);
+      // Before this rule: a new identity, a fresh config from the defaults, an open network.
+      const second = runByre(p, ['develop'], { input: `${probe('GW', gw, open)}\n` });
+      expect(second.stdout).toBe('');
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain(
+        `${path.join(p.dir, 'sub/.git')} lies inside the worktree itself`,
+      );
+      expect(existsSync(path.join(p.home, 'projects', forgedId))).toBe(false);
+      expect(readFileSync(path.join(p.store, 'byre.config'), 'utf8')).toBe(config);
+      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(forgedId);
+      expect(engineCli(p, ['volume', 'ls', '-q'])).not.toContain(forgedId);
+    } finally {
+      for (const f of ['.git', 'sub'])
+        rmSync(path.join(p.dir, f), { recursive: true, force: true });
+    }
   });
 
   it('fails closed when the wall cannot be built: the agent never runs and byre says why', () => {
