@@ -253,21 +253,15 @@ async function swapIn(staging: string, contextDir: string): Promise<void> {
   if (moved) await fs.rm(old, { recursive: true, force: true });
 }
 
-/**
- * Writes `plan` as the build context at `contextDir`. Everything is written
- * into a private sibling first and renamed into place only when complete, so
- * a refusal or crash leaves the previous context (or none), never a mix.
- */
-export async function stageBuildContext(
+/** Writes `plan` into a fresh private sibling of `contextDir` and returns it; removed on failure. */
+async function writeStaging(
   contextDir: string,
   plan: BuildPlan,
   projectDir: string,
-): Promise<void> {
-  const parent = path.dirname(contextDir);
-  const base = path.basename(contextDir);
-  await fs.mkdir(parent, { recursive: true, mode: 0o700 }).catch(named(contextDir));
-  await reapStale(parent, base);
-  const staging = await fs.mkdtemp(path.join(parent, `.${base}.staging-`)).catch(named(contextDir));
+): Promise<string> {
+  const staging = await fs
+    .mkdtemp(path.join(path.dirname(contextDir), `.${path.basename(contextDir)}.staging-`))
+    .catch(named(contextDir));
   let root: Promise<string> | null = null;
   const projectRoot = () => (root ??= fs.realpath(path.resolve(projectDir)));
   try {
@@ -288,10 +282,53 @@ export async function stageBuildContext(
       seen.add(rel);
       await writeEntry(staging, contextDir, entry, projectRoot);
     }
+    return staging;
+  } catch (err) {
+    // Best effort: a cleanup failure must not hide why staging failed.
+    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Writes `plan` as the build context at `contextDir`. Everything is written
+ * into a private sibling first and renamed into place only when complete, so
+ * a refusal or crash leaves the previous context (or none), never a mix.
+ */
+export async function stageBuildContext(
+  contextDir: string,
+  plan: BuildPlan,
+  projectDir: string,
+): Promise<void> {
+  const parent = path.dirname(contextDir);
+  await fs.mkdir(parent, { recursive: true, mode: 0o700 }).catch(named(contextDir));
+  await reapStale(parent, path.basename(contextDir));
+  const staging = await writeStaging(contextDir, plan, projectDir);
+  try {
     await swapIn(staging, contextDir).catch(named(contextDir));
   } catch (err) {
     // Best effort: a cleanup failure must not hide why staging failed.
     await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Writes `plan` as a new build context at `target`, which must not exist
+ * (`byre dockerfile --context`, adr/0048): staged beside it and renamed into
+ * place whole. Never replaces a directory that has something in it.
+ */
+export async function stageFreshContext(
+  target: string,
+  plan: BuildPlan,
+  projectDir: string,
+): Promise<void> {
+  const staging = await writeStaging(target, plan, projectDir);
+  try {
+    // rename(2) onto a directory succeeds only when that one is empty.
+    await fs.rename(staging, target);
+  } catch (err) {
+    await fs.rm(staging, { recursive: true, force: true });
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // Engine tier for parallel sessions (adr/0034, adr/0036), the exit report and
-// --self-edit (adr/0035), and the bind race against a real box (adr/0045), on
+// --self-edit (adr/0035, adr/0048), and the bind race against a real box (adr/0045), on
 // docker and podman as root. One repository and one image per engine (git,
 // busybox and inotify-tools from Debian's mirror: the image is built once and
 // every session here shares it). Rootless podman adds nothing these do not
@@ -23,7 +23,7 @@ import {
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { worktreeIdFor } from '../../src/project/worktree.js';
 import { flavorsUnderTest } from './engines.js';
 import {
@@ -320,7 +320,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       }
     });
 
-    it('--self-edit: warned before the box exists, told in its session context, the config diff at exit, applied next time', () => {
+    it('--self-edit: warned before the box exists, told in its session context, the config diff at exit, applied next time; a tampered build context and a commondir redirect are reported (issue 27)', () => {
       const { project, env } = repo;
       const preview = runByre(project, ['status', '--self-edit'], { env });
       expect(preview.stdout).toMatch(/Self-edit: +\S+ ->\s+\/home\/dev\/\.byre-self/);
@@ -328,9 +328,35 @@ describe.skipIf(flavors.length === 0).each(flavors)(
         env,
         input:
           'case "$BYRE_SESSION_CONTEXT" in *byre-self*) echo CTX-SELF;; esac\n' +
-          `printf 'run_args = ["-e", "SELFEDIT=yes"]\\n' >> /home/dev/.byre-self/byre.config\nexit\n`,
+          `printf 'run_args = ["-e", "SELFEDIT=yes"]\\n' >> /home/dev/.byre-self/byre.config\n` +
+          `printf '# tampered\\n' >> /home/dev/.byre-self/context/byre-launch\n` +
+          // The host's git now reads its config and hooks from .git/logs/c.
+          'cd /workspace/.git && mkdir -p logs/c/hooks && ' +
+          `printf '[core]\\n\\tfsmonitor = ./evil\\n' > logs/c/config && ` +
+          `printf '#!/bin/sh\\nexit 0\\n' > logs/c/hooks/pre-commit && chmod +x logs/c/hooks/pre-commit && ` +
+          'ln -s ../../objects logs/c/objects && ln -s ../../refs logs/c/refs && ' +
+          'echo logs/c > commondir && cd /workspace\nexit\n',
+      });
+      onTestFinished(() => {
+        rmSync(path.join(project.dir, '.git/commondir'), { force: true });
+        rmSync(path.join(project.dir, '.git/logs/c'), { recursive: true, force: true });
       });
       expect(r.status).toBe(0);
+      expect(r.stderr).toContain(
+        'byre:   git pointer added: .git/commondir = "logs/c" (git’s common dir: .git/logs/c)',
+      );
+      expect(r.stderr).toContain(
+        'byre:   git config .git/logs/c/config: core.fsmonitor = "./evil" (added)',
+      );
+      expect(r.stderr).toContain('byre:   hook added: .git/logs/c/hooks/pre-commit');
+      expect(r.stderr).toContain('byre:   changed: context/byre-launch');
+      // The host's own git takes the planted config: the report named what git runs.
+      expect(
+        execFileSync('git', ['config', '--get', 'core.fsmonitor'], {
+          cwd: project.dir,
+          encoding: 'utf8',
+        }).trim(),
+      ).toBe('./evil');
       const warned = r.stderr.indexOf('🛑 self-edit is on.');
       expect(warned).toBeGreaterThan(-1);
       expect(warned).toBeLessThan(r.stderr.indexOf('byre: exposure: /workspace rw · self-edit rw'));
