@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { fakeSkill } from '../../test/support/config.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { ByreError } from '../errors.js';
@@ -38,7 +39,7 @@ describe('sockProbes', () => {
 });
 
 describe('sockProbeArgv', () => {
-  it('runs stat as root in the box image, over the bind, printing the group', () => {
+  it('runs stat as a root with no capability, network or new privileges in the box image, over the bind, printing the group', () => {
     expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
       'run',
       '--rm',
@@ -47,6 +48,9 @@ describe('sockProbeArgv', () => {
       NAME,
       '--user',
       '0:0',
+      '--network',
+      'none',
+      ...DROP_PRIVILEGES,
       '--entrypoint',
       'stat',
       '--mount',

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { ByreError } from '../errors.js';
-import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { helperName } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
@@ -58,6 +58,10 @@ export function sockProbeArgv(
     '--user',
     '0:0',
     ...helperUsernsArgs(keepId),
+    // `stat` of a bind needs no capability (adr/0050).
+    '--network',
+    'none',
+    ...DROP_PRIVILEGES,
     '--entrypoint',
     'stat',
     '--mount',

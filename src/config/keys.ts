@@ -478,7 +478,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     grammar: 'One argv word per string; byre never parses them, and status shows them verbatim.',
     example: 'run_args = ["--cap-add=SYS_PTRACE"]',
     rules: [],
-    note: 'A raw block degrades the network claim in status: byre cannot vouch for what it did not parse.',
+    note: 'A raw block degrades the network and privileges claims in status: byre cannot vouch for what it did not parse.',
   },
   worktree_base: {
     section: 'machine',
