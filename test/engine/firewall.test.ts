@@ -6,7 +6,7 @@
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import {
   engineCli,
   makeProject,
   runByre,
+  startByre,
   waitFor,
   type TestProject,
 } from './harness.js';
@@ -67,6 +68,22 @@ function machineAddress(exclude: string): string {
     }
   }
   throw new Error('no non-loopback IPv4 address on this machine');
+}
+
+/** A host port nothing listens on now (the OS's pick, released at once). */
+async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** A container's address on the engine's default bridge. */
+function bridgeAddress(p: TestProject, id: string): string {
+  const ip = engineCli(p, ['inspect', '-f', '{{.NetworkSettings.IPAddress}}', id]).trim();
+  if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip)) throw new Error(`no bridge address for ${id}: ${ip}`);
+  return ip;
 }
 
 /** A container's stdout and stderr together, as the engine kept them. */
@@ -272,6 +289,72 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     } finally {
       try {
         engineCli(p, ['rm', '-f', name]);
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('a walled box takes new connections only on its published ports and reaches no other container', async () => {
+    // adr/0049. The neighbour is an open container on the same bridge (the
+    // project's image, its entrypoint replaced, so no wall and no gate): today
+    // it could connect in and read what the box sends back on that connection.
+    const gw = gateway(engine);
+    const hostPort = await freePort();
+    const p = shared(engine, 'firewall', `[[ports]]\ncontainer = 8181\nhost = ${hostPort}\n`);
+    built(p);
+    const image = `byre-${p.id}-u0-g0`;
+    const neighbour = engineCli(p, [
+      'run',
+      '-d',
+      '--rm',
+      '--label',
+      'byre.test=1',
+      '--entrypoint',
+      'nc',
+      image,
+      '-lk',
+      '9999',
+    ]).trim();
+    const session = startByre(p, ['develop'], { env: { BYRE_DENY_PROBE: `${gw}:${other}` } });
+    try {
+      const neighbourIp = bridgeAddress(p, neighbour);
+      session.child.stdin?.write(
+        [
+          'nc -lk 8181 </dev/null >/dev/null 2>&1 &',
+          'nc -lk 9998 </dev/null >/dev/null 2>&1 &',
+          'sleep 0.5',
+          probe('NEIGHBOUR', neighbourIp, 9999),
+          '',
+        ].join('\n'),
+      );
+      const out = await waitFor('the walled box to probe its neighbour', () => {
+        const text = session.stdout();
+        return /NEIGHBOUR_\w+/.test(text) ? text : null;
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}; byre said:\n${session.stderr().slice(-1500)}`);
+      });
+      expect(out).toContain('NEIGHBOUR_BLOCKED');
+
+      // By name: the neighbour carries the image's byre.project label too.
+      const boxIp = bridgeAddress(p, `byre-${p.id}`);
+      const fromNeighbour = (name: string, port: number): string =>
+        engineCli(p, ['exec', neighbour, 'bash', '-c', probe(name, boxIp, port)]).trim();
+      expect(fromNeighbour('PUBLISHED', 8181)).toBe('PUBLISHED_OK');
+      expect(fromNeighbour('UNPUBLISHED', 9998)).toBe('UNPUBLISHED_BLOCKED');
+      // The published port still works the way the user reaches it: from the host.
+      expect(
+        execFileSync('bash', ['-c', probe('HOST', '127.0.0.1', hostPort)], {
+          encoding: 'utf8',
+        }).trim(),
+      ).toBe('HOST_OK');
+      session.child.stdin?.end();
+      expect(await session.exited).toBe(0);
+    } finally {
+      session.child.kill('SIGKILL');
+      await session.exited;
+      try {
+        engineCli(p, ['rm', '-f', neighbour]);
       } catch {
         // already gone
       }
