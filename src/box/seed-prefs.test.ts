@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { VolumeSpec } from '../config/types.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -98,16 +99,9 @@ describe('seedPrefsArgv', () => {
       keepId: true,
       home: '/home/ada',
     });
-    expect(argv.slice(0, 8)).toEqual([
-      'run',
-      '--rm',
-      '--pull=never',
-      '--entrypoint',
-      'sh',
-      '-u',
-      '0:0',
-      '--userns=keep-id:uid=1000,gid=1000',
-    ]);
+    const head = rootShellHelperArgv(true);
+    expect(head).toContain('--userns=keep-id:uid=1000,gid=1000');
+    expect(argv.slice(0, head.length)).toEqual(head);
     expect(argv).toContain('type=volume,source=byre-app-1a2b3c-.claude,target=/dest');
     expect(argv).toContain(
       'type=bind,source=/home/ada/.claude/keybindings.json,target=/src/0,readonly',

@@ -2,6 +2,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { fakeSkill } from '../../test/support/config.js';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
@@ -45,7 +46,7 @@ describe('sockProbes', () => {
 });
 
 describe('sockProbeArgv', () => {
-  it('runs stat as root in the box image, over the bind, printing the group', () => {
+  it('runs stat as a root with no capability, network or new privileges in the box image, over the bind, printing the group', () => {
     expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
       'run',
       '--rm',
@@ -54,6 +55,9 @@ describe('sockProbeArgv', () => {
       NAME,
       '--user',
       '0:0',
+      '--network',
+      'none',
+      ...DROP_PRIVILEGES,
       '--entrypoint',
       'stat',
       '--mount',

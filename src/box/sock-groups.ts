@@ -14,7 +14,7 @@ import {
   type ProvenBind,
 } from '../gen/bind-proof.js';
 import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
-import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { helperName } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
@@ -69,6 +69,10 @@ export function sockProbeArgv(
     '--user',
     '0:0',
     ...helperUsernsArgs(keepId),
+    // `stat` of a bind needs no capability (adr/0050).
+    '--network',
+    'none',
+    ...DROP_PRIVILEGES,
   ];
   const mount = ['--mount', `type=bind,source=${probe.host},target=${probe.target}`];
   if (proof === null) {

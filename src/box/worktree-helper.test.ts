@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import {
   ADD_SCRIPT,
   NO_GIT_EXIT,
@@ -23,7 +24,7 @@ const input: WorktreeHelperInput = {
 };
 
 describe('worktree helper argv', () => {
-  it('registers in a network-less container, git paths bound at their own paths, main read-only', () => {
+  it('registers in a network-less container without capabilities or new privileges, git paths bound at their own paths, main read-only', () => {
     expect(worktreeAddArgv(input, 'feat')).toEqual([
       'run',
       '--rm',
@@ -34,6 +35,7 @@ describe('worktree helper argv', () => {
       'sh',
       '--network',
       'none',
+      ...DROP_PRIVILEGES,
       '-u',
       '1000:1000',
       '-e',

@@ -4,7 +4,7 @@
 // start) and removal. The repository's git never runs on the host: its hooks
 // and config are the box's to write. Pure: argv and scripts only.
 
-import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import { bindProofEnvArgs, provenScript, type ProvenBind } from '../gen/bind-proof.js';
 import { worktreeAddHelperName } from '../engine/names.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
@@ -96,6 +96,9 @@ function helperArgv(
     'sh',
     '--network',
     'none',
+    // The repository's git (its hooks and config are the box's) runs as the
+    // box's user with no capability and no way to gain one (adr/0050).
+    ...DROP_PRIVILEGES,
     '-u',
     `${input.uid}:${input.gid}`,
     ...helperUsernsArgs(input.keepId),

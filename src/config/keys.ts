@@ -479,7 +479,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'One argv word per string (`["-v", "/srv:/srv:ro"]` or `["--pid=host"]`), passed as written.',
     example: 'run_args = ["--cap-add=SYS_PTRACE"]',
     rules: [],
-    note: "byre reads them as docker and podman do and never refuses one: a bind or port counts with the others in develop's banner and status, a flag that opens a hole (`--privileged`, a host namespace, the engine socket, `--cap-add`, `--device`, a loosening `--security-opt`, `--entrypoint`, a bare word) gets a 🛑 line, and a flag neither engine has is listed as not introspected. They still degrade the network claim in status.",
+    note: "byre reads them as docker and podman do and never refuses one: a bind or port counts with the others in develop's banner and status, a flag that opens a hole (`--privileged`, a host namespace, the engine socket, `--cap-add`, `--device`, a loosening `--security-opt`, `--entrypoint`, a bare word) gets a 🛑 line, and a flag neither engine has is listed as not introspected. They still degrade the network and privileges claims in status.",
   },
   worktree_base: {
     section: 'machine',

@@ -8,7 +8,7 @@ import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
 import { BIND_PROOF_ENV, CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
-import { KEEP_ID_USERNS, NEVER_PULL } from './argv.js';
+import { DROP_PRIVILEGES, KEEP_ID_USERNS, NEVER_PULL, capAddFlags } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
 
@@ -120,7 +120,10 @@ export function buildRunArgv(
     argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
   for (const p of params.ports) argv.push('-p', portFlag(p));
-  for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
+  // The box runs as the baked user from its first process (the image's USER;
+  // gosu is build-time only) and needs no capability: only a skill's declared
+  // `caps` come back, and exec never raises privilege (adr/0050).
+  argv.push(...DROP_PRIVILEGES, ...capAddFlags(unique(params.caps)));
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
   if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
   // Users report Podman asking systemd for a healthcheck timer at every start

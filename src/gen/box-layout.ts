@@ -53,6 +53,7 @@ export const LAUNCH_CLAIM = 'launch';
 const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_EGRESS: [NETWORK_CLAIM],
   BYRE_EGRESS_DENY: [NETWORK_CLAIM],
+  BYRE_INBOUND: [NETWORK_CLAIM],
   BYRE_LAUNCH_GATE_FILE: [NETWORK_CLAIM],
   BYRE_LAUNCH_GATE_TIMEOUT: [NETWORK_CLAIM],
   BYRE_CONTEXT_DIR: ['context delivery'],

@@ -119,6 +119,22 @@ function buildStatusDataSchema() {
           }),
         ),
       }),
+      privileges: z
+        .object({
+          no_new_privileges: z
+            .literal(true)
+            .describe(
+              'exec never raises privilege: setuid, setgid and file capabilities gain nothing',
+            ),
+          capabilities: z
+            .array(z.object({ name: text, skill: text }))
+            .nullable()
+            .describe(
+              'the only capabilities the box holds, each a skill’s `caps`; every other one is dropped. null: skills unresolved',
+            ),
+          degraded_by: z.array(text).describe('what present could change the claim (raw run_args)'),
+        })
+        .describe('what the box may hold and gain (adr/0050)'),
       ports: z.array(
         z.object({
           interface: text,

@@ -14,6 +14,7 @@ import {
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import type { StatusData } from './data-schema.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
@@ -93,6 +94,7 @@ const REFERENCE_ORDER = [
   'Containment',
   'Egress',
   'Closed',
+  'Privileges',
   'Ports',
   'Host mounts',
   'Self-edit',
@@ -259,6 +261,7 @@ describe('statusModel rows', () => {
       'Engine',
       'Project',
       'Network',
+      'Privileges',
       'Ports',
       'Host mounts',
       'Skills',
@@ -270,7 +273,73 @@ describe('statusModel rows', () => {
     expect(t.get('Template')).toEqual(['(none)']);
     expect(t.get('Ports')).toEqual(['none']);
     expect(t.get('Network')).toEqual(['open']);
+    expect(t.get('Privileges')).toEqual([
+      'no capabilities; setuid and file capabilities gain nothing',
+    ]);
     expect(t.get('Container')).toEqual(['not running']);
+  });
+
+  describe('the Privileges row says what the box may hold and gain (adr/0050)', () => {
+    const withCaps = (id: string, caps: string[]): ResolvedSkill =>
+      fakeSkill(id, 'local', { runtime: { ...fakeSkill(id, 'local').runtime, caps } });
+    const raw = fakeConfig({ runArgs: [sourced('--privileged')] });
+    it.each<[string, Partial<StatusInput>, StatusData['privileges'], string]>([
+      [
+        'nothing granted',
+        {},
+        { no_new_privileges: true, capabilities: [], degraded_by: [] },
+        'no capabilities; setuid and file capabilities gain nothing',
+      ],
+      [
+        "skills' caps, each once, attributed to the first skill that asks",
+        { skills: [withCaps('a', ['NET_RAW', 'SYS_PTRACE']), withCaps('b', ['NET_RAW'])] },
+        {
+          no_new_privileges: true,
+          capabilities: [
+            { name: 'NET_RAW', skill: 'a' },
+            { name: 'SYS_PTRACE', skill: 'a' },
+          ],
+          degraded_by: [],
+        },
+        'capabilities NET_RAW (skill: a), SYS_PTRACE (skill: a), every other dropped; setuid and file capabilities gain nothing',
+      ],
+      [
+        'raw run_args degrade the claim',
+        { config: raw },
+        { no_new_privileges: true, capabilities: [], degraded_by: ['raw run_args'] },
+        'no capabilities; setuid and file capabilities gain nothing  (declared; raw run_args present — not guaranteed)',
+      ],
+      [
+        'unresolved skills leave the capabilities unknown',
+        { skillError: 'skill foo not found' },
+        { no_new_privileges: true, capabilities: null, degraded_by: [] },
+        'unknown  (skills unresolved)',
+      ],
+    ])('%s', (_name, over, data, row) => {
+      const m = statusModel(input(over));
+      expect(m.data.privileges).toEqual(data);
+      expect(table(input(over)).get('Privileges')).toEqual([row]);
+    });
+
+    it("a running box's claim is degraded by its own launch record's run_args, not the config's", () => {
+      const record = sampleRecord();
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const running = (config: EffectiveConfig, projectRunArgs: boolean) =>
+        statusModel(
+          input({
+            config,
+            container: RUNNING_BOX,
+            launch: {
+              kind: 'verified',
+              hash,
+              record: { ...record, network: { ...record.network, projectRunArgs } },
+            },
+            nextLaunch: null,
+          }),
+        ).data.privileges.degraded_by;
+      expect(running(fakeConfig(), true)).toEqual(['raw run_args']);
+      expect(running(raw, false)).toEqual([]);
+    });
   });
 
   type Case = [string, Partial<StatusInput>, string, string | RegExp];

@@ -194,6 +194,7 @@ export type GrantFacts = Pick<
   | 'ports'
   | 'volumes'
   | 'network'
+  | 'privileges'
   | 'reserved_env'
   | 'containments'
   | 'managed_path_shadows'
@@ -336,6 +337,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
     ports,
     volumes,
     network,
+    privileges: privilegeFacts(skills, input.skillError, config.runArgs.length > 0),
     reserved_env: reserved,
     containments: skills.flatMap((s) =>
       s.runtime.containment === null ? [] : [{ skill: s.id, text: s.runtime.containment }],
@@ -369,6 +371,30 @@ export function grantFacts(input: GrantInput): GrantFacts {
         : [{ skill: s.id, kind: 'netns_init' as const, value: s.runtime.netnsInit }]),
       ...s.runtime.sockGroups.map((g) => ({ skill: s.id, kind: 'sock_group' as const, value: g })),
     ]),
+  };
+}
+
+/**
+ * What the box may hold and gain: every capability dropped but a skill's
+ * `caps`, no new privileges through exec (adr/0050). Raw run_args can undo
+ * both (`--privileged`, `--cap-add`, `--security-opt`), as they can the
+ * network; unresolved skills leave the capabilities unknown.
+ */
+export function privilegeFacts(
+  skills: readonly ResolvedSkill[],
+  skillError: string | null,
+  projectRunArgs: boolean,
+): StatusData['privileges'] {
+  const capabilities: { name: string; skill: string }[] = [];
+  for (const s of skills) {
+    for (const name of s.runtime.caps) {
+      if (!capabilities.some((c) => c.name === name)) capabilities.push({ name, skill: s.id });
+    }
+  }
+  return {
+    no_new_privileges: true,
+    capabilities: skillError === null ? capabilities : null,
+    degraded_by: projectRunArgs ? ['raw run_args'] : [],
   };
 }
 
@@ -446,6 +472,7 @@ function subjectFacts(
         state: delivered ? ('delivered' as const) : ('not_delivered' as const),
       };
     }),
+    privileges: privilegeFacts(input.skills, null, record.network.projectRunArgs),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -720,6 +747,7 @@ export function statusModel(input: StatusInput): StatusModel {
             keep_id: null,
           },
     network: facts.network,
+    privileges: facts.privileges,
     ports: facts.ports,
     binds: facts.binds,
     volumes: facts.volumes,

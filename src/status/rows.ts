@@ -84,6 +84,19 @@ export function networkValue(n: StatusData['network']): string {
   return skill === '' ? n.posture : `${n.posture}  (${skill})`;
 }
 
+/** The Privileges row's value: the capabilities the box holds, and that exec gains none. */
+export function privilegesValue(p: StatusData['privileges']): string {
+  if (p.capabilities === null) return 'unknown  (skills unresolved)';
+  const held =
+    p.capabilities.length === 0
+      ? 'no capabilities'
+      : `capabilities ${p.capabilities.map((c) => `${c.name} (skill: ${c.skill})`).join(', ')}, every other dropped`;
+  const claim = `${held}; setuid and file capabilities gain nothing`;
+  return p.degraded_by.length === 0
+    ? claim
+    : `${claim}  (declared; ${p.degraded_by.join(', ')} present — not guaranteed)`;
+}
+
 /** `host` for port 443 (how a user writes it in `egress`), else `host:port`. */
 function writtenEgress(e: { host: string; port: number }): string {
   return e.port === 443 ? e.host : `${e.host}:${e.port}`;
@@ -396,6 +409,11 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
 
+  add({
+    label: 'Privileges',
+    value: privilegesValue(d.privileges),
+    kind: d.privileges.degraded_by.length > 0 ? 'never-truncate' : 'normal',
+  });
   add(
     ...listRows(
       'Ports',

@@ -445,6 +445,8 @@ export class FakeEngine implements Engine {
       '--mount',
       '-p',
       '--cap-add',
+      '--cap-drop',
+      '--security-opt',
       '--group-add',
       '-u',
       '--entrypoint',
