@@ -7,7 +7,8 @@
 // before the worktree-remove helper's `run`, before a seed helper's `run`.
 // Test-only by construction: nothing in byre knows the hook exists. The real
 // race, with the swap made from inside a running box, is in worktree.test.ts.
-// All three flavours: the attack was first seen on rootless podman.
+// All three flavours for the box (the attack was first seen on rootless
+// podman); the helpers prove with the same script, so they run as root only.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -162,41 +163,47 @@ describe.skipIf(flavors.length === 0).each(flavors)('the bind proof on $label', 
     await noBoxesLeft(w);
   });
 
-  it('the worktree-remove helper whose git dir was swapped before its run: refused before git, the worktree kept', async () => {
-    const { project, git, worktree } = w;
-    const env = swapOn(w, 'remove', ' byre-wtadd-', swapShell(git, '..'));
-    let r: ByreRun;
-    try {
-      r = runByre(project, ['worktree', 'remove', 'repo-feat'], { env });
-    } finally {
-      restore(git);
-    }
-    expect(r.stderr).toContain('byre stopped git before it could remove');
-    expect(r.stderr).toContain(`${git} now leads to ${project.root}, another object`);
-    expect(r.status).toBe(3);
-    expect(existsSync(path.join(git, 'worktrees', 'repo-feat'))).toBe(true);
-    expect(existsSync(worktree)).toBe(true);
-    await noBoxesLeft(w);
-  });
+  it.skipIf(flavor.user !== null)(
+    'the worktree-remove helper whose git dir was swapped before its run: refused before git, the worktree kept',
+    async () => {
+      const { project, git, worktree } = w;
+      const env = swapOn(w, 'remove', ' byre-wtadd-', swapShell(git, '..'));
+      let r: ByreRun;
+      try {
+        r = runByre(project, ['worktree', 'remove', 'repo-feat'], { env });
+      } finally {
+        restore(git);
+      }
+      expect(r.stderr).toContain('byre stopped git before it could remove');
+      expect(r.stderr).toContain(`${git} now leads to ${project.root}, another object`);
+      expect(r.status).toBe(3);
+      expect(existsSync(path.join(git, 'worktrees', 'repo-feat'))).toBe(true);
+      expect(existsSync(worktree)).toBe(true);
+      await noBoxesLeft(w);
+    },
+  );
 
-  it('a seed swapped for a link before its helper ran: refused, the volume removed for a clean retry', async () => {
-    const { project, seed, worktree } = w;
-    ok(runByre(project, ['reset', '-y']));
-    const env = swapOn(w, 'seed', 'target=/src,readonly', swapShell(seed, '..'));
-    let r: ByreRun;
-    try {
-      r = runByre(project, ['develop'], { cwd: worktree, env, input: 'exit 0\n' });
-    } finally {
-      restore(seed);
-    }
-    expect(r.stderr).toContain('seeding volume cfg: a bind was not the object byre checked');
-    expect(r.stderr).toContain(`${seed} now leads to ${project.root}, another object`);
-    expect(r.status).toBe(3);
-    expect(engineCli(project, ['volume', 'ls', '-q']).split('\n')).not.toContain(
-      `byre-${project.id}-cfg`,
-    );
-    await noBoxesLeft(w);
-  });
+  it.skipIf(flavor.user !== null)(
+    'a seed swapped for a link before its helper ran: refused, the volume removed for a clean retry',
+    async () => {
+      const { project, seed, worktree } = w;
+      ok(runByre(project, ['reset', '-y']));
+      const env = swapOn(w, 'seed', 'target=/src,readonly', swapShell(seed, '..'));
+      let r: ByreRun;
+      try {
+        r = runByre(project, ['develop'], { cwd: worktree, env, input: 'exit 0\n' });
+      } finally {
+        restore(seed);
+      }
+      expect(r.stderr).toContain('seeding volume cfg: a bind was not the object byre checked');
+      expect(r.stderr).toContain(`${seed} now leads to ${project.root}, another object`);
+      expect(r.status).toBe(3);
+      expect(engineCli(project, ['volume', 'ls', '-q']).split('\n')).not.toContain(
+        `byre-${project.id}-cfg`,
+      );
+      await noBoxesLeft(w);
+    },
+  );
 });
 
 function ok(r: ByreRun): ByreRun {
