@@ -231,9 +231,13 @@ export function buildProgram(io: Io): Command {
   program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
-    .action(async () => {
+    .option(
+      '--context <dir>',
+      'also write a fresh build context into <dir> (a new directory no box can write), to build by hand',
+    )
+    .action(async (options: { context?: string }) => {
       const { dockerfileCommand } = await import('../commands/dockerfile.js');
-      await dockerfileCommand(io);
+      await dockerfileCommand(io, options);
     });
 
   program

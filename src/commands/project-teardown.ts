@@ -13,7 +13,7 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { declaredVolumeRoles } from './load.js';
+import { declaredVolumeRoles, projectDeclinedRoots } from './load.js';
 import type { CommandDeps } from './deps.js';
 
 export interface TeardownOptions {
@@ -33,7 +33,7 @@ export async function tearDownProject(
   const outcome = await teardown({
     verb,
     projectId: ctx.projectId,
-    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: forget,
     storeDir: forget && existsSync(ctx.project.dir) ? ctx.project.dir : null,
     yes: options.force === true,

@@ -12,6 +12,7 @@ import { escapeTerminal } from '../output/escape.js';
 import { resolveProjectContext } from '../project/context.js';
 import { identityChangeRefusal } from '../project/identity-change.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { projectDeclinedRoots } from './load.js';
 
 export async function rehomeCommand(
   io: Io,
@@ -48,11 +49,12 @@ export async function rehomeCommand(
     await leaveProject({ ctx, oldId, stderr: io.stderr });
     return;
   }
+  const declined = deps.pool === undefined ? projectDeclinedRoots(io, ctx) : [];
   const pool =
     deps.pool ??
     (await probedPool(
-      enginePool(ctx.boxWritableRoots, io.env, null),
-      (name) => withDefaults(deps).detect(name, ctx.boxWritableRoots, io.env),
+      enginePool(declined, io.env, null),
+      (name) => withDefaults(deps).detect(name, declined, io.env),
       io.env,
     ));
   await rehomeProject({ ctx, oldId, pool, stderr: io.stderr });

@@ -71,7 +71,7 @@ export function layerLocator(where: ValueLocation): LayerLocator {
 }
 
 /** Where a merged mount was declared in its layer: the entry whose target it is. */
-function mountPath(target: string, key: 'host' | 'target'): PathIn {
+export function mountPath(target: string, key: 'host' | 'target'): PathIn {
   const wanted = normalizeTarget(target);
   return (raw) => {
     const mounts = raw.mounts ?? [];
