@@ -1,11 +1,12 @@
 // The MCP rows' facts: for each server of the effective set (status/wiring.ts),
-// whether each env var it consumes is set in the box, and whether the hosts a
-// server needs can be reached at all under the box's network. Pure.
+// whether each env var it consumes is set in the box, whether the hosts a
+// server needs can be reached at all under the box's network, the extra hosts
+// it declares, and when what it reaches is unknown. Pure.
 
 import type { McpSpec } from '../config/types.js';
-import { parseEgressEntry } from '../config/egress.js';
+import { parseEgressEntry } from '../config/egress-entry.js';
 import { CHASSIS_ENV } from '../engine/run-argv.js';
-import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
+import { mcpEgress, parseRecordedEgress } from '../network/allowlist.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 import { ALLOWLIST_POSTURE, DENYLIST_POSTURE } from './network.js';
@@ -14,7 +15,7 @@ type McpRow = StatusData['mcp_servers'][number];
 type EnvFact = McpRow['env'][number];
 
 /** `${VAR}` references in header values: expanded from the box env at launch. */
-export function headerVars(headers: Readonly<Record<string, string>>): string[] {
+function headerVars(headers: Readonly<Record<string, string>>): string[] {
   const out: string[] = [];
   for (const value of Object.values(headers)) {
     for (const m of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
@@ -26,7 +27,7 @@ export function headerVars(headers: Readonly<Record<string, string>>): string[] 
 }
 
 /** The env names a server consumes: its `env` list, then header variables. */
-export function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
+function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
   const out = [...spec.env];
   for (const v of headerVars(spec.headers)) if (!out.includes(v)) out.push(v);
   return out;
@@ -76,7 +77,7 @@ function atLaunch(key: string, provider: string | null, src: EnvSources): EnvFac
  * and a skill's env arrive as `-e` (host beats skill) and override the
  * image's baked `[env]`. When nothing does, say why.
  */
-export function envFact(key: string, src: EnvSources): EnvFact {
+function envFact(key: string, src: EnvSources): EnvFact {
   const credential = src.credentials.find((c) => c.key === key && c.state !== 'overridden');
   if (credential?.state === 'not_delivered') {
     return { key, provided_by: null, missing: 'its credential was NOT delivered to this box' };
@@ -149,7 +150,7 @@ function hostShut(
  * endpoint, or a host it declares in `egress` (a stdio server's API) — is
  * shut by the box's firewall. Every shut host is named.
  */
-export function reachShut(
+function reachShut(
   spec: Pick<McpSpec, 'url' | 'egress'>,
   network: StatusData['network'],
 ): string | null {
@@ -171,6 +172,20 @@ export function reachShut(
   return reasons.length === 0 ? null : reasons.join('; ');
 }
 
+/**
+ * A local server that declares no egress, under an allowlist: byre cannot
+ * tell what it reaches, and only allowlisted hosts leave the box. On an open
+ * network (or a denylist) it reaches what it needs, so nothing is said.
+ */
+function outboundUnknown(
+  spec: Pick<McpSpec, 'url' | 'egress'>,
+  network: StatusData['network'],
+): string | null {
+  if (spec.url !== undefined || spec.egress.length > 0) return null;
+  if (network.posture !== ALLOWLIST_POSTURE) return null;
+  return `under ${ALLOWLIST_POSTURE} only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress`;
+}
+
 export function mcpFacts(
   declared: readonly { spec: McpSpec; source: string }[],
   network: StatusData['network'],
@@ -185,6 +200,8 @@ export function mcpFacts(
       env: consumedEnv(spec).map((key) => envFact(key, env)),
       operational: shut === null,
       not_operational: shut,
+      egress: [...spec.egress],
+      outbound_unknown: outboundUnknown(spec, network),
       source,
     };
   });

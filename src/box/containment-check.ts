@@ -1,0 +1,153 @@
+// Gathers what a box would reach on the host (the workspace, every bind, every
+// volume seed) and the paths byre guards, canonical, for the pure rules in
+// project/containment.ts. develop, status and dockerrun all ask here.
+
+import { realpathSync } from 'node:fs';
+import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
+import { RefusedError } from '../errors.js';
+import { expandHost, type RunParams } from '../engine/run-argv.js';
+import { canonicalPathLoose } from '../project/canonical.js';
+import {
+  containmentRefusals,
+  type BoxPath,
+  type ContainmentRefusal,
+  type GuardedPaths,
+} from '../project/containment.js';
+import type { ResolvedSkill } from '../skills/types.js';
+import { runtimeDirCandidates } from '../project/runtime-dir.js';
+import { worktreeBinds, type BoxIdentity } from './run-params.js';
+import type { BindPins } from './bind-pins.js';
+
+export interface ContainmentInput {
+  params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>;
+  /** Config and skill volume declarations: a host seed is copied into the box. */
+  volumes: readonly VolumeSpec[];
+  /** BYRE_HOME as byre uses it. */
+  store: string;
+  /** The running executable (process.execPath). */
+  executable: string;
+  /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
+  runtime: readonly string[];
+  /**
+   * The sources as byre pinned them (adr/0045): the rules judge each pinned
+   * object's real path, so the object proven at start is the one judged.
+   * Without pins (status, dockerrun, a remote engine) each path is resolved here.
+   */
+  pins?: BindPins;
+}
+
+function executables(exe: string): string[] {
+  let real = exe;
+  try {
+    real = realpathSync(exe);
+  } catch {
+    // Not resolvable: the path as given is all there is to guard.
+  }
+  return [...new Set([exe, real])];
+}
+
+export async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
+  return {
+    home: await canonicalPathLoose(input.params.home),
+    store: await canonicalPathLoose(input.store),
+    executables: executables(input.executable),
+    // As given and resolved: a mount is compared in its resolved form, and
+    // /tmp may itself be a link (macOS).
+    runtime: [
+      ...new Set([
+        ...input.runtime,
+        ...(await Promise.all(input.runtime.map((r) => canonicalPathLoose(r)))),
+      ]),
+    ],
+  };
+}
+
+/** What a box would get from the host, unresolved: each source exactly as the engine is handed it. */
+export function boxSources(
+  input: ContainmentInput,
+): (Omit<BoxPath, 'host'> & { source: string })[] {
+  const { params } = input;
+  const out: (Omit<BoxPath, 'host'> & { source: string })[] = [
+    {
+      source: params.workspaceDir,
+      mode: 'rw',
+      kind: 'workspace',
+      label: `the project directory ${params.workspaceDir}`,
+    },
+  ];
+  for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
+    if (b.disabled === true) continue;
+    const mode = b.mode === 'rw' ? 'rw' : 'ro';
+    out.push({
+      source: expandHost(b.host, params.home),
+      mode,
+      kind: 'mount',
+      label: `the mount ${b.host} -> ${b.target} (${mode})`,
+    });
+  }
+  for (const v of input.volumes) {
+    if (v.seed === undefined || !('host' in v.seed)) continue;
+    out.push({
+      source: expandHost(v.seed.host, params.home),
+      mode: 'ro',
+      kind: 'seed',
+      label: `the seed ${v.seed.host} of volume ${v.name}`,
+    });
+  }
+  return out;
+}
+
+export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+  const judged = async (source: string): Promise<string> => {
+    const pinned = input.pins?.get(source);
+    return pinned?.kind === 'pinned' ? pinned.pin.real : canonicalPathLoose(source);
+  };
+  return Promise.all(
+    boxSources(input).map(async ({ source, ...p }) => ({ ...p, host: await judged(source) })),
+  );
+}
+
+/** Every containment refusal for this launch (empty when the box reaches none of byre's files). */
+export async function containmentProblems(input: ContainmentInput): Promise<ContainmentRefusal[]> {
+  const [paths, guarded] = await Promise.all([boxPaths(input), guardedPaths(input)]);
+  return containmentRefusals(paths, guarded);
+}
+
+/** The exit-3 refusal for a non-empty list: the first is the message, every one a detail with its fix. */
+export function containmentError(refusals: readonly ContainmentRefusal[]): RefusedError {
+  const [first, ...rest] = refusals;
+  if (first === undefined) throw new TypeError('containmentError needs a refusal');
+  return new RefusedError(`byre will not start this box: ${first.message}`, {
+    rule: first.rule,
+    remedy: first.remedy,
+    details: rest.flatMap((r) => [`also: ${r.message} [${r.rule}]`, `  fix: ${r.remedy}`]),
+  });
+}
+
+/** The input for a box of `config` and `skills` in this directory (no engine needed). */
+export function containmentInput(
+  box: Pick<BoxIdentity, 'worktreeDir' | 'gitPaths'>,
+  store: string,
+  home: string,
+  config: Pick<EffectiveConfig, 'mounts' | 'volumes'> | null,
+  skills: readonly ResolvedSkill[] = [],
+): ContainmentInput {
+  return {
+    params: {
+      workspaceDir: box.worktreeDir,
+      home,
+      configMounts: config?.mounts.map((m) => m.value) ?? [],
+      skillMounts: skills.flatMap((s) => s.runtime.mounts),
+      extraBinds: worktreeBinds(box),
+    },
+    volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
+    store,
+    executable: process.execPath,
+    runtime: runtimeDirCandidates(process.getuid?.() ?? -1),
+  };
+}
+
+export async function checkContainment(input: ContainmentInput): Promise<void> {
+  const refusals = await containmentProblems(input);
+  if (refusals.length > 0) throw containmentError(refusals);
+}

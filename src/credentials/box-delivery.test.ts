@@ -1,0 +1,104 @@
+// Host-side delivery over the fake engine, whose exec runs the real receiver
+// under sh against a temp directory standing in for the session tmpfs.
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { LABEL } from '../engine/names.js';
+import type { ExecSpec } from '../engine/types.js';
+import { clearSecrets, registerSecret } from '../output/redact.js';
+import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
+import { deliverCredentials } from './box-delivery.js';
+
+const FAST = { findMs: 200, pollMs: 10 };
+const SECRET = 'sk-deliver-test-42';
+const values: DeliveredValue[] = [
+  { key: 'API_KEY', kind: 'encrypted', value: new TextEncoder().encode(SECRET) },
+];
+
+let root: string;
+let dir: string;
+let mounts: string;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'byre-deliver-'));
+  dir = path.join(root, 'credentials');
+  mkdirSync(dir, { mode: 0o700 });
+  mounts = path.join(root, 'mounts');
+  writeFileSync(mounts, `tmpfs ${dir} tmpfs rw 0 0\n`);
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+  clearSecrets();
+});
+
+/** Runs the exec'd command for real, pointed at the temp tmpfs. */
+function realReceiver(spec: ExecSpec, input: string | undefined) {
+  const argv = spec.command.map((a) =>
+    a === CREDENTIAL_DIR ? dir : a === '/proc/mounts' ? mounts : a,
+  );
+  const [cmd, ...args] = argv;
+  const r = spawnSync(cmd as string, args, { input: input ?? '', encoding: 'utf8' });
+  return { exitCode: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function engineWithBox(): { engine: FakeEngine; id: string } {
+  const engine = new FakeEngine();
+  const box = engine.addContainer({ name: 'byre-app', labels: { [LABEL.run]: 'n1' } });
+  engine.onExec = realReceiver;
+  return { engine, id: box.id };
+}
+
+describe('deliverCredentials', () => {
+  it('streams the values on the exec’s stdin as the dev user, never in its argv', async () => {
+    const { engine, id } = engineWithBox();
+    await deliverCredentials(engine, { nonce: 'n1', uid: 1000, gid: 1001, values }, FAST);
+    const [spec, options] = engine.callsTo('exec')[0] as [ExecSpec, { input: string }];
+    expect(spec).toMatchObject({ id, user: '1000:1001' });
+    expect(JSON.stringify(spec)).not.toContain(SECRET);
+    expect(JSON.stringify(spec)).not.toContain(Buffer.from(SECRET).toString('base64'));
+    expect(options.input).toContain(Buffer.from(SECRET).toString('base64'));
+    expect(readFileSync(path.join(dir, 'env', 'API_KEY'), 'utf8')).toBe(SECRET);
+    expect(engine.callsTo('stop')).toEqual([]);
+  });
+
+  it('stops the box and says why when the box refuses, redacting any echo', async () => {
+    const { engine, id } = engineWithBox();
+    registerSecret(SECRET);
+    engine.onExec = () => ({ exitCode: 3, stdout: '', stderr: `refused\n${SECRET}\n` });
+    const failure = deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST);
+    await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
+    await expect(failure).rejects.toThrow(/refused/);
+    await expect(failure).rejects.not.toThrow(new RegExp(SECRET));
+    expect(engine.callsTo('stop')).toEqual([[id, 2]]);
+  });
+
+  it('refuses an exit 0 that did not confirm the gate opened', async () => {
+    const { engine } = engineWithBox();
+    engine.onExec = () => ({ exitCode: 0, stdout: 'ok\n', stderr: '' });
+    await expect(
+      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+    ).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
+  });
+
+  it('fails when the box never shows up', async () => {
+    const engine = new FakeEngine();
+    await expect(
+      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+    ).rejects.toThrow(/never started/);
+    expect(engine.callsTo('exec')).toEqual([]);
+  });
+
+  it('refuses a second delivery into the same box', async () => {
+    const { engine } = engineWithBox();
+    await deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST);
+    await expect(
+      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+    ).rejects.toThrow(/already delivered/);
+  });
+});

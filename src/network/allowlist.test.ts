@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { deriveEgress, mcpEgress, parseRecordedEgress } from './allowlist.js';
+
+const cfg = (host: string, port: number | null) => ({ host, port });
+
+describe('deriveEgress', () => {
+  it('unions skill, mcp and config entries with attribution, first-seen order, deduplicated', () => {
+    const d = deriveEgress(
+      [
+        { source: 'byre/claude', entries: ['api.anthropic.com', 'statsig.anthropic.com:443'] },
+        { source: 'mcp:gh', entries: ['api.github.com:443'] },
+        { source: 'config', entries: [cfg('api.anthropic.com', 443), cfg('pypi.org', 443)] },
+      ],
+      [],
+    );
+    expect(d.entries.map((e) => [`${e.host}:${e.port}`, e.sources])).toEqual([
+      ['api.anthropic.com:443', ['byre/claude', 'config']],
+      ['statsig.anthropic.com:443', ['byre/claude']],
+      ['api.github.com:443', ['mcp:gh']],
+      ['pypi.org:443', ['config']],
+    ]);
+    expect(d.allowed).toEqual([
+      'api.anthropic.com:443',
+      'statsig.anthropic.com:443',
+      'api.github.com:443',
+      'pypi.org:443',
+    ]);
+  });
+
+  it.each([
+    [
+      'a portless closure closes every port, skill entries included',
+      cfg('x.com', null),
+      ['y.com:443'],
+    ],
+    ['a ported closure closes only that port', cfg('x.com', 443), ['x.com:8443', 'y.com:443']],
+    [
+      'a closure for another host closes nothing',
+      cfg('z.com', null),
+      ['x.com:443', 'x.com:8443', 'y.com:443'],
+    ],
+  ])('%s', (_name, closure, allowed) => {
+    const d = deriveEgress(
+      [
+        { source: 'skill-a', entries: ['x.com:443', 'x.com:8443'] },
+        { source: 'config', entries: [cfg('y.com', 443)] },
+      ],
+      [{ entry: closure, source: 'project' }],
+    );
+    expect(d.allowed).toEqual(allowed);
+    const closedText =
+      closure.port === null ? `!${closure.host}` : `!${closure.host}:${closure.port}`;
+    expect(d.closures).toEqual([{ text: closedText, source: 'project' }]);
+    for (const e of d.entries)
+      expect(e.closedBy).toBe(allowed.includes(`${e.host}:${e.port}`) ? null : closedText);
+  });
+
+  it('reports skill strings that are not entries (or are closures) instead of opening them', () => {
+    const d = deriveEgress([{ source: 's', entries: ['bad host', '!x.com', 'ok.com:80'] }], []);
+    expect(d.allowed).toEqual(['ok.com:80']);
+    expect(d.invalid.map((i) => i.raw)).toEqual(['bad host', '!x.com']);
+  });
+
+  it('derives MCP egress from the url (default ports by scheme) plus extras', () => {
+    expect(mcpEgress({ url: 'https://mcp.example.com/sse', egress: ['a.com:22'] })).toEqual([
+      'mcp.example.com:443',
+      'a.com:22',
+    ]);
+    expect(mcpEgress({ url: 'http://h:8080/x', egress: [] })).toEqual(['h:8080']);
+    expect(mcpEgress({ egress: [] })).toEqual([]);
+  });
+
+  it('parses recorded entries back, IPv6 bracketed', () => {
+    expect(parseRecordedEgress('a.com:443')).toEqual({ host: 'a.com', port: 443 });
+    expect(parseRecordedEgress('[::1]:8080')).toEqual({ host: '[::1]', port: 8080 });
+  });
+});
