@@ -669,6 +669,19 @@ function addPresetCommands(program: Command, io: Io): void {
     );
 }
 
+/**
+ * Commander's message as byre's lines: its `(Did you mean x?)` suffix joins the
+ * first line the way an unknown config key's suggestion does, and any other
+ * line becomes a detail line. The renderer escapes a newline inside one line,
+ * so a message handed over whole would print a literal backslash-n.
+ */
+export function commanderLines(message: string): string[] {
+  const text = message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.+)\?\)$/, ' — did you mean $1?');
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);
 
 /** Parse argv and run the chosen command. Returns the exit status for success paths. */
@@ -684,7 +697,9 @@ export async function runCli(argv: readonly string[], io: Io = defaultIo()): Pro
   } catch (error) {
     if (error instanceof CommanderError) {
       if (HELP_CODES.has(error.code)) return 0;
-      throw new UsageError(error.message.replace(/^error: /, ''), {
+      const [message, ...details] = commanderLines(error.message);
+      throw new UsageError(message ?? error.message, {
+        details,
         remedy: 'run `byre --help` for the list of commands, or `byre <command> --help`',
       });
     }

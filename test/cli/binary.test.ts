@@ -61,6 +61,23 @@ describe('dist/byre', () => {
     },
   );
 
+  // Commander's suggestion arrives as a second line of its message; the
+  // renderer escapes a newline inside one line, so it printed `\n` literally.
+  it.each([
+    [['devlop'], "byre: unknown command 'devlop' — did you mean develop?"],
+    [['develop', '--agnet', 'claude'], "byre: unknown option '--agnet' — did you mean --agent?"],
+    [['status', '--ful'], "byre: unknown option '--ful' — did you mean --full?"],
+  ])('%j prints its suggestion as lines, not a literal backslash-n', (args, first) => {
+    const r = byre(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).not.toContain('\\n');
+    expect(r.stderr.split('\n')).toEqual([
+      first,
+      '  fix: run `byre --help` for the list of commands, or `byre <command> --help`',
+      '',
+    ]);
+  });
+
   it('prints a Dockerfile in a fresh directory and writes nothing', () => {
     const r = byre(['dockerfile']);
     expect(r.status).toBe(0);
