@@ -79,6 +79,22 @@ function storeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
   ];
 }
 
+/**
+ * Where to suggest installing byre instead: the first usual place outside
+ * `host`, so the remedy never names a place the same rule refuses (a project
+ * directory of `~` or `~/.local` holds `~/.local/bin`).
+ */
+function installPlace(host: string, home: string): string {
+  const places: [string, string][] = [
+    [path.join(home, '.local', 'bin'), '~/.local/bin'],
+    ['/usr/local/bin', '/usr/local/bin'],
+  ];
+  const outside = places.find(([place]) => !isAncestorOrSelf(host, place));
+  return outside === undefined
+    ? 'install byre outside this directory'
+    : `install byre outside this directory (e.g. ${outside[1]})`;
+}
+
 function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
   if (p.mode !== 'rw') return [];
   const exe = guarded.executables.find((e) => isAncestorOrSelf(p.host, e));
@@ -89,7 +105,7 @@ function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusa
       message: `${p.label} contains the byre executable ${exe} read-write; the box could replace the byre you run next`,
       remedy:
         p.kind === 'workspace'
-          ? 'install byre outside the project (e.g. ~/.local/bin), or run byre from another directory'
+          ? `${installPlace(p.host, guarded.home)}, or run byre from another directory`
           : 'make that mount read-only, narrow it, or install byre elsewhere',
     },
   ];

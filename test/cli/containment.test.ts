@@ -80,6 +80,23 @@ describe('containment: byre’s own files are never in the box', () => {
     expect(existsSync(home)).toBe(false);
   });
 
+  // A remedy never names a place the same rule refuses: ~/.local/bin lies
+  // inside a project directory of ~ or ~/.local.
+  it.each([[''], ['.local']])(
+    'develop in ~/%s with byre in ~/.local/bin never suggests ~/.local/bin',
+    (sub) => {
+      const userHome = path.join(root, 'userhome');
+      const bin = path.join(userHome, '.local', 'bin', 'byre');
+      mkdirSync(path.dirname(bin), { recursive: true });
+      copyFileSync(BIN, bin);
+      const r = byre(bin, path.join(userHome, sub), path.join(root, 'store'), ['develop']);
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain('contains the byre executable');
+      expect(r.stderr).toContain('install byre outside this directory (e.g. /usr/local/bin)');
+      expect(r.stderr).not.toContain('.local/bin)');
+    },
+  );
+
   describe('a mount of the store', () => {
     const mounted = (mode: string) => {
       const project = path.join(root, 'app');
