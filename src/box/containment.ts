@@ -39,58 +39,75 @@ function executables(exe: string): string[] {
   return [...new Set([exe, real])];
 }
 
-export async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
+/** A host path as the rules compare it: canonical, symlinks resolved (injected by tests). */
+export type Canonical = (p: string) => string;
+
+export function guardedPaths(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): GuardedPaths {
   return {
-    home: await canonicalPathLoose(input.params.home),
-    store: await canonicalPathLoose(input.store),
+    home: canonical(input.params.home),
+    store: canonical(input.store),
     executables: executables(input.executable),
     // As given and resolved: a mount is compared in its resolved form, and
     // /tmp may itself be a link (macOS).
-    runtime: [
-      ...new Set([
-        ...input.runtime,
-        ...(await Promise.all(input.runtime.map((r) => canonicalPathLoose(r)))),
-      ]),
-    ],
+    runtime: [...new Set([...input.runtime, ...input.runtime.map((r) => canonical(r))])],
   };
 }
 
-export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+export function boxPaths(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): BoxPath[] {
   const { params } = input;
   const paths: BoxPath[] = [
     {
-      host: await canonicalPathLoose(params.workspaceDir),
+      host: canonical(params.workspaceDir),
       mode: 'rw',
       kind: 'workspace',
       label: `the project directory ${params.workspaceDir}`,
     },
   ];
+  const declared = new Set([...params.configMounts, ...params.skillMounts]);
   for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
     if (b.disabled === true) continue;
     const mode = b.mode === 'rw' ? 'rw' : 'ro';
     paths.push({
-      host: await canonicalPathLoose(expandHost(b.host, params.home)),
+      host: canonical(expandHost(b.host, params.home)),
       mode,
       kind: 'mount',
       label: `the mount ${b.host} -> ${b.target} (${mode})`,
+      ...(declared.has(b) ? { declared: { mount: b.target } } : {}),
     });
   }
   for (const v of input.volumes) {
     if (v.seed === undefined || !('host' in v.seed)) continue;
     paths.push({
-      host: await canonicalPathLoose(expandHost(v.seed.host, params.home)),
+      host: canonical(expandHost(v.seed.host, params.home)),
       mode: 'ro',
       kind: 'seed',
       label: `the seed ${v.seed.host} of volume ${v.name}`,
+      declared: { volume: v.name },
     });
   }
   return paths;
 }
 
+/**
+ * Every containment refusal for this box (empty when it reaches none of
+ * byre's files). Synchronous: the config editor asks on every edit.
+ */
+export function containmentRefusalsOf(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): ContainmentRefusal[] {
+  return containmentRefusals(boxPaths(input, canonical), guardedPaths(input, canonical));
+}
+
 /** Every containment refusal for this launch (empty when the box reaches none of byre's files). */
 export async function containmentProblems(input: ContainmentInput): Promise<ContainmentRefusal[]> {
-  const [paths, guarded] = await Promise.all([boxPaths(input), guardedPaths(input)]);
-  return containmentRefusals(paths, guarded);
+  return containmentRefusalsOf(input);
 }
 
 /** The exit-3 refusal for a non-empty list: the first is the message, every one a detail with its fix. */

@@ -8,6 +8,7 @@ import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
+import { containmentInput, containmentRefusalsOf } from '../box/containment.js';
 import { enginePool } from '../box/pool.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
@@ -107,6 +108,19 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
     userHome: userHome(io),
+    // develop's own containment rules, on every edit: a mount or seed that
+    // reaches the store, the executable or the runtime directory is refused
+    // inline, never saved for develop and status to refuse later.
+    containment: (config, skills) =>
+      containmentRefusalsOf(
+        containmentInput(
+          { worktreeDir: project.worktreeDir, gitPaths: null },
+          home,
+          userHome(io),
+          config,
+          skills,
+        ),
+      ),
     projectId: project.projectId,
     hostUid: io.uid,
   };

@@ -31,12 +31,16 @@ export interface BoxPath {
   kind: 'workspace' | 'mount' | 'seed';
   /** How messages name it: "the project directory /p", "the mount ~/x -> /data" … */
   label: string;
+  /** The declaration it comes from, so an editor can locate the refusal at its key. */
+  declared?: { mount: string } | { volume: string };
 }
 
 export interface ContainmentRefusal {
   rule: string;
   message: string;
   remedy: string;
+  /** The path refused (absent for a refusal that is not about one). */
+  path?: BoxPath;
 }
 
 /** `a` is `b` or one of its ancestors. Pure, on canonical absolute paths. */
@@ -139,10 +143,12 @@ export function containmentRefusals(
   paths: readonly BoxPath[],
   guarded: GuardedPaths,
 ): ContainmentRefusal[] {
-  return paths.flatMap((p) => [
-    ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
-    ...storeRefusal(p, guarded),
-    ...executableRefusal(p, guarded),
-    ...runtimeRefusal(p, guarded),
-  ]);
+  return paths.flatMap((p) =>
+    [
+      ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
+      ...storeRefusal(p, guarded),
+      ...executableRefusal(p, guarded),
+      ...runtimeRefusal(p, guarded),
+    ].map((r) => ({ ...r, path: p })),
+  );
 }
