@@ -65,6 +65,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const target = await resolveTarget(io, opts);
   const { file, ctx: project } = target;
   const home = project.store.home;
+  // resolveTarget wrote nothing: the store and the path record are made at the first save.
   const stdinTty = io.stdinIsTty && process.stdin.isTTY === true;
   if (!stdinTty || !io.stdoutIsTty) {
     throw new ByreError('byre config is an interactive editor and needs a terminal', {
@@ -129,6 +130,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     try {
       // A file not written yet starts with the comment saying what it is.
       const seed = current.exists ? '' : target.seed;
+      await target.prepare();
       let rebased = false;
       const result = await writeConfig(
         file,
