@@ -176,7 +176,7 @@ export function buildProgram(io: Io): Command {
     )
     .option(
       '--prune',
-      'list byre objects whose project store or directory is gone, and remove them',
+      'list byre objects and store folders whose project store or directory is gone, and remove them after confirmation',
     )
     .option('--yes', 'with --prune: remove without asking (needed without a terminal)')
     .option('--data', 'the findings as JSON (versioned)')
