@@ -207,6 +207,23 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     refused(['status'], file, '3:1', 'mcp[0].url', 'config.mcp-url-invalid');
   });
 
+  it('says an egress entry is a URL and suggests its host', () => {
+    const file = projectConfig('egress = ["http://github.com/x"]\n');
+    const stderr = refused(['dockerfile'], file, '1:11', 'egress[0]', 'config.egress-invalid');
+    expect(stderr).toContain(
+      'egress "http://github.com/x": a URL was given; egress takes a host and port, not a URL',
+    );
+    expect(stderr).toContain('fix: write "github.com:80"');
+    expect(stderr).not.toContain('65535');
+  });
+
+  it('gives an unknown skill name a did-you-mean, as an unknown key gets one', () => {
+    const file = projectConfig('skills = ["firewal"]\n');
+    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.not-found');
+    expect(stderr).toContain('skill "firewal" is not available — did you mean firewall?');
+    expect(stderr).toContain('fix: write "firewall", or known skills: ');
+  });
+
   it('names the key and both lines of a redefined table', () => {
     const file = projectConfig('[env]\nA = "1"\n\n[env]\nB = "2"\n');
     const stderr = refused(['dockerfile'], file, '4:2', 'env', 'config.toml-redefined');
