@@ -273,6 +273,16 @@ describe('BUILD', () => {
     expect(s.row('skills:agent:byre/claude').value).toBe('the agent');
   });
 
+  it('a chooser takes Home and End', () => {
+    const s = new Session({ skills });
+    s.select('template:value').press('enter', 'end');
+    const overlay = s.state.overlay;
+    const count = overlay?.kind === 'choose' ? overlay.chooser.options.length : 0;
+    expect(overlay?.kind === 'choose' && overlay.cursor).toBe(count - 1);
+    s.press('home', 'down', 'down', 'enter');
+    expect(s.text).toBe('template = "byre/node"\n');
+  });
+
   it('removing an inherited skill writes !name; adding it back takes the marker out', () => {
     const below = [{ ...LOWER, text: 'skills = ["byre/firewall"]\n' }];
     const s = new Session({ skills, below });

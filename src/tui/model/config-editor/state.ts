@@ -439,6 +439,10 @@ function chooseKey(
       return { ...state, overlay: { ...overlay, cursor: Math.max(0, overlay.cursor - 1) } };
     case 'down':
       return { ...state, overlay: { ...overlay, cursor: Math.min(count - 1, overlay.cursor + 1) } };
+    case 'home':
+      return { ...state, overlay: { ...overlay, cursor: 0 } };
+    case 'end':
+      return { ...state, overlay: { ...overlay, cursor: Math.max(0, count - 1) } };
     case 'enter': {
       const option = overlay.chooser.options[overlay.cursor];
       if (option === undefined || 'keep' in option) return { ...state, overlay: null };
