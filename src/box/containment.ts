@@ -3,6 +3,7 @@
 // project/containment.ts. develop, status and dockerrun all ask here.
 
 import { realpathSync } from 'node:fs';
+import { linkedConfigTargets } from '../config/read.js';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
 import { expandHost, type RunParams } from '../engine/run-argv.js';
@@ -23,6 +24,8 @@ export interface ContainmentInput {
   volumes: readonly VolumeSpec[];
   /** BYRE_HOME as byre uses it. */
   store: string;
+  /** Where the store's linked config files lead (config/read.ts's linkedConfigTargets). */
+  configLinks: readonly string[];
   /** The running executable (process.execPath). */
   executable: string;
   /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
@@ -49,6 +52,7 @@ export function guardedPaths(
   return {
     home: canonical(input.params.home),
     store: canonical(input.store),
+    configLinks: input.configLinks,
     executables: executables(input.executable),
     // As given and resolved: a mount is compared in its resolved form, and
     // /tmp may itself be a link (macOS).
@@ -139,6 +143,7 @@ export function containmentInput(
     },
     volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
     store,
+    configLinks: linkedConfigTargets(store),
     executable: process.execPath,
     runtime: runtimeDirCandidates(process.getuid?.() ?? -1),
   };

@@ -97,6 +97,29 @@ describe('containmentRefusals', () => {
   });
 });
 
+describe('a config file the store links to is guarded as the store is (adr/0058)', () => {
+  const linked: GuardedPaths = {
+    ...guarded,
+    configLinks: ['/home/ada/dotfiles/byre/default.config'],
+  };
+  it.each([
+    ['the dotfiles project itself', workspace('/home/ada/dotfiles'), ['containment.store']],
+    ['a ro mount of the file', mount('/home/ada/dotfiles/byre', 'ro'), ['containment.store']],
+    ['a rw mount of its directory', mount('/home/ada/dotfiles', 'rw'), ['containment.store']],
+    ['another project', workspace('/home/ada/src/app'), []],
+    ['a sibling of the file', mount('/home/ada/dotfiles/vim', 'rw'), []],
+  ])('%s', (_what, p, rules) => {
+    expect(containmentRefusals([p], linked).map((r) => r.rule)).toEqual(rules);
+  });
+
+  it('names the file the store links to', () => {
+    const [r] = containmentRefusals([workspace('/home/ada/dotfiles')], linked);
+    expect(r?.message).toBe(
+      "the project directory /home/ada/dotfiles reaches /home/ada/dotfiles/byre/default.config, a config file byre's store links to; the box could rewrite the consent documents that decide its own grants",
+    );
+  });
+});
+
 describe('a remedy never names a place the same rule refuses', () => {
   /** Every place a remedy suggests, `(e.g. ~/x)`, with `~` expanded against the home directory. */
   const placesIn = (remedy: string): string[] =>

@@ -12,6 +12,12 @@ export interface GuardedPaths {
   home: string;
   /** The store (BYRE_HOME, default ~/.byre). */
   store: string;
+  /**
+   * Where the store's linked config files lead (a default.config or layer
+   * kept in a dotfiles repository, adr/0058): the consent documents as much
+   * as the store itself.
+   */
+  configLinks?: readonly string[];
   /** The running byre executable, and the path it was reached by when that differs. */
   executables: readonly string[];
   /**
@@ -99,6 +105,20 @@ function installPlace(host: string, home: string): string {
     : `install byre outside this directory (e.g. ${outside[1]})`;
 }
 
+function configLinkRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  const target = (guarded.configLinks ?? []).find(
+    (t) => isAncestorOrSelf(p.host, t) || isAncestorOrSelf(t, p.host),
+  );
+  if (target === undefined) return [];
+  return [
+    {
+      rule: 'containment.store',
+      message: `${p.label} reaches ${target}, a config file byre's store links to; the box could ${p.mode === 'rw' ? 'rewrite' : 'read'} the consent documents that decide its own grants`,
+      remedy: `${REMEDY_FOR[p.kind]}, or keep that config file where no box reaches (replace the link in the store with the file)`,
+    },
+  ];
+}
+
 function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
   if (p.mode !== 'rw') return [];
   const exe = guarded.executables.find((e) => isAncestorOrSelf(p.host, e));
@@ -135,9 +155,9 @@ function runtimeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[]
 
 /**
  * Every reason the box would reach byre's own files: a workspace that is
- * (or holds) the home directory, any path overlapping the store (read-write
- * or read-only), a writable path holding the executable or overlapping the
- * runtime directory. Empty when none.
+ * (or holds) the home directory, any path overlapping the store or a config
+ * file it links to (read-write or read-only), a writable path holding the
+ * executable or overlapping the runtime directory. Empty when none.
  */
 export function containmentRefusals(
   paths: readonly BoxPath[],
@@ -147,6 +167,7 @@ export function containmentRefusals(
     [
       ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
       ...storeRefusal(p, guarded),
+      ...configLinkRefusal(p, guarded),
       ...executableRefusal(p, guarded),
       ...runtimeRefusal(p, guarded),
     ].map((r) => ({ ...r, path: p })),
