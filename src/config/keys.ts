@@ -374,13 +374,14 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary:
       'MCP servers for the agent (wiring, not a grant): baked into /etc/byre/mcp.json and handed to agents that take it.',
     merge: { kind: 'closable' },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`command\` (an argv list) or \`url\` (http or https, with a host). \`headers\` only on a url server; \`\${VAR}\` in a header value is filled from the box env at launch.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`command\` (an argv list, no element empty) or \`url\` (http or https, with a host). \`headers\` only on a url server; \`\${VAR}\` in a header value is filled from the box env at launch.`,
     example:
       '[[mcp]]\nname = "github"\ncommand = ["github-mcp-server", "stdio"]\nenv = ["GITHUB_TOKEN"]',
     rules: [
       'config.mcp-name-invalid',
       'config.mcp-command-and-url',
       'config.mcp-needs-command-or-url',
+      'config.mcp-command-empty',
       'config.mcp-command-blank',
       'config.mcp-control-chars',
       'config.mcp-url-invalid',

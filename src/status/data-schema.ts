@@ -191,6 +191,14 @@ function buildStatusDataSchema() {
           not_operational: nullableText.describe(
             'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
           ),
+          egress: z
+            .array(text)
+            .describe(
+              'the extra hosts it declares (`egress`, as written), whatever the posture: a firewall opens them for it',
+            ),
+          outbound_unknown: nullableText.describe(
+            'a local server that declares no egress under an allowlist: what it needs is unknown, and only allowlisted hosts leave the box; null otherwise',
+          ),
           source,
         }),
       ),

@@ -542,7 +542,7 @@ describe('statusModel rows', () => {
         }),
       },
       'MCP servers',
-      'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/mcp.json for anything that wants it)',
     ],
     [
       'an mcp server names the env it reads',
@@ -791,6 +791,51 @@ describe('what develop would refuse', () => {
     expect(bad.claude_skills_delivery).toBe(
       'declared; NOT delivered: develop refuses to bake tdd: it has no SKILL.md at its root',
     );
+  });
+
+  it('with no agent, the Claude Skills row says no agent is selected before anything about a path', () => {
+    const config = fakeConfig({ claudeSkills: [sourced({ name: 'tdd', path: '/x' })] });
+    const NO_AGENT =
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/claude-skills for anything that wants it)';
+    const page = (problems: string[]) => {
+      const given = input({ config, claudeSkillProblems: problems });
+      return { data: statusModel(given).data, rows: table(given).get('Claude Skills') };
+    };
+    const fine = page([]);
+    expect(fine.data.claude_skills_delivery).toBe(NO_AGENT);
+    expect(fine.rows).toEqual(['tdd  /x  (project)', NO_AGENT]);
+    const missing = page(['tdd: /x does not exist']);
+    expect(missing.data.claude_skills_delivery).toBe(
+      `${NO_AGENT}; develop refuses to bake tdd: /x does not exist`,
+    );
+  });
+
+  it('--data: an MCP server carries its declared egress, and unknown outbound under an allowlist', () => {
+    const servers = statusModel(
+      input({
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [
+            sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress: [], headers: {} }),
+            sourced({
+              name: 'api',
+              command: ['mcp-api'],
+              env: [],
+              egress: ['api.x.com'],
+              headers: {},
+            }),
+          ],
+        }),
+      }),
+    ).data.mcp_servers;
+    expect(servers.map((m) => [m.name, m.egress, m.outbound_unknown])).toEqual([
+      [
+        'fs',
+        [],
+        'under deny-by-default only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress',
+      ],
+      ['api', ['api.x.com'], null],
+    ]);
   });
 });
 
@@ -1106,7 +1151,8 @@ describe('status says only what is true', () => {
     sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress, headers: {} });
   const HINT =
     'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
-  const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
+  const MCP_UNDELIVERED =
+    'declared; NOT delivered: no agent is selected (baked at /etc/byre/mcp.json for anything that wants it)';
 
   // [name, input, label, every value under that label, in order]
   type Exact = [string, Partial<StatusInput>, string, string[] | undefined];
@@ -1282,7 +1328,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; +egress api.gh.com)',
         "↳ NOT operational: its egress api.gh.com:443 is closed by project's '!api.gh.com' under the allowlist",
         MCP_UNDELIVERED,
       ],
@@ -1298,7 +1344,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; +egress api.gh.com:8443)',
         "↳ NOT operational: its egress api.gh.com:8443 is blocked by project's '!api.gh.com'",
         MCP_UNDELIVERED,
       ],
@@ -1307,7 +1353,7 @@ describe('status says only what is true', () => {
       "a stdio MCP server's declared egress open under the allowlist",
       { skills: [firewall()], config: fakeConfig({ mcp: [stdioTo(['api.gh.com'])] }) },
       'MCP servers',
-      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+      ['fs  mcp-fs  (project; +egress api.gh.com)', MCP_UNDELIVERED],
     ],
     [
       "a closure on an open network leaves a stdio server's egress working",
@@ -1318,7 +1364,77 @@ describe('status says only what is true', () => {
         }),
       },
       'MCP servers',
+      ['fs  mcp-fs  (project; +egress api.gh.com)', MCP_UNDELIVERED],
+    ],
+    // MCP: declared extra egress is on the row whatever the posture (adr/0059).
+    [
+      "a remote server's declared egress on an open network",
+      {
+        config: fakeConfig({
+          mcp: [sourced({ ...remote().value, egress: ['auth.g.com'] })],
+        }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project; +egress auth.g.com)', MCP_UNDELIVERED],
+    ],
+    [
+      "a remote server's declared egress under the denylist",
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({ mcp: [sourced({ ...remote().value, egress: ['auth.g.com'] })] }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project; +egress auth.g.com)', MCP_UNDELIVERED],
+    ],
+    // MCP: a stdio server that declares no egress, under an allowlist: outbound unknown.
+    [
+      'a stdio server with no declared egress under the allowlist',
+      { skills: [firewall()], config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }) },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
+        '↳ outbound unknown: under deny-by-default only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'a stdio server with no declared egress on an open network',
+      { config: fakeConfig({ mcp: [stdio([])] }) },
+      'MCP servers',
       ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a stdio server with no declared egress under the denylist',
+      { skills: [openDenylist()], config: fakeConfig({ mcp: [stdio([])] }) },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a remote server with no declared egress under the allowlist: its endpoint is known',
+      { skills: [firewall()], config: fakeConfig({ mcp: [remote()] }) },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a skill-declared server's egress",
+      {
+        skills: [
+          fakeSkill('me/gh', 'local', {
+            mcp: [
+              {
+                name: 'gh',
+                url: 'https://g.com/mcp',
+                env: [],
+                egress: ['a.g.com:8443'],
+                headers: {},
+              },
+            ],
+          }),
+        ],
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (skill me/gh; +egress a.g.com:8443)', MCP_UNDELIVERED],
     ],
     [
       'a remote server: its endpoint and a declared host both closed, each named',
@@ -1334,7 +1450,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'gh  https://g.com/mcp  (project)',
+        'gh  https://g.com/mcp  (project; +egress uploads.g.com, g.com)',
         "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist; its egress uploads.g.com:443 is closed by project's '!uploads.g.com:443' under the allowlist",
         MCP_UNDELIVERED,
       ],
@@ -1572,6 +1688,8 @@ describe('status says only what is true', () => {
         operational: false,
         not_operational:
           "its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
+        egress: [],
+        outbound_unknown: null,
         source: 'project',
       },
     ]);
@@ -1847,7 +1965,7 @@ describe('status says only what is true', () => {
     expect(t.get('Instructions')).toEqual([
       'house  (project): Be terse.',
       '  Run the tests.',
-      'declared; NOT delivered: no agent (baked at /etc/byre/context)',
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/context for anything that wants it)',
     ]);
     expect(t.get('Raw build')).toEqual(['1 line  (not introspected):', 'RUN a']);
     const page = renderStatusText(statusModel(input({ config })), 'full', 80);

@@ -191,14 +191,20 @@ function hostEnvRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** One row per server, each followed by what it lacks: an unset env var, a shut host. */
+/** One row per server, each followed by what it lacks: an unset env var, a shut host, known outbound. */
 function mcpRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   for (const m of d.mcp_servers) {
     rows.push({
       label: rows.length === 0 ? 'MCP servers' : '',
       ...(rows.length === 0 ? {} : { continuation: true }),
-      value: `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.map((e) => e.key).join(', ')}`})`,
+      // Declared egress is on the row whatever the posture: an open network's
+      // Egress rows leave MCP egress out, and a later firewall opens it (adr/0059).
+      value: `${m.name}  ${m.target}  (${[
+        m.source,
+        ...(m.egress.length === 0 ? [] : [`+egress ${m.egress.join(', ')}`]),
+        ...(m.env.length === 0 ? [] : [`reads ${m.env.map((e) => e.key).join(', ')}`]),
+      ].join('; ')})`,
     });
     const more = (value: string, loud: boolean): void => {
       rows.push({
@@ -213,6 +219,7 @@ function mcpRows(d: StatusData): ModelRow[] {
       if (e.provided_by !== null) more(`↳ env ${e.key}: provided by ${e.provided_by}`, false);
       else more(`↳ env ${e.key}: NOT provided — ${e.missing ?? 'nothing sets it'}`, true);
     }
+    if (m.outbound_unknown !== null) more(`↳ outbound unknown: ${m.outbound_unknown}`, true);
   }
   return rows;
 }

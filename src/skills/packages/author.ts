@@ -34,6 +34,7 @@ import {
   type PackageKind,
   type PackageMeta,
 } from '../manifest/index.js';
+import { tombstoneInstall } from '../../config/source-hint.js';
 import { FETCH_LIMITS } from './fetch.js';
 import { fsTree } from './fs-tree.js';
 
@@ -103,12 +104,12 @@ function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | nu
 /** Why a new local package may not take `id`, or null when it may. Pure. */
 export function newIdProblem(id: string): { rule: string; message: string; remedy: string } | null {
   const bare = id.startsWith(`${BUNDLED_OWNER}/`) ? id.slice(BUNDLED_OWNER.length + 1) : id;
-  const movedTo = RETIRED_BUNDLED[bare];
-  if (movedTo !== undefined) {
+  const tomb = RETIRED_BUNDLED[bare];
+  if (tomb !== undefined) {
     return {
       rule: 'package.id-retired',
-      message: `${id} is a retired bundled name; that package moved to ${movedTo}`,
-      remedy: `install ${movedTo} instead, or pick another name`,
+      message: `${id} is a retired bundled name: it was ${tomb.fate}, and lives on as ${tomb.successor}`,
+      remedy: `pick another name, or install that package: ${tombstoneInstall(tomb)}`,
     };
   }
   if (id === NONE) {
