@@ -6,7 +6,7 @@ FROM node:22
 # --- byre core block (constant) ---
 ARG BYRE_UID=1000
 ARG BYRE_GID=1000
-RUN apt-get update && apt-get install -y --no-install-recommends gosu && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends gosu git && rm -rf /var/lib/apt/lists/*
 RUN set -e; \
     if [ ! -e /etc/shadow ]; then touch /etc/shadow && chmod 0640 /etc/shadow; fi; \
     for f in /etc/passwd /etc/group /etc/gshadow /etc/shadow; do \
