@@ -45,7 +45,6 @@ beforeEach(() => {
     commonGitDir: null,
     gitDir: null,
     gitPaths: null,
-    boxWritableRoots: [],
     identityChange: null,
     forged: null,
   };

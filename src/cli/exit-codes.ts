@@ -107,7 +107,12 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     { code: '1', meaning: 'forget was cancelled, or an engine could not be reached' },
     { code: '3', meaning: 'a session of the project is live: nothing was removed' },
   ],
-  dockerfile: [],
+  dockerfile: [
+    {
+      code: '3',
+      meaning: '--context names a directory that exists or that a box of this project can write',
+    },
+  ],
   dockerrun: [],
   ejectfirewall: [],
   version: [],

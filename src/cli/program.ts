@@ -10,7 +10,7 @@ import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
 /** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
-export function yesNoFlag(name: string, value: boolean | string): boolean {
+function yesNoFlag(name: string, value: boolean | string): boolean {
   if (value === true || value === 'true' || value === 'yes') return true;
   if (value === 'false' || value === 'no') return false;
   throw new UsageError(`${name} takes true or false, not ${JSON.stringify(value)}`);
@@ -231,9 +231,13 @@ export function buildProgram(io: Io): Command {
   program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
-    .action(async () => {
+    .option(
+      '--context <dir>',
+      'also write a fresh build context into <dir> (a new directory no box can write), to build by hand',
+    )
+    .action(async (options: { context?: string }) => {
       const { dockerfileCommand } = await import('../commands/dockerfile.js');
-      await dockerfileCommand(io);
+      await dockerfileCommand(io, options);
     });
 
   program

@@ -8,7 +8,7 @@ import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { containmentInput, containmentRefusalsOf } from '../box/containment.js';
+import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
 import { enginePool } from '../box/pool.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
@@ -25,7 +25,14 @@ import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
 import { colorWanted } from '../tui/model/terminal.js';
 import { resolveTarget, type TargetFlags } from './config-target.js';
-import { hostEnvReaders, packageChoices, templateLookup, userHome } from './load.js';
+import {
+  hostEnvReaders,
+  packageChoices,
+  plantedLinkIssues,
+  projectDeclinedRoots,
+  templateLookup,
+  userHome,
+} from './load.js';
 
 export type ConfigOptions = TargetFlags;
 /** Host env values, each read once: git is asked per key, not per keypress. */
@@ -101,13 +108,14 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const opened = readBelow(current.text);
   if (opened.issues.length > 0) throw new ConfigError(opened.issues);
 
-  const roots = project.boxWritableRoots;
+  const roots = projectDeclinedRoots(io, project);
   const world: EditorWorld = {
     ...known,
     file: editorFile,
     layers: layerNames(home),
     readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
+    plantedLinks: plantedLinkIssues(project, userHome(io)),
     userHome: userHome(io),
     // develop's own containment rules, on every edit: a mount or seed that
     // reaches the store, the executable or the runtime directory is refused

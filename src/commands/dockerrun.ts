@@ -3,10 +3,11 @@
 // process staying with a box. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment.js';
+import { checkContainment, containmentInput } from '../box/containment-check.js';
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -17,11 +18,11 @@ import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
-  const { ctx, config, skills } = await loadBox(io);
+  const { ctx, config, skills, trees } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const engine = await detect(config.engine.value, treeRoots(trees), io.env);
+  const hostEnv = boxHostEnv(io, trees, config);
   const params = launchRunParams({
     box: ctx,
     config,

@@ -4,13 +4,14 @@
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { bakedIds, imageTag } from '../engine/names.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 
 export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
-  const { ctx, config, skills } = await loadBox(io);
+  const { ctx, config, skills, trees } = await loadBox(io);
   const posture = postureFacts(config, skills);
   if (posture.hook === null || posture.skill === null) {
     throw new ByreError(
@@ -22,7 +23,7 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
     );
   }
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
+  const engine = await detect(config.engine.value, treeRoots(trees), io.env);
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

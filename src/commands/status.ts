@@ -4,7 +4,11 @@
 // parallel; no answer from an engine is data for the page, never a failure.
 
 import type { Io } from '../io.js';
-import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
+import {
+  containmentError,
+  containmentInput,
+  containmentProblems,
+} from '../box/containment-check.js';
 import { openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
 import { projectEngines } from '../box/engine-scope.js';
 import { describeUnchecked } from '../box/sessions.js';
@@ -41,7 +45,9 @@ import {
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
-import { boxHostEnv, readBoxConfig, userHome } from './load.js';
+import { boxHostEnv, boxTrees, readBoxConfig, userHome } from './load.js';
+import { linkFindingRefusal, linkRefusal } from '../box/granted-paths.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
 
@@ -144,10 +150,12 @@ export async function statusCommand(
     asked,
     answers: recorded,
     ask,
+    config: read,
+    trees: scanned,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
-  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
+  const { config, warnings: issues, catalog, locate } = read ?? readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
@@ -159,9 +167,18 @@ export async function statusCommand(
     const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
     skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
+  // A granted path through a link a box could have planted: on the page, and refused by the exit status (adr/0046).
+  const { trees, findings: planted } = boxTrees(
+    ctx,
+    config,
+    skills,
+    home,
+    locate,
+    read === null ? undefined : scanned,
+  );
 
   // Engine questions first, so they run while the host env is read below.
-  const detection = detect(deps.detect, config.engine.value, ctx.boxWritableRoots, io.env);
+  const detection = detect(deps.detect, config.engine.value, treeRoots(trees), io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
   const early = new Set(asked.members.map((m) => m.name));
   const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
@@ -171,7 +188,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, trees, config);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
@@ -221,6 +238,7 @@ export async function statusCommand(
 
   const refusals = [
     ...identityRefusals(ctx),
+    ...planted.map(linkFindingRefusal),
     ...(await containmentProblems(containmentInput(ctx, ctx.store.home, home, config, skills))),
   ];
   const ports = await nextPorts(
@@ -307,5 +325,6 @@ export async function statusCommand(
     io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
   }
   // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
+  if (planted.length > 0) throw linkRefusal(planted);
   if (refusals.length > 0) throw containmentError(refusals);
 }

@@ -23,7 +23,7 @@ import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { CONTEXT_FILE_MAX_BYTES } from '../gen/stage.js';
 import { editorCommand, editText } from '../hostenv/editor.js';
 import type { Io } from '../io.js';
-import { mcpEgress } from '../network/egress.js';
+import { mcpEgress } from '../network/allowlist.js';
 import { escapeTerminal } from '../output/escape.js';
 import { readRegularFile } from '../project/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';
@@ -38,7 +38,8 @@ import {
   type ConfigTarget,
   type TargetFlags,
 } from './config-target.js';
-import { boxHostEnv, userHome } from './load.js';
+import { boxHostEnv, projectDeclinedRoots, userHome } from './load.js';
+import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
 
 /** The injected side effects: the editor handoff (tests replace it). */
 export interface WiringDeps {
@@ -223,7 +224,7 @@ async function textFromEditor(
   const initial = existing !== undefined && 'text' in existing.value ? existing.value.text : '';
   const text = (deps.edit ?? editText)({
     env: io.env,
-    declinedRoots: target.ctx.boxWritableRoots,
+    declinedRoots: projectDeclinedRoots(io, target.ctx),
     name: `byre-context-${name}.md`,
     initial,
     help: [
@@ -339,7 +340,7 @@ function deliveryLines(
 type McpEnv = StatusData['mcp_servers'][number]['env'];
 
 /** The ENV cell: each consumed name, marked when nothing will provide it (status's judgement). */
-export function envCell(names: readonly string[], judged: McpEnv): string {
+function envCell(names: readonly string[], judged: McpEnv): string {
   if (names.length === 0) return '-';
   return names
     .map((key) =>
@@ -365,7 +366,11 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
         config,
         skills,
         skillError: null,
-        hostEnv: boxHostEnv(io, ctx, config),
+        hostEnv: boxHostEnv(
+          io,
+          boxWritableTrees(ctx, grantsOf(config, skills), userHome(io)),
+          config,
+        ),
         projectId: ctx.projectId,
         hostUid: io.uid,
       });

@@ -83,6 +83,18 @@ export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** The same, for prose: newline and tab are text there. */
 export const CONTROL_EXCEPT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
+/**
+ * What an `[env]` value cannot hold, or null. It is baked as a Dockerfile ENV
+ * line (gen/quote.ts's dockerfileQuote), which carries every other character
+ * byte for byte: a line feed would end the instruction, and no environment
+ * holds a NUL.
+ */
+export function unbakeableEnvValue(value: string): 'a line feed' | 'a NUL' | null {
+  if (value.includes('\n')) return 'a line feed';
+  if (value.includes('\0')) return 'a NUL';
+  return null;
+}
+
 /** `~`, `~/…` or an absolute path: how host-side paths are written. */
 export function isHostPath(path: string): boolean {
   return path === '~' || path.startsWith('~/') || path.startsWith('/');

@@ -413,6 +413,22 @@ const BAD: BadCase[] = [
     key: 'env.BYRE_FOO',
   },
   {
+    name: 'env value with a line feed (an image ENV line cannot carry it)',
+    toml: ['[env]', 'NOTE = "line one\\nline two"'],
+    rule: 'config.env-value-unbakeable',
+    line: 2,
+    column: 1,
+    key: 'env.NOTE',
+  },
+  {
+    name: 'env value with a NUL',
+    toml: ['env = { A = "a\\u0000b" }'],
+    rule: 'config.env-value-unbakeable',
+    line: 1,
+    column: 9,
+    key: 'env.A',
+  },
+  {
     name: 'env_from_host literal value',
     toml: ['env_from_host = { A = "literal" }'],
     rule: 'config.env-source-invalid',

@@ -36,7 +36,7 @@ export interface Failure {
 export type Result<T> = ({ ok: true } & T) | Failure;
 
 /** age's default scrypt work factor (2^18): about a second per unlock. */
-export const DEFAULT_WORK_FACTOR = 18;
+const DEFAULT_WORK_FACTOR = 18;
 
 const FRAME_MAGIC = 'byre-credential/v1';
 const SECRET_KEY = /^AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}$/;

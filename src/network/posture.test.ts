@@ -84,8 +84,38 @@ describe('helperEnv', () => {
       BYRE_UID: '1000',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
+      BYRE_INBOUND: '',
       BYRE_DENY_PROBE: '10.0.0.1:9',
     });
+  });
+
+  it('the wall inputs beat the same keys in the box env', () => {
+    const env = helperEnv(
+      { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22' },
+      facts,
+      {},
+    );
+    expect(env).toEqual({ BYRE_EGRESS: '', BYRE_EGRESS_DENY: '', BYRE_INBOUND: '' });
+  });
+});
+
+describe('the published ports the wall lets in (adr/0049)', () => {
+  const port = (container: number, host = 0) =>
+    sourced({ container, host, interface: '127.0.0.1' });
+  it.each([
+    ['no ports', [], ''],
+    ['one port', [port(3000)], '3000'],
+    ['container ports, not host ports', [port(8080, 18080)], '8080'],
+    ['sorted numerically, each once', [port(8080), port(443, 8443), port(8080, 9090)], '443 8080'],
+  ])('%s', (_label, ports, expected) => {
+    for (const skill of [
+      postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+      postureSkill('byre/firewall-open', 'open-denylist', '/fwo'),
+    ]) {
+      const facts = postureFacts(fakeConfig({ ports }), [skill]);
+      expect(facts.inbound).toBe(expected);
+      expect(helperEnv({}, facts, {})['BYRE_INBOUND']).toBe(expected);
+    }
   });
 });
 

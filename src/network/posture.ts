@@ -1,11 +1,12 @@
 // A box's network posture as launch inputs: which skill walls it, the
 // enforced allowlist (BYRE_EGRESS, the one string both the wall and the
-// agent's announcement use), the closures for an open-denylist, and the
-// helper plan. Pure.
+// agent's announcement use), the closures for an open-denylist, the
+// published container ports the wall lets in (adr/0049), and the helper
+// plan. Pure.
 
 import type { EffectiveConfig } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { deriveBoxEgress, type DerivedEgress } from './egress.js';
+import { deriveBoxEgress, type DerivedEgress } from './allowlist.js';
 
 export interface PostureFacts {
   /** 'open' when no posture skill is enabled. */
@@ -18,10 +19,16 @@ export interface PostureFacts {
   allowlist: string | null;
   /** BYRE_EGRESS_DENY for the helper: the closures, without their `!`. */
   deny: string;
+  /**
+   * BYRE_INBOUND for the helper: the published container ports (tcp), sorted
+   * and space-joined, the only ones a walled box accepts new connections on.
+   * Container ports, so a linked worktree's shifted host ports change nothing.
+   */
+  inbound: string;
 }
 
 /** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
-export const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
+const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
 
 export function postureFacts(
   config: EffectiveConfig,
@@ -37,6 +44,9 @@ export function postureFacts(
     egress,
     allowlist: posture === 'deny-by-default' ? egress.allowed.join(' ') : null,
     deny: egress.closures.map((c) => c.text.slice(1)).join(' '),
+    inbound: [...new Set(config.ports.map((p) => p.value.container))]
+      .sort((a, b) => a - b)
+      .join(' '),
   };
 }
 
@@ -49,6 +59,7 @@ export function helperEnv(
   const env: Record<string, string> = { ...boxEnv };
   env['BYRE_EGRESS'] = facts.allowlist ?? '';
   env['BYRE_EGRESS_DENY'] = facts.deny;
+  env['BYRE_INBOUND'] = facts.inbound;
   for (const key of PROBE_ENV_KEYS) {
     const value = hostEnv[key];
     if (value !== undefined && value !== '') env[key] = value;

@@ -1,11 +1,10 @@
 // Where a command stands: the store, the project id anchored at the main
-// worktree, the worktree id of this directory, and the directories a box can
-// write (for host tool pinning). A forged worktree structure and a changed
+// worktree and the worktree id of this directory (the trees a box can write
+// are box/writable-trees.ts's). A forged worktree structure and a changed
 // identity are refused here, so every verb refuses them (adr/0047). Reads
 // the filesystem; writes nothing.
 
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { RefusedError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import {
@@ -40,8 +39,6 @@ export interface ProjectContext {
   gitDir: string | null;
   /** A linked worktree's git paths as git recorded them, bound at the same paths. */
   gitPaths: WorktreeIdentity['gitPaths'];
-  /** Directories the box can write; a host tool found under one is declined. */
-  boxWritableRoots: string[];
   /** Set only when the caller asked to see a changed identity instead of a refusal. */
   identityChange: IdentityChange | null;
   /**
@@ -97,12 +94,6 @@ export async function resolveProjectContext(
   }
   const store = storePaths(home);
   const project = projectStorePaths(store.home, projectId);
-  const roots = [
-    wt.worktreeDir,
-    wt.projectRoot,
-    ...(wt.commonGitDir ? [wt.commonGitDir] : []),
-    project.dir,
-  ];
   return {
     store,
     project,
@@ -114,7 +105,6 @@ export async function resolveProjectContext(
     commonGitDir: wt.commonGitDir,
     gitDir: wt.gitDir,
     gitPaths: wt.gitPaths,
-    boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
     identityChange,
     forged: wt.forged,
   };

@@ -14,6 +14,7 @@ import {
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import type { StatusData } from './data-schema.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
@@ -93,6 +94,7 @@ const REFERENCE_ORDER = [
   'Containment',
   'Egress',
   'Closed',
+  'Privileges',
   'Ports',
   'Host mounts',
   'Self-edit',
@@ -259,6 +261,7 @@ describe('statusModel rows', () => {
       'Engine',
       'Project',
       'Network',
+      'Privileges',
       'Ports',
       'Host mounts',
       'Skills',
@@ -270,7 +273,73 @@ describe('statusModel rows', () => {
     expect(t.get('Template')).toEqual(['(none)']);
     expect(t.get('Ports')).toEqual(['none']);
     expect(t.get('Network')).toEqual(['open']);
+    expect(t.get('Privileges')).toEqual([
+      'no capabilities; setuid and file capabilities gain nothing',
+    ]);
     expect(t.get('Container')).toEqual(['not running']);
+  });
+
+  describe('the Privileges row says what the box may hold and gain (adr/0050)', () => {
+    const withCaps = (id: string, caps: string[]): ResolvedSkill =>
+      fakeSkill(id, 'local', { runtime: { ...fakeSkill(id, 'local').runtime, caps } });
+    const raw = fakeConfig({ runArgs: [sourced('--privileged')] });
+    it.each<[string, Partial<StatusInput>, StatusData['privileges'], string]>([
+      [
+        'nothing granted',
+        {},
+        { no_new_privileges: true, capabilities: [], degraded_by: [] },
+        'no capabilities; setuid and file capabilities gain nothing',
+      ],
+      [
+        "skills' caps, each once, attributed to the first skill that asks",
+        { skills: [withCaps('a', ['NET_RAW', 'SYS_PTRACE']), withCaps('b', ['NET_RAW'])] },
+        {
+          no_new_privileges: true,
+          capabilities: [
+            { name: 'NET_RAW', skill: 'a' },
+            { name: 'SYS_PTRACE', skill: 'a' },
+          ],
+          degraded_by: [],
+        },
+        'capabilities NET_RAW (skill: a), SYS_PTRACE (skill: a), every other dropped; setuid and file capabilities gain nothing',
+      ],
+      [
+        'raw run_args degrade the claim',
+        { config: raw },
+        { no_new_privileges: true, capabilities: [], degraded_by: ['raw run_args'] },
+        'no capabilities; setuid and file capabilities gain nothing  (declared; raw run_args present — not guaranteed)',
+      ],
+      [
+        'unresolved skills leave the capabilities unknown',
+        { skillError: 'skill foo not found' },
+        { no_new_privileges: true, capabilities: null, degraded_by: [] },
+        'unknown  (skills unresolved)',
+      ],
+    ])('%s', (_name, over, data, row) => {
+      const m = statusModel(input(over));
+      expect(m.data.privileges).toEqual(data);
+      expect(table(input(over)).get('Privileges')).toEqual([row]);
+    });
+
+    it("a running box's claim is degraded by its own launch record's run_args, not the config's", () => {
+      const record = sampleRecord();
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const running = (config: EffectiveConfig, projectRunArgs: boolean) =>
+        statusModel(
+          input({
+            config,
+            container: RUNNING_BOX,
+            launch: {
+              kind: 'verified',
+              hash,
+              record: { ...record, network: { ...record.network, projectRunArgs } },
+            },
+            nextLaunch: null,
+          }),
+        ).data.privileges.degraded_by;
+      expect(running(fakeConfig(), true)).toEqual(['raw run_args']);
+      expect(running(raw, false)).toEqual([]);
+    });
   });
 
   type Case = [string, Partial<StatusInput>, string, string | RegExp];
@@ -614,7 +683,7 @@ describe('statusModel rows', () => {
       'raw run args',
       { config: fakeConfig({ runArgs: [sourced('--cap-add=SYS_PTRACE')] }) },
       'Raw run args',
-      '--cap-add=SYS_PTRACE   (passed through; not introspected)',
+      '--cap-add=SYS_PTRACE — 🛑 adds capability SYS_PTRACE (byre gives the box none of its own)  (project)',
     ],
     [
       'raw build count',
@@ -1130,6 +1199,109 @@ describe('develop banner (same model)', () => {
     const status = table(i).get('Network')?.[0];
     const banner = bannerLines(m.data)[1];
     expect(banner).toBe(`byre: network ${status ?? ''}`);
+  });
+});
+
+describe('raw run_args are grants like any other (adr/0051)', () => {
+  const config = fakeConfig({
+    runArgs: [
+      sourced('--privileged'),
+      sourced('-v'),
+      sourced('/srv/data:/data:ro'),
+      sourced('--mount=type=bind,source=/var/run/docker.sock,target=/s,readonly', DEFAULT_LAYER),
+      sourced('-p'),
+      sourced('9000:9000'),
+      sourced('-e'),
+      sourced('GH_TOKEN'),
+      sourced('--frobnicate'),
+      sourced('--init'),
+    ],
+  });
+  const gemini = fakeSkill('byre/gemini', 'bundled', {
+    runtime: { ...fakeSkill('x', 'local').runtime, runArgs: ['--hostname', 'byre', '--pid=host'] },
+  });
+
+  it('counts raw binds and ports in the banner (never "0 host mounts") and names each', () => {
+    expect(exposureLines(config, [gemini], [])).toEqual([
+      'byre: exposure: /workspace rw · 2 host mounts (2 via run_args) · 1 port (1 via run_args) · 0 env vars',
+      'byre: network open  (declared; raw run_args present — not guaranteed)',
+      "byre: 🛑 containment hole: --pid=host: shares the host's PID namespace (it sees and signals their processes)  (run_args: skill byre/gemini)",
+      'byre: 🛑 containment hole: --privileged: every capability and host device, confinement off  (run_args: project)',
+      'byre: run_args -v /srv/data:/data:ro: binds host /srv/data at /data (ro; -v)  (run_args: project)',
+      'byre: 🛑 containment hole: --mount=type=bind,source=/var/run/docker.sock,target=/s,readonly: binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (run_args: default)',
+      'byre: run_args -p 9000:9000: publishes 9000:9000  (run_args: project)',
+      "byre: run_args -e GH_TOKEN: passes the host's GH_TOKEN  (run_args: project)",
+      'byre: run_args --frobnicate: not introspected, passed through as written  (run_args: project)',
+    ]);
+  });
+
+  it('lists them with the holes, mounts and ports in status, and each raw entry, attributed', () => {
+    const t = table(input({ config, skills: [gemini] }));
+    expect(t.get('Containment')).toEqual([
+      "🛑 HOLE -- --pid=host: shares the host's PID namespace (it sees and signals their processes)  (run_args: skill byre/gemini)",
+      '🛑 HOLE -- --privileged: every capability and host device, confinement off  (run_args: project)',
+      '🛑 HOLE -- --mount=type=bind,source=/var/run/docker.sock,target=/s,readonly: binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (run_args: default)',
+    ]);
+    expect(t.get('Host mounts')).toEqual([
+      '/srv/data -> /data  (ro)  (run_args: project)',
+      '/var/run/docker.sock -> /s  (ro)  (run_args: default)',
+    ]);
+    expect(t.get('Ports')).toEqual(['-p 9000:9000  (run_args: project)']);
+    expect(t.get('Raw run args')).toEqual([
+      '--hostname byre — widens nothing  (skill byre/gemini)',
+      "--pid=host — 🛑 shares the host's PID namespace (it sees and signals their processes)  (skill byre/gemini)",
+      '--privileged — 🛑 every capability and host device, confinement off  (project)',
+      '-v /srv/data:/data:ro — binds host /srv/data at /data (ro; -v)  (project)',
+      '--mount=type=bind,source=/var/run/docker.sock,target=/s,readonly — 🛑 binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (default)',
+      '-p 9000:9000 — publishes 9000:9000  (project)',
+      "-e GH_TOKEN — passes the host's GH_TOKEN  (project)",
+      '--frobnicate — not introspected; passed through as written  (project)',
+      '--init — widens nothing  (project)',
+    ]);
+  });
+
+  it('--data carries each entry read as the engine reads it; run_args stays the verbatim list', () => {
+    const d = statusModel(input({ config })).data;
+    expect(d.run_args).toEqual(config.runArgs.map((a) => a.value));
+    expect(d.raw_run_args[1]).toEqual({
+      argv: ['-v', '/srv/data:/data:ro'],
+      source: 'project',
+      effect: 'mount',
+      what: 'binds host /srv/data at /data (ro; -v)',
+      mount: { host: '/srv/data', target: '/data', mode: 'ro' },
+      port: null,
+    });
+    expect(d.raw_run_args.map((r) => r.effect)).toEqual([
+      'hole',
+      'mount',
+      'hole',
+      'port',
+      'env',
+      'unknown',
+      'inert',
+    ]);
+  });
+
+  it('describes the running box by its launch record: attributed while it matches the config', () => {
+    const record: LaunchRecord = { ...sampleRecord(), runArgs: ['--network=host'] };
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const running = (c: EffectiveConfig): Map<string, string[]> =>
+      table(
+        input({
+          config: c,
+          container: RUNNING_BOX,
+          launch: { kind: 'verified', hash, record },
+          nextLaunch: record,
+        }),
+      );
+    const same = fakeConfig({ runArgs: [sourced('--network=host')] });
+    expect(running(same).get('Containment')).toEqual([
+      "🛑 HOLE -- --network=host: shares the host's network stack (every host port and interface, localhost services included)  (run_args: project)",
+    ]);
+    // The config dropped it since: the box still has it, from its record.
+    expect(running(fakeConfig()).get('Containment')).toEqual([
+      "🛑 HOLE -- --network=host: shares the host's network stack (every host port and interface, localhost services included)  (run_args: launch record)",
+    ]);
   });
 });
 

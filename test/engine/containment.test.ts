@@ -25,6 +25,8 @@ import {
 const flavors = flavorsUnderTest();
 const rootFlavors = flavors.filter((f) => f.user === null);
 const userFlavors = flavors.filter((f) => f.user !== null);
+/** docker, podman and rootless podman: docker as a user adds nothing to what a box can plant. */
+const plantFlavors = flavors.filter((f) => f.user === null || f.engine === 'podman');
 const scope = testScope();
 
 function ok(r: ByreRun): ByreRun {
@@ -194,3 +196,89 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('containment on $lab
     expect(objectsOf(project, project.id)).toEqual([]);
   });
 });
+
+describe.skipIf(plantFlavors.length === 0).each(plantFlavors)(
+  'what a box plants never steers byre on $label (adr/0046)',
+  (flavor) => {
+    it('a granted path redirected by a planted link is refused; a planted docker on PATH is never run', () => {
+      const project = scope.project(flavor);
+      const secret = makeOwnedDir(project, path.join(project.root, 'secret'));
+      writeFileSync(path.join(secret, 'id_ed25519'), 'host key\n');
+      const tools = makeOwnedDir(project, path.join(project.root, 'tools'));
+      makeOwnedDir(project, path.join(project.dir, 'data'));
+      makeOwnedDir(project, path.join(project.dir, 'seed'));
+      project.writeConfig(
+        [
+          'template = "none"',
+          'agent = "none"',
+          '[[mounts]]',
+          `host = "${path.join(project.dir, 'data')}"`,
+          'target = "/data"',
+          'mode = "rw"',
+          '[[mounts]]',
+          `host = "${tools}"`,
+          'target = "/tools"',
+          'mode = "rw"',
+          '[[volumes]]',
+          'name = "cfg"',
+          'role = "state"',
+          'target = "/cfg"',
+          `seed = { host = "${path.join(project.dir, 'seed')}" }`,
+          '',
+        ].join('\n'),
+      );
+      const ran = path.join(project.root, 'ran');
+      // The box swaps both granted directories for links to the user's keys and
+      // leaves a docker and a podman in the read-write mount the user keeps on PATH.
+      const fake = `#!/bin/sh\necho "$0 $*" >> ${ran}\nexit 1\n`;
+      ok(
+        runByre(project, ['develop'], {
+          input: [
+            `rm -r /workspace/data /workspace/seed`,
+            `ln -s ${secret} /workspace/data`,
+            `ln -s ${secret} /workspace/seed`,
+            `printf '%s' '${fake}' > /tools/docker`,
+            `cp /tools/docker /tools/podman`,
+            `chmod +x /tools/docker /tools/podman`,
+            'exit 0',
+            '',
+          ].join('\n'),
+        }),
+      );
+      const before = everything(project);
+      const env = { PATH: `${tools}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+
+      const status = runByre(project, ['status'], { env });
+      expect(status.status).toBe(3);
+      expect(status.stdout).toContain('[containment.link-in-box-tree]');
+      expect(status.stderr).toContain(
+        `the mount ${path.join(project.dir, 'data')} -> /data (rw) reaches its host path through the link ${path.join(project.dir, 'data')} -> "${secret}"`,
+      );
+      expect(status.stderr).toMatch(/also: .*\(key volumes\[0\]\.seed\.host\): the seed /);
+
+      for (const verb of ['develop', 'dockerrun', 'dockerfile']) {
+        const r = runByre(project, [verb], { input: 'cat /data/id_ed25519; exit 0\n', env });
+        expect(r.status, verb).toBe(3);
+        expect(r.stdout, verb).not.toContain('host key');
+        expect(r.stderr, verb).toContain('where a box can write');
+      }
+
+      // With the links gone, the planted tools are still never run: declined by name.
+      rmSync(path.join(project.dir, 'data'));
+      rmSync(path.join(project.dir, 'seed'));
+      makeOwnedDir(project, path.join(project.dir, 'data'));
+      makeOwnedDir(project, path.join(project.dir, 'seed'));
+      const develop = runByre(project, ['develop'], { input: 'exit 0\n', env });
+      expect(develop.status).toBe(3);
+      expect(develop.stderr).toMatch(
+        new RegExp(
+          `declined to run ${flavor.engine}: PATH resolves it through ${tools}/${flavor.engine}`,
+        ),
+      );
+      const page = runByre(project, ['status'], { env });
+      expect(page.stdout).toMatch(/declined to run (docker|podman)/);
+      expect(existsSync(ran)).toBe(false);
+      expect(everything(project)).toEqual(before);
+    });
+  },
+);

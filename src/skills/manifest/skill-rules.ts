@@ -78,7 +78,8 @@ function sharedRuleFindings(raw: RawSkill): Finding[] {
   const layer = pseudoLayer(raw);
   const findings = [
     ...checkApt(layer),
-    ...checkEnv(layer),
+    // A skill's env reaches the box as -e argv, not as an image ENV line.
+    ...checkEnv(layer, { baked: false }),
     ...checkMounts(layer),
     ...checkVolumes(layer),
     ...checkTargetCollisions(layer),

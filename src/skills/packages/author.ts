@@ -17,6 +17,7 @@ import {
 } from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
+import { writeFailure } from '../../output/system-error.js';
 import { LAYER_CONFIG_FILE, PROJECT_CONFIG_FILE, storePaths } from '../../project/store-layout.js';
 import {
   BUNDLED_OWNER,
@@ -143,7 +144,7 @@ export function newIdProblem(id: string): { rule: string; message: string; remed
 }
 
 /** Refuse ids a new local package may not take. */
-export function checkNewId(home: string, kind: PackageKind, id: string): void {
+function checkNewId(home: string, kind: PackageKind, id: string): void {
   const problem = newIdProblem(id);
   if (problem !== null) {
     throw new ByreError(problem.message, { rule: problem.rule, remedy: problem.remedy });
@@ -168,7 +169,7 @@ function isLink(p: string): boolean {
 // ---------------------------------------------------------------- payload of any provenance
 
 /** Every payload file of a catalog entry (the manifest excluded). */
-export function payloadOf(entry: CatalogEntry): PayloadFile[] {
+function payloadOf(entry: CatalogEntry): PayloadFile[] {
   if (entry.provenance === 'bundled') {
     const name = entry.id.slice(`${BUNDLED_OWNER}/`.length);
     const prefix = `${entry.kind === 'skill' ? 'skills' : 'templates'}/${name}/`;
@@ -266,8 +267,12 @@ async function publishLocal(
   try {
     await writeTree(staging, MANIFEST_FILE[kind], manifest, files);
     await rename(staging, dir);
+  } catch (error) {
+    // Every byte comes from memory: an OS refusal here is the store's.
+    throw writeFailure(error, dir);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    // Best effort: a cleanup failure must not hide why the write failed.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
   const entry = loadCatalog({ home, kind }).find(id);
   if (entry?.provenance !== 'local' || entry.status !== 'ok') {
@@ -499,7 +504,8 @@ export async function syncBundledMirror(home: string, version: string = VERSION)
     await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    // Best effort: a cleanup failure must not hide why the write failed.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
   return true;
 }

@@ -128,7 +128,7 @@ export const CLIPBOARD_READ_BUDGET_MS = 120_000;
  * Prints the pasteboard's file URLs as a JSON array of POSIX paths. JXA rather
  * than AppleScript: it reads NSURL objects straight off NSPasteboard.
  */
-export const JXA_FILE_URLS = [
+const JXA_FILE_URLS = [
   "ObjC.import('AppKit');",
   'var pb = $.NSPasteboard.generalPasteboard;',
   'var opts = $.NSDictionary.dictionaryWithObjectForKey(true, $.NSPasteboardURLReadingFileURLsOnlyKey);',
@@ -236,7 +236,7 @@ function usableTool(lookup: ToolLookup, tool: string, notes: string[]): string |
       return r.path;
     case 'declined':
       notes.push(
-        `clipboard: not using ${tool} — PATH resolves it to ${escapeTerminal(r.path)}, inside ${escapeTerminal(r.root)}, which the box can write`,
+        `clipboard: not using ${tool} — PATH resolves it through ${escapeTerminal(r.path)}, inside ${escapeTerminal(r.root)}, which the box can write`,
       );
       return null;
     case 'absent':

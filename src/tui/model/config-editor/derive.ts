@@ -24,7 +24,7 @@ import { exposureSummary } from '../../../status/exposure.js';
 import { grantFacts } from '../../../status/model.js';
 import type { Below, Derived, EditorFile, EditorWorld } from './types.js';
 
-export function fileRef(file: EditorFile): LayerRef {
+function fileRef(file: EditorFile): LayerRef {
   return { kind: file.kind, name: file.name, path: file.path };
 }
 
@@ -83,6 +83,7 @@ export function derive(text: string, below: Below, world: EditorWorld): Derived 
     problems.push(...found);
     skillError = found[0]?.message ?? 'skills unresolved';
   }
+  problems.push(...world.plantedLinks(config, skills, locate));
   problems.push(
     ...containmentIssues(
       config,

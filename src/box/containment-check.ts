@@ -17,6 +17,7 @@ import {
 import type { ResolvedSkill } from '../skills/types.js';
 import { runtimeDirCandidates } from '../project/runtime-dir.js';
 import { worktreeBinds, type BoxIdentity } from './run-params.js';
+import type { BindPins } from './bind-pins.js';
 
 export interface ContainmentInput {
   params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>;
@@ -25,11 +26,17 @@ export interface ContainmentInput {
   /** BYRE_HOME as byre uses it. */
   store: string;
   /** Where the store's linked config files lead (config/read.ts's linkedConfigTargets). */
-  configLinks: readonly string[];
+  configLinks?: readonly string[];
   /** The running executable (process.execPath). */
   executable: string;
   /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
   runtime: readonly string[];
+  /**
+   * The sources as byre pinned them (adr/0045): the rules judge each pinned
+   * object's real path, so the object proven at start is the one judged.
+   * Without pins (status, dockerrun, a remote engine) each path is resolved here.
+   */
+  pins?: BindPins;
 }
 
 function executables(exe: string): string[] {
@@ -52,7 +59,7 @@ export function guardedPaths(
   return {
     home: canonical(input.params.home),
     store: canonical(input.store),
-    configLinks: input.configLinks,
+    configLinks: input.configLinks ?? [],
     executables: executables(input.executable),
     // As given and resolved: a mount is compared in its resolved form, and
     // /tmp may itself be a link (macOS).
@@ -60,14 +67,14 @@ export function guardedPaths(
   };
 }
 
-export function boxPaths(
+/** What a box would get from the host, unresolved: each source exactly as the engine is handed it. */
+export function boxSources(
   input: ContainmentInput,
-  canonical: Canonical = canonicalPathLoose,
-): BoxPath[] {
+): (Omit<BoxPath, 'host'> & { source: string })[] {
   const { params } = input;
-  const paths: BoxPath[] = [
+  const out: (Omit<BoxPath, 'host'> & { source: string })[] = [
     {
-      host: canonical(params.workspaceDir),
+      source: params.workspaceDir,
       mode: 'rw',
       kind: 'workspace',
       label: `the project directory ${params.workspaceDir}`,
@@ -77,8 +84,8 @@ export function boxPaths(
   for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
     if (b.disabled === true) continue;
     const mode = b.mode === 'rw' ? 'rw' : 'ro';
-    paths.push({
-      host: canonical(expandHost(b.host, params.home)),
+    out.push({
+      source: expandHost(b.host, params.home),
       mode,
       kind: 'mount',
       label: `the mount ${b.host} -> ${b.target} (${mode})`,
@@ -87,15 +94,26 @@ export function boxPaths(
   }
   for (const v of input.volumes) {
     if (v.seed === undefined || !('host' in v.seed)) continue;
-    paths.push({
-      host: canonical(expandHost(v.seed.host, params.home)),
+    out.push({
+      source: expandHost(v.seed.host, params.home),
       mode: 'ro',
       kind: 'seed',
       label: `the seed ${v.seed.host} of volume ${v.name}`,
       declared: { volume: v.name },
     });
   }
-  return paths;
+  return out;
+}
+
+export function boxPaths(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): BoxPath[] {
+  const judged = (source: string): string => {
+    const pinned = input.pins?.get(source);
+    return pinned?.kind === 'pinned' ? pinned.pin.real : canonical(source);
+  };
+  return boxSources(input).map(({ source, ...p }) => ({ ...p, host: judged(source) }));
 }
 
 /**

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import { ConfigError } from '../errors.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
@@ -17,7 +18,7 @@ import {
   rehomeProject,
   renamedVolume,
   storeConflict,
-} from './rehome.js';
+} from './rehome-project.js';
 
 let root: string;
 let home: string;
@@ -71,15 +72,9 @@ describe('pure pieces', () => {
   });
 
   it('builds the cp -a helper, with keep-id when the engine needs it', () => {
+    // The root sh helper's head (network-less, copying capabilities only) is pinned in argv.test.ts.
     expect(migrateVolumeArgv('O', 'N', 'img', true)).toEqual([
-      'run',
-      '--rm',
-      '--pull=never',
-      '--entrypoint',
-      'sh',
-      '-u',
-      '0:0',
-      '--userns=keep-id:uid=1000,gid=1000',
+      ...rootShellHelperArgv(true),
       '--mount',
       'type=volume,source=O,target=/from',
       '--mount',
