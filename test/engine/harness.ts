@@ -374,8 +374,8 @@ export function testScope(when: 'each' | 'all' = 'each'): {
 
 /**
  * The build cache kept for a whole engine run. Every test project's build
- * starts with the same layers (the base, the core block's apt-get of gosu,
- * the chassis files); a test's cleanup removes its image and, with it, every
+ * starts with the same layers (the base, the core block's apt-get of gosu
+ * and git, the chassis files); a test's cleanup removes its image and, with it, every
  * layer no other image holds, so without a holder each build re-ran them from
  * the base (apt-get over the network; 20 s and more as rootless podman). One
  * default project per flavour, built once per run by this very dist/byre and
