@@ -4,7 +4,7 @@
 // started counts) and about ports the host itself holds (a listen probe).
 
 import { RefusedError } from '../errors.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import type { PortSpec } from '../config/types.js';
 import {
@@ -13,7 +13,7 @@ import {
   type HostPort,
   type PortChoice,
   type PortHolder,
-} from './port-block.js';
+} from '../gen/port-block.js';
 import { hostPortHolder } from './port-probe.js';
 
 /** A box of this project (another worktree's session) and the ports its record says it publishes. */
