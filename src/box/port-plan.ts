@@ -1,5 +1,5 @@
 // The host ports this session publishes (adr/0034): the pure block choice
-// (port-block.ts) asked about ports that this project's other boxes hold
+// (gen/port-block.ts) asked about ports that this project's other boxes hold
 // (from their verified launch records, so a sibling created but not yet
 // started counts) and about ports the host itself holds (a listen probe).
 
