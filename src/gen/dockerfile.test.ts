@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   guardedPathCollisions,
+  wiringPathCollisions,
   orderSkillsForImage,
   postureGuardFor,
   renderDockerfile,
@@ -138,11 +139,12 @@ describe('block order and markers', () => {
     '# --- skill apt (hoisted above the skill blocks) ---',
     '# --- skills ---',
     '# --- agent ---',
-    '# --- mcp (canonical declared set; stable path) ---',
-    '# --- claude skills',
     '# --- volume mount points (owned by the baked uid) ---',
     '# --- project block ---',
     '# --- image PATH capture',
+    '# --- agent context',
+    '# --- mcp (canonical declared set; stable path) ---',
+    '# --- claude skills',
     '# --- byre security guard (re-assert chassis paths after the project block) ---',
     'HEALTHCHECK NONE',
     'USER dev',
@@ -169,6 +171,23 @@ describe('block order and markers', () => {
       expect(lines[at + 1], marker).toBe('');
     }
     expect(lines).not.toContain('# --- agent ---');
+  });
+
+  it('copies every wiring file after the project block and its apt install (adr/0056)', () => {
+    const out = renderDockerfile(goldens['dockerfile-skills.Dockerfile'] as DockerfileInput);
+    const projectApt = out.indexOf(
+      "RUN apt-get update && apt-get install -y --no-install-recommends 'build-essential'",
+    );
+    expect(projectApt).toBeGreaterThan(0);
+    for (const wiring of [
+      'COPY agent-context.md /etc/byre/agent-context.md',
+      'COPY mcp.json /etc/byre/mcp.json',
+      'COPY claude-skills /etc/byre/claude-skills',
+    ]) {
+      expect(out.indexOf(wiring), wiring).toBeGreaterThan(projectApt);
+    }
+    // The agent's own files change only with the agent, so they stay above it.
+    expect(out.indexOf('COPY agent-cmd /etc/byre/agent-cmd')).toBeLessThan(projectApt);
   });
 
   it('puts the tail last so nothing can re-enable a healthcheck or change the user', () => {
@@ -256,7 +275,7 @@ describe('skill ordering', () => {
         '',
       ].join('\n'),
     );
-    const skillsSection = out.slice(out.indexOf('# --- skills ---'), out.indexOf('# --- mcp'));
+    const skillsSection = out.slice(out.indexOf('# --- skills ---'), out.indexOf('# --- volume mount points'));
     expect(skillsSection).toBe('# --- skills ---\n# skill: none\n# skill: bun\n# skill: loc\n\n');
   });
 });
@@ -357,4 +376,24 @@ describe('security guard', () => {
       expect(guardedPathCollisions(c.dests, c.guard)).toEqual(c.want);
     });
   }
+
+  it.each<[string, string[], boolean, string[]]>([
+    ['none', ['/opt/seed', '/etc/byre/mcp.json.bak'], true, []],
+    ['mcp.json', ['/etc/byre//mcp.json'], false, ['/etc/byre/mcp.json']],
+    [
+      'the claude skills directory',
+      ['/etc/byre/claude-skills/'],
+      false,
+      ['/etc/byre/claude-skills'],
+    ],
+    [
+      'agent context with an agent',
+      ['/etc/byre/agent-context.md'],
+      true,
+      ['/etc/byre/agent-context.md'],
+    ],
+    ['agent context without one is not copied', ['/etc/byre/agent-context.md'], false, []],
+  ])('wiringPathCollisions: %s', (_name, dests, withAgent, want) => {
+    expect(wiringPathCollisions(dests, withAgent)).toEqual(want);
+  });
 });
