@@ -30,6 +30,15 @@ function readOne(file: string): EngineRecord | null {
   }
 }
 
+/** Whether any worktree of the project has a record: a develop got as far as its launch. */
+export function anyEngineRecord(projectDir: string): boolean {
+  try {
+    return readdirSync(projectDir).some((n) => n.startsWith(PREFIX));
+  } catch {
+    return false;
+  }
+}
+
 /** Every other worktree's record of the project; null for one that cannot be read. */
 export function readOtherEngineRecords(
   projectDir: string,

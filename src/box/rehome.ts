@@ -37,7 +37,7 @@ import { findSessions } from './sessions.js';
 export const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
 
 /** Store files rehome carries to the new id, verbatim. */
-export const MIGRATED_FILES = ['byre.config', 'applied'] as const;
+export const MIGRATED_FILES = ['byre.config', 'applied', 'onboarded'] as const;
 
 export interface RehomeCandidate {
   id: string;
