@@ -55,7 +55,12 @@ import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
 import { askPassphrase } from '../credentials/input.js';
-import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
+import {
+  credentialFiles,
+  openCredentials,
+  slowIdentityNotes,
+  type UnlockCache,
+} from '../credentials/open.js';
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import {
@@ -320,6 +325,7 @@ async function openCredentialSession(
   );
   const session: CredentialSession = { passphrase, cache: new Map() };
   await openCredentials(config, passphrase, session.cache);
+  for (const note of slowIdentityNotes(config)) say(io.stderr, note, 'note');
   return session;
 }
 
