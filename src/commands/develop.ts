@@ -27,7 +27,7 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
 import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
-import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
+import { engineMoveLine, formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
@@ -90,6 +90,7 @@ import {
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** Stream the engine's whole build log instead of byre's progress line. */
@@ -128,6 +129,7 @@ function liveSessionRefusal(box: LiveBox): RefusedError {
 async function claimSession(
   pool: EnginePool,
   ctx: ProjectContext,
+  launching: EngineName,
   alive: PidAlive,
   selfPid: number,
 ): Promise<EngineName[]> {
@@ -139,6 +141,17 @@ async function claimSession(
   );
   const live = census.boxes[0];
   if (live !== undefined) throw liveSessionRefusal(live);
+  // Detection may have answered from memory (adr/0038); the engine itself must answer now.
+  const mine = census.unchecked.find((u) => u.name === launching);
+  if (mine !== undefined) {
+    throw new RefusedError(
+      `${launching}, the engine this box would start on, cannot be asked: ${describeUnchecked([mine])}`,
+      {
+        rule: 'develop.engine-unavailable',
+        remedy: `fix ${launching} as its own words above say, then run byre develop again`,
+      },
+    );
+  }
   const unknown = openAnswers(census.unchecked);
   if (unknown.length > 0) {
     throw new RefusedError(`cannot rule out a running session: ${describeUnchecked(unknown)}`, {
@@ -168,6 +181,7 @@ async function claimAndRecord(
   const unresolved = await claimSession(
     poolOf(pool, sessionEngines(configured, own)),
     ctx,
+    launching,
     alive,
     selfPid,
   );
@@ -716,8 +730,6 @@ export async function runDevelop(
     ]);
   });
   await firstRun(io, ctx, flags);
-  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
-  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
@@ -725,7 +737,14 @@ export async function runDevelop(
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
-  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  // The engine the project's boxes are on, never another one `auto` guesses (adr/0053).
+  const decision = decideProjectEngine(ctx, early.config.engine.value);
+  if (decision.movedFrom !== null && decision.ask !== 'auto') {
+    say(io.stderr, engineMoveLine(decision.ask, decision.movedFrom));
+  }
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
+  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
   const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);

@@ -15,12 +15,14 @@ import { postureFacts } from '../network/posture.js';
 import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
+  const decision = decideProjectEngine(ctx, config.engine.value);
+  const { facts: engine } = await detectProjectEngine(detect, ctx, decision, io.env);
   const hostEnv = boxHostEnv(io, ctx, config);
   const params = launchRunParams({
     box: ctx,

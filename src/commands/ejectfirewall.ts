@@ -8,6 +8,7 @@ import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills } = await loadBox(io);
@@ -22,7 +23,8 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
     );
   }
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, ctx.boxWritableRoots, io.env);
+  const decision = decideProjectEngine(ctx, config.engine.value);
+  const { facts: engine } = await detectProjectEngine(detect, ctx, decision, io.env);
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

@@ -17,6 +17,7 @@ import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export async function rebuildCommand(
   io: Io,
@@ -41,7 +42,8 @@ export async function rebuildCommand(
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await deps.detect(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const decision = decideProjectEngine(ctx, early.config.engine.value);
+  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);

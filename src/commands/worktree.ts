@@ -38,6 +38,7 @@ import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export interface WorktreeOptions {
   path?: string;
@@ -75,7 +76,8 @@ async function projectEngine(
   ctx: ProjectContext,
 ): Promise<{ engine: Engine; choice: string; tag: string; uid: number; gid: number }> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await detectEngine(early.config.engine.value, ctx.boxWritableRoots, io.env);
+  const decision = decideProjectEngine(ctx, early.config.engine.value);
+  const { facts } = await detectProjectEngine(detectEngine, ctx, decision, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {

@@ -1,0 +1,78 @@
+// Which engine a project's commands run on (adr/0053): `auto` picks one only
+// for a project that never launched; after that it means the engine the
+// project's boxes are on, and when that engine cannot be asked the command
+// refuses, naming it and quoting its own error, rather than guessing another.
+// Only a configured engine moves a project, and develop announces the move.
+
+import { engineDecision, type EngineDecision } from '../box/engine-scope.js';
+import { readRecordedEngine } from '../box/engine-record.js';
+import { AbsentToolError } from '../engine/host-tools.js';
+import type { EngineFacts, EngineName } from '../engine/types.js';
+import { EngineError, RefusedError } from '../errors.js';
+import { causeDetails } from '../output/render-error.js';
+import type { ProjectContext } from '../project/context.js';
+import type { Detect } from './deps.js';
+
+export interface ProjectEngine {
+  facts: EngineFacts;
+  decision: EngineDecision;
+}
+
+const OTHER: Readonly<Record<EngineName, EngineName>> = { docker: 'podman', podman: 'docker' };
+
+/** How to get a project's engine back, or move the project off it on purpose. */
+function remedy(engine: EngineName, configFile: string): string {
+  const back =
+    engine === 'docker'
+      ? 'start the Docker daemon, or point DOCKER_HOST (or the docker context) back at it'
+      : 'fix podman as its own error above says (or point CONTAINER_HOST back at it)';
+  const other = OTHER[engine];
+  return `${back}, then run the command again; to move this project to ${other} instead, set engine = "${other}" in ${configFile} (byre config)`;
+}
+
+/** The refusal when the engine a project's boxes are on cannot be asked. */
+export function projectEngineUnavailable(
+  engine: EngineName,
+  cause: unknown,
+  configFile: string,
+): RefusedError {
+  return new RefusedError(
+    `this project's boxes are on ${engine}, and ${engine} cannot be asked; byre does not guess another engine`,
+    {
+      rule: 'engine.project-unavailable',
+      details: causeDetails(cause),
+      remedy: remedy(engine, configFile),
+      cause,
+    },
+  );
+}
+
+/** The engine the project's records say, and what detection is asked for under `configured`. */
+export function decideProjectEngine(
+  ctx: ProjectContext,
+  configured: 'auto' | EngineName,
+): EngineDecision {
+  return engineDecision(configured, readRecordedEngine(ctx.project, ctx.worktreeId));
+}
+
+/**
+ * Detect the engine this project runs on. A recorded engine that is not
+ * answering, absent or failing is refused (exit 3) with the engine's own
+ * words; a declined one refuses as detection always does.
+ */
+export async function detectProjectEngine(
+  detect: Detect,
+  ctx: ProjectContext,
+  decision: EngineDecision,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProjectEngine> {
+  try {
+    return { facts: await detect(decision.ask, ctx.boxWritableRoots, env), decision };
+  } catch (error) {
+    const pinned = decision.pinned;
+    if (pinned !== null && (error instanceof EngineError || error instanceof AbsentToolError)) {
+      throw projectEngineUnavailable(pinned, error, ctx.project.config);
+    }
+    throw error;
+  }
+}
