@@ -6,7 +6,6 @@ import { NativeScryptIdentity, NativeScryptRecipient, sealedWorkFactor } from '.
 // A low work factor keeps the suite fast; the stanza is the same at any.
 const FAST = 10;
 const PASS = 'correct horse battery';
-const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /** Sealed by the age CLI (1.1.1, Debian): `printf 'byre age-cli fixture\n' | age -p`, work factor 18. */
 const AGE_CLI_FILE =

@@ -275,7 +275,10 @@ describe('skill ordering', () => {
         '',
       ].join('\n'),
     );
-    const skillsSection = out.slice(out.indexOf('# --- skills ---'), out.indexOf('# --- volume mount points'));
+    const skillsSection = out.slice(
+      out.indexOf('# --- skills ---'),
+      out.indexOf('# --- volume mount points'),
+    );
     expect(skillsSection).toBe('# --- skills ---\n# skill: none\n# skill: bun\n# skill: loc\n\n');
   });
 });

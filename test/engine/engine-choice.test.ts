@@ -3,13 +3,14 @@
 // out of reach (DOCKER_HOST at a dead socket): develop refuses with 3 and
 // docker's own words, podman gets no box, and status says it cannot tell
 // whether the session runs, nor blames the box's port on another program. A
-// project on podman under `auto` stays on podman although docker answers, and
-// with podman's runtime broken (CONTAINERS_CONF naming a runtime that does
-// not exist) develop refuses quoting podman, and doctor says so for real.
+// project on podman under `auto`, with podman's runtime broken
+// (CONTAINERS_CONF naming a runtime that does not exist), is refused quoting
+// podman rather than started on the docker that answers, and doctor says so
+// for real; the session check quotes podman's words too.
 
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
@@ -78,22 +79,23 @@ describe.skipIf(!both)('engines are never guessed', () => {
     await session.exited;
   });
 
-  it('auto keeps a podman project on podman; its broken runtime is refused and reported in its own words', () => {
+  it('auto keeps a podman project on podman although docker answers; its broken runtime is refused and reported in its own words', () => {
     const project = scope.project('podman');
-    const first = runByre(project, ['develop'], { input: 'true\n' });
-    expect(first.status, first.stderr).toBe(0);
-    // The project launched on podman; now the config says auto, and docker answers.
+    // The project's boxes are on podman (its engine record, as a launch leaves it); the config says auto.
     project.writeConfig('engine = "auto"\n');
-    const stays = runByre(project, ['develop'], { input: 'true\n' });
-    expect(stays.status, stays.stderr).toBe(0);
-    expect(objectsOn('docker', project.id)).toBe('');
-
+    mkdirSync(project.store, { recursive: true });
+    writeFileSync(path.join(project.store, `engine.${project.id}`), 'podman\n');
     const conf = path.join(project.root, 'bad-runtime.conf');
     writeFileSync(conf, '[engine]\nruntime = "nosuchruntime"\n');
     const broken = { CONTAINERS_CONF: conf };
+
     const develop = runByre(project, ['develop'], { env: broken, input: 'true\n' });
     expect(develop.status, develop.stderr).toBe(3);
+    expect(develop.stderr).toContain(
+      "this project's boxes are on podman, and podman cannot be asked",
+    );
     expect(develop.stderr).toContain('default OCI runtime "nosuchruntime" not found');
+    expect(objectsOn('docker', project.id)).toBe('');
 
     const doctor = runByre(project, ['doctor', '--data'], { env: broken });
     const checks = (
@@ -107,11 +109,9 @@ describe.skipIf(!both)('engines are never guessed', () => {
     expect(checks.find((c) => c.id === 'engine.selected')?.verdict).toBe('fail');
   });
 
-  it('a docker project asked under auto names podman’s own words when podman cannot rule out a session', () => {
+  it('develop quotes podman’s own words when podman cannot rule out a session', () => {
     const project = scope.project('docker');
     project.writeConfig('engine = "auto"\n');
-    const first = runByre(project, ['develop'], { input: 'true\n' });
-    expect(first.status, first.stderr).toBe(0);
     const conf = path.join(project.root, 'bad-runtime.conf');
     writeFileSync(conf, '[engine]\nruntime = "nosuchruntime"\n');
     const r = runByre(project, ['develop'], { env: { CONTAINERS_CONF: conf }, input: 'true\n' });

@@ -280,13 +280,13 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       const again = runByre(project, ['develop'], { env });
       expect(again.status, again.stderr.slice(-3000)).toBe(0);
       // The wiring is new, and the project block (the layer before it) came from the cache.
-      expect(Object.keys(JSON.parse(inImage('cat /etc/byre/mcp.json')).mcpServers)).toEqual([
-        'fs',
-        'web',
-      ]);
-      expect(inImage('cat /etc/byre/agent-context.md')).toContain('SECOND-CONTEXT');
-      expect(inImage('find /etc/byre/claude-skills -type f')).toBe('');
-      expect(inImage(`cat ${STAMP}`)).toBe(stamp);
+      const [servers, context, skills, after] = inImage(
+        `cat /etc/byre/mcp.json; echo '#--'; cat /etc/byre/agent-context.md; echo '#--'; find /etc/byre/claude-skills -type f; echo '#--'; cat ${STAMP}`,
+      ).split('#--\n');
+      expect(Object.keys(JSON.parse(servers ?? '{}').mcpServers)).toEqual(['fs', 'web']);
+      expect(context).toContain('SECOND-CONTEXT');
+      expect(skills).toBe('');
+      expect(after).toBe(stamp);
     });
   },
 );
