@@ -509,6 +509,14 @@ describe('engines are never guessed (adr/0053)', () => {
     expect(text).toContain('to move this project to podman instead, set engine = "podman" in');
   });
 
+  it('a configured docker the boxes are on, not answering, is refused the same way', async () => {
+    writeRecord('docker\n');
+    w.writeConfig('engine = "docker"\n');
+    const error = await refusal(develop({ detect: detectDockerDown }));
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('engine.project-unavailable');
+  });
+
   it('the launch records alone pin it: no engine record, docker down, still refused', async () => {
     await develop();
     const records = readdirSync(path.join(w.store, 'launches'));

@@ -56,9 +56,10 @@ export function decideProjectEngine(
 }
 
 /**
- * Detect the engine this project runs on. A recorded engine that is not
- * answering, absent or failing is refused (exit 3) with the engine's own
- * words; a declined one refuses as detection always does.
+ * Detect the engine this project runs on. The engine its boxes are on, not
+ * answering, absent or failing, is refused (exit 3) with the engine's own
+ * words; a declined one refuses as detection always does. A first launch,
+ * or a move to another engine, fails as detection fails.
  */
 export async function detectProjectEngine(
   detect: Detect,
@@ -69,9 +70,10 @@ export async function detectProjectEngine(
   try {
     return { facts: await detect(decision.ask, ctx.boxWritableRoots, env), decision };
   } catch (error) {
-    const pinned = decision.pinned;
-    if (pinned !== null && (error instanceof EngineError || error instanceof AbsentToolError)) {
-      throw projectEngineUnavailable(pinned, error, ctx.project.config);
+    // The engine the project's boxes are on, whether `auto` or the config chose it.
+    const held = decision.ask === decision.recorded ? decision.recorded : null;
+    if (held !== null && (error instanceof EngineError || error instanceof AbsentToolError)) {
+      throw projectEngineUnavailable(held, error, ctx.project.config);
     }
     throw error;
   }
