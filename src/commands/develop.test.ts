@@ -561,8 +561,21 @@ describe('engines are never guessed (adr/0053)', () => {
     expect(w.io.err.slice(before)).not.toContain('moved from');
   });
 
-  it('develop.engine-unavailable: the engine detection remembered does not answer its ps', async () => {
+  it('the engine detection remembered, not answering its ps, refuses: the project’s engine as detection does', async () => {
     writeRecord('docker\n');
+    const dead = new FakeEngine({ name: 'docker' });
+    dead.failNext('ps', dockerDown(), 10);
+    const error = await refusal(develop({ pool: poolOf(dead), createEngine: () => dead }));
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('engine.project-unavailable');
+    expect(mutations(dead)).toEqual([]);
+    const text = renderError(error);
+    expect(text).toContain("this project's boxes are on docker, and docker cannot be asked");
+    expect(text).toContain(`docker said:\n      ${DOCKER_SAID}`);
+    expect(text).toContain('to move this project to podman instead, set engine = "podman" in');
+  });
+
+  it('develop.engine-unavailable: on a first launch, the engine detection remembered does not answer its ps', async () => {
     const dead = failing('docker', 'engine.unreachable');
     const error = await refusal(develop({ pool: poolOf(dead), createEngine: () => dead }));
     expect(error).toBeInstanceOf(RefusedError);

@@ -26,7 +26,7 @@ import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
-import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
+import { readEngineRecord, readRecordedEngine, writeEngineRecord } from '../box/engine-record.js';
 import { engineMoveLine, formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
@@ -90,7 +90,12 @@ import {
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
-import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
+import {
+  decideProjectEngine,
+  detectProjectEngine,
+  projectEngineUnavailable,
+  unansweredDetails,
+} from './project-engine.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** Stream the engine's whole build log instead of byre's progress line. */
@@ -130,6 +135,7 @@ async function claimSession(
   pool: EnginePool,
   ctx: ProjectContext,
   launching: EngineName,
+  recorded: EngineName | null,
   alive: PidAlive,
   selfPid: number,
 ): Promise<EngineName[]> {
@@ -143,6 +149,10 @@ async function claimSession(
   if (live !== undefined) throw liveSessionRefusal(live);
   // Detection may have answered from memory (adr/0038); the engine itself must answer now.
   const mine = census.unchecked.find((u) => u.name === launching);
+  if (mine !== undefined && mine.name === recorded) {
+    // The engine the project's boxes are on (adr/0053): refused as detection refuses it.
+    throw projectEngineUnavailable(mine.name, unansweredDetails(mine), ctx.project.config);
+  }
   if (mine !== undefined) {
     throw new RefusedError(
       `${launching}, the engine this box would start on, cannot be asked: ${describeUnchecked([mine])}`,
@@ -178,10 +188,12 @@ async function claimAndRecord(
   selfPid: number,
 ): Promise<void> {
   const own = readEngineRecord(ctx.project.dir, ctx.worktreeId);
+  const recorded = own?.last ?? readRecordedEngine(ctx.project, ctx.worktreeId);
   const unresolved = await claimSession(
     poolOf(pool, sessionEngines(configured, own)),
     ctx,
     launching,
+    recorded,
     alive,
     selfPid,
   );

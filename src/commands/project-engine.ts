@@ -30,21 +30,36 @@ function remedy(engine: EngineName, configFile: string): string {
   return `${back}, then run the command again; to move this project to ${other} instead, set engine = "${other}" in ${configFile} (byre config)`;
 }
 
-/** The refusal when the engine a project's boxes are on cannot be asked. */
+/**
+ * The refusal when the engine a project's boxes are on cannot be asked:
+ * `details` is what went wrong, in the engine's own words (`causeDetails`
+ * of detection's error, or `unansweredDetails` of a pool answer).
+ */
 export function projectEngineUnavailable(
   engine: EngineName,
-  cause: unknown,
+  details: readonly string[],
   configFile: string,
+  cause?: unknown,
 ): RefusedError {
   return new RefusedError(
     `this project's boxes are on ${engine}, and ${engine} cannot be asked; byre does not guess another engine`,
     {
       rule: 'engine.project-unavailable',
-      details: causeDetails(cause),
+      details,
       remedy: remedy(engine, configFile),
-      cause,
+      ...(cause === undefined ? {} : { cause }),
     },
   );
+}
+
+/** A failed pool answer as refusal details, laid out as `causeDetails` lays out an engine error. */
+export function unansweredDetails(answer: {
+  name: EngineName;
+  message: string;
+  said?: string;
+}): string[] {
+  const said = answer.said === undefined ? [] : [`  ${answer.name} said:`, `    ${answer.said}`];
+  return [answer.message, ...said];
 }
 
 /** The engine the project's records say, and what detection is asked for under `configured`. */
@@ -73,7 +88,7 @@ export async function detectProjectEngine(
     // The engine the project's boxes are on, whether `auto` or the config chose it.
     const held = decision.ask === decision.recorded ? decision.recorded : null;
     if (held !== null && (error instanceof EngineError || error instanceof AbsentToolError)) {
-      throw projectEngineUnavailable(held, error, ctx.project.config);
+      throw projectEngineUnavailable(held, causeDetails(error), ctx.project.config, error);
     }
     throw error;
   }
