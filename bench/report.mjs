@@ -91,7 +91,7 @@ export function renderAbsolute(rows) {
 }
 
 /**
- * The whole page. meta: { date, commit, bins: [{ side, path, version }], cores,
+ * The whole page. meta: { date, commit, bins: [{ side, version }], cores,
  * cpu, memGiB, kernel, load: [start, end], runs, bigBytes, files, quick,
  * minutes, note }. flavours: [{ label, version, rows, absolute, notes }].
  */
@@ -99,8 +99,9 @@ export function renderReport(meta, flavours) {
   const sides = meta.bins.map((b) => b.side);
   const out = ['# byre benchmarks', ''];
   out.push(`- Date: ${meta.date}; byre commit ${meta.commit}; ${meta.minutes} min for this run.`);
+  // The version names the commit it was built from; the path would only name this machine.
   for (const b of meta.bins)
-    out.push(`- Binary${sides.length > 1 ? ` (${b.side})` : ''}: \`${b.path}\` (${b.version}).`);
+    out.push(`- Binary${sides.length > 1 ? ` (${b.side})` : ''}: ${b.version}.`);
   out.push(
     `- Machine: ${meta.cores} cores (${meta.cpu}), ${meta.memGiB} GiB, Linux ${meta.kernel}; ` +
       `load average ${meta.load[0]} at the start, ${meta.load[1]} at the end.`,
