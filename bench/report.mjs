@@ -1,5 +1,7 @@
-// The benchmark report: medians into ratios, targets into met / not met, and
-// the whole run into one markdown page. Pure: no IO, no clock.
+// The benchmark report: medians into ratios, targets into met / not met, the
+// whole run into one markdown page, one flavour into its current page and its
+// history row. Pure: no IO, no clock. A page names binaries by their version
+// and commit, never by where they sit on this machine (scrubPaths).
 //
 // A row compares the raw engine doing a job with each byre binary doing it:
 //   { name, what, show, target, bytes?, note?,
@@ -91,17 +93,34 @@ export function renderAbsolute(rows) {
 }
 
 /**
- * The whole page. meta: { date, commit, bins: [{ side, version }], cores,
+ * `text` with every `places` path ([absolute path, what to write instead])
+ * replaced, longest first so a path inside another is not half-replaced:
+ * failure notes quote the binaries' and temp directories' paths.
+ */
+export function scrubPaths(text, places) {
+  const ordered = places.filter(([from]) => from !== '').sort((a, b) => b[0].length - a[0].length);
+  return ordered.reduce((t, [from, to]) => t.split(from).join(to), text);
+}
+
+/** The flavours' results with their notes scrubbed of `places` (scrubPaths). */
+export function scrubResults(flavours, places) {
+  return flavours.map((f) => ({ ...f, notes: f.notes.map((n) => scrubPaths(n, places)) }));
+}
+
+/**
+ * The whole page. meta: { date, commit, bins: [{ side, version, built, checkout }], cores,
  * cpu, memGiB, kernel, load: [start, end], runs, bigBytes, files, quick,
  * minutes, note }. flavours: [{ label, version, rows, absolute, notes }].
+ * `title` heads the page (one flavour's current page names its engine).
  */
-export function renderReport(meta, flavours) {
+export function renderReport(meta, flavours, title = 'byre benchmarks') {
   const sides = meta.bins.map((b) => b.side);
-  const out = ['# byre benchmarks', ''];
+  const out = [`# ${title}`, ''];
   out.push(`- Date: ${meta.date}; byre commit ${meta.commit}; ${meta.minutes} min for this run.`);
-  // The version names the commit it was built from; the path would only name this machine.
   for (const b of meta.bins)
-    out.push(`- Binary${sides.length > 1 ? ` (${b.side})` : ''}: ${b.version}.`);
+    out.push(
+      `- Binary${sides.length > 1 ? ` (${b.side})` : ''}: ${b.version}, built ${b.built}, checkout ${b.checkout}.`,
+    );
   out.push(
     `- Machine: ${meta.cores} cores (${meta.cpu}), ${meta.memGiB} GiB, Linux ${meta.kernel}; ` +
       `load average ${meta.load[0]} at the start, ${meta.load[1]} at the end.`,
@@ -132,4 +151,47 @@ export function renderReport(meta, flavours) {
     for (const n of f.notes) out.push('', `- ${n}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The file name of a flavour's current page in bench/results/. */
+export const currentPageName = (flavour) => `${flavour.key}.md`;
+
+/** One flavour's current page: the run's header and that flavour's tables. */
+export function renderCurrentPage(meta, flavour) {
+  return renderReport(meta, [flavour], `byre on ${flavour.label}: current numbers`);
+}
+
+/** The history table's head; `historyRow` adds one row per run. */
+export const HISTORY_HEAD =
+  '| date | run | byre | compared with | targets met | not met | note |\n' +
+  '| --- | --- | --- | --- | --- | --- | --- |';
+
+/**
+ * One run as a row of bench/results/history.md: what ran, the binaries by
+ * version, and per flavour how many targets the last side met and which not.
+ * meta.only lists the cases a narrowed run took ([] for all).
+ */
+export function historyRow(meta, flavours) {
+  const side = meta.bins[meta.bins.length - 1].side;
+  const judged = flavours.map((f) => {
+    const verdicts = f.rows
+      .map((r) => ({ name: r.name, met: evaluate(r, side).met }))
+      .filter((r) => r.met !== null);
+    return { key: f.key, verdicts, missed: verdicts.filter((r) => !r.met).map((r) => r.name) };
+  });
+  const missed = judged.filter((j) => j.missed.length > 0);
+  const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  return `| ${[
+    meta.date,
+    `${meta.only.length === 0 ? 'all cases' : meta.only.join(', ')}; ${meta.runs} rounds; ${flavours.map((f) => f.key).join(', ')}`,
+    meta.bins[meta.bins.length - 1].version,
+    meta.bins.length > 1 ? meta.bins[0].version : '—',
+    judged
+      .map((j) => `${j.key} ${j.verdicts.length - j.missed.length}/${j.verdicts.length}`)
+      .join(', '),
+    missed.length === 0 ? '—' : missed.map((j) => `${j.key}: ${j.missed.join(' / ')}`).join('; '),
+    meta.note || '—',
+  ]
+    .map(cell)
+    .join(' | ')} |`;
 }

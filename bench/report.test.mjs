@@ -4,7 +4,17 @@
 import { describe, expect, it } from 'vitest';
 import { isoMs, probeMs } from './cases.mjs';
 import { interleave } from './lib.mjs';
-import { evaluate, formatTarget, renderTable } from './report.mjs';
+import {
+  currentPageName,
+  evaluate,
+  formatTarget,
+  historyRow,
+  renderCurrentPage,
+  renderReport,
+  renderTable,
+  scrubPaths,
+  scrubResults,
+} from './report.mjs';
 
 const row = (show, raw, byre, target, extra = {}) => ({
   name: 'case',
@@ -92,6 +102,112 @@ describe('renderTable', () => {
       byre: { before: 30, after: 30 },
     };
     expect(renderTable([own], ['before', 'after']).split('\n')[2]).toContain('| 20 ms / 10 ms |');
+  });
+});
+
+const meta = {
+  date: '2026-12-01 12:29 UTC',
+  commit: '48cd3dfc86b2',
+  bins: [
+    {
+      side: 'before',
+      version: 'byre 0.1.0 (commit efb3449de34d, linux-x64)',
+      built: '2026-12-01 10:41 UTC',
+      checkout: 'unknown',
+    },
+    {
+      side: 'after',
+      version: 'byre 0.1.0 (commit 48cd3dfc86b2, linux-x64)',
+      built: '2026-12-01 12:04 UTC',
+      checkout: '48cd3dfc86b2',
+    },
+  ],
+  cores: 2,
+  cpu: 'AMD EPYC',
+  memGiB: 24,
+  kernel: '6.18.44',
+  load: ['0.16', '1.39'],
+  runs: 9,
+  bigBytes: 1024 ** 3,
+  files: 1000,
+  quick: false,
+  minutes: '1.3',
+  note: '',
+};
+const two = (show, raw, byre, target) => ({
+  ...row(show, 0, 0, target),
+  raw: { before: raw, after: raw },
+  byre: { before: byre, after: byre },
+});
+const flavour = {
+  key: 'rootless',
+  label: 'podman rootless as byretest',
+  version: '4.3.1',
+  rows: [
+    { ...two('time', 100, 120, { of: 'ratio', max: 1.5 }), name: 'status' },
+    { ...two('speed', 950, 1000, { of: 'ratio', min: 0.96 }), name: 'deliver | 1 GiB' },
+    { ...two('time', 100, 300, null), name: 'exit' },
+  ],
+  absolute: [],
+  notes: [],
+};
+
+describe('scrubPaths', () => {
+  const places = [
+    ['/work/wt/x/dist/byre', '<after binary>'],
+    ['/work/wt/x', '<checkout>'],
+    ['/tmp', '<tmp>'],
+    ['/root', '~'],
+    ['', 'never'],
+  ];
+  it.each([
+    ['no path', 'no path'],
+    ['/work/wt/x/dist/byre config exited 1', '<after binary> config exited 1'],
+    ['python3 /work/wt/x/bench/first-frame.py', 'python3 <checkout>/bench/first-frame.py'],
+    [
+      '/tmp/byretest-bench-ab12cd-docker and /tmp/y',
+      '<tmp>/byretest-bench-ab12cd-docker and <tmp>/y',
+    ],
+    ['HOME=/root', 'HOME=~'],
+  ])('%s', (text, scrubbed) => expect(scrubPaths(text, places)).toBe(scrubbed));
+
+  it('scrubs every flavour note and leaves the rest of the results as they were', () => {
+    const [f] = scrubResults([{ ...flavour, notes: ['config failed: /tmp/a'] }], places);
+    expect(f.notes).toEqual(['config failed: <tmp>/a']);
+    expect(f.rows).toBe(flavour.rows);
+  });
+});
+
+describe('pages', () => {
+  it('name each binary by its version, build time and checkout, not by a path', () => {
+    const lines = renderReport(meta, [flavour]).split('\n');
+    expect(lines).toContain(
+      '- Binary (after): byre 0.1.0 (commit 48cd3dfc86b2, linux-x64), built 2026-12-01 12:04 UTC, checkout 48cd3dfc86b2.',
+    );
+    expect(lines).toContain(
+      '- Date: 2026-12-01 12:29 UTC; byre commit 48cd3dfc86b2; 1.3 min for this run.',
+    );
+    expect(renderReport(meta, [flavour])).not.toMatch(/\/(work|tmp|home|root)\b/);
+  });
+
+  it('a current page is one flavour under its own title and file name', () => {
+    const page = renderCurrentPage(meta, flavour);
+    expect(page.split('\n')[0]).toBe('# byre on podman rootless as byretest: current numbers');
+    expect(page).toContain('- Engines: podman rootless as byretest 4.3.1.');
+    expect(currentPageName(flavour)).toBe('rootless.md');
+  });
+
+  it('a history row: date, what ran, both binaries, and per flavour the targets the after side met', () => {
+    const docker = { ...flavour, key: 'docker', rows: [flavour.rows[0]] };
+    expect(historyRow({ ...meta, only: [], note: 'quiet | after ci' }, [docker, flavour])).toBe(
+      '| 2026-12-01 12:29 UTC | all cases; 9 rounds; docker, rootless | byre 0.1.0 (commit 48cd3dfc86b2, linux-x64) | ' +
+        'byre 0.1.0 (commit efb3449de34d, linux-x64) | docker 1/1, rootless 1/2 | rootless: deliver \\| 1 GiB | quiet \\| after ci |',
+    );
+    const one = { ...meta, only: ['status'], bins: [{ ...meta.bins[1], side: 'byre' }] };
+    const single = { ...flavour, rows: [row('time', 100, 120, { of: 'ratio', max: 1.5 })] };
+    expect(historyRow(one, [single])).toBe(
+      '| 2026-12-01 12:29 UTC | status; 9 rounds; rootless | byre 0.1.0 (commit 48cd3dfc86b2, linux-x64) | — | rootless 1/1 | — | — |',
+    );
   });
 });
 

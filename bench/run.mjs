@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // `npm run bench`: every benchmark, one table per engine flavour, written to
-// bench/results/latest.md (and the samples to latest.json). It holds the
+// bench/results/latest.md (and the samples to latest.json; neither is
+// committed). With --publish, a full run also rewrites each flavour's current
+// page (bench/results/<flavour>.md) and adds its row to bench/results/history.md,
+// the pages that are committed. It holds the
 // machine-wide engine lock for the whole run (unless an ancestor already
 // holds it: `flock … npm run bench` works too), runs the cases in a worker process
 // (bench/suite.mjs), and once the worker ends — done, failed or interrupted —
 // removes every container, image, volume and temp directory the run made.
 //
 //   npm run bench [-- --quick] [-- --runs N --big-mib N --only develop,config,status
-//                 --engines docker,podman,rootless --note TEXT --out FILE]
+//                 --engines docker,podman,rootless --note TEXT --out FILE --publish]
 //   BYRE_BIN=/path/to/byre          the binary under test (default dist/byre)
 //   BYRE_BIN_BEFORE=/path/to/byre   a second binary, compared in the same run
 //   BYRE_BENCH_USER=byretest        the rootless podman user (default BYRE_TEST_USER or byretest)
@@ -28,7 +31,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { commitOf, sweep, userIds } from './lib.mjs';
-import { renderReport } from './report.mjs';
+import {
+  HISTORY_HEAD,
+  currentPageName,
+  historyRow,
+  renderCurrentPage,
+  renderReport,
+  scrubPaths,
+  scrubResults,
+} from './report.mjs';
 
 const LOCK = '/tmp/byre-engine.lock';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -54,6 +65,7 @@ const { values: opts } = parseArgs({
     engines: { type: 'string', default: FLAVOURS.join(',') },
     note: { type: 'string', default: process.env.BYRE_BENCH_NOTE ?? '' },
     out: { type: 'string', default: path.join(here, 'results', 'latest.md') },
+    publish: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -142,6 +154,9 @@ for (const name of flavours)
   if (!FLAVOURS.includes(name))
     throw new Error(`--engines: unknown ${name} (${FLAVOURS.join(', ')})`);
 if (!(runs >= 1) || !(bigMiB >= 1)) throw new Error('--runs and --big-mib take positive numbers');
+// A current page holds every case; a partial or quick run would replace it with less.
+if (opts.publish && (quick || only.length > 0 || opts['big-mib'] !== undefined))
+  throw new Error('--publish takes a full run: drop --quick, --only and --big-mib');
 
 const binary = (p) => {
   const abs = path.resolve(repo, p);
@@ -158,6 +173,14 @@ const bins =
         { side: 'before', path: before },
         { side: 'after', path: after },
       ];
+// Paths a page must not record (a failure note quotes them), and what it writes instead.
+const places = [
+  ...bins.map((b) => [b.path, `<${b.side} binary>`]),
+  [repo, '<checkout>'],
+  [os.tmpdir(), '<tmp>'],
+  ['/tmp', '<tmp>'],
+  [os.homedir(), '~'],
+];
 const user = process.env.BYRE_BENCH_USER ?? process.env.BYRE_TEST_USER ?? 'byretest';
 
 await takeLock();
@@ -213,16 +236,16 @@ if (interrupted || !existsSync(resultsPath)) {
   process.exit(interrupted ? 130 : code || 1);
 }
 
-const results = JSON.parse(readFileSync(resultsPath, 'utf8'));
+const results = scrubResults(JSON.parse(readFileSync(resultsPath, 'utf8')), places);
 rmSync(resultsPath, { force: true });
-const describe = (b) => {
-  const version = spawnSync(b.path, ['version'], { encoding: 'utf8' }).stdout.trim();
-  const built = new Date(statSync(b.path).mtimeMs).toISOString().slice(0, 16).replace('T', ' ');
-  return {
-    ...b,
-    version: `${version}, built ${built} UTC, checkout ${commitOf(path.dirname(b.path))}`,
-  };
-};
+// A binary is named by its version (which carries its commit) and the checkout
+// it sits in, never by its path: pages are committed and read elsewhere.
+const describe = (b) => ({
+  side: b.side,
+  version: spawnSync(b.path, ['version'], { encoding: 'utf8' }).stdout.trim() || 'unknown',
+  built: `${new Date(statSync(b.path).mtimeMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  checkout: commitOf(path.dirname(b.path)),
+});
 const meta = {
   date: new Date(started).toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
   commit: commitOf(path.dirname(after)),
@@ -236,8 +259,9 @@ const meta = {
   bigBytes: config.bigBytes,
   files: config.files,
   quick,
+  only,
   minutes: ((Date.now() - started) / 60_000).toFixed(1),
-  note: opts.note,
+  note: scrubPaths(opts.note, places),
 };
 const page = renderReport(meta, results);
 mkdirSync(path.dirname(opts.out), { recursive: true });
@@ -247,4 +271,17 @@ if (opts.out.endsWith('.md')) {
 }
 process.stdout.write(page);
 process.stderr.write(`bench: wrote ${path.resolve(opts.out)}\n`);
+if (opts.publish) {
+  const history = path.join(here, 'results', 'history.md');
+  const kept = existsSync(history) ? readFileSync(history, 'utf8').trimEnd() : HISTORY_HEAD;
+  const published = results.filter((f) => !f.failed);
+  for (const f of published) {
+    writeFileSync(path.join(here, 'results', currentPageName(f)), renderCurrentPage(meta, f));
+  }
+  writeFileSync(history, `${kept}\n${historyRow(meta, results)}\n`);
+  process.stderr.write(
+    `bench: published ${published.map(currentPageName).join(', ') || 'no page'} and a history row` +
+      `${published.length < results.length ? ' (a failed flavour keeps its old page)' : ''}\n`,
+  );
+}
 process.exit(code !== 0 || left.length > 0 ? 1 : 0);

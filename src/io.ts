@@ -106,6 +106,11 @@ export function terminalConfirm(io: Io, flag = '-y'): Confirm {
   };
 }
 
+/** The y/N question on the terminal, or null when stdin is not one (the caller refuses instead). */
+export function terminalQuestion(io: Io): Confirm | null {
+  return io.stdinIsTty ? terminalConfirm(io) : null;
+}
+
 /** An Io that writes nowhere, for code that only builds the command tree (docs, tests). */
 export function silentIo(): Io {
   const sink = { write: () => true };

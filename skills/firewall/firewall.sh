@@ -2,10 +2,13 @@
 # byre-firewall: the netns init hook of byre/firewall. byre runs it on the
 # host's behalf in a helper container that shares ONLY the box's network
 # namespace (root, NET_ADMIN). It installs a deny-by-default OUTPUT policy with
-# per-IP, port-scoped ACCEPT rules for the allowlist in BYRE_EGRESS, verifies
-# the wall with a deny probe, then opens the box's launch gate by listening
-# once on loopback. Any failure exits non-zero before the gate opens, so the
-# box never starts its agent without the wall (fail closed).
+# per-IP, port-scoped ACCEPT rules for the allowlist in BYRE_EGRESS, and a
+# deny-by-default INPUT policy that lets in new connections only on the
+# published container ports in BYRE_INBOUND (so no neighbour on the bridge can
+# connect in and relay data out over the reply path), verifies the wall with a
+# deny probe, then opens the box's launch gate by listening once on loopback.
+# Any failure exits non-zero before the gate opens, so the box never starts
+# its agent without the wall (fail closed).
 set -euo pipefail
 set -f
 
@@ -46,6 +49,13 @@ if [ "$requested" -gt 0 ] && [ "${#v4[@]}" -eq 0 ] && [ "${#v6[@]}" -eq 0 ]; the
   die "none of the $requested allowlisted hosts resolved (is DNS working?)"
 fi
 
+# --- the published ports: the only doors in ---------------------------------
+inbound=()
+for p in ${BYRE_INBOUND:-}; do
+  [[ $p =~ ^[1-9][0-9]{0,4}$ ]] && ((p <= 65535)) || die "BYRE_INBOUND holds \"$p\", not a port"
+  inbound+=("$p")
+done
+
 # --- IPv6: apply where the namespace has it, or fail closed ----------------
 use6=0
 if ip6tables -w -L OUTPUT >/dev/null 2>&1; then
@@ -73,6 +83,13 @@ rules() { # $1: iptables wrapper, $2: family (4|6)
     for entry in "${v6[@]+"${v6[@]}"}"; do set -- $entry; $t -A OUTPUT -d "$1" -p tcp --dport "$2" -j ACCEPT; done
   fi
   $t -P OUTPUT DROP
+  # Inbound: loopback (the launch gate), replies to what the box itself
+  # opened, and new connections to a published port; nothing else.
+  $t -F INPUT
+  $t -A INPUT -i lo -j ACCEPT
+  $t -A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+  for p in "${inbound[@]+"${inbound[@]}"}"; do $t -A INPUT -p tcp --dport "$p" -j ACCEPT; done
+  $t -P INPUT DROP
 }
 
 rules ipt 4
@@ -111,7 +128,7 @@ if [ "${#v4[@]}" -gt 0 ]; then
   set -- ${v4[0]}
   timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null || log "warning: allow probe to $1:$2 did not connect"
 fi
-log "egress deny-by-default applied: ${#v4[@]} IPv4 / ${#v6[@]} IPv6 allow rules"
+log "egress deny-by-default applied: ${#v4[@]} IPv4 / ${#v6[@]} IPv6 allow rules; inbound only on ${#inbound[@]} published port(s)"
 
 # --- open the gate: one listen on the shared loopback ----------------------
 timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"

@@ -1,11 +1,14 @@
 // The launch banner develop prints on stderr before the box starts, read off
 // the same grant facts `byre status` shows so the two never disagree: what the
-// box is exposed to, its network line, and one loud line per containment hole.
+// box is exposed to, its network line, one loud line per containment hole, and
+// one line per raw run_args entry that widens the box.
 
 import type { EffectiveConfig } from '../config/types.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import { shellQuote } from '../output/shell-quote.js';
 import { exposureParts, exposureSummary } from '../status/exposure.js';
+import { rawRunArgHole, rawRunArgSource } from '../status/rows.js';
 import { grantFacts, type GrantFacts } from '../status/model.js';
 
 /** The banner lines for already-computed grant facts. */
@@ -21,7 +24,28 @@ export function bannerLines(facts: GrantFacts, selfEdit = false): string[] {
       (s) =>
         `byre: 🛑 containment hole: ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
     ),
+    ...facts.raw_run_args.flatMap((r) => rawRunArgLine(r)),
   ];
+}
+
+/**
+ * A raw run_args entry that widens the box, or that byre cannot read: a hole
+ * is as loud as a skill's; the rest are named, so a raw bind is never silent
+ * behind a count (adr/0051).
+ */
+function rawRunArgLine(r: GrantFacts['raw_run_args'][number]): string[] {
+  switch (r.effect) {
+    case 'hole':
+      return [`byre: 🛑 containment hole: ${rawRunArgHole(r)}`];
+    case 'inert':
+      return [];
+    case 'unknown':
+      return [
+        `byre: run_args ${shellQuote(r.argv)}: not introspected, passed through as written${r.what === '' ? '' : ` (${r.what})`}  (${rawRunArgSource(r)})`,
+      ];
+    default:
+      return [`byre: run_args ${shellQuote(r.argv)}: ${r.what}  (${rawRunArgSource(r)})`];
+  }
 }
 
 export function exposureLines(

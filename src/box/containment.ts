@@ -16,6 +16,7 @@ import {
 import type { ResolvedSkill } from '../skills/types.js';
 import { runtimeDirCandidates } from '../project/runtime-dir.js';
 import { worktreeBinds, type BoxIdentity } from './run-params.js';
+import type { BindPins } from './bind-pins.js';
 
 export interface ContainmentInput {
   params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>;
@@ -27,6 +28,12 @@ export interface ContainmentInput {
   executable: string;
   /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
   runtime: readonly string[];
+  /**
+   * The sources as byre pinned them (adr/0045): the rules judge each pinned
+   * object's real path, so the object proven at start is the one judged.
+   * Without pins (status, dockerrun, a remote engine) each path is resolved here.
+   */
+  pins?: BindPins;
 }
 
 function executables(exe: string): string[] {
@@ -55,11 +62,14 @@ export async function guardedPaths(input: ContainmentInput): Promise<GuardedPath
   };
 }
 
-export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+/** What a box would get from the host, unresolved: each source exactly as the engine is handed it. */
+export function boxSources(
+  input: ContainmentInput,
+): (Omit<BoxPath, 'host'> & { source: string })[] {
   const { params } = input;
-  const paths: BoxPath[] = [
+  const out: (Omit<BoxPath, 'host'> & { source: string })[] = [
     {
-      host: await canonicalPathLoose(params.workspaceDir),
+      source: params.workspaceDir,
       mode: 'rw',
       kind: 'workspace',
       label: `the project directory ${params.workspaceDir}`,
@@ -68,8 +78,8 @@ export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
   for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
     if (b.disabled === true) continue;
     const mode = b.mode === 'rw' ? 'rw' : 'ro';
-    paths.push({
-      host: await canonicalPathLoose(expandHost(b.host, params.home)),
+    out.push({
+      source: expandHost(b.host, params.home),
       mode,
       kind: 'mount',
       label: `the mount ${b.host} -> ${b.target} (${mode})`,
@@ -77,14 +87,24 @@ export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
   }
   for (const v of input.volumes) {
     if (v.seed === undefined || !('host' in v.seed)) continue;
-    paths.push({
-      host: await canonicalPathLoose(expandHost(v.seed.host, params.home)),
+    out.push({
+      source: expandHost(v.seed.host, params.home),
       mode: 'ro',
       kind: 'seed',
       label: `the seed ${v.seed.host} of volume ${v.name}`,
     });
   }
-  return paths;
+  return out;
+}
+
+export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
+  const judged = async (source: string): Promise<string> => {
+    const pinned = input.pins?.get(source);
+    return pinned?.kind === 'pinned' ? pinned.pin.real : canonicalPathLoose(source);
+  };
+  return Promise.all(
+    boxSources(input).map(async ({ source, ...p }) => ({ ...p, host: await judged(source) })),
+  );
 }
 
 /** Every containment refusal for this launch (empty when the box reaches none of byre's files). */

@@ -3,12 +3,13 @@
 // on, size capped), written atomically under the setup lock; and from them
 // and the launch records, the engine a project's boxes are on (adr/0053).
 
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EngineName } from '../engine/types.js';
 import { launchHashesOnDisk } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
+import { isValidProjectId } from '../project/identity.js';
 import { readRegularFile } from '../project/read-regular.js';
 import {
   engineRecordFile,
@@ -97,4 +98,20 @@ export function readRecordedEngine(
     readOtherEngineRecords(paths.dir, worktreeId),
     launchedEngines(paths.launches),
   );
+}
+
+/**
+ * The projects that keep an engine record for `worktreeId`: every identity
+ * byre launched that directory under (a linked worktree's record lives with
+ * its project). Reads the whole projects directory: for rare paths only.
+ */
+export function projectsWithEngineRecord(projectsDir: string, worktreeId: string): string[] {
+  let ids: string[];
+  try {
+    ids = readdirSync(projectsDir);
+  } catch {
+    return [];
+  }
+  const file = engineRecordFile(worktreeId);
+  return ids.filter((id) => isValidProjectId(id) && existsSync(path.join(projectsDir, id, file)));
 }

@@ -46,7 +46,8 @@ beforeEach(() => {
     commonGitDir: null,
     gitDir: null,
     gitPaths: null,
-    boxWritableRoots: [],
+    identityChange: null,
+    forged: null,
   };
 });
 

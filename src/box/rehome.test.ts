@@ -3,9 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import { ConfigError } from '../errors.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
+import { recordIdentity, recordedIdentities } from '../project/identity-record.js';
 import { recordProjectPath } from '../project/store.js';
 import { storeTag } from '../project/store-layout.js';
 import type { EnginePool } from './pool.js';
@@ -70,15 +72,9 @@ describe('pure pieces', () => {
   });
 
   it('builds the cp -a helper, with keep-id when the engine needs it', () => {
+    // The root sh helper's head (network-less, copying capabilities only) is pinned in argv.test.ts.
     expect(migrateVolumeArgv('O', 'N', 'img', true)).toEqual([
-      'run',
-      '--rm',
-      '--pull=never',
-      '--entrypoint',
-      'sh',
-      '-u',
-      '0:0',
-      '--userns=keep-id:uid=1000,gid=1000',
+      ...rootShellHelperArgv(true),
       '--mount',
       'type=volume,source=O,target=/from',
       '--mount',
@@ -230,5 +226,112 @@ describe('rehomeProject', () => {
     });
     expect(existsSync(path.join(home, 'projects', oldId, 'byre.config'))).toBe(true);
     expect(engine.volumes.has(`byre-${ctx.projectId}-state`)).toBe(true);
+  });
+});
+
+describe('rehome settles a directory whose own identity changed (adr/0047)', () => {
+  const err: string[] = [];
+  const stderr = { write: (s: string) => err.push(s) };
+  const env = (): Record<string, string> => ({ BYRE_HOME: home });
+
+  /** A main checkout `m` and a directory `w` made a linked worktree of it, in git's shape. */
+  function makeWorktreeOf(m: string, w: string): void {
+    mkdirSync(path.join(m, '.git/worktrees/w'), { recursive: true });
+    rmSync(path.join(w, '.git'), { recursive: true, force: true });
+    writeFileSync(path.join(w, '.git'), `gitdir: ${m}/.git/worktrees/w\n`);
+    writeFileSync(path.join(m, '.git/worktrees/w/commondir'), '../..\n');
+    writeFileSync(path.join(m, '.git/worktrees/w/gitdir'), `${w}/.git\n`);
+  }
+
+  it('a project root that became a worktree: rehomed in place, its config carried, the change settled', async () => {
+    const m = path.join(root, 'm');
+    mkdirSync(path.join(m, '.git'), { recursive: true });
+    const w = path.join(root, 'w');
+    mkdirSync(path.join(w, '.git'), { recursive: true });
+    const old = projectIdFor(w);
+    await recordIdentity(home, await resolveProjectContext(w, env()));
+    writeFileSync(path.join(home, 'projects', old, 'byre.config'), 'skills = ["firewall"]\n');
+    makeWorktreeOf(m, w);
+    const ctx = await resolveProjectContext(w, env(), { identityChange: 'report' });
+    expect(ctx.identityChange?.recorded.projectId).toBe(old);
+    const engine = new FakeEngine();
+    engine.volumes.set(`byre-${old}-state`, { 'byre.project': old });
+    engine.images.set(`byre-${old}-u0-g0`, { id: 'sha256:1', labels: { 'byre.project': old } });
+    const pool: EnginePool = { members: [{ name: 'docker', state: 'ok', engine }] };
+    await rehomeProject({ ctx, oldId: old, pool, stderr });
+    expect(readFileSync(ctx.project.config, 'utf8')).toBe('skills = ["firewall"]\n');
+    expect(engine.volumes.has(`byre-${projectIdFor(m)}-state`)).toBe(true);
+    expect(existsSync(path.join(home, 'projects', old))).toBe(false);
+    await expect(resolveProjectContext(w, env())).resolves.toMatchObject({
+      projectId: projectIdFor(m),
+      identityChange: null,
+    });
+  });
+
+  it('a worktree that became its own project leaves: the old config copied, nothing moved, settled', async () => {
+    const m = path.join(root, 'm');
+    mkdirSync(path.join(m, '.git'), { recursive: true });
+    const w = path.join(root, 'w');
+    mkdirSync(w);
+    makeWorktreeOf(m, w);
+    const project = projectIdFor(m);
+    await recordIdentity(home, await resolveProjectContext(w, env()));
+    writeFileSync(path.join(home, 'projects', project, 'byre.config'), 'skills = ["firewall"]\n');
+    rmSync(path.join(w, '.git'));
+    mkdirSync(path.join(w, '.git'));
+    const ctx = await resolveProjectContext(w, env(), { identityChange: 'report' });
+    await rehomeProject({ ctx, oldId: project, pool: { members: [] }, stderr });
+    expect(readFileSync(ctx.project.config, 'utf8')).toBe('skills = ["firewall"]\n');
+    expect(existsSync(path.join(home, 'projects', project, 'byre.config'))).toBe(true);
+    expect(recordedIdentities(home, w)).toEqual([
+      { projectId: projectIdFor(w), as: 'project', file: ctx.project.path },
+    ]);
+    await expect(resolveProjectContext(w, env())).resolves.toMatchObject({
+      identityChange: null,
+    });
+  });
+
+  it('refuses any other id while this directory’s own change is unsettled', async () => {
+    const gone = await stored('gone', true);
+    const m = path.join(root, 'm');
+    mkdirSync(path.join(m, '.git'), { recursive: true });
+    const w = path.join(root, 'w');
+    mkdirSync(w);
+    makeWorktreeOf(m, w);
+    await recordIdentity(home, await resolveProjectContext(w, env()));
+    rmSync(path.join(w, '.git'));
+    const ctx = await resolveProjectContext(w, env(), { identityChange: 'report' });
+    await expect(
+      rehomeProject({ ctx, oldId: gone.id, pool: { members: [] }, stderr }),
+    ).rejects.toMatchObject({ rule: 'project.identity-changed', exitCode: 3 });
+  });
+
+  it('a moved main checkout takes its worktrees’ records along', async () => {
+    const { oldId, dir, pool } = await (async () => {
+      const old = await stored('before', true);
+      const after = path.join(root, 'after');
+      mkdirSync(after);
+      const engine = new FakeEngine();
+      engine.images.set(`byre-${old.id}-u0-g0`, {
+        id: 'sha256:1',
+        labels: { 'byre.project': old.id },
+      });
+      return {
+        oldId: old.id,
+        dir: after,
+        pool: { members: [{ name: 'docker' as const, state: 'ok' as const, engine }] },
+      };
+    })();
+    const wt = path.join(root, 'wt');
+    await recordIdentity(home, {
+      projectId: oldId,
+      projectRoot: path.join(root, 'before'),
+      worktreeDir: wt,
+      worktreeId: projectIdFor(wt),
+      isLinkedWorktree: true,
+    });
+    const ctx = await resolveProjectContext(dir, env());
+    await rehomeProject({ ctx, oldId, pool, stderr });
+    expect(recordedIdentities(home, wt).map((r) => r.projectId)).toEqual([ctx.projectId]);
   });
 });

@@ -5,6 +5,9 @@
 // loader before any engine work, published create-only); rehome edits nothing
 // in it beyond the writer's standing migrations, never pulls an image, and
 // never deletes the old store unless every engine was reached and every step held.
+// It is also how a directory whose own identity changed accepts the change
+// (adr/0047): a project root that became a linked worktree is rehomed in place;
+// a linked worktree that became something else leaves its project.
 
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -21,7 +24,13 @@ import { say } from '../output/notes.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
-import { readProjectPath, recordProjectPath } from '../project/store.js';
+import { identityChangeRefusal } from '../project/identity-change.js';
+import {
+  recordIdentity,
+  removeWorktreeRecord,
+  retargetWorktreeRecords,
+} from '../project/identity-record.js';
+import { readProjectPath } from '../project/store.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import {
   describeUnreached,
@@ -149,11 +158,48 @@ interface EnginePlan {
   copies: { from: string; to: string }[];
 }
 
+/**
+ * This directory was a linked worktree of `oldId` and the user made it
+ * something else (adr/0047): it leaves that project, whose store, volumes and
+ * image stay (its other worktrees use them). A new identity without a config
+ * starts from a copy of the old one, so the box keeps its restrictions.
+ */
+export async function leaveProject(
+  req: Pick<RehomeRequest, 'ctx' | 'oldId' | 'stderr'>,
+): Promise<void> {
+  const { ctx, oldId, stderr } = req;
+  const home = ctx.store.home;
+  const old = await readMaybe(projectStorePaths(home, oldId).config);
+  const current = await readMaybe(ctx.project.config);
+  if (old !== null && current === null) {
+    const file = projectStorePaths(home, oldId).config;
+    const checked = parseLayer(old, { file, kind: 'project', name: 'project' });
+    if (checked.issues.length > 0) throw new ConfigError(checked.issues);
+  }
+  removeWorktreeRecord(home, ctx.worktreeId);
+  await recordIdentity(home, ctx);
+  if (old !== null && current === null) {
+    await writeConfig(projectConfigFile(ctx.project), () => old, { createOnly: true });
+    say(stderr, `copied ${oldId}'s config to ${ctx.project.config}`);
+  }
+  say(
+    stderr,
+    `${ctx.worktreeDir} is no longer a worktree of project ${oldId}; byre now runs it as ${ctx.projectId}`,
+  );
+}
+
 export async function rehomeProject(req: RehomeRequest): Promise<void> {
   const { ctx, oldId, pool, stderr } = req;
   const newId = ctx.projectId;
   const home = ctx.store.home;
-  if (ctx.isLinkedWorktree) {
+  // This directory's own identity changed: only its recorded id is rehomed here.
+  const change = ctx.identityChange;
+  if (change !== null) {
+    if (change.recorded.projectId !== oldId) throw identityChangeRefusal(change);
+    if (change.recorded.as === 'worktree') return leaveProject(req);
+  }
+  const inPlace = change !== null;
+  if (ctx.isLinkedWorktree && !inPlace) {
     throw new RefusedError('byre rehome runs from the main worktree, not a linked one', {
       rule: 'rehome.worktree',
       remedy:
@@ -179,7 +225,7 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       remedy: 'run byre rehome with no argument to list the ids of moved projects',
     });
   }
-  if (existsSync(oldPath)) {
+  if (existsSync(oldPath) && !(inPlace && oldPath === ctx.worktreeDir)) {
     throw new ByreError(`project ${oldId} still has its directory ${oldPath}; nothing moved`, {
       rule: 'rehome.not-moved',
       remedy:
@@ -294,7 +340,8 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     } else await writeFileAtomic(path.join(ctx.project.dir, f.name), old);
     say(stderr, `moved ${f.name} to ${ctx.project.dir}`);
   }
-  await recordProjectPath(home, newId, ctx.projectRoot);
+  await recordIdentity(home, ctx);
+  await retargetWorktreeRecords(home, oldId, newId);
 
   const failures: RemovalFailure[] = [];
   for (const inv of oldInv.engines) failures.push(...(await removeInventory(inv)));

@@ -2,9 +2,23 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { VolumeSpec } from '../config/types.js';
+import { rootShellHelperArgv } from '../engine/argv.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { planPrefsSeed, seedPrefsArgv, type EntryKind } from './seed-prefs.js';
-import type { PlannedVolume } from './volumes.js';
+import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
+import { useTempDir } from '../../test/support/temp.js';
+import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import type { BindPins } from './bind-pins.js';
+import {
+  planPrefsSeed,
+  seedAgentPrefs,
+  seedPrefsArgv,
+  type EntryKind,
+  type PrefsSeed,
+} from './seed-prefs.js';
+import type { PlannedVolume, SeedContext } from './volumes.js';
 
 const STATE: VolumeSpec = {
   name: '.claude',
@@ -85,16 +99,9 @@ describe('seedPrefsArgv', () => {
       keepId: true,
       home: '/home/ada',
     });
-    expect(argv.slice(0, 8)).toEqual([
-      'run',
-      '--rm',
-      '--pull=never',
-      '--entrypoint',
-      'sh',
-      '-u',
-      '0:0',
-      '--userns=keep-id:uid=1000,gid=1000',
-    ]);
+    const head = rootShellHelperArgv(true);
+    expect(head).toContain('--userns=keep-id:uid=1000,gid=1000');
+    expect(argv.slice(0, head.length)).toEqual(head);
     expect(argv).toContain('type=volume,source=byre-app-1a2b3c-.claude,target=/dest');
     expect(argv).toContain(
       'type=bind,source=/home/ada/.claude/keybindings.json,target=/src/0,readonly',
@@ -103,5 +110,74 @@ describe('seedPrefsArgv', () => {
     expect(argv.join(' ')).not.toContain('/home/ada/.claude,');
     expect(argv.slice(-3)).toEqual(['byre-seed-prefs', 'keybindings.json', 'themes']);
     expect(argv[argv.length - 4]).toContain('chown -R 1000:1000 /dest');
+  });
+});
+
+describe('seedAgentPrefs with the bind proof (adr/0045)', () => {
+  const tmp = useTempDir('seed-prefs');
+  const ctx = (pins: BindPins | null): SeedContext => ({
+    image: 'img',
+    uid: 1000,
+    gid: 1000,
+    keepId: false,
+    home: tmp.path,
+    pins,
+  });
+
+  function planned(): PrefsSeed {
+    const from = path.join(tmp.path, '.claude');
+    mkdirSync(path.join(from, 'themes'), { recursive: true });
+    writeFileSync(path.join(from, 'keybindings.json'), '{}');
+    writeFileSync(path.join(from, 'settings.json'), '{}');
+    return {
+      skill: 'byre/claude',
+      volume: 'byre-app-1a2b3c-.claude',
+      from: '~/.claude',
+      entries: ['keybindings.json', 'settings.json', 'themes'].map((rel) => ({
+        host: path.join(from, rel),
+        rel,
+      })),
+      skipped: [],
+    };
+  }
+
+  it('pins each entry not following a last link, leaves out one that became a link, and proves the rest', async () => {
+    const seed = planned();
+    const settings = seed.entries[1]?.host ?? '';
+    // The entry was a file when planned; a box that can write ~/.claude swaps it before the copy.
+    rmSync(settings);
+    symlinkSync('/etc/shadow', settings);
+    const engine = new FakeEngine();
+    const done = await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx(new Map()));
+    expect(done?.entries.map((e) => e.rel)).toEqual(['keybindings.json', 'themes']);
+    expect(done?.skipped).toEqual([{ rel: 'settings.json', why: 'a symbolic link' }]);
+    const argv = engine.callsTo('run')[0]?.[0] as string[];
+    const kb = statSync(seed.entries[0]?.host ?? '', { bigint: true });
+    const th = statSync(seed.entries[2]?.host ?? '', { bigint: true });
+    expect(argv).toContain(`BYRE_BIND_PROOF=${kb.dev}:${kb.ino}:/src/0,${th.dev}:${th.ino}:/src/1`);
+    expect(argv.join(' ')).not.toContain('settings.json,');
+    expect(argv[argv.indexOf('byre-seed-prefs') - 1]?.startsWith(BIND_PROOF_SH)).toBe(true);
+  });
+
+  it('a copy whose bind was swapped after the pin is a refusal, and nothing was copied', async () => {
+    const engine = new FakeEngine();
+    engine.failNext('run', runExited(222));
+    const seed = planned();
+    const failure = await seedAgentPrefs(
+      engine,
+      seed,
+      new Set([seed.volume]),
+      ctx(new Map()),
+    ).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ rule: 'bind.changed' });
+  });
+
+  it('without a proof (an engine elsewhere), copies what was planned, unchecked', async () => {
+    const engine = new FakeEngine();
+    const seed = planned();
+    await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx(null));
+    const argv = engine.callsTo('run')[0]?.[0] as string[];
+    expect(argv.some((a) => a.startsWith('BYRE_BIND_PROOF='))).toBe(false);
+    expect(argv[argv.indexOf('byre-seed-prefs') - 1]?.startsWith('set -e;')).toBe(true);
   });
 });

@@ -14,6 +14,14 @@ import { rootShellHelperArgv } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { expandHost } from '../engine/run-argv.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import { EngineError } from '../errors.js';
+import {
+  BIND_PROOF_EXIT,
+  bindProofEnvArgs,
+  provenScript,
+  type ProvenBind,
+} from '../gen/bind-proof.js';
+import { bindProofRefusal, pinSource, type SourcedBind } from './bind-pins.js';
 import type { PlannedVolume, SeedContext } from './volumes.js';
 
 export interface PrefsSeed {
@@ -81,11 +89,25 @@ export function planPrefsSeed(
   return { skill: skill.id, volume: volume.name, from: agent.prefs.from, entries, skipped };
 }
 
-/** The helper argv that copies the entries into the volume (pure). */
-export function seedPrefsArgv(seed: PrefsSeed, ctx: SeedContext): string[] {
+/** Each entry's bind into the helper, in order (`/src/<i>`). */
+export function prefsBinds(seed: PrefsSeed): SourcedBind[] {
+  return seed.entries.map((e, i) => ({
+    source: e.host,
+    target: `/src/${i}`,
+    label: `the seed_prefs entry ${e.host}`,
+  }));
+}
+
+/** The helper argv that copies the entries into the volume, proving them first when `proof` is given (pure). */
+export function seedPrefsArgv(
+  seed: PrefsSeed,
+  ctx: SeedContext,
+  proof: readonly ProvenBind[] | null = null,
+): string[] {
   const owner = `${ctx.uid}:${ctx.gid}`;
   return [
     ...rootShellHelperArgv(ctx.keepId),
+    ...bindProofEnvArgs(proof),
     '--mount',
     `type=volume,source=${seed.volume},target=/dest`,
     ...seed.entries.flatMap((e, i) => [
@@ -94,20 +116,63 @@ export function seedPrefsArgv(seed: PrefsSeed, ctx: SeedContext): string[] {
     ]),
     ctx.image,
     '-c',
-    `set -e; i=0; for rel in "$@"; do mkdir -p "/dest/$(dirname "$rel")"; cp -a "/src/$i" "/dest/$rel"; i=$((i+1)); done; chown -R ${owner} /dest`,
+    provenScript(
+      `set -e; i=0; for rel in "$@"; do mkdir -p "/dest/$(dirname "$rel")"; cp -a "/src/$i" "/dest/$rel"; i=$((i+1)); done; chown -R ${owner} /dest`,
+      proof,
+    ),
     'byre-seed-prefs',
     ...seed.entries.map((e) => e.rel),
   ];
 }
 
+/**
+ * The entries pinned now, as the plan chose them (no link as the last
+ * component): one that has become a link or gone since is left out, and the
+ * helper proves the rest (adr/0045).
+ */
+function pinPrefs(seed: PrefsSeed): { seed: PrefsSeed; proof: ProvenBind[] } {
+  const entries: PrefsSeed['entries'] = [];
+  const skipped = [...seed.skipped];
+  const pins: { dev: bigint; ino: bigint }[] = [];
+  for (const e of seed.entries) {
+    const pinned = pinSource(e.host, { noFollow: true });
+    if (pinned.kind === 'unbindable') {
+      skipped.push({ rel: e.rel, why: pinned.why });
+      continue;
+    }
+    entries.push(e);
+    pins.push(pinned.pin);
+  }
+  const kept = { ...seed, entries, skipped };
+  const proof = prefsBinds(kept).flatMap((b, i) => {
+    const pin = pins[i];
+    return pin === undefined ? [] : [{ target: b.target, dev: pin.dev, ino: pin.ino }];
+  });
+  return { seed: kept, proof };
+}
+
 /** Copies the prefs when the state volume was created by this launch; returns what was copied. */
 export async function seedAgentPrefs(
   engine: Engine,
-  seed: PrefsSeed | null,
+  planned: PrefsSeed | null,
   created: ReadonlySet<string>,
   ctx: SeedContext,
 ): Promise<PrefsSeed | null> {
-  if (seed === null || !created.has(seed.volume) || seed.entries.length === 0) return null;
-  await engine.run(seedPrefsArgv(seed, ctx));
+  if (planned === null || !created.has(planned.volume) || planned.entries.length === 0) return null;
+  const { seed, proof } =
+    (ctx.pins ?? null) === null ? { seed: planned, proof: null } : pinPrefs(planned);
+  if (seed.entries.length === 0) return seed;
+  try {
+    await engine.run(seedPrefsArgv(seed, ctx, proof));
+  } catch (error) {
+    if (
+      proof !== null &&
+      error instanceof EngineError &&
+      error.engineExitCode === BIND_PROOF_EXIT
+    ) {
+      throw bindProofRefusal(`seed_prefs for ${seed.skill}`, prefsBinds(seed), proof);
+    }
+    throw error;
+  }
   return seed;
 }

@@ -1,7 +1,14 @@
+import { statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { fakeSkill } from '../../test/support/config.js';
-import { FakeEngine } from '../../test/support/fake-engine.js';
+import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
+import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import { pinSources } from './bind-pins.js';
 import {
   OVERFLOW_GID,
   parseGid,
@@ -27,6 +34,7 @@ const PROBE: SockProbe = {
   target: '/var/run/docker.sock',
 };
 const NAME = 'byre-sockprobe-0123456789abcdef';
+const tmp = useTempDir('sock-groups');
 
 describe('sockProbes', () => {
   it('pairs each sock_groups path with the bind that brings it in, ~ expanded', () => {
@@ -38,7 +46,7 @@ describe('sockProbes', () => {
 });
 
 describe('sockProbeArgv', () => {
-  it('runs stat as root in the box image, over the bind, printing the group', () => {
+  it('runs stat as a root with no capability, network or new privileges in the box image, over the bind, printing the group', () => {
     expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
       'run',
       '--rm',
@@ -47,6 +55,9 @@ describe('sockProbeArgv', () => {
       NAME,
       '--user',
       '0:0',
+      '--network',
+      'none',
+      ...DROP_PRIVILEGES,
       '--entrypoint',
       'stat',
       '--mount',
@@ -54,6 +65,32 @@ describe('sockProbeArgv', () => {
       'img:1',
       '-c',
       '%g',
+      '/var/run/docker.sock',
+    ]);
+  });
+  it('with a proof (adr/0045), proves the bind in sh first, then runs the same stat', () => {
+    const proof = [{ target: '/var/run/docker.sock', dev: 20n, ino: 716n }];
+    expect(sockProbeArgv(PROBE, 'img:1', false, NAME, proof)).toEqual([
+      'run',
+      '--rm',
+      '--pull=never',
+      '--name',
+      NAME,
+      '--user',
+      '0:0',
+      '--network',
+      'none',
+      ...DROP_PRIVILEGES,
+      '--entrypoint',
+      'sh',
+      '-e',
+      'BYRE_BIND_PROOF=20:716:/var/run/docker.sock',
+      '--mount',
+      'type=bind,source=/var/run/docker.sock,target=/var/run/docker.sock',
+      'img:1',
+      '-c',
+      `${BIND_PROOF_SH}exec stat -c %g "$1"`,
+      'byre-sock-probe',
       '/var/run/docker.sock',
     ]);
   });
@@ -105,6 +142,21 @@ describe('probeSockGroups', () => {
     expect(failure).toBeInstanceOf(ByreError);
     expect(failure).toMatchObject({ rule: 'develop.sock-probe-failed' });
     expect((failure as Error).message).toContain('byre/docker-host mounts /var/run/docker.sock');
+  });
+
+  it('bind.changed: a probe whose bind was not the pinned object is a refusal, not a probe failure', async () => {
+    const sock = path.join(tmp.path, 'docker.sock');
+    writeFileSync(sock, '');
+    const probe = { ...PROBE, host: sock };
+    const engine = new FakeEngine();
+    engine.failNext('run', runExited(222));
+    const failure = await probeSockGroups(engine, [probe], 'img', false, pinSources([sock])).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toMatchObject({ rule: 'bind.changed', exitCode: 3 });
+    const argv = engine.callsTo('run')[0]?.[0] as string[];
+    const st = statSync(sock, { bigint: true });
+    expect(argv).toContain(`BYRE_BIND_PROOF=${st.dev}:${st.ino}:/var/run/docker.sock`);
   });
 
   it('refuses an answer that is not a group id', async () => {

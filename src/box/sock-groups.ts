@@ -6,8 +6,15 @@
 // not the group the box sees (adr/0021).
 
 import { randomBytes } from 'node:crypto';
-import { ByreError } from '../errors.js';
-import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { ByreError, EngineError } from '../errors.js';
+import {
+  BIND_PROOF_EXIT,
+  bindProofEnvArgs,
+  provenScript,
+  type ProvenBind,
+} from '../gen/bind-proof.js';
+import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
+import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { helperName } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
@@ -42,14 +49,18 @@ export function sockProbes(skills: readonly ResolvedSkill[], home: string): Sock
   );
 }
 
-/** `run --rm --name … --user 0:0 --entrypoint stat --mount … <image> -c %g <target>`. Pure. */
+/**
+ * `run --rm --name … --user 0:0 --entrypoint stat --mount … <image> -c %g <target>`;
+ * with a proof (adr/0045), `sh` proves the bind first, then runs that stat. Pure.
+ */
 export function sockProbeArgv(
   probe: SockProbe,
   image: string,
   keepId: boolean,
   name: string,
+  proof: readonly ProvenBind[] | null = null,
 ): string[] {
-  return [
+  const head = [
     'run',
     '--rm',
     NEVER_PULL,
@@ -58,15 +69,35 @@ export function sockProbeArgv(
     '--user',
     '0:0',
     ...helperUsernsArgs(keepId),
+    // `stat` of a bind needs no capability (adr/0050).
+    '--network',
+    'none',
+    ...DROP_PRIVILEGES,
+  ];
+  const mount = ['--mount', `type=bind,source=${probe.host},target=${probe.target}`];
+  if (proof === null) {
+    return [...head, '--entrypoint', 'stat', ...mount, image, '-c', '%g', probe.target];
+  }
+  return [
+    ...head,
     '--entrypoint',
-    'stat',
-    '--mount',
-    `type=bind,source=${probe.host},target=${probe.target}`,
+    'sh',
+    ...bindProofEnvArgs(proof),
+    ...mount,
     image,
     '-c',
-    '%g',
+    provenScript('exec stat -c %g "$1"', proof),
+    'byre-sock-probe',
     probe.target,
   ];
+}
+
+function probeBind(probe: SockProbe): SourcedBind {
+  return {
+    source: probe.host,
+    target: probe.target,
+    label: `the socket ${probe.host} -> ${probe.target}`,
+  };
 }
 
 /** The gid `stat -c %g` printed, or null when the answer is not one number. Pure. */
@@ -94,18 +125,27 @@ export async function probeSockGroups(
   probes: readonly SockProbe[],
   image: string,
   keepId: boolean,
+  pins: BindPins | null = null,
 ): Promise<SockGroups> {
   const gids = new Set<number>();
   const warnings: string[] = [];
   for (const probe of probes) {
     const name = helperName('sockprobe', randomBytes(8).toString('hex'));
+    const proof = pins === null ? null : provenBinds([probeBind(probe)], pins);
     let stdout: string;
     try {
-      ({ stdout } = await engine.run(sockProbeArgv(probe, image, keepId, name), {
+      ({ stdout } = await engine.run(sockProbeArgv(probe, image, keepId, name, proof), {
         timeoutMs: SOCK_PROBE_TIMEOUT_MS,
       }));
     } catch (error) {
       await engine.remove(name).catch(() => false);
+      if (
+        proof !== null &&
+        error instanceof EngineError &&
+        error.engineExitCode === BIND_PROOF_EXIT
+      ) {
+        throw bindProofRefusal(`the ${probe.skill} socket probe`, [probeBind(probe)], proof);
+      }
       throw new ByreError(
         `${probe.skill} mounts ${probe.host} at ${probe.target}, and probing its group failed`,
         {

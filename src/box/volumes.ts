@@ -4,7 +4,9 @@
 // rather than trusting a half-filled one.
 
 import type { VolumeSpec } from '../config/types.js';
-import { ByreError } from '../errors.js';
+import { ByreError, EngineError } from '../errors.js';
+import { BIND_PROOF_EXIT, bindProofEnvArgs, provenScript } from '../gen/bind-proof.js';
+import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../engine/names.js';
 import { expandHost } from '../engine/run-argv.js';
@@ -22,6 +24,8 @@ export interface SeedContext {
   gid: number;
   keepId: boolean;
   home: string;
+  /** Pinned bind sources, proven in each helper before it copies (adr/0045); null: no proof. */
+  pins?: BindPins | null;
 }
 
 /** Which project and store a volume belongs to (the store: adr/0015). */
@@ -37,7 +41,21 @@ export function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<strin
     : { [LABEL.project]: owner.projectId, [LABEL.store]: owner.storeTag };
 }
 
-/** The helper argv that seeds a volume (pure). */
+function hostSeedBind(host: string, volume: string, home: string): SourcedBind {
+  return {
+    source: expandHost(host, home),
+    target: '/src',
+    label: `the seed ${host} of volume ${volume}`,
+  };
+}
+
+/** A host seed's bind into its helper, or null for a literal seed. */
+export function seedBind(decl: VolumeSpec, home: string): SourcedBind | null {
+  const seed = decl.seed;
+  return seed !== undefined && 'host' in seed ? hostSeedBind(seed.host, decl.name, home) : null;
+}
+
+/** The helper argv that seeds a volume (pure, but for pinning a seed the containment check did not). */
 export function seedArgv(
   volume: string,
   decl: VolumeSpec,
@@ -49,16 +67,19 @@ export function seedArgv(
   const head = (interactive: boolean): string[] => rootShellHelperArgv(ctx.keepId, interactive);
   const dest = ['--mount', `type=volume,source=${volume},target=/dest`];
   if ('host' in seed) {
-    const source = expandHost(seed.host, ctx.home);
+    const bind = hostSeedBind(seed.host, decl.name, ctx.home);
+    const pins = ctx.pins ?? null;
+    const proof = pins === null ? null : provenBinds([bind], pins);
     return {
       argv: [
         ...head(false),
+        ...bindProofEnvArgs(proof),
         ...dest,
         '--mount',
-        `type=bind,source=${source},target=/src,readonly`,
+        `type=bind,source=${bind.source},target=${bind.target},readonly`,
         ctx.image,
         '-c',
-        `cp -a /src/. /dest/ && chown -R ${owner} /dest`,
+        provenScript(`cp -a /src/. /dest/ && chown -R ${owner} /dest`, proof),
       ],
     };
   }
@@ -101,11 +122,23 @@ export async function seedFreshVolumes(
   const seeded: string[] = [];
   for (const v of volumes) {
     if (!created.has(v.name) || v.decl.seed === undefined || v.decl.role !== 'state') continue;
-    const { argv, input } = seedArgv(v.name, v.decl, ctx);
     try {
+      const { argv, input } = seedArgv(v.name, v.decl, ctx);
       await engine.run(argv, input === undefined ? {} : { input });
     } catch (error) {
       await engine.volumeRemove(v.name).catch(() => false);
+      // A seed source that is gone or unpinnable says so itself.
+      if (error instanceof ByreError && !(error instanceof EngineError)) throw error;
+      const bind = seedBind(v.decl, ctx.home);
+      const pins = ctx.pins ?? null;
+      if (
+        bind !== null &&
+        pins !== null &&
+        error instanceof EngineError &&
+        error.engineExitCode === BIND_PROOF_EXIT
+      ) {
+        throw bindProofRefusal(`seeding volume ${v.decl.name}`, [bind], provenBinds([bind], pins));
+      }
       throw new ByreError(
         `seeding volume ${v.decl.name} failed; it was removed so the next launch retries`,
         {

@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import {
   ADD_SCRIPT,
   NO_GIT_EXIT,
   REMOVE_SCRIPT,
   worktreeAddArgv,
+  worktreeHelperBinds,
   worktreeRemoveArgv,
   type WorktreeHelperInput,
 } from './worktree-helper.js';
+import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 
 const input: WorktreeHelperInput = {
   image: 'byre-app-1a2b3c-u1000-g1000',
@@ -21,7 +24,7 @@ const input: WorktreeHelperInput = {
 };
 
 describe('worktree helper argv', () => {
-  it('registers in a network-less container, git paths bound at their own paths, main read-only', () => {
+  it('registers in a network-less container without capabilities or new privileges, git paths bound at their own paths, main read-only', () => {
     expect(worktreeAddArgv(input, 'feat')).toEqual([
       'run',
       '--rm',
@@ -32,6 +35,7 @@ describe('worktree helper argv', () => {
       'sh',
       '--network',
       'none',
+      ...DROP_PRIVILEGES,
       '-u',
       '1000:1000',
       '-e',
@@ -57,6 +61,25 @@ describe('worktree helper argv', () => {
       'byre-app-1a2b3c-u1000-g1000',
       '-c',
       ADD_SCRIPT,
+    ]);
+  });
+
+  it('proves each bind before git runs when given a proof (adr/0045), in bind order', () => {
+    const proof = [
+      { target: '/src/app', dev: 1n, ino: 2n },
+      { target: '/src/app/.git', dev: 1n, ino: 3n },
+      { target: '/src/app-feat', dev: 1n, ino: 4n },
+    ];
+    const argv = worktreeRemoveArgv({ ...input, proof }, false);
+    expect(argv).toContain('BYRE_BIND_PROOF=1:2:/src/app,1:3:/src/app/.git,1:4:/src/app-feat');
+    expect(argv.at(-1)).toBe(`${BIND_PROOF_SH}${REMOVE_SCRIPT}`);
+    expect(worktreeAddArgv({ ...input, proof }, 'feat').at(-1)).toBe(
+      `${BIND_PROOF_SH}${ADD_SCRIPT}`,
+    );
+    expect(worktreeHelperBinds(input).map((b) => b.path)).toEqual(proof.map((p) => p.target));
+    expect(worktreeHelperBinds({ ...input, targetExists: false }).map((b) => b.path)).toEqual([
+      '/src/app',
+      '/src/app/.git',
     ]);
   });
 

@@ -4,7 +4,8 @@
 // start) and removal. The repository's git never runs on the host: its hooks
 // and config are the box's to write. Pure: argv and scripts only.
 
-import { helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
+import { bindProofEnvArgs, provenScript, type ProvenBind } from '../gen/bind-proof.js';
 import { worktreeAddHelperName } from '../engine/names.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 
@@ -56,6 +57,27 @@ export interface WorktreeHelperInput {
   targetExists: boolean;
   /** The target's worktree id: names the helper. */
   targetId: string;
+  /** Each bind's pinned identity, proven before git runs (adr/0045); null: no proof (a remote engine). */
+  proof?: readonly ProvenBind[] | null;
+}
+
+/** A bind of the helper: each directory at its own path, so git's recorded paths hold. */
+export interface HelperBind {
+  path: string;
+  readonly: boolean;
+  /** For messages. */
+  label: string;
+}
+
+/** The helper's binds, in argv order: the main worktree (read-only), the common git dir, the worktree. */
+export function worktreeHelperBinds(input: WorktreeHelperInput): HelperBind[] {
+  return [
+    { path: input.main, readonly: true, label: `the main worktree ${input.main}` },
+    { path: input.commonGitDir, readonly: false, label: `the git dir ${input.commonGitDir}` },
+    ...(input.targetExists
+      ? [{ path: input.target, readonly: false, label: `the worktree ${input.target}` }]
+      : []),
+  ];
 }
 
 function helperArgv(
@@ -63,10 +85,7 @@ function helperArgv(
   env: Readonly<Record<string, string>>,
   script: string,
 ): string[] {
-  const same = (p: string, readonly: boolean): string[] => [
-    '--mount',
-    `type=bind,source=${p},target=${p}${readonly ? ',readonly' : ''}`,
-  ];
+  const proof = input.proof ?? null;
   return [
     'run',
     '--rm',
@@ -77,6 +96,9 @@ function helperArgv(
     'sh',
     '--network',
     'none',
+    // The repository's git (its hooks and config are the box's) runs as the
+    // box's user with no capability and no way to gain one (adr/0050).
+    ...DROP_PRIVILEGES,
     '-u',
     `${input.uid}:${input.gid}`,
     ...helperUsernsArgs(input.keepId),
@@ -95,12 +117,14 @@ function helperArgv(
     'GIT_CONFIG_VALUE_0=*',
     '-e',
     'HOME=/tmp',
-    ...same(input.main, true),
-    ...same(input.commonGitDir, false),
-    ...(input.targetExists ? same(input.target, false) : []),
+    ...bindProofEnvArgs(proof),
+    ...worktreeHelperBinds(input).flatMap((b) => [
+      '--mount',
+      `type=bind,source=${b.path},target=${b.path}${b.readonly ? ',readonly' : ''}`,
+    ]),
     input.image,
     '-c',
-    script,
+    provenScript(script, proof),
   ];
 }
 

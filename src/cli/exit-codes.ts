@@ -16,7 +16,7 @@ export const COMMON_EXITS: readonly ExitDoc[] = [
   {
     code: '3',
     meaning:
-      'refused on purpose, nothing changed: e.g. a host tool (docker, podman, git, ssh) that PATH finds inside a directory the box can write, or an id another directory owns',
+      'refused on purpose, nothing changed: e.g. a host tool (docker, podman, git, ssh) that PATH finds inside a directory the box can write, an id another directory owns, a worktree structure a box could have forged, or a directory whose identity changed since byre launched in it',
   },
   { code: '70', meaning: 'byre crashed: a bug, with a stack on stderr' },
 ];
@@ -36,7 +36,7 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     {
       code: '3',
       meaning:
-        'a session already runs in this directory, an exclusive volume or a host port is held, or byre cannot rule either out',
+        'a session already runs in this directory, an exclusive volume or a host port is held, or byre cannot rule either out; or a fresh config would drop what this directory’s earlier identity restricted, unconfirmed',
     },
   ],
   worktree: [
@@ -88,14 +88,19 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     {
       code: '3',
       meaning:
-        'a session of either id is live, this is a linked worktree, or a differing byre.config waits at the new id',
+        'a session of either id is live, this is a linked worktree (whose own identity did not change), a differing byre.config waits at the new id, or this directory’s own identity change is unsettled',
     },
   ],
   forget: [
     { code: '1', meaning: 'forget was cancelled, or an engine could not be reached' },
     { code: '3', meaning: 'a session of the project is live: nothing was removed' },
   ],
-  dockerfile: [],
+  dockerfile: [
+    {
+      code: '3',
+      meaning: '--context names a directory that exists or that a box of this project can write',
+    },
+  ],
   dockerrun: [],
   ejectfirewall: [],
   version: [],

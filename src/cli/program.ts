@@ -208,9 +208,12 @@ export function buildProgram(io: Io): Command {
   program
     .command('rehome')
     .description(
-      'Re-point a moved directory’s identity: migrate volumes and stored config from its old id.',
+      'Re-point a moved directory’s identity, or accept a directory’s changed one: migrate volumes and stored config from its old id.',
     )
-    .argument('[old-id]', 'the id the project had before it moved (omit to list candidates)')
+    .argument(
+      '[old-id]',
+      'the id the project had before it moved or changed (omit to list candidates)',
+    )
     .action(async (oldId: string | undefined) => {
       const { rehomeCommand } = await import('../commands/rehome.js');
       await rehomeCommand(io, oldId);
@@ -228,9 +231,13 @@ export function buildProgram(io: Io): Command {
   program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
-    .action(async () => {
+    .option(
+      '--context <dir>',
+      'also write a fresh build context into <dir> (a new directory no box can write), to build by hand',
+    )
+    .action(async (options: { context?: string }) => {
       const { dockerfileCommand } = await import('../commands/dockerfile.js');
-      await dockerfileCommand(io);
+      await dockerfileCommand(io, options);
     });
 
   program

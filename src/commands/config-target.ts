@@ -16,7 +16,7 @@ import {
   type ConfigFile,
 } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
-import type { Io } from '../io.js';
+import { terminalQuestion, type Io } from '../io.js';
 import { printNotes } from '../output/notes.js';
 import { ensurePrivateDir } from '../project/atomic-write.js';
 import {
@@ -30,7 +30,8 @@ import { loadCatalog } from '../skills/catalog.js';
 import { resolveEnabledSkills } from '../skills/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { onboardingText } from '../config/onboarding.js';
-import { packageCanon, templateLookup } from './load.js';
+import { guardFreshConfig } from './fresh-config.js';
+import { packageCanon, templateLookup, userHome } from './load.js';
 
 export interface TargetFlags {
   global?: boolean;
@@ -86,6 +87,7 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
     return { file, lock: storeLock, ctx, label: `layer ${flags.layer}`, seed: '' };
   }
   await checkProjectPath(ctx);
+  await guardFreshConfig(ctx, userHome(io), terminalQuestion(io));
   await recordProjectPath(home, ctx.projectId, ctx.projectRoot);
   await ensurePrivateDir(ctx.project.dir);
   return {

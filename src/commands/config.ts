@@ -24,7 +24,14 @@ import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
 import { colorWanted } from '../tui/model/terminal.js';
 import { resolveTarget, type TargetFlags } from './config-target.js';
-import { hostEnvReaders, packageChoices, templateLookup, userHome } from './load.js';
+import {
+  hostEnvReaders,
+  packageChoices,
+  plantedLinkIssues,
+  projectDeclinedRoots,
+  templateLookup,
+  userHome,
+} from './load.js';
 
 export type ConfigOptions = TargetFlags;
 /** Host env values, each read once: git is asked per key, not per keypress. */
@@ -99,13 +106,14 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const opened = readBelow(current.text);
   if (opened.issues.length > 0) throw new ConfigError(opened.issues);
 
-  const roots = project.boxWritableRoots;
+  const roots = projectDeclinedRoots(io, project);
   const world: EditorWorld = {
     ...known,
     file: editorFile,
     layers: layerNames(home),
     readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
+    plantedLinks: plantedLinkIssues(project, userHome(io)),
     userHome: userHome(io),
     projectId: project.projectId,
     hostUid: io.uid,

@@ -32,6 +32,8 @@ import {
   type DeliverPlan,
 } from '../transfer/deliver-args.js';
 import { localTransferEngines } from '../transfer/podman-memo.js';
+import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
+import { byreHome } from '../project/store-layout.js';
 import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';
 import type { BeatTerminal } from '../transfer/paste/beat.js';
@@ -104,8 +106,10 @@ function readable(io: Io): Readable {
 }
 
 function hostLookup(io: Io, deps: DeliverDeps): ToolLookup {
-  // deliver is machine-scoped: no project roots to decline, as for its engine pool.
-  return deps.lookup ?? createHostTools({ declinedRoots: [], env: io.env }).resolve;
+  if (deps.lookup !== undefined) return deps.lookup;
+  // deliver is machine-scoped: it declines the trees known without a project (adr/0046), as its engine pool does.
+  const declinedRoots = treeRoots(storeWritableTrees(byreHome(io.env)));
+  return createHostTools({ declinedRoots, env: io.env }).resolve;
 }
 
 export async function deliverCommand(

@@ -7,8 +7,10 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
@@ -149,6 +151,20 @@ describe('develop: the launch', () => {
     expect(w.engine.containers.size).toBe(0);
   });
 
+  it('launch.write-failed: a launch record it cannot write creates no box, and says where', async () => {
+    mkdirSync(w.store, { recursive: true });
+    symlinkSync(path.join(w.dir), path.join(w.store, 'launches'));
+    const error = await refusal(develop());
+    expect(error.rule).toBe('launch.write-failed');
+    expect(renderError(error)).toMatch(
+      new RegExp(
+        `cannot write the launch record ${w.store}/launches/[0-9a-f]{64}\\.toml: .*; the box was not created`,
+      ),
+    );
+    expect(mutations(w.engine)).not.toContain('create');
+    expect(mutations(w.engine)).not.toContain('startAttached');
+  });
+
   it('skips the build when the image carries this exact context, and builds again when it changes', async () => {
     await develop();
     await develop();
@@ -193,6 +209,53 @@ describe('develop: the launch', () => {
       (e: unknown) => (e instanceof PassthroughExit ? e.code : e),
     );
     expect(outcome).toBe(passed);
+  });
+});
+
+describe('develop: the bind proof (adr/0045)', () => {
+  function createArgv(): string[] {
+    return w.engine.callsTo('create')[0]?.[0] as string[];
+  }
+
+  it('hands the launcher every bind with its source pinned, the workspace first', async () => {
+    const data = path.join(path.dirname(w.dir), 'data');
+    mkdirSync(data);
+    w.writeConfig(`[[mounts]]\nhost = "${data}"\ntarget = "/data"\n`);
+    await develop();
+    const ws = statSync(w.dir, { bigint: true });
+    const d = statSync(data, { bigint: true });
+    expect(createArgv()).toContain(
+      `BYRE_BIND_PROOF=${ws.dev}:${ws.ino}:/workspace,${d.dev}:${d.ino}:/data`,
+    );
+    expect(w.io.err).not.toContain('binds not proven');
+  });
+
+  it('bind.changed: the launcher’s proof status is a refusal naming the bind that leads elsewhere now', async () => {
+    const data = path.join(path.dirname(w.dir), 'data');
+    mkdirSync(data);
+    w.writeConfig(`[[mounts]]\nhost = "${data}"\ntarget = "/data"\n`);
+    // What a box that can write above the source does between byre's check and the start.
+    w.engine.onStart = async () => {
+      renameSync(data, `${data}.real`);
+      symlinkSync(w.home, data);
+    };
+    w.engine.exitCode = 222;
+    const error = await refusal(develop());
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('bind.changed');
+    expect(error.message).toContain('byre stopped this box before anything ran in it');
+    expect(error.details).toEqual([
+      `the mount ${data} -> /data: ${data} now leads to ${w.home}, another object`,
+    ]);
+  });
+
+  it('against an engine elsewhere, proves nothing and says so before the start', async () => {
+    w.io.env['DOCKER_HOST'] = 'ssh://me@build-host';
+    await develop();
+    expect(createArgv().some((a) => a.startsWith('BYRE_BIND_PROOF='))).toBe(false);
+    expect(w.io.err).toContain(
+      "byre: 🛑 binds not proven: DOCKER_HOST names ssh://…, another machine's engine;",
+    );
   });
 });
 

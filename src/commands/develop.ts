@@ -6,10 +6,17 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import type { Io } from '../io.js';
+import { terminalQuestion, type Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
-import { checkContainment, containmentInput } from '../box/containment.js';
+import { boxSources, checkContainment, containmentInput } from '../box/containment.js';
+import {
+  bindProofRefusal,
+  pinSources,
+  proofOfBox,
+  type BindPins,
+  type BoxProof,
+} from '../box/bind-pins.js';
 import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
@@ -26,6 +33,7 @@ import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { readEngineRecord, readRecordedEngine, writeEngineRecord } from '../box/engine-record.js';
 import { engineMoveLine, formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../box/run-params.js';
@@ -44,8 +52,16 @@ import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
-import { buildRunArgv, runEnv, type RunBind, type RunParams } from '../engine/run-argv.js';
+import {
+  buildRunArgv,
+  expandHost,
+  runEnv,
+  type RunBind,
+  type RunParams,
+} from '../engine/run-argv.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
+import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
+import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { causeDetails } from '../output/render-error.js';
@@ -69,6 +85,7 @@ import {
   writeDeliveryReceipt,
   writeLaunchRecord,
 } from '../launch/store.js';
+import type { LaunchRecord } from '../launch/record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say, sayAll } from '../output/notes.js';
@@ -79,7 +96,7 @@ import { snapshotStore } from '../exit-report/store-snapshot.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { syncStoreGuide } from '../project/store-guide.js';
-import { recordProjectPath } from '../project/store.js';
+import { recordIdentity } from '../project/identity-record.js';
 import { storeTag } from '../project/store-layout.js';
 import {
   boxHostEnv,
@@ -90,6 +107,7 @@ import {
   userHome,
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { guardFreshConfig } from './fresh-config.js';
 import {
   decideProjectEngine,
   detectProjectEngine,
@@ -330,8 +348,10 @@ interface Prepared {
   netns: NetnsPlan | null;
   /** Set when credential rows must be delivered over the channel. */
   credentials: CredentialDelivery | null;
-  /** The launch record's hash, when it was written (the delivery receipt names it). */
-  launchHash: string | undefined;
+  /** The launch record's hash (the delivery receipt names it). */
+  launchHash: string;
+  /** What the launcher proves first (adr/0045); null when the engine runs elsewhere. */
+  proof: BoxProof | null;
 }
 
 /**
@@ -382,9 +402,21 @@ async function prepareBox(
   verbose: boolean,
 ): Promise<Prepared> {
   const home = userHome(io);
-  const { config, skills, warnings } = await loadBoxConfig(ctx, home);
-  // Again over the config as re-read under the lock, before the engine creates or removes anything.
-  await checkContainment(containmentInput(ctx, ctx.store.home, home, config, skills));
+  const { config, skills, warnings, trees } = await loadBoxConfig(ctx, home);
+  // Again over the config as re-read under the lock, before the engine creates or removes anything:
+  // every source pinned first and the pinned objects judged, so the objects the
+  // launcher proves at start are the ones judged here (adr/0045).
+  const elsewhere = engineElsewhereNow(engine.facts, io.env);
+  const checked = containmentInput(ctx, ctx.store.home, home, config, skills);
+  // The self-edit store is byre's own and outside the rules (they would refuse it); pinned beside them.
+  const pins: BindPins | null =
+    elsewhere === null
+      ? pinSources([
+          ...boxSources(checked).map((s) => s.source),
+          ...(selfEdit ? [expandHost(selfEditBind(ctx).host, home)] : []),
+        ])
+      : null;
+  await checkContainment(pins === null ? checked : { ...checked, pins });
   const credentialValuesOpened = await credentialValues(config, session);
   if (config.engine.value !== detectedChoice) {
     throw new RefusedError(
@@ -392,10 +424,10 @@ async function prepareBox(
       { rule: 'develop.engine-changed', remedy: 'run byre develop again' },
     );
   }
-  const plan = await planBox(io, { ctx, config, skills, warnings });
+  const plan = await planBox(io, { ctx, config, skills, warnings, trees });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, trees, config);
   const params: RunParams = launchRunParams({
     box: ctx,
     config,
@@ -450,6 +482,7 @@ async function prepareBox(
     gid: params.gid,
     keepId: engine.facts.keepId,
     home,
+    pins,
   };
   await seedFreshVolumes(engine, volumes, created, seedCtx);
   await seedPrefsOnce(io, engine, planPrefsSeed(config, skills, volumes, home), created, seedCtx);
@@ -460,6 +493,7 @@ async function prepareBox(
     sockProbes(skills, home),
     params.image,
     engine.facts.keepId,
+    pins,
   );
   for (const w of sockGroups.warnings) say(io.stderr, w, 'warning');
   const launched: RunParams = { ...params, groupAdd: sockGroups.gids };
@@ -482,20 +516,16 @@ async function prepareBox(
     now: deps.clock(),
     image: { digest, ...(digestError === undefined ? {} : { digestError }) },
   });
-  let launchHash: string | undefined;
-  try {
-    launchHash = writeLaunchRecord(ctx.project.launches, record);
-  } catch (error) {
-    say(
-      io.stderr,
-      `could not write the launch record (${error instanceof Error ? error.message : String(error)}); byre status will not be able to verify this box`,
-      'warning',
-    );
-  }
-  const final: RunParams = {
+  // Fail closed: a box without its record is one status cannot describe
+  // (it would show the current config and a wrong reason), so none is created.
+  const launchHash = writeLaunchRecordOrRefuse(ctx.project.launches, record);
+  const labelled: RunParams = {
     ...launched,
-    labels: { ...launched.labels, ...(launchHash === undefined ? {} : { launch: launchHash }) },
+    labels: { ...launched.labels, launch: launchHash },
   };
+  const proof = pins === null ? null : proofOfBox(labelled, pins);
+  const final: RunParams =
+    proof === null ? labelled : { ...labelled, bindProof: bindProofValue(proof.proven) };
 
   const mountTargets = [
     ...volumes.map((v) => v.decl.target),
@@ -531,11 +561,32 @@ async function prepareBox(
     banner: [
       ...exposureLines(config, skills, hostEnv, undefined, selfEdit),
       ...portBanner(portChoice),
+      ...(elsewhere === null ? [] : [unprovenBanner(elsewhere)]),
     ],
     netns,
     credentials,
     launchHash,
+    proof,
   };
+}
+
+/** The launch record's hash; a record that cannot be written stops the launch before create. */
+function writeLaunchRecordOrRefuse(launchesDir: string, record: LaunchRecord): string {
+  try {
+    return writeLaunchRecord(launchesDir, record);
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+    throw new ByreError(`${error.message}; the box was not created`, {
+      rule: error.rule,
+      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+      cause: error,
+    });
+  }
+}
+
+/** The banner line when the engine cannot be shown to mount what byre checked (adr/0045). */
+function unprovenBanner(why: string): string {
+  return `byre: 🛑 binds not proven: ${why}; byre cannot show the engine mounts the objects it checked, so a box that can write above a bind source could redirect it (docs/SECURITY.md)`;
 }
 
 /** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
@@ -550,16 +601,14 @@ async function deliverBeside(
   } catch (error) {
     return { error };
   }
-  if (prepared.launchHash !== undefined) {
-    try {
-      writeDeliveryReceipt(
-        ctx.project.launches,
-        prepared.launchHash,
-        prepared.credentials.values.map((v) => v.key),
-      );
-    } catch {
-      // Only status's "delivered" line depends on it; the box has its credentials.
-    }
+  try {
+    writeDeliveryReceipt(
+      ctx.project.launches,
+      prepared.launchHash,
+      prepared.credentials.values.map((v) => v.key),
+    );
+  } catch {
+    // Only status's "delivered" line depends on it; the box has its credentials.
   }
   return null;
 }
@@ -733,11 +782,13 @@ export async function runDevelop(
   // The project directory alone, before the store is written: a directory
   // holding the store or byre itself is refused before anything is created.
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
-  await recordProjectPath(ctx.store.home, ctx.projectId, ctx.projectRoot);
+  // A fresh config never drops what this directory's earlier identity restricted (adr/0047).
+  await guardFreshConfig(ctx, userHome(io), deps.confirm ?? terminalQuestion(io));
+  await recordIdentity(ctx.store.home, ctx);
   await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
     printWarnings(io.stderr, [
       {
-        message: `could not refresh ${ctx.store.home}/AGENTS.md: ${error instanceof Error ? error.message : String(error)}`,
+        message: `could not refresh the store guide: ${error instanceof Error ? error.message : String(error)}`,
       },
     ]);
   });
@@ -756,10 +807,11 @@ export async function runDevelop(
   }
   const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
   if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
-  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, io.env);
+  const declined = treeRoots(early.trees);
+  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, declined, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
-  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, engine);
+  const pool = deps.pool ?? enginePool(declined, io.env, engine);
   const session = await openCredentialSession(io, early.config, flags.passphraseFd);
 
   const prepared = await withSetupLock(ctx.project, () =>
@@ -790,6 +842,13 @@ export async function runDevelop(
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
   reportSession(io, ctx, before);
+  if (prepared.proof !== null && code === BIND_PROOF_EXIT) {
+    throw bindProofRefusal(
+      'byre stopped this box before anything ran in it',
+      prepared.proof.binds,
+      prepared.proof.proven,
+    );
+  }
   if (credentialFailure !== null) {
     const { error } = credentialFailure;
     throw new ByreError(

@@ -7,6 +7,7 @@ import { checkContainment, containmentInput } from '../box/containment.js';
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -18,12 +19,18 @@ import { withDefaults, type CommandDeps } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
-  const { ctx, config, skills } = await loadBox(io);
+  const { ctx, config, skills, trees } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
   const decision = decideProjectEngine(ctx, config.engine.value);
-  const { facts: engine } = await detectProjectEngine(detect, ctx, decision, io.env);
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const { facts: engine } = await detectProjectEngine(
+    detect,
+    ctx,
+    decision,
+    treeRoots(trees),
+    io.env,
+  );
+  const hostEnv = boxHostEnv(io, trees, config);
   const params = launchRunParams({
     box: ctx,
     config,

@@ -56,7 +56,7 @@ import { say } from '../output/notes.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
-import { loadBoxConfig, userHome } from './load.js';
+import { loadBoxConfig, projectDeclinedRoots, userHome } from './load.js';
 
 export interface DoctorOptions {
   prune?: boolean;
@@ -75,13 +75,17 @@ const REGISTRY_TIMEOUT_MS = 20_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-async function engineFact(name: EngineName, ctx: ProjectContext, env: Env): Promise<EngineFact> {
-  const r = resolveHostTool(name, { declinedRoots: ctx.boxWritableRoots, env });
+async function engineFact(
+  name: EngineName,
+  declinedRoots: readonly string[],
+  env: Env,
+): Promise<EngineFact> {
+  const r = resolveHostTool(name, { declinedRoots, env });
   if (r.kind === 'absent') return { name, state: 'absent' };
   if (r.kind === 'declined') return { name, state: 'declined', path: r.path, root: r.root };
   try {
     // Asked for real, every run: a remembered answer is never evidence of health (adr/0053).
-    const f = await detectEngine(name, ctx.boxWritableRoots, env, { health: true });
+    const f = await detectEngine(name, declinedRoots, env, { health: true });
     return {
       name,
       state: 'ok',
@@ -105,8 +109,8 @@ async function engineFact(name: EngineName, ctx: ProjectContext, env: Env): Prom
   }
 }
 
-function toolFact(tool: string, ctx: ProjectContext, env: Env): ToolFact {
-  const r = resolveHostTool(tool, { declinedRoots: ctx.boxWritableRoots, env });
+function toolFact(tool: string, declinedRoots: readonly string[], env: Env): ToolFact {
+  const r = resolveHostTool(tool, { declinedRoots, env });
   if (r.kind === 'found') return { tool, state: 'found', path: r.path };
   if (r.kind === 'declined') return { tool, state: 'declined', path: r.path, root: r.root };
   return { tool, state: 'absent' };
@@ -153,8 +157,12 @@ function readInt(s: string): number | null {
 }
 
 /** Free space where `engine` keeps images, when that is on this host. */
-async function diskFact(name: EngineName, env: Env): Promise<DiskFact> {
-  const r = resolveHostTool(name, { declinedRoots: [], env });
+async function diskFact(
+  name: EngineName,
+  declinedRoots: readonly string[],
+  env: Env,
+): Promise<DiskFact> {
+  const r = resolveHostTool(name, { declinedRoots, env });
   if (r.kind !== 'found')
     return { engine: name, state: 'unmeasured', root: null, why: 'not installed' };
   try {
@@ -335,13 +343,18 @@ interface Diagnosis {
   leftovers: LeftoverReport;
 }
 
-async function diagnose(io: Io, ctx: ProjectContext, pool: EnginePool): Promise<Diagnosis> {
+async function diagnose(
+  io: Io,
+  ctx: ProjectContext,
+  declined: readonly string[],
+  pool: EnginePool,
+): Promise<Diagnosis> {
   const home = ctx.store.home;
   const [loaded, engines, limits, disks, scans] = await Promise.all([
     loadConfig(ctx, userHome(io)),
-    Promise.all(ENGINES.map((n) => engineFact(n, ctx, io.env))),
+    Promise.all(ENGINES.map((n) => engineFact(n, declined, io.env))),
     limitFacts(),
-    Promise.all(ENGINES.map((n) => diskFact(n, io.env))),
+    Promise.all(ENGINES.map((n) => diskFact(n, declined, io.env))),
     scanLabelledObjects(pool),
   ]);
   const recorded = readRecordedEngine(ctx.project, ctx.worktreeId);
@@ -358,9 +371,9 @@ async function diagnose(io: Io, ctx: ProjectContext, pool: EnginePool): Promise<
       .filter((d) => engines.some((e) => e.name === d.engine && e.state === 'ok'))
       .map(diskFinding),
     baseFinding(base),
-    toolFinding(toolFact('git', ctx, io.env)),
-    toolFinding(toolFact('ssh', ctx, io.env)),
-    clipboardFinding(clipboard.map((t) => toolFact(t, ctx, io.env))),
+    toolFinding(toolFact('git', declined, io.env)),
+    toolFinding(toolFact('ssh', declined, io.env)),
+    clipboardFinding(clipboard.map((t) => toolFact(t, declined, io.env))),
     limitFinding(limits, process.platform),
     storeFinding(storeFacts(home, io.uid)),
     launchRecordFinding(
@@ -452,12 +465,13 @@ export async function doctorCommand(
     });
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
-  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const declined = projectDeclinedRoots(io, ctx);
+  const pool = deps.pool ?? enginePool(declined, io.env, null);
   if (options.prune === true) {
     await prune(io, ctx, pool, options, deps);
     return;
   }
-  const { findings, leftovers } = await diagnose(io, ctx, pool);
+  const { findings, leftovers } = await diagnose(io, ctx, declined, pool);
   const report = { workdir: ctx.worktreeDir, projectId: ctx.projectId, findings, leftovers };
   io.stdout.write(options.data === true ? renderDoctorData(report) : renderDoctorText(report));
   if (!isUsable(findings)) {

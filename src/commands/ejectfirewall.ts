@@ -4,6 +4,7 @@
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { bakedIds, imageTag } from '../engine/names.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
@@ -11,7 +12,7 @@ import { withDefaults, type CommandDeps } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
-  const { ctx, config, skills } = await loadBox(io);
+  const { ctx, config, skills, trees } = await loadBox(io);
   const posture = postureFacts(config, skills);
   if (posture.hook === null || posture.skill === null) {
     throw new ByreError(
@@ -24,7 +25,13 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
   }
   const detect = withDefaults(deps).detect;
   const decision = decideProjectEngine(ctx, config.engine.value);
-  const { facts: engine } = await detectProjectEngine(detect, ctx, decision, io.env);
+  const { facts: engine } = await detectProjectEngine(
+    detect,
+    ctx,
+    decision,
+    treeRoots(trees),
+    io.env,
+  );
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

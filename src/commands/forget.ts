@@ -7,7 +7,8 @@ import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { declaredVolumeRoles } from './load.js';
+import { retargetWorktreeRecords } from '../project/identity-record.js';
+import { declaredVolumeRoles, projectDeclinedRoots } from './load.js';
 import type { ResetOptions } from './reset.js';
 import type { CommandDeps } from './deps.js';
 
@@ -23,7 +24,7 @@ export async function forgetCommand(
   const outcome = await teardown({
     verb: 'forget',
     projectId: ctx.projectId,
-    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: true,
     storeDir: existsSync(ctx.project.dir) ? ctx.project.dir : null,
     yes: options.force === true,
@@ -31,6 +32,10 @@ export async function forgetCommand(
     stderr: io.stderr,
     volumeRoles: await declaredVolumeRoles(io, ctx),
   });
+  // Its worktrees' records go with its store: they name a project byre no longer keeps (adr/0047).
+  if (outcome.removed.includes(`store ${ctx.project.dir}`)) {
+    await retargetWorktreeRecords(ctx.store.home, ctx.projectId, null);
+  }
   const n = outcome.removed.length;
   confirmRemoved(
     io.stderr,

@@ -1,5 +1,7 @@
 // The read path every box command shares: where we stand, the merged config
-// cascade, and the enabled skills. Reads only; never enrols or writes.
+// cascade, the enabled skills, and the trees a box can write (adr/0046),
+// with the refusal of a granted path through a link planted in one. Reads
+// only; never enrols or writes.
 
 import { homedir } from 'node:os';
 import { loadCascade } from '../config/read.js';
@@ -22,7 +24,18 @@ import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry, type HostReaders } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
-import { expandHost } from '../engine/run-argv.js';
+import { boxWritableTrees, grantsOf, treeRoots, type TreeGrants } from '../box/writable-trees.js';
+import {
+  LINK_RULE,
+  grantedHostPaths,
+  linkFindingMessage,
+  linkFindingRemedy,
+  linkRefusal,
+  plantedLinkFindings,
+  type LinkFinding,
+} from '../box/granted-paths.js';
+import type { BoxTree } from '../project/box-trees.js';
+import { walkHostPath } from '../project/host-path-view.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
 import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
 import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
@@ -32,6 +45,8 @@ export interface LoadedBox {
   config: EffectiveConfig;
   skills: ResolvedSkill[];
   warnings: ConfigIssue[];
+  /** The box-writable trees (adr/0046) of this box. */
+  trees: BoxTree[];
 }
 
 /** A bundled template by bare name, from the binary's embedded files. */
@@ -129,13 +144,18 @@ export interface BoxConfig {
  * the other commands refuse.
  */
 export function readBoxConfig(ctx: ProjectContext, home: string): BoxConfig {
+  return readCascade(ctx, home);
+}
+
+/** readBoxConfig; `home` undefined skips the mount-host existence check. */
+function readCascade(ctx: ProjectContext, home: string | undefined): BoxConfig {
   const catalog = loadCatalog({ home: ctx.store.home, kind: 'skill' });
   const { config, issues, locate } = loadCascade({
     home: ctx.store.home,
     projectId: ctx.projectId,
     bundledTemplate: templateLookup(ctx.store.home),
     canon: packageCanon(ctx.store.home, catalog),
-    userHome: home,
+    ...(home === undefined ? {} : { userHome: home }),
   });
   return { config, warnings: issues, catalog: catalog.asSkillCatalog(), locate };
 }
@@ -147,7 +167,58 @@ export async function loadBoxConfig(
 ): Promise<Omit<LoadedBox, 'ctx'>> {
   const { config, warnings, catalog, locate } = readBoxConfig(ctx, home);
   const skills = resolveEnabledSkills(config, catalog, locate);
-  return { config, skills, warnings };
+  return { config, skills, warnings, trees: checkedTrees(ctx, config, skills, home, locate) };
+}
+
+/**
+ * The box-writable trees of a box of `config` and `skills` here, after
+ * refusing (exit 3, located) any granted host path resolved through a link
+ * that lives in one of them (adr/0046). Every verb that loads a box's config
+ * comes through here, status included.
+ */
+export function checkedTrees(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  home: string,
+  locate: ValueLocation,
+): BoxTree[] {
+  const { trees, findings } = boxTrees(ctx, config, skills, home, locate);
+  if (findings.length > 0) throw linkRefusal(findings);
+  return trees;
+}
+
+/** The trees, and each granted path through a link planted in one, unrefused (status shows them). */
+export function boxTrees(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  home: string,
+  locate: ValueLocation,
+  /** Trees already gathered for this very config and skills (the status scan's). */
+  known?: BoxTree[],
+): { trees: BoxTree[]; findings: LinkFinding[] } {
+  const trees = known ?? boxWritableTrees(ctx, grantsOf(config, skills), home);
+  const granted = grantedHostPaths(config, skills, home, locate);
+  return { trees, findings: plantedLinkFindings(granted, walkHostPath, trees) };
+}
+
+/** checkedTrees's findings as located issues, for the config editor (it shows them, it does not throw). */
+export function plantedLinkIssues(
+  ctx: ProjectContext,
+  home: string,
+): (
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  locate: ValueLocation,
+) => ConfigIssue[] {
+  return (config, skills, locate) =>
+    boxTrees(ctx, config, skills, home, locate).findings.map((f) => ({
+      rule: LINK_RULE,
+      message: linkFindingMessage(f),
+      location: f.granted.location,
+      fix: linkFindingRemedy(f),
+    }));
 }
 
 export async function loadBox(io: Io): Promise<LoadedBox> {
@@ -162,11 +233,15 @@ export function userHome(io: Io): string {
 }
 
 /** env_from_host for this box, read through a pinned host git (a declined git reads nothing). */
-export function boxHostEnv(io: Io, ctx: ProjectContext, config: EffectiveConfig): HostEnvEntry[] {
+export function boxHostEnv(
+  io: Io,
+  trees: readonly BoxTree[],
+  config: EffectiveConfig,
+): HostEnvEntry[] {
   return resolveHostEnv(
     config.envFromHost,
     new Set(Object.keys(config.env)),
-    hostEnvReaders(io, ctx.boxWritableRoots),
+    hostEnvReaders(io, treeRoots(trees)),
   );
 }
 
@@ -176,17 +251,48 @@ export function hostEnvReaders(io: Io, declinedRoots: readonly string[]): HostRe
   return hostReaders(io.env, git.kind === 'found' ? git.path : null);
 }
 
-/** Host directories the box can write: this project's own roots and every read-write bind. */
-export function boxWritableHostPaths(
-  ctx: ProjectContext,
-  config: EffectiveConfig,
-  skills: readonly ResolvedSkill[],
-  home: string,
-): string[] {
-  const rw = [...config.mounts.map((m) => m.value), ...skills.flatMap((s) => s.runtime.mounts)]
-    .filter((m) => m.mode === 'rw' && m.disabled !== true)
-    .map((m) => expandHost(m.host, home));
-  return [...ctx.boxWritableRoots, ...rw];
+/**
+ * The trees for a command that does not otherwise read the config (shell,
+ * reset, the status scan …): the config is read for its grants only, without
+ * the checks a launch needs; skills that do not resolve grant nothing. A
+ * config that does not read at all leaves only the trees that need no config
+ * (adr/0046 says why that is the bound).
+ */
+export function projectTrees(io: Io, ctx: ProjectContext): TreesRead {
+  const home = userHome(io);
+  let read: BoxConfig | null = null;
+  let grants: TreeGrants | null = null;
+  try {
+    let box: BoxConfig;
+    try {
+      box = read = readBoxConfig(ctx, home);
+    } catch (error) {
+      // The full read's own refusal is the caller's to meet (status reads again).
+      if (!(error instanceof ByreError)) throw error;
+      box = readCascade(ctx, undefined);
+    }
+    let skills: ResolvedSkill[] = [];
+    try {
+      skills = resolveEnabledSkills(box.config, box.catalog, box.locate);
+    } catch (error) {
+      if (!(error instanceof ByreError)) throw error;
+    }
+    grants = grantsOf(box.config, skills);
+  } catch (error) {
+    if (!(error instanceof ByreError)) throw error;
+  }
+  return { trees: boxWritableTrees(ctx, grants, home), read };
+}
+
+export interface TreesRead {
+  trees: BoxTree[];
+  /** readBoxConfig's answer when it read cleanly, so a caller need not read again. */
+  read: BoxConfig | null;
+}
+
+/** projectTrees as plain paths, for host tool pinning. */
+export function projectDeclinedRoots(io: Io, ctx: ProjectContext): string[] {
+  return treeRoots(projectTrees(io, ctx).trees);
 }
 
 /**
@@ -197,8 +303,7 @@ export function boxWritableHostPaths(
 export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
   const { ctx, config, skills } = loaded;
   const home = userHome(io);
-  const writable = boxWritableHostPaths(ctx, config, skills, home);
-  const contextFiles = await readContextFiles(config, home, writable);
+  const contextFiles = await readContextFiles(config, home, treeRoots(loaded.trees));
   const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
   // `files` come from the main worktree: the image is the project's, shared by
   // every worktree, and a linked one is empty until its box checks it out.

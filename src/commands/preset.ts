@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 
 import { containmentInput, containmentProblems } from '../box/containment.js';
+import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
 import { writeAppliedMarker } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { MAX_CONFIG_BYTES, parseLayer } from '../config/parse.js';
@@ -212,7 +213,7 @@ async function review(
     if (!(error instanceof ByreError)) throw error;
     skillError = error.message;
   }
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, boxWritableTrees(ctx, grantsOf(config, skills), home), config);
   const model = statusModel({
     project: ctx,
     config,

@@ -80,10 +80,11 @@ export async function detectProjectEngine(
   detect: Detect,
   ctx: ProjectContext,
   decision: EngineDecision,
+  declined: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<ProjectEngine> {
   try {
-    return { facts: await detect(decision.ask, ctx.boxWritableRoots, env), decision };
+    return { facts: await detect(decision.ask, declined, env), decision };
   } catch (error) {
     // The engine the project's boxes are on, whether `auto` or the config chose it.
     const held = decision.ask === decision.recorded ? decision.recorded : null;

@@ -16,6 +16,7 @@ import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
@@ -43,21 +44,27 @@ export async function rebuildCommand(
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
   const decision = decideProjectEngine(ctx, early.config.engine.value);
-  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, io.env);
+  const { facts } = await detectProjectEngine(
+    deps.detect,
+    ctx,
+    decision,
+    treeRoots(early.trees),
+    io.env,
+  );
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
 
   await withSetupLock(ctx.project, async () => {
-    const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
+    const { config, skills, warnings, trees } = await loadBoxConfig(ctx, userHome(io));
     if (config.engine.value !== early.config.engine.value) {
       throw new RefusedError(
         `the config's engine changed to "${config.engine.value}" while byre was starting on ${facts.name}`,
         { rule: 'rebuild.engine-changed', remedy: 'run byre rebuild again' },
       );
     }
-    const plan = await planBox(io, { ctx, config, skills, warnings });
+    const plan = await planBox(io, { ctx, config, skills, warnings, trees });
     printNotes(io.stderr, [...warnings, ...plan.notes]);
     await ensureImage({
       engine,

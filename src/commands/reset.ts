@@ -6,7 +6,7 @@ import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { confirmRemoved, teardown, throwIfIncomplete } from '../box/teardown.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { declaredVolumeRoles } from './load.js';
+import { declaredVolumeRoles, projectDeclinedRoots } from './load.js';
 import type { CommandDeps } from './deps.js';
 
 export interface ResetOptions {
@@ -24,7 +24,7 @@ export async function resetCommand(
   const outcome = await teardown({
     verb: 'reset',
     projectId: ctx.projectId,
-    pool: deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null),
+    pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: false,
     storeDir: null,
     yes: options.force === true,

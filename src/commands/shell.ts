@@ -9,6 +9,7 @@ import { shellExecSpec } from '../box/shell.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import type { CommandDeps } from './deps.js';
+import { projectDeclinedRoots } from './load.js';
 
 export interface ShellOptions {
   skipUidCheck?: boolean;
@@ -25,7 +26,7 @@ export async function shellCommand(
   const ctx = await resolveProjectContext(io.cwd, io.env);
   // An id another directory owns names that directory's box: refuse before any engine is asked.
   await checkProjectPath(ctx);
-  const pool = deps.pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  const pool = deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null);
   const scan = await findSessions(pool, { projectId: ctx.projectId, worktreeId: ctx.worktreeId });
   const box = scan.boxes[0];
   if (box === undefined) {

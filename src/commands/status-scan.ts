@@ -11,6 +11,9 @@ import { withoutIdleEngines } from '../box/idle-probe.js';
 import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
 import { LABEL } from '../engine/names.js';
 import type { EngineName } from '../engine/types.js';
+import { treeRoots } from '../box/writable-trees.js';
+import type { BoxTree } from '../project/box-trees.js';
+import { projectTrees, type BoxConfig } from './load.js';
 import {
   checkProjectPath,
   resolveProjectContext,
@@ -37,6 +40,10 @@ export interface StatusScan {
   answers: Promise<ScanAnswers>;
   /** Asks more engines the same question. */
   ask(pool: EnginePool): Promise<ScanAnswers>;
+  /** The config as read for the trees, when it read cleanly (the page reads it again otherwise). */
+  config: BoxConfig | null;
+  /** The box-writable trees of that config (adr/0046). */
+  trees: BoxTree[];
 }
 
 /**
@@ -48,11 +55,19 @@ export interface StatusScan {
  * would have been "none". A pool the caller gives (tests) is asked as given.
  */
 export async function startStatusScan(io: Io, pool?: EnginePool): Promise<StatusScan> {
-  const ctx = await resolveProjectContext(io.cwd, io.env);
+  // A changed identity or a forged worktree structure is shown on the page
+  // and refused by its exit status (status.ts).
+  const ctx = await resolveProjectContext(io.cwd, io.env, {
+    identityChange: 'report',
+    forged: 'report',
+  });
   await checkProjectPath(ctx);
   const ownRecord = readEngineRecord(ctx.project.dir, ctx.worktreeId);
   const otherRecords = readOtherEngineRecords(ctx.project.dir, ctx.worktreeId);
-  const installed = pool ?? enginePool(ctx.boxWritableRoots, io.env, null);
+  // The config is read first: its read-write mounts and seeds are trees a
+  // planted docker or podman may not be run from (adr/0046).
+  const { trees, read } = projectTrees(io, ctx);
+  const installed = pool ?? enginePool(treeRoots(trees), io.env, null);
   const live = (members: EnginePool): EnginePool =>
     pool === undefined ? withoutIdleEngines(members, io.env) : members;
   const ask = (members: EnginePool): Promise<ScanAnswers> =>
@@ -67,5 +82,5 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const answers = ask(asked);
   // Awaited by the page; an error thrown before that must not leave it unhandled.
   answers.catch(() => undefined);
-  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask };
+  return { ctx, ownRecord, otherRecords, installed, asked, answers, ask, config: read, trees };
 }

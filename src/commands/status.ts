@@ -20,7 +20,9 @@ import { deliveredHostEnv } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
+import type { ContainmentRefusal } from '../project/containment.js';
 import type { ProjectContext } from '../project/context.js';
+import { identityChangeRefusal } from '../project/identity-change.js';
 import type { PortSpec } from '../config/types.js';
 import type { HostPort } from '../box/port-block.js';
 import { worktreeIdFor } from '../project/worktree.js';
@@ -39,7 +41,9 @@ import {
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
-import { boxHostEnv, readBoxConfig, userHome } from './load.js';
+import { boxHostEnv, boxTrees, readBoxConfig, userHome } from './load.js';
+import { linkFindingRefusal, linkRefusal } from '../box/granted-paths.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
@@ -56,10 +60,11 @@ async function detect(
   detectEngine: Detect,
   ctx: ProjectContext,
   decision: EngineDecision,
+  declined: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ engine: StatusEngine; facts: EngineFacts | null }> {
   try {
-    const { facts } = await detectProjectEngine(detectEngine, ctx, decision, env);
+    const { facts } = await detectProjectEngine(detectEngine, ctx, decision, declined, env);
     return {
       engine: { kind: 'ok', name: facts.name, rootless: facts.rootless, keepId: facts.keepId },
       facts,
@@ -131,6 +136,20 @@ async function nextPorts(
     : { session: null, refusals: [] };
 }
 
+/**
+ * A forged worktree structure or a changed identity (adr/0047): the page
+ * shows the directory as it resolves now (a forged one as its own project),
+ * and the refusals every other verb gives.
+ */
+function identityRefusals(ctx: ProjectContext): ContainmentRefusal[] {
+  const change = ctx.identityChange === null ? null : identityChangeRefusal(ctx.identityChange);
+  return [ctx.forged, change].flatMap((refusal) =>
+    refusal === null
+      ? []
+      : [{ rule: refusal.rule, message: refusal.message, remedy: refusal.remedy ?? '' }],
+  );
+}
+
 /** The repository's worktrees by worktree id, read from git's files (never by running git). */
 function worktreesById(ctx: ProjectContext): Map<string, WorktreeEntry> {
   if (ctx.commonGitDir === null) return new Map();
@@ -160,10 +179,12 @@ export async function statusCommand(
     asked,
     answers: recorded,
     ask,
+    config: read,
+    trees: scanned,
   } = prefetched ?? (await startStatusScan(io, deps.pool));
 
   const home = userHome(io);
-  const { config, warnings: issues, catalog, locate } = readBoxConfig(ctx, home);
+  const { config, warnings: issues, catalog, locate } = read ?? readBoxConfig(ctx, home);
   let skills: ResolvedSkill[] = [];
   let skillError: string | null = null;
   try {
@@ -175,10 +196,19 @@ export async function statusCommand(
     const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
     skillError = install === null ? error.message : `${error.message}; ${install}`;
   }
+  // A granted path through a link a box could have planted: on the page, and refused by the exit status (adr/0046).
+  const { trees, findings: planted } = boxTrees(
+    ctx,
+    config,
+    skills,
+    home,
+    locate,
+    read === null ? undefined : scanned,
+  );
 
   // Engine questions first, so they run while the host env is read below.
   const decision = decideProjectEngine(ctx, config.engine.value);
-  const detection = detect(deps.detect, ctx, decision, io.env);
+  const detection = detect(deps.detect, ctx, decision, treeRoots(trees), io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
   const early = new Set(asked.members.map((m) => m.name));
   const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
@@ -188,7 +218,7 @@ export async function statusCommand(
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
 
-  const hostEnv = boxHostEnv(io, ctx, config);
+  const hostEnv = boxHostEnv(io, trees, config);
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
@@ -236,9 +266,11 @@ export async function statusCommand(
     );
   }
 
-  const refusals = await containmentProblems(
-    containmentInput(ctx, ctx.store.home, home, config, skills),
-  );
+  const refusals = [
+    ...identityRefusals(ctx),
+    ...planted.map(linkFindingRefusal),
+    ...(await containmentProblems(containmentInput(ctx, ctx.store.home, home, config, skills))),
+  ];
   const ports = await nextPorts(
     ctx,
     config.ports.map((p) => p.value),
@@ -324,5 +356,6 @@ export async function statusCommand(
     io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
   }
   // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
+  if (planted.length > 0) throw linkRefusal(planted);
   if (refusals.length > 0) throw containmentError(refusals);
 }

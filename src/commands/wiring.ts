@@ -38,7 +38,8 @@ import {
   type ConfigTarget,
   type TargetFlags,
 } from './config-target.js';
-import { boxHostEnv, userHome } from './load.js';
+import { boxHostEnv, projectDeclinedRoots, userHome } from './load.js';
+import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
 
 /** The injected side effects: the editor handoff (tests replace it). */
 export interface WiringDeps {
@@ -222,7 +223,7 @@ async function textFromEditor(
   const initial = existing !== undefined && 'text' in existing.value ? existing.value.text : '';
   const text = (deps.edit ?? editText)({
     env: io.env,
-    declinedRoots: target.ctx.boxWritableRoots,
+    declinedRoots: projectDeclinedRoots(io, target.ctx),
     name: `byre-context-${name}.md`,
     initial,
     help: [
@@ -364,7 +365,11 @@ export async function wiringListCommand(io: Io, key: WiringKey): Promise<void> {
         config,
         skills,
         skillError: null,
-        hostEnv: boxHostEnv(io, ctx, config),
+        hostEnv: boxHostEnv(
+          io,
+          boxWritableTrees(ctx, grantsOf(config, skills), userHome(io)),
+          config,
+        ),
         projectId: ctx.projectId,
         hostUid: io.uid,
       });

@@ -8,15 +8,19 @@ import path from 'node:path';
 
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment.js';
+import { bindProofRefusal, pinSources, provenBinds, type BoxProof } from '../box/bind-pins.js';
 import { ensureImage } from '../box/image.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { censusSessions, describeUnchecked, pidAlive } from '../box/sessions.js';
 import {
   NO_GIT_EXIT,
   worktreeAddArgv,
+  worktreeHelperBinds,
   worktreeRemoveArgv,
   type WorktreeHelperInput,
 } from '../box/worktree-helper.js';
+import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
+import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { detectEngine } from '../engine/detect.js';
 import type { Engine } from '../engine/engine.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
@@ -31,13 +35,15 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
+import { removeWorktreeRecord } from '../project/identity-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { storeTag } from '../project/store-layout.js';
 import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
-import { loadBoxConfig, planBox, userHome } from './load.js';
+import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
+import { treeRoots } from '../box/writable-trees.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 
 export interface WorktreeOptions {
@@ -74,10 +80,19 @@ function requireSetUp(ctx: ProjectContext): void {
 async function projectEngine(
   io: Io,
   ctx: ProjectContext,
-): Promise<{ engine: Engine; choice: string; tag: string; uid: number; gid: number }> {
+): Promise<{
+  engine: Engine;
+  choice: string;
+  tag: string;
+  uid: number;
+  gid: number;
+  /** The box-writable trees as paths (adr/0046): what pinning declines. */
+  declined: string[];
+}> {
   const early = await loadBoxConfig(ctx, userHome(io));
+  const declined = treeRoots(early.trees);
   const decision = decideProjectEngine(ctx, early.config.engine.value);
-  const { facts } = await detectProjectEngine(detectEngine, ctx, decision, io.env);
+  const { facts } = await detectProjectEngine(detectEngine, ctx, decision, declined, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {
@@ -85,6 +100,7 @@ async function projectEngine(
     choice: early.config.engine.value,
     tag: imageTag(ctx.projectId, ids.uid, ids.gid),
     ...ids,
+    declined,
   };
 }
 
@@ -94,14 +110,14 @@ async function ensureProjectImage(
   ctx: ProjectContext,
   e: Awaited<ReturnType<typeof projectEngine>>,
 ): Promise<void> {
-  const { config, skills, warnings } = await loadBoxConfig(ctx, userHome(io));
+  const { config, skills, warnings, trees } = await loadBoxConfig(ctx, userHome(io));
   if (config.engine.value !== e.choice) {
     throw new RefusedError(
       `the config's engine changed to "${config.engine.value}" while byre was starting on ${e.engine.facts.name}`,
       { rule: 'worktree.engine-changed', remedy: 'run the command again' },
     );
   }
-  const plan = await planBox(io, { ctx, config, skills, warnings });
+  const plan = await planBox(io, { ctx, config, skills, warnings, trees });
   printNotes(io.stderr, [...warnings, ...plan.notes]);
   await ensureImage({
     engine: e.engine,
@@ -118,8 +134,11 @@ async function ensureProjectImage(
   });
 }
 
-function helperFailure(error: unknown, what: string): ByreError {
+function helperFailure(error: unknown, what: string, proof: BoxProof | null): ByreError {
   if (!(error instanceof EngineError)) throw error;
+  if (proof !== null && error.engineExitCode === BIND_PROOF_EXIT) {
+    return bindProofRefusal(`byre stopped git before it could ${what}`, proof.binds, proof.proven);
+  }
   if (error.engineExitCode === NO_GIT_EXIT) {
     return new RefusedError(`this project's image has no git, so byre cannot ${what}`, {
       rule: 'worktree.no-git',
@@ -152,6 +171,42 @@ function targetState(target: string): 'absent' | 'empty' {
     });
   }
   return 'empty';
+}
+
+/**
+ * The helper's binds pinned, the pinned objects judged by the containment
+ * rules, and the proof the helper checks before git runs (adr/0045); null
+ * when the engine runs elsewhere. Under the setup lock, after the target exists.
+ */
+async function helperProof(
+  io: Io,
+  ctx: ProjectContext,
+  e: Awaited<ReturnType<typeof projectEngine>>,
+  input: WorktreeHelperInput,
+): Promise<BoxProof | null> {
+  if (engineElsewhereNow(e.engine.facts, io.env) !== null) return null;
+  const binds = worktreeHelperBinds(input).map((b) => ({
+    source: b.path,
+    target: b.path,
+    label: b.label,
+  }));
+  const pins = pinSources(binds.map((b) => b.source));
+  const [main, ...rest] = binds;
+  const base = containmentInput(
+    { worktreeDir: main?.source ?? input.main, gitPaths: null },
+    ctx.store.home,
+    userHome(io),
+    null,
+  );
+  await checkContainment({
+    ...base,
+    params: {
+      ...base.params,
+      extraBinds: rest.map((b) => ({ host: b.source, target: b.target, mode: 'rw' as const })),
+    },
+    pins,
+  });
+  return { binds, proven: provenBinds(binds, pins) };
 }
 
 function helperInput(
@@ -212,11 +267,14 @@ export async function worktreeCommand(
   await withSetupLock(ctx.project, async () => {
     await ensureProjectImage(io, ctx, e);
     if (state === 'absent') mkdirSync(target, { mode: 0o755 });
+    const input = helperInput(ctx, e, target, true);
+    let proof: BoxProof | null = null;
     try {
-      await e.engine.run(worktreeAddArgv(helperInput(ctx, e, target, true), name));
+      proof = await helperProof(io, ctx, e, input);
+      await e.engine.run(worktreeAddArgv({ ...input, proof: proof?.proven ?? null }, name));
     } catch (error) {
       rmdirQuietly(target);
-      throw helperFailure(error, `register the worktree ${target}`);
+      throw helperFailure(error, `register the worktree ${target}`, proof);
     }
   });
   const made = await resolveWorktree(target);
@@ -252,7 +310,7 @@ interface SessionIndex {
 
 /** Which worktree ids of this project have a running box, across engines. */
 async function runningSessions(io: Io, ctx: ProjectContext): Promise<SessionIndex> {
-  const pool = enginePool(ctx.boxWritableRoots, io.env, null);
+  const pool = enginePool(projectDeclinedRoots(io, ctx), io.env, null);
   const answers = await askPool(pool, (engine) =>
     engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [LABEL.workdir]),
   );
@@ -369,7 +427,7 @@ export async function worktreeRemoveCommand(
     io.cwd,
   );
   const e = await projectEngine(io, ctx);
-  const pool = enginePool(ctx.boxWritableRoots, io.env, e.engine);
+  const pool = enginePool(e.declined, io.env, e.engine);
   const id = worktreeIdFor(entry.path);
   await withSetupLock(ctx.project, async () => {
     const census = await censusSessions(
@@ -398,25 +456,35 @@ export async function worktreeRemoveCommand(
     for (const box of census.stale) await box.engine.remove(box.id);
     await ensureProjectImage(io, ctx, e);
     const input = helperInput(ctx, e, entry.path, !entry.missing);
+    const proof = await helperProof(io, ctx, e, input);
     // Never checked out, git counts every file as deleted; nothing of the user's is in it yet.
     const force = options.force === true || neverCheckedOut(entry);
     let failure: unknown = null;
     try {
-      await e.engine.run(worktreeRemoveArgv(input, force));
+      await e.engine.run(worktreeRemoveArgv({ ...input, proof: proof?.proven ?? null }, force));
     } catch (error) {
       failure = error;
+    }
+    if (
+      proof !== null &&
+      failure instanceof EngineError &&
+      failure.engineExitCode === BIND_PROOF_EXIT
+    ) {
+      throw helperFailure(failure, `remove ${entry.path}`, proof);
     }
     // The directory is a mount point in the helper, so git cannot remove it
     // and exits non-zero even when it removed everything else: success is
     // git's admin dir being gone.
     if (!adminGone(ctx, entry)) {
-      if (failure !== null) throw helperFailure(failure, `remove ${entry.path}`);
+      if (failure !== null) throw helperFailure(failure, `remove ${entry.path}`, proof);
       throw new ByreError(`git left ${entry.path} registered`, {
         rule: 'worktree.git-failed',
         remedy: 'look at it with `byre worktree list`',
       });
     }
     if (!entry.missing) rmdirQuietly(entry.path);
+    // The path is free again: a later project there is not this worktree (adr/0047).
+    removeWorktreeRecord(ctx.store.home, id);
   });
   say(
     io.stderr,

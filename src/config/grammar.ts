@@ -39,14 +39,41 @@ export const BUNDLED_NAMES: readonly string[] = [
   'opencode-shared-auth',
 ];
 
+/** A bundled name byre no longer ships: what became of it and where its package lives now. */
+export interface RetiredBundled {
+  /** What happened to it, as the reference's tombstone says it. */
+  fate: string;
+  /** The id its package is installed under now. */
+  successor: string;
+  /** The manifest URI and digest the reference's tombstone pins for that package. */
+  uri: string;
+  digest: string;
+}
+
+const PJL_SKILLS = 'https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills';
+const DEVLOG: Omit<RetiredBundled, 'fate'> = {
+  successor: 'pjlsergeant/devlog',
+  uri: `${PJL_SKILLS}/v1.0.0/skills/devlog/skill.toml`,
+  digest: 'sha256:9ecb65b18386ceea0dc54b7bb040b42e29a9872ab8fed4f9b1f86d5562926c12',
+};
+
 /**
- * Bundled names byre no longer ships, and the id each package moved to. They
- * stay reserved, and a config that still names one gets the move as its
- * remedy instead of "not available".
+ * The tombstones: bundled names byre no longer ships, each with the pinned
+ * install of the package it became (the reference's table, byte for byte).
+ * They stay reserved as package ids, and a config that still names one gets
+ * the install as its remedy, never "not available". `devloop` was devlog's
+ * name before a rename. Named layers are another namespace: these names are
+ * legal there (adr/0059).
  */
-export const RETIRED_BUNDLED: Readonly<Record<string, string>> = {
-  codereview: 'pjlsergeant/codereview',
-  devlog: 'pjlsergeant/devlog',
+export const RETIRED_BUNDLED: Readonly<Record<string, RetiredBundled>> = {
+  codereview: {
+    fate: 'moved out of byre',
+    successor: 'pjlsergeant/codereview',
+    uri: `${PJL_SKILLS}/v1.0.2/skills/codereview/skill.toml`,
+    digest: 'sha256:3d0bf433dfab52ad947e125987d50b44aa47000414bbe14023bbcf80277ade86',
+  },
+  devlog: { fate: 'moved out of byre', ...DEVLOG },
+  devloop: { fate: 'renamed to devlog, then moved out of byre', ...DEVLOG },
 };
 
 export const NONE = 'none';
@@ -55,6 +82,18 @@ export const NONE = 'none';
 export const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** The same, for prose: newline and tab are text there. */
 export const CONTROL_EXCEPT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/**
+ * What an `[env]` value cannot hold, or null. It is baked as a Dockerfile ENV
+ * line (gen/quote.ts's dockerfileQuote), which carries every other character
+ * byte for byte: a line feed would end the instruction, and no environment
+ * holds a NUL.
+ */
+export function unbakeableEnvValue(value: string): 'a line feed' | 'a NUL' | null {
+  if (value.includes('\n')) return 'a line feed';
+  if (value.includes('\0')) return 'a NUL';
+  return null;
+}
 
 /** `~`, `~/…` or an absolute path: how host-side paths are written. */
 export function isHostPath(path: string): boolean {

@@ -173,7 +173,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       removal: '`target = "!/path"` removes the inherited mount at that target',
     },
     grammar:
-      '`host` is `~/…` or absolute and must exist unless the mount is disabled; `target` is absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide.',
+      '`host` is `~/…` or absolute and must exist unless the mount is disabled; `target` is absolute; neither holds a comma. Two mounts (or a mount and a volume) on one target collide. A host path reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (`containment.link-in-box-tree`, adr/0046): name where the link leads.',
     example: '[[mounts]]\nhost = "~/src/shared-lib"\ntarget = "/opt/shared-lib"\nmode = "ro"',
     rules: [
       'config.mount-host-invalid',
@@ -266,7 +266,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       removal: '`name = "!x"` removes the inherited volume x',
     },
     grammar:
-      'Names are `[A-Za-z0-9_.-]+`; `target` is absolute. A seed is allowed only on a project-scoped state volume; `exclusive` only on project scope.',
+      'Names are `[A-Za-z0-9_.-]+`; `target` is absolute. A seed is allowed only on a project-scoped state volume; `exclusive` only on project scope. A seed `host` reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (`containment.link-in-box-tree`, adr/0046): name where the link leads.',
     example: '[[volumes]]\nname = "cargo"\nrole = "cache"\ntarget = "/home/dev/.cargo"',
     rules: [
       'config.volume-name-invalid',
@@ -315,10 +315,10 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary: 'Literal variables baked into the image (not a grant: nothing comes from the host).',
     merge: { kind: 'map', unset: null },
     grammar:
-      'Keys are variable names (`[A-Za-z_][A-Za-z0-9_]*`), not `BYRE_…`; values are strings.',
+      'Keys are variable names (`[A-Za-z_][A-Za-z0-9_]*`), not `BYRE_…`; values are strings, which the box gets byte for byte (`$HOME` stays those five characters; ESC, tab and CR are carried) except a line feed or NUL, which an image ENV line cannot hold and are refused.',
     example: '[env]\nRUST_BACKTRACE = "1"',
-    rules: ['config.env-key-invalid', 'config.env-reserved'],
-    note: 'No unset: override the value instead. A secret does not belong here (it would be in the image); use env_from_host.',
+    rules: ['config.env-key-invalid', 'config.env-reserved', 'config.env-value-unbakeable'],
+    note: 'No unset: override the value instead. A secret does not belong here (it would be in the image); use env_from_host. A multi-line value travels at launch instead: env_from_host from a host variable, or run_args `-e`.',
   },
   apt: {
     section: 'build',
@@ -375,13 +375,14 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary:
       'MCP servers for the agent (wiring, not a grant): baked into /etc/byre/mcp.json and handed to agents that take it.',
     merge: { kind: 'closable' },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`command\` (an argv list) or \`url\` (http or https, with a host). \`headers\` only on a url server; \`\${VAR}\` in a header value is filled from the box env at launch.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`command\` (an argv list, no element empty) or \`url\` (http or https, with a host). \`headers\` only on a url server; \`\${VAR}\` in a header value is filled from the box env at launch.`,
     example:
       '[[mcp]]\nname = "github"\ncommand = ["github-mcp-server", "stdio"]\nenv = ["GITHUB_TOKEN"]',
     rules: [
       'config.mcp-name-invalid',
       'config.mcp-command-and-url',
       'config.mcp-needs-command-or-url',
+      'config.mcp-command-empty',
       'config.mcp-command-blank',
       'config.mcp-control-chars',
       'config.mcp-url-invalid',
@@ -410,7 +411,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary:
       'Claude Skills (a directory whose root holds SKILL.md) baked into /etc/byre/claude-skills and handed to agents that take them.',
     merge: { kind: 'closable' },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}; \`path\` is a host directory, \`~/…\` or absolute.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}; \`path\` is a host directory, \`~/…\` or absolute. A \`path\` reached through a link that lives in a box-writable tree (the project, a read-write mount …) is refused when a box is loaded (\`containment.link-in-box-tree\`, adr/0046): name where the link leads.`,
     example: '[[claude_skills]]\nname = "tdd-loop"\npath = "~/claude-skills/tdd-loop"',
     rules: [
       'config.claude-skill-name-invalid',
@@ -436,7 +437,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       identity: 'name',
       removal: '`name = "!x"` removes the inherited block x',
     },
-    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
+    grammar: `Names are ${WIRING_NAME_GRAMMAR}. Exactly one of \`text\` (no control characters but newline and tab) or \`file\` (\`~/…\` or absolute, read at each develop; a missing file fails it, one over 16 MiB is refused, one reached through a link inside a box-writable tree is refused: \`containment.link-in-box-tree\`, adr/0046). A block of 100 KiB, 500 KiB or 1 MiB gets a warning that says what it costs the agent.`,
     example: '[[context]]\nname = "house-rules"\ntext = "Run the linter before committing."',
     rules: [
       'config.context-name-invalid',
@@ -476,10 +477,11 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     summary:
       "Raw engine run arguments, appended after byre's own (so they win, except byre's labels).",
     merge: { kind: 'append' },
-    grammar: 'One argv word per string; byre never parses them, and status shows them verbatim.',
+    grammar:
+      'One argv word per string (`["-v", "/srv:/srv:ro"]` or `["--pid=host"]`), passed as written.',
     example: 'run_args = ["--cap-add=SYS_PTRACE"]',
     rules: [],
-    note: 'A raw block degrades the network claim in status: byre cannot vouch for what it did not parse.',
+    note: "byre reads them as docker and podman do and never refuses one: a bind or port counts with the others in develop's banner and status, a flag that opens a hole (`--privileged`, a host namespace, the engine socket, `--cap-add`, `--device`, a loosening `--security-opt`, `--entrypoint`, a bare word) gets a 🛑 line, and a flag neither engine has is listed as not introspected. They still degrade the network and privileges claims in status.",
   },
   worktree_base: {
     section: 'machine',

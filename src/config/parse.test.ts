@@ -413,6 +413,22 @@ const BAD: BadCase[] = [
     key: 'env.BYRE_FOO',
   },
   {
+    name: 'env value with a line feed (an image ENV line cannot carry it)',
+    toml: ['[env]', 'NOTE = "line one\\nline two"'],
+    rule: 'config.env-value-unbakeable',
+    line: 2,
+    column: 1,
+    key: 'env.NOTE',
+  },
+  {
+    name: 'env value with a NUL',
+    toml: ['env = { A = "a\\u0000b" }'],
+    rule: 'config.env-value-unbakeable',
+    line: 1,
+    column: 9,
+    key: 'env.A',
+  },
+  {
     name: 'env_from_host literal value',
     toml: ['env_from_host = { A = "literal" }'],
     rule: 'config.env-source-invalid',
@@ -1114,12 +1130,28 @@ const BAD: BadCase[] = [
     key: 'mcp[0].url',
   },
   {
-    name: 'mcp with a blank command',
+    name: 'mcp with an empty program',
     toml: ['[[mcp]]', 'name = "a"', 'command = [""]'],
-    rule: 'config.mcp-command-blank',
+    rule: 'config.mcp-command-empty',
     line: 3,
     column: 12,
     key: 'mcp[0].command[0]',
+  },
+  {
+    name: 'mcp with an empty argument',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["srv", ""]'],
+    rule: 'config.mcp-command-empty',
+    line: 3,
+    column: 19,
+    key: 'mcp[0].command[1]',
+  },
+  {
+    name: 'mcp with an empty argument after a good one',
+    toml: ['[[mcp]]', 'name = "a"', 'command = ["srv", "stdio", ""]'],
+    rule: 'config.mcp-command-empty',
+    line: 3,
+    column: 28,
+    key: 'mcp[0].command[2]',
   },
   {
     name: 'mcp with a whitespace-only program',
@@ -1331,15 +1363,6 @@ const BAD: BadCase[] = [
     line: 3,
     column: 1,
     key: 'claude_skills[0].path',
-  },
-
-  {
-    name: 'extends a retired bundled name',
-    toml: ['extends = "devlog"'],
-    rule: 'config.layer-name-invalid',
-    line: 1,
-    column: 1,
-    key: 'extends',
   },
 
   // ---- context
@@ -1814,6 +1837,10 @@ describe('parseLayer: accepted values', () => {
     ['template = "byre/node"'],
     ['agent = "none"'],
     ['extends = "my-layer-2"'],
+    // Retired bundled names are package-id tombstones; a named layer may take one.
+    ['extends = "codereview"'],
+    ['extends = "devlog"'],
+    ['extends = "devloop"'],
     ['egress = ["!example.com"]'],
     ['egress_offered = ["[2001:db8::1]:443"]'],
     ['ports = [{ container = 80, interface = "0.0.0.0" }, { container = 81, host = 81 }]'],
@@ -1825,7 +1852,7 @@ describe('parseLayer: accepted values', () => {
     [
       'ports = [{ container = 80, host = 8080 }, { container = 80, remove = true }, { container = 81, host = 8080 }]',
     ],
-    ['[[mcp]]\nname = "a"\ncommand = ["srv", ""]'],
+    ['[[mcp]]\nname = "a"\ncommand = ["srv", " "]'],
     ['[[mcp]]\nname = "a"\nurl = "https://user@[::1]:8443/mcp"'],
     ['[[mcp]]\nname = "a"\nurl = "https://h/mcp"\nheaders = { Authorization = "Bearer ${TOKEN}" }'],
     ['[[context]]\nname = "house-rules"\ntext = "line one\\n\\tline two"'],

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   buildArgv,
+  DROP_PRIVILEGES,
   execArgv,
   helperUsernsArgs,
   rootShellHelperArgv,
@@ -138,6 +139,28 @@ describe('buildArgv', () => {
   });
 });
 
+/** A volume helper: no network, only the capabilities a root copy and chown take (adr/0050), root's sh. */
+const VOLUME_HELPER_LOCKDOWN = [
+  '--network',
+  'none',
+  '--cap-drop',
+  'ALL',
+  '--security-opt',
+  'no-new-privileges',
+  '--cap-add',
+  'CHOWN',
+  '--cap-add',
+  'DAC_OVERRIDE',
+  '--cap-add',
+  'FOWNER',
+  '--cap-add',
+  'FSETID',
+  '--entrypoint',
+  'sh',
+  '-u',
+  '0:0',
+];
+
 describe('query argv', () => {
   it.each([
     ['version', versionArgv(), ['--version']],
@@ -258,12 +281,17 @@ describe('query argv', () => {
       execArgv({ id: 'c', command: ['sh'], interactive: true }, false),
       ['exec', '-i', 'c', 'sh'],
     ],
+    [
+      'every capability dropped, no new privileges: docker 20.10 and podman 4.3 spell it so',
+      [...DROP_PRIVILEGES],
+      ['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
+    ],
     ['helper userns under keep-id', helperUsernsArgs(true), ['--userns=keep-id:uid=1000,gid=1000']],
     ['helper userns rootful', helperUsernsArgs(false), []],
     [
       'root sh helper head',
       rootShellHelperArgv(false),
-      ['run', '--rm', '--pull=never', '--entrypoint', 'sh', '-u', '0:0'],
+      ['run', '--rm', '--pull=never', ...VOLUME_HELPER_LOCKDOWN],
     ],
     [
       'root sh helper head, stdin open, keep-id',
@@ -273,10 +301,7 @@ describe('query argv', () => {
         '--rm',
         '--pull=never',
         '-i',
-        '--entrypoint',
-        'sh',
-        '-u',
-        '0:0',
+        ...VOLUME_HELPER_LOCKDOWN,
         '--userns=keep-id:uid=1000,gid=1000',
       ],
     ],

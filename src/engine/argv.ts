@@ -270,6 +270,24 @@ export function execArgv(spec: ExecSpec, withInput: boolean): string[] {
 export const NEVER_PULL = '--pull=never';
 
 /**
+ * Every container byre runs drops every capability and gains no privilege
+ * through exec (setuid, setgid and file capabilities are ignored): the box
+ * and each helper add back only what their own work takes, named where they
+ * are built (adr/0050). Both spellings are docker 20.10's and podman 4.3's.
+ */
+export const DROP_PRIVILEGES: readonly string[] = [
+  '--cap-drop',
+  'ALL',
+  '--security-opt',
+  'no-new-privileges',
+];
+
+/** `--cap-add` for each capability, after DROP_PRIVILEGES. */
+export function capAddFlags(caps: readonly string[]): string[] {
+  return caps.flatMap((cap) => ['--cap-add', cap]);
+}
+
+/**
  * The userns flag every helper container that touches the box's volumes must
  * carry, so files land owned by the baked uid just as in the box.
  */
@@ -278,9 +296,17 @@ export function helperUsernsArgs(keepId: boolean): string[] {
 }
 
 /**
- * The head of a volume helper: a throwaway container of the box's image
- * running `sh` as root (in the box's user namespace on rootless Podman), for
- * byre's own scripts that fill or copy volumes. Mounts, image and script follow.
+ * What a volume helper's root needs to copy a tree and hand it to the box's
+ * user (`cp -a`, `chown -R`): chown, read and write past modes, set modes and
+ * times on files it no longer owns, keep setgid bits. Nothing else (adr/0050).
+ */
+export const VOLUME_HELPER_CAPS: readonly string[] = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
+
+/**
+ * The head of a volume helper: a throwaway, network-less container of the
+ * box's image running `sh` as root (in the box's user namespace on rootless
+ * Podman) with only VOLUME_HELPER_CAPS, for byre's own scripts that fill or
+ * copy volumes. Mounts, image and script follow.
  */
 export function rootShellHelperArgv(keepId: boolean, interactive = false): string[] {
   return [
@@ -288,6 +314,10 @@ export function rootShellHelperArgv(keepId: boolean, interactive = false): strin
     '--rm',
     NEVER_PULL,
     ...(interactive ? ['-i'] : []),
+    '--network',
+    'none',
+    ...DROP_PRIVILEGES,
+    ...capAddFlags(VOLUME_HELPER_CAPS),
     '--entrypoint',
     'sh',
     '-u',

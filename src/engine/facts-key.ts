@@ -73,7 +73,7 @@ export function dockerEndpoint(env: Env, config: ConfigText): DockerEndpoint {
 }
 
 /** config.json's currentContext: a string, null when absent, undefined when the file is not a JSON object. */
-function currentContext(text: string): string | null | undefined {
+export function currentContext(text: string): string | null | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -78,7 +78,7 @@ describe('resolveHostTool', () => {
     expect(r).toEqual({ kind: 'declined', tool: 'docker', path: shadow, root: work });
   });
 
-  it('declines a symlink in a safe dir that points into a declined root', () => {
+  it('declines a symlink in a safe dir that points into a declined root, naming where it lands', () => {
     const store = path.join(root, 'store');
     const target = plant(path.join(store, 'bin'), 'real-podman');
     const safe = path.join(root, 'safe');
@@ -88,9 +88,56 @@ describe('resolveHostTool', () => {
     expect(r).toMatchObject({
       kind: 'declined',
       tool: 'podman',
-      path: path.join(safe, 'podman'),
+      path: target,
       root: store,
     });
+  });
+
+  it('declines a safe PATH entry whose binary passes through a link inside a declined root (adr/0046)', () => {
+    // /safe/docker -> <work>/l -> /usr-bin/docker: both ends are safe, but the
+    // box can retarget <work>/l at any time.
+    const real = plant(path.join(root, 'usr-bin'), 'docker');
+    const work = path.join(root, 'work');
+    mkdirSync(work);
+    symlinkSync(real, path.join(work, 'l'));
+    const safe = path.join(root, 'safe');
+    mkdirSync(safe);
+    symlinkSync(path.join(work, 'l'), path.join(safe, 'docker'));
+    expect(resolveHostTool('docker', { declinedRoots: [work], env: { PATH: safe } })).toEqual({
+      kind: 'declined',
+      tool: 'docker',
+      path: path.join(work, 'l'),
+      root: work,
+    });
+  });
+
+  it('declines a PATH directory reached through a link inside a declined root that leads out', () => {
+    // PATH=/safe/bin, /safe/bin -> <work>/b, <work>/b -> /opt-bin: nothing on
+    // the way resolves into <work>, yet the box owns the second link.
+    const opt = path.join(root, 'opt-bin');
+    plant(opt, 'git');
+    const work = path.join(root, 'work');
+    mkdirSync(work);
+    symlinkSync(opt, path.join(work, 'b'));
+    const safe = path.join(root, 'safe');
+    mkdirSync(safe);
+    symlinkSync(path.join(work, 'b'), path.join(safe, 'bin'));
+    expect(
+      resolveHostTool('git', { declinedRoots: [work], env: { PATH: path.join(safe, 'bin') } }),
+    ).toMatchObject({ kind: 'declined', path: path.join(work, 'b'), root: work });
+  });
+
+  it("follows a user's link outside every declined root", () => {
+    const opt = path.join(root, 'opt-bin');
+    const real = plant(opt, 'git');
+    const safe = path.join(root, 'safe');
+    mkdirSync(safe);
+    symlinkSync(path.join(opt, 'git'), path.join(safe, 'git'));
+    mkdirSync(path.join(root, 'work'));
+    expect(
+      resolveHostTool('git', { declinedRoots: [path.join(root, 'work')], env: { PATH: safe } }),
+    ).toEqual({ kind: 'found', path: path.join(safe, 'git') });
+    expect(real).toBe(path.join(opt, 'git'));
   });
 
   it('declines through a chain of symlinks', () => {

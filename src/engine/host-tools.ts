@@ -1,20 +1,24 @@
 // Host tool pinning: resolves a tool name (docker, podman, git, ssh ...) to an
-// absolute path once per invocation, walking PATH ourselves. A binary that
-// resolves out of a directory the box can write is DECLINED, never run and
-// never mistaken for an absent tool. This module must never spawn anything.
+// absolute path once per invocation, walking PATH ourselves. A binary found
+// in, through or out of a directory a box can write (adr/0046) is DECLINED,
+// never run and never mistaken for an absent tool. This module must never
+// spawn anything.
 
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
+import { toolInBoxTree, type BoxTree } from '../project/box-trees.js';
+import { walkHostPath } from '../project/host-path-view.js';
 
 export type ToolResolution =
   | { kind: 'found'; path: string }
   | { kind: 'absent' }
+  /** `path` is where the tool's resolution enters `root`: the PATH entry's binary, a link on the way, or where it resolves. */
   | { kind: 'declined'; tool: string; path: string; root: string };
 
 export interface HostToolOptions {
-  /** Box-writable roots: work tree, main tree, common git dir, project store. */
+  /** The box-writable trees (box/writable-trees.ts), as paths. */
   declinedRoots: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   /** Where relative PATH entries (and the empty entry, POSIX ".") resolve. */
@@ -28,10 +32,10 @@ export class ShadowedToolError extends RefusedError {
   readonly root: string;
   constructor(tool: string, toolPath: string, root: string) {
     super(
-      `declined to run ${tool}: PATH resolves it to ${toolPath}, inside ${root}, which the box can write`,
+      `declined to run ${tool}: PATH resolves it through ${toolPath}, inside ${root}, which the box can write`,
       {
         rule: 'hosttool.declined',
-        remedy: `remove ${root} (or the directory holding ${toolPath}) from PATH, or install ${tool} outside the project`,
+        remedy: `remove ${root} (or the directory holding ${toolPath}) from PATH, or install ${tool} where no box can write and put it first on PATH`,
       },
     );
     this.name = 'ShadowedToolError';
@@ -56,9 +60,10 @@ export class AbsentToolError extends ByreError {
 
 /**
  * Resolves `tool` the way a shell would (first executable regular file on
- * PATH) and declines it when the PATH directory or the binary itself -- after
- * following every symlink -- lies under a declined root. The first hit decides:
- * a shadowing binary is reported, not skipped over.
+ * PATH) and declines it when the PATH directory lies under a declined root,
+ * a link followed on the way to the binary lives inside one (a box could
+ * retarget it), or the binary resolves into one. The first hit decides: a
+ * shadowing binary is reported, not skipped over.
  */
 export function resolveHostTool(tool: string, options: HostToolOptions): ToolResolution {
   if (tool === '' || tool.includes('/')) {
@@ -77,10 +82,10 @@ export function resolveHostTool(tool: string, options: HostToolOptions): ToolRes
     seen.add(dir);
     const candidate = path.join(dir, tool);
     if (!isExecutableFile(candidate)) continue;
-    const checks = [dir, canonical(dir), candidate, canonical(candidate)];
-    for (const p of checks) {
-      const root = roots.find((r) => isUnder(p, r.canonical) || isUnder(p, r.lexical));
-      if (root !== undefined) return { kind: 'declined', tool, path: candidate, root: root.given };
+    const hit = toolInBoxTree(dir, walkHostPath(candidate), roots);
+    if (hit !== null) {
+      const at = hit.via === dir ? candidate : hit.via;
+      return { kind: 'declined', tool, path: at, root: hit.tree.what };
     }
     return { kind: 'found', path: candidate };
   }
@@ -124,18 +129,12 @@ export function requireResolved(tool: string, resolution: ToolResolution): strin
   }
 }
 
-interface Root {
-  given: string;
-  lexical: string;
-  canonical: string;
-}
-
-function canonicalRoots(roots: readonly string[], cwd: string): Root[] {
+function canonicalRoots(roots: readonly string[], cwd: string): BoxTree[] {
   return roots
     .filter((r) => r !== '')
-    .map((given) => {
-      const lexical = path.resolve(cwd, given);
-      return { given, lexical, canonical: canonical(lexical) };
+    .map((r) => {
+      const given = path.resolve(cwd, r);
+      return { given, path: canonical(given), what: r };
     });
 }
 
@@ -146,12 +145,6 @@ function canonical(p: string): string {
   } catch {
     return p;
   }
-}
-
-function isUnder(p: string, root: string): boolean {
-  if (p === root) return true;
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return p.startsWith(prefix);
 }
 
 function isExecutableFile(p: string): boolean {

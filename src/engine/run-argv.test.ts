@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import { buildRunArgv, expandHost, runEnv, type RunParams } from './run-argv.js';
+import { buildRunArgv, expandHost, hostBinds, runEnv, type RunParams } from './run-argv.js';
 
 const base: RunParams = {
   engine: 'docker',
@@ -39,6 +39,10 @@ const minimalTail = [
   'BYRE_WORKTREE=app-1a2b3c',
   '--mount',
   'type=bind,source=/home/u/app,target=/workspace',
+  '--cap-drop',
+  'ALL',
+  '--security-opt',
+  'no-new-privileges',
   '--label',
   'byre.project=app-1a2b3c',
   '--label',
@@ -148,6 +152,10 @@ describe('buildRunArgv', () => {
       '127.0.0.1:3000:3000',
       '-p',
       '0.0.0.0:18080:8080',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
       '--cap-add',
       'NET_ADMIN',
       '--cap-add',
@@ -191,6 +199,31 @@ describe('buildRunArgv', () => {
     const argv = buildRunArgv({ ...base, engine, keepId }, 'run', false);
     expect(argv.includes('--userns=keep-id:uid=1000,gid=1000')).toBe(expected);
   });
+
+  it.each([
+    ['docker', 'run', false, []],
+    ['docker', 'create', false, ['SYS_PTRACE']],
+    ['podman', 'create', false, []],
+    ['podman', 'create', true, ['NET_RAW', 'NET_RAW']],
+    ['podman', 'run', true, []],
+  ] as const)(
+    'drops every capability with no new privileges (%s %s, keep-id %s), then adds back only skill caps %j',
+    (engine, mode, keepId, caps) => {
+      // adr/0050: the box runs as the baked user and needs none itself.
+      const argv = buildRunArgv({ ...base, engine, keepId, caps }, mode, false);
+      const at = argv.indexOf('--cap-drop');
+      expect(argv.slice(at, at + 4)).toEqual([
+        '--cap-drop',
+        'ALL',
+        '--security-opt',
+        'no-new-privileges',
+      ]);
+      expect(argv.filter((a) => a === '--cap-drop' || a === '--security-opt')).toHaveLength(2);
+      const added = argv.flatMap((a, i) => (a === '--cap-add' ? [argv[i + 1]] : []));
+      expect(added).toEqual([...new Set(caps)]);
+      if (added.length > 0) expect(argv.indexOf('--cap-add')).toBeGreaterThan(at);
+    },
+  );
 
   it.each([
     ['docker', false],
@@ -318,15 +351,7 @@ describe('buildRunArgv', () => {
 
   it('emits none of the flags it leaves to skills and raw run_args', () => {
     const argv = buildRunArgv(base, 'run', true);
-    for (const flag of [
-      '--init',
-      '--tmpfs',
-      '--security-opt',
-      '--read-only',
-      '--network',
-      '--hostname',
-      '-w',
-    ]) {
+    for (const flag of ['--init', '--tmpfs', '--read-only', '--network', '--hostname', '-w']) {
       expect(argv).not.toContain(flag);
     }
   });
@@ -364,12 +389,57 @@ describe('runEnv', () => {
     expect(new Map(runEnv(base)).has('BYRE_EGRESS')).toBe(false);
   });
 
+  it('sets the bind proof over any skill or delivered value, and only when develop gives one', () => {
+    const forged = {
+      skillEnv: { BYRE_BIND_PROOF: '1:2:/x' },
+      hostEnv: { BYRE_BIND_PROOF: '3:4:/y' },
+    };
+    expect(
+      new Map(runEnv({ ...base, ...forged, bindProof: '5:6:/workspace' })).get('BYRE_BIND_PROOF'),
+    ).toBe('5:6:/workspace');
+    expect(new Map(runEnv(base)).has('BYRE_BIND_PROOF')).toBe(false);
+    expect(buildRunArgv({ ...base, bindProof: '5:6:/workspace' }, 'create', false)).toContain(
+      'BYRE_BIND_PROOF=5:6:/workspace',
+    );
+  });
+
   it.each(['', 'A=B', 'NUL\0'])('refuses env name %j', (key) => {
     expect(() => runEnv({ ...base, skillEnv: { [key]: 'v' } })).toThrow(ByreError);
   });
 
   it('keeps values verbatim, = and newlines included', () => {
     expect(new Map(runEnv({ ...base, hostEnv: { K: 'a=b\nc' } })).get('K')).toBe('a=b\nc');
+  });
+});
+
+describe('hostBinds', () => {
+  it('lists every bind as the engine gets it, in argv order, disabled ones left out', () => {
+    expect(
+      hostBinds({
+        ...base,
+        configMounts: [
+          { host: '~/data/../d', target: '/d', mode: 'ro' },
+          { host: '~/off', target: '/off', mode: 'rw', disabled: true },
+        ],
+        skillMounts: [{ host: '/var/run/docker.sock', target: '/var/run/docker.sock', mode: 'rw' }],
+        extraBinds: [{ host: '/home/u/app/.git', target: '/home/u/app/.git', mode: 'rw' }],
+      }),
+    ).toEqual([
+      { source: '/home/u/app', target: '/workspace', readonly: false, host: '/home/u/app' },
+      { source: '/home/u/d', target: '/d', readonly: true, host: '~/data/../d' },
+      {
+        source: '/var/run/docker.sock',
+        target: '/var/run/docker.sock',
+        readonly: false,
+        host: '/var/run/docker.sock',
+      },
+      {
+        source: '/home/u/app/.git',
+        target: '/home/u/app/.git',
+        readonly: false,
+        host: '/home/u/app/.git',
+      },
+    ]);
   });
 });
 

@@ -7,8 +7,8 @@
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
-import { KEEP_ID_USERNS, NEVER_PULL } from './argv.js';
+import { BIND_PROOF_ENV, CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
+import { DROP_PRIVILEGES, KEEP_ID_USERNS, NEVER_PULL, capAddFlags } from './argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from './types.js';
 
@@ -82,6 +82,12 @@ export interface RunParams {
   projectRunArgs: readonly string[];
   labels: RunLabels;
   image: string;
+  /**
+   * BYRE_BIND_PROOF (adr/0045): every bind's pinned source identity, for the
+   * launcher to check first. Set by develop only, after the launch record;
+   * absent for `byre dockerrun` and a remote engine.
+   */
+  bindProof?: string;
 }
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
@@ -101,10 +107,8 @@ export function buildRunArgv(
 
   for (const [k, v] of runEnv(params)) argv.push('-e', `${k}=${v}`);
 
-  argv.push('--mount', bindMount(params.workspaceDir, WORKSPACE, false));
-  for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
-    if (b.disabled === true) continue;
-    argv.push('--mount', bindMount(expandHost(b.host, params.home), b.target, b.mode !== 'rw'));
+  for (const b of hostBinds(params)) {
+    argv.push('--mount', bindMount(b.source, b.target, b.readonly));
   }
   for (const v of [...params.configVolumes, ...params.skillVolumes]) {
     argv.push(
@@ -116,7 +120,10 @@ export function buildRunArgv(
     argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
   for (const p of params.ports) argv.push('-p', portFlag(p));
-  for (const cap of unique(params.caps)) argv.push('--cap-add', cap);
+  // The box runs as the baked user from its first process (the image's USER;
+  // gosu is build-time only) and needs no capability: only a skill's declared
+  // `caps` come back, and exec never raises privilege (adr/0050).
+  argv.push(...DROP_PRIVILEGES, ...capAddFlags(unique(params.caps)));
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
   if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
   // Users report Podman asking systemd for a healthcheck timer at every start
@@ -130,6 +137,35 @@ export function buildRunArgv(
   for (const [k, v] of runLabels(params)) argv.push('--label', `${k}=${v}`);
   argv.push(params.image);
   return argv;
+}
+
+/** A host bind as the engine gets it. */
+export interface HostBind {
+  /** Exactly the `source=` the engine is handed. */
+  source: string;
+  target: string;
+  readonly: boolean;
+  /** The declaration, for messages (`~/x`, or the workspace directory). */
+  host: string;
+}
+
+/** Every host bind of the box in argv order: the workspace, then config, skill and extra binds. */
+export function hostBinds(
+  params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>,
+): HostBind[] {
+  const out: HostBind[] = [
+    { source: params.workspaceDir, target: WORKSPACE, readonly: false, host: params.workspaceDir },
+  ];
+  for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
+    if (b.disabled === true) continue;
+    out.push({
+      source: expandHost(b.host, params.home),
+      target: b.target,
+      readonly: b.mode !== 'rw',
+      host: b.host,
+    });
+  }
+  return out;
 }
 
 /** The env the box gets, sorted by key; exported for launch records (keys only go there). */
@@ -155,6 +191,7 @@ export function runEnv(params: RunParams): [string, string][] {
   for (const k of CHASSIS_ENV) set(k, chassis[k]);
   for (const p of params.ports) set(portEnvKey(p.container), String(hostPortOf(p)));
   if (params.egress !== undefined) set('BYRE_EGRESS', params.egress);
+  if (params.bindProof !== undefined) set(BIND_PROOF_ENV, params.bindProof);
   return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 

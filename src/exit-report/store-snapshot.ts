@@ -7,7 +7,8 @@ import path from 'node:path';
 
 import { readRegularFile } from '../project/read-regular.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
-import { fileState, SNAPSHOT_BUDGET_MS } from './snapshot.js';
+import { SNAPSHOT_BUDGET_MS } from './snapshot.js';
+import { fileState } from './within-roots.js';
 import { BYRE_WORKING_ENTRIES, type StoreSnapshot } from './store-report.js';
 
 /** Entries the walk reads at most. */

@@ -33,6 +33,12 @@ export const CONFIG_REFERENCE_PATH = `${BYRE_ETC}/config-reference.md`;
 export const IMAGE_PATH_FILE = `${BYRE_ETC}/image-path`;
 /** Baked when the config holds credential rows: the launcher waits for delivery (adr/0012). */
 export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
+/**
+ * The bind proof (adr/0045): `dev:ino:target,…` for every bind byre pinned.
+ * The launcher and byre's helper containers check it before anything else;
+ * develop sets it after skill and delivered env, so neither can replace it.
+ */
+export const BIND_PROOF_ENV = 'BYRE_BIND_PROOF';
 /** The session tmpfs credentials are delivered onto; its parent is root's, so the box cannot swap it for a link. */
 export const CREDENTIAL_DIR = '/run/byre/credentials';
 
@@ -47,6 +53,7 @@ export const LAUNCH_CLAIM = 'launch';
 const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_EGRESS: [NETWORK_CLAIM],
   BYRE_EGRESS_DENY: [NETWORK_CLAIM],
+  BYRE_INBOUND: [NETWORK_CLAIM],
   BYRE_LAUNCH_GATE_FILE: [NETWORK_CLAIM],
   BYRE_LAUNCH_GATE_TIMEOUT: [NETWORK_CLAIM],
   BYRE_CONTEXT_DIR: ['context delivery'],
@@ -67,6 +74,7 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_GID: [LAUNCH_CLAIM],
   BYRE_PROJECT: [LAUNCH_CLAIM],
   BYRE_WORKTREE: [LAUNCH_CLAIM],
+  [BIND_PROOF_ENV]: [LAUNCH_CLAIM],
 };
 
 /**

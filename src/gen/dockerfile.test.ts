@@ -284,12 +284,15 @@ describe('skill ordering', () => {
 });
 
 describe('quoting in the project block', () => {
+  // The builders unescape only \" \\ \$ inside double quotes; everything else
+  // stands as written (test/engine/env-bytes.test.ts reads the bytes back).
   const cases: [string, string][] = [
     ['plain', 'ENV K="plain"'],
     ['with "quotes"', 'ENV K="with \\"quotes\\""'],
     ['back\\slash', 'ENV K="back\\\\slash"'],
-    ['line\nbreak', 'ENV K="line\\nbreak"'],
-    ['$HOME stays', 'ENV K="$HOME stays"'],
+    ['$HOME stays literal', 'ENV K="\\$HOME stays literal"'],
+    ['esc\x1b[1m tab\t cr\r', 'ENV K="esc\x1b[1m tab\t cr\r"'],
+    ['nel\u0085 nbsp\u00a0 é', 'ENV K="nel\u0085 nbsp\u00a0 é"'],
     ['', 'ENV K=""'],
   ];
   for (const [value, line] of cases) {

@@ -26,7 +26,7 @@ import {
   WORKSPACE,
 } from './box-layout.js';
 import { copyInstruction, stagedContextPath } from './copy-operand.js';
-import { goQuote, shQuote } from './quote.js';
+import { dockerfileQuote, shQuote } from './quote.js';
 
 /** Staged beside the launcher when the config holds credential rows (adr/0012). */
 export const CREDENTIAL_GATE_STAGED = 'credential-gate';
@@ -199,7 +199,7 @@ function volumeLines(targets: readonly string[]): string[] {
 function projectLines(input: DockerfileInput): string[] {
   const env = Object.keys(input.env)
     .sort(compareStrings)
-    .map((key) => `ENV ${key}=${goQuote(input.env[key] ?? '')}`);
+    .map((key) => `ENV ${key}=${dockerfileQuote(input.env[key] ?? '')}`);
   const files = [...input.files].sort(
     (a, b) => compareStrings(a.staged, b.staged) || compareStrings(a.dest, b.dest),
   );

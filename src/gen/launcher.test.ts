@@ -2,7 +2,16 @@
 // in-box directory pointed at a temp dir through the BYRE_*_DIR overrides.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import { resolveHostTool } from '../engine/host-tools.js';
+import { BIND_PROOF_EXIT, BIND_PROOF_SH, bindProofValue } from './bind-proof.js';
 
 const LAUNCHER = fileURLToPath(new URL('./chassis/byre-launch.sh', import.meta.url));
 const PROFILE = fileURLToPath(new URL('./chassis/byre-profile-env.sh', import.meta.url));
@@ -115,6 +125,43 @@ useTempDir('launch-test', (tmp) => {
     BYRE_MOUNTS_FILE: write('mounts', 'proc /proc proc rw 0 0\n'),
     GIT_CONFIG_NOSYSTEM: '1',
   };
+});
+
+describe('bind proof (adr/0045)', () => {
+  /** What develop lists for a bind whose source is `p` now. */
+  function proofOf(p: string): string {
+    const st = statSync(p, { bigint: true });
+    return bindProofValue([{ target: p, dev: st.dev, ino: st.ino }]);
+  }
+
+  it('is the one check byre owns, verbatim, before anything else the launcher does', () => {
+    const text = readFileSync(LAUNCHER, 'utf8');
+    const at = text.indexOf(BIND_PROOF_SH);
+    expect(at).toBeGreaterThan(-1);
+    expect(text.slice(0, at)).not.toMatch(/^(?!#|set -euo pipefail$|$).+/m);
+  });
+
+  it('proceeds when every bind is the object byre pinned', async () => {
+    const r = await launch(['bash', '-c', 'echo ran'], { BYRE_BIND_PROOF: proofOf(sub('bound')) });
+    expect(r).toMatchObject({ code: 0, stdout: 'ran\n' });
+  });
+
+  it('exits with its own status before any gate, hook or command when one is not', async () => {
+    const bound = sub('bound');
+    const proof = proofOf(bound);
+    renameSync(bound, path.join(dir, 'bound.real'));
+    symlinkSync(dir, bound);
+    // A gate that would hold the launch for 30 s, and a hook that leaves a mark.
+    write('etc-byre/launch-gate', `${await closedPort()}\n`);
+    write('firstrun.d/10-mark.sh', `touch ${dir}/hook-ran\n`);
+    const marker = path.join(dir, 'ran');
+    const r = await launch(['bash', '-c', `touch ${marker}`], { BYRE_BIND_PROOF: proof });
+    expect(r.code).toBe(BIND_PROOF_EXIT);
+    expect(r.stderr).toContain(`byre:   ${bound}: byre checked device and inode`);
+    expect(r.stderr).not.toContain('launch gate');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
+  });
 });
 
 describe('launch gate', () => {

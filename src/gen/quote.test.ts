@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { goQuote, shQuote } from './quote.js';
+import { dockerfileQuote, goQuote, shQuote } from './quote.js';
 
 describe('goQuote (Go strconv.Quote)', () => {
   // Expected values are what Go's fmt.Sprintf("%q", s) prints.
@@ -34,4 +34,27 @@ describe('shQuote', () => {
   for (const [input, want] of cases) {
     it(`${JSON.stringify(input)} -> ${want}`, () => expect(shQuote(input)).toBe(want));
   }
+});
+
+describe("dockerfileQuote (the builders' double quotes, read back byte for byte)", () => {
+  it.each([
+    ['plain', '"plain"'],
+    ['', '""'],
+    ['a"b', '"a\\"b"'],
+    ['a\\b', '"a\\\\b"'],
+    ['$HOME ${X}', '"\\$HOME \\${X}"'],
+    ['trailing\\', '"trailing\\\\"'],
+    ['\x1b\r\t\x07\u009b', '"\x1b\r\t\x07\u009b"'],
+    ['  spaced  ', '"  spaced  "'],
+    ["it's `x` {y} #z", '"it\'s `x` {y} #z"'],
+  ])('%j -> %s', (input, want) => {
+    expect(dockerfileQuote(input)).toBe(want);
+  });
+
+  it.each(['a\nb', 'a\u0000b'])(
+    'refuses %j, which no ENV line can hold (a bug: the loader refuses it first)',
+    (input) => {
+      expect(() => dockerfileQuote(input)).toThrow(RangeError);
+    },
+  );
 });

@@ -1,6 +1,9 @@
-// Quoting for the two languages the Dockerfile speaks: Go %q-compatible double
-// quotes (COPY operands, ENV values) and POSIX single quotes (shell words
-// inside RUN). Pure and byte-stable.
+// Quoting for the languages the Dockerfile speaks: Go %q-compatible double
+// quotes (COPY operands), the builders' own double quotes (ENV values, read
+// back byte for byte) and POSIX single quotes (shell words inside RUN). Pure
+// and byte-stable.
+
+import { unbakeableEnvValue } from '../config/grammar.js';
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
@@ -44,6 +47,21 @@ export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) out += escapeRune(ch);
   return `${out}"`;
+}
+
+/**
+ * A double-quoted Dockerfile word that docker's and buildah's builders both
+ * read back as exactly `s`: inside double quotes they unescape only `\"`,
+ * `\\` and `\$`, take every other character as it stands (ESC, CR, tab and
+ * any Unicode included; there are no `\n`-style escapes), and would expand
+ * an unescaped `$`. A line feed ends the instruction and no environment holds
+ * a NUL: the loader refuses both (config.env-value-unbakeable), so meeting
+ * one here is a bug.
+ */
+export function dockerfileQuote(s: string): string {
+  const problem = unbakeableEnvValue(s);
+  if (problem !== null) throw new RangeError(`a Dockerfile word cannot hold ${problem}`);
+  return `"${s.replace(/[\\"$]/g, '\\$&')}"`;
 }
 
 /** A POSIX shell single-quoted word; an embedded `'` becomes `'\''`. */

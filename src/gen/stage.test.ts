@@ -11,6 +11,7 @@ import {
   contextFileRoot,
   readContextFiles,
   stageBuildContext,
+  stageFreshContext,
 } from './stage.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
 import { useTempDir, putFile } from '../../test/support/temp.js';
@@ -41,6 +42,20 @@ function listTree(root: string, prefix = ''): string[] {
 }
 
 const mode = (p: string) => (statSync(p).mode & 0o777).toString(8);
+
+describe('stageFreshContext (byre dockerfile --context)', () => {
+  it('writes a whole context into a new directory, and never over one that holds anything', async () => {
+    const plan = planBuild(fakeConfig(), [], project);
+    const fresh = path.join(dir, 'fresh');
+    await stageFreshContext(fresh, plan, project);
+    expect(listTree(fresh)).toContain('byre-launch');
+    expect(listTree(fresh)).toContain('Dockerfile.generated');
+    put('taken/mine.txt', 'keep');
+    await expect(stageFreshContext(path.join(dir, 'taken'), plan, project)).rejects.toThrow();
+    expect(listTree(path.join(dir, 'taken'))).toEqual(['mine.txt']);
+    expect(readdirSync(dir).filter((n) => n.includes('staging'))).toEqual([]);
+  });
+});
 
 describe('stageBuildContext', () => {
   it('writes the full context with modes, skill payload and project files', async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 
 import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
+import { writeFailure } from '../output/system-error.js';
 import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
 import type { BuildPlan, ContextEntry } from './plan.js';
 
@@ -126,7 +127,7 @@ async function confinedSource(root: string, ref: FileRef, src: string): Promise<
  * and without blocking: a file swapped for a link or a FIFO since the walk
  * is refused, not read.
  */
-async function copyRegular(ref: FileRef, real: string, dest: string): Promise<void> {
+async function copyRegular(ref: FileRef, real: string, dest: string, shown: string): Promise<void> {
   let source: fs.FileHandle;
   try {
     const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
@@ -138,21 +139,28 @@ async function copyRegular(ref: FileRef, real: string, dest: string): Promise<vo
   try {
     const info = await source.stat();
     if (!info.isFile()) throw escapesProject(ref, `${real} is no longer a regular file`);
-    const target = await fs.open(dest, 'wx', info.mode & 0o777);
+    const target = await fs.open(dest, 'wx', info.mode & 0o777).catch(named(shown));
     try {
       const buffer = Buffer.alloc(COPY_CHUNK_BYTES);
       for (;;) {
         const { bytesRead } = await source.read(buffer, 0, buffer.length, null);
         if (bytesRead === 0) break;
-        await target.write(buffer, 0, bytesRead);
+        await target.write(buffer, 0, bytesRead).catch(named(shown));
       }
-      await target.chmod(info.mode & 0o777);
+      await target.chmod(info.mode & 0o777).catch(named(shown));
     } finally {
-      await target.close();
+      await target.close().catch(named(shown));
     }
   } finally {
     await source.close();
   }
+}
+
+/** A rejection handler naming `shown`, the file's place in the live context, in an OS refusal. */
+function named(shown: string): (error: unknown) => never {
+  return (error) => {
+    throw writeFailure(error, shown);
+  };
 }
 
 async function stageProjectFile(
@@ -160,10 +168,16 @@ async function stageProjectFile(
   ref: FileRef,
   src: string,
   dest: string,
+  shown: string,
 ): Promise<void> {
   const tree = await confinedSource(root, ref, src);
-  for (const dir of tree.dirs) await fs.mkdir(path.join(dest, dir), { recursive: true });
-  for (const file of tree.files) await copyRegular(ref, file.real, path.join(dest, file.rel));
+  for (const dir of tree.dirs) {
+    await fs.mkdir(path.join(dest, dir), { recursive: true }).catch(named(path.join(shown, dir)));
+  }
+  for (const file of tree.files) {
+    const rel = file.rel;
+    await copyRegular(ref, file.real, path.join(dest, rel), path.join(shown, rel));
+  }
 }
 
 /**
@@ -183,18 +197,22 @@ export async function checkProjectFiles(plan: BuildPlan, projectDir: string): Pr
 
 async function writeEntry(
   staging: string,
+  contextDir: string,
   entry: ContextEntry,
   projectRoot: () => Promise<string>,
 ): Promise<void> {
-  const dest = path.join(staging, contextRelative(entry.path));
-  await fs.mkdir(path.dirname(dest), { recursive: true });
+  const rel = contextRelative(entry.path);
+  const dest = path.join(staging, rel);
+  // Errors name the file's place in the live context, not the staging dir.
+  const shown = path.join(contextDir, rel);
+  await fs.mkdir(path.dirname(dest), { recursive: true }).catch(named(shown));
   if (entry.source.kind === 'bytes') {
-    await fs.writeFile(dest, entry.source.bytes, { mode: entry.mode });
-    await fs.chmod(dest, entry.mode);
+    await fs.writeFile(dest, entry.source.bytes, { mode: entry.mode }).catch(named(shown));
+    await fs.chmod(dest, entry.mode).catch(named(shown));
     return;
   }
   const { key, location, src } = entry.source;
-  await stageProjectFile(await projectRoot(), { key, location }, src, dest);
+  await stageProjectFile(await projectRoot(), { key, location }, src, dest, shown);
 }
 
 async function reapStale(parent: string, base: string): Promise<void> {
@@ -235,6 +253,43 @@ async function swapIn(staging: string, contextDir: string): Promise<void> {
   if (moved) await fs.rm(old, { recursive: true, force: true });
 }
 
+/** Writes `plan` into a fresh private sibling of `contextDir` and returns it; removed on failure. */
+async function writeStaging(
+  contextDir: string,
+  plan: BuildPlan,
+  projectDir: string,
+): Promise<string> {
+  const staging = await fs
+    .mkdtemp(path.join(path.dirname(contextDir), `.${path.basename(contextDir)}.staging-`))
+    .catch(named(contextDir));
+  let root: Promise<string> | null = null;
+  const projectRoot = () => (root ??= fs.realpath(path.resolve(projectDir)));
+  try {
+    for (const dir of plan.dirs) {
+      const rel = contextRelative(dir);
+      await fs
+        .mkdir(path.join(staging, rel), { recursive: true })
+        .catch(named(path.join(contextDir, rel)));
+    }
+    const seen = new Set<string>();
+    for (const entry of plan.entries) {
+      const rel = contextRelative(entry.path);
+      if (seen.has(rel)) {
+        throw new ByreError(`two build context files both claim ${rel}`, {
+          rule: 'gen.context-conflict',
+        });
+      }
+      seen.add(rel);
+      await writeEntry(staging, contextDir, entry, projectRoot);
+    }
+    return staging;
+  } catch (err) {
+    // Best effort: a cleanup failure must not hide why staging failed.
+    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
 /**
  * Writes `plan` as the build context at `contextDir`. Everything is written
  * into a private sibling first and renamed into place only when complete, so
@@ -246,28 +301,32 @@ export async function stageBuildContext(
   projectDir: string,
 ): Promise<void> {
   const parent = path.dirname(contextDir);
-  const base = path.basename(contextDir);
-  await fs.mkdir(parent, { recursive: true, mode: 0o700 });
-  await reapStale(parent, base);
-  const staging = await fs.mkdtemp(path.join(parent, `.${base}.staging-`));
-  let root: Promise<string> | null = null;
-  const projectRoot = () => (root ??= fs.realpath(path.resolve(projectDir)));
+  await fs.mkdir(parent, { recursive: true, mode: 0o700 }).catch(named(contextDir));
+  await reapStale(parent, path.basename(contextDir));
+  const staging = await writeStaging(contextDir, plan, projectDir);
   try {
-    for (const dir of plan.dirs) {
-      await fs.mkdir(path.join(staging, contextRelative(dir)), { recursive: true });
-    }
-    const seen = new Set<string>();
-    for (const entry of plan.entries) {
-      const rel = contextRelative(entry.path);
-      if (seen.has(rel)) {
-        throw new ByreError(`two build context files both claim ${rel}`, {
-          rule: 'gen.context-conflict',
-        });
-      }
-      seen.add(rel);
-      await writeEntry(staging, entry, projectRoot);
-    }
-    await swapIn(staging, contextDir);
+    await swapIn(staging, contextDir).catch(named(contextDir));
+  } catch (err) {
+    // Best effort: a cleanup failure must not hide why staging failed.
+    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Writes `plan` as a new build context at `target`, which must not exist
+ * (`byre dockerfile --context`, adr/0048): staged beside it and renamed into
+ * place whole. Never replaces a directory that has something in it.
+ */
+export async function stageFreshContext(
+  target: string,
+  plan: BuildPlan,
+  projectDir: string,
+): Promise<void> {
+  const staging = await writeStaging(target, plan, projectDir);
+  try {
+    // rename(2) onto a directory succeeds only when that one is empty.
+    await fs.rename(staging, target);
   } catch (err) {
     await fs.rm(staging, { recursive: true, force: true });
     throw err;

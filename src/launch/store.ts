@@ -21,6 +21,7 @@ import {
 import path from 'node:path';
 
 import { ByreError } from '../errors.js';
+import { writeFailure } from '../output/system-error.js';
 import { readRegularFile } from '../project/read-regular.js';
 import { launchRecordHash, renderLaunchRecord } from './record.js';
 import type { LaunchRecord } from './record.js';
@@ -49,8 +50,8 @@ function ensureLaunchesDir(launchesDir: string): void {
 /**
  * Write `record` to `<launchesDir>/<sha256>.toml` (dir 0700, file 0600) via a
  * temp file and rename, and return the hash for the `byre.launch` label. A
- * failure is a ByreError (`launch.write-failed`); the caller warns and launches
- * without the label.
+ * failure is a ByreError (`launch.write-failed`) naming the file; develop then
+ * creates no box, since status could not tell what that box was given.
  */
 export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): string {
   const text = renderLaunchRecord(record);
@@ -88,7 +89,12 @@ export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): st
         // Best effort: a stray temp file is never mistaken for a record.
       }
     }
-    throw new ByreError(`could not write the launch record: ${message(error)}`, {
+    const failure = writeFailure(error, target, {
+      rule: 'launch.write-failed',
+      what: 'the launch record',
+    });
+    if (failure instanceof ByreError) throw failure;
+    throw new ByreError(`cannot write the launch record ${target}: ${message(error)}`, {
       rule: 'launch.write-failed',
       remedy: `check that ${launchesDir} is a directory you can write`,
       cause: error,

@@ -4,6 +4,7 @@
 
 import { shellQuote } from '../output/shell-quote.js';
 import type { EngineName } from '../engine/types.js';
+import { NETNS_HELPER_PRIVILEGES } from './netns.js';
 
 export interface EjectInput {
   engine: EngineName;
@@ -22,7 +23,7 @@ export function ejectFirewallScript(input: EjectInput): string {
     .sort()
     .map((k) => `-e ${shellQuote([`${k}=${input.env[k] ?? ''}`])}`);
   const argv = [
-    `${input.engine} run --rm -u 0:0 --cap-add NET_ADMIN`,
+    `${input.engine} run --rm -u 0:0 ${NETNS_HELPER_PRIVILEGES.join(' ')}`,
     `--entrypoint ${shellQuote([input.hook])}`,
     ...env,
     ...(input.joinUserns ? ['--userns "container:$BOX"'] : []),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import {
   enforcePosture,
@@ -17,7 +18,7 @@ const plan: NetnsPlan = {
 };
 
 describe('netnsHelperArgv', () => {
-  it('shares only the box network namespace, as root with NET_ADMIN, env sorted', () => {
+  it('shares only the box network namespace, as root with NET_ADMIN alone and no new privileges, env sorted', () => {
     expect(netnsHelperArgv(plan, 'box123', 'byre-netns-0123456789abcdef')).toEqual([
       'run',
       '--rm',
@@ -28,6 +29,7 @@ describe('netnsHelperArgv', () => {
       '0:0',
       '--net',
       'container:box123',
+      ...DROP_PRIVILEGES,
       '--cap-add',
       'NET_ADMIN',
       '--entrypoint',

@@ -4,7 +4,7 @@
 // stops the box: it must never run past its launch gate without the wall.
 
 import { randomBytes } from 'node:crypto';
-import { NEVER_PULL } from '../engine/argv.js';
+import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { helperName, LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 
@@ -23,6 +23,15 @@ export function mintNonce(): string {
   return randomBytes(16).toString('hex');
 }
 
+/**
+ * The helper's privileges, here and in `byre ejectfirewall`'s script: NET_ADMIN
+ * writes the namespace's rules; the hook needs nothing else (adr/0050).
+ */
+export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
+  ...DROP_PRIVILEGES,
+  ...capAddFlags(['NET_ADMIN']),
+];
+
 /** The helper's run argv (pure). */
 export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
   const env = Object.keys(plan.env)
@@ -38,8 +47,7 @@ export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): s
     '0:0',
     '--net',
     `container:${boxId}`,
-    '--cap-add',
-    'NET_ADMIN',
+    ...NETNS_HELPER_PRIVILEGES,
     '--entrypoint',
     plan.hook,
     ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),

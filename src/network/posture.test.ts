@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { helperEnv, postureFacts } from './posture.js';
+import { helperEnv, networkRestrictions, postureFacts } from './posture.js';
 
 function postureSkill(
   id: string,
@@ -84,7 +84,58 @@ describe('helperEnv', () => {
       BYRE_UID: '1000',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
+      BYRE_INBOUND: '',
       BYRE_DENY_PROBE: '10.0.0.1:9',
     });
+  });
+
+  it('the wall inputs beat the same keys in the box env', () => {
+    const env = helperEnv(
+      { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22' },
+      facts,
+      {},
+    );
+    expect(env).toEqual({ BYRE_EGRESS: '', BYRE_EGRESS_DENY: '', BYRE_INBOUND: '' });
+  });
+});
+
+describe('the published ports the wall lets in (adr/0049)', () => {
+  const port = (container: number, host = 0) =>
+    sourced({ container, host, interface: '127.0.0.1' });
+  it.each([
+    ['no ports', [], ''],
+    ['one port', [port(3000)], '3000'],
+    ['container ports, not host ports', [port(8080, 18080)], '8080'],
+    ['sorted numerically, each once', [port(8080), port(443, 8443), port(8080, 9090)], '443 8080'],
+  ])('%s', (_label, ports, expected) => {
+    for (const skill of [
+      postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+      postureSkill('byre/firewall-open', 'open-denylist', '/fwo'),
+    ]) {
+      const facts = postureFacts(fakeConfig({ ports }), [skill]);
+      expect(facts.inbound).toBe(expected);
+      expect(helperEnv({}, facts, {})['BYRE_INBOUND']).toBe(expected);
+    }
+  });
+});
+
+describe('networkRestrictions (adr/0047)', () => {
+  const closed = fakeConfig({ egressClosed: [sourced({ host: 'db.example', port: null })] });
+  it.each([
+    ['an open box restricts nothing, closures included', closed, [agent], []],
+    [
+      'deny-by-default and its closures',
+      closed,
+      [postureSkill('byre/firewall', 'deny-by-default', '/fw'), agent],
+      ['network deny-by-default (byre/firewall)', 'egress closure !db.example'],
+    ],
+    [
+      'an open denylist',
+      fakeConfig(),
+      [postureSkill('byre/firewall-open', 'open-denylist', '/fwo')],
+      ['network open-denylist (byre/firewall-open)'],
+    ],
+  ])('%s', (_what, config, skills, want) => {
+    expect(networkRestrictions(config, skills)).toEqual(want);
   });
 });

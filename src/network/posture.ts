@@ -1,7 +1,8 @@
 // A box's network posture as launch inputs: which skill walls it, the
 // enforced allowlist (BYRE_EGRESS, the one string both the wall and the
-// agent's announcement use), the closures for an open-denylist, and the
-// helper plan. Pure.
+// agent's announcement use), the closures for an open-denylist, the
+// published container ports the wall lets in (adr/0049), and the helper
+// plan. Pure.
 
 import type { EffectiveConfig } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
@@ -18,6 +19,12 @@ export interface PostureFacts {
   allowlist: string | null;
   /** BYRE_EGRESS_DENY for the helper: the closures, without their `!`. */
   deny: string;
+  /**
+   * BYRE_INBOUND for the helper: the published container ports (tcp), sorted
+   * and space-joined, the only ones a walled box accepts new connections on.
+   * Container ports, so a linked worktree's shifted host ports change nothing.
+   */
+  inbound: string;
 }
 
 /** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
@@ -37,6 +44,9 @@ export function postureFacts(
     egress,
     allowlist: posture === 'deny-by-default' ? egress.allowed.join(' ') : null,
     deny: egress.closures.map((c) => c.text.slice(1)).join(' '),
+    inbound: [...new Set(config.ports.map((p) => p.value.container))]
+      .sort((a, b) => a - b)
+      .join(' '),
   };
 }
 
@@ -49,9 +59,27 @@ export function helperEnv(
   const env: Record<string, string> = { ...boxEnv };
   env['BYRE_EGRESS'] = facts.allowlist ?? '';
   env['BYRE_EGRESS_DENY'] = facts.deny;
+  env['BYRE_INBOUND'] = facts.inbound;
   for (const key of PROBE_ENV_KEYS) {
     const value = hostEnv[key];
     if (value !== undefined && value !== '') env[key] = value;
   }
   return env;
+}
+
+/**
+ * What this config's network posture takes away from an open box, as lines
+ * for a message: the posture skill, and the closures it enforces (an open box
+ * enforces none). A fresh config that lacks one of them is looser (adr/0047).
+ */
+export function networkRestrictions(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): string[] {
+  const facts = postureFacts(config, skills);
+  if (facts.skill === null) return [];
+  return [
+    `network ${facts.posture} (${facts.skill.id})`,
+    ...facts.egress.closures.map((c) => `egress closure ${c.text}`),
+  ];
 }

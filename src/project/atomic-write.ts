@@ -1,10 +1,13 @@
 // Crash-safe file publication for byre's store: a reader sees the old bytes or
 // the new bytes, never a torn file. Directories it creates are private (0700);
 // it must never follow a caller into writing outside the directory it names.
+// An OS refusal (a full disk, a read-only store) is thrown as a ByreError that
+// names the target, never the temp file, so no writer shows the crash banner.
 
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFailure } from '../output/system-error.js';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -26,20 +29,31 @@ export async function writeTempSibling(
   data: string | Uint8Array,
   mode: number = PRIVATE_FILE_MODE,
 ): Promise<string> {
+  try {
+    return await writeTemp(target, data, mode);
+  } catch (error) {
+    throw writeFailure(error, target);
+  }
+}
+
+async function writeTemp(target: string, data: string | Uint8Array, mode: number): Promise<string> {
   await ensurePrivateDir(path.dirname(target));
   const temp = tempSiblingPath(target);
   const handle = await open(temp, 'wx', mode);
   try {
-    await handle.writeFile(data);
-    // The create mode is filtered by umask; the caller asked for exactly `mode`.
-    await handle.chmod(mode);
-    await handle.sync();
+    try {
+      await handle.writeFile(data);
+      // The create mode is filtered by umask; the caller asked for exactly `mode`.
+      await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      // close(2) can report a deferred write error (a quota on NFS): it counts.
+      await handle.close();
+    }
   } catch (err) {
-    await handle.close();
     await unlink(temp).catch(() => undefined);
     throw err;
   }
-  await handle.close();
   return temp;
 }
 
@@ -67,7 +81,7 @@ export async function writeFileAtomic(
     await rename(temp, target);
   } catch (err) {
     await unlink(temp).catch(() => undefined);
-    throw err;
+    throw writeFailure(err, target);
   }
   await syncDir(path.dirname(target));
 }

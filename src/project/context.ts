@@ -1,10 +1,20 @@
 // Where a command stands: the store, the project id anchored at the main
-// worktree, the worktree id of this directory, and the directories a box can
-// write (for host tool pinning). Reads the filesystem; writes nothing.
+// worktree and the worktree id of this directory (the trees a box can write
+// are box/writable-trees.ts's). A forged worktree structure and a changed
+// identity are refused here, so every verb refuses them (adr/0047). Reads
+// the filesystem; writes nothing.
 
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import type { RefusedError } from '../errors.js';
 import { projectIdFor } from './identity.js';
-import { projectIdCollision, readProjectPath } from './store.js';
+import {
+  findIdentityChange,
+  identityChangeRefusal,
+  type IdentityChange,
+  type ResolvedIdentity,
+} from './identity-change.js';
+import { isLaunchedDir, recordedIdentities } from './identity-record.js';
+import { projectIdCollision, projectPathOf, readProjectPath } from './store.js';
 import {
   byreHome,
   projectStorePaths,
@@ -29,24 +39,61 @@ export interface ProjectContext {
   gitDir: string | null;
   /** A linked worktree's git paths as git recorded them, bound at the same paths. */
   gitPaths: WorktreeIdentity['gitPaths'];
-  /** Directories the box can write; a host tool found under one is declined. */
-  boxWritableRoots: string[];
+  /** Set only when the caller asked to see a changed identity instead of a refusal. */
+  identityChange: IdentityChange | null;
+  /**
+   * Set only when the caller asked to see a forged worktree structure instead
+   * of a refusal; the context is then the directory's own project, outside git.
+   */
+  forged: RefusedError | null;
+}
+
+export interface ResolveContextOptions {
+  /**
+   * `refuse` (every verb): a directory whose records name another identity is
+   * refused. `report`: the change is returned on the context, for the verbs
+   * that show it (status) or settle it (rehome).
+   */
+  identityChange?: 'refuse' | 'report';
+  /** The same for a forged worktree structure (status shows it; rehome refuses it). */
+  forged?: 'refuse' | 'report';
+}
+
+/** The recorded identity this directory disagrees with, with what a message needs. */
+function identityChangeOf(home: string, resolved: ResolvedIdentity): IdentityChange | null {
+  const recorded = findIdentityChange(resolved, recordedIdentities(home, resolved.dir));
+  if (recorded === null) return null;
+  const recordedRoot = recorded.projectId === null ? null : projectPathOf(home, recorded.projectId);
+  return {
+    resolved,
+    recorded,
+    recordedRoot,
+    recordedRootGone: recordedRoot !== null && !existsSync(recordedRoot),
+  };
 }
 
 export async function resolveProjectContext(
   cwd: string,
   env: Readonly<Record<string, string | undefined>>,
+  options: ResolveContextOptions = {},
 ): Promise<ProjectContext> {
-  const wt = await resolveWorktree(cwd);
+  const home = byreHome(env);
+  const wt = await resolveWorktree(cwd, {
+    launchedDir: (d) => isLaunchedDir(home, d),
+    forged: options.forged ?? 'refuse',
+  });
   const projectId = projectIdFor(wt.projectRoot);
-  const store = storePaths(byreHome(env));
+  const identityChange = identityChangeOf(home, {
+    dir: wt.worktreeDir,
+    projectId,
+    isLinkedWorktree: wt.isLinkedWorktree,
+    projectRoot: wt.projectRoot,
+  });
+  if (identityChange !== null && options.identityChange !== 'report') {
+    throw identityChangeRefusal(identityChange);
+  }
+  const store = storePaths(home);
   const project = projectStorePaths(store.home, projectId);
-  const roots = [
-    wt.worktreeDir,
-    wt.projectRoot,
-    ...(wt.commonGitDir ? [wt.commonGitDir] : []),
-    project.dir,
-  ];
   return {
     store,
     project,
@@ -58,7 +105,8 @@ export async function resolveProjectContext(
     commonGitDir: wt.commonGitDir,
     gitDir: wt.gitDir,
     gitPaths: wt.gitPaths,
-    boxWritableRoots: [...new Set(roots.map((r) => path.resolve(r)))],
+    identityChange,
+    forged: wt.forged,
   };
 }
 

@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCapped, readRegularFile } from './read-regular.js';
+import { readCapped, readRegularFile, readRegularHead } from './read-regular.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'byre-read-regular-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,5 +64,21 @@ describe('readRegularFile', () => {
     symlinkSync(fileOf('target', bytesOf(3)), link);
     expect(readRegularFile(link, 10)).toEqual({ kind: 'not-regular', what: 'symlink' });
     expect(readRegularFile(path.join(dir, 'absent'), 10)).toEqual({ kind: 'missing' });
+  });
+});
+
+describe('readRegularHead', () => {
+  it('reads the first bytes of a file of any size, and refuses links and FIFOs as readRegularFile does', () => {
+    const data = bytesOf(1000);
+    const read = readRegularHead(fileOf('long', data), 255);
+    expect(read.kind === 'ok' && read.bytes.equals(data.subarray(0, 255))).toBe(true);
+    const short = readRegularHead(fileOf('short', bytesOf(3)), 255);
+    expect(short.kind === 'ok' && short.bytes.length).toBe(3);
+    const link = path.join(dir, 'head-link');
+    symlinkSync(path.join(dir, 'long'), link);
+    expect(readRegularHead(link, 10)).toEqual({ kind: 'not-regular', what: 'symlink' });
+    const fifo = path.join(dir, 'head-fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(readRegularHead(fifo, 10)).toEqual({ kind: 'not-regular', what: 'fifo' });
   });
 });

@@ -70,6 +70,19 @@ export function readCapped(fd: number, limit: number, expected = limit): Buffer 
  * (or a missing parent) is `missing`; other errors (EACCES …) are thrown.
  */
 export function readRegularFile(path: string, cap: number): RegularRead {
+  return readRegular(path, cap, 'refuse');
+}
+
+/**
+ * The first `n` bytes of a regular file at most, opened as readRegularFile
+ * opens it (no link, no FIFO): for a reader that, like git reading `HEAD`,
+ * looks only at the start of a file of any size.
+ */
+export function readRegularHead(path: string, n: number): RegularRead {
+  return readRegular(path, n, 'truncate');
+}
+
+function readRegular(path: string, cap: number, over: 'refuse' | 'truncate'): RegularRead {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
@@ -86,6 +99,9 @@ export function readRegularFile(path: string, cap: number): RegularRead {
     const stat = fstatSync(fd);
     const what = kindOf(stat);
     if (what !== null) return { kind: 'not-regular', what };
+    if (over === 'truncate') {
+      return { kind: 'ok', bytes: readCapped(fd, cap, stat.size + 1), mode: stat.mode & 0o7777 };
+    }
     if (stat.size > cap) return { kind: 'too-large', size: stat.size };
     // One byte over the cap catches a file that grew after the stat.
     const bytes = readCapped(fd, cap + 1, stat.size + 1);

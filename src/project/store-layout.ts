@@ -42,6 +42,8 @@ export interface StorePaths {
   skills: string;
   packages: string;
   projects: string;
+  /** One record per linked worktree byre launched in, by worktree id (adr/0047). */
+  worktrees: string;
 }
 
 export function storePaths(home: string): StorePaths {
@@ -53,6 +55,7 @@ export function storePaths(home: string): StorePaths {
     skills: path.join(home, 'skills'),
     packages: path.join(home, 'packages'),
     projects: path.join(home, 'projects'),
+    worktrees: path.join(home, 'worktrees'),
   };
 }
 
@@ -96,6 +99,16 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     context: path.join(dir, 'context'),
     buildLog: path.join(dir, 'build.log'),
   };
+}
+
+/** A linked worktree's identity record: its directory and its project (adr/0047). */
+export function worktreeRecordPath(home: string, worktreeId: string): string {
+  if (!isValidProjectId(worktreeId)) {
+    throw new ByreError(`"${worktreeId}" is not a byre worktree id`, {
+      rule: 'project.invalid-id',
+    });
+  }
+  return path.join(storePaths(home).worktrees, worktreeId);
 }
 
 export function defaultConfigPath(home: string): string {

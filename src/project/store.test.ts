@@ -7,7 +7,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { projectIdFor } from './identity.js';
 import { readProjectPath, recordProjectPath } from './store.js';
-import { byreHome, projectStorePaths, storePaths } from './store-layout.js';
+import { byreHome, projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';
 
 let home: string;
 
@@ -32,7 +32,10 @@ describe('store layout', () => {
       skills: '/h/skills',
       packages: '/h/packages',
       projects: '/h/projects',
+      worktrees: '/h/worktrees',
     });
+    expect(worktreeRecordPath('/h', 'wt-app-abc123')).toBe('/h/worktrees/wt-app-abc123');
+    expect(() => worktreeRecordPath('/h', '../x')).toThrow('not a byre worktree id');
   });
 
   it('names the per-project files', () => {

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
+import { FORGE_WORKTREE } from '../../test/support/forge.js';
 import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
 
@@ -11,6 +12,7 @@ import { projectIdFor } from './identity.js';
 import {
   POINTER_MAX_BYTES,
   commonDirOfWorktreeGitdir,
+  forgingTree,
   mainWorktreeFor,
   parseGitFile,
   resolveWorktree,
@@ -90,6 +92,7 @@ describe('resolveWorktree', () => {
       commonGitDir: null,
       gitDir: null,
       gitPaths: null,
+      forged: null,
     });
   });
 
@@ -113,6 +116,7 @@ describe('resolveWorktree', () => {
         commonGitDir: path.join(main, '.git'),
         gitDir: path.join(main, '.git/worktrees/feature'),
         gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: wt },
+        forged: null,
       });
     });
   }
@@ -182,6 +186,7 @@ describe('resolveWorktree', () => {
       commonGitDir: path.join(main, '.git'),
       gitDir: path.join(main, '.git/worktrees/real-wt'),
       gitPaths: { commonGitDir: path.join(main, '.git'), worktreeDir: path.join(dir, 'real-wt') },
+      forged: null,
     });
   });
 
@@ -201,6 +206,7 @@ describe('resolveWorktree', () => {
       commonGitDir: path.join(real, '.git'),
       gitDir: path.join(real, '.git/worktrees/feature'),
       gitPaths: { commonGitDir: recordedCommon, worktreeDir: wt },
+      forged: null,
     });
   });
 });
@@ -329,6 +335,149 @@ describe('resolveWorktree refuses pointers that are not git’s own structure', 
       projectRoot: victim,
       isLinkedWorktree: false,
       gitPaths: null,
+    });
+  });
+});
+
+describe('forgingTree (adr/0047)', () => {
+  const claim = (worktreeDir: string, repository: string[], mainWorktree: string | null) => ({
+    worktreeDir,
+    repository,
+    mainWorktree,
+  });
+  it.each([
+    [
+      'its repository inside the worktree (the box’s own forgery)',
+      claim('/p', ['/p/sub/.git'], '/p/sub'),
+      [],
+      '/p',
+    ],
+    ['a bare repository inside the worktree', claim('/p', ['/p/r.git'], null), [], '/p'],
+    [
+      'a repository named through the worktree, resolving elsewhere',
+      claim('/p', ['/e/.git', '/p/l/.git'], '/e'),
+      [],
+      '/p',
+    ],
+    ['a launched directory holding both', claim('/t/a', ['/t/b/.git'], '/t/b'), ['/t'], '/t'],
+    [
+      'a launched directory holding both, the nearest named',
+      claim('/t/u/a', ['/t/u/b/.git'], '/t/u/b'),
+      ['/t/u', '/t'],
+      '/t/u',
+    ],
+    ['a worktree beside its repository', claim('/w', ['/r/.git'], '/r'), [], null],
+    [
+      'a worktree inside its main checkout, which byre launched in',
+      claim('/r/wt', ['/r/.git'], '/r'),
+      ['/r'],
+      null,
+    ],
+    [
+      'a worktree deeper in its launched main checkout',
+      claim('/r/x/wt', ['/r/.git'], '/r'),
+      ['/r'],
+      null,
+    ],
+    [
+      'a launched directory holding only the worktree',
+      claim('/t/a', ['/r/.git'], '/r'),
+      ['/t'],
+      null,
+    ],
+    [
+      'a launched directory holding only the repository',
+      claim('/w', ['/t/r/.git'], '/t/r'),
+      ['/t'],
+      null,
+    ],
+    [
+      'a launched directory that is not above the worktree',
+      claim('/w', ['/x/r/.git'], '/x/r'),
+      ['/x'],
+      null,
+    ],
+    [
+      'a sibling directory whose name extends the worktree’s',
+      claim('/p', ['/pp/.git'], '/pp'),
+      [],
+      null,
+    ],
+  ])('%s', (_what, c, launched, want) => {
+    expect(forgingTree(c, launched)).toBe(want);
+  });
+});
+
+describe('resolveWorktree refuses a structure a box could have built (adr/0047)', () => {
+  /** The issue's attack, as the box runs it inside a project with a real .git directory. */
+  function attack(): string {
+    const p = mk('proj');
+    mk('proj/.git/objects');
+    put('proj/.git/HEAD', 'ref: refs/heads/main\n');
+    execFileSync('sh', ['-c', FORGE_WORKTREE], { cwd: p });
+    return p;
+  }
+
+  it('the moved-.git forgery: every pointer checks out, the whole is refused', async () => {
+    const p = attack();
+    const err: unknown = await resolveWorktree(p).catch((e: unknown) => e);
+    expect(err).toMatchObject({ rule: 'worktree.forged', exitCode: 3 });
+    expect((err as Error).message).toContain(
+      `its repository ${path.join(p, 'sub/.git')} lies inside the worktree itself`,
+    );
+    expect((err as ByreError).remedy).toContain(
+      `mv ${path.join(p, 'sub/.git')} ${path.join(p, '.git')}`,
+    );
+  });
+
+  it('reported instead when the caller shows it: the directory as its own project outside git', async () => {
+    const p = attack();
+    const seen = await resolveWorktree(p, { forged: 'report' });
+    expect(seen).toMatchObject({
+      projectRoot: p,
+      worktreeDir: p,
+      isLinkedWorktree: false,
+      commonGitDir: null,
+      gitDir: null,
+      gitPaths: null,
+      forged: { rule: 'worktree.forged', exitCode: 3 },
+    });
+  });
+
+  it('a bare repository planted inside the worktree', async () => {
+    const wt = mk('w2');
+    mk('w2/r.git/worktrees/w');
+    put('w2/.git', 'gitdir: r.git/worktrees/w\n');
+    put('w2/r.git/worktrees/w/commondir', '../..\n');
+    put('w2/r.git/worktrees/w/gitdir', `${wt}/.git\n`);
+    await expect(resolveWorktree(wt)).rejects.toMatchObject({ rule: 'worktree.forged' });
+  });
+
+  it('a structure inside a directory byre launched in, only when the caller knows it', async () => {
+    const t = mk('launched');
+    mk('launched/b/.git/worktrees/a');
+    const a = mk('launched/a');
+    put('launched/a/.git', `gitdir: ${t}/b/.git/worktrees/a\n`);
+    put('launched/b/.git/worktrees/a/commondir', '../..\n');
+    put('launched/b/.git/worktrees/a/gitdir', `${a}/.git\n`);
+    expect(await resolveWorktree(a)).toMatchObject({ isLinkedWorktree: true });
+    const err: unknown = await resolveWorktree(a, { launchedDir: (d) => d === t }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ rule: 'worktree.forged' });
+    expect((err as Error).message).toContain(`inside ${t}, where byre has run a box`);
+  });
+
+  it('a real worktree inside its launched main checkout is accepted', async () => {
+    const main = mk('mainco');
+    mk('mainco/.git/worktrees/wt');
+    const wt = mk('mainco/wt');
+    put('mainco/wt/.git', 'gitdir: ../.git/worktrees/wt\n');
+    put('mainco/.git/worktrees/wt/commondir', '../..\n');
+    put('mainco/.git/worktrees/wt/gitdir', `${wt}/.git\n`);
+    expect(await resolveWorktree(wt, { launchedDir: (d) => d === main })).toMatchObject({
+      projectRoot: main,
+      isLinkedWorktree: true,
     });
   });
 });

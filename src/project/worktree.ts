@@ -3,14 +3,16 @@
 // project's hooks and config are the boxed agent's to write, so running git
 // here would run the agent's code on the host. The pointers are the box's to
 // write too, so a linked worktree is accepted only in the shape `git worktree
-// add` makes (adr/0019).
+// add` makes (adr/0019), and never when its repository lies in a tree a box
+// could have built the whole structure in (adr/0047).
 
 // Sync reads: see canonical.ts (the first async fs call is costly in the binary).
 import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
-import { ByreError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
 import { canonicalPath } from './canonical.js';
+import { isAncestorOrSelf } from './containment.js';
 import { projectIdFor } from './identity.js';
 import { describeNotRegular, readRegularFile, type RegularRead } from './read-regular.js';
 
@@ -32,6 +34,11 @@ export interface WorktreeIdentity {
    * the box binds each at the same path so git inside it still finds them.
    */
   gitPaths: { commonGitDir: string; worktreeDir: string } | null;
+  /**
+   * A forged structure, when the caller asked to see it (`forged: 'report'`):
+   * the directory then resolves as its own project outside git.
+   */
+  forged: RefusedError | null;
 }
 
 /** The `gitdir:` target of a `.git` file, or null when the text is not a pointer. Pure. */
@@ -89,6 +96,52 @@ function pointerNotFile(file: string, what: string): ByreError {
   });
 }
 
+/** A linked worktree's claim: its directory, its repository's paths and its main checkout. */
+export interface LinkedClaim {
+  worktreeDir: string;
+  /** The common git dir, canonical and as git's pointers name it. */
+  repository: readonly string[];
+  /** The main worktree the repository implies (canonical), or null for a bare one. */
+  mainWorktree: string | null;
+}
+
+/**
+ * The tree a box can write that holds both a linked worktree and its
+ * repository, when that tree is not the repository's own main checkout: a box
+ * there could have written every pointer of the structure, each one
+ * consistent with the others. `launchedDirs` are ancestors of the worktree
+ * byre launched boxes in; the worktree itself always counts, since the box
+ * about to start writes it. Pure.
+ */
+export function forgingTree(claim: LinkedClaim, launchedDirs: readonly string[]): string | null {
+  for (const tree of [claim.worktreeDir, ...launchedDirs]) {
+    if (tree === claim.mainWorktree || !isAncestorOrSelf(tree, claim.worktreeDir)) continue;
+    if (claim.repository.some((p) => isAncestorOrSelf(tree, p))) return tree;
+  }
+  return null;
+}
+
+/** A worktree structure a box could have built: refused, whatever identity it names. */
+export function forgedStructure(claim: LinkedClaim, tree: string): RefusedError {
+  const dotGit = path.join(claim.worktreeDir, '.git');
+  const repo = claim.repository[0] ?? '';
+  const where =
+    tree === claim.worktreeDir
+      ? 'inside the worktree itself'
+      : `inside ${tree}, where byre has run a box that could write all of it`;
+  const restore =
+    tree === claim.worktreeDir
+      ? `if ${repo} is this directory's own repository, put it back (\`rm ${dotGit} && mv ${repo} ${dotGit}\`)`
+      : `if git made this worktree, move its repository out of ${tree}`;
+  return new RefusedError(
+    `${dotGit} makes ${claim.worktreeDir} a linked worktree of ${claim.mainWorktree ?? repo}, but its repository ${repo} lies ${where}; git never builds that, a box can, so byre will not take that identity`,
+    {
+      rule: 'worktree.forged',
+      remedy: `${restore}; otherwise remove ${dotGit} (a box planted it), then run byre again`,
+    },
+  );
+}
+
 function lstatOrNull(p: string): Stats | null {
   try {
     return lstatSync(p);
@@ -127,14 +180,41 @@ async function samePath(a: string, b: string): Promise<boolean> {
   }
 }
 
+export interface ResolveOptions {
+  /** Whether a directory is one byre launched a box in (the store's records); none when absent. */
+  launchedDir?: (dir: string) => boolean;
+  /**
+   * `refuse` (every verb): a forged structure throws. `report`: it resolves
+   * as the directory's own project outside git, the refusal on `forged`, for
+   * the page that shows it (status).
+   */
+  forged?: 'refuse' | 'report';
+}
+
+/** The worktree's ancestors that byre launched boxes in, nearest first. */
+function launchedAncestors(worktreeDir: string, options: ResolveOptions): string[] {
+  const launched = options.launchedDir;
+  if (launched === undefined) return [];
+  const out: string[] = [];
+  for (let d = path.dirname(worktreeDir); ; d = path.dirname(d)) {
+    if (launched(d)) out.push(d);
+    if (d === path.dirname(d)) return out;
+  }
+}
+
 /**
  * Resolves where identity anchors for `dir`. A linked worktree is accepted
  * only in git's own shape: `.git` a regular file whose `gitdir:` is
  * `<common>/worktrees/<name>`, that directory's `gitdir` file pointing back
- * at this `.git`, and its `commondir` naming `<common>`. A plain checkout, a
- * submodule, a bare repository's worktree or no git at all is its own project.
+ * at this `.git`, and its `commondir` naming `<common>`; and never when its
+ * repository lies inside a tree a box can write (forgingTree). A plain
+ * checkout, a submodule, a bare repository's worktree or no git at all is
+ * its own project.
  */
-export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
+export async function resolveWorktree(
+  dir: string,
+  options: ResolveOptions = {},
+): Promise<WorktreeIdentity> {
   const worktreeDir = await canonicalPath(dir);
   const dotGit = path.join(worktreeDir, '.git');
   const plain = (commonGitDir: string | null, gitDir = commonGitDir): WorktreeIdentity => ({
@@ -144,6 +224,7 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     commonGitDir,
     gitDir,
     gitPaths: null,
+    forged: null,
   });
 
   const info = lstatOrNull(dotGit);
@@ -205,13 +286,26 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
   }
   const main = mainWorktreeFor(common);
   const ownGitDir = await canonicalPath(gitdir);
-  if (main === null) return plain(commonGitDir, ownGitDir);
-  let projectRoot: string;
-  try {
-    projectRoot = await canonicalPath(main);
-  } catch (err) {
-    throw brokenPointer(worktreeDir, `its main worktree ${main} is missing`, err);
+  let projectRoot: string | null = null;
+  if (main !== null) {
+    try {
+      projectRoot = await canonicalPath(main);
+    } catch (err) {
+      throw brokenPointer(worktreeDir, `its main worktree ${main} is missing`, err);
+    }
   }
+  const claim: LinkedClaim = {
+    worktreeDir,
+    repository: [commonGitDir, common],
+    mainWorktree: projectRoot,
+  };
+  const tree = forgingTree(claim, launchedAncestors(worktreeDir, options));
+  if (tree !== null) {
+    const refusal = forgedStructure(claim, tree);
+    if (options.forged !== 'report') throw refusal;
+    return { ...plain(null), forged: refusal };
+  }
+  if (projectRoot === null) return plain(commonGitDir, ownGitDir);
   if (projectRoot === worktreeDir) return plain(commonGitDir, ownGitDir);
   return {
     projectRoot,
@@ -220,5 +314,6 @@ export async function resolveWorktree(dir: string): Promise<WorktreeIdentity> {
     commonGitDir,
     gitDir: ownGitDir,
     gitPaths: { commonGitDir: common, worktreeDir: path.dirname(back) },
+    forged: null,
   };
 }

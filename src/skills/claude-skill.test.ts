@@ -168,13 +168,14 @@ describe('skill-carried Claude Skills (materializeSkill)', async () => {
     'skill.toml',
   ).value;
   const enc = (s: string) => new TextEncoder().encode(s);
-  const tree = (files: Record<string, string>, linked: string[] = []) => ({
+  const tree = (files: Record<string, string>, linked: string[] = [], dirs: string[] = []) => ({
     ...memoryTree(
       Object.fromEntries(
         Object.entries(files).map(([k, v]) => [k, { content: enc(v), executable: false }]),
       ),
     ),
     linked: (rel: string) => linked.includes(rel),
+    isDir: (rel: string) => dirs.includes(rel),
   });
   const materialize = (t: ReturnType<typeof tree>) =>
     materializeSkill({
@@ -205,6 +206,64 @@ describe('skill-carried Claude Skills (materializeSkill)', async () => {
       expect.objectContaining({
         rule: 'skill.claude-skill-invalid',
         location: expect.objectContaining({ key: 'claude_skills[0].from' }),
+      }),
+    ]);
+  });
+
+  it.each([
+    ['an empty directory', tree({}, [], ['cs', 'cs/tdd']), 'it has no SKILL.md at its root'],
+    [
+      'a directory of other files',
+      tree({ 'cs/tdd/README.md': 'x' }, [], ['cs', 'cs/tdd']),
+      'it has no SKILL.md at its root',
+    ],
+    [
+      'a file where the directory should be',
+      tree({ 'cs/tdd': GOOD }, [], ['cs']),
+      'it is a file; a Claude Skill is a directory with a SKILL.md at its root',
+    ],
+  ])('refuses %s naming SKILL.md, never as missing from the package', (_what, t, problem) => {
+    const r = materialize(t);
+    expect(r.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.claude-skill-invalid',
+        message: `claude skill "tdd" ("cs/tdd"): ${problem}`,
+        location: expect.objectContaining({ key: 'claude_skills[0].from' }),
+      }),
+    ]);
+  });
+
+  it('a from that is nowhere in the package is still missing', () => {
+    expect(materialize(tree({}, [], ['cs'])).issues).toEqual([
+      expect.objectContaining({ rule: 'skill.payload-missing' }),
+    ]);
+  });
+});
+
+describe('a local skill whose Claude Skill directory holds no SKILL.md', () => {
+  let home: string;
+  useTempDir('claude-skill-empty', (tmp) => {
+    home = tmp;
+  });
+  it.each([
+    ['empty', []],
+    ['holding only dot-files', ['.keep']],
+  ])('is INVALID naming SKILL.md when the directory is %s', async (_what, files) => {
+    const { loadCatalog } = await import('./catalog.js');
+    const dir = path.join(home, 'skills', 'me', 'tool');
+    mkdirSync(path.join(dir, 'cs', 'tdd'), { recursive: true });
+    for (const f of files) writeFileSync(path.join(dir, 'cs', 'tdd', f), 'x');
+    writeFileSync(
+      path.join(dir, 'skill.toml'),
+      'description = "t"\n[[claude_skills]]\nname = "tdd"\nfrom = "cs/tdd"\n',
+    );
+    const entry = loadCatalog({ home, kind: 'skill' }).find('me/tool');
+    expect(entry?.status).toBe('invalid');
+    expect(entry?.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.claude-skill-invalid',
+        message: 'claude skill "tdd" ("cs/tdd"): it has no SKILL.md at its root',
+        location: expect.objectContaining({ file: path.join(dir, 'skill.toml'), line: 4 }),
       }),
     ]);
   });

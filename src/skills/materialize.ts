@@ -22,6 +22,8 @@ export interface PackageTree {
   escapes(rel: string): boolean;
   /** Whether `rel` was reached through a symlink (inside the package); absent means never. */
   linked?(rel: string): boolean;
+  /** Whether `rel` is a directory of the package, empty ones too; absent means only those holding files. */
+  isDir?(rel: string): boolean;
 }
 
 /** An in-memory tree, for bundled and installed packages and for tests. */
@@ -137,30 +139,35 @@ export function materializeSkill(input: MaterializeInput): {
   const claudeSkillFiles: Record<string, ClaudeSkillFile[]> = {};
   const claudeSkills = manifest.claudeSkills.map((entry, i) => {
     const at: PathSegment[] = ['claude_skills', i, 'from'];
-    const found = locate(entry.from, at, 'claude skill from');
     const base = normalizeRel(entry.from);
+    const invalid = (problem: string): void =>
+      fail(
+        'skill.claude-skill-invalid',
+        at,
+        `claude skill ${JSON.stringify(entry.name)} (${JSON.stringify(entry.from)}): ${problem}`,
+        'make from a Claude Skill: SKILL.md with name and description front matter, at most 64 files and 8 MiB, no links',
+      );
+    // A directory with nothing in it (or only dot-files) is a Claude Skill
+    // without its SKILL.md, not a path missing from the package.
+    const empty = base !== '.' && tree.isDir?.(base) === true && filesUnder(tree, base) === null;
+    const found = empty ? [] : locate(entry.from, at, 'claude skill from');
     const list: ClaudeSkillFile[] = [];
     const seen: FoundEntry[] = [];
-    for (const rel of found ?? []) {
-      const content = tree.read(rel);
-      if (content === null) continue;
-      const inSkill = base === '.' ? rel : rel.slice(base.length + 1);
-      list.push({ rel: inSkill, content, executable: tree.executable(rel) });
-      const kind = tree.linked?.(rel) === true ? 'symlink' : 'file';
-      seen.push({ rel: inSkill, kind, size: content.length });
-    }
-    if (found !== null) {
+    if (found !== null && found.length === 1 && found[0] === base && base !== '.') {
+      invalid('it is a file; a Claude Skill is a directory with a SKILL.md at its root');
+    } else if (found !== null) {
+      for (const rel of found) {
+        const content = tree.read(rel);
+        if (content === null) continue;
+        const inSkill = base === '.' ? rel : rel.slice(base.length + 1);
+        list.push({ rel: inSkill, content, executable: tree.executable(rel) });
+        const kind = tree.linked?.(rel) === true ? 'symlink' : 'file';
+        seen.push({ rel: inSkill, kind, size: content.length });
+      }
       const skillMd = list.find((f) => f.rel === 'SKILL.md');
       const text = skillMd === undefined ? null : new TextDecoder().decode(skillMd.content);
       const [problem] = claudeSkillProblems(entry.name, seen, text);
-      if (problem !== undefined) {
-        fail(
-          'skill.claude-skill-invalid',
-          at,
-          `claude skill ${JSON.stringify(entry.name)} (${JSON.stringify(entry.from)}): ${problem}`,
-          'make from a Claude Skill: SKILL.md with name and description front matter, at most 64 files and 8 MiB, no links',
-        );
-      }
+      if (problem !== undefined) invalid(problem);
     }
     claudeSkillFiles[entry.name] = list;
     return { name: entry.name, path: `skills/${id}/${base}` };

@@ -86,27 +86,95 @@ describe('resolveEnabledSkills', () => {
     );
   });
 
+  // The reference's tombstones, byte for byte: the pinned manifest and digest to install.
+  const PINNED = {
+    codereview:
+      'byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.2/skills/codereview/skill.toml --digest sha256:3d0bf433dfab52ad947e125987d50b44aa47000414bbe14023bbcf80277ade86',
+    devlog:
+      'byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.0/skills/devlog/skill.toml --digest sha256:9ecb65b18386ceea0dc54b7bb040b42e29a9872ab8fed4f9b1f86d5562926c12',
+  };
+
   it.each([
-    ['devlog', 'pjlsergeant/devlog'],
-    ['byre/devlog', 'pjlsergeant/devlog'],
-    ['codereview', 'pjlsergeant/codereview'],
-  ])('a retired bundled name (%s) gets its rename remedy', (name, movedTo) => {
+    [
+      'codereview',
+      'was moved out of byre, and lives on as pjlsergeant/codereview',
+      PINNED.codereview,
+      'pjlsergeant/codereview',
+    ],
+    [
+      'byre/codereview',
+      'was moved out of byre, and lives on as pjlsergeant/codereview',
+      PINNED.codereview,
+      'pjlsergeant/codereview',
+    ],
+    [
+      'devlog',
+      'was moved out of byre, and lives on as pjlsergeant/devlog',
+      PINNED.devlog,
+      'pjlsergeant/devlog',
+    ],
+    [
+      'devloop',
+      'was renamed to devlog, then moved out of byre, and lives on as pjlsergeant/devlog',
+      PINNED.devlog,
+      'pjlsergeant/devlog',
+    ],
+    [
+      'byre/devloop',
+      'was renamed to devlog, then moved out of byre, and lives on as pjlsergeant/devlog',
+      PINNED.devlog,
+      'pjlsergeant/devlog',
+    ],
+  ])(
+    'a retired bundled name (%s) gets its tombstone: the story and the pinned install',
+    (name, story, install, successor) => {
+      const { locate, asked } = recordingLocate();
+      const error = failure(() =>
+        resolveEnabledSkills(fakeConfig({ skills: [sourced(name, LAYER)] }), CATALOG, locate),
+      );
+      expect(error).toMatchObject({
+        rule: 'skills.retired',
+        message: `skill "${name}" is no longer bundled with byre: it ${story}`,
+        remedy: `install it: ${install}, then write "${successor}" in place of "${name}"`,
+        location: { line: 7, column: 3 },
+      });
+      expect(asked).toEqual(['work:skills']);
+    },
+  );
+
+  it('a retired agent name gets the tombstone too, located at agent', () => {
+    const { locate, asked } = recordingLocate();
     const error = failure(() =>
-      resolveEnabledSkills(fakeConfig({ skills: [sourced(name)] }), CATALOG),
+      resolveEnabledSkills(fakeConfig({ agent: sourced('devloop', LAYER) }), CATALOG, locate),
     );
     expect(error.rule).toBe('skills.retired');
-    expect(error.message).toContain(`moved to ${movedTo}`);
-    expect(error.remedy).toContain(`write "${movedTo}" in skills`);
+    expect(error.remedy).toContain(PINNED.devlog);
+    expect(asked).toEqual(['work:agent']);
   });
 
-  it('a retired name uses a hint for the id it moved to', () => {
+  it('a [sources] hint naming another copy of the successor is shown beside the pin', () => {
     const config = fakeConfig({
-      skills: [sourced('devlog')],
-      sources: { 'pjlsergeant/devlog': sourced({ uri: 'https://x.example/devlog.toml' }) },
+      skills: [sourced('devloop')],
+      sources: { 'pjlsergeant/devlog': sourced({ uri: 'https://mirror.example/devlog.toml' }) },
     });
     const error = failure(() => resolveEnabledSkills(config, CATALOG));
     expect(error.remedy).toBe(
-      'install it: byre skill install https://x.example/devlog.toml  (hint from project); then write "pjlsergeant/devlog" in skills',
+      `install it: ${PINNED.devlog}, then write "pjlsergeant/devlog" in place of "devloop"; [sources] names another copy: byre skill install https://mirror.example/devlog.toml  (hint from project)`,
+    );
+  });
+
+  it('a [sources] hint that is the pin itself adds nothing', () => {
+    const config = fakeConfig({
+      skills: [sourced('codereview')],
+      sources: {
+        'pjlsergeant/codereview': sourced({
+          uri: 'https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.2/skills/codereview/skill.toml',
+          digest: 'sha256:3d0bf433dfab52ad947e125987d50b44aa47000414bbe14023bbcf80277ade86',
+        }),
+      },
+    });
+    expect(failure(() => resolveEnabledSkills(config, CATALOG)).remedy).toBe(
+      `install it: ${PINNED.codereview}, then write "pjlsergeant/codereview" in place of "codereview"`,
     );
   });
 

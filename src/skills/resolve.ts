@@ -2,10 +2,10 @@
 // `skills` in cascade order, plus the selected agent (appended when missing,
 // since choosing an agent enables it). Pure over the injected catalog.
 
-import { RETIRED_BUNDLED } from '../config/grammar.js';
+import { RETIRED_BUNDLED, type RetiredBundled } from '../config/grammar.js';
 import type { PathSegment } from '../config/locate.js';
 import type { RawLayer } from '../config/schema.js';
-import { findHint, installHint } from '../config/source-hint.js';
+import { findHint, installHint, tombstoneInstall } from '../config/source-hint.js';
 import type { ValueLocation } from '../config/check-effective.js';
 import type { EffectiveConfig, Sourced } from '../config/types.js';
 import { ConfigError, type Location } from '../errors.js';
@@ -45,6 +45,30 @@ function located(rule: string, message: string, location: Location, fix: string)
   return new ConfigError([{ rule, message, location, fix }]);
 }
 
+/**
+ * A retired bundled name: its tombstone's story and pinned install, never a
+ * bare not-found. A `[sources]` hint naming another copy (a mirror) is shown
+ * beside the pin, never instead of it.
+ */
+function retired(
+  reference: string,
+  tomb: RetiredBundled,
+  location: Location,
+  config: EffectiveConfig,
+): ConfigError {
+  const hint = findHint(config.sources, [...hintIds(reference), tomb.successor]);
+  const other =
+    hint === null || (hint.value.uri === tomb.uri && hint.value.digest === tomb.digest)
+      ? ''
+      : `; [sources] names another copy: ${installHint('skill', hint)}`;
+  return located(
+    'skills.retired',
+    `skill "${reference}" is no longer bundled with byre: it was ${tomb.fate}, and lives on as ${tomb.successor}`,
+    location,
+    `install it: ${tombstoneInstall(tomb)}, then write "${tomb.successor}" in place of "${reference}"${other}`,
+  );
+}
+
 function notFound(
   reference: string,
   location: Location,
@@ -54,22 +78,10 @@ function notFound(
   const bare = reference.startsWith(BUNDLED_PREFIX)
     ? reference.slice(BUNDLED_PREFIX.length)
     : reference;
-  const movedTo = RETIRED_BUNDLED[bare] ?? null;
-  const hint = findHint(config.sources, [
-    ...hintIds(reference),
-    ...(movedTo === null ? [] : [movedTo]),
-  ]);
+  const tomb = RETIRED_BUNDLED[bare];
+  if (tomb !== undefined) return retired(reference, tomb, location, config);
+  const hint = findHint(config.sources, hintIds(reference));
   const install = hint === null ? null : installHint('skill', hint);
-  if (movedTo !== null) {
-    return located(
-      'skills.retired',
-      `skill "${reference}" is no longer bundled with byre: it moved to ${movedTo}`,
-      location,
-      install === null
-        ? `install it (byre skill install <its manifest URL>) and write "${movedTo}" in skills`
-        : `install it: ${install}; then write "${movedTo}" in skills`,
-    );
-  }
   if (install !== null) {
     return located(
       'skills.not-found',

@@ -119,6 +119,22 @@ function buildStatusDataSchema() {
           }),
         ),
       }),
+      privileges: z
+        .object({
+          no_new_privileges: z
+            .literal(true)
+            .describe(
+              'exec never raises privilege: setuid, setgid and file capabilities gain nothing',
+            ),
+          capabilities: z
+            .array(z.object({ name: text, skill: text }))
+            .nullable()
+            .describe(
+              'the only capabilities the box holds, each a skill’s `caps`; every other one is dropped. null: skills unresolved',
+            ),
+          degraded_by: z.array(text).describe('what present could change the claim (raw run_args)'),
+        })
+        .describe('what the box may hold and gain (adr/0050)'),
       ports: z.array(
         z.object({
           interface: text,
@@ -191,6 +207,14 @@ function buildStatusDataSchema() {
           not_operational: nullableText.describe(
             'why the server cannot work in this box: each host it needs (its endpoint, its declared egress) that the firewall shuts',
           ),
+          egress: z
+            .array(text)
+            .describe(
+              'the extra hosts it declares (`egress`, as written), whatever the posture: a firewall opens them for it',
+            ),
+          outbound_unknown: nullableText.describe(
+            'a local server that declares no egress under an allowlist: what it needs is unknown, and only allowlisted hosts leave the box; null otherwise',
+          ),
           source,
         }),
       ),
@@ -228,6 +252,24 @@ function buildStatusDataSchema() {
       credential_delivery: nullableText,
       env_keys: z.array(text),
       run_args: z.array(text),
+      raw_run_args: z
+        .array(
+          z.object({
+            argv: z.array(text).describe('the tokens of this entry as written'),
+            source,
+            effect: z
+              .enum(['hole', 'mount', 'port', 'env', 'grant', 'inert', 'unknown'])
+              .describe(
+                'hole: a containment hole; mount/port/env/grant: widens the box; inert: widens nothing; unknown: not introspected',
+              ),
+            what: text,
+            mount: z.object({ host: text, target: text, mode: z.enum(['ro', 'rw']) }).nullable(),
+            port: nullableText,
+          }),
+        )
+        .describe(
+          "every raw run_args entry, skills' then the project's, read as the engine reads them (adr/0051)",
+        ),
       build_raw: z.array(text),
       containments: z.array(z.object({ skill: text, text })),
       managed_path_shadows: z.array(

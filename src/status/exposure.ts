@@ -7,11 +7,15 @@ import { ALLOWLIST_POSTURE } from './network.js';
 import { networkValue, plural } from './rows.js';
 
 export interface ExposureSummary {
-  /** Enabled host mounts (config, skills and worktree binds). */
+  /** Enabled host mounts (config, skills and worktree binds, and raw run_args binds). */
   hostMounts: number;
+  /** Of those, the binds raw run_args make. */
+  rawMounts: number;
   /** Mounts kept in the config but binding nothing. */
   disabledMounts: number;
+  /** Published ports, raw run_args publishes included. */
   ports: number;
+  rawPorts: number;
   /** Host env values that cross into the box. */
   envVars: number;
   /** Sealed credentials delivered onto the session tmpfs. */
@@ -27,10 +31,14 @@ export interface ExposureSummary {
 
 export function exposureSummary(facts: GrantFacts): ExposureSummary {
   const disabled = facts.binds.filter((b) => b.disabled).length;
+  const rawMounts = facts.raw_run_args.filter((r) => r.mount !== null).length;
+  const rawPorts = facts.raw_run_args.filter((r) => r.port !== null).length;
   return {
-    hostMounts: facts.binds.length - disabled,
+    hostMounts: facts.binds.length - disabled + rawMounts,
+    rawMounts,
     disabledMounts: disabled,
-    ports: facts.ports.length,
+    ports: facts.ports.length + rawPorts,
+    rawPorts,
     envVars: facts.host_env.filter((e) => e.state === 'delivered').length,
     credentials: facts.credentials.filter((c) => c.state !== 'overridden').length,
     network: networkValue(facts.network),
@@ -43,11 +51,12 @@ export function exposureSummary(facts: GrantFacts): ExposureSummary {
 
 /** `/workspace rw`, the mounts, ports and env vars: the banner's exposure line, as parts. */
 export function exposureParts(s: ExposureSummary): string[] {
-  const mounts = `${plural(s.hostMounts, 'host mount')}${s.disabledMounts > 0 ? ` (+${s.disabledMounts} disabled)` : ''}`;
+  const raw = (n: number): string => (n > 0 ? ` (${n} via run_args)` : '');
+  const mounts = `${plural(s.hostMounts, 'host mount')}${raw(s.rawMounts)}${s.disabledMounts > 0 ? ` (+${s.disabledMounts} disabled)` : ''}`;
   return [
     '/workspace rw',
     mounts,
-    plural(s.ports, 'port'),
+    `${plural(s.ports, 'port')}${raw(s.rawPorts)}`,
     plural(s.envVars, 'env var'),
     ...(s.credentials === 0 ? [] : [plural(s.credentials, 'credential')]),
   ];

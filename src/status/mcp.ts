@@ -1,6 +1,7 @@
 // The MCP rows' facts: for each server of the effective set (status/wiring.ts),
-// whether each env var it consumes is set in the box, and whether the hosts a
-// server needs can be reached at all under the box's network. Pure.
+// whether each env var it consumes is set in the box, whether the hosts a
+// server needs can be reached at all under the box's network, the extra hosts
+// it declares, and when what it reaches is unknown. Pure.
 
 import type { McpSpec } from '../config/types.js';
 import { parseEgressEntry } from '../config/egress.js';
@@ -171,6 +172,20 @@ export function reachShut(
   return reasons.length === 0 ? null : reasons.join('; ');
 }
 
+/**
+ * A local server that declares no egress, under an allowlist: byre cannot
+ * tell what it reaches, and only allowlisted hosts leave the box. On an open
+ * network (or a denylist) it reaches what it needs, so nothing is said.
+ */
+export function outboundUnknown(
+  spec: Pick<McpSpec, 'url' | 'egress'>,
+  network: StatusData['network'],
+): string | null {
+  if (spec.url !== undefined || spec.egress.length > 0) return null;
+  if (network.posture !== ALLOWLIST_POSTURE) return null;
+  return `under ${ALLOWLIST_POSTURE} only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress`;
+}
+
 export function mcpFacts(
   declared: readonly { spec: McpSpec; source: string }[],
   network: StatusData['network'],
@@ -185,6 +200,8 @@ export function mcpFacts(
       env: consumedEnv(spec).map((key) => envFact(key, env)),
       operational: shut === null,
       not_operational: shut,
+      egress: [...spec.egress],
+      outbound_unknown: outboundUnknown(spec, network),
       source,
     };
   });

@@ -14,6 +14,7 @@ import {
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import type { StatusData } from './data-schema.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
@@ -93,6 +94,7 @@ const REFERENCE_ORDER = [
   'Containment',
   'Egress',
   'Closed',
+  'Privileges',
   'Ports',
   'Host mounts',
   'Self-edit',
@@ -259,6 +261,7 @@ describe('statusModel rows', () => {
       'Engine',
       'Project',
       'Network',
+      'Privileges',
       'Ports',
       'Host mounts',
       'Skills',
@@ -270,7 +273,73 @@ describe('statusModel rows', () => {
     expect(t.get('Template')).toEqual(['(none)']);
     expect(t.get('Ports')).toEqual(['none']);
     expect(t.get('Network')).toEqual(['open']);
+    expect(t.get('Privileges')).toEqual([
+      'no capabilities; setuid and file capabilities gain nothing',
+    ]);
     expect(t.get('Container')).toEqual(['not running']);
+  });
+
+  describe('the Privileges row says what the box may hold and gain (adr/0050)', () => {
+    const withCaps = (id: string, caps: string[]): ResolvedSkill =>
+      fakeSkill(id, 'local', { runtime: { ...fakeSkill(id, 'local').runtime, caps } });
+    const raw = fakeConfig({ runArgs: [sourced('--privileged')] });
+    it.each<[string, Partial<StatusInput>, StatusData['privileges'], string]>([
+      [
+        'nothing granted',
+        {},
+        { no_new_privileges: true, capabilities: [], degraded_by: [] },
+        'no capabilities; setuid and file capabilities gain nothing',
+      ],
+      [
+        "skills' caps, each once, attributed to the first skill that asks",
+        { skills: [withCaps('a', ['NET_RAW', 'SYS_PTRACE']), withCaps('b', ['NET_RAW'])] },
+        {
+          no_new_privileges: true,
+          capabilities: [
+            { name: 'NET_RAW', skill: 'a' },
+            { name: 'SYS_PTRACE', skill: 'a' },
+          ],
+          degraded_by: [],
+        },
+        'capabilities NET_RAW (skill: a), SYS_PTRACE (skill: a), every other dropped; setuid and file capabilities gain nothing',
+      ],
+      [
+        'raw run_args degrade the claim',
+        { config: raw },
+        { no_new_privileges: true, capabilities: [], degraded_by: ['raw run_args'] },
+        'no capabilities; setuid and file capabilities gain nothing  (declared; raw run_args present — not guaranteed)',
+      ],
+      [
+        'unresolved skills leave the capabilities unknown',
+        { skillError: 'skill foo not found' },
+        { no_new_privileges: true, capabilities: null, degraded_by: [] },
+        'unknown  (skills unresolved)',
+      ],
+    ])('%s', (_name, over, data, row) => {
+      const m = statusModel(input(over));
+      expect(m.data.privileges).toEqual(data);
+      expect(table(input(over)).get('Privileges')).toEqual([row]);
+    });
+
+    it("a running box's claim is degraded by its own launch record's run_args, not the config's", () => {
+      const record = sampleRecord();
+      const hash = launchRecordHash(renderLaunchRecord(record));
+      const running = (config: EffectiveConfig, projectRunArgs: boolean) =>
+        statusModel(
+          input({
+            config,
+            container: RUNNING_BOX,
+            launch: {
+              kind: 'verified',
+              hash,
+              record: { ...record, network: { ...record.network, projectRunArgs } },
+            },
+            nextLaunch: null,
+          }),
+        ).data.privileges.degraded_by;
+      expect(running(fakeConfig(), true)).toEqual(['raw run_args']);
+      expect(running(raw, false)).toEqual([]);
+    });
   });
 
   type Case = [string, Partial<StatusInput>, string, string | RegExp];
@@ -542,7 +611,7 @@ describe('statusModel rows', () => {
         }),
       },
       'MCP servers',
-      'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/mcp.json for anything that wants it)',
     ],
     [
       'an mcp server names the env it reads',
@@ -614,7 +683,7 @@ describe('statusModel rows', () => {
       'raw run args',
       { config: fakeConfig({ runArgs: [sourced('--cap-add=SYS_PTRACE')] }) },
       'Raw run args',
-      '--cap-add=SYS_PTRACE   (passed through; not introspected)',
+      '--cap-add=SYS_PTRACE — 🛑 adds capability SYS_PTRACE (byre gives the box none of its own)  (project)',
     ],
     [
       'raw build count',
@@ -791,6 +860,51 @@ describe('what develop would refuse', () => {
     expect(bad.claude_skills_delivery).toBe(
       'declared; NOT delivered: develop refuses to bake tdd: it has no SKILL.md at its root',
     );
+  });
+
+  it('with no agent, the Claude Skills row says no agent is selected before anything about a path', () => {
+    const config = fakeConfig({ claudeSkills: [sourced({ name: 'tdd', path: '/x' })] });
+    const NO_AGENT =
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/claude-skills for anything that wants it)';
+    const page = (problems: string[]) => {
+      const given = input({ config, claudeSkillProblems: problems });
+      return { data: statusModel(given).data, rows: table(given).get('Claude Skills') };
+    };
+    const fine = page([]);
+    expect(fine.data.claude_skills_delivery).toBe(NO_AGENT);
+    expect(fine.rows).toEqual(['tdd  /x  (project)', NO_AGENT]);
+    const missing = page(['tdd: /x does not exist']);
+    expect(missing.data.claude_skills_delivery).toBe(
+      `${NO_AGENT}; develop refuses to bake tdd: /x does not exist`,
+    );
+  });
+
+  it('--data: an MCP server carries its declared egress, and unknown outbound under an allowlist', () => {
+    const servers = statusModel(
+      input({
+        skills: [firewall()],
+        config: fakeConfig({
+          mcp: [
+            sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress: [], headers: {} }),
+            sourced({
+              name: 'api',
+              command: ['mcp-api'],
+              env: [],
+              egress: ['api.x.com'],
+              headers: {},
+            }),
+          ],
+        }),
+      }),
+    ).data.mcp_servers;
+    expect(servers.map((m) => [m.name, m.egress, m.outbound_unknown])).toEqual([
+      [
+        'fs',
+        [],
+        'under deny-by-default only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress',
+      ],
+      ['api', ['api.x.com'], null],
+    ]);
   });
 });
 
@@ -1088,6 +1202,109 @@ describe('develop banner (same model)', () => {
   });
 });
 
+describe('raw run_args are grants like any other (adr/0051)', () => {
+  const config = fakeConfig({
+    runArgs: [
+      sourced('--privileged'),
+      sourced('-v'),
+      sourced('/srv/data:/data:ro'),
+      sourced('--mount=type=bind,source=/var/run/docker.sock,target=/s,readonly', DEFAULT_LAYER),
+      sourced('-p'),
+      sourced('9000:9000'),
+      sourced('-e'),
+      sourced('GH_TOKEN'),
+      sourced('--frobnicate'),
+      sourced('--init'),
+    ],
+  });
+  const gemini = fakeSkill('byre/gemini', 'bundled', {
+    runtime: { ...fakeSkill('x', 'local').runtime, runArgs: ['--hostname', 'byre', '--pid=host'] },
+  });
+
+  it('counts raw binds and ports in the banner (never "0 host mounts") and names each', () => {
+    expect(exposureLines(config, [gemini], [])).toEqual([
+      'byre: exposure: /workspace rw · 2 host mounts (2 via run_args) · 1 port (1 via run_args) · 0 env vars',
+      'byre: network open  (declared; raw run_args present — not guaranteed)',
+      "byre: 🛑 containment hole: --pid=host: shares the host's PID namespace (it sees and signals their processes)  (run_args: skill byre/gemini)",
+      'byre: 🛑 containment hole: --privileged: every capability and host device, confinement off  (run_args: project)',
+      'byre: run_args -v /srv/data:/data:ro: binds host /srv/data at /data (ro; -v)  (run_args: project)',
+      'byre: 🛑 containment hole: --mount=type=bind,source=/var/run/docker.sock,target=/s,readonly: binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (run_args: default)',
+      'byre: run_args -p 9000:9000: publishes 9000:9000  (run_args: project)',
+      "byre: run_args -e GH_TOKEN: passes the host's GH_TOKEN  (run_args: project)",
+      'byre: run_args --frobnicate: not introspected, passed through as written  (run_args: project)',
+    ]);
+  });
+
+  it('lists them with the holes, mounts and ports in status, and each raw entry, attributed', () => {
+    const t = table(input({ config, skills: [gemini] }));
+    expect(t.get('Containment')).toEqual([
+      "🛑 HOLE -- --pid=host: shares the host's PID namespace (it sees and signals their processes)  (run_args: skill byre/gemini)",
+      '🛑 HOLE -- --privileged: every capability and host device, confinement off  (run_args: project)',
+      '🛑 HOLE -- --mount=type=bind,source=/var/run/docker.sock,target=/s,readonly: binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (run_args: default)',
+    ]);
+    expect(t.get('Host mounts')).toEqual([
+      '/srv/data -> /data  (ro)  (run_args: project)',
+      '/var/run/docker.sock -> /s  (ro)  (run_args: default)',
+    ]);
+    expect(t.get('Ports')).toEqual(['-p 9000:9000  (run_args: project)']);
+    expect(t.get('Raw run args')).toEqual([
+      '--hostname byre — widens nothing  (skill byre/gemini)',
+      "--pid=host — 🛑 shares the host's PID namespace (it sees and signals their processes)  (skill byre/gemini)",
+      '--privileged — 🛑 every capability and host device, confinement off  (project)',
+      '-v /srv/data:/data:ro — binds host /srv/data at /data (ro; -v)  (project)',
+      '--mount=type=bind,source=/var/run/docker.sock,target=/s,readonly — 🛑 binds the engine socket (/var/run/docker.sock): root on the host, read-only or not  (default)',
+      '-p 9000:9000 — publishes 9000:9000  (project)',
+      "-e GH_TOKEN — passes the host's GH_TOKEN  (project)",
+      '--frobnicate — not introspected; passed through as written  (project)',
+      '--init — widens nothing  (project)',
+    ]);
+  });
+
+  it('--data carries each entry read as the engine reads it; run_args stays the verbatim list', () => {
+    const d = statusModel(input({ config })).data;
+    expect(d.run_args).toEqual(config.runArgs.map((a) => a.value));
+    expect(d.raw_run_args[1]).toEqual({
+      argv: ['-v', '/srv/data:/data:ro'],
+      source: 'project',
+      effect: 'mount',
+      what: 'binds host /srv/data at /data (ro; -v)',
+      mount: { host: '/srv/data', target: '/data', mode: 'ro' },
+      port: null,
+    });
+    expect(d.raw_run_args.map((r) => r.effect)).toEqual([
+      'hole',
+      'mount',
+      'hole',
+      'port',
+      'env',
+      'unknown',
+      'inert',
+    ]);
+  });
+
+  it('describes the running box by its launch record: attributed while it matches the config', () => {
+    const record: LaunchRecord = { ...sampleRecord(), runArgs: ['--network=host'] };
+    const hash = launchRecordHash(renderLaunchRecord(record));
+    const running = (c: EffectiveConfig): Map<string, string[]> =>
+      table(
+        input({
+          config: c,
+          container: RUNNING_BOX,
+          launch: { kind: 'verified', hash, record },
+          nextLaunch: record,
+        }),
+      );
+    const same = fakeConfig({ runArgs: [sourced('--network=host')] });
+    expect(running(same).get('Containment')).toEqual([
+      "🛑 HOLE -- --network=host: shares the host's network stack (every host port and interface, localhost services included)  (run_args: project)",
+    ]);
+    // The config dropped it since: the box still has it, from its record.
+    expect(running(fakeConfig()).get('Containment')).toEqual([
+      "🛑 HOLE -- --network=host: shares the host's network stack (every host port and interface, localhost services included)  (run_args: launch record)",
+    ]);
+  });
+});
+
 describe('status says only what is true', () => {
   const GO: LayerRef = { kind: 'template', name: 'byre/go', path: null };
   const openDenylist = (): ResolvedSkill =>
@@ -1106,7 +1323,8 @@ describe('status says only what is true', () => {
     sourced({ name: 'fs', command: ['mcp-fs'], env: [], egress, headers: {} });
   const HINT =
     'to open a host: byre config (Egress), or add it to egress in /home/ada/.byre/projects/app-1a2b3c/byre.config';
-  const MCP_UNDELIVERED = 'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)';
+  const MCP_UNDELIVERED =
+    'declared; NOT delivered: no agent is selected (baked at /etc/byre/mcp.json for anything that wants it)';
 
   // [name, input, label, every value under that label, in order]
   type Exact = [string, Partial<StatusInput>, string, string[] | undefined];
@@ -1282,7 +1500,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; +egress api.gh.com)',
         "↳ NOT operational: its egress api.gh.com:443 is closed by project's '!api.gh.com' under the allowlist",
         MCP_UNDELIVERED,
       ],
@@ -1298,7 +1516,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'fs  mcp-fs  (project)',
+        'fs  mcp-fs  (project; +egress api.gh.com:8443)',
         "↳ NOT operational: its egress api.gh.com:8443 is blocked by project's '!api.gh.com'",
         MCP_UNDELIVERED,
       ],
@@ -1307,7 +1525,7 @@ describe('status says only what is true', () => {
       "a stdio MCP server's declared egress open under the allowlist",
       { skills: [firewall()], config: fakeConfig({ mcp: [stdioTo(['api.gh.com'])] }) },
       'MCP servers',
-      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+      ['fs  mcp-fs  (project; +egress api.gh.com)', MCP_UNDELIVERED],
     ],
     [
       "a closure on an open network leaves a stdio server's egress working",
@@ -1318,7 +1536,77 @@ describe('status says only what is true', () => {
         }),
       },
       'MCP servers',
+      ['fs  mcp-fs  (project; +egress api.gh.com)', MCP_UNDELIVERED],
+    ],
+    // MCP: declared extra egress is on the row whatever the posture (adr/0059).
+    [
+      "a remote server's declared egress on an open network",
+      {
+        config: fakeConfig({
+          mcp: [sourced({ ...remote().value, egress: ['auth.g.com'] })],
+        }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project; +egress auth.g.com)', MCP_UNDELIVERED],
+    ],
+    [
+      "a remote server's declared egress under the denylist",
+      {
+        skills: [openDenylist()],
+        config: fakeConfig({ mcp: [sourced({ ...remote().value, egress: ['auth.g.com'] })] }),
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project; +egress auth.g.com)', MCP_UNDELIVERED],
+    ],
+    // MCP: a stdio server that declares no egress, under an allowlist: outbound unknown.
+    [
+      'a stdio server with no declared egress under the allowlist',
+      { skills: [firewall()], config: fakeConfig({ mcp: [stdio(['GH_TOKEN'])] }) },
+      'MCP servers',
+      [
+        'fs  mcp-fs  (project; reads GH_TOKEN)',
+        '↳ env GH_TOKEN: NOT provided — nothing sets it; add it to env_from_host or [env]',
+        '↳ outbound unknown: under deny-by-default only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress',
+        MCP_UNDELIVERED,
+      ],
+    ],
+    [
+      'a stdio server with no declared egress on an open network',
+      { config: fakeConfig({ mcp: [stdio([])] }) },
+      'MCP servers',
       ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a stdio server with no declared egress under the denylist',
+      { skills: [openDenylist()], config: fakeConfig({ mcp: [stdio([])] }) },
+      'MCP servers',
+      ['fs  mcp-fs  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      'a remote server with no declared egress under the allowlist: its endpoint is known',
+      { skills: [firewall()], config: fakeConfig({ mcp: [remote()] }) },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (project)', MCP_UNDELIVERED],
+    ],
+    [
+      "a skill-declared server's egress",
+      {
+        skills: [
+          fakeSkill('me/gh', 'local', {
+            mcp: [
+              {
+                name: 'gh',
+                url: 'https://g.com/mcp',
+                env: [],
+                egress: ['a.g.com:8443'],
+                headers: {},
+              },
+            ],
+          }),
+        ],
+      },
+      'MCP servers',
+      ['gh  https://g.com/mcp  (skill me/gh; +egress a.g.com:8443)', MCP_UNDELIVERED],
     ],
     [
       'a remote server: its endpoint and a declared host both closed, each named',
@@ -1334,7 +1622,7 @@ describe('status says only what is true', () => {
       },
       'MCP servers',
       [
-        'gh  https://g.com/mcp  (project)',
+        'gh  https://g.com/mcp  (project; +egress uploads.g.com, g.com)',
         "↳ NOT operational: its endpoint g.com:443 is closed by project's '!g.com' under the allowlist; its egress uploads.g.com:443 is closed by project's '!uploads.g.com:443' under the allowlist",
         MCP_UNDELIVERED,
       ],
@@ -1572,6 +1860,8 @@ describe('status says only what is true', () => {
         operational: false,
         not_operational:
           "its endpoint g.com:443 is closed by project's '!g.com' under the allowlist",
+        egress: [],
+        outbound_unknown: null,
         source: 'project',
       },
     ]);
@@ -1847,7 +2137,7 @@ describe('status says only what is true', () => {
     expect(t.get('Instructions')).toEqual([
       'house  (project): Be terse.',
       '  Run the tests.',
-      'declared; NOT delivered: no agent (baked at /etc/byre/context)',
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/context for anything that wants it)',
     ]);
     expect(t.get('Raw build')).toEqual(['1 line  (not introspected):', 'RUN a']);
     const page = renderStatusText(statusModel(input({ config })), 'full', 80);

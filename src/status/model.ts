@@ -13,6 +13,7 @@ import {
   SELF_EDIT_DIR,
   reservedClaims,
 } from '../gen/box-layout.js';
+import { scanRunArgs } from '../engine/run-args-scan.js';
 import type { EngineName } from '../engine/types.js';
 import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
@@ -193,12 +194,14 @@ export type GrantFacts = Pick<
   | 'ports'
   | 'volumes'
   | 'network'
+  | 'privileges'
   | 'reserved_env'
   | 'containments'
   | 'managed_path_shadows'
   | 'host_env'
   | 'credentials'
   | 'run_args'
+  | 'raw_run_args'
   | 'build_raw'
   | 'skill_grants'
 >;
@@ -243,6 +246,33 @@ export function nextLaunchMcp(input: GrantInput): StatusData['mcp_servers'] {
     skills: input.skills,
     boxEnvKeys: null,
   });
+}
+
+/** Raw run_args as the engine gets them (skills' in enable order, then the config's), each with who set it. */
+function rawRunArgTokens(
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+): { value: string; source: string }[] {
+  return [
+    ...skills.flatMap((s) =>
+      s.runtime.runArgs.map((value) => ({ value, source: skillSource(s.id) })),
+    ),
+    ...config.runArgs.map((a) => ({ value: a.value, source: layerLabel(a.from) })),
+  ];
+}
+
+/** Each raw entry, scanned as one argv (a flag and its value may be two entries), attributed by its first token. */
+function rawRunArgFacts(
+  tokens: readonly { value: string; source: string }[],
+): StatusData['raw_run_args'] {
+  return scanRunArgs(tokens.map((t) => t.value)).map((a) => ({
+    argv: a.argv,
+    source: tokens[a.start]?.source ?? RECORD_SOURCE,
+    effect: a.effect,
+    what: a.what,
+    mount: a.mount,
+    port: a.port,
+  }));
 }
 
 export function grantFacts(input: GrantInput): GrantFacts {
@@ -307,6 +337,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
     ports,
     volumes,
     network,
+    privileges: privilegeFacts(skills, input.skillError, config.runArgs.length > 0),
     reserved_env: reserved,
     containments: skills.flatMap((s) =>
       s.runtime.containment === null ? [] : [{ skill: s.id, text: s.runtime.containment }],
@@ -325,6 +356,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
       state: r.overridden ? ('overridden' as const) : ('sealed' as const),
     })),
     run_args: config.runArgs.map((a) => a.value),
+    raw_run_args: rawRunArgFacts(rawRunArgTokens(config, skills)),
     build_raw: [...config.dockerfilePre, ...config.dockerfilePost].map((l) => l.value),
     skill_grants: skills.flatMap((s) => [
       ...s.runtime.mounts.map((m) => ({
@@ -339,6 +371,30 @@ export function grantFacts(input: GrantInput): GrantFacts {
         : [{ skill: s.id, kind: 'netns_init' as const, value: s.runtime.netnsInit }]),
       ...s.runtime.sockGroups.map((g) => ({ skill: s.id, kind: 'sock_group' as const, value: g })),
     ]),
+  };
+}
+
+/**
+ * What the box may hold and gain: every capability dropped but a skill's
+ * `caps`, no new privileges through exec (adr/0050). Raw run_args can undo
+ * both (`--privileged`, `--cap-add`, `--security-opt`), as they can the
+ * network; unresolved skills leave the capabilities unknown.
+ */
+export function privilegeFacts(
+  skills: readonly ResolvedSkill[],
+  skillError: string | null,
+  projectRunArgs: boolean,
+): StatusData['privileges'] {
+  const capabilities: { name: string; skill: string }[] = [];
+  for (const s of skills) {
+    for (const name of s.runtime.caps) {
+      if (!capabilities.some((c) => c.name === name)) capabilities.push({ name, skill: s.id });
+    }
+  }
+  return {
+    no_new_privileges: true,
+    capabilities: skillError === null ? capabilities : null,
+    degraded_by: projectRunArgs ? ['raw run_args'] : [],
   };
 }
 
@@ -365,6 +421,17 @@ function recordedBinds(
     };
   });
   return [...out, ...current.filter((c) => c.disabled)];
+}
+
+/** The running box's raw run_args, attributed as the config attributes them while they match it. */
+function recordedRawRunArgs(record: LaunchRecord, input: StatusInput): StatusData['raw_run_args'] {
+  const current = rawRunArgTokens(input.config, input.skills);
+  const same =
+    current.length === record.runArgs.length &&
+    current.every((t, i) => t.value === record.runArgs[i]);
+  return rawRunArgFacts(
+    same ? current : record.runArgs.map((value) => ({ value, source: RECORD_SOURCE })),
+  );
 }
 
 function subjectFacts(
@@ -394,6 +461,7 @@ function subjectFacts(
       source: sourceOf(grants.volumes, (c) => c.engine_name === v.name && c.target === v.target),
     })),
     reserved_env: reserved,
+    raw_run_args: recordedRawRunArgs(record, input),
     credentials: (record.credentialKeys ?? []).map((key) => {
       const known = grants.credentials.find((c) => c.key === key && c.state !== 'overridden');
       const delivered = input.credentialsDelivered?.includes(key) === true;
@@ -404,6 +472,7 @@ function subjectFacts(
         state: delivered ? ('delivered' as const) : ('not_delivered' as const),
       };
     }),
+    privileges: privilegeFacts(input.skills, null, record.network.projectRunArgs),
     network: networkFacts({
       config: input.config,
       skills: input.skills,
@@ -678,6 +747,7 @@ export function statusModel(input: StatusInput): StatusModel {
             keep_id: null,
           },
     network: facts.network,
+    privileges: facts.privileges,
     ports: facts.ports,
     binds: facts.binds,
     volumes: facts.volumes,
@@ -699,6 +769,7 @@ export function statusModel(input: StatusInput): StatusModel {
     credential_delivery: credentialDelivery(facts.credentials, verified !== null),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
+    raw_run_args: facts.raw_run_args,
     build_raw: facts.build_raw,
     containments: facts.containments,
     managed_path_shadows: facts.managed_path_shadows,

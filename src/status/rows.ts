@@ -4,6 +4,7 @@
 // get one row each in every tier, so none is ever elided.
 
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
+import { shellQuote } from '../output/shell-quote.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
@@ -16,6 +17,28 @@ const NONE = 'none';
 
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+type RawRunArg = StatusData['raw_run_args'][number];
+
+/** Who set a raw entry, as its rows and banner lines say it. */
+export function rawRunArgSource(r: RawRunArg): string {
+  return `run_args: ${r.source}`;
+}
+
+/** A raw entry as the containment line names it: its tokens, then what it gives. */
+export function rawRunArgHole(r: RawRunArg): string {
+  return `${shellQuote(r.argv)}: ${r.what}  (${rawRunArgSource(r)})`;
+}
+
+function rawRunArgRow(r: RawRunArg): string {
+  const what =
+    r.effect === 'inert'
+      ? 'widens nothing'
+      : r.effect === 'unknown'
+        ? `not introspected; passed through as written${r.what === '' ? '' : ` (${r.what})`}`
+        : `${r.effect === 'hole' ? '🛑 ' : ''}${r.what}`;
+  return `${shellQuote(r.argv)} — ${what}  (${r.source})`;
 }
 
 function shortId(id: string): string {
@@ -59,6 +82,19 @@ export function networkValue(n: StatusData['network']): string {
     return `open-denylist  (open network, ${plural(blocked, 'host')} blocked${skill === '' ? '' : `; ${skill}`})`;
   }
   return skill === '' ? n.posture : `${n.posture}  (${skill})`;
+}
+
+/** The Privileges row's value: the capabilities the box holds, and that exec gains none. */
+export function privilegesValue(p: StatusData['privileges']): string {
+  if (p.capabilities === null) return 'unknown  (skills unresolved)';
+  const held =
+    p.capabilities.length === 0
+      ? 'no capabilities'
+      : `capabilities ${p.capabilities.map((c) => `${c.name} (skill: ${c.skill})`).join(', ')}, every other dropped`;
+  const claim = `${held}; setuid and file capabilities gain nothing`;
+  return p.degraded_by.length === 0
+    ? claim
+    : `${claim}  (declared; ${p.degraded_by.join(', ')} present — not guaranteed)`;
 }
 
 /** `host` for port 443 (how a user writes it in `egress`), else `host:port`. */
@@ -191,14 +227,20 @@ function hostEnvRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** One row per server, each followed by what it lacks: an unset env var, a shut host. */
+/** One row per server, each followed by what it lacks: an unset env var, a shut host, known outbound. */
 function mcpRows(d: StatusData): ModelRow[] {
   const rows: ModelRow[] = [];
   for (const m of d.mcp_servers) {
     rows.push({
       label: rows.length === 0 ? 'MCP servers' : '',
       ...(rows.length === 0 ? {} : { continuation: true }),
-      value: `${m.name}  ${m.target}  (${m.source}${m.env.length === 0 ? '' : `; reads ${m.env.map((e) => e.key).join(', ')}`})`,
+      // Declared egress is on the row whatever the posture: an open network's
+      // Egress rows leave MCP egress out, and a later firewall opens it (adr/0059).
+      value: `${m.name}  ${m.target}  (${[
+        m.source,
+        ...(m.egress.length === 0 ? [] : [`+egress ${m.egress.join(', ')}`]),
+        ...(m.env.length === 0 ? [] : [`reads ${m.env.map((e) => e.key).join(', ')}`]),
+      ].join('; ')})`,
     });
     const more = (value: string, loud: boolean): void => {
       rows.push({
@@ -213,6 +255,7 @@ function mcpRows(d: StatusData): ModelRow[] {
       if (e.provided_by !== null) more(`↳ env ${e.key}: provided by ${e.provided_by}`, false);
       else more(`↳ env ${e.key}: NOT provided — ${e.missing ?? 'nothing sets it'}`, true);
     }
+    if (m.outbound_unknown !== null) more(`↳ outbound unknown: ${m.outbound_unknown}`, true);
   }
   return rows;
 }
@@ -356,6 +399,9 @@ export function statusRows(d: StatusData): ModelRow[] {
           (s) =>
             `🛑 HOLE -- ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
         ),
+        ...d.raw_run_args
+          .filter((r) => r.effect === 'hole')
+          .map((r) => `🛑 HOLE -- ${rawRunArgHole(r)}`),
       ],
       null,
       { kind: 'never-truncate' },
@@ -370,20 +416,37 @@ export function statusRows(d: StatusData): ModelRow[] {
     ),
   );
 
+  add({
+    label: 'Privileges',
+    value: privilegesValue(d.privileges),
+    kind: d.privileges.degraded_by.length > 0 ? 'never-truncate' : 'normal',
+  });
   add(
     ...listRows(
       'Ports',
-      d.ports.map((p) => `${p.interface}:${p.host} -> ${p.container}  (${p.source})`),
+      [
+        ...d.ports.map((p) => `${p.interface}:${p.host} -> ${p.container}  (${p.source})`),
+        ...d.raw_run_args
+          .filter((r) => r.port !== null)
+          .map((r) => `${shellQuote(r.argv)}  (${rawRunArgSource(r)})`),
+      ],
       NONE,
     ),
   );
   add(
     ...listRows(
       'Host mounts',
-      d.binds.map(
-        (b) =>
-          `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
-      ),
+      [
+        ...d.binds.map(
+          (b) =>
+            `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
+        ),
+        ...d.raw_run_args.flatMap((r) =>
+          r.mount === null
+            ? []
+            : [`${r.mount.host} -> ${r.mount.target}  (${r.mount.mode})  (${rawRunArgSource(r)})`],
+        ),
+      ],
       NONE,
     ),
   );
@@ -501,12 +564,11 @@ export function statusRows(d: StatusData): ModelRow[] {
       { kind: 'never-truncate' },
     ),
   );
-  if (d.run_args.length > 0)
-    add({
-      label: 'Raw run args',
-      value: `${d.run_args.join(' ')}   (passed through; not introspected)`,
-      kind: 'never-truncate',
-    });
+  // Every raw entry, read as the engine reads it: the ones that widen the
+  // box also stand above, with the mounts, ports and holes (adr/0051).
+  add(
+    ...listRows('Raw run args', d.raw_run_args.map(rawRunArgRow), null, { kind: 'never-truncate' }),
+  );
   if (d.build_raw.length > 0) {
     add({
       label: 'Raw build',

@@ -48,7 +48,7 @@ describe('wiringFacts', () => {
 
   it('no agent: declared, not delivered', () => {
     expect(wiringFacts(fakeConfig({ mcp: [sourced(gh)] }), [], []).mcp_delivery).toBe(
-      'declared; NOT delivered: no agent (baked at /etc/byre/mcp.json)',
+      'declared; NOT delivered: no agent is selected (baked at /etc/byre/mcp.json for anything that wants it)',
     );
   });
 });

@@ -68,6 +68,11 @@ function vouches(agent: SkillAgent | null, kind: WiringKind): boolean {
   return agent?.[kind] === true;
 }
 
+/** With no agent selected: said first, before anything about the set itself (adr/0059). */
+function noAgent(kind: WiringKind): string {
+  return `declared; NOT delivered: no agent is selected (baked at ${ADAPTER[kind].baked} for anything that wants it)`;
+}
+
 function delivery(
   count: number,
   config: EffectiveConfig,
@@ -77,7 +82,7 @@ function delivery(
   if (count === 0) return null;
   const { what, baked } = ADAPTER[kind];
   const agentId = config.agent?.value;
-  if (agentId === undefined) return `declared; NOT delivered: no agent (baked at ${baked})`;
+  if (agentId === undefined) return noAgent(kind);
   const agent = agentSkill(config, skills);
   if (agent === null) return `declared; NOT delivered: agent ${agentId} is not resolved`;
   return vouches(agent.agent, kind)
@@ -95,6 +100,29 @@ export function agentDeliveries(
   return skills
     .filter((s) => s.agent !== null)
     .map((s) => ({ skill: s.id, selected: s === selected, delivered: vouches(s.agent, kind) }));
+}
+
+/**
+ * A set develop would refuse to bake is never delivered. With no agent that
+ * is said after "no agent is selected": develop bakes the set with or
+ * without an agent, so the refusal is still true, but it is not the reason
+ * nothing reaches an agent.
+ */
+function claudeSkillsDelivery(
+  count: number,
+  config: EffectiveConfig,
+  skills: readonly ResolvedSkill[],
+  problems: readonly string[],
+): string | null {
+  const refused = `develop refuses to bake ${problems.join('; ')}`;
+  if (count === 0) return null;
+  if (config.agent?.value === undefined) {
+    return problems.length === 0
+      ? noAgent('claudeSkills')
+      : `${noAgent('claudeSkills')}; ${refused}`;
+  }
+  if (problems.length > 0) return `declared; NOT delivered: ${refused}`;
+  return delivery(count, config, skills, 'claudeSkills');
 }
 
 export function wiringFacts(
@@ -137,10 +165,12 @@ export function wiringFacts(
       name: c.value,
       source: layerLabel(c.from),
     })),
-    claude_skills_delivery:
-      claudeSkillProblems.length > 0
-        ? `declared; NOT delivered: develop refuses to bake ${claudeSkillProblems.join('; ')}`
-        : delivery(claudeSkills.length, config, skills, 'claudeSkills'),
+    claude_skills_delivery: claudeSkillsDelivery(
+      claudeSkills.length,
+      config,
+      skills,
+      claudeSkillProblems,
+    ),
     instructions,
     instructions_delivery: delivery(instructions.length, config, skills, 'context'),
   };

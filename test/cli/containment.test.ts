@@ -7,6 +7,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -182,7 +183,7 @@ describe('files byre copies into the image', () => {
     return { project, home };
   }
 
-  it('dockerfile refuses a [[context]] file that links to a host file, naming the entry', () => {
+  it('dockerfile refuses a [[context]] file in the project that is a link (adr/0046), naming the entry', () => {
     const secret = path.join(root, 'secret');
     writeFileSync(secret, 'host secret\n');
     const { project, home } = setup(
@@ -190,8 +191,21 @@ describe('files byre copies into the image', () => {
     );
     symlinkSync(secret, path.join(project, 'agent.md'));
     const r = byre(BIN, project, home, ['dockerfile']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(3);
     expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('(key context[0].file)');
+    expect(r.stderr).toMatch(/the context file .* through the link .*agent\.md -> ".*secret"/);
+  });
+
+  it('dockerfile refuses a [[context]] file outside the project that links out of its directory', () => {
+    const secret = path.join(root, 'secret');
+    writeFileSync(secret, 'host secret\n');
+    mkdirSync(path.join(root, 'notes'));
+    const file = path.join(root, 'notes', 'agent.md');
+    symlinkSync(secret, file);
+    const { project, home } = setup(`[[context]]\nname = "notes"\nfile = "${file}"\n`);
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
     expect(r.stderr).toContain('(key context.notes)');
     expect(r.stderr).toMatch(/context "notes": .* is a link to .*secret/);
   });
@@ -225,5 +239,98 @@ describe('files byre copies into the image', () => {
     expect(r.stderr).toContain('SKILL.md names it "other", not "tdd"');
     writeFileSync(path.join(dir, 'SKILL.md'), '---\nname: tdd\ndescription: d\n---\n');
     expect(byre(BIN, project, home, ['dockerfile']).status).toBe(0);
+  });
+});
+
+describe('a granted host path is never resolved through a link a box could plant (adr/0046)', () => {
+  function planted(config: string): { project: string; home: string; secret: string } {
+    const project = path.join(root, 'userhome', 'p');
+    const home = path.join(root, 'store');
+    const secret = path.join(root, 'userhome', '.ssh');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(secret, { recursive: true });
+    writeFileSync(path.join(secret, 'id_ed25519'), 'key\n');
+    storeConfig(home, project, config);
+    return { project, home, secret };
+  }
+
+  it('a rw mount inside the project that the box replaced with a link: every verb refuses, located', () => {
+    const { project, home, secret } = planted(
+      `[[mounts]]\nhost = "~/p/data"\ntarget = "/data"\nmode = "rw"\n`,
+    );
+    mkdirSync(path.join(project, 'data'));
+    expect(byre(BIN, project, home, ['status']).status).toBe(0);
+    // In the box: rm -r data; ln -s <home>/.ssh data
+    rmSync(path.join(project, 'data'), { recursive: true });
+    symlinkSync(secret, path.join(project, 'data'));
+    for (const verb of ['status', 'dockerfile', 'dockerrun', 'develop']) {
+      const r = byre(BIN, project, home, [verb]);
+      expect(r.status, verb).toBe(3);
+      // status shows the page with the refusal on it (adr/0018); the others print nothing.
+      if (verb === 'status') {
+        expect(r.stdout).toMatch(/^Refused: +the mount ~\/p\/data -> \/data \(rw\) reaches/m);
+        expect(r.stdout).toContain('[containment.link-in-box-tree]');
+      } else {
+        expect(r.stdout, verb).toBe('');
+      }
+      expect(r.stderr, verb).toMatch(
+        /byre\.config:2:1 \(key mounts\[0\]\.host\): the mount ~\/p\/data -> \/data \(rw\)/,
+      );
+      expect(r.stderr, verb).toContain(
+        `through the link ${path.join(project, 'data')} -> "${secret}"`,
+      );
+      expect(r.stderr, verb).not.toMatch(/docker|podman/);
+    }
+    const data = byre(BIN, project, home, ['status', '--data']);
+    expect(data.status).toBe(3);
+    expect((JSON.parse(data.stdout) as { refused: { rule: string }[] }).refused).toEqual([
+      expect.objectContaining({ rule: 'containment.link-in-box-tree' }),
+    ]);
+  });
+
+  it('a volume seed inside the project replaced with a link is refused the same way', () => {
+    const { project, home, secret } = planted(
+      `[[volumes]]\nname = "cfg"\nrole = "state"\ntarget = "/cfg"\nseed = { host = "~/p/seed" }\n`,
+    );
+    symlinkSync(secret, path.join(project, 'seed'));
+    const r = byre(BIN, project, home, ['status']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('(key volumes[0].seed.host): the seed');
+  });
+
+  it("a user's link outside every box-writable tree is still followed", () => {
+    const { project, home } = planted(`[[mounts]]\nhost = "~/data"\ntarget = "/data"\n`);
+    mkdirSync(path.join(root, 'disk'));
+    symlinkSync(path.join(root, 'disk'), path.join(root, 'userhome', 'data'));
+    const r = byre(BIN, project, home, ['status']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/~\/data -> \/data/);
+  });
+});
+
+describe('host tools are never taken from where a box can write (adr/0046)', () => {
+  it('a docker planted in a read-write mount first on PATH is declined by status and develop, never run', () => {
+    const project = path.join(root, 'p');
+    const home = path.join(root, 'store');
+    const tools = path.join(root, 'userhome', 'tools');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(tools, { recursive: true });
+    storeConfig(home, project, `[[mounts]]\nhost = "~/tools"\ntarget = "/tools"\nmode = "rw"\n`);
+    const ran = path.join(root, 'ran');
+    for (const tool of ['docker', 'podman', 'git']) {
+      writeFileSync(path.join(tools, tool), `#!/bin/sh\necho ${tool} "$@" >> ${ran}\nexit 1\n`, {
+        mode: 0o755,
+      });
+    }
+    const env = { PATH: `${tools}:${path.join(root, 'no-engines')}` };
+    const status = byre(BIN, project, home, ['status'], env);
+    expect(status.stdout).toMatch(/declined to run (docker|podman)/);
+    const develop = byre(BIN, project, home, ['develop'], env);
+    expect(develop.status).toBe(3);
+    expect(develop.stderr).toContain('declined to run docker');
+    expect(develop.stderr).toContain(`${tools}, which the box can write`);
+    const reset = byre(BIN, project, home, ['reset', '-y'], env);
+    expect(reset.stderr).not.toContain('removed');
+    expect(existsSync(ran)).toBe(false);
   });
 });

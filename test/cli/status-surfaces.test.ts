@@ -1,7 +1,8 @@
 // The built binary's surfaces say only what is true (adr/0024), with no engine
 // on PATH: the Egress row under a firewall (offered hosts, how to open one),
-// closures per posture, MCP env provision and reachability, --full text as
-// text, --data for an open network, and grab's remedy naming grab.
+// closures per posture, MCP env provision and reachability, declared egress
+// and unknown outbound, the no-agent wiring rows, --full text as text, --data
+// for an open network, and grab's remedy naming grab.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -145,6 +146,53 @@ describe('status on an open network', () => {
     expect(data.network.degraded_by).toEqual(['raw run_args']);
     expect(data.network.egress.map((e) => e.host)).toEqual(['pypi.org']);
     expect(data.host_env.map((e) => e.key)).not.toContain('TZ');
+  });
+});
+
+describe('status: the wiring rows say what the reference says (adr/0059)', () => {
+  it("an MCP server's declared egress is on its row on an open network, where the Egress rows leave it out", () => {
+    projectConfig([
+      '[[mcp]]',
+      'name = "linear"',
+      'url = "https://mcp.linear.app/mcp"',
+      'egress = ["auth.linear.app"]',
+    ]);
+    const r = byre(['status']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(section(r.stdout, 'Network')).toBe('open');
+    expect(section(r.stdout, 'MCP servers')).toMatch(
+      /^linear {2}https:\/\/mcp\.linear\.app\/mcp {2}\(project; \+egress auth\.linear\.app\)/,
+    );
+    expect(section(r.stdout, 'Egress')).toBe('');
+    const data = JSON.parse(byre(['status', '--data']).stdout) as {
+      mcp_servers: { egress: string[]; outbound_unknown: string | null }[];
+    };
+    expect(data.mcp_servers).toMatchObject([
+      { egress: ['auth.linear.app'], outbound_unknown: null },
+    ]);
+  });
+
+  it('a stdio server that declares no egress says its outbound traffic is unknown under an allowlist', () => {
+    projectConfig(['skills = ["byre/firewall"]', '[[mcp]]', 'name = "fs"', 'command = ["mcp-fs"]']);
+    const r = byre(['status']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(section(r.stdout, 'MCP servers')).toContain(
+      '↳ outbound unknown: under deny-by-default only allowlisted hosts leave the box, and this server declares none; if it needs the network, declare its hosts in its egress',
+    );
+  });
+
+  it('with no agent, the Claude Skills row says no agent is selected rather than failing on a path', () => {
+    projectConfig([
+      'agent = "none"',
+      '[[claude_skills]]',
+      'name = "tdd"',
+      `path = "${path.join(root, 'nowhere', 'tdd')}"`,
+    ]);
+    const r = byre(['status']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(section(r.stdout, 'Claude Skills')).toMatch(
+      /^tdd {2}\S+ {2}\(project\) declared; NOT delivered: no agent is selected \(baked at \/etc\/byre\/claude-skills for anything that wants it\); develop refuses to bake tdd: /,
+    );
   });
 });
 

@@ -180,6 +180,20 @@ describe('byre mcp', () => {
     expect(r.stderr).toContain('[config.mcp-url-invalid]');
     expect(read(projectFile())).toBe(HAND_WRITTEN);
   });
+
+  it('an empty argv element is refused as empty, located at it, and the file is unchanged', () => {
+    writeProject(HAND_WRITTEN);
+    const r = byre(['mcp', 'add', 'gh', '--', 'gh-mcp', '']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `${projectFile().replace(/[.]/g, '\\.')} \\(as edited\\):\\d+:\\d+ \\(key mcp\\[1\\]\\.command\\[1\\]\\)`,
+      ),
+    );
+    expect(r.stderr).toContain('mcp "gh": command[1] is empty');
+    expect(r.stderr).toContain('[config.mcp-command-empty]');
+    expect(read(projectFile())).toBe(HAND_WRITTEN);
+  });
 });
 
 describe('byre context', () => {
@@ -276,6 +290,19 @@ describe('byre layer', () => {
     expect(list.stdout).toMatch(/^corp\s+corp\s+ok$/m);
     expect(list.stdout).toMatch(/^team\s+corp -> team\s+ok$/m);
     expect(byre(['layer', 'validate']).status).toBe(0);
+  });
+
+  it('a retired bundled name is a legal layer name: new, extend, validate', () => {
+    for (const name of ['codereview', 'devloop']) {
+      const made = byre(['layer', 'new', name]);
+      expect(made.status, made.stderr).toBe(0);
+      writeFileSync(path.join(home, 'layers', name, 'layer.config'), 'apt = ["jq"]\n');
+      writeProject(`extends = "${name}"\n`);
+      const df = byre(['dockerfile']);
+      expect(df.status, df.stderr).toBe(0);
+      expect(df.stdout).toMatch(/apt-get install .*\bjq\b/);
+      expect(byre(['layer', 'validate', name]).status).toBe(0);
+    }
   });
 
   it('validate names the loop, and the file a dangling parent needs', () => {

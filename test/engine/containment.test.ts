@@ -1,17 +1,20 @@
 // Containment on real engines (issue 11's proof): a box cannot steer its
-// next launch with a forged `.git`, byre's store is never mounted (develop
-// refuses before creating anything), an interrupted rebuild leaves nothing
-// behind, and mount points inside /workspace belong to the user. Boxes are
-// shared between cases where a case does not need its own.
+// next launch with a forged `.git`, nor with a whole forged worktree
+// structure (adr/0047); byre's store is never mounted (develop refuses before
+// creating anything), an interrupted rebuild leaves nothing behind, and mount
+// points inside /workspace belong to the user. Boxes are shared between cases
+// where a case does not need its own.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
+import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest } from './engines.js';
 import {
   engineCli,
+  makeOwnedDir,
   runByre,
   testScope,
   waitFor,
@@ -22,6 +25,8 @@ import {
 const flavors = flavorsUnderTest();
 const rootFlavors = flavors.filter((f) => f.user === null);
 const userFlavors = flavors.filter((f) => f.user !== null);
+/** docker, podman and rootless podman: docker as a user adds nothing to what a box can plant. */
+const plantFlavors = flavors.filter((f) => f.user === null || f.engine === 'podman');
 const scope = testScope();
 
 function ok(r: ByreRun): ByreRun {
@@ -109,6 +114,24 @@ describe.skipIf(userFlavors.length === 0).each(userFlavors)('containment on $lab
     expect(second.stderr).toContain("names another repository's worktree");
     expect(existsSync(path.join(project.home, 'projects', otherId))).toBe(false);
     expect(objectsOf(project, otherId)).toEqual([]);
+
+    // The project's own repository back, the box builds a whole structure
+    // around it instead (adr/0047): every pointer agrees, the whole is refused.
+    rmSync(path.join(project.dir, '.git'));
+    makeOwnedDir(project, path.join(project.dir, '.git'));
+    const forgedId = projectIdFor(path.join(project.dir, 'sub'));
+    const forging = ok(
+      runByre(project, ['develop'], { input: `${FORGE_WORKTREE} && echo FORGED\nexit 0\n` }),
+    );
+    expect(forging.stdout).toBe('FORGED\n');
+    const third = runByre(project, ['develop'], { input: 'echo AGENT_RAN\n' });
+    expect(third.stdout).toBe('');
+    expect(third.status).toBe(3);
+    expect(third.stderr).toContain(
+      `${path.join(project.dir, 'sub/.git')} lies inside the worktree itself`,
+    );
+    expect(readdirSync(path.join(project.home, 'projects'))).toEqual([project.id]);
+    expect(objectsOf(project, forgedId)).toEqual([]);
   });
 });
 
@@ -172,3 +195,89 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('containment on $lab
     expect(objectsOf(project, project.id)).toEqual([]);
   });
 });
+
+describe.skipIf(plantFlavors.length === 0).each(plantFlavors)(
+  'what a box plants never steers byre on $label (adr/0046)',
+  (flavor) => {
+    it('a granted path redirected by a planted link is refused; a planted docker on PATH is never run', () => {
+      const project = scope.project(flavor);
+      const secret = makeOwnedDir(project, path.join(project.root, 'secret'));
+      writeFileSync(path.join(secret, 'id_ed25519'), 'host key\n');
+      const tools = makeOwnedDir(project, path.join(project.root, 'tools'));
+      makeOwnedDir(project, path.join(project.dir, 'data'));
+      makeOwnedDir(project, path.join(project.dir, 'seed'));
+      project.writeConfig(
+        [
+          'template = "none"',
+          'agent = "none"',
+          '[[mounts]]',
+          `host = "${path.join(project.dir, 'data')}"`,
+          'target = "/data"',
+          'mode = "rw"',
+          '[[mounts]]',
+          `host = "${tools}"`,
+          'target = "/tools"',
+          'mode = "rw"',
+          '[[volumes]]',
+          'name = "cfg"',
+          'role = "state"',
+          'target = "/cfg"',
+          `seed = { host = "${path.join(project.dir, 'seed')}" }`,
+          '',
+        ].join('\n'),
+      );
+      const ran = path.join(project.root, 'ran');
+      // The box swaps both granted directories for links to the user's keys and
+      // leaves a docker and a podman in the read-write mount the user keeps on PATH.
+      const fake = `#!/bin/sh\necho "$0 $*" >> ${ran}\nexit 1\n`;
+      ok(
+        runByre(project, ['develop'], {
+          input: [
+            `rm -r /workspace/data /workspace/seed`,
+            `ln -s ${secret} /workspace/data`,
+            `ln -s ${secret} /workspace/seed`,
+            `printf '%s' '${fake}' > /tools/docker`,
+            `cp /tools/docker /tools/podman`,
+            `chmod +x /tools/docker /tools/podman`,
+            'exit 0',
+            '',
+          ].join('\n'),
+        }),
+      );
+      const before = everything(project);
+      const env = { PATH: `${tools}:${process.env['PATH'] ?? '/usr/bin:/bin'}` };
+
+      const status = runByre(project, ['status'], { env });
+      expect(status.status).toBe(3);
+      expect(status.stdout).toContain('[containment.link-in-box-tree]');
+      expect(status.stderr).toContain(
+        `the mount ${path.join(project.dir, 'data')} -> /data (rw) reaches its host path through the link ${path.join(project.dir, 'data')} -> "${secret}"`,
+      );
+      expect(status.stderr).toMatch(/also: .*\(key volumes\[0\]\.seed\.host\): the seed /);
+
+      for (const verb of ['develop', 'dockerrun', 'dockerfile']) {
+        const r = runByre(project, [verb], { input: 'cat /data/id_ed25519; exit 0\n', env });
+        expect(r.status, verb).toBe(3);
+        expect(r.stdout, verb).not.toContain('host key');
+        expect(r.stderr, verb).toContain('where a box can write');
+      }
+
+      // With the links gone, the planted tools are still never run: declined by name.
+      rmSync(path.join(project.dir, 'data'));
+      rmSync(path.join(project.dir, 'seed'));
+      makeOwnedDir(project, path.join(project.dir, 'data'));
+      makeOwnedDir(project, path.join(project.dir, 'seed'));
+      const develop = runByre(project, ['develop'], { input: 'exit 0\n', env });
+      expect(develop.status).toBe(3);
+      expect(develop.stderr).toMatch(
+        new RegExp(
+          `declined to run ${flavor.engine}: PATH resolves it through ${tools}/${flavor.engine}`,
+        ),
+      );
+      const page = runByre(project, ['status'], { env });
+      expect(page.stdout).toMatch(/declined to run (docker|podman)/);
+      expect(existsSync(ran)).toBe(false);
+      expect(everything(project)).toEqual(before);
+    });
+  },
+);

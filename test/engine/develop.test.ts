@@ -33,12 +33,22 @@ function hostIds(project: TestProject): { uid: number; gid: number } {
 }
 
 const scope = testScope();
+const SUID = '/usr/local/bin/byre-test-suid-grep';
 
 describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (flavor) => {
-  it('runs a no-agent box: exit status passes through, /workspace files belong to the host user', () => {
+  it('runs a no-agent box: exit status passes through, /workspace files belong to the host user, no privilege', () => {
     const project = scope.project(flavor);
+    // A setuid-root binary in the image, as Debian's su or mount are: it must gain nothing (adr/0050).
+    project.writeConfig(`dockerfile_post = ["RUN cp /bin/grep ${SUID} && chmod 4755 ${SUID}"]\n`);
     const first = runByre(project, ['develop'], {
-      input: 'touch /workspace/from-box; id -u; id -un; exit 7\n',
+      input: [
+        'touch /workspace/from-box; id -u; id -un',
+        // The agent's own process ($$: the login shell the launcher execs).
+        "grep -E '^(CapEff|CapBnd|NoNewPrivs):' /proc/$$/status",
+        `${SUID} -E '^(Uid|CapEff):' /proc/self/status`,
+        'exit 7',
+        '',
+      ].join('\n'),
     });
     expect(first.stderr).toContain('byre: exposure: /workspace rw');
     // byre's progress, one line per step off a terminal, instead of the engine's raw log.
@@ -52,6 +62,16 @@ describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (f
     expect(first.status).toBe(7);
     const inBox = first.stdout.trim().split('\n');
     expect(inBox[1]).toBe(flavor.user === null ? 'root' : 'dev');
+    // No capability in any set, none to gain, and exec never raises privilege:
+    // the setuid binary runs as the box's user with nothing effective.
+    const uid = inBox[0] ?? '';
+    expect(inBox.slice(2)).toEqual([
+      'CapEff:\t0000000000000000',
+      'CapBnd:\t0000000000000000',
+      'NoNewPrivs:\t1',
+      `Uid:\t${uid}\t${uid}\t${uid}\t${uid}`,
+      'CapEff:\t0000000000000000',
+    ]);
     const st = statSync(path.join(project.dir, 'from-box'));
     expect({ uid: st.uid, gid: st.gid }).toEqual(hostIds(project));
     expect(runningBox(project)).toBeNull();
@@ -64,7 +84,11 @@ describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (f
   });
 });
 
-describe.skipIf(flavors.length === 0).each(flavors)(
+// Docker as the test user is docker as root with another uid, which the
+// no-agent box above already proves; rootless podman's keep-id is new here.
+const agentFlavors = flavors.filter((f) => f.user === null || f.engine === 'podman');
+
+describe.skipIf(agentFlavors.length === 0).each(agentFlavors)(
   'byre develop with an agent on $label',
   (flavor) => {
     it('execs the selected agent skill through the launcher, with its context, env and state', () => {

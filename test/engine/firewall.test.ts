@@ -1,22 +1,26 @@
 // Engine tier for the network postures (byre/firewall, byre/firewall-open) on
-// real docker and podman, as root. The "internet" is an HTTP server in this
+// real docker and podman, as root; a walled box cannot forge its way to a new,
+// open identity (adr/0047). The "internet" is an HTTP server in this
 // test process on 0.0.0.0, reached from boxes through the engine's bridge
 // gateway (and, as a second host, through this machine's own address): no
 // traffic leaves the machine. Deny probes are pointed at the same server.
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { projectIdFor } from '../../src/project/identity.js';
+import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest, type EngineName } from './engines.js';
 import {
   cleanupProject,
   engineCli,
   makeProject,
   runByre,
+  startByre,
   waitFor,
   type TestProject,
 } from './harness.js';
@@ -67,6 +71,22 @@ function machineAddress(exclude: string): string {
     }
   }
   throw new Error('no non-loopback IPv4 address on this machine');
+}
+
+/** A host port nothing listens on now (the OS's pick, released at once). */
+async function freePort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** A container's address on the engine's default bridge. */
+function bridgeAddress(p: TestProject, id: string): string {
+  const ip = engineCli(p, ['inspect', '-f', '{{.NetworkSettings.IPAddress}}', id]).trim();
+  if (!/^\d+\.\d+\.\d+\.\d+$/.test(ip)) throw new Error(`no bridge address for ${id}: ${ip}`);
+  return ip;
 }
 
 /** A container's stdout and stderr together, as the engine kept them. */
@@ -126,30 +146,86 @@ function built(p: TestProject): void {
 describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label', (flavor) => {
   const engine = flavor.engine;
 
-  it('deny-by-default: the allowlisted host:port is reachable, nothing else is, DNS works', () => {
+  it('deny-by-default: only the allowlisted host:port is reachable (no other container either), DNS works; new connections come in only on published ports', async () => {
+    // The inbound half (adr/0049): the neighbour is an open container on the
+    // same bridge (the project's image, its entrypoint replaced, so no wall
+    // and no gate). Without the INPUT rules it could connect in and read what
+    // the box sends back on that connection.
     const gw = gateway(engine);
     const elsewhere = machineAddress(gw);
-    const p = shared(engine, 'firewall', `egress = ["${gw}:${open}"]\n`);
-    const r = runByre(p, ['develop'], {
-      input:
+    const hostPort = await freePort();
+    const p = shared(
+      engine,
+      'firewall',
+      `egress = ["${gw}:${open}"]\n[[ports]]\ncontainer = 8181\nhost = ${hostPort}\n`,
+    );
+    built(p);
+    const neighbour = engineCli(p, [
+      'run',
+      '-d',
+      '--rm',
+      '--label',
+      'byre.test=1',
+      '--entrypoint',
+      'nc',
+      `byre-${p.id}-u0-g0`,
+      '-lk',
+      '9999',
+    ]).trim();
+    const session = startByre(p, ['develop'], { env: { BYRE_DENY_PROBE: `${gw}:${other}` } });
+    try {
+      session.child.stdin?.write(
         [
           probe('ALLOWED', gw, open),
           probe('OTHERPORT', gw, other),
           probe('OTHERHOST', elsewhere, open),
+          probe('NEIGHBOUR', bridgeAddress(p, neighbour), 9999),
           'getent hosts deb.debian.org >/dev/null && echo DNS_OK',
           'echo "$BYRE_EGRESS"',
-        ].join('\n') + '\n',
-      env: { BYRE_DENY_PROBE: `${gw}:${other}` },
-    });
-    expect(r.stderr).toContain('byre: network deny-by-default  (skill: byre/firewall)');
-    expect(r.status).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual([
-      'ALLOWED_OK',
-      'OTHERPORT_BLOCKED',
-      'OTHERHOST_BLOCKED',
-      'DNS_OK',
-      `${gw}:${open}`,
-    ]);
+          'nc -lk 8181 </dev/null >/dev/null 2>&1 &',
+          'nc -lk 9998 </dev/null >/dev/null 2>&1 &',
+          'sleep 0.5; echo LISTENING',
+          '',
+        ].join('\n'),
+      );
+      await waitFor('the walled box to listen', () =>
+        session.stdout().includes('LISTENING') ? true : null,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; byre said:\n${session.stderr().slice(-1500)}`);
+      });
+      // By name: the neighbour carries the image's byre.project label too.
+      const boxIp = bridgeAddress(p, `byre-${p.id}`);
+      const fromNeighbour = (name: string, port: number): string =>
+        engineCli(p, ['exec', neighbour, 'bash', '-c', probe(name, boxIp, port)]).trim();
+      expect(fromNeighbour('PUBLISHED', 8181)).toBe('PUBLISHED_OK');
+      expect(fromNeighbour('UNPUBLISHED', 9998)).toBe('UNPUBLISHED_BLOCKED');
+      // The published port still works the way the user reaches it: from the host.
+      expect(
+        execFileSync('bash', ['-c', probe('HOST', '127.0.0.1', hostPort)], {
+          encoding: 'utf8',
+        }).trim(),
+      ).toBe('HOST_OK');
+      session.child.stdin?.end();
+      expect(await session.exited).toBe(0);
+      expect(session.stderr()).toContain('byre: network deny-by-default  (skill: byre/firewall)');
+      expect(session.stdout().trim().split('\n')).toEqual([
+        'ALLOWED_OK',
+        'OTHERPORT_BLOCKED',
+        'OTHERHOST_BLOCKED',
+        'NEIGHBOUR_BLOCKED',
+        'DNS_OK',
+        `${gw}:${open}`,
+        'LISTENING',
+      ]);
+    } finally {
+      session.child.kill('SIGKILL');
+      await session.exited;
+      try {
+        engineCli(p, ['rm', '-f', neighbour]);
+      } catch {
+        // already gone
+      }
+    }
   });
 
   it('an empty allowlist lets nothing but loopback and DNS out', () => {
@@ -161,6 +237,38 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     });
     expect(r.status).toBe(0);
     expect(r.stdout.trim().split('\n')).toEqual(['GW_BLOCKED', 'DNS_OK']);
+  });
+
+  it('a walled box that forges a worktree of its own .git gets no new identity at the next develop (adr/0047)', () => {
+    const gw = gateway(engine);
+    const p = shared(engine, 'firewall', 'egress = ["!telemetry.example"]\n');
+    const config = readFileSync(path.join(p.store, 'byre.config'), 'utf8');
+    const forgedId = projectIdFor(path.join(p.dir, 'sub'));
+    mkdirSync(path.join(p.dir, '.git', 'objects'), { recursive: true });
+    writeFileSync(path.join(p.dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    try {
+      const first = runByre(p, ['develop'], {
+        input: `${FORGE_WORKTREE} && echo FORGED\n${probe('GW', gw, open)}\n`,
+        env: { BYRE_DENY_PROBE: `${gw}:${other}` },
+      });
+      expect(first.stderr).toContain('byre: network deny-by-default');
+      expect(first.status).toBe(0);
+      expect(first.stdout.trim().split('\n')).toEqual(['FORGED', 'GW_BLOCKED']);
+      // Before this rule: a new identity, a fresh config from the defaults, an open network.
+      const second = runByre(p, ['develop'], { input: `${probe('GW', gw, open)}\n` });
+      expect(second.stdout).toBe('');
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain(
+        `${path.join(p.dir, 'sub/.git')} lies inside the worktree itself`,
+      );
+      expect(existsSync(path.join(p.home, 'projects', forgedId))).toBe(false);
+      expect(readFileSync(path.join(p.store, 'byre.config'), 'utf8')).toBe(config);
+      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(forgedId);
+      expect(engineCli(p, ['volume', 'ls', '-q'])).not.toContain(forgedId);
+    } finally {
+      for (const f of ['.git', 'sub'])
+        rmSync(path.join(p.dir, f), { recursive: true, force: true });
+    }
   });
 
   it('fails closed when the wall cannot be built: the agent never runs and byre says why', () => {

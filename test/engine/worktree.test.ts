@@ -1,18 +1,29 @@
 // Engine tier for parallel sessions (adr/0034, adr/0036), the exit report and
-// --self-edit (adr/0035), on docker and podman as root. One repository and
-// one image per engine (git and busybox from Debian's mirror: the image is
-// built once and every session here shares it). Rootless podman adds nothing
-// these do not prove (ports and ownership are covered by develop.test.ts).
+// --self-edit (adr/0035, adr/0048), and the bind race against a real box (adr/0045), on
+// docker and podman as root. One repository and one image per engine (git,
+// busybox and inotify-tools from Debian's mirror: the image is built once and
+// every session here shares it). Rootless podman adds nothing these do not
+// prove (ports and ownership are covered by develop.test.ts, the bind proof
+// on every flavour by bind-proof.test.ts).
 //
 // Every byre call runs with a recording `git` first on PATH: the test fails
 // if byre ran git in the repository on the host.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { worktreeIdFor } from '../../src/project/worktree.js';
 import { flavorsUnderTest } from './engines.js';
 import {
@@ -93,7 +104,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       const port = await freePort();
       // Top-level keys only, so a line appended by the box stays top-level.
       project.writeConfig(
-        `agent = "testagent"\napt = ["git", "busybox"]\nports = [{ container = 3000, host = ${port} }]\n` +
+        `agent = "testagent"\napt = ["git", "busybox", "inotify-tools"]\nports = [{ container = 3000, host = ${port} }]\n` +
           // Baked from the main worktree: a new worktree is empty until its box checks it out.
           `files = { "README" = "/opt/readme" }\n`,
       );
@@ -261,7 +272,55 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       expect(quiet.stderr).not.toContain('notice:');
     });
 
-    it('--self-edit: warned before the box exists, told in its session context, the config diff at exit, applied next time', () => {
+    it('the real bind race: the main box swaps .git for a link to its parent on byre’s own read of it; the sibling box is refused and never bound to the link', async () => {
+      const { project, env } = repo;
+      const gitDir = path.join(project.dir, '.git');
+      // Registered by the test's own git: the race is armed before the sibling's byre reads anything.
+      const wt = path.join(project.root, 'repo-race');
+      git(project.dir, 'worktree', 'add', '-q', '--no-checkout', wt);
+      writeFileSync(path.join(project.root, 'SENTINEL'), 'outside every box\n');
+      const main = scope.start(project, ['develop'], { env });
+      try {
+        await waitFor(
+          'the main worktree’s session',
+          () => runningBox(project, project.id),
+          590_000,
+        );
+        // The attack as seen: wait for the sibling's byre to read .git/config (its exit-report
+        // snapshot, taken between create and start), then swap, bounded by inotifywait's timeout.
+        main.child.stdin?.write(
+          'cd /workspace && echo RACE-ARMED && inotifywait -q -q -t 300 -e close_nowrite .git/config && ' +
+            'mv .git .git.real && ln -s .. .git && echo RACE-SWAPPED\n',
+        );
+        await line(main, 'RACE-ARMED');
+        const sibling = runByre(project, ['develop'], {
+          env,
+          cwd: wt,
+          input: `ls -a '${gitDir}'; touch '${gitDir}/PWNED'; exit 0\n`,
+        });
+        await line(main, 'RACE-SWAPPED');
+        main.child.stdin?.write('rm .git && mv .git.real .git && echo RACE-RESTORED\n');
+        await line(main, 'RACE-RESTORED');
+        expect(sibling.stdout).not.toContain('SENTINEL');
+        expect(existsSync(path.join(project.root, 'PWNED'))).toBe(false);
+        expect(sibling.stderr).toContain('byre stopped this box before anything ran in it');
+        expect(sibling.stderr).toContain(`${gitDir} now leads to ${project.root}, another object`);
+        expect(sibling.status).toBe(3);
+        expect(runningBox(project, worktreeIdFor(wt))).toBeNull();
+        main.child.stdin?.write('exit\n');
+        expect(await main.end()).toBe(0);
+      } finally {
+        main.child.kill('SIGKILL');
+        await main.exited;
+        if (existsSync(`${gitDir}.real`)) {
+          rmSync(gitDir, { force: true });
+          renameSync(`${gitDir}.real`, gitDir);
+        }
+        expect(readdirSync(project.root)).toContain('SENTINEL');
+      }
+    });
+
+    it('--self-edit: warned before the box exists, told in its session context, the config diff at exit, applied next time; a tampered build context and a commondir redirect are reported (issue 27)', () => {
       const { project, env } = repo;
       const preview = runByre(project, ['status', '--self-edit'], { env });
       expect(preview.stdout).toMatch(/Self-edit: +\S+ ->\s+\/home\/dev\/\.byre-self/);
@@ -269,9 +328,35 @@ describe.skipIf(flavors.length === 0).each(flavors)(
         env,
         input:
           'case "$BYRE_SESSION_CONTEXT" in *byre-self*) echo CTX-SELF;; esac\n' +
-          `printf 'run_args = ["-e", "SELFEDIT=yes"]\\n' >> /home/dev/.byre-self/byre.config\nexit\n`,
+          `printf 'run_args = ["-e", "SELFEDIT=yes"]\\n' >> /home/dev/.byre-self/byre.config\n` +
+          `printf '# tampered\\n' >> /home/dev/.byre-self/context/byre-launch\n` +
+          // The host's git now reads its config and hooks from .git/logs/c.
+          'cd /workspace/.git && mkdir -p logs/c/hooks && ' +
+          `printf '[core]\\n\\tfsmonitor = ./evil\\n' > logs/c/config && ` +
+          `printf '#!/bin/sh\\nexit 0\\n' > logs/c/hooks/pre-commit && chmod +x logs/c/hooks/pre-commit && ` +
+          'ln -s ../../objects logs/c/objects && ln -s ../../refs logs/c/refs && ' +
+          'echo logs/c > commondir && cd /workspace\nexit\n',
+      });
+      onTestFinished(() => {
+        rmSync(path.join(project.dir, '.git/commondir'), { force: true });
+        rmSync(path.join(project.dir, '.git/logs/c'), { recursive: true, force: true });
       });
       expect(r.status).toBe(0);
+      expect(r.stderr).toContain(
+        'byre:   git pointer added: .git/commondir = "logs/c" (git’s common dir: .git/logs/c)',
+      );
+      expect(r.stderr).toContain(
+        'byre:   git config .git/logs/c/config: core.fsmonitor = "./evil" (added)',
+      );
+      expect(r.stderr).toContain('byre:   hook added: .git/logs/c/hooks/pre-commit');
+      expect(r.stderr).toContain('byre:   changed: context/byre-launch');
+      // The host's own git takes the planted config: the report named what git runs.
+      expect(
+        execFileSync('git', ['config', '--get', 'core.fsmonitor'], {
+          cwd: project.dir,
+          encoding: 'utf8',
+        }).trim(),
+      ).toBe('./evil');
       const warned = r.stderr.indexOf('🛑 self-edit is on.');
       expect(warned).toBeGreaterThan(-1);
       expect(warned).toBeLessThan(r.stderr.indexOf('byre: exposure: /workspace rw · self-edit rw'));

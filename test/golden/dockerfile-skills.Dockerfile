@@ -53,7 +53,7 @@ RUN mkdir -p '/home/dev/.cache/pip' '/home/dev/.toolbox' && chown "${BYRE_UID}:$
 # --- project block ---
 WORKDIR /workspace
 ENV API_BASE="https://example.test"
-ENV GREETING="say \"hi\"\tthen\\leave"
+ENV GREETING="say \"hi\"	then\\leave"
 ENV ZED="last"
 COPY "files/config/app.toml" "/etc/app/app.toml"
 COPY "files/seed" "/opt/seed"

@@ -6,7 +6,7 @@
 import { coreLayer } from '../../src/config/core-layer.js';
 import { parseLayer } from '../../src/config/parse.js';
 import type { LayerKind } from '../../src/config/types.js';
-import type { CheckedLayer } from '../../src/config/check-effective.js';
+import { mountPath, type CheckedLayer } from '../../src/config/check-effective.js';
 import type { ResolvedSkill } from '../../src/skills/types.js';
 import { belowKey, derive, parseBuffer } from '../../src/tui/model/config-editor/derive.js';
 import { editorItems } from '../../src/tui/model/config-editor/items.js';
@@ -37,6 +37,8 @@ export interface SessionOptions {
   skills?: ResolvedSkill[];
   /** Host paths that exist (mount hosts); every other one is missing. */
   hostPaths?: string[];
+  /** Mount hosts that reach their path through a link a box could have planted (adr/0046). */
+  plantedHosts?: string[];
   layers?: string[];
 }
 
@@ -87,6 +89,14 @@ export function testWorld(opts: SessionOptions = {}): EditorWorld {
       tz: () => 'UTC',
     },
     hostExists: (p) => (opts.hostPaths ?? ['/src/lib', '/home/u/data']).includes(p),
+    plantedLinks: (config, _skills, locate) =>
+      config.mounts
+        .filter((m) => (opts.plantedHosts ?? []).includes(m.value.host))
+        .map((m) => ({
+          rule: 'containment.link-in-box-tree',
+          message: `the mount ${m.value.host} reaches its host path through a planted link`,
+          location: locate(m.from, mountPath(m.value.target, 'host')),
+        })),
     userHome: '/home/u',
     projectId: 'app-123abc',
     hostUid: 1000,

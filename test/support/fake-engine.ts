@@ -60,6 +60,15 @@ function hasAll(
   );
 }
 
+/** What a `run` that exited `code` throws: a helper container's own exit status. */
+export function runExited(code: number): EngineError {
+  return new EngineError(`docker run failed (exit ${code})`, {
+    engine: 'docker',
+    argv: ['run'],
+    exitCode: code,
+  });
+}
+
 function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
   return (
     (query.all || c.running) &&
@@ -436,6 +445,8 @@ export class FakeEngine implements Engine {
       '--mount',
       '-p',
       '--cap-add',
+      '--cap-drop',
+      '--security-opt',
       '--group-add',
       '-u',
       '--entrypoint',

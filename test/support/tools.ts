@@ -11,3 +11,26 @@ export const hasGit = ((): boolean => {
     return false;
   }
 })();
+
+/**
+ * Runs the host's git as an oracle in `cwd`, with no system config, `home`
+ * as HOME and the ceiling it does not look above: its stdout, trimmed, or
+ * null when git stops with an error.
+ */
+export function gitOracle(cwd: string, home: string, args: readonly string[]): string | null {
+  try {
+    return execFileSync('git', args, {
+      cwd,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        HOME: home,
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CEILING_DIRECTORIES: home,
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}

@@ -1,7 +1,7 @@
 // Rules for [env] and [env_from_host]: variable names, the reserved BYRE_
 // namespace, and the host sources byre knows how to read.
 
-import { ENV_KEY, GIT_CONFIG_KEY } from '../grammar.js';
+import { ENV_KEY, GIT_CONFIG_KEY, unbakeableEnvValue } from '../grammar.js';
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
 import { credentialKindOf } from '../credential-rows.js';
@@ -31,8 +31,41 @@ function envKeyFindings(key: string, path: PathSegment[], table: string): Findin
   return [];
 }
 
-export function checkEnv(layer: RawLayer): Finding[] {
-  return Object.keys(layer.env ?? {}).flatMap((key) => envKeyFindings(key, ['env', key], 'env'));
+/**
+ * A value that cannot reach the box byte for byte is refused, never mangled.
+ * `baked`: the value is an image ENV line (config `[env]`), where a line feed
+ * cannot go either; a skill's runtime env travels as `-e` argv, which carries it.
+ */
+function envValueFindings(
+  path: PathSegment[],
+  key: string,
+  value: string,
+  baked: boolean,
+): Finding[] {
+  const problem = unbakeableEnvValue(value);
+  if (problem === null || (problem === 'a line feed' && !baked)) return [];
+  return [
+    finding(
+      'config.env-value-unbakeable',
+      path,
+      problem === 'a NUL'
+        ? `env ${key}: the value holds a NUL, which no environment variable can carry`
+        : `env ${key}: the value holds a line feed, which an image's ENV line cannot carry`,
+      problem === 'a NUL'
+        ? 'remove the NUL from the value'
+        : `a multi-line value reaches the box at launch instead: env_from_host ${key} = "env:<HOST_VAR>", or run_args = ["-e", "${key}=<value>"]`,
+    ),
+  ];
+}
+
+export function checkEnv(
+  layer: RawLayer,
+  options: { baked: boolean } = { baked: true },
+): Finding[] {
+  return Object.entries(layer.env ?? {}).flatMap(([key, value]) => [
+    ...envKeyFindings(key, ['env', key], 'env'),
+    ...envValueFindings(['env', key], key, value, options.baked),
+  ]);
 }
 
 const ENV_SOURCES_HINT =

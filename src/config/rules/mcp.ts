@@ -68,11 +68,29 @@ function checkMcpUrl(url: string, path: PathSegment[], name: string): Finding[] 
   return [];
 }
 
-/** argv[0] names the server's program; ESC or any control character never reaches a terminal or a spawn. */
+/**
+ * argv[0] names the server's program; no element is empty (an unset shell
+ * variable in `byre mcp add x -- srv "$TOKEN"` arrives as one, and the server
+ * would get a silent empty argument); ESC or any control character never
+ * reaches a terminal or a spawn.
+ */
 function checkMcpCommand(command: readonly string[], path: PathSegment[], name: string): Finding[] {
   const out: Finding[] = [];
+  command.forEach((arg, j) => {
+    if (arg !== '') return;
+    out.push(
+      finding(
+        'config.mcp-command-empty',
+        [...path, 'command', j],
+        `mcp ${q(name)}: command[${j}] is empty${j === 0 ? ', so it names no program' : ''}`,
+        j === 0
+          ? 'write the program first, e.g. command = ["github-mcp-server", "stdio"]'
+          : 'remove the empty element, or write the argument it was meant to carry',
+      ),
+    );
+  });
   const program = command[0];
-  if (program !== undefined && program.trim() === '') {
+  if (program !== undefined && program !== '' && program.trim() === '') {
     out.push(
       finding(
         'config.mcp-command-blank',

@@ -9,7 +9,6 @@ import {
   NONE,
   OCI_REF,
   PACKAGE_REF,
-  RETIRED_BUNDLED,
 } from '../grammar.js';
 import type { RawLayer } from '../schema.js';
 import { finding, q, type Finding } from './finding.js';
@@ -73,8 +72,6 @@ export function layerNameProblem(name: string): string | null {
   }
   if (name === NONE) return '"none" is reserved';
   if (BUNDLED_NAMES.includes(name)) return `${q(name)} is reserved for a bundled package`;
-  if (RETIRED_BUNDLED[name] !== undefined)
-    return `${q(name)} is reserved: a retired bundled name (now ${RETIRED_BUNDLED[name]})`;
   return null;
 }
 

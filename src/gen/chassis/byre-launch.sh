@@ -1,10 +1,59 @@
 #!/bin/bash
 # byre-launch: the box's constant ENTRYPOINT, installed by byre's core block
 # and re-asserted by its security guard. Runs as the baked dev user, as PID 1.
-# Order is load-bearing: the launch gate comes first, before any hook can run,
-# so nothing in the box talks to the network before the wall is up.
+# Order is load-bearing: the bind proof comes first, so nothing runs over a
+# bind that is not what byre checked; then the launch gate, before any hook
+# can run, so nothing in the box talks to the network before the wall is up.
 # Every directory is overridable through BYRE_*_DIR for byre's own tests.
 set -euo pipefail
+
+# --- bind proof (adr/0045) ---------------------------------------------------
+# byre pinned each bind's host source (the device and inode of the object its
+# checks judged) and lists them in BYRE_BIND_PROOF; the engine resolved the
+# sources again at start. Any other object here means a path was swapped in
+# between, and nothing else runs. First, before any gate or hook.
+byre_bind_refuse() {
+  printf 'byre: bind proof: %s; refusing to run anything in this box (failing closed).\n' "$1" >&2
+  exit 222
+}
+byre_prove_binds() {
+  byre_expected=''
+  byre_ifs=$IFS
+  IFS=,
+  set -f
+  # shellcheck disable=SC2086
+  set -- $BYRE_BIND_PROOF
+  set +f
+  IFS=$byre_ifs
+  for byre_entry do
+    shift
+    byre_dev=${byre_entry%%:*}
+    byre_rest=${byre_entry#*:}
+    byre_ino=${byre_rest%%:*}
+    byre_target=${byre_rest#*:}
+    case $byre_dev in '' | *[!0-9]*) byre_bind_refuse 'the list of binds to prove is malformed' ;; esac
+    case $byre_ino in '' | *[!0-9]*) byre_bind_refuse 'the list of binds to prove is malformed' ;; esac
+    case $byre_target in /*) ;; *) byre_bind_refuse 'the list of binds to prove is malformed' ;; esac
+    byre_expected="$byre_expected$byre_dev $byre_ino $byre_target
+"
+    set -- "$@" "$byre_target"
+  done
+  byre_seen=$(stat -L -c '%d %i %n' -- "$@" 2>/dev/null) || true
+  if [ "$byre_seen
+" != "$byre_expected" ]; then
+    printf 'byre: bind proof: a bind is not the object byre checked before it started this box:\n' >&2
+    printf '%s' "$byre_expected" | while IFS= read -r byre_line; do
+      byre_target=${byre_line#* * }
+      byre_found=$(stat -L -c '%d %i' -- "$byre_target" 2>&1) || true
+      if [ "$byre_found $byre_target" != "$byre_line" ]; then
+        printf 'byre:   %s: byre checked device and inode %s, the box has %s\n' "$byre_target" "${byre_line% "$byre_target"}" "$byre_found" >&2
+      fi
+    done
+    byre_bind_refuse 'something replaced a bind source, or a directory above it, after byre checked it'
+  fi
+}
+if [ -n "${BYRE_BIND_PROOF:-}" ]; then byre_prove_binds; fi
+# --- end of bind proof --------------------------------------------------------
 
 export HOME="${BYRE_DEV_HOME:-/home/dev}"
 

@@ -214,8 +214,22 @@ file = "context.md"
       'runtime.env_docs.TOKEN',
     ],
     [
-      'mcp with a blank command',
+      'mcp with an empty program',
       '[[mcp]]\nname = "m"\ncommand = [""]\n',
+      'skill.mcp-command-empty',
+      3,
+      'mcp[0].command[0]',
+    ],
+    [
+      'mcp with an empty argument',
+      '[[mcp]]\nname = "m"\ncommand = ["srv", ""]\n',
+      'skill.mcp-command-empty',
+      3,
+      'mcp[0].command[1]',
+    ],
+    [
+      'mcp with a blank program',
+      '[[mcp]]\nname = "m"\ncommand = [" ", "stdio"]\n',
       'skill.mcp-command-blank',
       3,
       'mcp[0].command[0]',
@@ -374,6 +388,48 @@ file = "context.md"
     );
     expect(result.issues).toEqual([]);
     expect(result.value?.agent?.command).toBe('x');
+  });
+
+  // The reference's fixture: a Dockerfile heredoc whose text holds a
+  // `[package]`-shaped line. It is data in the string, and the real table
+  // after it is the package (adr/0059).
+  it.each([
+    ['basic', '"""'],
+    ['literal', "'''"],
+  ])('a [package]-shaped line inside a multi-line %s string is data', (_kind, quote) => {
+    const heredoc = "RUN cat <<'EOF' > /etc/demo.toml\n[package]\npayload text\n[other]\nEOF\n";
+    const text = [
+      'description = "heredoc"',
+      '[build]',
+      `dockerfile = [${quote}`,
+      `${heredoc}${quote}]`,
+      '',
+      '[package]',
+      'id = "owner/example"',
+      'version = "1"',
+      '',
+      '[runtime]',
+      'env = { K = "v" }',
+      '',
+    ].join('\n');
+    const result = parseSkillManifest(text, FILE);
+    expect(result.issues).toEqual([]);
+    expect(result.value?.build.dockerfile).toEqual([heredoc]);
+    expect(result.value?.package).toMatchObject({ id: 'owner/example', version: '1' });
+    expect(result.value?.runtime.env).toEqual({ K: 'v' });
+  });
+
+  it('a raw build line may span lines but carries no carriage return', () => {
+    const ok = parseSkillManifest('[build]\ndockerfile = ["RUN a \\\\\\n  && b"]\n', FILE);
+    expect(ok.issues).toEqual([]);
+    expect(ok.value?.build.dockerfile).toEqual(['RUN a \\\n  && b']);
+    const crlf = parseSkillManifest('[build]\ndockerfile = ["""\r\nRUN a\r\n"""]\r\n', FILE);
+    expect(crlf.issues).toEqual([
+      expect.objectContaining({
+        rule: 'skill.dockerfile-line-invalid',
+        location: expect.objectContaining({ line: 2, key: 'build.dockerfile[0]' }),
+      }),
+    ]);
   });
 
   it('names the key and both lines of a redefined table', () => {

@@ -78,7 +78,8 @@ function sharedRuleFindings(raw: RawSkill): Finding[] {
   const layer = pseudoLayer(raw);
   const findings = [
     ...checkApt(layer),
-    ...checkEnv(layer),
+    // A skill's env reaches the box as -e argv, not as an image ENV line.
+    ...checkEnv(layer, { baked: false }),
     ...checkMounts(layer),
     ...checkVolumes(layer),
     ...checkTargetCollisions(layer),
@@ -156,14 +157,18 @@ function buildFindings(raw: RawSkill): Finding[] {
     }
     claimed.set(key, src);
   }
+  // A raw build line may span lines (a heredoc, a backslash continuation), as
+  // config's dockerfile_pre/post may: it is never parsed, and a newline gives
+  // it nothing a second entry would not. A carriage return hides text on a
+  // terminal, and a CRLF file's multi-line string keeps its CRs (adr/0059).
   (raw.build?.dockerfile ?? []).forEach((line, i) => {
-    if (/[\n\r]/.test(line)) {
+    if (line.includes('\r')) {
       out.push(
         finding(
           'skill.dockerfile-line-invalid',
           ['build', 'dockerfile', i],
-          'a raw build line must not contain a newline',
-          'split it into one array entry per Dockerfile line',
+          'a raw build line must not contain a carriage return',
+          'save skill.toml with LF line endings (a multi-line string keeps CRLF), or remove the \\r',
         ),
       );
     }

@@ -17,6 +17,7 @@ import {
 } from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
+import { writeFailure } from '../../output/system-error.js';
 import { LAYER_CONFIG_FILE, PROJECT_CONFIG_FILE, storePaths } from '../../project/store-layout.js';
 import {
   BUNDLED_OWNER,
@@ -34,6 +35,7 @@ import {
   type PackageKind,
   type PackageMeta,
 } from '../manifest/index.js';
+import { tombstoneInstall } from '../../config/source-hint.js';
 import { FETCH_LIMITS } from './fetch.js';
 import { fsTree } from './fs-tree.js';
 
@@ -103,12 +105,12 @@ function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | nu
 /** Why a new local package may not take `id`, or null when it may. Pure. */
 export function newIdProblem(id: string): { rule: string; message: string; remedy: string } | null {
   const bare = id.startsWith(`${BUNDLED_OWNER}/`) ? id.slice(BUNDLED_OWNER.length + 1) : id;
-  const movedTo = RETIRED_BUNDLED[bare];
-  if (movedTo !== undefined) {
+  const tomb = RETIRED_BUNDLED[bare];
+  if (tomb !== undefined) {
     return {
       rule: 'package.id-retired',
-      message: `${id} is a retired bundled name; that package moved to ${movedTo}`,
-      remedy: `install ${movedTo} instead, or pick another name`,
+      message: `${id} is a retired bundled name: it was ${tomb.fate}, and lives on as ${tomb.successor}`,
+      remedy: `pick another name, or install that package: ${tombstoneInstall(tomb)}`,
     };
   }
   if (id === NONE) {
@@ -265,8 +267,12 @@ async function publishLocal(
   try {
     await writeTree(staging, MANIFEST_FILE[kind], manifest, files);
     await rename(staging, dir);
+  } catch (error) {
+    // Every byte comes from memory: an OS refusal here is the store's.
+    throw writeFailure(error, dir);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    // Best effort: a cleanup failure must not hide why the write failed.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
   const entry = loadCatalog({ home, kind }).find(id);
   if (entry?.provenance !== 'local' || entry.status !== 'ok') {
@@ -498,7 +504,8 @@ export async function syncBundledMirror(home: string, version: string = VERSION)
     await rm(dir, { recursive: true, force: true });
     await rename(staging, dir);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    // Best effort: a cleanup failure must not hide why the write failed.
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
   return true;
 }

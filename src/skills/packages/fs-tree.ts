@@ -24,6 +24,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
   const files = new Map<string, { abs: string; executable: boolean }>();
   const escaping = new Set<string>();
   const linked = new Set<string>();
+  const dirs = new Set<string>();
   let count = 0;
   let truncated = false;
 
@@ -56,6 +57,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
       const stat = statSync(real);
       const throughLink = viaLink || isSymlink(childAbs);
       if (stat.isDirectory()) {
+        dirs.add(childRel);
         if (seen.has(real)) continue;
         walk(real, childRel, new Set([...seen, real]), throughLink);
       } else if (stat.isFile() && !exclude.includes(childRel)) {
@@ -77,6 +79,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
     executable: (rel) => files.get(rel)?.executable ?? false,
     escapes: (rel) => escaping.has(rel),
     linked: (rel) => linked.has(rel),
+    isDir: (rel) => dirs.has(rel),
   };
 }
 

@@ -8,6 +8,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, ByreError } from '../../errors.js';
 import { ensurePrivateDir } from '../../project/atomic-write.js';
+import { writeFailure } from '../../output/system-error.js';
 import { VERSION } from '../../embedded.js';
 import { BUNDLED_OWNER, buildEntry, readSnapshotDir, type CatalogEntry } from '../catalog.js';
 import { digestHex, packageDigest, sha256Hex } from '../digest.js';
@@ -200,7 +201,9 @@ export async function installFetched(
       gitignore,
       '# Written by byre: snapshots are reproducible from their manifests.\n*\n',
       { mode: 0o600 },
-    );
+    ).catch((error: unknown) => {
+      throw writeFailure(error, gitignore);
+    });
   }
   const { entries } = readIndex(home);
   const previous = entries.find((e) => e.id === id);
@@ -211,7 +214,10 @@ export async function installFetched(
   if (!intact) {
     const staging = path.join(root, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
-      await writeSnapshot(staging, fetched);
+      // Every byte comes from memory: an OS refusal here is the store's.
+      await writeSnapshot(staging, fetched).catch((error: unknown) => {
+        throw writeFailure(error, target);
+      });
       const check = readSnapshotDir(staging, indexEntry);
       const problem = check.problems[0];
       if (problem !== undefined) {
@@ -223,7 +229,8 @@ export async function installFetched(
       await rm(target, { recursive: true, force: true });
       await rename(staging, target);
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      // Best effort: a cleanup failure must not hide why the write failed.
+      await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     }
   }
   const next: IndexEntry = {

@@ -75,7 +75,7 @@ describe('planClipboardCopy', () => {
     });
     expect(plan.steps).toEqual([]);
     expect(plan.notes).toEqual([
-      'clipboard: not using xclip — PATH resolves it to /work/proj/bin/xclip, inside /work/proj, which the box can write',
+      'clipboard: not using xclip — PATH resolves it through /work/proj/bin/xclip, inside /work/proj, which the box can write',
       'clipboard: paths not copied — no usable pbcopy, wl-copy or xclip, and stderr is not a terminal for OSC 52',
     ]);
   });

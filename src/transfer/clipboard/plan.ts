@@ -236,7 +236,7 @@ function usableTool(lookup: ToolLookup, tool: string, notes: string[]): string |
       return r.path;
     case 'declined':
       notes.push(
-        `clipboard: not using ${tool} — PATH resolves it to ${escapeTerminal(r.path)}, inside ${escapeTerminal(r.root)}, which the box can write`,
+        `clipboard: not using ${tool} — PATH resolves it through ${escapeTerminal(r.path)}, inside ${escapeTerminal(r.root)}, which the box can write`,
       );
       return null;
     case 'absent':

@@ -82,6 +82,7 @@ export function derive(text: string, below: Below, world: EditorWorld): Derived 
     problems.push(...found);
     skillError = found[0]?.message ?? 'skills unresolved';
   }
+  problems.push(...world.plantedLinks(config, skills, locate));
   const hostEnv = resolveHostEnv(
     config.envFromHost,
     new Set(Object.keys(config.env)),

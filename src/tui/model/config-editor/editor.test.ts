@@ -57,6 +57,16 @@ describe('GRANTS: mounts', () => {
     expect(s.text).toContain('disabled = true');
   });
 
+  it('refuses a mount whose host goes through a link a box could have planted (adr/0046), located', () => {
+    const s = new Session({ plantedHosts: ['/src/lib'] });
+    s.select('mounts:add').press('enter', '/src/lib', 'down', '/opt/lib', 'enter');
+    expect(s.text).toBe('');
+    const errors = s.state.overlay?.kind === 'form' ? s.state.overlay.errors : [];
+    expect(errors.join('\n')).toMatch(
+      /byre\.config:\d+:\d+ mounts\[0\]\.host: .*planted link \(containment\.link-in-box-tree\)/,
+    );
+  });
+
   it('toggles a mount off and on with ←→, at this layer', () => {
     const s = new Session({ text: '[[mounts]]\nhost = "/src/lib"\ntarget = "/opt/lib"\n' });
     s.select('mounts:m:/opt/lib').press('right');

@@ -80,7 +80,11 @@ function lines(ctx: RowContext): Item[] {
   const key = ctx.key as keyof typeof LINE_FIELD;
   const list: readonly Sourced<string>[] = ctx.derived.config[LINE_FIELD[key]];
   const own = ctx.raw[key] ?? [];
-  const items: Item[] = [heading(ctx, list.length === 0 ? 'none' : 'not introspected')];
+  // Raw build lines are never parsed; raw run_args are read as the engine
+  // reads them, and status flags each one that widens the box (adr/0051).
+  const some =
+    key === 'run_args' ? 'passed as written; status flags what widens the box' : 'not introspected';
+  const items: Item[] = [heading(ctx, list.length === 0 ? 'none' : some)];
   let ownIndex = 0;
   list.forEach((entry, i) => {
     const { origin, here } = sourcedRow(ctx, entry);

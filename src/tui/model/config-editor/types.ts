@@ -2,7 +2,7 @@
 // about the world (gathered once by the command), what it derives from the
 // buffer, and the rows, forms and choosers the screen shows. No IO here.
 
-import type { CheckedLayer } from '../../../config/check-effective.js';
+import type { CheckedLayer, ValueLocation } from '../../../config/check-effective.js';
 import type { PackageCanon } from '../../../config/canonical.js';
 import type { RawLayer } from '../../../config/schema.js';
 import type { EffectiveConfig, LayerRef } from '../../../config/types.js';
@@ -45,6 +45,12 @@ export interface EditorWorld {
   readers: HostReaders;
   /** Whether a host path exists (for the loader's mount-host rule). */
   hostExists: (path: string) => boolean;
+  /** Granted host paths resolved through a link a box could have planted (adr/0046), located. */
+  plantedLinks: (
+    config: EffectiveConfig,
+    skills: readonly ResolvedSkill[],
+    locate: ValueLocation,
+  ) => ConfigIssue[];
   userHome: string;
   projectId: string;
   hostUid: number;

@@ -1,0 +1,152 @@
+// The one definition of the box-writable trees (adr/0046): every host
+// directory some box byre starts can write, so everything under it is
+// hostile input. Host tool pinning declines a tool found in, or through, one
+// of them; loading refuses a granted host path resolved through a link that
+// lives in one. Every caller asks here; nothing else lists them.
+
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+
+import type { EffectiveConfig, MountSpec, VolumeSpec } from '../config/types.js';
+import { expandHostPath } from '../config/grammar.js';
+import type { BoxTree } from '../project/box-trees.js';
+import type { ProjectContext } from '../project/context.js';
+import { recordedProjectPaths } from '../project/store.js';
+import { storePaths } from '../project/store-layout.js';
+import { listWorktrees } from '../project/worktree-list.js';
+import type { ResolvedSkill } from '../skills/types.js';
+
+/** What a project's config grants its box on the host, as the trees need it. */
+export interface TreeGrants {
+  mounts: readonly MountSpec[];
+  volumes: readonly VolumeSpec[];
+}
+
+/** The config's and its skills' mounts and volumes. */
+export function grantsOf(
+  config: Pick<EffectiveConfig, 'mounts' | 'volumes'>,
+  skills: readonly ResolvedSkill[],
+): TreeGrants {
+  return {
+    mounts: [...config.mounts.map((m) => m.value), ...skills.flatMap((s) => s.runtime.mounts)],
+    volumes: [...config.volumes.map((v) => v.value), ...skills.flatMap((s) => s.volumes)],
+  };
+}
+
+export type TreeContext = Pick<
+  ProjectContext,
+  'projectId' | 'worktreeDir' | 'projectRoot' | 'commonGitDir' | 'isLinkedWorktree' | 'store'
+>;
+
+interface TreeSpec {
+  given: string;
+  what: string;
+}
+
+function resolved(given: string): string {
+  try {
+    return realpathSync(given);
+  } catch {
+    return given;
+  }
+}
+
+/**
+ * This project's own trees: the directory the box is bound at, the main
+ * checkout, git's common directory and every linked worktree git lists
+ * (each has, or had, a box of its own).
+ */
+function projectSpecs(ctx: TreeContext): TreeSpec[] {
+  const specs: TreeSpec[] = [
+    {
+      given: ctx.worktreeDir,
+      what: `${ctx.isLinkedWorktree ? 'this worktree' : 'the project directory'} ${ctx.worktreeDir}`,
+    },
+    { given: ctx.projectRoot, what: `the main checkout ${ctx.projectRoot}` },
+  ];
+  if (ctx.commonGitDir !== null) {
+    specs.push({ given: ctx.commonGitDir, what: `git's directory ${ctx.commonGitDir}` });
+    for (const e of listWorktrees(ctx.commonGitDir, ctx.projectRoot).entries) {
+      if (e.admin !== null) specs.push({ given: e.path, what: `the linked worktree ${e.path}` });
+    }
+  }
+  return specs;
+}
+
+/**
+ * byre's per-project store directories (a `--self-edit` box writes its own)
+ * and the directory of every project the store records, but `except`: each
+ * is written by that project's boxes.
+ */
+function storeSpecs(storeHome: string, except: string | null): TreeSpec[] {
+  const projects = storePaths(storeHome).projects;
+  return [
+    { given: projects, what: `byre's project stores ${projects}` },
+    ...[...recordedProjectPaths(storeHome)]
+      .filter(([id]) => id !== except)
+      .map(([, p]) => ({ given: p, what: `the project directory ${p} (a project of this store)` })),
+  ];
+}
+
+/** Enabled read-write mounts and host seed sources. */
+function grantSpecs(grants: TreeGrants, home: string): TreeSpec[] {
+  const specs: TreeSpec[] = [];
+  for (const m of grants.mounts) {
+    if (m.disabled || m.mode !== 'rw') continue;
+    const host = expandHostPath(m.host, home);
+    if (host !== null) {
+      specs.push({ given: host, what: `the read-write mount ${m.host} -> ${m.target}` });
+    }
+  }
+  for (const v of grants.volumes) {
+    if (v.seed === undefined || !('host' in v.seed)) continue;
+    const host = expandHostPath(v.seed.host, home);
+    if (host !== null) {
+      specs.push({ given: host, what: `the seed ${v.seed.host} of volume ${v.name}` });
+    }
+  }
+  return specs;
+}
+
+/**
+ * Every host directory a box can write, as far as this project can tell:
+ * its own trees, its read-write mounts and seed sources (when `grants` is
+ * known), byre's per-project store directories (a `--self-edit` box writes
+ * its own) and every other project the store records. `home` expands `~`.
+ */
+export function boxWritableTrees(
+  ctx: TreeContext,
+  grants: TreeGrants | null,
+  home: string,
+): BoxTree[] {
+  return resolveTrees([
+    ...projectSpecs(ctx),
+    ...(grants === null ? [] : grantSpecs(grants, home)),
+    ...storeSpecs(ctx.store.home, ctx.projectId),
+  ]);
+}
+
+/**
+ * The trees known without a project (deliver and grab, which run from
+ * anywhere): the store's project directories and every project it records.
+ */
+export function storeWritableTrees(storeHome: string): BoxTree[] {
+  return resolveTrees(storeSpecs(storeHome, null));
+}
+
+function resolveTrees(specs: readonly TreeSpec[]): BoxTree[] {
+  const seen = new Set<string>();
+  const trees: BoxTree[] = [];
+  for (const spec of specs) {
+    const given = path.resolve(spec.given);
+    if (seen.has(given)) continue;
+    seen.add(given);
+    trees.push({ given, path: resolved(given), what: spec.what });
+  }
+  return trees;
+}
+
+/** The trees as plain paths, for host tool pinning. */
+export function treeRoots(trees: readonly BoxTree[]): string[] {
+  return [...new Set(trees.flatMap((t) => [t.given, t.path]))];
+}
