@@ -151,7 +151,7 @@ export function credentials(ctx) {
       name: 'warm `develop` with two credentials: start → box process running',
       what: 'warm `develop` without credentials',
       show: 'time',
-      target: { of: 'delta', max: 500 },
+      target: { of: 'delta', max: 1000 },
       ...measured(
         ctx,
         interleave(sides, ctx.runs),

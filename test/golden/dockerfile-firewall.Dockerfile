@@ -44,18 +44,18 @@ COPY "files/my-gate" "/etc/byre/launch-gate"
 # --- image PATH capture (restored for login shells) ---
 RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
-
 # --- byre security guard (re-assert chassis paths after the project block) ---
 COPY byre-launch /usr/local/bin/byre-launch
 RUN chmod +x /usr/local/bin/byre-launch
 COPY "skills/byre/firewall/launch-gate" "/etc/byre/launch-gate"
 COPY "skills/byre/firewall/netns-init.sh" "/etc/byre/netns-init.sh"
 RUN chmod +x '/etc/byre/netns-init.sh'
+
+# --- mcp (canonical declared set; stable path) ---
+COPY mcp.json /etc/byre/mcp.json
+
+# --- claude skills (canonical declared set; stable path) ---
+COPY claude-skills /etc/byre/claude-skills
 
 HEALTHCHECK NONE
 USER dev

@@ -37,15 +37,15 @@ WORKDIR /workspace
 # --- image PATH capture (restored for login shells) ---
 RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 
+# --- byre security guard (re-assert chassis paths after the project block) ---
+COPY byre-launch /usr/local/bin/byre-launch
+RUN chmod +x /usr/local/bin/byre-launch
+
 # --- mcp (canonical declared set; stable path) ---
 COPY mcp.json /etc/byre/mcp.json
 
 # --- claude skills (canonical declared set; stable path) ---
 COPY claude-skills /etc/byre/claude-skills
-
-# --- byre security guard (re-assert chassis paths after the project block) ---
-COPY byre-launch /usr/local/bin/byre-launch
-RUN chmod +x /usr/local/bin/byre-launch
 
 HEALTHCHECK NONE
 USER dev

@@ -64,7 +64,11 @@ LABEL org.example.team=platform
 # --- image PATH capture (restored for login shells) ---
 RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 
-# --- agent context (after the project block: a context edit rebuilds from here) ---
+# --- byre security guard (re-assert chassis paths after the project block) ---
+COPY byre-launch /usr/local/bin/byre-launch
+RUN chmod +x /usr/local/bin/byre-launch
+
+# --- agent context (after the guard: a context edit rebuilds from here) ---
 COPY agent-context.md /etc/byre/agent-context.md
 
 # --- mcp (canonical declared set; stable path) ---
@@ -72,10 +76,6 @@ COPY mcp.json /etc/byre/mcp.json
 
 # --- claude skills (canonical declared set; stable path) ---
 COPY claude-skills /etc/byre/claude-skills
-
-# --- byre security guard (re-assert chassis paths after the project block) ---
-COPY byre-launch /usr/local/bin/byre-launch
-RUN chmod +x /usr/local/bin/byre-launch
 
 HEALTHCHECK NONE
 USER dev
