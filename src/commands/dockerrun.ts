@@ -16,17 +16,16 @@ import { postureFacts } from '../network/posture.js';
 import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
-import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills, trees } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
-  const decision = decideProjectEngine(ctx, config.engine.value);
-  const { facts: engine } = await detectProjectEngine(
+  const engine = await projectEngineFacts(
     detect,
     ctx,
-    decision,
+    config.engine.value,
     treeRoots(trees),
     io.env,
   );

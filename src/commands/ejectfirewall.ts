@@ -9,7 +9,7 @@ import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
-import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills, trees } = await loadBox(io);
@@ -24,11 +24,10 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
     );
   }
   const detect = withDefaults(deps).detect;
-  const decision = decideProjectEngine(ctx, config.engine.value);
-  const { facts: engine } = await detectProjectEngine(
+  const engine = await projectEngineFacts(
     detect,
     ctx,
-    decision,
+    config.engine.value,
     treeRoots(trees),
     io.env,
   );

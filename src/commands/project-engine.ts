@@ -94,3 +94,15 @@ export async function detectProjectEngine(
     throw error;
   }
 }
+
+/** The engine facts for a verb that needs nothing else of the decision (rebuild, dockerrun …). */
+export async function projectEngineFacts(
+  detect: Detect,
+  ctx: ProjectContext,
+  configured: 'auto' | EngineName,
+  declined: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<EngineFacts> {
+  const decision = decideProjectEngine(ctx, configured);
+  return (await detectProjectEngine(detect, ctx, decision, declined, env)).facts;
+}

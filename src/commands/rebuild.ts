@@ -18,7 +18,7 @@ import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps } from './deps.js';
-import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function rebuildCommand(
   io: Io,
@@ -43,11 +43,10 @@ export async function rebuildCommand(
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const decision = decideProjectEngine(ctx, early.config.engine.value);
-  const { facts } = await detectProjectEngine(
+  const facts = await projectEngineFacts(
     deps.detect,
     ctx,
-    decision,
+    early.config.engine.value,
     treeRoots(early.trees),
     io.env,
   );
