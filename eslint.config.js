@@ -1,6 +1,6 @@
-// Lint: typescript-eslint with type information, plus the folder boundaries
-// from style.md: pure folders import no IO modules, and production code never
-// imports test support (test/support/).
+// Lint: typescript-eslint with type information, plus the two import bans of
+// adr/0009: pure modules (listed below) import no IO modules, and production
+// code never imports test support (test/support/).
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['node:fs', 'node:fs/promises', 'node:child_process', 'execa', 'ink', 'chalk'];
@@ -51,7 +51,7 @@ export default tseslint.config(
       'src/engine/{argv,classify,docker-api-shape,engine,facts-key,http-reply,locality,names,output,run-args-scan,run-argv,types}.ts',
       'src/box/{banner,engine-scope,exit-status,granted-paths,idle-engine,launch-record,port-block,run-params,worktree-helper}.ts',
       'src/hostenv/resolve.ts',
-      'src/network/{egress,posture}.ts',
+      'src/network/{allowlist,posture}.ts',
       'src/output/{cell-width,escape,notes,redact,shell-quote}.ts',
       'src/cli/{completion,tree}.ts',
       'src/tui/model/**/*.ts',
@@ -60,7 +60,7 @@ export default tseslint.config(
       'src/transfer/paste/**/*.ts',
       'src/transfer/clipboard/plan.ts',
       'src/transfer/app/!(install).ts',
-      'src/credentials/!(input|deliver).ts',
+      'src/credentials/!(input|box-delivery).ts',
     ],
     ignores: ['**/*.test.ts'],
     rules: { 'no-restricted-imports': restrictImports(true) },

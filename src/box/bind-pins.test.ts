@@ -16,7 +16,12 @@ import {
   provenBinds,
   type SourcedBind,
 } from './bind-pins.js';
-import { boxPaths, boxSources, containmentProblems, type ContainmentInput } from './containment.js';
+import {
+  boxPaths,
+  boxSources,
+  containmentProblems,
+  type ContainmentInput,
+} from './containment-check.js';
 
 const tmp = useTempDir('bind-pins');
 

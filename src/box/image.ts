@@ -13,7 +13,7 @@ import { pullFailureReason } from './build-steps.js';
 import type { BuildProgress } from './build-progress.js';
 import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
 
-export const CONTEXT_LABEL = 'byre.context';
+const CONTEXT_LABEL = 'byre.context';
 
 export interface ImageRequest {
   engine: Engine;

@@ -14,7 +14,7 @@ import {
 } from '../launch/record.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { volumeEngineName } from '../engine/names.js';
-import { egressText } from '../network/egress.js';
+import { egressText } from '../network/allowlist.js';
 
 export interface RecordInput {
   params: RunParams;

@@ -39,7 +39,7 @@ export type PortChoice =
 /** Who holds `interface:port` on this host right now, or null when it is free. */
 export type PortHolder = (iface: string, port: number) => Promise<string | null>;
 
-export function resolveHostPorts(ports: readonly PortSpec[]): HostPort[] {
+function resolveHostPorts(ports: readonly PortSpec[]): HostPort[] {
   return ports.map((p) => ({
     interface: p.interface,
     host: p.host === 0 ? p.container : p.host,
@@ -62,7 +62,7 @@ export function blockOrder(worktreeId: string): number[] {
   );
 }
 
-export function shiftPorts(ports: readonly HostPort[], block: number): HostPort[] {
+function shiftPorts(ports: readonly HostPort[], block: number): HostPort[] {
   return ports.map((p) => ({ ...p, host: p.host + block * PORT_BLOCK_STRIDE }));
 }
 

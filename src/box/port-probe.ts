@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 const PROC_SCAN_LIMIT = 4096;
 
 /** `in-use` only for EADDRINUSE; a port byre may not bind (EACCES) or an absent address is `unknown`. */
-export function probePort(iface: string, port: number): Promise<'free' | 'in-use' | 'unknown'> {
+function probePort(iface: string, port: number): Promise<'free' | 'in-use' | 'unknown'> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {

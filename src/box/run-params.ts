@@ -48,7 +48,7 @@ export function worktreeBinds(box: Pick<BoxIdentity, 'gitPaths'>): RunBind[] {
   ];
 }
 
-export function assembleRunParams(input: RunParamsInput): RunParams {
+function assembleRunParams(input: RunParamsInput): RunParams {
   const { box, config, skills, engine } = input;
   const ids = bakedIds(engine.keepId, input.hostUid, input.hostGid);
   const credentialKeys = deliveredCredentialRows(config).map((r) => r.key);

@@ -40,7 +40,7 @@ export interface PrefsSeed {
 /** What a host entry is, without following a link. */
 export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
 
-export function hostEntryKind(p: string): EntryKind {
+function hostEntryKind(p: string): EntryKind {
   try {
     const s = lstatSync(p);
     if (s.isSymbolicLink()) return 'link';

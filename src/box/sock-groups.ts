@@ -25,7 +25,7 @@ import type { ResolvedSkill } from '../skills/types.js';
 export const OVERFLOW_GID = 65534;
 
 /** The reference bounds the probe at 5 minutes. */
-export const SOCK_PROBE_TIMEOUT_MS = 300_000;
+const SOCK_PROBE_TIMEOUT_MS = 300_000;
 
 export interface SockProbe {
   skill: string;

@@ -71,7 +71,7 @@ export function stateVolumeWarning(
 }
 
 /** The lines naming what dies and what is left alone (pure). */
-export function describeTeardown(
+function describeTeardown(
   verb: TeardownVerb,
   projectId: string,
   inv: Inventory,

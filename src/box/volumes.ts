@@ -35,7 +35,7 @@ export interface VolumeOwner {
 }
 
 /** Labels on a volume byre creates: project volumes name their project and store. */
-export function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<string, string> {
+function volumeLabels(owner: VolumeOwner, decl: VolumeSpec): Record<string, string> {
   return decl.scope === 'machine'
     ? { 'byre.machine': '1' }
     : { [LABEL.project]: owner.projectId, [LABEL.store]: owner.storeTag };
@@ -56,7 +56,7 @@ export function seedBind(decl: VolumeSpec, home: string): SourcedBind | null {
 }
 
 /** The helper argv that seeds a volume (pure, but for pinning a seed the containment check did not). */
-export function seedArgv(
+function seedArgv(
   volume: string,
   decl: VolumeSpec,
   ctx: SeedContext,

@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import type { CommandSpec } from './tree.js';
 
-export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
+const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 
 function singleQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;

@@ -10,7 +10,7 @@ import { defaultIo, type Io } from '../io.js';
 import type { DeliverOptions } from '../transfer/deliver-args.js';
 
 /** `--flag` (true), `--flag=true|yes` or `--flag=false|no`; anything else is a usage error. */
-export function yesNoFlag(name: string, value: boolean | string): boolean {
+function yesNoFlag(name: string, value: boolean | string): boolean {
   if (value === true || value === 'true' || value === 'yes') return true;
   if (value === 'false' || value === 'no') return false;
   throw new UsageError(`${name} takes true or false, not ${JSON.stringify(value)}`);

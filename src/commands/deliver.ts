@@ -24,7 +24,7 @@ import {
   deliverOneFile,
   deliverStaged,
   type DeliverResult,
-} from '../transfer/deliver.js';
+} from '../transfer/deliver-to-box.js';
 import {
   planDelivery,
   type DeliverInput,

@@ -16,7 +16,7 @@ import type { EngineFacts } from '../engine/types.js';
 export type Detect = typeof detectEngine;
 
 /** Detection that reuses the store's remembered probe answers (adr/0038); doctor asks fresh. */
-export const cachedDetect: Detect = (choice, declinedRoots, env, options = {}) =>
+const cachedDetect: Detect = (choice, declinedRoots, env, options = {}) =>
   detectEngine(choice, declinedRoots, env, {
     cache: storeProbeCache(byreHome(env), env, process.getuid?.()),
     ...options,

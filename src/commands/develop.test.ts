@@ -20,6 +20,7 @@ import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../box/pool.js';
 import { DEFAULT_BASE } from '../config/types.js';
+import { createIdentity, sealValue } from '../credentials/seal.js';
 import { LABEL } from '../engine/names.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { renderError } from '../output/render-error.js';
@@ -375,6 +376,24 @@ describe('develop: every refusal', () => {
     );
     expect(error).toBeInstanceOf(RefusedError);
     expect(error.rule).toBe('develop.engine-changed');
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('develop.config-changed: credential rows appear by the time the lock is held', async () => {
+    w.writeConfig('engine = "auto"\n');
+    const { table } = await createIdentity('passphrase', 10);
+    const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('sk-test'));
+    const sealed = `[env_from_host]\nAPI_KEY = "${row}"\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`;
+    const error = await refusal(
+      develop({
+        detect: async () => {
+          w.writeConfig(sealed);
+          return FAKE_FACTS;
+        },
+      }),
+    );
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.config-changed');
     expect(mutations(w.engine)).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { terminalQuestion, type Io } from '../io.js';
 import { exposureLines } from '../box/banner.js';
 import { interpretExit } from '../box/exit-status.js';
-import { boxSources, checkContainment, containmentInput } from '../box/containment.js';
+import { boxSources, checkContainment, containmentInput } from '../box/containment-check.js';
 import {
   bindProofRefusal,
   pinSources,
@@ -69,7 +69,7 @@ import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
-import { deliverCredentials, type CredentialDelivery } from '../credentials/deliver.js';
+import { deliverCredentials, type CredentialDelivery } from '../credentials/box-delivery.js';
 import { askPassphrase } from '../credentials/input.js';
 import {
   credentialFiles,

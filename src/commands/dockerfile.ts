@@ -23,7 +23,7 @@ export interface DockerfileOptions {
 }
 
 /** The comment block an ejected Dockerfile carries when a posture skill is on. */
-export function firewallNote(skillId: string, posture: string): string {
+function firewallNote(skillId: string, posture: string): string {
   return [
     `# NOTE (byre): this image expects byre's launch-time firewall (${skillId}, ${posture}).`,
     '# Its launcher waits at a launch gate until the wall is applied from outside the',
@@ -34,7 +34,7 @@ export function firewallNote(skillId: string, posture: string): string {
 }
 
 /** The comment block an ejected Dockerfile carries when the config holds credential rows. */
-export function credentialNote(keys: readonly string[]): string {
+function credentialNote(keys: readonly string[]): string {
   return [
     `# NOTE (byre): this image expects byre's credential delivery (${keys.join(', ')}).`,
     '# Its launcher waits at a credential gate until `byre develop` has streamed the',

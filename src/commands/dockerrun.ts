@@ -3,7 +3,7 @@
 // process staying with a box. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment.js';
+import { checkContainment, containmentInput } from '../box/containment-check.js';
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';

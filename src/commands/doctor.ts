@@ -9,7 +9,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'no
 import path from 'node:path';
 
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
-import { pruneLeftovers, scanLabelledObjects } from '../box/leftovers.js';
+import { pruneLeftovers, scanLabelledObjects } from '../box/labelled-objects.js';
 import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
 import { readRecordedEngine } from '../box/engine-record.js';
 import type {

@@ -63,7 +63,7 @@ function restrictionsOf(home: string, userHome: string, projectId: string): stri
 }
 
 /** The earlier identities whose restrictions a fresh config for this one would not keep. */
-export function loosenings(ctx: ProjectContext, userHome: string): Loosening[] {
+function loosenings(ctx: ProjectContext, userHome: string): Loosening[] {
   const earlier = earlierIdentities(ctx).filter((id) =>
     existsSync(projectConfigPath(ctx.store.home, id)),
   );
@@ -83,7 +83,7 @@ export function loosenings(ctx: ProjectContext, userHome: string): Loosening[] {
 }
 
 /** The question and refusal text for one loosening. Pure. */
-export function looseningText(ctx: ProjectContext, l: Loosening): string {
+function looseningText(ctx: ProjectContext, l: Loosening): string {
   return `${ctx.worktreeDir} was launched as project ${l.projectId}, whose config restricts the box (${l.lost.join('; ')}); a fresh config for ${ctx.projectId} from your defaults would not`;
 }
 

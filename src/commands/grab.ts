@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 
 import type { Io } from '../io.js';
 import { escapeTerminal } from '../output/escape.js';
-import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab.js';
+import { boxPathFor, grabFromBox, GrabIncomplete } from '../transfer/grab-from-box.js';
 import { localTransferEngines } from '../transfer/podman-memo.js';
 import { selectBox } from '../transfer/select.js';
 import { sayAll } from '../output/notes.js';

@@ -30,7 +30,7 @@ function checkName(name: string, what: string): void {
 }
 
 /** The scaffold `layer new` writes (pure). */
-export function layerScaffold(name: string, parent: string | undefined): string {
+function layerScaffold(name: string, parent: string | undefined): string {
   const header = [
     `# byre layer "${name}": a shared baseline. A project (or another layer) builds`,
     `# on it with extends = "${name}"; editing it changes every extending box's next`,

@@ -74,11 +74,6 @@ export function templateLookup(
   };
 }
 
-/** Every skill byre can see under `home`: bundled, local, installed. */
-export function skillCatalog(home: string): SkillCatalog {
-  return loadCatalog({ home, kind: 'skill' }).asSkillCatalog();
-}
-
 /**
  * References as the catalogs know them (`claude` -> `byre/claude`). The
  * template catalog is read only when a layer names a template.

@@ -116,7 +116,7 @@ export async function packageListCommand(io: Io, kind: PackageKind): Promise<voi
 // ---------------------------------------------------------------- inspect
 
 /** The grant and contribution lines of a package: what inspect shows and a replacement review diffs. */
-export function describeEntry(entry: CatalogEntry): string[] {
+function describeEntry(entry: CatalogEntry): string[] {
   const lines = [
     `id: ${entry.id}`,
     `provenance: ${entry.provenance}`,

@@ -11,7 +11,7 @@ import path from 'node:path';
 
 import { createTwoFilesPatch } from 'diff';
 
-import { containmentInput, containmentProblems } from '../box/containment.js';
+import { containmentInput, containmentProblems } from '../box/containment-check.js';
 import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
 import { writeAppliedMarker } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';

@@ -5,7 +5,7 @@
 import type { Io } from '../io.js';
 import { enginePool } from '../box/pool.js';
 import { describeUnchecked, findSessions } from '../box/sessions.js';
-import { shellExecSpec } from '../box/shell.js';
+import { shellExecSpec } from '../box/shell-exec.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import type { CommandDeps } from './deps.js';

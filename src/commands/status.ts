@@ -4,7 +4,11 @@
 // parallel; no answer from an engine is data for the page, never a failure.
 
 import type { Io } from '../io.js';
-import { containmentError, containmentInput, containmentProblems } from '../box/containment.js';
+import {
+  containmentError,
+  containmentInput,
+  containmentProblems,
+} from '../box/containment-check.js';
 import { engineSaid, failedAnswers, openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
 import { projectEngines, type EngineDecision } from '../box/engine-scope.js';
 import { describeUnchecked } from '../box/sessions.js';

@@ -23,7 +23,7 @@ import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { CONTEXT_FILE_MAX_BYTES } from '../gen/stage.js';
 import { editorCommand, editText } from '../hostenv/editor.js';
 import type { Io } from '../io.js';
-import { mcpEgress } from '../network/egress.js';
+import { mcpEgress } from '../network/allowlist.js';
 import { escapeTerminal } from '../output/escape.js';
 import { readRegularFile } from '../project/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';
@@ -339,7 +339,7 @@ function deliveryLines(
 type McpEnv = StatusData['mcp_servers'][number]['env'];
 
 /** The ENV cell: each consumed name, marked when nothing will provide it (status's judgement). */
-export function envCell(names: readonly string[], judged: McpEnv): string {
+function envCell(names: readonly string[], judged: McpEnv): string {
   if (names.length === 0) return '-';
   return names
     .map((key) =>

@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment.js';
+import { checkContainment, containmentInput } from '../box/containment-check.js';
 import { bindProofRefusal, pinSources, provenBinds, type BoxProof } from '../box/bind-pins.js';
 import { ensureImage } from '../box/image.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';

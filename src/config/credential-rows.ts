@@ -34,7 +34,7 @@ const KEY_ID = /^[0-9a-f]{16}$/;
 /** Standard base64 with padding, as `Buffer.toString('base64')` writes it. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** An age X25519 recipient: `age1` plus 58 bech32 characters. */
-export const RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
+const RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
 
 const AGE_MAGIC = 'age-encryption.org/v1\n';
 const X25519_STANZA = '-> X25519 ';

@@ -12,7 +12,7 @@ import {
   type TomlTable,
   type TomlValue,
 } from '../tomldoc/index.js';
-import { configKey, type ConfigKey } from './keys.js';
+import { configKey } from './keys.js';
 
 /** Keys whose value is a list of tables with an identity (`[[mcp]]` by name …). */
 export type EntryKey = 'mounts' | 'ports' | 'volumes' | 'mcp' | 'claude_skills' | 'context';
@@ -99,9 +99,4 @@ export function addToList(key: NameListKey, value: string): TomlEdit {
 
 export function removeFromList(key: NameListKey, value: string): TomlEdit {
   return { op: 'array-remove', path: [key], value };
-}
-
-/** Set (or, with undefined, delete) a top-level scalar or table. */
-export function setKey(key: ConfigKey, value: TomlTable[string] | undefined): TomlEdit {
-  return value === undefined ? { op: 'delete', path: [key] } : { op: 'set', path: [key], value };
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { CONFIG_DOC_PATH, CONFIG_DOC_REGENERATE, renderConfigDoc } from './config-doc.js';
-import { configKey, configKeys, FILE_RULES, isConfigKey, keysFor, type FieldDoc } from './keys.js';
+import { configKey, configKeys, FILE_RULES, type FieldDoc } from './keys.js';
 import { parseLayer } from './parse.js';
 import { LAYER_SHAPE } from './schema.js';
 import type { ValueShape } from './shape.js';
@@ -79,7 +79,7 @@ describe('the key registry', () => {
     expect(configKey('extends').layers).toEqual(['layer', 'project']);
     expect(configKey('skills').layers).toEqual(['default', 'layer', 'project']);
     expect(configKey('mcp').layers).toEqual(['default', 'template', 'layer', 'project']);
-    expect(keysFor('template')).not.toContain('agent');
+    expect(configKey('agent').layers).not.toContain('template');
   });
 
   it('gives identity lists their identity field', () => {
@@ -87,8 +87,6 @@ describe('the key registry', () => {
     expect(configKey('ports').identity).toBe('container');
     expect(configKey('mcp').identity).toBe('name');
     expect(configKey('apt').identity).toBeNull();
-    expect(isConfigKey('apt')).toBe(true);
-    expect(isConfigKey('atp')).toBe(false);
   });
 
   it('documents every rule id the loader can report, and only those', () => {

@@ -12,13 +12,6 @@ import type { LayerKind } from './types.js';
 /** Every top-level key a config-family file may carry. */
 export type ConfigKey = keyof RawLayer & string;
 
-/** The value a key holds in a file, as parsed. */
-export type ConfigValue<K extends ConfigKey> = NonNullable<RawLayer[K]>;
-
-/** One entry of a list-of-tables key (`[[mcp]]`, `[[mounts]]` …). */
-export type ConfigEntry<K extends ConfigKey> =
-  ConfigValue<K> extends readonly (infer E)[] ? (E extends object ? E : never) : never;
-
 /** The files a user writes; `core` is built in. */
 export type LayerFileKind = Exclude<LayerKind, 'core'>;
 export const LAYER_FILE_KINDS: readonly LayerFileKind[] = [
@@ -584,18 +577,9 @@ export function configKeys(): readonly ConfigKey[] {
   return ordered;
 }
 
-export function isConfigKey(key: string): key is ConfigKey {
-  return Object.hasOwn(KEY_DOCS, key);
-}
-
 export function configKey(key: ConfigKey): ConfigKeyInfo {
   infos ??= new Map(configKeys().map((k) => [k, info(k)]));
   return infos.get(key) as ConfigKeyInfo;
-}
-
-/** The keys a file of this kind may carry, in the order docs/CONFIG.md lists them. */
-export function keysFor(kind: LayerFileKind): ConfigKey[] {
-  return configKeys().filter((key) => configKey(key).layers.includes(kind));
 }
 
 /** The merge rule in one sentence. */

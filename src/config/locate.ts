@@ -324,7 +324,7 @@ export function indexKeys(text: string): KeyIndex {
 }
 
 /** Every definition in the text, in order; a partial list when the text confuses the scanner. */
-export function scanDefinitions(text: string): Definition[] {
+function scanDefinitions(text: string): Definition[] {
   const scanner = new Scanner(text);
   try {
     scanner.scan();

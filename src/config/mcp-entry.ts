@@ -7,7 +7,7 @@
 
 import { UsageError } from '../errors.js';
 import type { TomlTable } from '../tomldoc/index.js';
-import { parseEgressEntry } from './egress.js';
+import { parseEgressEntry } from './egress-entry.js';
 import { ENV_KEY, HEADER_NAME, WIRING_NAME } from './grammar.js';
 
 export interface McpAddFlags {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CORE_LAYER, CORE_REF, coreLayer } from './core-layer.js';
-import { egressKey, closureCovers } from './egress.js';
+import { egressKey, closureCovers } from './egress-entry.js';
 import { mergeLayers, type LayerInput } from './merge.js';
 import { normalizeTarget } from './grammar.js';
 import type { RawLayer } from './schema.js';

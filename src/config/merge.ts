@@ -3,7 +3,7 @@
 // input; it never reports problems (parse.ts and check-effective.ts do).
 
 import { CORE_REF } from './core-layer.js';
-import { closureCovers, egressKey, parseEgressEntry } from './egress.js';
+import { closureCovers, egressKey, parseEgressEntry } from './egress-entry.js';
 import { normalizeTarget } from './grammar.js';
 import { DEFAULT_INTERFACE } from './rules/index.js';
 import type {
@@ -173,7 +173,7 @@ function applyDefaults(config: EffectiveConfig, raw: RawLayer, _from: LayerRef):
 // ---------------------------------------------------------------- plain lists
 
 /** Union with dedup; `!name` removes, and within one layer a removal beats an add. */
-export function mergeNameList(
+function mergeNameList(
   acc: readonly Sourced<string>[],
   entries: readonly string[] | undefined,
   from: LayerRef,
@@ -277,7 +277,7 @@ function mergeMounts(
   );
 }
 
-export function toPortSpec(port: RawPort): PortSpec {
+function toPortSpec(port: RawPort): PortSpec {
   return {
     container: port.container ?? 0,
     host: port.host ?? 0,
@@ -403,7 +403,7 @@ function applyClaudeSkills(
   config.claudeSkillsClosed = merged.closed;
 }
 
-export function toContextSpec(context: RawContext): ContextSpec {
+function toContextSpec(context: RawContext): ContextSpec {
   const name = context.name ?? '';
   return context.file !== undefined
     ? { name, file: context.file }

@@ -17,12 +17,12 @@ import {
   type ShapeValue,
 } from './shape.js';
 
-export const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
+const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
 
 /** `["claude"]` (legacy yes-list) or `{ claude = "claude-shared-auth" }`. */
 export const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
 
-export const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
+const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
 
 export const MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING, disabled: BOOLEAN });
 
@@ -33,7 +33,7 @@ export const PORT_SHAPE = table({
   remove: BOOLEAN,
 });
 
-export const VOLUME_SEED_SHAPE = table({ host: STRING, literal: STRING, path: STRING });
+const VOLUME_SEED_SHAPE = table({ host: STRING, literal: STRING, path: STRING });
 
 export const VOLUME_SHAPE = table({
   name: STRING,
@@ -58,7 +58,7 @@ export const CLAUDE_SKILL_SHAPE = table({ name: STRING, path: STRING });
 export const CONTEXT_SHAPE = table({ name: STRING, text: STRING, file: STRING });
 
 /** A file's own credential identity (adr/0012); `byre credential` writes it. */
-export const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });
+const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });
 
 export const LAYER_SHAPE = table({
   engine: STRING,
@@ -95,13 +95,10 @@ export type RawLayer = ShapeValue<typeof LAYER_SHAPE>;
 export type RawMount = ShapeValue<typeof MOUNT_SHAPE>;
 export type RawPort = ShapeValue<typeof PORT_SHAPE>;
 export type RawVolume = ShapeValue<typeof VOLUME_SHAPE>;
-export type RawVolumeSeed = ShapeValue<typeof VOLUME_SEED_SHAPE>;
 export type RawMcp = ShapeValue<typeof MCP_SHAPE>;
 export type RawClaudeSkill = ShapeValue<typeof CLAUDE_SKILL_SHAPE>;
 export type RawContext = ShapeValue<typeof CONTEXT_SHAPE>;
-export type RawSource = ShapeValue<typeof SOURCE_SHAPE>;
 export type RawSharedAuth = ShapeValue<typeof SHARED_AUTH_SHAPE>;
-export type RawCredentials = ShapeValue<typeof CREDENTIALS_SHAPE>;
 
 /** Keys that were removed from the vocabulary: refused, with the replacement named. */
 export const REMOVED_KEYS: Readonly<Record<string, { message: string; fix: string }>> = {

@@ -20,8 +20,6 @@ export type ValueShape =
   /** The first option that fits; options are of different kinds. */
   | { readonly kind: 'one-of'; readonly options: readonly ValueShape[] };
 
-export type TableShape = Extract<ValueShape, { kind: 'table' }>;
-
 export const STRING = { kind: 'string' } as const;
 export const BOOLEAN = { kind: 'boolean' } as const;
 export const INTEGER = { kind: 'integer' } as const;

@@ -1,7 +1,7 @@
 // The credential channel (adr/0012), as data: where the session tmpfs sits in
 // the box, the engine flag that mounts it, the payload byre streams into it
 // and the POSIX sh receiver that lands the payload there. Pure; the host side
-// that runs it is deliver.ts, the in-box side that waits for it is the
+// that runs it is box-delivery.ts, the in-box side that waits for it is the
 // launcher's credential gate.
 //
 // The payload travels only on the receiver's stdin: never in an argv, an env
@@ -26,13 +26,8 @@ export interface DeliveredValue {
 }
 
 /** In-box subdirectory per kind: env values are read by the launcher, files are exported by path. */
-export function kindDir(kind: CredentialKind): 'env' | 'file' {
+function kindDir(kind: CredentialKind): 'env' | 'file' {
   return kind === 'encrypted' ? 'env' : 'file';
-}
-
-/** Where an `encrypted-file:` value lands; the launcher exports this path as the key. */
-export function credentialFilePath(key: string): string {
-  return `${CREDENTIAL_DIR}/file/${key}`;
 }
 
 const KEY = ENV_KEY;
@@ -57,7 +52,7 @@ export function credentialPayload(values: readonly DeliveredValue[]): string {
  * directory and the mounts table) come from byre's argv, never the box's env,
  * which a skill could have set.
  */
-export const RECEIVER_SCRIPT = `set -eu
+const RECEIVER_SCRIPT = `set -eu
 umask 077
 d=$1
 fs=

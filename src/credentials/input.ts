@@ -11,7 +11,7 @@ import type { Terminal } from '../io.js';
 import { MAX_CREDENTIAL_BYTES } from '../config/credential-rows.js';
 
 /** A passphrase longer than this is a mistake (a file piped to the wrong fd). */
-export const MAX_PASSPHRASE_BYTES = 4096;
+const MAX_PASSPHRASE_BYTES = 4096;
 
 function cancelled(): ByreError {
   return new ByreError('cancelled; nothing was changed', { rule: 'credential.cancelled' });

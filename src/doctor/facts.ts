@@ -1,5 +1,5 @@
 // What `byre doctor` learns about the machine, as plain data: the command
-// gathers it (src/commands/doctor.ts, src/box/leftovers.ts) and the pure
+// gathers it (src/commands/doctor.ts, src/box/labelled-objects.ts) and the pure
 // modules beside this one judge it. Types only; no behaviour.
 
 import type { EngineName } from '../engine/types.js';
@@ -91,8 +91,3 @@ export type EngineScan =
 /** Where a project id stands in this store. */
 export type ProjectState =
   { state: 'present' } | { state: 'store_gone' } | { state: 'path_gone'; path: string };
-
-export interface LaunchRecordFacts {
-  /** Record hashes on disk, per project id whose store exists. */
-  onDisk: Readonly<Record<string, readonly string[]>>;
-}

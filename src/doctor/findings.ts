@@ -260,8 +260,8 @@ export function clipboardFinding(tools: readonly ToolFact[]): Finding {
   );
 }
 
-export const NOFILE_MIN = 4096;
-export const INOTIFY_WATCHES_MIN = 65536;
+const NOFILE_MIN = 4096;
+const INOTIFY_WATCHES_MIN = 65536;
 
 export function limitFinding(l: LimitFacts, platform: string): Finding {
   if (l.nofileHard === null)

@@ -17,7 +17,7 @@ export interface DoctorReport {
   leftovers: LeftoverReport;
 }
 
-export function doctorData(r: DoctorReport): DoctorData {
+function doctorData(r: DoctorReport): DoctorData {
   return {
     version: DOCTOR_DATA_VERSION,
     usable: isUsable(r.findings),

@@ -17,13 +17,13 @@ import type {
 /** The explicit keep-id mapping onto the baked dev user (adr/0008). */
 export const KEEP_ID_USERNS = '--userns=keep-id:uid=1000,gid=1000';
 
-export const LABELS_FORMAT = '{{json .Config.Labels}}';
-export const ENV_FORMAT = '{{json .Config.Env}}';
-export const NETWORK_MODE_FORMAT = '{{.HostConfig.NetworkMode}}';
-export const IMAGE_ID_FORMAT = '{{.Id}}';
-export const PODMAN_ROOTLESS_FORMAT = '{{.Host.Security.Rootless}}';
+const LABELS_FORMAT = '{{json .Config.Labels}}';
+const ENV_FORMAT = '{{json .Config.Env}}';
+const NETWORK_MODE_FORMAT = '{{.HostConfig.NetworkMode}}';
+const IMAGE_ID_FORMAT = '{{.Id}}';
+const PODMAN_ROOTLESS_FORMAT = '{{.Host.Security.Rootless}}';
 /** Docker has no Host.Security; rootless shows up as `name=rootless` here. */
-export const DOCKER_SECURITY_FORMAT = '{{json .SecurityOptions}}';
+const DOCKER_SECURITY_FORMAT = '{{json .SecurityOptions}}';
 
 function sortedEntries(record: Readonly<Record<string, string>> | undefined): [string, string][] {
   return Object.entries(record ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -111,7 +111,7 @@ export function removeImageArgv(tag: string): string[] {
   return ['image', 'rm', tag];
 }
 
-export const IMAGE_LIST_FORMAT = '{{.ID}} {{.Repository}}:{{.Tag}}';
+const IMAGE_LIST_FORMAT = '{{.ID}} {{.Repository}}:{{.Tag}}';
 
 /** Every image (dangling ones included), one `<id> <repo>:<tag>` row per tag. */
 export function imageListArgv(filter: ImageFilter): string[] {

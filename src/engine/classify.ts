@@ -60,7 +60,7 @@ export function onlyNotFound(stderr: string): boolean {
 }
 
 /** Engine stderr kept for an error: the last 64 KiB, where the reason is. */
-export const STDERR_CAP = 64 * 1024;
+const STDERR_CAP = 64 * 1024;
 
 export function tail(text: string, cap: number = STDERR_CAP): string {
   if (text.length <= cap) return text;

@@ -15,9 +15,9 @@ import { getRequest, MAX_HEADER_BYTES, parseReply } from './http-reply.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** A reply larger than this is not read: the CLI answers instead. */
-export const API_MAX_BYTES = 4 * 1024 * 1024;
+const API_MAX_BYTES = 4 * 1024 * 1024;
 /** A daemon that has not answered by then is left to the CLI. */
-export const API_TIMEOUT_MS = 3000;
+const API_TIMEOUT_MS = 3000;
 
 /**
  * A native executable whose real name is `docker`: another program behind

@@ -119,12 +119,7 @@ export function readConfig(file: string): ConfigText {
 }
 
 /** The key for one probe now, or null when the answer cannot be pinned to one. */
-export function currentKey(
-  probe: CachedProbe,
-  enginePath: string,
-  env: Env,
-  uid: number,
-): string | null {
+function currentKey(probe: CachedProbe, enginePath: string, env: Env, uid: number): string | null {
   const engine = executableId(enginePath);
   if (engine === null) return null;
   if (probe === 'podman-version')

@@ -20,8 +20,8 @@ export interface Warning {
 export type HostCheck =
   { kind: 'ok' } | { kind: 'warn'; warning: Warning } | { kind: 'refuse'; refusal: Refusal };
 
-export const ALLOW_ROOT = 'BYRE_ALLOW_ROOT';
-export const ALLOW_ROOTLESS_PODMAN = 'BYRE_ALLOW_ROOTLESS_PODMAN';
+const ALLOW_ROOT = 'BYRE_ALLOW_ROOT';
+const ALLOW_ROOTLESS_PODMAN = 'BYRE_ALLOW_ROOTLESS_PODMAN';
 
 /** Only the literal "1" opts in, so a stray empty or "0" never does. */
 function optedIn(env: Env, key: string): boolean {
@@ -55,7 +55,7 @@ export function checkHostUser(uid: number, gid: number, env: Env): HostCheck {
 }
 
 /** The first Podman with the explicit `keep-id:uid=,gid=` mapping form. */
-export const KEEP_ID_MIN: readonly [number, number] = [4, 3];
+const KEEP_ID_MIN: readonly [number, number] = [4, 3];
 
 export interface Version {
   major: number;

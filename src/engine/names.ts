@@ -20,7 +20,7 @@ export const LABEL = {
 } as const;
 
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */
-export const GENERIC_DEV_ID = 1000;
+const GENERIC_DEV_ID = 1000;
 
 /** Rootless keep-id bakes the generic 1000:1000; rootful bakes the host ids (adr/0008). */
 export function bakedIds(

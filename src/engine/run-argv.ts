@@ -195,7 +195,7 @@ export function runEnv(params: RunParams): [string, string][] {
   return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-export function runLabels(params: RunParams): [string, string][] {
+function runLabels(params: RunParams): [string, string][] {
   const labels: [string, string][] = [
     [LABEL.project, params.projectId],
     [LABEL.workdir, params.worktreeId],
@@ -212,7 +212,7 @@ export function runLabels(params: RunParams): [string, string][] {
 }
 
 /** Bounds the session tmpfs; the credential plaintext caps keep real use far below it. */
-export const CREDENTIAL_TMPFS_SIZE = '4m';
+const CREDENTIAL_TMPFS_SIZE = '4m';
 
 /**
  * `--tmpfs` for the session tmpfs credentials land on (adr/0012), owned by the
@@ -220,7 +220,7 @@ export const CREDENTIAL_TMPFS_SIZE = '4m';
  * uid=/gid=; Podman refuses those and chowns to the box's user with `U`
  * instead (the image's USER dev).
  */
-export function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
+function credentialTmpfsFlag(engine: EngineName, uid: number, gid: number): string[] {
   const common = `rw,nosuid,nodev,noexec,size=${CREDENTIAL_TMPFS_SIZE},mode=0700`;
   const owner = engine === 'docker' ? `uid=${uid},gid=${gid}` : 'U';
   return ['--tmpfs', `${CREDENTIAL_DIR}:${common},${owner}`];

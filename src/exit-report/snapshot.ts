@@ -23,7 +23,7 @@ export { SUBMODULE_LIMIT } from './git-layout.js';
 export const HOOK_ENTRY_LIMIT = 500;
 export const ENV_FILE_LIMIT = 200;
 /** Directories the `.env*` walk visits at most. */
-export const ENV_DIR_LIMIT = 20_000;
+const ENV_DIR_LIMIT = 20_000;
 /** The whole snapshot's time budget. */
 export const SNAPSHOT_BUDGET_MS = 10_000;
 const INCLUDE_DEPTH = 3;
@@ -52,7 +52,7 @@ export const TASK_FILES = [
   'Justfile',
 ] as const;
 /** How package.json's entry reads in the report. */
-export const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
+const PACKAGE_SCRIPTS_LABEL = 'package.json "scripts"';
 
 export interface SnapshotScope {
   /** This session's worktree (its `/workspace`). */

@@ -12,7 +12,7 @@ import { fileState } from './within-roots.js';
 import { BYRE_WORKING_ENTRIES, type StoreSnapshot } from './store-report.js';
 
 /** Entries the walk reads at most. */
-export const STORE_ENTRY_LIMIT = 2000;
+const STORE_ENTRY_LIMIT = 2000;
 
 export function snapshotStore(dir: string, now: () => number = Date.now): StoreSnapshot {
   const deadline = now() + SNAPSHOT_BUDGET_MS;

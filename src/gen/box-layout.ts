@@ -82,7 +82,7 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
  * session publishes it (a linked worktree's block shifts it, adr/0034), so
  * the agent can tell the user where its server is. Set after skill env.
  */
-export const PORT_ENV_PREFIX = 'BYRE_PORT_';
+const PORT_ENV_PREFIX = 'BYRE_PORT_';
 export const PORT_CLAIM = 'port announcement';
 
 export function portEnvKey(containerPort: number): string {

@@ -17,7 +17,7 @@ import { goQuote, isGoPrintable } from './quote.js';
 const SPECIAL = new Set(['$', "'", '"', '\\', '*', '?', '[']);
 
 /** Where a staged name that is not plain goes, under its hash. */
-export const ESCAPED_CONTEXT_DIR = 'escaped';
+const ESCAPED_CONTEXT_DIR = 'escaped';
 
 /** True when every character is visible and none is read specially. */
 export function isPlainOperand(s: string): boolean {

@@ -64,18 +64,18 @@ export interface PlanOptions {
   claudeSkillFiles?: ReadonlyMap<string, readonly ClaudeSkillFile[]>;
 }
 
-export const DOCKERFILE_NAME = 'Dockerfile.generated';
+const DOCKERFILE_NAME = 'Dockerfile.generated';
 export const CLAUDE_SKILLS_DIR = 'claude-skills';
 /** claude's discovery layout inside the directory its command adds. */
-export const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_DIR}/.claude/skills`;
-export const AGENT_CONTEXT_WARN_BYTES = 100_000;
+const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_DIR}/.claude/skills`;
+const AGENT_CONTEXT_WARN_BYTES = 100_000;
 
 /**
  * What a `--self-edit` session tells its agent (the launcher adds it to the
  * session context only while the store is mounted read-write): where its
  * config is, where the reference is, and that the user sees every change.
  */
-export const SELF_EDIT_NOTE = `## You may edit this box's byre config (--self-edit)
+const SELF_EDIT_NOTE = `## You may edit this box's byre config (--self-edit)
 
 This session runs with byre's --self-edit: the project's byre store is mounted read-write at ${SELF_EDIT_DIR}. Its byre.config (TOML) is the config this box was built and launched from: the packages it installs (apt), its skills, mounts, ports, env, egress and more. Every key is documented in ${CONFIG_REFERENCE_PATH}.
 
@@ -137,7 +137,7 @@ function trimTrailingSpace(text: string): string {
   return text.replace(/\s+$/, '');
 }
 
-export function renderAgentContext(
+function renderAgentContext(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
   contextFiles: ReadonlyMap<string, string>,
@@ -189,7 +189,7 @@ function mcpEntry(spec: McpSpec): McpEntry {
 }
 
 /** /etc/byre/mcp.json: config ∪ skill servers minus closures, keyed and sorted by name. */
-export function renderMcpJson(config: EffectiveConfig, skills: readonly ResolvedSkill[]): string {
+function renderMcpJson(config: EffectiveConfig, skills: readonly ResolvedSkill[]): string {
   const closed = new Set(config.mcpClosed.map((c) => c.value));
   const declared = [...config.mcp.map((m) => m.value), ...skills.flatMap((s) => s.mcp)];
   const byName = new Map<string, McpSpec>();

@@ -16,7 +16,7 @@ import type { Provenance } from '../skills/types.js';
 export const LAUNCH_RECORD_VERSION = 1;
 
 /** The fixed comment every record opens with; part of the hashed bytes. */
-export const LAUNCH_RECORD_HEADER: readonly string[] = [
+const LAUNCH_RECORD_HEADER: readonly string[] = [
   '# byre launch record: what byre told the engine when it created one box.',
   '# The file is named by the sha256 of its own bytes, this header included,',
   '# and the box carries that name in its byre.launch label.',

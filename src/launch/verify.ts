@@ -15,7 +15,7 @@ export const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;
 const HASH = /^[0-9a-f]{64}$/;
 
 /** Whether `label` has the shape of a record address (lowercase sha256 hex). */
-export function isLaunchRecordHash(label: string): boolean {
+function isLaunchRecordHash(label: string): boolean {
   return HASH.test(label);
 }
 

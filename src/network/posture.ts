@@ -6,7 +6,7 @@
 
 import type { EffectiveConfig } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { deriveBoxEgress, type DerivedEgress } from './egress.js';
+import { deriveBoxEgress, type DerivedEgress } from './allowlist.js';
 
 export interface PostureFacts {
   /** 'open' when no posture skill is enabled. */
@@ -28,7 +28,7 @@ export interface PostureFacts {
 }
 
 /** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
-export const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
+const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
 
 export function postureFacts(
   config: EffectiveConfig,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { embeddedText, VERSION } from '../embedded.js';
 import { writeFileAtomic } from './atomic-write.js';
 
-export const STORE_GUIDE = 'AGENTS.md';
+const STORE_GUIDE = 'AGENTS.md';
 
 /** This binary's copy of the guide. */
 export function storeGuideText(version: string = VERSION): string {

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { ByreError } from '../errors.js';
 import { isValidProjectId } from './identity.js';
 
-export const DEFAULT_CONFIG_FILE = 'default.config';
+const DEFAULT_CONFIG_FILE = 'default.config';
 export const PROJECT_CONFIG_FILE = 'byre.config';
 export const LAYER_CONFIG_FILE = 'layer.config';
-export const TEMPLATE_CONFIG_FILE = 'template.config';
+const TEMPLATE_CONFIG_FILE = 'template.config';
 
 /** The store root: $BYRE_HOME when set and non-empty, else ~/.byre. */
 export function byreHome(

@@ -122,7 +122,7 @@ export function forgingTree(claim: LinkedClaim, launchedDirs: readonly string[])
 }
 
 /** A worktree structure a box could have built: refused, whatever identity it names. */
-export function forgedStructure(claim: LinkedClaim, tree: string): RefusedError {
+function forgedStructure(claim: LinkedClaim, tree: string): RefusedError {
   const dotGit = path.join(claim.worktreeDir, '.git');
   const repo = claim.repository[0] ?? '';
   const where =

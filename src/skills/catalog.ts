@@ -283,7 +283,7 @@ function localSource(home: string, kind: PackageKind, id: string): Source | null
 }
 
 /** Local package ids: `<name>` with a manifest, else `<owner>/<name>` one level down. */
-export function localIds(home: string, kind: PackageKind): string[] {
+function localIds(home: string, kind: PackageKind): string[] {
   const root = packageRoot(home, kind);
   const names = (dir: string): string[] => {
     try {
@@ -311,7 +311,7 @@ export function localIds(home: string, kind: PackageKind): string[] {
  * file must hash to its entry, and the digest over manifest + entries must
  * equal the snapshot's name. Anything else is tampering.
  */
-export function readSnapshot(
+function readSnapshot(
   home: string,
   entry: Pick<IndexEntry, 'id' | 'digest' | 'kind' | 'uri'>,
 ): Source {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { PackageFileEntry } from './manifest/index.js';
 
-export const DIGEST_DOMAIN = 'byre-package-digest-v1';
+const DIGEST_DOMAIN = 'byre-package-digest-v1';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 

@@ -19,9 +19,6 @@ export interface SkillCatalog {
   ids(): string[];
 }
 
-/** A catalog with nothing in it. */
-export const EMPTY_CATALOG: SkillCatalog = { lookup: () => null, ids: () => [] };
-
 /** Without the file texts (config/read.ts's locator has them): the file and key only. */
 export const KEY_ONLY: ValueLocation = (from, path) => {
   const key = path({})[0];

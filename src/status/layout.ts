@@ -25,7 +25,7 @@ export type RenderRowsOptions = {
 };
 
 /** The label column (label plus `:`) is never narrower than this. */
-export const MIN_LABEL_COLUMN = 13;
+const MIN_LABEL_COLUMN = 13;
 /** The value column keeps at least this many cells, even if the page then overruns. */
 export const MIN_VALUE_WIDTH = 24;
 /** Default-tier wrapped lines shown before a value is truncated. */
@@ -34,7 +34,7 @@ export const DEFAULT_MAX_VALUE_LINES = 3;
 const GUTTER = ' ';
 
 /** The marker that replaces hidden lines; byre's own text, so not escaped. */
-export function truncationMarker(hiddenLines: number): string {
+function truncationMarker(hiddenLines: number): string {
   return `… (+${hiddenLines} more lines; --full to show)`;
 }
 

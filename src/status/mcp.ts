@@ -4,9 +4,9 @@
 // it declares, and when what it reaches is unknown. Pure.
 
 import type { McpSpec } from '../config/types.js';
-import { parseEgressEntry } from '../config/egress.js';
+import { parseEgressEntry } from '../config/egress-entry.js';
 import { CHASSIS_ENV } from '../engine/run-argv.js';
-import { mcpEgress, parseRecordedEgress } from '../network/egress.js';
+import { mcpEgress, parseRecordedEgress } from '../network/allowlist.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 import { ALLOWLIST_POSTURE, DENYLIST_POSTURE } from './network.js';
@@ -15,7 +15,7 @@ type McpRow = StatusData['mcp_servers'][number];
 type EnvFact = McpRow['env'][number];
 
 /** `${VAR}` references in header values: expanded from the box env at launch. */
-export function headerVars(headers: Readonly<Record<string, string>>): string[] {
+function headerVars(headers: Readonly<Record<string, string>>): string[] {
   const out: string[] = [];
   for (const value of Object.values(headers)) {
     for (const m of value.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
@@ -27,7 +27,7 @@ export function headerVars(headers: Readonly<Record<string, string>>): string[] 
 }
 
 /** The env names a server consumes: its `env` list, then header variables. */
-export function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
+function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
   const out = [...spec.env];
   for (const v of headerVars(spec.headers)) if (!out.includes(v)) out.push(v);
   return out;
@@ -77,7 +77,7 @@ function atLaunch(key: string, provider: string | null, src: EnvSources): EnvFac
  * and a skill's env arrive as `-e` (host beats skill) and override the
  * image's baked `[env]`. When nothing does, say why.
  */
-export function envFact(key: string, src: EnvSources): EnvFact {
+function envFact(key: string, src: EnvSources): EnvFact {
   const credential = src.credentials.find((c) => c.key === key && c.state !== 'overridden');
   if (credential?.state === 'not_delivered') {
     return { key, provided_by: null, missing: 'its credential was NOT delivered to this box' };
@@ -150,7 +150,7 @@ function hostShut(
  * endpoint, or a host it declares in `egress` (a stdio server's API) — is
  * shut by the box's firewall. Every shut host is named.
  */
-export function reachShut(
+function reachShut(
   spec: Pick<McpSpec, 'url' | 'egress'>,
   network: StatusData['network'],
 ): string | null {
@@ -177,7 +177,7 @@ export function reachShut(
  * tell what it reaches, and only allowlisted hosts leave the box. On an open
  * network (or a denylist) it reaches what it needs, so nothing is said.
  */
-export function outboundUnknown(
+function outboundUnknown(
   spec: Pick<McpSpec, 'url' | 'egress'>,
   network: StatusData['network'],
 ): string | null {

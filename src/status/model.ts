@@ -20,7 +20,6 @@ import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../launch/diff.js';
 import type { LaunchRecord } from '../launch/record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
-import { egressText } from '../network/egress.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { LaunchDataState, StatusData } from './data-schema.js';
 import { STATUS_DATA_VERSION } from './data-version.js';
@@ -781,9 +780,4 @@ export function statusModel(input: StatusInput): StatusModel {
         : [],
   };
   return { data, rows: statusRows(data) };
-}
-
-/** `host:port` text for an egress row. */
-export function egressEntryText(e: StatusData['network']['egress'][number]): string {
-  return egressText({ host: e.host, port: e.port });
 }

@@ -3,10 +3,10 @@
 // does under the posture. Pure; it states only what the posture enforces, so
 // an entry that is not a grant (skill egress on an open network) is not listed.
 
-import { closureCovers, parseEgressEntry } from '../config/egress.js';
+import { closureCovers, parseEgressEntry } from '../config/egress-entry.js';
 import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
 import { NETWORK_CLAIM } from '../gen/box-layout.js';
-import { deriveBoxEgress, parseRecordedEgress } from '../network/egress.js';
+import { deriveBoxEgress, parseRecordedEgress } from '../network/allowlist.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 
@@ -70,7 +70,7 @@ const key = (e: { host: string; port: number | null }): string => `${e.host}:${e
  * allowlist does not already open: the doors a user may choose to open. An
  * entry a closure covers is not offered: the user shut it on purpose.
  */
-export function offeredEgress(
+function offeredEgress(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
   open: ReadonlySet<string>,

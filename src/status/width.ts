@@ -3,11 +3,11 @@
 // Redirected output is always 80 cells so it is the same wherever it is produced.
 
 /** Narrowest layout; a smaller terminal still gets 48 rather than a pretend 80. */
-export const MIN_LAYOUT_WIDTH = 48;
+const MIN_LAYOUT_WIDTH = 48;
 /** Widest layout; wider terminals get 160 so rows stay readable. */
-export const MAX_LAYOUT_WIDTH = 160;
+const MAX_LAYOUT_WIDTH = 160;
 /** Width for non-terminal output and for a terminal whose size cannot be read. */
-export const FIXED_LAYOUT_WIDTH = 80;
+const FIXED_LAYOUT_WIDTH = 80;
 
 export type LayoutWidthInput = { isTty: boolean; columns: number | undefined };
 

@@ -55,7 +55,7 @@ const ADAPTER: Readonly<Record<WiringKind, { what: string; baked: string }>> = {
 };
 
 /** The selected agent's skill; a bare name matches a local package first, then byre/<name>. */
-export function agentSkill(
+function agentSkill(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
 ): ResolvedSkill | null {

@@ -48,7 +48,7 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** 1-based line and column of an offset. */
-export function positionAt(text: string, offset: number): { line: number; column: number } {
+function positionAt(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let k = 0; k < offset && k < text.length; k++) {

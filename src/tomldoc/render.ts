@@ -26,7 +26,7 @@ function hasLoneSurrogate(value: string): boolean {
 }
 
 /** A string as a TOML basic or literal string. */
-export function renderString(value: string, prefer: QuotePreference = 'basic'): string {
+function renderString(value: string, prefer: QuotePreference = 'basic'): string {
   if (hasLoneSurrogate(value)) {
     throw new TomlDocError('tomldoc.unsupported-value', 'a string holds a lone UTF-16 surrogate');
   }

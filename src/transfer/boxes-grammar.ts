@@ -16,7 +16,7 @@ function field(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '_');
 }
 
-export function formatBoxLine(b: BoxSummary): string {
+function formatBoxLine(b: BoxSummary): string {
   const flags = b.foreign ? FLAG_FOREIGN : '';
   return [b.id, b.engine, b.projectId, b.workdirId, flags].map(field).join('\t');
 }

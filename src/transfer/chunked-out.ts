@@ -7,7 +7,7 @@
 import { readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
-export const CHUNK = 64 * 1024;
+const CHUNK = 64 * 1024;
 
 /**
  * How far the archive may run ahead of the box. The exec takes ~65 ms to

@@ -4,7 +4,7 @@
 // nothing downstream may claim "exactly one". Reads engines; decides nothing.
 
 import { askPool, type EnginePool } from '../box/pool.js';
-import { uidCheckApplies } from '../box/shell.js';
+import { uidCheckApplies } from '../box/shell-exec.js';
 import { LABEL } from '../engine/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName, LabelledContainer } from '../engine/types.js';
@@ -67,7 +67,7 @@ export function assessBox(input: {
   };
 }
 
-export function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
+function sortBoxes<T extends BoxSummary>(boxes: readonly T[]): T[] {
   const key = (b: BoxSummary): string[] => [b.engine, b.projectId, b.id];
   return [...boxes].sort((a, b) => {
     const ka = key(a);

@@ -32,7 +32,7 @@ export function stdinName(now: Date): string {
  * Stem and extension as the box-side script splits them: the extension is
  * the last `.suffix` unless the only dot leads the name (`.env` has none).
  */
-export function splitName(name: string): { stem: string; ext: string } {
+function splitName(name: string): { stem: string; ext: string } {
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return { stem: name, ext: '' };
   return { stem: name.slice(0, dot), ext: name.slice(dot) };

@@ -7,7 +7,7 @@ import type { Writer } from '../io.js';
 
 const MIB = 1024 * 1024;
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   return n >= MIB ? `${(n / MIB).toFixed(1)} MiB` : `${(n / 1024).toFixed(0)} KiB`;
 }
 

@@ -72,7 +72,7 @@ function ttyAvailable(): boolean {
 }
 
 /** Which terminal a picker may use, or null when none can ask. */
-export function pickerTerminal(io: Io, stdinBusy: boolean): 'stdin' | '/dev/tty' | null {
+function pickerTerminal(io: Io, stdinBusy: boolean): 'stdin' | '/dev/tty' | null {
   if (io.stdinIsTty && !stdinBusy) return 'stdin';
   if (io.stderrIsTty === true && ttyAvailable()) return '/dev/tty';
   return null;

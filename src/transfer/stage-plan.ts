@@ -22,12 +22,12 @@ interface Node {
   used: Set<string>;
 }
 
-export const MAX_ITEMS = 999_999;
+const MAX_ITEMS = 999_999;
 
 /** 'staged': the box-side tar layout; 'flat': a plain archive for a remote `deliver --tar -`. */
 export type StageLayout = 'staged' | 'flat';
 
-export function itemDir(index: number): string {
+function itemDir(index: number): string {
   return String(index).padStart(6, '0');
 }
 

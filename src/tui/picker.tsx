@@ -9,7 +9,7 @@ import tty from 'node:tty';
 
 import { ByreError } from '../errors.js';
 import { BoxPicker } from './BoxPicker.js';
-import type { PickerCandidate, PickerOutcome } from './model/picker.js';
+import { chosenCandidate, type PickerCandidate, type PickerOutcome } from './model/picker.js';
 import { showScreen } from './screen.js';
 
 export type { PickerCandidate } from './model/picker.js';
@@ -47,8 +47,7 @@ export async function pickBox<T extends PickerCandidate>(
   } finally {
     term.close();
   }
-  const { outcome } = settled;
-  return outcome.kind === 'chosen' ? (candidates[outcome.index] ?? null) : null;
+  return chosenCandidate(candidates, settled.outcome);
 }
 
 function openTerminal(which: PickBoxOptions['tty']): Terminal {

@@ -69,6 +69,11 @@ function asRootInBox(project: TestProject, id: string, script: string): string {
   return engineCli(project, ['exec', '-u', '0:0', id, 'sh', '-c', script]);
 }
 
+/** A script run as the box's own user, the agent's. */
+function asBoxUser(project: TestProject, id: string, script: string): string {
+  return engineCli(project, ['exec', id, 'sh', '-c', script]);
+}
+
 /** Every path under `dir` that is a symlink. */
 function symlinksUnder(dir: string): string[] {
   const out: string[] = [];
@@ -282,10 +287,14 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
   it('refuses a symlinked /inbox and reports a missing one as needing a rebuild', async () => {
     const { project, id } = await theBox();
     writeFileSync(path.join(project.dir, 'x.txt'), 'x\n');
-    asRootInBox(project, id, 'mv /inbox /tmp/inbox-real');
+    // The box holds no capability (adr/0050), so root cannot move dev's /inbox
+    // (renaming a directory writes its `..`): root opens `/` to dev, and dev moves it.
+    asRootInBox(project, id, 'chmod 777 /');
+    asBoxUser(project, id, 'mv /inbox /tmp/inbox-real');
     const missing = runByre(project, ['deliver', 'x.txt']);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toContain('rebuild');
-    asRootInBox(project, id, 'ln -s /tmp/inbox-real /inbox 2>/dev/null || true');
+    asBoxUser(project, id, 'ln -s /tmp/inbox-real /inbox 2>/dev/null || true');
+    asRootInBox(project, id, 'chmod 755 /');
   });
 });

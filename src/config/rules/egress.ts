@@ -1,6 +1,6 @@
 // Rules for egress lists, top-level and per MCP server.
 
-import { parseEgressEntry } from '../egress.js';
+import { parseEgressEntry } from '../egress-entry.js';
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
 import { finding, q, type Finding } from './finding.js';

@@ -144,7 +144,7 @@ export function newIdProblem(id: string): { rule: string; message: string; remed
 }
 
 /** Refuse ids a new local package may not take. */
-export function checkNewId(home: string, kind: PackageKind, id: string): void {
+function checkNewId(home: string, kind: PackageKind, id: string): void {
   const problem = newIdProblem(id);
   if (problem !== null) {
     throw new ByreError(problem.message, { rule: problem.rule, remedy: problem.remedy });
@@ -169,7 +169,7 @@ function isLink(p: string): boolean {
 // ---------------------------------------------------------------- payload of any provenance
 
 /** Every payload file of a catalog entry (the manifest excluded). */
-export function payloadOf(entry: CatalogEntry): PayloadFile[] {
+function payloadOf(entry: CatalogEntry): PayloadFile[] {
   if (entry.provenance === 'bundled') {
     const name = entry.id.slice(`${BUNDLED_OWNER}/`.length);
     const prefix = `${entry.kind === 'skill' ? 'skills' : 'templates'}/${name}/`;

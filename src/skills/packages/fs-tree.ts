@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { PackageTree } from '../materialize.js';
 
 /** Walks stop here: a package with more entries is refused rather than slurped. */
-export const MAX_TREE_ENTRIES = 4096;
+const MAX_TREE_ENTRIES = 4096;
 
 export interface FsTree extends PackageTree {
   /** True when the walk hit MAX_TREE_ENTRIES. */
@@ -84,7 +84,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
 }
 
 /** Whether `p` is a symlink (not followed). */
-export function isSymlink(p: string): boolean {
+function isSymlink(p: string): boolean {
   try {
     return lstatSync(p).isSymbolicLink();
   } catch {

@@ -22,7 +22,7 @@ export function packagesDir(home: string): string {
   return storePaths(home).packages;
 }
 
-export function indexPath(home: string): string {
+function indexPath(home: string): string {
   return path.join(packagesDir(home), 'index.toml');
 }
 

@@ -250,7 +250,7 @@ export async function installFetched(
 }
 
 /** Remove a snapshot directory no index entry points at any more. */
-export async function removeSnapshotIfUnused(home: string, digest: string): Promise<void> {
+async function removeSnapshotIfUnused(home: string, digest: string): Promise<void> {
   const { entries } = readIndex(home);
   if (entries.some((e) => e.digest === digest)) return;
   await rm(path.join(packagesDir(home), digestHex(digest)), { recursive: true, force: true });

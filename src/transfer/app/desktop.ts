@@ -4,7 +4,7 @@
 
 import { headerLines, labelSuffix, type ResolvedApp } from './identity.js';
 
-export const ICON_NAME = 'byre-deliver';
+const ICON_NAME = 'byre-deliver';
 
 export function renderDesktopEntry(app: ResolvedApp): string {
   const exec = [...app.argv.map(desktopExecArg), '--', '%F'].join(' ');

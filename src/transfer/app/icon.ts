@@ -6,7 +6,7 @@
 import { crc32 } from 'node:zlib';
 
 export const ICON_SIZE = 64;
-export const ICON_SOFTWARE_TAG = 'byre deliver-app icon';
+const ICON_SOFTWARE_TAG = 'byre deliver-app icon';
 
 function adler32(bytes: Uint8Array): number {
   let a = 1;

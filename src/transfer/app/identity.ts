@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 
 import { UsageError } from '../../errors.js';
 
-export const GENERATED_MARKER = 'byre-generated: deliver-app';
-export const IDENTITY_KEY = 'byre-identity:';
+const GENERATED_MARKER = 'byre-generated: deliver-app';
+const IDENTITY_KEY = 'byre-identity:';
 /** Only a file's header counts: a marker quoted deeper in a foreign file proves nothing. */
 const HEADER_BYTES = 1024;
 
@@ -70,7 +70,7 @@ export function resolveDeliverApp(spec: DeliverAppSpec): ResolvedApp {
  * The byre path and remote binary are left out: moving byre regenerates, it
  * does not clash.
  */
-export function identityToken(spec: Pick<DeliverAppSpec, 'ssh' | 'box'>): string {
+function identityToken(spec: Pick<DeliverAppSpec, 'ssh' | 'box'>): string {
   const digest = createHash('sha256')
     .update(JSON.stringify(['deliver-app/1', spec.ssh ?? '', spec.box ?? '']))
     .digest('hex');

@@ -4,7 +4,7 @@
 
 import { GUI_PATH_TAIL, headerLines, labelSuffix, shQuote, type ResolvedApp } from './identity.js';
 
-export function quickActionMenuName(app: ResolvedApp): string {
+function quickActionMenuName(app: ResolvedApp): string {
   return `Deliver to Byre${labelSuffix(app)}`;
 }
 
@@ -53,7 +53,7 @@ export function renderQuickActionInfoPlist(app: ResolvedApp): string {
 }
 
 /** The shell line the action runs; Automator passes the selection as "$@". */
-export function quickActionCommand(app: ResolvedApp): string {
+function quickActionCommand(app: ResolvedApp): string {
   return `PATH="$PATH:${GUI_PATH_TAIL}" exec ${app.argv.map(shQuote).join(' ')} -- "$@" </dev/null`;
 }
 

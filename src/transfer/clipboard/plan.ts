@@ -128,7 +128,7 @@ export const CLIPBOARD_READ_BUDGET_MS = 120_000;
  * Prints the pasteboard's file URLs as a JSON array of POSIX paths. JXA rather
  * than AppleScript: it reads NSURL objects straight off NSPasteboard.
  */
-export const JXA_FILE_URLS = [
+const JXA_FILE_URLS = [
   "ObjC.import('AppKit');",
   'var pb = $.NSPasteboard.generalPasteboard;',
   'var opts = $.NSDictionary.dictionaryWithObjectForKey(true, $.NSPasteboardURLReadingFileURLsOnlyKey);',

@@ -27,8 +27,6 @@ export interface ReadOptions {
   maxImageBytes?: number;
 }
 
-export const EMPTY_SNAPSHOT: ClipboardSnapshot = { files: [], image: null, text: null };
-
 export async function readClipboard(
   opts: ReadOptions,
 ): Promise<{ snapshot: ClipboardSnapshot; notes: string[] }> {

@@ -76,7 +76,7 @@ function fromPasteboard(clipboard: ClipboardSnapshot, now: Date): PasteDecision 
  * (modulo line endings and trailing whitespace), or it names exactly the
  * pasteboard's file references (as paths or, like Terminal.app, basenames).
  */
-export function mirrorsPasteboard(pasted: string, clipboard: ClipboardSnapshot): boolean {
+function mirrorsPasteboard(pasted: string, clipboard: ClipboardSnapshot): boolean {
   const p = normalise(pasted);
   if (clipboard.text !== null && p === normalise(clipboard.text)) return true;
   if (clipboard.files.length === 0) return false;
@@ -90,7 +90,7 @@ export function mirrorsPasteboard(pasted: string, clipboard: ClipboardSnapshot):
  * Every word is an existing absolute host path (terminals insert dragged
  * files shell-escaped or as file:// URIs); otherwise null.
  */
-export function draggedPaths(pasted: string, exists: (p: string) => boolean): string[] | null {
+function draggedPaths(pasted: string, exists: (p: string) => boolean): string[] | null {
   const words = splitWords(pasted.trim());
   if (words === null || words.length === 0) return null;
   const paths = words.map((w) => fileUriToPath(w) ?? w);

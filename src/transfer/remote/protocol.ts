@@ -74,7 +74,7 @@ export function parseSshTarget(raw: string): SshTarget {
 }
 
 /** One POSIX-shell word: the remote login shell sees exactly `s`. */
-export function shellQuoteWord(s: string): string {
+function shellQuoteWord(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -125,7 +125,7 @@ export function sshArgv(target: SshTarget, remoteArgv: readonly string[]): strin
   ];
 }
 
-export const SSH_FAILED = 255;
+const SSH_FAILED = 255;
 
 /**
  * What a remote exit means. `said` is the remote's stderr (already relayed

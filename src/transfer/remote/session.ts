@@ -10,7 +10,7 @@ import type { Writer } from '../../io.js';
 import { ByreError } from '../../errors.js';
 import { escapeTerminal } from '../../output/escape.js';
 import { parseBoxLines } from '../boxes-grammar.js';
-import { DeliveryFailure, parseLanded, type DeliverResult } from '../deliver.js';
+import { DeliveryFailure, parseLanded, type DeliverResult } from '../deliver-to-box.js';
 import type { BoxSummary } from '../discover.js';
 import { Meter } from '../progress.js';
 import {
@@ -22,7 +22,7 @@ import {
   type SshTarget,
 } from './protocol.js';
 
-export const PARTIAL_POOL_EXIT = 4;
+const PARTIAL_POOL_EXIT = 4;
 const MAX_STDOUT = 16 << 20;
 const MAX_SAID = 64 << 10;
 

@@ -59,13 +59,13 @@ describe('reducePicker', () => {
   it('starts settled (cancelled) with no candidates and ignores keys', () => {
     const s = run(['down', 'choose'], 0);
     expect(s.outcome.kind).toBe('cancelled');
-    expect(chosenCandidate([], s)).toBeNull();
+    expect(chosenCandidate([], s.outcome)).toBeNull();
   });
 
   it('names the chosen candidate only once chosen', () => {
-    expect(chosenCandidate(boxes, run(['down']))).toBeNull();
-    expect(chosenCandidate(boxes, run(['up', 'choose']))?.id).toBe('eeee');
-    expect(chosenCandidate(boxes, run(['down', 'cancel']))).toBeNull();
+    expect(chosenCandidate(boxes, run(['down']).outcome)).toBeNull();
+    expect(chosenCandidate(boxes, run(['up', 'choose']).outcome)?.id).toBe('eeee');
+    expect(chosenCandidate(boxes, run(['down', 'cancel']).outcome)).toBeNull();
   });
 });
 

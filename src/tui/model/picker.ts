@@ -110,6 +110,6 @@ export function pickerView(candidates: readonly PickerCandidate[], state: Picker
 }
 
 /** The chosen candidate once the picker settled on one; null while open or after a cancel. */
-export function chosenCandidate<T>(candidates: readonly T[], state: PickerState): T | null {
-  return state.outcome.kind === 'chosen' ? (candidates[state.outcome.index] ?? null) : null;
+export function chosenCandidate<T>(candidates: readonly T[], outcome: PickerOutcome): T | null {
+  return outcome.kind === 'chosen' ? (candidates[outcome.index] ?? null) : null;
 }

@@ -23,7 +23,7 @@ import { exposureSummary } from '../../../status/exposure.js';
 import { grantFacts } from '../../../status/model.js';
 import type { Below, Derived, EditorFile, EditorWorld } from './types.js';
 
-export function fileRef(file: EditorFile): LayerRef {
+function fileRef(file: EditorFile): LayerRef {
   return { kind: file.kind, name: file.name, path: file.path };
 }
 

@@ -4,10 +4,10 @@
 // layer's own entry it deletes it. Pure.
 
 import { isCredentialSource } from '../../../config/credential-rows.js';
-import { closureCovers, parseEgressEntry } from '../../../config/egress.js';
+import { closureCovers, parseEgressEntry } from '../../../config/egress-entry.js';
 import { normalizeTarget } from '../../../config/grammar.js';
 import type { EgressEntry } from '../../../config/types.js';
-import { deriveBoxEgress } from '../../../network/egress.js';
+import { deriveBoxEgress } from '../../../network/allowlist.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import {
   dropMarker,

@@ -171,7 +171,7 @@ function refusal(
 type Applied = { ok: true; state: EditorState } | { ok: false; issues: string[] };
 
 /** Apply a change to the buffer, or say (located) why the loader would refuse the result. */
-export function applyChange(state: EditorState, change: Change, ctx: EditorContext): Applied {
+function applyChange(state: EditorState, change: Change, ctx: EditorContext): Applied {
   let next: string;
   try {
     next = applyEdits(state.text, change.edits);
@@ -644,7 +644,7 @@ export function editorKeysFor(input: string, key: InkKeyFlags): EditorKey[] {
 }
 
 /** One keypress as the editor reads it; null for keys it ignores. */
-export function editorKeyFor(input: string, key: InkKeyFlags): EditorKey | null {
+function editorKeyFor(input: string, key: InkKeyFlags): EditorKey | null {
   if (key.upArrow === true) return { name: 'up' };
   if (key.downArrow === true) return { name: 'down' };
   if (key.leftArrow === true) return { name: 'left' };

@@ -43,10 +43,10 @@ import { projectVolumePrefix } from './project-objects.js';
 import { findSessions } from './sessions.js';
 
 /** The base image a helper may fall back to, only when it is already local. */
-export const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
+const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
 
 /** Store files rehome carries to the new id, verbatim. */
-export const MIGRATED_FILES = ['byre.config', 'applied', 'onboarded'] as const;
+const MIGRATED_FILES = ['byre.config', 'applied', 'onboarded'] as const;
 
 export interface RehomeCandidate {
   id: string;

@@ -28,7 +28,7 @@ import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
 import { AnchoredDir } from './anchored.js';
 import { BOX_EXIT, grabSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
-import type { DeliverBox } from './deliver.js';
+import type { DeliverBox } from './deliver-to-box.js';
 import { feed } from './stage-writer.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
 
@@ -40,14 +40,14 @@ export function boxPathFor(arg: string): string {
 }
 
 /** The name a grab lands under when the destination is a directory. */
-export function defaultGrabName(boxPath: string): string {
+function defaultGrabName(boxPath: string): string {
   const base = path.posix.basename(boxPath);
   const clean = sanitizeName(base);
   return isUnusableName(clean) || base === '' ? 'box-root' : clean;
 }
 
 /** The first line of the box's stderr: `byre-grab 1 f|d`. */
-export function parseGrabHeader(line: string): 'file' | 'dir' {
+function parseGrabHeader(line: string): 'file' | 'dir' {
   if (line === 'byre-grab 1 f') return 'file';
   if (line === 'byre-grab 1 d') return 'dir';
   throw new ByreError(`the box answered grab with "${escapeTerminal(line.slice(0, 80))}"`, {
@@ -68,7 +68,7 @@ interface Anchor {
  * new path is the name itself; an existing file keeps its bytes and the grab
  * lands beside it uniquified. A symlink destination is refused.
  */
-export async function anchorDestination(hostPath: string, name: string): Promise<Anchor> {
+async function anchorDestination(hostPath: string, name: string): Promise<Anchor> {
   const resolved = path.resolve(hostPath);
   let st;
   try {

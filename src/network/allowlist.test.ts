@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveEgress, mcpEgress, parseRecordedEgress } from './egress.js';
+import { deriveEgress, mcpEgress, parseRecordedEgress } from './allowlist.js';
 
 const cfg = (host: string, port: number | null) => ({ host, port });
 

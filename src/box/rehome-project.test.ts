@@ -18,7 +18,7 @@ import {
   rehomeProject,
   renamedVolume,
   storeConflict,
-} from './rehome.js';
+} from './rehome-project.js';
 
 let root: string;
 let home: string;

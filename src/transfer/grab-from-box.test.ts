@@ -21,7 +21,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { Engine, StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { GRAB_TREE_SCRIPT } from './box-scripts.js';
-import { boxPathFor, grabFromBox, judgeEntryName } from './grab.js';
+import { boxPathFor, grabFromBox, judgeEntryName } from './grab-from-box.js';
 
 let root: string;
 let dest: string;

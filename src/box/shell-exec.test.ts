@@ -8,7 +8,7 @@ import { fakeIo } from '../../test/support/io.js';
 import { makeTempDir, removeTempDir } from '../../test/support/temp.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
-import { shellExecSpec, uidCheckApplies } from './shell.js';
+import { shellExecSpec, uidCheckApplies } from './shell-exec.js';
 
 const base = {
   id: 'a'.repeat(64),

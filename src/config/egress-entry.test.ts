@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closureCovers, egressKey, parseEgressEntry } from './egress.js';
+import { closureCovers, egressKey, parseEgressEntry } from './egress-entry.js';
 
 describe('parseEgressEntry', () => {
   it.each([

@@ -13,7 +13,7 @@ import { LABEL } from '../engine/names.js';
 import type { ExecSpec } from '../engine/types.js';
 import { clearSecrets, registerSecret } from '../output/redact.js';
 import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
-import { deliverCredentials } from './deliver.js';
+import { deliverCredentials } from './box-delivery.js';
 
 const FAST = { findMs: 200, pollMs: 10 };
 const SECRET = 'sk-deliver-test-42';

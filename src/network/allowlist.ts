@@ -3,7 +3,7 @@
 // `!host[:port]` closures applied LAST (skill entries included). Pure; it never
 // decides posture or enforcement, and egress_offered is never an input.
 
-import { closureCovers, parseEgressEntry } from '../config/egress.js';
+import { closureCovers, parseEgressEntry } from '../config/egress-entry.js';
 import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
 

@@ -5,7 +5,7 @@
 import { canonicalIPv6, isCanonicalIPv4 } from './address.js';
 import type { EgressEntry } from './types.js';
 
-export const DEFAULT_EGRESS_PORT = 443;
+const DEFAULT_EGRESS_PORT = 443;
 
 const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.:_-]*[A-Za-z0-9])?$/;
 
