@@ -7,7 +7,6 @@ import { checkContainment, containmentInput } from '../box/containment-check.js'
 import { launchRunParams } from '../box/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';
-import { treeRoots } from '../box/writable-trees.js';
 import { buildRunArgv } from '../engine/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -22,13 +21,7 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
   const { ctx, config, skills, trees } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
-  const engine = await projectEngineFacts(
-    detect,
-    ctx,
-    config.engine.value,
-    treeRoots(trees),
-    io.env,
-  );
+  const engine = await projectEngineFacts(detect, ctx, { config, trees }, io.env);
   const hostEnv = boxHostEnv(io, trees, config);
   const params = launchRunParams({
     box: ctx,

@@ -4,7 +4,6 @@
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { bakedIds, imageTag } from '../engine/names.js';
-import { treeRoots } from '../box/writable-trees.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../network/posture.js';
 import { loadBox } from './load.js';
@@ -24,13 +23,7 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
     );
   }
   const detect = withDefaults(deps).detect;
-  const engine = await projectEngineFacts(
-    detect,
-    ctx,
-    config.engine.value,
-    treeRoots(trees),
-    io.env,
-  );
+  const engine = await projectEngineFacts(detect, ctx, { config, trees }, io.env);
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

@@ -6,6 +6,8 @@
 
 import { engineDecision, type EngineDecision } from '../box/engine-scope.js';
 import { readRecordedEngine } from '../box/engine-record.js';
+import { treeRoots } from '../box/writable-trees.js';
+import type { BoxTree } from '../project/box-trees.js';
 import { AbsentToolError } from '../engine/host-tools.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { EngineError, RefusedError } from '../errors.js';
@@ -95,14 +97,17 @@ export async function detectProjectEngine(
   }
 }
 
-/** The engine facts for a verb that needs nothing else of the decision (rebuild, dockerrun …). */
+/**
+ * The engine facts for a verb that needs nothing else of the decision
+ * (rebuild, dockerrun …), from its loaded config: the configured engine, and
+ * the box-writable trees detection declines.
+ */
 export async function projectEngineFacts(
   detect: Detect,
   ctx: ProjectContext,
-  configured: 'auto' | EngineName,
-  declined: readonly string[],
+  loaded: { config: { engine: { value: 'auto' | EngineName } }; trees: readonly BoxTree[] },
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<EngineFacts> {
-  const decision = decideProjectEngine(ctx, configured);
-  return (await detectProjectEngine(detect, ctx, decision, declined, env)).facts;
+  const decision = decideProjectEngine(ctx, loaded.config.engine.value);
+  return (await detectProjectEngine(detect, ctx, decision, treeRoots(loaded.trees), env)).facts;
 }

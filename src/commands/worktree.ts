@@ -91,13 +91,7 @@ async function projectEngine(
 }> {
   const early = await loadBoxConfig(ctx, userHome(io));
   const declined = treeRoots(early.trees);
-  const facts = await projectEngineFacts(
-    detectEngine,
-    ctx,
-    early.config.engine.value,
-    declined,
-    io.env,
-  );
+  const facts = await projectEngineFacts(detectEngine, ctx, early, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {
