@@ -4,6 +4,7 @@
 //
 //   0 ok · 1 failed (ByreError, EngineError) · 2 usage (UsageError)
 //   3 refused (RefusedError) · 4 partial engine pool · 70 crash (anything else)
+//   128+n interrupted by signal n (InterruptedError): 130 for Ctrl-C
 
 export const EXIT = {
   ok: 0,
@@ -72,6 +73,21 @@ export class RefusedError extends ByreError {
   constructor(message: string, options: ByreErrorOptions) {
     super(message, options);
     this.name = 'RefusedError';
+  }
+}
+
+/**
+ * byre stopped what it was doing because the user interrupted it (Ctrl-C
+ * during a build): exit 128 + the signal's number, as a shell reports a
+ * command a signal ended (130 for SIGINT), so a script can tell a cancel
+ * from a failure.
+ */
+export class InterruptedError extends ByreError {
+  override readonly exitCode: number;
+  constructor(message: string, signalNumber: number, options: ByreErrorOptions) {
+    super(message, options);
+    this.name = 'InterruptedError';
+    this.exitCode = 128 + signalNumber;
   }
 }
 

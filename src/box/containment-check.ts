@@ -3,6 +3,7 @@
 // project/containment.ts. develop, status and dockerrun all ask here.
 
 import { realpathSync } from 'node:fs';
+import { linkedConfigTargets } from '../config/read.js';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
 import { expandHost, type RunParams } from '../engine/run-argv.js';
@@ -24,6 +25,8 @@ export interface ContainmentInput {
   volumes: readonly VolumeSpec[];
   /** BYRE_HOME as byre uses it. */
   store: string;
+  /** Where the store's linked config files lead (config/read.ts's linkedConfigTargets). */
+  configLinks?: readonly string[];
   /** The running executable (process.execPath). */
   executable: string;
   /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
@@ -46,19 +49,21 @@ function executables(exe: string): string[] {
   return [...new Set([exe, real])];
 }
 
-export async function guardedPaths(input: ContainmentInput): Promise<GuardedPaths> {
+/** A host path as the rules compare it: canonical, symlinks resolved (injected by tests). */
+export type Canonical = (p: string) => string;
+
+export function guardedPaths(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): GuardedPaths {
   return {
-    home: await canonicalPathLoose(input.params.home),
-    store: await canonicalPathLoose(input.store),
+    home: canonical(input.params.home),
+    store: canonical(input.store),
+    configLinks: input.configLinks ?? [],
     executables: executables(input.executable),
     // As given and resolved: a mount is compared in its resolved form, and
     // /tmp may itself be a link (macOS).
-    runtime: [
-      ...new Set([
-        ...input.runtime,
-        ...(await Promise.all(input.runtime.map((r) => canonicalPathLoose(r)))),
-      ]),
-    ],
+    runtime: [...new Set([...input.runtime, ...input.runtime.map((r) => canonical(r))])],
   };
 }
 
@@ -75,6 +80,7 @@ export function boxSources(
       label: `the project directory ${params.workspaceDir}`,
     },
   ];
+  const declared = new Set([...params.configMounts, ...params.skillMounts]);
   for (const b of [...params.configMounts, ...params.skillMounts, ...params.extraBinds]) {
     if (b.disabled === true) continue;
     const mode = b.mode === 'rw' ? 'rw' : 'ro';
@@ -83,6 +89,7 @@ export function boxSources(
       mode,
       kind: 'mount',
       label: `the mount ${b.host} -> ${b.target} (${mode})`,
+      ...(declared.has(b) ? { declared: { mount: b.target } } : {}),
     });
   }
   for (const v of input.volumes) {
@@ -92,25 +99,37 @@ export function boxSources(
       mode: 'ro',
       kind: 'seed',
       label: `the seed ${v.seed.host} of volume ${v.name}`,
+      declared: { volume: v.name },
     });
   }
   return out;
 }
 
-export async function boxPaths(input: ContainmentInput): Promise<BoxPath[]> {
-  const judged = async (source: string): Promise<string> => {
+export function boxPaths(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): BoxPath[] {
+  const judged = (source: string): string => {
     const pinned = input.pins?.get(source);
-    return pinned?.kind === 'pinned' ? pinned.pin.real : canonicalPathLoose(source);
+    return pinned?.kind === 'pinned' ? pinned.pin.real : canonical(source);
   };
-  return Promise.all(
-    boxSources(input).map(async ({ source, ...p }) => ({ ...p, host: await judged(source) })),
-  );
+  return boxSources(input).map(({ source, ...p }) => ({ ...p, host: judged(source) }));
+}
+
+/**
+ * Every containment refusal for this box (empty when it reaches none of
+ * byre's files). Synchronous: the config editor asks on every edit.
+ */
+export function containmentRefusalsOf(
+  input: ContainmentInput,
+  canonical: Canonical = canonicalPathLoose,
+): ContainmentRefusal[] {
+  return containmentRefusals(boxPaths(input, canonical), guardedPaths(input, canonical));
 }
 
 /** Every containment refusal for this launch (empty when the box reaches none of byre's files). */
 export async function containmentProblems(input: ContainmentInput): Promise<ContainmentRefusal[]> {
-  const [paths, guarded] = await Promise.all([boxPaths(input), guardedPaths(input)]);
-  return containmentRefusals(paths, guarded);
+  return containmentRefusalsOf(input);
 }
 
 /** The exit-3 refusal for a non-empty list: the first is the message, every one a detail with its fix. */
@@ -142,6 +161,7 @@ export function containmentInput(
     },
     volumes: [...(config?.volumes.map((v) => v.value) ?? []), ...skills.flatMap((s) => s.volumes)],
     store,
+    configLinks: linkedConfigTargets(store),
     executable: process.execPath,
     runtime: runtimeDirCandidates(process.getuid?.() ?? -1),
   };

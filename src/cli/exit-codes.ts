@@ -21,6 +21,13 @@ export const COMMON_EXITS: readonly ExitDoc[] = [
   { code: '70', meaning: 'byre crashed: a bug, with a stack on stderr' },
 ];
 
+/** A build Ctrl-C (or SIGTERM, SIGHUP) stopped: 128 + the signal's number, as a shell reports it. */
+const BUILD_INTERRUPTED: ExitDoc = {
+  code: '130',
+  meaning:
+    'Ctrl-C during the image build: the build was stopped and what it left removed (SIGTERM 143, SIGHUP 129)',
+};
+
 /** Per command path (`develop`, `skill install`): statuses beyond COMMON_EXITS. */
 export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
   develop: [
@@ -38,6 +45,7 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
       meaning:
         'a session already runs in this directory, an exclusive volume or a host port is held, or byre cannot rule either out; or a fresh config would drop what this directory’s earlier identity restricted, unconfirmed',
     },
+    BUILD_INTERRUPTED,
   ],
   worktree: [
     {
@@ -48,6 +56,7 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
       code: '3',
       meaning: 'as `develop`; or the project’s image has no git to register the worktree with',
     },
+    BUILD_INTERRUPTED,
   ],
   'worktree list': [],
   'worktree remove': [
@@ -83,7 +92,10 @@ export const COMMAND_EXITS: Readonly<Record<string, readonly ExitDoc[]>> = {
     { code: '1', meaning: 'the wipe was cancelled, or an engine could not be reached' },
     { code: '3', meaning: 'a session of the project is live: nothing was removed' },
   ],
-  rebuild: [{ code: '3', meaning: 'the config’s engine changed while byre was starting' }],
+  rebuild: [
+    { code: '3', meaning: 'the config’s engine changed while byre was starting' },
+    BUILD_INTERRUPTED,
+  ],
   rehome: [
     {
       code: '3',

@@ -176,7 +176,7 @@ export function buildProgram(io: Io): Command {
     )
     .option(
       '--prune',
-      'list byre objects whose project store or directory is gone, and remove them',
+      'list byre objects and store folders whose project store or directory is gone, and remove them after confirmation',
     )
     .option('--yes', 'with --prune: remove without asking (needed without a terminal)')
     .option('--data', 'the findings as JSON (versioned)')
@@ -673,6 +673,19 @@ function addPresetCommands(program: Command, io: Io): void {
     );
 }
 
+/**
+ * Commander's message as byre's lines: its `(Did you mean x?)` suffix joins the
+ * first line the way an unknown config key's suggestion does, and any other
+ * line becomes a detail line. The renderer escapes a newline inside one line,
+ * so a message handed over whole would print a literal backslash-n.
+ */
+export function commanderLines(message: string): string[] {
+  const text = message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.+)\?\)$/, ' — did you mean $1?');
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
+
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'byre.version']);
 
 /** Parse argv and run the chosen command. Returns the exit status for success paths. */
@@ -688,7 +701,9 @@ export async function runCli(argv: readonly string[], io: Io = defaultIo()): Pro
   } catch (error) {
     if (error instanceof CommanderError) {
       if (HELP_CODES.has(error.code)) return 0;
-      throw new UsageError(error.message.replace(/^error: /, ''), {
+      const [message, ...details] = commanderLines(error.message);
+      throw new UsageError(message ?? error.message, {
+        details,
         remedy: 'run `byre --help` for the list of commands, or `byre <command> --help`',
       });
     }

@@ -47,6 +47,12 @@ export interface ConfigTarget {
   label: string;
   /** What a file that does not exist yet starts as: a comment saying what it is. */
   seed: string;
+  /**
+   * Makes what the first write needs (the store, the project's directory and
+   * its path record), called just before it: a verb that refuses or is
+   * cancelled earlier leaves the store as it found it.
+   */
+  prepare: () => Promise<void>;
 }
 
 const DEFAULT_SEED = [
@@ -67,13 +73,13 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
   const home = ctx.store.home;
   const storeLock = existsSync(ctx.project.dir) ? ctx.project : undefined;
   if (flags.global === true) {
-    await ensurePrivateDir(home);
     return {
       file: defaultConfigFile(home),
       lock: storeLock,
       ctx,
       label: 'default.config',
       seed: DEFAULT_SEED,
+      prepare: () => ensurePrivateDir(home),
     };
   }
   if (flags.layer !== undefined) {
@@ -84,18 +90,27 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
         remedy: `create it with byre layer new ${flags.layer}`,
       });
     }
-    return { file, lock: storeLock, ctx, label: `layer ${flags.layer}`, seed: '' };
+    return {
+      file,
+      lock: storeLock,
+      ctx,
+      label: `layer ${flags.layer}`,
+      seed: '',
+      prepare: async () => undefined,
+    };
   }
   await checkProjectPath(ctx);
   await guardFreshConfig(ctx, userHome(io), terminalQuestion(io));
-  await recordProjectPath(home, ctx.projectId, ctx.projectRoot);
-  await ensurePrivateDir(ctx.project.dir);
   return {
     file: projectConfigFile(ctx.project),
     lock: ctx.project,
     ctx,
     label: "this project's config",
     seed: onboardingText(ctx.projectRoot, []),
+    prepare: async () => {
+      await recordProjectPath(home, ctx.projectId, ctx.projectRoot);
+      await ensurePrivateDir(ctx.project.dir);
+    },
   };
 }
 

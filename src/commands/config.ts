@@ -8,6 +8,7 @@ import { say } from '../output/notes.js';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
+import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
 import { enginePool } from '../box/pool.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
@@ -71,6 +72,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const target = await resolveTarget(io, opts);
   const { file, ctx: project } = target;
   const home = project.store.home;
+  // resolveTarget wrote nothing: the store and the path record are made at the first save.
   const stdinTty = io.stdinIsTty && process.stdin.isTTY === true;
   if (!stdinTty || !io.stdoutIsTty) {
     throw new ByreError('byre config is an interactive editor and needs a terminal', {
@@ -115,6 +117,19 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     hostExists: hostPathExists,
     plantedLinks: plantedLinkIssues(project, userHome(io)),
     userHome: userHome(io),
+    // develop's own containment rules, on every edit: a mount or seed that
+    // reaches the store, the executable or the runtime directory is refused
+    // inline, never saved for develop and status to refuse later.
+    containment: (config, skills) =>
+      containmentRefusalsOf(
+        containmentInput(
+          { worktreeDir: project.worktreeDir, gitPaths: null },
+          home,
+          userHome(io),
+          config,
+          skills,
+        ),
+      ),
     projectId: project.projectId,
     hostUid: io.uid,
   };
@@ -123,6 +138,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
     try {
       // A file not written yet starts with the comment saying what it is.
       const seed = current.exists ? '' : target.seed;
+      await target.prepare();
       let rebased = false;
       const result = await writeConfig(
         file,

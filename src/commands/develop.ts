@@ -94,7 +94,11 @@ import { takeSnapshot, type SnapshotScope } from '../exit-report/snapshot.js';
 import { selfEditReportLines, type StoreSnapshot } from '../exit-report/store-report.js';
 import { snapshotStore } from '../exit-report/store-snapshot.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
-import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import {
+  checkProjectPath,
+  resolveProjectContext,
+  type ProjectContext,
+} from '../project/context.js';
 import { syncStoreGuide } from '../project/store-guide.js';
 import { recordIdentity } from '../project/identity-record.js';
 import { storeTag } from '../project/store-layout.js';
@@ -784,6 +788,11 @@ export async function runDevelop(
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), null));
   // A fresh config never drops what this directory's earlier identity restricted (adr/0047).
   await guardFreshConfig(ctx, userHome(io), deps.confirm ?? terminalQuestion(io));
+  // The first run's questions come before anything is recorded: a cancel or
+  // a refusal there leaves the store as it found it. Another directory's id
+  // is refused first, so onboarding never writes into its store.
+  await checkProjectPath(ctx);
+  await firstRun(io, ctx, flags);
   await recordIdentity(ctx.store.home, ctx);
   await syncStoreGuide(ctx.store.home).catch((error: unknown) => {
     printWarnings(io.stderr, [
@@ -792,7 +801,6 @@ export async function runDevelop(
       },
     ]);
   });
-  await firstRun(io, ctx, flags);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.

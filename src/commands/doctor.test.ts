@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -207,6 +207,84 @@ describe('byre doctor --prune', () => {
     expect(e.volumes.has(`byre-${moved}-state`)).toBe(true);
     expect(e.volumes.has(`byre-${GONE}-cache`)).toBe(false);
     expect(err.join('')).toContain(`project ${moved} is back`);
+  });
+
+  describe('a deleted project’s store folder (config, build log, launch records)', () => {
+    const folder = (id: string): string => path.join(home, 'projects', id);
+
+    it('is listed and removed with its objects after the same confirmation', async () => {
+      const gone = await project('deleted', false);
+      const e = new FakeEngine();
+      e.volumes.set(`byre-${gone}-state`, { 'byre.project': gone, 'byre.store': tag });
+      const asked: string[] = [];
+      const confirm = async (q: string): Promise<boolean> => {
+        asked.push(q);
+        return true;
+      };
+      await doctorCommand(io(true), { prune: true }, { pool: poolOf(e), confirm });
+      expect(asked).toEqual(['Remove these 1 object(s) and 1 store folder(s)?']);
+      expect(err.join('')).toContain(
+        `  store folder ${folder(gone)}  (project ${gone}: its directory ${path.join(root, 'deleted')} is gone)\n`,
+      );
+      expect(existsSync(folder(gone))).toBe(false);
+      expect(e.volumes.size).toBe(0);
+      expect(err.join('')).toContain(`removed store folder ${folder(gone)}`);
+    });
+
+    it('is pruned alone when no engine object is left, and a live project’s stays', async () => {
+      const gone = await project('deleted', false);
+      const live = await project('kept', true);
+      await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(new FakeEngine()) });
+      expect(existsSync(folder(gone))).toBe(false);
+      expect(existsSync(folder(live))).toBe(true);
+    });
+
+    it('stays when the answer is no', async () => {
+      const gone = await project('deleted', false);
+      await expect(
+        doctorCommand(
+          io(true),
+          { prune: true },
+          { pool: poolOf(new FakeEngine()), confirm: async () => false },
+        ),
+      ).rejects.toMatchObject({ rule: 'doctor.prune-cancelled' });
+      expect(existsSync(folder(gone))).toBe(true);
+    });
+
+    it('stays while a box of its project runs, or an engine could not be asked', async () => {
+      const { e, moved } = await planted();
+      await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(e) });
+      expect(existsSync(folder(moved))).toBe(true);
+      expect(err.join('')).toContain(
+        `kept store folder ${folder(moved)}: an object of its project`,
+      );
+
+      err = [];
+      const gone = await project('deleted', false);
+      const podman = new FakeEngine({ name: 'podman' });
+      podman.failNext(
+        'psLabels',
+        new EngineError('podman is not answering', { engine: 'podman', argv: ['ps'] }),
+      );
+      await expect(
+        doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(podman) }),
+      ).rejects.toMatchObject({ rule: 'doctor.prune-incomplete' });
+      expect(existsSync(folder(gone))).toBe(true);
+      expect(err.join('')).toContain(
+        `kept store folder ${folder(gone)}: podman could not be asked`,
+      );
+    });
+
+    it('is spared when its directory came back after the listing', async () => {
+      const gone = await project('deleted', false);
+      const confirm = async (): Promise<boolean> => {
+        mkdirSync(path.join(root, 'deleted'));
+        return true;
+      };
+      await doctorCommand(io(true), { prune: true }, { pool: poolOf(new FakeEngine()), confirm });
+      expect(existsSync(folder(gone))).toBe(true);
+      expect(err.join('')).toContain(`project ${gone} is back`);
+    });
   });
 
   it('says so when there is nothing to prune', async () => {

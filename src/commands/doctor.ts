@@ -1,15 +1,17 @@
 // `byre doctor`: check this machine (and this directory's config) for what
 // byre needs, say what was found and what byre makes of it, one line each
 // with a fix, and exit 1 when byre is not usable here. `--prune` lists the
-// byre objects whose project is gone and removes them after confirmation.
+// byre objects and store folders whose project is gone and removes them after
+// confirmation.
 // Reads only, except what --prune removes.
 
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
-import { pruneLeftovers, scanLabelledObjects } from '../box/labelled-objects.js';
+import { pruneLeftovers, scanLabelledObjects, type PruneOutcome } from '../box/labelled-objects.js';
 import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
 import { readRecordedEngine } from '../box/engine-record.js';
 import type {
@@ -43,8 +45,10 @@ import {
 import {
   classifyLeftovers,
   describeLeftover,
+  describeStoreFolder,
   staleLaunchRecords,
   type LeftoverReport,
+  type StoreFolder,
 } from '../doctor/leftovers.js';
 import { leftoverLines, renderDoctorData, renderDoctorText } from '../doctor/report.js';
 import { detectEngine } from '../engine/detect.js';
@@ -55,6 +59,7 @@ import { ByreError, EngineError, UsageError } from '../errors.js';
 import { say } from '../output/notes.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
+import { retargetWorktreeRecords } from '../project/identity-record.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, projectDeclinedRoots, userHome } from './load.js';
 
@@ -300,6 +305,13 @@ export function projectState(home: string, id: string): ProjectState {
   return { state: 'path_gone', path: recorded };
 }
 
+/** Every project folder in the store, by id (a name that is not a project id is not byre's). */
+function storeFolders(home: string): { project: string; dir: string }[] {
+  return listDir(path.join(home, 'projects'))
+    .filter(isValidProjectId)
+    .map((id) => ({ project: id, dir: projectStorePaths(home, id).dir }));
+}
+
 /** Launch record hashes on disk per project in the store. */
 function launchRecordsOnDisk(home: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
@@ -359,7 +371,12 @@ async function diagnose(
   ]);
   const recorded = readRecordedEngine(ctx.project, ctx.worktreeId);
   const base = await baseFact(loaded.base, loaded.choice, engines, recorded, io.env);
-  const leftovers = classifyLeftovers(scans, storeTag(home), (id) => projectState(home, id));
+  const leftovers = classifyLeftovers(
+    scans,
+    storeTag(home),
+    (id) => projectState(home, id),
+    storeFolders(home),
+  );
   const stale = staleLaunchRecords(scans, launchRecordsOnDisk(home));
   const clipboard = clipboardTools(io.env);
   const findings: Finding[] = [
@@ -385,6 +402,54 @@ async function diagnose(
   return { findings, leftovers };
 }
 
+interface FolderOutcome {
+  removed: StoreFolder[];
+  kept: { folder: StoreFolder; why: string }[];
+  failed: { folder: StoreFolder; message: string }[];
+}
+
+/**
+ * Removes the leftover store folders once the engine objects are dealt with.
+ * A folder stays while its project may still have a box or object byre could
+ * not remove or could not see (its launch records verify a running box), and
+ * when its directory is back since the listing. Its worktrees' records go
+ * with it, as with `byre forget`.
+ */
+async function pruneStoreFolders(
+  home: string,
+  report: LeftoverReport,
+  objects: PruneOutcome,
+): Promise<FolderOutcome> {
+  const out: FolderOutcome = { removed: [], kept: [], failed: [] };
+  const held = new Set([
+    ...report.leftovers.filter((l) => l.running).map((l) => l.project),
+    ...objects.skipped.map((s) => s.leftover.project),
+    ...objects.failed.map((f) => f.leftover.project),
+  ]);
+  const unreached = report.unreached.map((u) => u.engine);
+  for (const folder of report.folders) {
+    if (unreached.length > 0) {
+      out.kept.push({ folder, why: `${unreached.join(', ')} could not be asked` });
+    } else if (held.has(folder.project)) {
+      out.kept.push({ folder, why: 'an object of its project is still there (listed above)' });
+    } else if (projectState(home, folder.project).state !== 'path_gone') {
+      out.kept.push({ folder, why: `project ${folder.project} is back` });
+    } else {
+      try {
+        await rm(folder.dir, { recursive: true, force: true });
+        await retargetWorktreeRecords(home, folder.project, null);
+        out.removed.push(folder);
+      } catch (error) {
+        out.failed.push({
+          folder,
+          message: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  }
+  return out;
+}
+
 async function prune(
   io: Io,
   ctx: ProjectContext,
@@ -394,7 +459,12 @@ async function prune(
 ): Promise<void> {
   const home = ctx.store.home;
   const scans = await scanLabelledObjects(pool);
-  const report = classifyLeftovers(scans, storeTag(home), (id) => projectState(home, id));
+  const report = classifyLeftovers(
+    scans,
+    storeTag(home),
+    (id) => projectState(home, id),
+    storeFolders(home),
+  );
   for (const u of report.unreached) {
     say(io.stderr, `could not ask ${u.engine}: ${u.message}`);
   }
@@ -405,15 +475,22 @@ async function prune(
     );
   }
   const removable = report.leftovers.filter((l) => !l.running);
-  if (report.leftovers.length === 0) {
+  if (report.leftovers.length + report.folders.length === 0) {
     say(io.stderr, 'no leftovers to prune');
   } else {
-    say(io.stderr, 'leftovers (byre objects whose project store or directory is gone):');
+    say(
+      io.stderr,
+      'leftovers (byre objects and store folders whose project store or directory is gone):',
+    );
     for (const l of leftoverLines(report)) io.stderr.write(`${l}\n`);
   }
-  if (removable.length > 0) {
+  if (removable.length + report.folders.length > 0) {
     const confirm = deps.confirm ?? terminalConfirm(io, '--yes');
-    if (options.yes !== true && !(await confirm(`Remove these ${removable.length} object(s)?`))) {
+    const what = [
+      ...(removable.length === 0 ? [] : [`${removable.length} object(s)`]),
+      ...(report.folders.length === 0 ? [] : [`${report.folders.length} store folder(s)`]),
+    ].join(' and ');
+    if (options.yes !== true && !(await confirm(`Remove these ${what}?`))) {
       throw new ByreError('prune cancelled; nothing was removed', {
         rule: 'doctor.prune-cancelled',
       });
@@ -425,14 +502,18 @@ async function prune(
     );
     for (const l of out.removed) say(io.stderr, `removed ${describeLeftover(l)}`);
     for (const s of out.skipped) say(io.stderr, `kept ${describeLeftover(s.leftover)}: ${s.why}`);
-    if (out.failed.length > 0) {
-      throw new ByreError(
-        `could not remove ${out.failed.map((f) => `${describeLeftover(f.leftover)} (${f.message})`).join('; ')}`,
-        {
-          rule: 'doctor.prune-incomplete',
-          remedy: 'fix the cause named above, then run byre doctor --prune again',
-        },
-      );
+    const folders = await pruneStoreFolders(home, report, out);
+    for (const f of folders.removed) say(io.stderr, `removed ${describeStoreFolder(f)}`);
+    for (const k of folders.kept) say(io.stderr, `kept ${describeStoreFolder(k.folder)}: ${k.why}`);
+    const failed = [
+      ...out.failed.map((f) => `${describeLeftover(f.leftover)} (${f.message})`),
+      ...folders.failed.map((f) => `${describeStoreFolder(f.folder)} (${f.message})`),
+    ];
+    if (failed.length > 0) {
+      throw new ByreError(`could not remove ${failed.join('; ')}`, {
+        rule: 'doctor.prune-incomplete',
+        remedy: 'fix the cause named above, then run byre doctor --prune again',
+      });
     }
   }
   if (report.unreached.length > 0) {

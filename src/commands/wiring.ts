@@ -54,6 +54,7 @@ const WHAT: Readonly<Record<WiringKey, { noun: string; verb: string; kind: Wirin
 
 /** Apply `edits` to the target; a file not there yet starts from its seed comment. */
 async function write(target: ConfigTarget, edits: readonly TomlEdit[]): Promise<boolean> {
+  await target.prepare();
   const exists = readConfigForEdit(target.file).exists;
   const result = await writeConfig(
     target.file,

@@ -141,7 +141,8 @@ function helperFailure(error: unknown, what: string, proof: BoxProof | null): By
   if (error.engineExitCode === NO_GIT_EXIT) {
     return new RefusedError(`this project's image has no git, so byre cannot ${what}`, {
       rule: 'worktree.no-git',
-      remedy: 'add git to the image (apt = ["git"] in the project config), then run it again',
+      remedy:
+        'byre installs git in every image (adr/0057): rebuild it with byre rebuild, and check that no dockerfile_post line removes git',
     });
   }
   return new ByreError(`git could not ${what}:`, {

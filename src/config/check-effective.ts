@@ -3,6 +3,7 @@
 // later entry, which is the one a user would change.
 
 import type { ConfigIssue, Location } from '../errors.js';
+import type { ContainmentRefusal } from '../project/containment.js';
 import { indexKeys, type KeyIndex, type PathSegment } from './locate.js';
 import { locateFinding } from './parse.js';
 import { expandHostPath, normalizeTarget } from './grammar.js';
@@ -108,6 +109,42 @@ export function checkMountHosts(
         `mount host ${shown} does not exist, so the box cannot bind it at ${mount.target}`,
         'create it, correct host, or set disabled = true to keep the entry without the bind',
       ),
+    ];
+  });
+}
+
+/**
+ * Containment refusals (adr/0018) of the mounts and volume seeds a config
+ * declares, located at the entry's `host` or `seed` in the layer that declared
+ * it; one a skill brings is located at `file`. A refusal about the project
+ * directory itself, or a path no declaration names, is not a config matter
+ * and is left out.
+ */
+export function containmentIssues(
+  config: EffectiveConfig,
+  refusals: readonly ContainmentRefusal[],
+  locate: LayerLocator,
+  file: string,
+): ConfigIssue[] {
+  return refusals.flatMap((r) => {
+    const declared = r.path?.declared;
+    if (declared === undefined) return [];
+    const at = (from: LayerRef | undefined, path: PathIn): ConfigIssue =>
+      from === undefined
+        ? { rule: r.rule, message: r.message, location: { file }, fix: r.remedy }
+        : locate(from, path, r.rule, r.message, r.remedy);
+    if ('mount' in declared) {
+      const target = normalizeTarget(declared.mount);
+      const mount = config.mounts.find((m) => normalizeTarget(m.value.target) === target);
+      return [at(mount?.from, mountPath(declared.mount, 'host'))];
+    }
+    const volume = config.volumes.find((v) => v.value.name === declared.volume);
+    return [
+      at(volume?.from, (raw) => [
+        'volumes',
+        (raw.volumes ?? []).findIndex((v) => v.name === declared.volume),
+        'seed',
+      ]),
     ];
   });
 }

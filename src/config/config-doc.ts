@@ -44,6 +44,9 @@ files, merged lowest first:
 
 \`~/.byre\` is \`$BYRE_HOME\` when set. The project file lives in byre's store,
 never in the project tree, so the boxed agent cannot edit its own sandbox.
+\`default.config\` and a named layer may be symbolic links to a regular file
+(a dotfiles repository): byre reads through them, never writes through them,
+and keeps every box away from the file they lead to.
 \`byre status\` names the files that make up the cascade for the directory you
 are in. Change a file by hand, or with \`byre mcp|claude-skill|context
 add|remove\`, \`byre layer new\` and \`byre preset apply\`: every write byre

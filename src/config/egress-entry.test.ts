@@ -30,7 +30,7 @@ describe('parseEgressEntry', () => {
     ['-bad.example', 'not a valid host'],
     ['bad.example-', 'not a valid host'],
     ['exa mple.com', 'not a valid host'],
-    ['https://example.com', 'must be 1-65535'],
+    ['https://example.com', 'a URL was given'],
     ['010.0.0.1', 'not a valid host'],
     ['300.0.0.1', 'not a valid host'],
     ['[::1', 'malformed bracketed'],
@@ -41,6 +41,32 @@ describe('parseEgressEntry', () => {
     const parsed = parseEgressEntry(raw);
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.message).toContain(why);
+  });
+
+  it.each([
+    [
+      'http://github.com/x',
+      'write "github.com:80" (the port that URL reaches; "github.com" alone is port 443)',
+    ],
+    ['https://github.com/x', 'write "github.com"'],
+    ['HTTPS://GitHub.com', 'write "github.com"'],
+    [
+      'https://registry.example.com:8443/v2/',
+      'write "registry.example.com:8443" (the port that URL reaches; "registry.example.com" alone is port 443)',
+    ],
+    ['github.com/org/repo', 'write "github.com"'],
+    ['!https://ads.example.com/x', 'write "!ads.example.com"'],
+    ['https://[2001:db8::1]/', 'write "[2001:db8::1]"'],
+    [
+      'ssh://git@github.com:22/x',
+      'write "github.com:22" (the port that URL reaches; "github.com" alone is port 443)',
+    ],
+  ])('says %j is a URL and suggests its host', (raw, fix) => {
+    expect(parseEgressEntry(raw)).toEqual({
+      ok: false,
+      message: `egress ${JSON.stringify(raw)}: a URL was given; egress takes a host and port, not a URL`,
+      fix,
+    });
   });
 
   it('hints the bracketed, canonical spelling for a bare IPv6 address', () => {

@@ -29,11 +29,42 @@ function parseHost(text: string): string | null {
   return HOSTNAME.test(text) && !text.includes(':') ? text.toLowerCase() : null;
 }
 
+const SCHEME_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443 };
+
+/**
+ * An entry written as a URL (`https://github.com/x`) or with a path
+ * (`github.com/x`): the fix, naming its host (and port) as the egress grammar
+ * takes them; null when it is neither, or names no host to suggest.
+ */
+function urlSuggestion(body: string, closure: boolean): string | null {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(body);
+  if (scheme === null && !body.includes('/')) return null;
+  let url: URL;
+  try {
+    url = new URL(scheme === null ? `https://${body}` : body);
+  } catch {
+    return null;
+  }
+  if (url.hostname === '') return null;
+  const port =
+    url.port !== ''
+      ? Number(url.port)
+      : (SCHEME_PORTS[(scheme?.[1] ?? 'https').toLowerCase()] ?? DEFAULT_EGRESS_PORT);
+  if (!parseEgressEntry(url.hostname).ok) return null;
+  const entry = `${closure ? '!' : ''}${url.hostname}`;
+  if (port === DEFAULT_EGRESS_PORT) return `write ${JSON.stringify(entry)}`;
+  return `write ${JSON.stringify(`${entry}:${port}`)} (the port that URL reaches; ${JSON.stringify(entry)} alone is port ${DEFAULT_EGRESS_PORT})`;
+}
+
 /** Parse one egress string. Plain entries default to port 443; a portless closure closes every port. */
 export function parseEgressEntry(raw: string): EgressParse {
   const closure = raw.startsWith('!');
   const body = closure ? raw.slice(1) : raw;
   if (body === '') return refuse(raw, 'empty host', GRAMMAR_FIX);
+  const suggested = urlSuggestion(body, closure);
+  if (suggested !== null) {
+    return refuse(raw, 'a URL was given; egress takes a host and port, not a URL', suggested);
+  }
   let hostPart: string;
   let portPart: string | undefined;
   let host: string | null;

@@ -523,8 +523,9 @@ export const FILE_RULES: Readonly<Record<string, string>> = {
   'config.toml-syntax': 'the file is not TOML (or not UTF-8)',
   'config.toml-redefined': 'a key or table defined twice',
   'config.too-large': 'the file is over 1 MiB',
-  'config.symlink': 'the file is a symbolic link (config is read only in place)',
-  'config.not-file': 'the path is a directory, FIFO or device',
+  'config.symlink':
+    'a project config or template that is a symbolic link (only default.config and named layers may be links), or a link to nothing',
+  'config.not-file': 'the path (or what its link leads to) is a directory, FIFO or device',
   'config.unreadable': 'the file cannot be read',
   'config.project-id-invalid': 'the project id is not one byre derives',
 };

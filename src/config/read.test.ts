@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
@@ -11,7 +18,7 @@ import {
   projectConfigPath,
   templateConfigPath,
 } from '../project/store-layout.js';
-import { loadCascade, readLayerFile, type CascadeOptions } from './read.js';
+import { linkedConfigTargets, loadCascade, readLayerFile, type CascadeOptions } from './read.js';
 
 const PROJECT_ID = 'demo-work-0877d7';
 let home: string;
@@ -80,13 +87,73 @@ describe('readLayerFile', () => {
     expect(file?.issues).toEqual([]);
   });
 
-  // The store is outside the box, but a config file is still only read in
-  // place: a link could point it at a file the box writes.
-  it('refuses a symlinked file without reading its target', () => {
-    const real = write(join(home, 'real.config'), ['engine = "podman"']);
-    const path = join(home, 'default.config');
+  // A default.config or named layer kept in a dotfiles repository (adr/0058):
+  // followed to a regular file; containment keeps every box away from it.
+  it.each([
+    ['default', () => defaultConfigPath(home)],
+    ['layer', () => layerConfigPath(home, 'work')],
+  ] as const)('follows a %s file linked to a regular file', (kind, at) => {
+    const real = write(join(home, `dotfiles-${kind}`, 'byre.toml'), ['engine = "podman"']);
+    const path = at();
+    mkdirSync(dirname(path), { recursive: true });
     symlinkSync(real, path);
-    const file = readLayerFile(path, 'default', 'default');
+    const file = readLayerFile(path, kind, kind === 'layer' ? 'work' : 'default');
+    expect(file?.issues).toEqual([]);
+    expect(file?.value).toEqual({ engine: 'podman' });
+    expect(file?.ref.path).toBe(path);
+    expect(linkedConfigTargets(home)).toContain(realpathSync(real));
+  });
+
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path]), 'a FIFO'],
+    ['a directory', (path: string) => mkdirSync(path), 'a directory'],
+    ['a device', null, 'a device'],
+  ])(
+    'refuses a default.config linked to %s, naming it, without waiting on it',
+    (_what, make, said) => {
+      const target = make === null ? '/dev/zero' : join(home, 'dotfiles-odd', 'target');
+      if (make !== null) {
+        mkdirSync(dirname(target), { recursive: true });
+        make(target);
+      }
+      const path = defaultConfigPath(home);
+      mkdirSync(dirname(path), { recursive: true });
+      symlinkSync(target, path);
+      const file = readLayerFile(path, 'default', 'default');
+      expect(file?.value).toBeNull();
+      expect(file?.issues).toEqual([
+        expect.objectContaining({
+          rule: 'config.not-file',
+          message: `${path} links to ${realpathSync(target)}, ${said}, not a regular file`,
+          location: { file: path },
+        }),
+      ]);
+    },
+  );
+
+  it('refuses a layer linked to nothing', () => {
+    const path = layerConfigPath(home, 'gone');
+    mkdirSync(dirname(path), { recursive: true });
+    symlinkSync('/nonexistent/byre.toml', path);
+    expect(readLayerFile(path, 'layer', 'gone')?.issues).toEqual([
+      expect.objectContaining({
+        rule: 'config.symlink',
+        message: `${path} is a symbolic link to /nonexistent/byre.toml, which does not exist`,
+      }),
+    ]);
+  });
+
+  // A project's config and a template are read only in place: nothing but
+  // the user's own files may be links.
+  it.each([
+    ['project', () => projectConfigPath(home, PROJECT_ID)],
+    ['template', () => templateConfigPath(home, 'mine')],
+  ] as const)('refuses a %s file that is a link, without reading its target', (kind, at) => {
+    const real = write(join(home, 'real.config'), ['engine = "podman"']);
+    const path = at();
+    mkdirSync(dirname(path), { recursive: true });
+    symlinkSync(real, path);
+    const file = readLayerFile(path, kind, kind === 'project' ? 'project' : 'mine');
     expect(file?.value).toBeNull();
     expect(file?.issues).toEqual([
       expect.objectContaining({ rule: 'config.symlink', location: { file: path } }),
@@ -96,7 +163,7 @@ describe('readLayerFile', () => {
   it.each([
     ['a FIFO', 'config.not-file', (path: string) => execFileSync('mkfifo', [path])],
     ['a directory', 'config.not-file', (path: string) => mkdirSync(path)],
-    ['a link to a device', 'config.symlink', (path: string) => symlinkSync('/dev/zero', path)],
+    ['a link to a device', 'config.not-file', (path: string) => symlinkSync('/dev/zero', path)],
   ])('refuses %s without waiting on it', (_what, rule, make) => {
     const path = join(home, 'layers', 'x', 'layer.config');
     mkdirSync(dirname(path), { recursive: true });

@@ -2,7 +2,7 @@
 // the extends chain, and hands validated layers to the pure merge. Reads
 // only; it never creates, fixes or migrates a file.
 
-import { statSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
@@ -10,6 +10,7 @@ import {
   defaultConfigPath,
   layerConfigPath,
   projectConfigPath,
+  storePaths,
   templateConfigPath,
 } from '../project/store-layout.js';
 import { AS_WRITTEN, canonicalLayer, type PackageCanon } from './canonical.js';
@@ -47,19 +48,50 @@ function refused(ref: LayerRef, problem: ConfigIssue): LayerFile {
 /** A config-family file's text, or why it was not read. */
 export type ConfigText =
   | { kind: 'missing' }
-  | { kind: 'not-regular'; what: NotRegular }
+  /** `linkTo`: the file is a link that was followed to this (a link to nothing: `what` symlink). */
+  | { kind: 'not-regular'; what: NotRegular; linkTo?: string }
   | { kind: 'too-large'; size: number }
   | { kind: 'not-utf8' }
   | { kind: 'ok'; text: string; mode: number };
 
 /**
- * Reads a config-family file (store byre.config, default, layers, templates)
- * through the shared no-follow reader: a symlink, FIFO, directory or device
- * is refused without being read or waited on. The loader and the writer
- * (write.ts) both read here.
+ * Where a symbolic link at `path` leads, canonical: null when `path` is not a
+ * link (or not there), `{ dangling }` when it leads nowhere.
  */
-export function readConfigText(path: string): ConfigText {
-  const read = readRegularFile(path, MAX_CONFIG_BYTES);
+function followLink(path: string): { target: string } | { dangling: string } | null {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return null;
+  } catch {
+    return null;
+  }
+  try {
+    return { target: realpathSync(path) };
+  } catch {
+    let said = '?';
+    try {
+      said = readlinkSync(path);
+    } catch {
+      // Gone since the lstat: named by what is known.
+    }
+    return { dangling: said };
+  }
+}
+
+/**
+ * Reads a config-family file (store byre.config, default, layers, templates)
+ * through the shared no-follow reader: a FIFO, directory or device is refused
+ * without being read or waited on. A symbolic link is refused too, unless
+ * `follow`: then a link to a regular file is read as that file (a dotfiles
+ * arrangement; adr/0058), and a link to anything else is refused the same way,
+ * naming where it leads. The loader and the writer (write.ts) both read here.
+ */
+export function readConfigText(path: string, follow = false): ConfigText {
+  const link = follow ? followLink(path) : null;
+  if (link !== null && 'dangling' in link) {
+    return { kind: 'not-regular', what: 'symlink', linkTo: link.dangling };
+  }
+  const read = readRegularFile(link === null ? path : link.target, MAX_CONFIG_BYTES);
+  if (read.kind === 'not-regular' && link !== null) return { ...read, linkTo: link.target };
   if (read.kind !== 'ok') return read;
   try {
     return {
@@ -72,6 +104,30 @@ export function readConfigText(path: string): ConfigText {
   }
 }
 
+/** The kinds of config file a link may stand for: the user's own, never a project's or a package's. */
+export function followsLinks(kind: LayerKind): boolean {
+  return kind === 'default' || kind === 'layer';
+}
+
+/**
+ * The canonical files the store's followed config links lead to (default.config
+ * and each named layer): byre's own files as much as the store itself, so
+ * containment keeps every box away from them (adr/0058).
+ */
+export function linkedConfigTargets(home: string): string[] {
+  let layers: string[] = [];
+  try {
+    layers = readdirSync(storePaths(home).layers);
+  } catch {
+    // No layers directory: no layer links.
+  }
+  const files = [defaultConfigPath(home), ...layers.map((n) => layerConfigPath(home, n))];
+  return files.flatMap((f) => {
+    const link = followLink(f);
+    return link !== null && 'target' in link ? [link.target] : [];
+  });
+}
+
 /** A config file present but refused before it was parsed. */
 export type ConfigTextRefusal = Exclude<ConfigText, { kind: 'ok' } | { kind: 'missing' }>;
 
@@ -79,11 +135,26 @@ export type ConfigTextRefusal = Exclude<ConfigText, { kind: 'ok' } | { kind: 'mi
 export function configTextIssue(path: string, read: ConfigTextRefusal): ConfigIssue {
   switch (read.kind) {
     case 'not-regular':
+      if (read.linkTo !== undefined) {
+        return read.what === 'symlink'
+          ? issue(
+              'config.symlink',
+              path,
+              `${path} is a symbolic link to ${read.linkTo}, which does not exist`,
+              'point the link at a config file, or remove it',
+            )
+          : issue(
+              'config.not-file',
+              path,
+              `${path} links to ${read.linkTo}, ${describeNotRegular(read.what)}, not a regular file`,
+              'point the link at a config file',
+            );
+      }
       return read.what === 'symlink'
         ? issue(
             'config.symlink',
             path,
-            `${path} is a symbolic link; byre reads config files only in place`,
+            `${path} is a symbolic link; byre reads this file only in place (default.config and named layers may be links)`,
             'replace the link with the file it points to',
           )
         : issue(
@@ -124,7 +195,7 @@ export function readLayerFile(path: string, kind: LayerKind, name: string): Laye
   const ref: LayerRef = { kind, name, path };
   let read: ConfigText;
   try {
-    read = readConfigText(path);
+    read = readConfigText(path, followsLinks(kind));
   } catch (error) {
     return refused(
       ref,

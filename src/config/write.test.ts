@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  realpathSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -163,7 +164,12 @@ describe('writeConfig', () => {
     symlinkSync(target, file.path);
     const error = await caught(writeConfig(file, addPort));
     expect(error).toBeInstanceOf(ByreError);
-    expect(error).toMatchObject({ rule: 'config.write-symlink', location: { file: file.path } });
+    expect(error).toMatchObject({
+      rule: 'config.write-symlink',
+      location: { file: file.path },
+      // byre reads a linked default.config or layer, but never writes through a link.
+      remedy: `edit ${realpathSync(target)} by hand, or replace the link with that file`,
+    });
     expect(lstatSync(file.path).isSymbolicLink()).toBe(true);
     expect(readFileSync(target, 'utf8')).toBe(CONFIG);
   });

@@ -3,6 +3,7 @@
 // loader for that layer kind, and publish it atomically with the file's mode.
 // Any refusal leaves the old bytes in place; nothing else in byre writes config.
 
+import { realpathSync } from 'node:fs';
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -82,11 +83,19 @@ export function readConfigForEdit(file: ConfigFile): CurrentConfig {
       return { text: read.text, exists: true, mode: read.mode };
     case 'not-regular':
       if (read.what === 'symlink') {
+        // byre reads a linked default.config or layer (adr/0058) but never
+        // writes through a link: the file it leads to is the user's to edit.
+        let target = 'the file it points to';
+        try {
+          target = realpathSync(file.path);
+        } catch {
+          // A link to nothing: named generically.
+        }
         return refuse(
           file,
           'config.write-symlink',
-          `${file.path} is a symbolic link; byre writes config files only in place`,
-          'replace the link with the file it points to, or edit that file by hand',
+          `${file.path} is a symbolic link; byre writes config files only in place, never through a link`,
+          `edit ${target} by hand, or replace the link with that file`,
         );
       }
       return refuse(

@@ -39,6 +39,13 @@ export const doctorDataSchema = z
         running: z.boolean(),
       }),
     ),
+    store_folders: z.array(
+      z.object({
+        project: text,
+        path: text.describe('the project folder in the store: config, build log, launch records'),
+        recorded_path: text.describe('the project directory the store recorded, now gone'),
+      }),
+    ),
     left_alone: z.object({
       other_store: z.number().int().describe('byre objects of another store (user or BYRE_HOME)'),
       unattributed: z.number().int().describe('byre objects without a store label'),

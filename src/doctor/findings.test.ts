@@ -293,7 +293,7 @@ describe('the rest', () => {
   });
 
   it('leftovers', () => {
-    const none = { leftovers: [], otherStore: 2, unattributed: 1, unreached: [] };
+    const none = { leftovers: [], folders: [], otherStore: 2, unattributed: 1, unreached: [] };
     expect(leftoverFinding(none)).toMatchObject({
       verdict: 'ok',
       found: expect.stringContaining('2 of another byre store'),
@@ -318,6 +318,18 @@ describe('the rest', () => {
       found: expect.stringContaining('1 running: stop those first'),
       fix: expect.stringContaining('byre doctor --prune'),
     });
+    // A store folder alone is a leftover too: doctor never says none while one is there.
+    const folder = {
+      ...none,
+      folders: [{ project: 'x-1a2b3c', dir: '/s/projects/x-1a2b3c', recordedPath: '/gone' }],
+    };
+    expect(leftoverFinding(folder)).toMatchObject({
+      verdict: 'warn',
+      found: expect.stringMatching(
+        /^1 project store folder\(s\) whose directory is gone; left alone/,
+      ),
+      fix: expect.stringContaining('byre doctor --prune'),
+    });
   });
 
   it('config', () => {
@@ -332,7 +344,13 @@ describe('the rest', () => {
     expect(
       isUsable([
         configFinding(null),
-        leftoverFinding({ leftovers: [], otherStore: 0, unattributed: 0, unreached: [] }),
+        leftoverFinding({
+          leftovers: [],
+          folders: [],
+          otherStore: 0,
+          unattributed: 0,
+          unreached: [],
+        }),
       ]),
     ).toBe(true);
     expect(isUsable([configFinding({ message: 'x', fix: null })])).toBe(false);

@@ -468,14 +468,26 @@ export function leftoverFinding(r: LeftoverReport): Finding {
     alone.push(`could not ask ${r.unreached.map((u) => u.engine).join(', ')}`);
   const tail = alone.length === 0 ? '' : `; left alone: ${alone.join('; ')}`;
   const running = r.leftovers.filter((l) => l.running).length;
-  if (r.leftovers.length === 0) return line('leftovers', 'leftovers', 'ok', `none${tail}`);
+  if (r.leftovers.length === 0 && r.folders.length === 0) {
+    return line('leftovers', 'leftovers', 'ok', `none${tail}`);
+  }
   const runningText = running === 0 ? '' : ` (${running} running: stop those first)`;
+  const found = [
+    ...(r.leftovers.length === 0
+      ? []
+      : [
+          `${r.leftovers.length} byre object(s) whose project store or directory is gone${runningText}`,
+        ]),
+    ...(r.folders.length === 0
+      ? []
+      : [`${r.folders.length} project store folder(s) whose directory is gone`]),
+  ];
   return line(
     'leftovers',
     'leftovers',
     'warn',
-    `${r.leftovers.length} byre object(s) whose project store or directory is gone${runningText}${tail}`,
-    'byre doctor --prune lists and removes them (a moved project keeps its volumes with `byre rehome <old-id>` instead)',
+    `${found.join('; ')}${tail}`,
+    'byre doctor --prune lists and removes them (a moved project keeps its config and volumes with `byre rehome <old-id>` instead)',
   );
 }
 

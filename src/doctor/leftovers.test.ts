@@ -125,6 +125,17 @@ describe('classifyLeftovers', () => {
     expect(r.unreached).toEqual([{ engine: 'podman', message: 'down' }]);
   });
 
+  it('lists a store folder whose recorded directory is gone, never one present or unrecorded', () => {
+    const folders = [GONE, MOVED, LIVE].map((project) => ({
+      project,
+      dir: `/s/projects/${project}`,
+    }));
+    const r = classifyLeftovers([], OURS, stateOf, folders);
+    expect(r.folders).toEqual([
+      { project: MOVED, dir: `/s/projects/${MOVED}`, recordedPath: '/old/moved' },
+    ]);
+  });
+
   it('asks the store about each project once', () => {
     let asked = 0;
     const objects = [obj('volume', 'a', ours(GONE)), obj('volume', 'b', ours(GONE))];

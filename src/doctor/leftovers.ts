@@ -1,7 +1,8 @@
 // Which byre-labelled engine objects are leftovers: labelled with this store
 // and with a project whose store directory, or whose recorded directory, is
 // gone. Objects of another store, objects without byre's store label and
-// anything not shaped like byre's are never leftovers (adr/0015). Pure.
+// anything not shaped like byre's are never leftovers (adr/0015). A project's
+// store folder whose recorded directory is gone is one too. Pure.
 
 import { LABEL } from '../engine/names.js';
 import type { EngineName } from '../engine/types.js';
@@ -22,8 +23,18 @@ export interface Leftover {
   running: boolean;
 }
 
+/** A project's folder in the store (config, build log, launch records) whose directory is gone. */
+export interface StoreFolder {
+  project: string;
+  /** The folder: ~/.byre/projects/<id>. */
+  dir: string;
+  /** The directory the store recorded for the project. */
+  recordedPath: string;
+}
+
 export interface LeftoverReport {
   leftovers: Leftover[];
+  folders: StoreFolder[];
   /** Labelled by another byre store (another user, another BYRE_HOME): left alone. */
   otherStore: number;
   /** byre-labelled but without a store label (made by an older byre): left alone. */
@@ -33,12 +44,24 @@ export interface LeftoverReport {
 
 const KIND_ORDER = { container: 0, volume: 1, image: 2 } as const;
 
+/**
+ * `storeFolders`: every project folder in this store, by id. One whose
+ * recorded directory is gone is a leftover; one without a record proves
+ * nothing gone and stays.
+ */
 export function classifyLeftovers(
   scans: readonly EngineScan[],
   storeTag: string,
   projectState: (id: string) => ProjectState,
+  storeFolders: readonly { project: string; dir: string }[] = [],
 ): LeftoverReport {
-  const report: LeftoverReport = { leftovers: [], otherStore: 0, unattributed: 0, unreached: [] };
+  const report: LeftoverReport = {
+    leftovers: [],
+    folders: [],
+    otherStore: 0,
+    unattributed: 0,
+    unreached: [],
+  };
   const states = new Map<string, ProjectState>();
   const stateOf = (id: string): ProjectState => {
     let s = states.get(id);
@@ -78,6 +101,11 @@ export function classifyLeftovers(
       });
     }
   }
+  for (const f of storeFolders) {
+    const state = stateOf(f.project);
+    if (state.state === 'path_gone') report.folders.push({ ...f, recordedPath: state.path });
+  }
+  report.folders.sort((a, b) => cmp(a.project, b.project));
   report.leftovers.sort(
     (a, b) =>
       KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
@@ -103,6 +131,16 @@ export function describeLeftover(l: Leftover): string {
           : `${l.id.replace(/^sha256:/, '').slice(0, 12)} (untagged)`
         : l.id;
   return `${l.engine} ${l.kind} ${what}`;
+}
+
+/** How a store folder reads in a list, beside the objects. */
+export function describeStoreFolder(f: StoreFolder): string {
+  return `store folder ${f.dir}`;
+}
+
+/** Why a store folder is a leftover, in words. */
+export function storeFolderReason(f: StoreFolder): string {
+  return `project ${f.project}: its directory ${f.recordedPath} is gone`;
 }
 
 /** Why it is a leftover, in words. */

@@ -38,6 +38,9 @@ const report: DoctorReport = {
         running: false,
       },
     ],
+    folders: [
+      { project: 'old-y-222222', dir: '/s/projects/old-y-222222', recordedPath: '/old\u001b[2J' },
+    ],
     otherStore: 1,
     unattributed: 0,
     unreached: [],
@@ -64,6 +67,9 @@ describe('byre doctor --data', () => {
       reason: 'path_gone',
       recorded_path: '/old',
     });
+    expect(data.store_folders).toEqual([
+      { project: 'old-y-222222', path: '/s/projects/old-y-222222', recorded_path: '/old\u001b[2J' },
+    ]);
     expect(data.checks.map((c) => c.id)).toEqual(['host.user', 'tool.git']);
   });
 
@@ -81,6 +87,9 @@ describe('byre doctor (text)', () => {
       'warn  git        odd\\x1b[31mname\n                 fix: install git\n',
     );
     expect(text).toContain('byre-old-x-111111-\\x1b]0;pwned\\x07');
+    expect(text).toContain(
+      '  store folder /s/projects/old-y-222222  (project old-y-222222: its directory /old\\x1b[2J is gone)\n',
+    );
     expect(text).not.toMatch(/\u001b/);
     expect(text.trimEnd().split('\n').pop()).toBe('byre is usable here (1 warning).');
   });

@@ -8,7 +8,13 @@ import { z } from 'zod';
 import { escapeTerminal } from '../output/escape.js';
 import { DOCTOR_DATA_VERSION, doctorDataSchema, type DoctorData } from './data-schema.js';
 import { isUsable, type Finding, type Verdict } from './findings.js';
-import { describeLeftover, leftoverReason, type LeftoverReport } from './leftovers.js';
+import {
+  describeLeftover,
+  describeStoreFolder,
+  leftoverReason,
+  storeFolderReason,
+  type LeftoverReport,
+} from './leftovers.js';
 
 export interface DoctorReport {
   workdir: string;
@@ -33,6 +39,11 @@ function doctorData(r: DoctorReport): DoctorData {
       reason: l.reason,
       recorded_path: l.recordedPath,
       running: l.running,
+    })),
+    store_folders: r.leftovers.folders.map((f) => ({
+      project: f.project,
+      path: f.dir,
+      recorded_path: f.recordedPath,
     })),
     left_alone: { other_store: r.leftovers.otherStore, unattributed: r.leftovers.unattributed },
     unreached: r.leftovers.unreached.map((u) => ({ ...u })),
@@ -64,7 +75,7 @@ export function renderDoctorText(r: DoctorReport): string {
     out.push(`${MARK[f.verdict].padEnd(6)}${f.subject.padEnd(width)}  ${escapeTerminal(f.found)}`);
     if (f.fix !== null) out.push(`${indent}fix: ${escapeTerminal(f.fix)}`);
   }
-  if (r.leftovers.leftovers.length > 0) {
+  if (r.leftovers.leftovers.length + r.leftovers.folders.length > 0) {
     out.push('', 'leftovers:');
     out.push(...leftoverLines(r.leftovers));
   }
@@ -79,10 +90,16 @@ export function renderDoctorText(r: DoctorReport): string {
   return `${out.join('\n')}\n`;
 }
 
-/** One indented line per leftover: what it is, and why it is one. */
+/** One indented line per leftover (objects, then store folders): what it is, and why it is one. */
 export function leftoverLines(r: LeftoverReport): string[] {
-  return r.leftovers.map(
-    (l) =>
-      `  ${escapeTerminal(describeLeftover(l))}  (${escapeTerminal(leftoverReason(l))}${l.running ? '; running, left alone' : ''})`,
-  );
+  return [
+    ...r.leftovers.map(
+      (l) =>
+        `  ${escapeTerminal(describeLeftover(l))}  (${escapeTerminal(leftoverReason(l))}${l.running ? '; running, left alone' : ''})`,
+    ),
+    ...r.folders.map(
+      (f) =>
+        `  ${escapeTerminal(describeStoreFolder(f))}  (${escapeTerminal(storeFolderReason(f))})`,
+    ),
+  ];
 }

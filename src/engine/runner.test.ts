@@ -134,7 +134,8 @@ exec ${SLEEP} 30
       }
       expect(process.listenerCount('SIGINT')).toBe(listening + 1);
       writeFileSync(path.join(root, 'go'), '');
-      expect(await caught).toMatchObject({ rule: 'build.interrupted' });
+      // Exit 130, as a shell reports a command Ctrl-C ended: a cancel, not a failure.
+      expect(await caught).toMatchObject({ rule: 'build.interrupted', exitCode: 130 });
       expect(process.listenerCount('SIGINT')).toBe(listening);
       const removed = calls().filter((c) => c[0] === 'image' && c[1] === 'rm');
       expect(removed).toEqual([

@@ -48,7 +48,11 @@ import {
   stepContainers,
 } from './build-output.js';
 import { classifyEngineFailure, isNotFound, onlyNotFound, tail } from './classify.js';
-import { ByreError } from '../errors.js';
+import { InterruptedError } from '../errors.js';
+import { signalNumber } from './signals.js';
+
+/** SIGINT's number, should the platform's table lack the signal byre forwarded. */
+const SIGINT_NUMBER = 2;
 import type {
   BuildIo,
   Engine,
@@ -194,8 +198,9 @@ class CliEngine implements Engine {
       for (const signal of signals) process.off(signal, forward);
     }
     if (interrupted !== null) {
-      throw new ByreError(
+      throw new InterruptedError(
         `the build was interrupted (${interrupted})${leftovers.length === 0 ? '' : `; could not remove ${leftovers.join(', ')}`}`,
+        signalNumber(interrupted) ?? SIGINT_NUMBER,
         {
           rule: 'build.interrupted',
           ...(leftovers.length === 0

@@ -93,10 +93,14 @@ const MARKER = {
 // The dev user is written straight into the account files rather than through
 // useradd: bases differ in which tools they ship, and a base that already has a
 // `dev` user (or a user at the host UID) must still end up with exactly ours.
+// git is chassis, not config (adr/0057): every coding agent needs it, and
+// `byre worktree` registers worktrees with the image's own git. The apt line
+// comes before the ARGs: a RUN after an ARG misses the layer cache whenever
+// the build-arg differs, and this one does not use the ids.
 const CORE_BLOCK: readonly string[] = [
+  'RUN apt-get update && apt-get install -y --no-install-recommends gosu git && rm -rf /var/lib/apt/lists/*',
   'ARG BYRE_UID=1000',
   'ARG BYRE_GID=1000',
-  'RUN apt-get update && apt-get install -y --no-install-recommends gosu && rm -rf /var/lib/apt/lists/*',
   'RUN set -e; \\',
   '    if [ ! -e /etc/shadow ]; then touch /etc/shadow && chmod 0640 /etc/shadow; fi; \\',
   '    for f in /etc/passwd /etc/group /etc/gshadow /etc/shadow; do \\',

@@ -23,7 +23,7 @@ export async function canonicalPath(p: string): Promise<string> {
  * first run, a mount source the engine would create): the deepest existing
  * ancestor is resolved and the rest appended as written.
  */
-export async function canonicalPathLoose(p: string): Promise<string> {
+export function canonicalPathLoose(p: string): string {
   const abs = path.resolve(p);
   const tail: string[] = [];
   let head = abs;

@@ -96,3 +96,71 @@ describe('containmentRefusals', () => {
     expect(r?.remedy).toMatch(/^remove or narrow that mount, .*BYRE_HOME/);
   });
 });
+
+describe('a config file the store links to is guarded as the store is (adr/0058)', () => {
+  const linked: GuardedPaths = {
+    ...guarded,
+    configLinks: ['/home/ada/dotfiles/byre/default.config'],
+  };
+  it.each([
+    ['the dotfiles project itself', workspace('/home/ada/dotfiles'), ['containment.store']],
+    ['a ro mount of the file', mount('/home/ada/dotfiles/byre', 'ro'), ['containment.store']],
+    ['a rw mount of its directory', mount('/home/ada/dotfiles', 'rw'), ['containment.store']],
+    ['another project', workspace('/home/ada/src/app'), []],
+    ['a sibling of the file', mount('/home/ada/dotfiles/vim', 'rw'), []],
+  ])('%s', (_what, p, rules) => {
+    expect(containmentRefusals([p], linked).map((r) => r.rule)).toEqual(rules);
+  });
+
+  it('names the file the store links to', () => {
+    const [r] = containmentRefusals([workspace('/home/ada/dotfiles')], linked);
+    expect(r?.message).toBe(
+      "the project directory /home/ada/dotfiles reaches /home/ada/dotfiles/byre/default.config, a config file byre's store links to; the box could rewrite the consent documents that decide its own grants",
+    );
+  });
+});
+
+describe('a remedy never names a place the same rule refuses', () => {
+  /** Every place a remedy suggests, `(e.g. ~/x)`, with `~` expanded against the home directory. */
+  const placesIn = (remedy: string): string[] =>
+    [...remedy.matchAll(/\(e\.g\. ([~/][^)\s]*)\)/g)].map((m) =>
+      (m[1] ?? '').replace(/^~/, guarded.home),
+    );
+
+  it.each([
+    workspace('/home/ada'),
+    workspace('/home/ada/.local'),
+    workspace('/home/ada/.local/bin'),
+    workspace('/home'),
+    workspace('/'),
+    workspace('/usr'),
+    workspace('/opt/byre'),
+    mount('/home/ada', 'rw'),
+    mount('/home/ada/.local', 'rw'),
+    mount('/', 'rw'),
+  ])('$label', (p) => {
+    const everywhere = {
+      ...guarded,
+      executables: [...guarded.executables, '/usr/local/bin/byre'],
+    };
+    const refusals = containmentRefusals([p], everywhere);
+    expect(refusals).not.toEqual([]);
+    for (const r of refusals) {
+      for (const place of placesIn(r.remedy)) {
+        expect(isAncestorOrSelf(p.host, place), `${r.rule}: ${r.remedy}`).toBe(false);
+      }
+    }
+  });
+
+  it.each([
+    ['/home/ada/.local', /\(e\.g\. \/usr\/local\/bin\)/],
+    ['/home/ada/src/tools', /\(e\.g\. ~\/\.local\/bin\)/],
+    ['/', /^install byre outside this directory, or run byre/],
+  ])('a project directory %s is told %s', (host, remedy) => {
+    const exe = { ...guarded, executables: [`${host}/bin/byre`.replace('//', '/')] };
+    const r = containmentRefusals([workspace(host)], exe).find(
+      (x) => x.rule === 'containment.executable',
+    );
+    expect(r?.remedy).toMatch(remedy);
+  });
+});

@@ -12,6 +12,12 @@ export interface GuardedPaths {
   home: string;
   /** The store (BYRE_HOME, default ~/.byre). */
   store: string;
+  /**
+   * Where the store's linked config files lead (a default.config or layer
+   * kept in a dotfiles repository, adr/0058): the consent documents as much
+   * as the store itself.
+   */
+  configLinks?: readonly string[];
   /** The running byre executable, and the path it was reached by when that differs. */
   executables: readonly string[];
   /**
@@ -31,12 +37,16 @@ export interface BoxPath {
   kind: 'workspace' | 'mount' | 'seed';
   /** How messages name it: "the project directory /p", "the mount ~/x -> /data" … */
   label: string;
+  /** The declaration it comes from, so an editor can locate the refusal at its key. */
+  declared?: { mount: string } | { volume: string };
 }
 
 export interface ContainmentRefusal {
   rule: string;
   message: string;
   remedy: string;
+  /** The path refused (absent for a refusal that is not about one). */
+  path?: BoxPath;
 }
 
 /** `a` is `b` or one of its ancestors. Pure, on canonical absolute paths. */
@@ -79,6 +89,36 @@ function storeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
   ];
 }
 
+/**
+ * Where to suggest installing byre instead: the first usual place outside
+ * `host`, so the remedy never names a place the same rule refuses (a project
+ * directory of `~` or `~/.local` holds `~/.local/bin`).
+ */
+function installPlace(host: string, home: string): string {
+  const places: [string, string][] = [
+    [path.join(home, '.local', 'bin'), '~/.local/bin'],
+    ['/usr/local/bin', '/usr/local/bin'],
+  ];
+  const outside = places.find(([place]) => !isAncestorOrSelf(host, place));
+  return outside === undefined
+    ? 'install byre outside this directory'
+    : `install byre outside this directory (e.g. ${outside[1]})`;
+}
+
+function configLinkRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
+  const target = (guarded.configLinks ?? []).find(
+    (t) => isAncestorOrSelf(p.host, t) || isAncestorOrSelf(t, p.host),
+  );
+  if (target === undefined) return [];
+  return [
+    {
+      rule: 'containment.store',
+      message: `${p.label} reaches ${target}, a config file byre's store links to; the box could ${p.mode === 'rw' ? 'rewrite' : 'read'} the consent documents that decide its own grants`,
+      remedy: `${REMEDY_FOR[p.kind]}, or keep that config file where no box reaches (replace the link in the store with the file)`,
+    },
+  ];
+}
+
 function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[] {
   if (p.mode !== 'rw') return [];
   const exe = guarded.executables.find((e) => isAncestorOrSelf(p.host, e));
@@ -89,7 +129,7 @@ function executableRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusa
       message: `${p.label} contains the byre executable ${exe} read-write; the box could replace the byre you run next`,
       remedy:
         p.kind === 'workspace'
-          ? 'install byre outside the project (e.g. ~/.local/bin), or run byre from another directory'
+          ? `${installPlace(p.host, guarded.home)}, or run byre from another directory`
           : 'make that mount read-only, narrow it, or install byre elsewhere',
     },
   ];
@@ -115,18 +155,21 @@ function runtimeRefusal(p: BoxPath, guarded: GuardedPaths): ContainmentRefusal[]
 
 /**
  * Every reason the box would reach byre's own files: a workspace that is
- * (or holds) the home directory, any path overlapping the store (read-write
- * or read-only), a writable path holding the executable or overlapping the
- * runtime directory. Empty when none.
+ * (or holds) the home directory, any path overlapping the store or a config
+ * file it links to (read-write or read-only), a writable path holding the
+ * executable or overlapping the runtime directory. Empty when none.
  */
 export function containmentRefusals(
   paths: readonly BoxPath[],
   guarded: GuardedPaths,
 ): ContainmentRefusal[] {
-  return paths.flatMap((p) => [
-    ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
-    ...storeRefusal(p, guarded),
-    ...executableRefusal(p, guarded),
-    ...runtimeRefusal(p, guarded),
-  ]);
+  return paths.flatMap((p) =>
+    [
+      ...(p.kind === 'workspace' ? workspaceRefusals(p, guarded) : []),
+      ...storeRefusal(p, guarded),
+      ...configLinkRefusal(p, guarded),
+      ...executableRefusal(p, guarded),
+      ...runtimeRefusal(p, guarded),
+    ].map((r) => ({ ...r, path: p })),
+  );
 }

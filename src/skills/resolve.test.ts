@@ -69,6 +69,36 @@ describe('resolveEnabledSkills', () => {
     expect(error.remedy).toMatch(/known skills: byre\/claude, byre\/firewall/);
   });
 
+  it.each([
+    ['firewal', 'firewall'],
+    ['byre/firewal', 'byre/firewall'],
+    ['Claud', 'claude'],
+    ['clade', 'claude'],
+    ['fierwall', 'firewall'],
+    ['byre/cluade', 'byre/claude'],
+    ['me/tool', null],
+    ['docker', null],
+  ])('an unknown skill %j gets a did-you-mean (%s) as unknown keys do', (reference, typo) => {
+    const error = failure(() =>
+      resolveEnabledSkills(fakeConfig({ skills: [sourced(reference)] }), CATALOG),
+    );
+    expect(error.rule).toBe('skills.not-found');
+    if (typo === null) {
+      expect(error.message).toBe(`skill "${reference}" is not available`);
+      expect(error.remedy).toMatch(/^known skills: /);
+    } else {
+      expect(error.message).toBe(`skill "${reference}" is not available — did you mean ${typo}?`);
+      expect(error.remedy).toMatch(new RegExp(`^write "${typo}", or known skills: `));
+    }
+  });
+
+  it('an unknown agent gets one too', () => {
+    const error = failure(() =>
+      resolveEnabledSkills(fakeConfig({ agent: sourced('claud') }), CATALOG),
+    );
+    expect(error.message).toBe('skill "claud" is not available — did you mean claude?');
+  });
+
   it('prints the [sources] hint as an install command, naming the layer that hinted it', () => {
     const config = fakeConfig({
       skills: [sourced('me/tool')],

@@ -6,6 +6,7 @@ import { RETIRED_BUNDLED, type RetiredBundled } from '../config/grammar.js';
 import type { PathSegment } from '../config/locate.js';
 import type { RawLayer } from '../config/schema.js';
 import { findHint, installHint, tombstoneInstall } from '../config/source-hint.js';
+import { nearestName } from '../config/suggest.js';
 import type { ValueLocation } from '../config/check-effective.js';
 import type { EffectiveConfig, Sourced } from '../config/types.js';
 import { ConfigError, type Location } from '../errors.js';
@@ -88,14 +89,30 @@ function notFound(
     );
   }
   const known = catalog.ids();
+  const typo = misspeltSkill(reference, known);
   return located(
     'skills.not-found',
-    `skill "${reference}" is not available`,
+    typo === null
+      ? `skill "${reference}" is not available`
+      : `skill "${reference}" is not available — did you mean ${typo}?`,
     location,
     known.length === 0
       ? 'no skills are installed or bundled in this byre yet; remove the entry'
-      : `known skills: ${known.join(', ')}; fix the name, install it, or remove the entry`,
+      : `${typo === null ? '' : `write "${typo}", or `}known skills: ${known.join(', ')}; fix the name, install it, or remove the entry`,
   );
+}
+
+/**
+ * The known skill `reference` is a typo of, spelt as the user spells it (a
+ * bundled skill bare when written bare), as unknown keys get one; null when
+ * none is close.
+ */
+export function misspeltSkill(reference: string, ids: readonly string[]): string | null {
+  const bare = !reference.includes('/');
+  const spelt = ids.map((id) =>
+    bare && id.startsWith(BUNDLED_PREFIX) ? id.slice(BUNDLED_PREFIX.length) : id,
+  );
+  return nearestName(reference, spelt);
 }
 
 /** The position of `value` in a layer's `skills` (the last one: a later entry is the one that counts). */

@@ -28,6 +28,11 @@ export interface FoundBox extends BoxSummary {
 export interface Discovery {
   /** Usable boxes, sorted by engine, project, id. */
   boxes: FoundBox[];
+  /**
+   * Boxes of another uid left out without --skip-uid-check: the cascade
+   * mentions them only where they would have changed its choice.
+   */
+  hidden: FoundBox[];
   /** Some engine failed in a way that is not "not running": no auto-pick. */
   partial: boolean;
   /** Things worth a line on stderr (unreachable engines, hidden boxes). */
@@ -117,7 +122,7 @@ export async function discoverBoxes(
     return [...labelled.map((r) => ({ ...r, env: {} })), ...inspected.filter((f) => f.running)];
   });
   const boxes: FoundBox[] = [];
-  let hidden = 0;
+  const hidden: FoundBox[] = [];
   for (const a of answers) {
     if (a.state === 'unreachable' || a.state === 'denied') {
       notes.push(
@@ -138,19 +143,17 @@ export async function discoverBoxes(
         notes.push(`skipping ${a.name} box ${hit.id.slice(0, 12)}: ${r.reason}`);
         continue;
       }
-      if (r.box.foreign && !options.skipUidCheck) {
-        hidden += 1;
-        continue;
-      }
-      boxes.push({ ...r.box, handle: a.engine });
+      const found = { ...r.box, handle: a.engine };
+      if (r.box.foreign && !options.skipUidCheck) hidden.push(found);
+      else boxes.push(found);
     }
   }
-  if (hidden > 0) {
-    notes.push(
-      `${hidden} box${hidden === 1 ? '' : 'es'} of another uid hidden (--skip-uid-check shows them)`,
-    );
-  }
-  return { boxes: sortBoxes(boxes), partial, notes };
+  return { boxes: sortBoxes(boxes), hidden: sortBoxes(hidden), partial, notes };
+}
+
+/** The line for boxes of another uid left out (said only where they change the outcome). */
+export function hiddenNote(hidden: number): string {
+  return `${hidden} box${hidden === 1 ? '' : 'es'} of another uid hidden (--skip-uid-check shows them)`;
 }
 
 /**

@@ -101,6 +101,43 @@ describe('an id another directory owns: shell, deliver and grab refuse alike', (
   });
 });
 
+describe('boxes of another uid: named only where they change the choice', () => {
+  const HIDDEN = 'box of another uid hidden';
+  const foreignBox = (engine: FakeEngine): void =>
+    void engine.addContainer({
+      name: 'byre-theirs',
+      labels: {
+        'byre.project': 'theirs-999999',
+        'byre.workdir': 'theirs-999999',
+        'byre.uid': '1001',
+        'byre.gid': '1001',
+      },
+      env: {},
+    });
+
+  it.each(['deliver', 'grab'] as const)(
+    '%s into this directory’s own box says nothing of them',
+    async (verb) => {
+      const w = await world(`${verb}-mine`, 'here');
+      foreignBox(w.engine);
+      await verbs[verb](w).catch(() => undefined);
+      expect(w.engine.calls.some((c) => c.method.startsWith('exec'))).toBe(true);
+      expect(w.io.err).not.toContain(HIDDEN);
+    },
+  );
+
+  it.each(['deliver', 'grab'] as const)(
+    '%s with no box of its own is told one was hidden',
+    async (verb) => {
+      const w = await world(`${verb}-none`, 'here');
+      for (const id of [...w.engine.containers.keys()]) w.engine.containers.delete(id);
+      foreignBox(w.engine);
+      await expect(verbs[verb](w)).rejects.toMatchObject({ rule: 'transfer.no-box' });
+      expect(w.io.err).toContain(`byre: 1 ${HIDDEN} (--skip-uid-check shows them)`);
+    },
+  );
+});
+
 describe('ancestors', () => {
   it('lists cwd and every parent, canonical, nearest first, with their ids', () => {
     const dir = path.join(root, 'a', 'b');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Io } from '../io.js';
 import type { EnginePool } from '../box/pool.js';
 import { ByreError } from '../errors.js';
-import { sayAll } from '../output/notes.js';
+import { say, sayAll } from '../output/notes.js';
 import { projectIdFor } from '../project/identity.js';
 import { projectIdCollision, readProjectPath } from '../project/store.js';
 import { byreHome } from '../project/store-layout.js';
@@ -17,10 +17,11 @@ import {
   findBoxById,
   type BoxSummary,
   type Discovery,
+  hiddenNote,
   type FoundBox,
   type PodmanShortcut,
 } from './discover.js';
-import { chooseTarget, type TransferVerb } from './target.js';
+import { chooseTarget, hiddenChangeDecision, type TransferVerb } from './target.js';
 import { FULL_CONTAINER_ID } from '../engine/names.js';
 
 /** `cwd` and every ancestor (canonical) with its worktree id, nearest first. */
@@ -90,6 +91,8 @@ async function loadPicker(): Promise<PickFn> {
 }
 
 export interface PickOptions {
+  /** Boxes of another uid discovery left out: named only where they would change the choice. */
+  hidden?: readonly BoxSummary[];
   /** Which verb asks: remedies name it. Defaults to deliver. */
   verb?: TransferVerb;
   box?: string;
@@ -109,7 +112,7 @@ export async function pickTarget<T extends BoxSummary>(
   options: PickOptions,
 ): Promise<T> {
   const terminal = options.interactive ? pickerTerminal(io, options.stdinBusy) : null;
-  const decision = chooseTarget({
+  const query = {
     ...(options.verb === undefined ? {} : { verb: options.verb }),
     boxes: discovery.boxes,
     partial: discovery.partial,
@@ -117,7 +120,10 @@ export async function pickTarget<T extends BoxSummary>(
     ancestorIds: ancestorIds(io.cwd),
     ...(options.foreignIds === undefined ? {} : { foreignIds: options.foreignIds }),
     canPick: terminal !== null,
-  });
+  };
+  const hidden = options.hidden ?? [];
+  if (hiddenChangeDecision<BoxSummary>(query, hidden)) say(io.stderr, hiddenNote(hidden.length));
+  const decision = chooseTarget(query);
   if (decision.kind === 'error') throw decision.error;
   if (decision.kind === 'box') return decision.box;
   if (terminal === null) throw new Error('picker decision without a terminal');
@@ -138,13 +144,18 @@ export async function selectBox(
   const who = { callerUid: io.uid, skipUidCheck: options.skipUidCheck };
   if (options.box !== undefined && FULL_CONTAINER_ID.test(options.box)) {
     const box = await findBoxById(pool, options.box, who);
-    if (box !== null) return { box, discovery: { boxes: [box], partial: false, notes: [] } };
+    if (box !== null)
+      return { box, discovery: { boxes: [box], hidden: [], partial: false, notes: [] } };
   }
   const discovery = await discoverBoxes(pool, { ...who, podman: options.podman ?? null });
   sayAll(io.stderr, discovery.notes);
-  const foreign = options.box === undefined ? await foreignIds(io, discovery.boxes) : undefined;
+  const foreign =
+    options.box === undefined
+      ? await foreignIds(io, [...discovery.boxes, ...discovery.hidden])
+      : undefined;
   const picked = await pickTarget(io, discovery, {
     ...options,
+    hidden: discovery.hidden,
     ...(foreign === undefined ? {} : { foreignIds: foreign }),
   });
   return { box: picked, discovery };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { RefusedError } from '../errors.js';
 import type { BoxSummary } from './discover.js';
-import { chooseTarget, type TargetQuery } from './target.js';
+import { chooseTarget, hiddenChangeDecision, type TargetQuery } from './target.js';
 
 const box = (id: string, projectId: string, workdirId = projectId): BoxSummary => ({
   id: id.padEnd(64, '0'),
@@ -147,5 +147,34 @@ describe('chooseTarget', () => {
     expect(d.kind === 'error' && d.error.details[0]).toMatch(
       /^aaa111000000 {2}docker {2}alpha-111111$/,
     );
+  });
+});
+
+describe('hiddenChangeDecision: boxes of another uid are named only where they change the choice', () => {
+  const F = { ...box('fff999', 'gamma-999999'), foreign: true };
+  const FHere = { ...box('fff888', 'beta-333333'), foreign: true };
+  const q = (over: Partial<TargetQuery<BoxSummary>>): TargetQuery<BoxSummary> => ({
+    boxes: [B],
+    partial: false,
+    ancestorIds: [],
+    canPick: false,
+    ...over,
+  });
+  it.each([
+    ['none hidden', q({}), [], false],
+    ['this directory’s own box is chosen', q({ ancestorIds: ['beta-333333'] }), [F], false],
+    ['--box names a visible box exactly', q({ boxFlag: 'beta-333333' }), [F], false],
+    ['several visible: the ambiguity error would list one more', q({ boxes: [A, B] }), [F], true],
+    ['no visible box: the hidden one would be the sole box', q({ boxes: [] }), [F], true],
+    ['the sole visible box would no longer be the sole one', q({}), [F], true],
+    [
+      'a hidden box in this directory makes it ambiguous',
+      q({ ancestorIds: ['beta-333333'] }),
+      [FHere],
+      true,
+    ],
+    ['--box matching only the hidden one', q({ boxFlag: 'gamma' }), [F], true],
+  ] as const)('%s → %s', (_what, query, hidden, want) => {
+    expect(hiddenChangeDecision(query, hidden)).toBe(want);
   });
 });

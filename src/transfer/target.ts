@@ -121,6 +121,35 @@ export function chooseTarget<T extends BoxSummary>(q: TargetQuery<T>): TargetDec
   return { kind: 'error', error: several(q.boxes) };
 }
 
+/** Two decisions the user would tell apart: another box, other candidates, another error. */
+function sameDecision<T extends BoxSummary>(a: TargetDecision<T>, b: TargetDecision<T>): boolean {
+  const ids = (boxes: readonly T[]): string =>
+    boxes
+      .map((c) => c.id)
+      .sort()
+      .join();
+  if (a.kind === 'box' && b.kind === 'box') return a.box.id === b.box.id;
+  if (a.kind === 'pick' && b.kind === 'pick') return ids(a.candidates) === ids(b.candidates);
+  if (a.kind === 'error' && b.kind === 'error') {
+    const said = (e: ByreError): string => [e.message, ...[...e.details].sort()].join('\n');
+    return said(a.error) === said(b.error);
+  }
+  return false;
+}
+
+/**
+ * Whether the boxes left out for running as another uid would have changed
+ * the cascade's decision: only then is the user told they were hidden (a
+ * delivery into this directory's own box does not need the line every time).
+ */
+export function hiddenChangeDecision<T extends BoxSummary>(
+  q: TargetQuery<T>,
+  hidden: readonly T[],
+): boolean {
+  if (hidden.length === 0) return false;
+  return !sameDecision(chooseTarget(q), chooseTarget({ ...q, boxes: [...q.boxes, ...hidden] }));
+}
+
 function several(boxes: readonly BoxSummary[]): ByreError {
   return new ByreError(`${boxes.length} boxes are running — pick one with --box:`, {
     rule: 'transfer.ambiguous',

@@ -61,6 +61,23 @@ describe('dist/byre', () => {
     },
   );
 
+  // Commander's suggestion arrives as a second line of its message; the
+  // renderer escapes a newline inside one line, so it printed `\n` literally.
+  it.each([
+    [['devlop'], "byre: unknown command 'devlop' — did you mean develop?"],
+    [['develop', '--agnet', 'claude'], "byre: unknown option '--agnet' — did you mean --agent?"],
+    [['status', '--ful'], "byre: unknown option '--ful' — did you mean --full?"],
+  ])('%j prints its suggestion as lines, not a literal backslash-n', (args, first) => {
+    const r = byre(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).not.toContain('\\n');
+    expect(r.stderr.split('\n')).toEqual([
+      first,
+      '  fix: run `byre --help` for the list of commands, or `byre <command> --help`',
+      '',
+    ]);
+  });
+
   it('prints a Dockerfile in a fresh directory and writes nothing', () => {
     const r = byre(['dockerfile']);
     expect(r.status).toBe(0);
@@ -217,6 +234,23 @@ describe('dist/byre: refused at load, located (file:line:column, key, rule)', ()
   it('refuses an MCP URL with no host', () => {
     const file = projectConfig('[[mcp]]\nname = "gh"\nurl = "https:///mcp"\n');
     refused(['status'], file, '3:1', 'mcp[0].url', 'config.mcp-url-invalid');
+  });
+
+  it('says an egress entry is a URL and suggests its host', () => {
+    const file = projectConfig('egress = ["http://github.com/x"]\n');
+    const stderr = refused(['dockerfile'], file, '1:11', 'egress[0]', 'config.egress-invalid');
+    expect(stderr).toContain(
+      'egress "http://github.com/x": a URL was given; egress takes a host and port, not a URL',
+    );
+    expect(stderr).toContain('fix: write "github.com:80"');
+    expect(stderr).not.toContain('65535');
+  });
+
+  it('gives an unknown skill name a did-you-mean, as an unknown key gets one', () => {
+    const file = projectConfig('skills = ["firewal"]\n');
+    const stderr = refused(['dockerfile'], file, '1:11', 'skills[0]', 'skills.not-found');
+    expect(stderr).toContain('skill "firewal" is not available — did you mean firewall?');
+    expect(stderr).toContain('fix: write "firewall", or known skills: ');
   });
 
   it('names the key and both lines of a redefined table', () => {

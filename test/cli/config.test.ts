@@ -73,6 +73,20 @@ describe('where config lives', () => {
     expect(r.stderr).toContain(`edit ${projectFile()} by hand`);
   });
 
+  // Refusals and cancels leave the store as they found it: no store, no
+  // projects/<id>/path, from a verb that wrote nothing.
+  it.each([
+    [['config'], 'config.no-tty'],
+    [['config', '--global'], 'config.no-tty'],
+    [['develop', '--agent', 'nosuch'], 'onboard.agent-missing'],
+    [['develop', '--template', 'nosuch'], 'onboard.template-missing'],
+  ])('%j refuses (%s) and leaves no store behind', (args) => {
+    const r = byre(args, { PATH: path.join(home, '..', 'no-engines') });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('byre: ');
+    expect(existsSync(home)).toBe(false);
+  });
+
   it('status names every file of the cascade, lowest first, and the missing ones', () => {
     mkdirSync(path.join(home, 'layers', 'corp'), { recursive: true });
     writeFileSync(path.join(home, 'layers', 'corp', 'layer.config'), 'apt = ["jq"]\n');

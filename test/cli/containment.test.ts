@@ -11,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BYRE_BIN, runBin, type BinRun } from '../support/cli.js';
@@ -81,6 +82,23 @@ describe('containment: byre’s own files are never in the box', () => {
     expect(existsSync(home)).toBe(false);
   });
 
+  // A remedy never names a place the same rule refuses: ~/.local/bin lies
+  // inside a project directory of ~ or ~/.local.
+  it.each([[''], ['.local']])(
+    'develop in ~/%s with byre in ~/.local/bin never suggests ~/.local/bin',
+    (sub) => {
+      const userHome = path.join(root, 'userhome');
+      const bin = path.join(userHome, '.local', 'bin', 'byre');
+      mkdirSync(path.dirname(bin), { recursive: true });
+      copyFileSync(BIN, bin);
+      const r = byre(bin, path.join(userHome, sub), path.join(root, 'store'), ['develop']);
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain('contains the byre executable');
+      expect(r.stderr).toContain('install byre outside this directory (e.g. /usr/local/bin)');
+      expect(r.stderr).not.toContain('.local/bin)');
+    },
+  );
+
   describe('a mount of the store', () => {
     const mounted = (mode: string) => {
       const project = path.join(root, 'app');
@@ -127,6 +145,48 @@ describe('containment: byre’s own files are never in the box', () => {
         },
       ]);
     });
+  });
+});
+
+describe('a default.config or layer kept elsewhere, linked from the store (adr/0058)', () => {
+  function linked(): { project: string; home: string; dotfiles: string; target: string } {
+    const project = path.join(root, 'linked-app');
+    const home = path.join(root, 'linked-store');
+    const dotfiles = path.join(root, 'dotfiles');
+    const target = path.join(dotfiles, 'byre', 'default.config');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(path.dirname(target), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    writeFileSync(target, 'apt = ["jq"]\n');
+    symlinkSync(target, path.join(home, 'default.config'));
+    return { project, home, dotfiles, target };
+  }
+
+  it('is followed to a regular file', () => {
+    const { project, home } = linked();
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/apt-get install .*\bjq\b/);
+  });
+
+  it('a layer linked to a FIFO is refused, named, without blocking', () => {
+    const { project, home, dotfiles } = linked();
+    const fifo = path.join(dotfiles, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    mkdirSync(path.join(home, 'layers', 'team'), { recursive: true });
+    symlinkSync(fifo, path.join(home, 'layers', 'team', 'layer.config'));
+    storeConfig(home, project, 'extends = "team"\n');
+    const r = byre(BIN, project, home, ['dockerfile']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`links to ${fifo}, a FIFO, not a regular file [config.not-file]`);
+  });
+
+  it('no box reaches the file it leads to: develop in the dotfiles directory refuses', () => {
+    const { home, dotfiles, target } = linked();
+    const r = byre(BIN, dotfiles, home, ['develop']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain(`reaches ${target}, a config file byre's store links to`);
+    expect(r.stderr).not.toMatch(/docker|podman/);
   });
 });
 

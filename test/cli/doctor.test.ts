@@ -4,10 +4,19 @@
 // write fails; the JSON is versioned; flag misuse exits 2.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { projectIdFor } from '../../src/project/identity.js';
 
 const BIN = path.resolve('dist/byre');
 let root: string;
@@ -99,6 +108,37 @@ describe('byre doctor without an engine', () => {
     const config = data.checks.find((c) => c.id === 'config');
     expect(config?.verdict).toBe('fail');
     expect(config?.found).toContain(`${path.join(home, 'default.config')}:1`);
+  });
+
+  it('lists a deleted project’s store folder as a leftover, and --prune removes it', () => {
+    const gone = path.join(root, 'work', 'deleted');
+    mkdirSync(gone);
+    const folder = path.join(home, 'projects', projectIdFor(gone));
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(folder, 'path'), `${gone}\n`);
+    writeFileSync(path.join(folder, 'byre.config'), 'apt = ["jq"]\n');
+    rmSync(gone, { recursive: true });
+
+    const r = doctor([]);
+    expect(row(r.stdout, 'leftovers')).toMatch(
+      /^warn +leftovers +1 project store folder\(s\) whose directory is gone/,
+    );
+    expect(r.stdout).toContain(
+      `  store folder ${folder}  (project ${projectIdFor(gone)}: its directory ${gone} is gone)\n`,
+    );
+    const data = JSON.parse(doctor(['--data']).stdout) as { store_folders: unknown };
+    expect(data.store_folders).toEqual([
+      { project: projectIdFor(gone), path: folder, recorded_path: gone },
+    ]);
+
+    const off = doctor(['--prune']);
+    expect(off.status).toBe(2);
+    expect(existsSync(folder)).toBe(true);
+    const pruned = doctor(['--prune', '--yes']);
+    expect(pruned.status).toBe(0);
+    expect(pruned.stderr).toContain(`removed store folder ${folder}`);
+    expect(existsSync(folder)).toBe(false);
+    expect(row(doctor([]).stdout, 'leftovers')).toMatch(/^ok +leftovers +none/);
   });
 
   it.each([[['--prune', '--data']], [['--yes']], [['--nope']]])('%j exits 2', (args) => {

@@ -1,7 +1,8 @@
 // Engine tier for parallel sessions (adr/0034, adr/0036), the exit report and
 // --self-edit (adr/0035, adr/0048), and the bind race against a real box (adr/0045), on
-// docker and podman as root. One repository and one image per engine (git,
-// busybox and inotify-tools from Debian's mirror: the image is built once and
+// docker and podman as root. One repository and one image per engine (busybox
+// and inotify-tools from Debian's mirror; git comes with every image,
+// adr/0057, so the config does not ask for it: the image is built once and
 // every session here shares it). Rootless podman adds nothing these do not
 // prove (ports and ownership are covered by develop.test.ts, the bind proof
 // on every flavour by bind-proof.test.ts).
@@ -104,7 +105,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
       const port = await freePort();
       // Top-level keys only, so a line appended by the box stays top-level.
       project.writeConfig(
-        `agent = "testagent"\napt = ["git", "busybox", "inotify-tools"]\nports = [{ container = 3000, host = ${port} }]\n` +
+        `agent = "testagent"\napt = ["busybox", "inotify-tools"]\nports = [{ container = 3000, host = ${port} }]\n` +
           // Baked from the main worktree: a new worktree is empty until its box checks it out.
           `files = { "README" = "/opt/readme" }\n`,
       );

@@ -4,9 +4,9 @@ FROM node:22
 # --- template block ---
 
 # --- byre core block (constant) ---
+RUN apt-get update && apt-get install -y --no-install-recommends gosu git && rm -rf /var/lib/apt/lists/*
 ARG BYRE_UID=1000
 ARG BYRE_GID=1000
-RUN apt-get update && apt-get install -y --no-install-recommends gosu && rm -rf /var/lib/apt/lists/*
 RUN set -e; \
     if [ ! -e /etc/shadow ]; then touch /etc/shadow && chmod 0640 /etc/shadow; fi; \
     for f in /etc/passwd /etc/group /etc/gshadow /etc/shadow; do \

@@ -3,6 +3,7 @@
 // fake skill catalog and fixed host readers. Keys go in as the reducer reads
 // them; the buffer comes out as text.
 
+import { containmentInput, containmentRefusalsOf } from '../../src/box/containment-check.js';
 import { coreLayer } from '../../src/config/core-layer.js';
 import { parseLayer } from '../../src/config/parse.js';
 import type { LayerKind } from '../../src/config/types.js';
@@ -98,6 +99,22 @@ export function testWorld(opts: SessionOptions = {}): EditorWorld {
           location: locate(m.from, mountPath(m.value.target, 'host')),
         })),
     userHome: '/home/u',
+    // develop's rules over the test world's paths, taken as canonical.
+    containment: (config, skills) =>
+      containmentRefusalsOf(
+        {
+          ...containmentInput(
+            { worktreeDir: '/home/u/src/app', gitPaths: null },
+            '/home/u/.byre',
+            '/home/u',
+            config,
+            [...skills],
+          ),
+          executable: '/home/u/.local/bin/byre',
+          runtime: ['/tmp/byre-1000'],
+        },
+        (p) => p,
+      ),
     projectId: 'app-123abc',
     hostUid: 1000,
   };

@@ -3,7 +3,7 @@
 // opens. The editor's rules are proven in the unit tier; this proves the
 // screen, the keys and the writer end to end.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -78,6 +78,32 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     expect(readFileSync(p.config, 'utf8')).toBe(
       `${before}\n[[mounts]]\nhost = "${p.lib}"\ntarget = "/opt/shared-library"\nmode = "ro"\n`,
     );
+  });
+
+  // develop's containment rules run inline: a mount of ~ (which holds the
+  // store) is refused in the form, never saved for develop to refuse later.
+  it('refuses a mount of ~ that holds the store, inline, and writes nothing', async () => {
+    const p = project();
+    const base = path.dirname(p.home);
+    const pane = open(p, '', { width: 200, height: 30 }, { HOME: base });
+    await waitForScreen(pane, /exposure: .* · 0 host mounts · /);
+    await selectRow(pane, /\+ add a mount/);
+    pane.keys('Enter');
+    await waitForScreen(pane, 'New mount');
+    pane.type('~');
+    pane.keys('Down');
+    await waitForScreen(pane, /› target: +▏/);
+    pane.type('/home/dev/h');
+    pane.keys('Enter');
+    const screen = await waitForScreen(pane, 'containment.store');
+    expect(screen).toMatch(
+      /mounts\[0\]\.host: the mount ~ -> \/home\/dev\/h \(ro\) contains byre's store/,
+    );
+    pane.keys('Escape');
+    await waitForScreen(pane, /exposure: .* · 0 host mounts · /);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(existsSync(p.config)).toBe(false);
   });
 
   it('removing an inherited port writes the removal marker in this file only', async () => {

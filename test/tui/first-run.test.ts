@@ -3,7 +3,7 @@
 // right after onboarding: these tests prove what the picker writes, not a box.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import {
   startPane,
   tmuxGate,
   tuiTempDir,
+  waitFor,
   waitForScreen,
   type Pane,
 } from './tmux.js';
@@ -128,5 +129,29 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
       expect(await pane.exit()).not.toBe('0');
     }
     expect(screens[1]).toBe(screens[0]);
+  });
+
+  it('takes Home and End', async () => {
+    const { pane } = develop();
+    await waitForScreen(pane, 'Which template');
+    pane.keys('End');
+    await waitFor('the last option', () =>
+      selectedLine(pane).startsWith('› none') ? true : undefined,
+    );
+    pane.keys('Home');
+    await waitFor('the first option', () =>
+      selectedLine(pane).startsWith('› byre/go') ? true : undefined,
+    );
+    pane.keys('C-c');
+    expect(await pane.exit()).toBe('1');
+  });
+
+  it('Ctrl-C at the picker writes nothing: the store is left as it was found', async () => {
+    const { pane, home } = develop('', { width: 200, height: 30 });
+    await waitForScreen(pane, 'Which template');
+    pane.keys('C-c');
+    await waitForScreen(pane, 'the first-run questions were cancelled; nothing was written');
+    expect(await pane.exit()).toBe('1');
+    expect(readdirSync(home)).toEqual([]);
   });
 });

@@ -63,6 +63,17 @@ describe.runIf(hasTmux)('box picker in tmux', { timeout: 60_000 }, () => {
     expect((await outcome(s)).chosen).toBe('eeee5555ffff6666');
   });
 
+  it('takes End and Home', async () => {
+    const s = startPicker('stdin');
+    await shown(s);
+    s.keys('End');
+    await waitFor('cursor on row 3', () => (/^>\s+eeee5555ffff/m.test(s.screen()) ? 1 : undefined));
+    s.keys('Home');
+    await waitFor('cursor on row 1', () => (/^>\s+aaaa1111bbbb/m.test(s.screen()) ? 1 : undefined));
+    s.keys('Enter');
+    expect((await outcome(s)).chosen).toBe('aaaa1111bbbb2222');
+  });
+
   it('renders on /dev/tty and leaves the piped payload on stdin', async () => {
     const s = startPicker('/dev/tty');
     await shown(s);

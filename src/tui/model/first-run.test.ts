@@ -2,6 +2,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 
 import {
+  firstRunKeyFor,
   firstRunView,
   initialFirstRun,
   needsPicker,
@@ -109,6 +110,19 @@ describe('the first-run picker', () => {
       needsPicker(setup({ fixed: { template: 'none', agent: 'byre/claude', sharedAuth: false } })),
     ).toBe(false);
     expect(initialFirstRun(setup({ fixed: { template: 'none' } })).step).toBe('agent');
+  });
+
+  it('Home and End move to the first and last option (g and G too), on every question', () => {
+    const s = setup();
+    expect(run(s, 'end').cursor).toBe(2); // byre/go, byre/node, none
+    expect(run(s, 'end', 'home').cursor).toBe(0);
+    expect(run(s, 'end', 'enter').answers.template).toBe('none');
+    expect(run(s, 'enter', 'end', 'enter').answers.agent).toBe('none');
+    expect(run(s, 'enter', 'home', 'enter', 'end').cursor).toBe(1); // the shared-auth no
+    expect(firstRunKeyFor('', { home: true })).toBe('home');
+    expect(firstRunKeyFor('', { end: true })).toBe('end');
+    expect(firstRunKeyFor('g', {})).toBe('home');
+    expect(firstRunKeyFor('G', {})).toBe('end');
   });
 
   it('Esc goes back a step, and cancels from the first; ^c cancels', () => {

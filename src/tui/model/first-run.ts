@@ -34,7 +34,8 @@ export interface FirstRunState {
   outcome: 'open' | 'done' | 'cancelled';
 }
 
-export type FirstRunKey = 'up' | 'down' | 'enter' | 'back' | 'toggle' | 'cancel' | 'none';
+export type FirstRunKey =
+  'up' | 'down' | 'home' | 'end' | 'enter' | 'back' | 'toggle' | 'cancel' | 'none';
 
 interface Option {
   value: string;
@@ -171,6 +172,10 @@ export function reduceFirstRun(
       return { ...state, cursor: Math.max(0, state.cursor - 1) };
     case 'down':
       return { ...state, cursor: Math.min(Math.max(0, count - 1), state.cursor + 1) };
+    case 'home':
+      return { ...state, cursor: 0 };
+    case 'end':
+      return { ...state, cursor: Math.max(0, count - 1) };
     case 'toggle':
       return state.step === 'confirm' ? { ...state, saveDefaults: !state.saveDefaults } : state;
     case 'back': {
@@ -200,6 +205,8 @@ export interface FirstRunKeyFlags {
   escape?: boolean;
   leftArrow?: boolean;
   rightArrow?: boolean;
+  home?: boolean;
+  end?: boolean;
   ctrl?: boolean;
 }
 
@@ -209,6 +216,9 @@ export function firstRunKeyFor(input: string, key: FirstRunKeyFlags): FirstRunKe
   if (key.escape === true || key.leftArrow === true) return 'back';
   if (key.upArrow === true || input === 'k') return 'up';
   if (key.downArrow === true || input === 'j') return 'down';
+  // As the box picker and the config editor take them.
+  if (key.home === true || input === 'g') return 'home';
+  if (key.end === true || input === 'G') return 'end';
   if (input === ' ' || input === 'd' || key.rightArrow === true) return 'toggle';
   return 'none';
 }
@@ -293,6 +303,8 @@ export function firstRunView(
       ),
     );
   });
-  lines.push(...block('↑↓ move · ↵ choose · Esc back · ^c cancel', width, 'hint'));
+  lines.push(
+    ...block('↑↓ move · Home/End first/last · ↵ choose · Esc back · ^c cancel', width, 'hint'),
+  );
   return lines;
 }

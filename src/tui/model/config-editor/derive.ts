@@ -7,6 +7,7 @@ import { canonicalLayer } from '../../../config/canonical.js';
 import {
   checkEffective,
   checkMountHosts,
+  containmentIssues,
   layerLocator,
   valueLocation,
   type CheckedLayer,
@@ -83,6 +84,14 @@ export function derive(text: string, below: Below, world: EditorWorld): Derived 
     skillError = found[0]?.message ?? 'skills unresolved';
   }
   problems.push(...world.plantedLinks(config, skills, locate));
+  problems.push(
+    ...containmentIssues(
+      config,
+      world.containment(config, skills),
+      layerLocator(locate),
+      world.file.path,
+    ),
+  );
   const hostEnv = resolveHostEnv(
     config.envFromHost,
     new Set(Object.keys(config.env)),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { fakeSkill } from '../../../../test/support/config.js';
-import { Session } from '../../../../test/support/editor.js';
+import { lowerLayers, Session } from '../../../../test/support/editor.js';
 import { bannerLines } from '../../../box/banner.js';
 import { createIdentity, sealValue } from '../../../credentials/seal.js';
 import { exposureParts } from '../../../status/exposure.js';
@@ -99,6 +99,95 @@ describe('GRANTS: mounts', () => {
   });
 });
 
+describe('GRANTS: containment, inline, as develop refuses it (adr/0018)', () => {
+  const formErrors = (s: Session): string =>
+    s.state.overlay?.kind === 'form' ? s.state.overlay.errors.join('\n') : '';
+
+  it.each([
+    ['~', 'containment.store'],
+    ['/home/u/.byre/projects', 'containment.store'],
+    ['/home/u/.local/bin', null],
+    ['/tmp', null],
+  ])('refuses a read-only mount of %s with %s, located, and keeps the form open', (host, rule) => {
+    const s = new Session({ hostPaths: [host.replace('~', '/home/u')] });
+    s.select('mounts:add').press('enter', host, 'down', '/home/dev/h', 'enter');
+    if (rule === null) {
+      expect(s.text).toContain(`host = "${host}"`);
+      return;
+    }
+    expect(s.text).toBe('');
+    expect(formErrors(s)).toMatch(
+      new RegExp(`byre\\.config:\\d+:\\d+ mounts\\[0\\]\\.host: the mount .* \\(${rule}\\)`),
+    );
+  });
+
+  it.each([
+    ['/home/u/.local/bin', 'containment.executable'],
+    ['/tmp', 'containment.runtime'],
+  ])('refuses a read-write mount of %s with %s', (host, rule) => {
+    const s = new Session({ hostPaths: [host] });
+    s.select('mounts:add').press('enter', host, 'down', '/m', 'down', 'right', 'enter');
+    expect(s.text).toBe('');
+    expect(formErrors(s)).toContain(`(${rule})`);
+  });
+
+  it('refuses a volume seeded from the store', () => {
+    const s = new Session();
+    s.press('^e');
+    s.send({
+      kind: 'external-done',
+      text: '[[volumes]]\nname = "v"\nrole = "state"\ntarget = "/v"\nseed = { host = "~/.byre" }\n',
+    });
+    expect(s.text).toBe('');
+    expect(s.message()).toMatch(
+      /volumes\[0\]\.seed: the seed ~\/\.byre of volume v .*\(containment\.store\)/,
+    );
+  });
+
+  it('a whole-file $EDITOR text with a refused mount is not taken, and offered again', () => {
+    const s = new Session({ text: 'base = "a"\n', hostPaths: ['/home/u'] });
+    s.press('^e');
+    const text = 'base = "a"\n[[mounts]]\nhost = "~"\ntarget = "/home/dev/h"\n';
+    s.send({ kind: 'external-done', text });
+    expect(s.text).toBe('base = "a"\n');
+    expect(s.message()).toMatch(
+      /byre\.config:3:\d+ mounts\[0\]\.host: .*containment\.store.*\nnot taken/s,
+    );
+    s.press('^e');
+    expect(s.state.effect).toMatchObject({ text });
+  });
+
+  it('a mount the file already had does not block other edits (refused only for what it breaks)', () => {
+    const s = new Session({
+      text: '[[mounts]]\nhost = "~"\ntarget = "/home/dev/h"\n',
+      hostPaths: ['/home/u', '/src/lib'],
+    });
+    expect(s.context().derived.problems.map((p) => p.rule)).toEqual(['containment.store']);
+    s.select('mounts:add').press('enter', '/src/lib', 'down', '/opt/lib', 'enter');
+    expect(s.text).toContain('host = "/src/lib"');
+  });
+
+  it('a parent layer that brings a refused mount is not taken', () => {
+    const s = new Session({ hostPaths: ['/home/u'], layers: ['work'] });
+    s.autoReload = false;
+    s.select('extends:value').press('enter', 'down', 'enter');
+    expect(s.state.effect).toEqual({ kind: 'reload-below', key: '|work' });
+    s.send({
+      kind: 'below-loaded',
+      below: {
+        key: '|work',
+        layers: lowerLayers([
+          { kind: 'layer', name: 'work', text: '[[mounts]]\nhost = "~"\ntarget = "/h"\n' },
+        ]),
+        template: null,
+      },
+      issues: [],
+    });
+    expect(s.text).toBe('');
+    expect(s.message()).toMatch(/containment\.store.*\nnot taken/s);
+  });
+});
+
 describe('GRANTS: ports, egress, doors, env', () => {
   it('a port number is checked before the file is touched', () => {
     const s = new Session();
@@ -192,6 +281,16 @@ describe('BUILD', () => {
     s.select('agent:value').press('right', 'right');
     expect(s.text).toContain('agent = "byre/claude"');
     expect(s.row('skills:agent:byre/claude').value).toBe('the agent');
+  });
+
+  it('a chooser takes Home and End', () => {
+    const s = new Session({ skills });
+    s.select('template:value').press('enter', 'end');
+    const overlay = s.state.overlay;
+    const count = overlay?.kind === 'choose' ? overlay.chooser.options.length : 0;
+    expect(overlay?.kind === 'choose' && overlay.cursor).toBe(count - 1);
+    s.press('home', 'down', 'down', 'enter');
+    expect(s.text).toBe('template = "byre/node"\n');
   });
 
   it('removing an inherited skill writes !name; adding it back takes the marker out', () => {

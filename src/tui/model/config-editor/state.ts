@@ -439,6 +439,10 @@ function chooseKey(
       return { ...state, overlay: { ...overlay, cursor: Math.max(0, overlay.cursor - 1) } };
     case 'down':
       return { ...state, overlay: { ...overlay, cursor: Math.min(count - 1, overlay.cursor + 1) } };
+    case 'home':
+      return { ...state, overlay: { ...overlay, cursor: 0 } };
+    case 'end':
+      return { ...state, overlay: { ...overlay, cursor: Math.max(0, count - 1) } };
     case 'enter': {
       const option = overlay.chooser.options[overlay.cursor];
       if (option === undefined || 'keep' in option) return { ...state, overlay: null };
@@ -526,6 +530,17 @@ function externalDone(
         );
       }
       const key = belowKey(parsed.raw, ctx.world.file);
+      // The same rules as a form's edit: refused for what the text breaks.
+      const broken =
+        key === state.below.key
+          ? newProblems(ctx.derived.problems, derive(text, state.below, ctx.world).problems)
+          : [];
+      if (broken.length > 0) {
+        return fail(
+          { ...cleared, draft: text },
+          `${broken.map(issueLine).join('\n')}\nnot taken: ^e reopens your text in $EDITOR`,
+        );
+      }
       return {
         ...cleared,
         text,
@@ -578,17 +593,28 @@ export function reduceEditor(
         exitAfterSave: false,
         message: { text: event.message, tone: 'error' },
       };
-    case 'below-loaded':
-      if (event.issues.length > 0 && state.revertTo !== null) {
+    case 'below-loaded': {
+      // A change of template or parent is refused for what it breaks, as any
+      // edit: the layers it brings must load, and the result must pass the
+      // same rules the old text did.
+      const issues =
+        state.revertTo === null || event.issues.length > 0
+          ? event.issues
+          : newProblems(
+              derive(state.revertTo.text, state.below, ctx.world).problems,
+              derive(state.text, event.below, ctx.world).problems,
+            );
+      if (issues.length > 0 && state.revertTo !== null) {
         return {
           ...state,
           ...state.revertTo,
           revertTo: null,
           effect: null,
-          message: { text: `${event.issues.map(issueLine).join('\n')}\nnot taken`, tone: 'error' },
+          message: { text: `${issues.map(issueLine).join('\n')}\nnot taken`, tone: 'error' },
         };
       }
       return { ...state, below: event.below, revertTo: null, effect: null };
+    }
     case 'external-done':
       return externalDone(state, event.text, event.error, ctx);
     case 'volume-cleared':

@@ -8,6 +8,7 @@ import type { RawLayer } from '../../../config/schema.js';
 import type { EffectiveConfig, LayerRef } from '../../../config/types.js';
 import type { ConfigIssue } from '../../../errors.js';
 import type { HostReaders } from '../../../hostenv/resolve.js';
+import type { ContainmentRefusal } from '../../../project/containment.js';
 import type { SkillCatalog } from '../../../skills/resolve.js';
 import type { ResolvedSkill } from '../../../skills/types.js';
 import type { ExposureSummary } from '../../../status/exposure.js';
@@ -52,6 +53,14 @@ export interface EditorWorld {
     locate: ValueLocation,
   ) => ConfigIssue[];
   userHome: string;
+  /**
+   * develop's containment rules (adr/0018) over a config and its skills: the
+   * caller canonicalises the paths, so the model stays pure.
+   */
+  containment: (
+    config: EffectiveConfig,
+    skills: readonly ResolvedSkill[],
+  ) => readonly ContainmentRefusal[];
   projectId: string;
   hostUid: number;
 }
