@@ -10,13 +10,17 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/**/*.test.mjs'],
+          // Generous: under `npm test` this tier shares the cores with the
+          // engine lanes at a lower priority (adr/0060). No test asserts a time.
+          testTimeout: 60_000,
+          include: ['src/**/*.test.ts', 'scripts/**/*.test.{ts,mjs}', 'bench/**/*.test.mjs'],
           globalSetup: ['test/unit-setup.ts'],
         },
       },
       {
         test: {
           name: 'cli',
+          testTimeout: 60_000,
           include: ['test/cli/**/*.test.ts'],
           globalSetup: ['test/cli/global-setup.ts'],
         },

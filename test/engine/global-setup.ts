@@ -38,8 +38,9 @@ export default function setup(): () => void {
     process.stderr.write('engine tier: no engine answers; engine tests will be skipped.\n');
   }
   return () => {
-    for (const flavor of flavorsUnderTest()) sweepTestObjects(flavor);
-    removeBuildCaches();
-    removeTransferMemos();
+    const flavors = flavorsUnderTest();
+    for (const flavor of flavors) sweepTestObjects(flavor);
+    removeBuildCaches(flavors);
+    if (flavors.some((f) => f.engine === 'podman')) removeTransferMemos();
   };
 }

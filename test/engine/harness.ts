@@ -16,6 +16,7 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  rmdirSync,
   realpathSync,
   rmSync,
   statSync,
@@ -393,8 +394,12 @@ function cacheRoot(): string {
   return join(realpathSync(tmpdir()), `${CACHE_PREFIX}${stamp}`);
 }
 
+function cacheName(flavor: Flavor): string {
+  return `${flavor.engine}${flavor.user === null ? '' : `-${flavor.user}`}`;
+}
+
 export function warmBuildCache(flavor: Flavor): void {
-  const name = `${flavor.engine}${flavor.user === null ? '' : `-${flavor.user}`}`;
+  const name = cacheName(flavor);
   if (warmedFlavors.has(name)) return;
   warmedFlavors.add(name);
   const root = join(cacheRoot(), name);
@@ -413,11 +418,20 @@ export function warmBuildCache(flavor: Flavor): void {
   }
 }
 
-/** The build caches' directories (their images go with the tier's sweep). */
-export function removeBuildCaches(): void {
-  const base = realpathSync(tmpdir());
-  for (const entry of readdirSync(base)) {
-    if (entry.startsWith(CACHE_PREFIX)) rmSync(join(base, entry), { recursive: true, force: true });
+/**
+ * The build caches' directories of these flavours (their images go with the
+ * tier's sweep). Only this run's own: another lane's run may still build from
+ * its caches (adr/0060).
+ */
+export function removeBuildCaches(flavors: Flavor[]): void {
+  const root = cacheRoot();
+  for (const flavor of flavors) {
+    rmSync(join(root, cacheName(flavor)), { recursive: true, force: true });
+  }
+  try {
+    rmdirSync(root);
+  } catch {
+    // another lane's caches are still in it, or it was never made
   }
 }
 

@@ -1,0 +1,76 @@
+// `npm test` after the build: every tier, in lanes that run at once (adr/0060).
+// The engine tier is one lane per engine (docker's daemon and podman's
+// storage share nothing, so their boxes and sweeps cannot meet), beside one
+// lane for the tiers that need no engine; the engine files that drive both
+// engines in one test run after the lanes. With arguments (`npm test --
+// <filter>`), this is plain `vitest run <filter>`.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { planLanes, requiredEngines } from './lanes.mjs';
+
+const VITEST = 'node_modules/.bin/vitest';
+
+/** Engine files that drive docker and podman in one test. */
+const CROSS_ENGINE_FILES = ['test/engine/engine-choice.test.ts'].filter((f) => existsSync(f));
+
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  process.exit(spawnSync(VITEST, ['run', ...args], { stdio: 'inherit' }).status ?? 1);
+}
+
+// Without BYRE_TEST_ENGINES the tier runs on the engines that answer; a lane
+// is given each of those, so no lane skips an engine the tier would have run.
+const engines =
+  requiredEngines(process.env['BYRE_TEST_ENGINES']) ??
+  ['docker', 'podman'].filter(
+    (e) => spawnSync(e, ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0,
+  );
+const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES);
+
+const children = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+  });
+}
+
+const results = await Promise.all(lanes.map(runLane));
+for (const lane of after) results.push(await runLane(lane));
+
+process.stdout.write('\nlanes:\n');
+for (const r of results) {
+  const outcome = r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`;
+  process.stdout.write(`  ${r.name.padEnd(6)} ${outcome} in ${r.seconds} s\n`);
+}
+process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+
+/** One vitest run, its lines prefixed by the lane's name; resolves with its exit code and seconds. */
+function runLane({ name, argv, env = {}, nice }) {
+  const started = Date.now();
+  const [command, commandArgv] =
+    nice === undefined ? [VITEST, argv] : ['nice', ['-n', String(nice), VITEST, ...argv]];
+  const child = spawn(command, commandArgv, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const prefix = `[${name}] `;
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
+    createInterface({ input: from }).on('line', (line) => to.write(`${prefix}${line}\n`));
+  }
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({
+        name,
+        code: code ?? (signal ? 128 : 1),
+        seconds: Math.round((Date.now() - started) / 1000),
+      });
+    });
+  });
+}
