@@ -1,9 +1,15 @@
-// The dependency direction, enforced: no module in src/ reaches itself
-// through its imports, and no top-level area (a folder under src/, or a file
-// directly in it) depends on one that depends back on it. Static, type-only,
-// re-export and lazy `import()` edges all count: a type cycle is still a
-// layering mistake. Why a test rather than a lint plugin: it needs no
-// resolver or new dependency and reads the whole graph in well under a second.
+// The dependency direction, enforced. DIRECTIONS below is the architecture:
+// each top-level area (a folder under src/, or a file directly in it) lists
+// the areas it may import, and every import in src/ must follow it; the few
+// NEVER edges (status never reads the engine adapter, the engine adapter
+// never reads config, the core or status, only cli/ dispatches to commands/,
+// only main.ts reaches cli/) may not be granted by editing the table. The
+// table is acyclic, no module reaches itself through its imports, and the
+// README's layout section carries the table as rendered here (adr/0009).
+// Static, type-only, re-export and lazy `import()` edges all count: a type
+// edge is still a layering decision. Why a test rather than a lint plugin:
+// it needs no resolver or new dependency and reads the whole graph in well
+// under a second.
 
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +17,106 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = path.dirname(new URL(import.meta.url).pathname);
+const README = path.join(SRC, '..', 'README.md');
+
+/**
+ * Area → the areas it may import. Read top-down: the command tree and the
+ * verbs at the top; the pure core (gen/) under them, fed by config/ and
+ * skills/; the engine adapter (engine/) a leaf that knows only how to speak
+ * to docker and podman; errors.ts and io.ts at the bottom.
+ */
+const DIRECTIONS: Readonly<Record<string, readonly string[]>> = {
+  'main.ts': ['cli/', 'output/'],
+  'cli/': ['commands/', 'credentials/', 'transfer/', 'embedded.ts', 'errors.ts', 'io.ts'],
+  'commands/': [
+    'box/',
+    'config/',
+    'credentials/',
+    'doctor/',
+    'engine/',
+    'exit-report/',
+    'gen/',
+    'hostenv/',
+    'launch/',
+    'network/',
+    'output/',
+    'project/',
+    'skills/',
+    'status/',
+    'tomldoc/',
+    'transfer/',
+    'tui/',
+    'embedded.ts',
+    'errors.ts',
+    'io.ts',
+  ],
+  'box/': [
+    'config/',
+    'doctor/',
+    'engine/',
+    'gen/',
+    'hostenv/',
+    'launch/',
+    'output/',
+    'project/',
+    'skills/',
+    'status/',
+    'tui/',
+    'errors.ts',
+    'io.ts',
+  ],
+  'transfer/': ['box/', 'engine/', 'gen/', 'output/', 'project/', 'tui/', 'errors.ts', 'io.ts'],
+  'tui/': [
+    'config/',
+    'gen/',
+    'hostenv/',
+    'output/',
+    'project/',
+    'skills/',
+    'status/',
+    'tomldoc/',
+    'errors.ts',
+  ],
+  'credentials/': ['config/', 'engine/', 'gen/', 'network/', 'output/', 'errors.ts', 'io.ts'],
+  'doctor/': ['engine/', 'gen/', 'output/', 'project/', 'zod.ts'],
+  'exit-report/': ['config/', 'project/', 'transfer/'],
+  'status/': ['config/', 'gen/', 'hostenv/', 'launch/', 'output/', 'skills/', 'zod.ts'],
+  'network/': ['engine/', 'gen/', 'output/'],
+  'launch/': ['gen/', 'output/', 'project/', 'errors.ts'],
+  'hostenv/': ['config/', 'engine/', 'project/', 'errors.ts'],
+  'gen/': ['config/', 'engine/', 'skills/', 'embedded.ts', 'errors.ts', 'zod.ts'],
+  'skills/': [
+    'config/',
+    'output/',
+    'project/',
+    'tomldoc/',
+    'embedded.ts',
+    'errors.ts',
+    'lazy-deps.ts',
+  ],
+  'config/': ['output/', 'project/', 'tomldoc/', 'errors.ts'],
+  'engine/': ['project/', 'errors.ts'],
+  'project/': ['output/', 'embedded.ts', 'errors.ts'],
+  'output/': ['errors.ts', 'io.ts'],
+  'tomldoc/': [],
+  'embedded.ts': ['generated/'],
+  'generated/': [],
+  'lazy-deps.ts': [],
+  'zod.ts': [],
+  'io.ts': ['errors.ts'],
+  'errors.ts': [],
+};
+
+/** Edges no table may grant: `*` is every area but the ones `except` names. */
+const NEVER: readonly { from: string; to: string; except?: readonly string[] }[] = [
+  { from: 'status/', to: 'engine/' },
+  { from: 'engine/', to: 'config/' },
+  { from: 'engine/', to: 'gen/' },
+  { from: 'engine/', to: 'status/' },
+  { from: '*', to: 'commands/', except: ['cli/'] },
+  { from: '*', to: 'cli/', except: ['main.ts'] },
+  { from: '*', to: 'main.ts' },
+];
 
 type Graph = Map<string, Set<string>>;
 
@@ -93,6 +199,43 @@ function areaGraph(graph: Graph): Graph {
   return out;
 }
 
+/** Every import that crosses areas against `table`: the ones it does not allow, as `from -> to`. */
+function wrongWay(graph: Graph, table: Readonly<Record<string, readonly string[]>>): string[] {
+  return [...graph].flatMap(([from, deps]) =>
+    [...deps]
+      .filter((to) => area(to) !== area(from) && table[area(from)]?.includes(area(to)) !== true)
+      .map((to) => `${path.relative(SRC, from)} -> ${path.relative(SRC, to)}`),
+  );
+}
+
+/** The NEVER edges `table` grants, as `from -> to`. */
+function neverGranted(table: Readonly<Record<string, readonly string[]>>): string[] {
+  return Object.entries(table).flatMap(([from, tos]) =>
+    tos
+      .filter((to) =>
+        NEVER.some(
+          (n) =>
+            n.to === to &&
+            (n.from === from || (n.from === '*' && n.except?.includes(from) !== true)),
+        ),
+      )
+      .map((to) => `${from} -> ${to}`),
+  );
+}
+
+/** The table as the README's layout section shows it, between its two markers. */
+function renderDirections(table: Readonly<Record<string, readonly string[]>>): string {
+  const cell = (a: string): string => `\`src/${a}\``;
+  const rows = Object.entries(table).map(
+    ([from, tos]) =>
+      `| ${cell(from)} | ${tos.length === 0 ? 'nothing in src/' : tos.map(cell).join(', ')} |`,
+  );
+  return ['| Area | May import |', '|---|---|', ...rows].join('\n');
+}
+
+const DIRECTIONS_START = '<!-- directions: src/import-graph.test.ts -->';
+const DIRECTIONS_END = '<!-- /directions -->';
+
 const graph = importGraph(sourceFiles(SRC));
 const rel = (files: string[]): string[] => files.map((f) => path.relative(SRC, f));
 
@@ -153,5 +296,54 @@ describe('import graph', () => {
       ),
     }));
     expect(report).toEqual([]);
+  });
+
+  it('names every area in the directions table, and no area that does not exist', () => {
+    const areas = new Set([...areaGraph(graph)].flatMap(([a, deps]) => [a, ...deps]));
+    expect([...areas].filter((a) => !(a in DIRECTIONS)).sort()).toEqual([]);
+    expect(Object.keys(DIRECTIONS).filter((a) => !areas.has(a))).toEqual([]);
+    for (const tos of Object.values(DIRECTIONS)) {
+      expect(tos.filter((a) => !(a in DIRECTIONS))).toEqual([]);
+    }
+  });
+
+  it('finds a planted wrong-way import, and none where the table allows it', () => {
+    const file = (f: string): string => path.join(SRC, f);
+    const planted: Graph = new Map([
+      [file('status/model.ts'), new Set([file('gen/names.ts'), file('engine/types.ts')])],
+      [file('engine/types.ts'), new Set([file('engine/host-user.ts')])],
+    ]);
+    expect(wrongWay(planted, DIRECTIONS)).toEqual(['status/model.ts -> engine/types.ts']);
+    expect(wrongWay(planted, { ...DIRECTIONS, 'status/': ['gen/', 'engine/'] })).toEqual([]);
+    expect(neverGranted({ ...DIRECTIONS, 'status/': ['gen/', 'engine/'] })).toEqual([
+      'status/ -> engine/',
+    ]);
+    expect(neverGranted({ 'gen/': ['commands/'], 'cli/': ['commands/'] })).toEqual([
+      'gen/ -> commands/',
+    ]);
+  });
+
+  it('imports only in the directions the table allows', () => {
+    expect(wrongWay(graph, DIRECTIONS)).toEqual([]);
+  });
+
+  it('grants none of the never edges, and has no cycle', () => {
+    expect(neverGranted(DIRECTIONS)).toEqual([]);
+    const tableGraph: Graph = new Map(
+      Object.entries(DIRECTIONS).map(([from, tos]) => [from, new Set(tos)]),
+    );
+    expect(cycles(tableGraph)).toEqual([]);
+  });
+
+  it("is the table the README's layout section shows", () => {
+    const readme = readFileSync(README, 'utf8');
+    const layout = readme.slice(readme.indexOf('## Layout'));
+    const start = layout.indexOf(DIRECTIONS_START);
+    const end = layout.indexOf(DIRECTIONS_END);
+    expect(start).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(start);
+    expect(layout.slice(start + DIRECTIONS_START.length, end).trim()).toBe(
+      renderDirections(DIRECTIONS),
+    );
   });
 });

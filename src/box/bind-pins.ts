@@ -11,7 +11,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync } from 'node:fs
 import { ByreError, RefusedError } from '../errors.js';
 import type { ProvenBind } from '../gen/bind-proof.js';
 import { WORKSPACE } from '../gen/box-layout.js';
-import { hostBinds, type RunParams } from '../engine/run-argv.js';
+import { hostBinds, type RunParams } from '../gen/run-argv.js';
 
 /** Linux's O_PATH (the same on x86-64 and arm64); node exports no constant for it. */
 const O_PATH = 0o10000000;

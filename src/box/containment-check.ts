@@ -6,7 +6,7 @@ import { realpathSync } from 'node:fs';
 import { linkedConfigTargets } from '../config/read.js';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
-import { expandHost, type RunParams } from '../engine/run-argv.js';
+import { expandHost, type RunParams } from '../gen/run-argv.js';
 import { canonicalPathLoose } from '../project/canonical.js';
 import {
   containmentRefusals,
@@ -16,7 +16,7 @@ import {
 } from '../project/containment.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { runtimeDirCandidates } from '../project/runtime-dir.js';
-import { worktreeBinds, type BoxIdentity } from './run-params.js';
+import { worktreeBinds, type BoxIdentity } from '../gen/run-params.js';
 import type { BindPins } from './bind-pins.js';
 
 export interface ContainmentInput {

@@ -7,7 +7,7 @@
 // Podman would list no running box, so its answer is known without asking.
 // Pure: the facts are read by the caller (src/box/idle-probe.ts).
 
-import { FULL_CONTAINER_ID } from '../engine/names.js';
+import { FULL_CONTAINER_ID } from '../engine/types.js';
 
 /** What the probe read; null fields could not be read (the engine is then asked). */
 export interface PodmanActivityFacts {

@@ -5,8 +5,8 @@
 import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
-import { stageBuildContext } from '../gen/stage.js';
-import { LABEL } from '../engine/names.js';
+import { stageBuildContext } from './stage.js';
+import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
 import { pullFailureReason } from './build-steps.js';

@@ -2,7 +2,7 @@
 // stopped boxes), and removing it. Engines that cannot be asked come back as
 // data so callers never speak in totals over them; this module never prints.
 
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';

@@ -6,7 +6,7 @@
 
 import type { EngineScan, LabelledObject } from '../doctor/facts.js';
 import { removalTargets, type Leftover } from '../doctor/leftovers.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { EngineError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';

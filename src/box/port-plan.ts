@@ -1,10 +1,10 @@
 // The host ports this session publishes (adr/0034): the pure block choice
-// (port-block.ts) asked about ports that this project's other boxes hold
+// (gen/port-block.ts) asked about ports that this project's other boxes hold
 // (from their verified launch records, so a sibling created but not yet
 // started counts) and about ports the host itself holds (a listen probe).
 
 import { RefusedError } from '../errors.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import type { PortSpec } from '../config/types.js';
 import {
@@ -13,7 +13,7 @@ import {
   type HostPort,
   type PortChoice,
   type PortHolder,
-} from './port-block.js';
+} from '../gen/port-block.js';
 import { hostPortHolder } from './port-probe.js';
 
 /** A box of this project (another worktree's session) and the ports its record says it publishes. */

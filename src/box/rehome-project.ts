@@ -17,7 +17,7 @@ import { projectConfigFile, writeConfig } from '../config/write.js';
 import { parseLayer } from '../config/parse.js';
 import { ByreError, ConfigError, RefusedError } from '../errors.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';

@@ -12,7 +12,7 @@ import type { EffectiveConfig } from '../config/types.js';
 import { CONTROL, isContainedRelative } from '../config/grammar.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
-import { expandHost } from '../engine/run-argv.js';
+import { expandHost } from '../gen/run-argv.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { EngineError } from '../errors.js';
 import {

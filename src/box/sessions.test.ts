@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { censusSessions, judgeBox, pidAlive } from './sessions.js';
 
 const alive = (pid: number): boolean => pid === 4242;

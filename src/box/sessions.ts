@@ -3,7 +3,7 @@
 // worktree's session. A box that another byre has created but not yet
 // started is a session too: its creator (label byre.client) is still alive.
 
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { ContainerFacts, EngineName } from '../engine/types.js';
 import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';

@@ -16,8 +16,8 @@ import {
 import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
 import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
-import { helperName } from '../engine/names.js';
-import { expandHost } from '../engine/run-argv.js';
+import { helperName } from '../gen/names.js';
+import { expandHost } from '../gen/run-argv.js';
 import { normalizeTarget } from '../config/grammar.js';
 import type { ResolvedSkill } from '../skills/types.js';
 

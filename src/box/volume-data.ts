@@ -4,7 +4,7 @@
 // stopped box still holding it makes that engine refuse; the refusal is
 // reported as it came.
 
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { isMachineVolume } from './project-objects.js';
 import { askPool, failedAnswers, openAnswers, type EnginePool } from './pool.js';
 import { describeUnchecked } from './sessions.js';

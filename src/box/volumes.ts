@@ -8,8 +8,8 @@ import { ByreError, EngineError } from '../errors.js';
 import { BIND_PROOF_EXIT, bindProofEnvArgs, provenScript } from '../gen/bind-proof.js';
 import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
-import { LABEL } from '../engine/names.js';
-import { expandHost } from '../engine/run-argv.js';
+import { LABEL } from '../gen/names.js';
+import { expandHost } from '../gen/run-argv.js';
 import type { Engine } from '../engine/engine.js';
 
 export interface PlannedVolume {

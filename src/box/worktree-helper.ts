@@ -6,7 +6,7 @@
 
 import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import { bindProofEnvArgs, provenScript, type ProvenBind } from '../gen/bind-proof.js';
-import { worktreeAddHelperName } from '../engine/names.js';
+import { worktreeAddHelperName } from '../gen/names.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 
 /** The helper's exit status when the image has no git. */

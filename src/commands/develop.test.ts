@@ -20,7 +20,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../box/pool.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import { createIdentity, sealValue } from '../credentials/seal.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { renderError } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';

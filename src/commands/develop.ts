@@ -20,7 +20,7 @@ import {
 import { buildProgressFor } from '../box/build-progress.js';
 import { ensureImage } from '../box/image.js';
 import { precreateMountPoints } from '../box/mount-points.js';
-import { launchRecordFor } from '../box/launch-record.js';
+import { launchRecordFor } from '../gen/launch-plan.js';
 import { withSetupLock } from '../project/lock.js';
 import {
   onboard,
@@ -36,7 +36,7 @@ import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../bo
 import { treeRoots } from '../box/writable-trees.js';
 import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
 import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
-import { launchRunParams } from '../box/run-params.js';
+import { launchRunParams } from '../gen/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from '../box/seed-prefs.js';
@@ -46,24 +46,18 @@ import {
   type PlannedVolume,
   type SeedContext,
 } from '../box/volumes.js';
-import type { PortChoice } from '../box/port-block.js';
+import type { PortChoice } from '../gen/port-block.js';
 import { planPorts, portMappingText, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
 import { VERSION } from '../embedded.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { LABEL, containerName, volumeEngineName } from '../engine/names.js';
-import {
-  buildRunArgv,
-  expandHost,
-  runEnv,
-  type RunBind,
-  type RunParams,
-} from '../engine/run-argv.js';
+import { LABEL, containerName, volumeEngineName } from '../gen/names.js';
+import { buildRunArgv, expandHost, runEnv, type RunBind, type RunParams } from '../gen/run-argv.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
-import { helperEnv, postureFacts } from '../network/posture.js';
+import { helperEnv, postureFacts } from '../gen/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
@@ -80,7 +74,7 @@ import {
   writeDeliveryReceipt,
   writeLaunchRecord,
 } from '../launch/store.js';
-import type { LaunchRecord } from '../launch/record.js';
+import type { LaunchRecord } from '../gen/launch-record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say, sayAll } from '../output/notes.js';

@@ -8,11 +8,11 @@ import path from 'node:path';
 
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, RefusedError } from '../errors.js';
-import { stageFreshContext } from '../gen/stage.js';
+import { stageFreshContext } from '../box/stage.js';
 import type { Io } from '../io.js';
 import { printNotes, say } from '../output/notes.js';
 import { quoteToken } from '../output/shell-quote.js';
-import { postureFacts } from '../network/posture.js';
+import { postureFacts } from '../gen/posture.js';
 import { canonicalPathLoose } from '../project/canonical.js';
 import { isAncestorOrSelf } from '../project/containment.js';
 import { loadBox, planBox, type LoadedBox } from './load.js';

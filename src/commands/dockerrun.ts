@@ -4,15 +4,15 @@
 
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment-check.js';
-import { launchRunParams } from '../box/run-params.js';
+import { launchRunParams } from '../gen/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';
 import { treeRoots } from '../box/writable-trees.js';
-import { buildRunArgv } from '../engine/run-argv.js';
+import { buildRunArgv } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import { postureFacts } from '../network/posture.js';
+import { postureFacts } from '../gen/posture.js';
 import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';

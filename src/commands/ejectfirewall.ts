@@ -3,10 +3,10 @@
 
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
-import { bakedIds, imageTag } from '../engine/names.js';
+import { bakedIds, imageTag } from '../gen/names.js';
 import { treeRoots } from '../box/writable-trees.js';
 import { ejectFirewallScript } from '../network/eject.js';
-import { helperEnv, postureFacts } from '../network/posture.js';
+import { helperEnv, postureFacts } from '../gen/posture.js';
 import { loadBox } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 

@@ -11,7 +11,7 @@ import { removalMarkers } from '../config/removals.js';
 import { projectsWithEngineRecord } from '../box/engine-record.js';
 import { RefusedError } from '../errors.js';
 import type { Confirm } from '../io.js';
-import { networkRestrictions } from '../network/posture.js';
+import { networkRestrictions } from '../gen/posture.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { ProjectContext } from '../project/context.js';
 import { recordedIdentities } from '../project/identity-record.js';

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { loadCascade } from '../config/read.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
-import { volumeEngineName } from '../engine/names.js';
+import { volumeEngineName } from '../gen/names.js';
 import type { EffectiveConfig } from '../config/types.js';
 import { embeddedText } from '../embedded.js';
 import {
@@ -37,7 +37,7 @@ import {
 import type { BoxTree } from '../project/box-trees.js';
 import { walkHostPath } from '../project/host-path-view.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
-import { checkProjectFiles, readContextFiles } from '../gen/stage.js';
+import { checkProjectFiles, readContextFiles } from '../box/stage.js';
 import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
 
 export interface LoadedBox {

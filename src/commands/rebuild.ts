@@ -10,7 +10,7 @@ import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../project/lock.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { bakedIds, imageTag } from '../engine/names.js';
+import { bakedIds, imageTag } from '../gen/names.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';

@@ -9,7 +9,7 @@ import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.j
 import { recordedEngines, type EngineRecord } from '../box/engine-scope.js';
 import { withoutIdleEngines } from '../box/idle-probe.js';
 import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { EngineName } from '../engine/types.js';
 import { treeRoots } from '../box/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';

@@ -16,19 +16,19 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts } from '../engine/types.js';
 import { ByreError, UsageError } from '../errors.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
-import type { LaunchRecord } from '../launch/record.js';
+import type { LaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import type { ContainmentRefusal } from '../project/containment.js';
 import type { ProjectContext } from '../project/context.js';
 import { identityChangeRefusal } from '../project/identity-change.js';
 import type { PortSpec } from '../config/types.js';
-import type { HostPort } from '../box/port-block.js';
+import type { HostPort } from '../gen/port-block.js';
 import { worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { defaultConfigPath } from '../project/store-layout.js';
@@ -251,8 +251,8 @@ export async function statusCommand(
   let credentialsDelivered: string[] | null = null;
   if (launch?.kind === 'verified' && own !== undefined) {
     const [{ launchRunParams }, { launchRecordFor }, { readDeliveryReceipt }] = await Promise.all([
-      import('../box/run-params.js'),
-      import('../box/launch-record.js'),
+      import('../gen/run-params.js'),
+      import('../gen/launch-plan.js'),
       import('../launch/store.js'),
     ]);
     const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };

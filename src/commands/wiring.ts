@@ -20,10 +20,10 @@ import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/wri
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { ByreError, UsageError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
-import { CONTEXT_FILE_MAX_BYTES } from '../gen/stage.js';
+import { CONTEXT_FILE_MAX_BYTES } from '../box/stage.js';
 import { editorCommand, editText } from '../hostenv/editor.js';
 import type { Io } from '../io.js';
-import { mcpEgress } from '../network/allowlist.js';
+import { mcpEgress } from '../gen/allowlist.js';
 import { escapeTerminal } from '../output/escape.js';
 import { readRegularFile } from '../project/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';

@@ -24,7 +24,7 @@ import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { detectEngine } from '../engine/detect.js';
 import type { Engine } from '../engine/engine.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { LABEL, bakedIds, imageTag } from '../engine/names.js';
+import { LABEL, bakedIds, imageTag } from '../gen/names.js';
 import { createEngine } from '../engine/runner.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { ExecSpec } from '../engine/types.js';
 import { clearSecrets, registerSecret } from '../output/redact.js';
 import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';

@@ -4,7 +4,7 @@
 // anything not shaped like byre's are never leftovers (adr/0015). A project's
 // store folder whose recorded directory is gone is one too. Pure.
 
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { EngineName } from '../engine/types.js';
 import { isValidProjectId } from '../project/identity.js';
 import type { EngineScan, LabelledObject, ProjectState } from './facts.js';

@@ -32,7 +32,7 @@ import {
   machineVolumeName,
   projectVolumeName,
   worktreeAddHelperName,
-} from './names.js';
+} from '../gen/names.js';
 import type { BuildSpec } from './types.js';
 
 const spec: BuildSpec = {

@@ -1,6 +1,7 @@
 // Pure argv builders for every engine call except the box's own run/create
-// (run-argv.ts). The adapter in runner.ts only executes what these return, so
-// the docker/podman differences live here where a table test pins them.
+// (gen/run-argv.ts, in the pure core). The adapter in runner.ts only executes
+// what these return, so the docker/podman differences live here where a table
+// test pins them.
 // Nothing here spawns, reads files or looks at the environment.
 
 import path from 'node:path';

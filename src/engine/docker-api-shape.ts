@@ -4,10 +4,14 @@
 // parsers make of the CLI's output. Anything unexpected is `null`: the
 // caller then asks the CLI, which stays the authority.
 
-import { FULL_CONTAINER_ID } from './names.js';
+import {
+  FULL_CONTAINER_ID,
+  type ContainerFacts,
+  type LabelledContainer,
+  type PsQuery,
+} from './types.js';
 import { dockerEndpoint, type ConfigText } from './facts-key.js';
 import { envOf, labelRow, stringRecordOf } from './output.js';
-import type { ContainerFacts, LabelledContainer, PsQuery } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -94,7 +94,7 @@ const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
 /**
  * One CLI adapter serves both engines: every docker/podman difference (build
  * `--format docker`, the keep-id userns flag) is an argv difference, so it
- * lives in argv.ts / run-argv.ts keyed by `facts.name`, where a table test pins it.
+ * lives in argv.ts / gen/run-argv.ts keyed by `facts.name`, where a table test pins it.
  */
 class CliEngine implements Engine {
   readonly facts: EngineFacts;

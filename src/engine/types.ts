@@ -1,9 +1,13 @@
 // Shared engine vocabulary: which engine, what detection learned about it, and
-// the option shapes the Engine interface takes. Types only; no behaviour.
+// the option shapes the Engine interface takes, and the one pattern a full
+// container id matches. Types and that constant only; no behaviour.
 
 import type { Warning } from './host-user.js';
 
 export type EngineName = 'docker' | 'podman';
+
+/** A full container id: it can name one container on one engine, and nothing else. */
+export const FULL_CONTAINER_ID = /^[0-9a-f]{64}$/;
 
 /** What detection pinned for this invocation. Every engine call runs `path`. */
 export interface EngineFacts {

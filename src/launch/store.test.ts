@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import { launchRecordHash, renderLaunchRecord } from './record.js';
+import { launchRecordHash, renderLaunchRecord } from '../gen/launch-record.js';
 import {
   readDeliveryReceipt,
   reapLaunchRecords,

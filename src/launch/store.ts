@@ -23,8 +23,8 @@ import path from 'node:path';
 import { ByreError } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
 import { readRegularFile } from '../project/read-regular.js';
-import { launchRecordHash, renderLaunchRecord } from './record.js';
-import type { LaunchRecord } from './record.js';
+import { launchRecordHash, renderLaunchRecord } from '../gen/launch-record.js';
+import type { LaunchRecord } from '../gen/launch-record.js';
 import { launchRecordFileName } from './verify.js';
 
 const RECORD_FILE = /^([0-9a-f]{64})\.toml$/;

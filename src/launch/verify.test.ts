@@ -4,7 +4,7 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { launchRecordHash, renderLaunchRecord } from './record.js';
+import { launchRecordHash, renderLaunchRecord } from '../gen/launch-record.js';
 import { writeLaunchRecord } from './store.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import { useTempDir } from '../../test/support/temp.js';

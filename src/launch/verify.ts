@@ -6,8 +6,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 
-import { launchRecordHash, parseLaunchRecord } from './record.js';
-import type { LaunchParseRule, LaunchRecord } from './record.js';
+import { launchRecordHash, parseLaunchRecord } from '../gen/launch-record.js';
+import type { LaunchParseRule, LaunchRecord } from '../gen/launch-record.js';
 
 /** Records larger than this are refused unread: byre never writes one near it. */
 export const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;

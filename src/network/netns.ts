@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
-import { helperName, LABEL } from '../engine/names.js';
+import { helperName, LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 
 export interface NetnsPlan {

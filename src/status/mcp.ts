@@ -5,8 +5,8 @@
 
 import type { McpSpec } from '../config/types.js';
 import { parseEgressEntry } from '../config/egress-entry.js';
-import { CHASSIS_ENV } from '../engine/run-argv.js';
-import { mcpEgress, parseRecordedEgress } from '../network/allowlist.js';
+import { CHASSIS_ENV } from '../gen/run-argv.js';
+import { mcpEgress, parseRecordedEgress } from '../gen/allowlist.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 import { ALLOWLIST_POSTURE, DENYLIST_POSTURE } from './network.js';

@@ -10,7 +10,7 @@ import {
   launchRecordHash,
   renderLaunchRecord,
   type LaunchRecord,
-} from '../launch/record.js';
+} from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from '../box/banner.js';
 import type { ResolvedSkill } from '../skills/types.js';

@@ -5,7 +5,7 @@
 
 import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
-import { volumeEngineName } from '../engine/names.js';
+import { volumeEngineName, type EngineName } from '../gen/names.js';
 import {
   BYRE_ETC,
   CREDENTIAL_DIR,
@@ -13,12 +13,11 @@ import {
   SELF_EDIT_DIR,
   reservedClaims,
 } from '../gen/box-layout.js';
-import { scanRunArgs } from '../engine/run-args-scan.js';
-import type { EngineName } from '../engine/types.js';
+import { scanRunArgs } from '../gen/run-args-scan.js';
 import { credentialRows } from '../config/credential-rows.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
-import { launchChanges } from '../launch/diff.js';
-import type { LaunchRecord } from '../launch/record.js';
+import { launchChanges } from '../gen/launch-diff.js';
+import type { LaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { LaunchDataState, StatusData } from './data-schema.js';

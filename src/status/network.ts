@@ -6,7 +6,7 @@
 import { closureCovers, parseEgressEntry } from '../config/egress-entry.js';
 import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
 import { NETWORK_CLAIM } from '../gen/box-layout.js';
-import { deriveBoxEgress, parseRecordedEgress } from '../network/allowlist.js';
+import { deriveBoxEgress, parseRecordedEgress } from '../gen/allowlist.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 

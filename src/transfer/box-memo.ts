@@ -8,7 +8,7 @@
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { FULL_CONTAINER_ID } from '../engine/names.js';
+import { FULL_CONTAINER_ID } from '../engine/types.js';
 import { tempSiblingPath } from '../project/atomic-write.js';
 import { readRegularFile } from '../project/read-regular.js';
 

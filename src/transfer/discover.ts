@@ -5,7 +5,7 @@
 
 import { askPool, type EnginePool } from '../box/pool.js';
 import { uidCheckApplies } from '../box/shell-exec.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName, LabelledContainer } from '../engine/types.js';
 

@@ -9,7 +9,7 @@ import type { Io } from '../io.js';
 import { transferPool } from '../box/idle-probe.js';
 import { enginePool, type EnginePool } from '../box/pool.js';
 import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
-import { LABEL } from '../engine/names.js';
+import { LABEL } from '../gen/names.js';
 import type { LabelledContainer } from '../engine/types.js';
 import { isAncestorOrSelf } from '../project/containment.js';
 import { privateRuntimeDir } from '../project/runtime-dir.js';

@@ -22,7 +22,7 @@ import {
   type PodmanShortcut,
 } from './discover.js';
 import { chooseTarget, hiddenChangeDecision, type TransferVerb } from './target.js';
-import { FULL_CONTAINER_ID } from '../engine/names.js';
+import { FULL_CONTAINER_ID } from '../engine/types.js';
 
 /** `cwd` and every ancestor (canonical) with its worktree id, nearest first. */
 export function ancestors(cwd: string): { dir: string; id: string }[] {

@@ -57,7 +57,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('byre develop on $label', (f
     expect(first.stderr).not.toMatch(/^(Step|STEP) \d+/m);
     // Podman may ask systemd for a healthcheck timer unless told not to (no session here).
     // Podman 4.3.1 on this machine never prints the line, with or without the flag:
-    // --no-healthcheck itself is proven in src/engine/run-argv.test.ts; this only guards.
+    // --no-healthcheck itself is proven in src/gen/run-argv.test.ts; this only guards.
     expect(first.stderr).not.toMatch(/unable to get systemd connection/);
     expect(first.status).toBe(7);
     const inBox = first.stdout.trim().split('\n');

@@ -1,7 +1,7 @@
 // A representative launch record for the launch/ and status unit tests.
 
-import { envKeysOf } from '../../src/launch/record.js';
-import type { LaunchRecord } from '../../src/launch/record.js';
+import { envKeysOf } from '../../src/gen/launch-record.js';
+import type { LaunchRecord } from '../../src/gen/launch-record.js';
 
 export function sampleRecord(): LaunchRecord {
   return {

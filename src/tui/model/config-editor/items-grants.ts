@@ -7,7 +7,7 @@ import { isCredentialSource } from '../../../config/credential-rows.js';
 import { closureCovers, parseEgressEntry } from '../../../config/egress-entry.js';
 import { normalizeTarget } from '../../../config/grammar.js';
 import type { EgressEntry } from '../../../config/types.js';
-import { deriveBoxEgress } from '../../../network/allowlist.js';
+import { deriveBoxEgress } from '../../../gen/allowlist.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import {
   dropMarker,

@@ -7,7 +7,7 @@ import type { EffectiveConfig, Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import { dropMarker, listAdd, listRemove, removalMarker, removeEntry, setAt } from './edits.js';
 import { textForm, volumeForm } from './forms.js';
-import { machineVolumeName } from '../../../engine/names.js';
+import { machineVolumeName } from '../../../gen/names.js';
 import {
   addRow,
   cycleThrough,

@@ -7,8 +7,8 @@ import {
   parseLaunchRecord,
   renderLaunchRecord,
   tomlString,
-} from './record.js';
-import type { LaunchRecord } from './record.js';
+} from './launch-record.js';
+import type { LaunchRecord } from './launch-record.js';
 import { expectGolden } from '../../test/support/golden.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { launchChanges } from './diff.js';
-import type { LaunchRecord } from './record.js';
+import { launchChanges } from './launch-diff.js';
+import type { LaunchRecord } from './launch-record.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 
 type Edit = (r: LaunchRecord) => LaunchRecord;

@@ -3,18 +3,18 @@
 // box it describes. Pure; develop writes it, status diffs against it.
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
-import { expandHost, runEnv, type RunParams } from '../engine/run-argv.js';
-import { WORKSPACE } from '../gen/box-layout.js';
+import { expandHost, runEnv, type RunParams } from './run-argv.js';
+import { WORKSPACE } from './box-layout.js';
 import {
   envKeysOf,
   launchTimestamp,
   type LaunchBind,
   type LaunchRecord,
   type LaunchVolume,
-} from '../launch/record.js';
+} from './launch-record.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { volumeEngineName } from '../engine/names.js';
-import { egressText } from '../network/allowlist.js';
+import { volumeEngineName } from './names.js';
+import { egressText } from './allowlist.js';
 
 export interface RecordInput {
   params: RunParams;

@@ -2,15 +2,16 @@
 // credential tmpfs sits after the volumes, adr/0012), plus the POSIX quoting
 // `byre dockerrun` prints it with. Pure: the caller has already
 // resolved config, skills, delivered env and the launch record; this module
-// never touches the filesystem, the environment or the engine.
+// never touches the filesystem, the environment or the engine. It sits in the
+// pure core with the plan it serves; the engine adapter only executes it.
 
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { BIND_PROOF_ENV, CREDENTIAL_DIR, WORKSPACE, portEnvKey } from '../gen/box-layout.js';
-import { DROP_PRIVILEGES, KEEP_ID_USERNS, NEVER_PULL, capAddFlags } from './argv.js';
+import { BIND_PROOF_ENV, CREDENTIAL_DIR, WORKSPACE, portEnvKey } from './box-layout.js';
+import { DROP_PRIVILEGES, KEEP_ID_USERNS, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { LABEL, containerName } from './names.js';
-import type { EngineName } from './types.js';
+import type { EngineName } from '../engine/types.js';
 
 /** A host bind. `MountSpec` from config fits as is. */
 export interface RunBind {

@@ -1,8 +1,8 @@
-// Writes a build plan to disk as the project's build context. It owns the two
-// host reads generation needs (config `files`, [[context]] files) and must never
-// leave a half-written context where a later build would trust it.
+// Writes a build plan to disk as the project's build context: the building
+// step's IO, kept out of the pure core (gen/) that made the plan. It owns the
+// two host reads generation needs (config `files`, [[context]] files) and must
+// never leave a half-written context where a later build would trust it.
 
-// eslint-disable-next-line no-restricted-imports -- stage.ts is gen/'s designated IO module
 import * as fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
 import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
-import type { BuildPlan, ContextEntry } from './plan.js';
+import type { BuildPlan, ContextEntry } from '../gen/plan.js';
 
 /** [[context]] files are read whole; past 16 MiB they are refused. */
 export const CONTEXT_FILE_MAX_BYTES = 16 * 1024 * 1024;

@@ -1,10 +1,10 @@
 // The names and labels byre puts on engine objects. Pure: every other module asks here rather than formatting
-// `byre-…` strings itself, so a rename is one edit and one failing test.
+// `byre-…` strings itself, so a rename is one edit and one failing test. It also hands the core's readers
+// (status) the engine's name type, so they need not reach into the engine adapter for it.
 
 import type { VolumeSpec } from '../config/types.js';
 
-/** A full container id: it can name one container on one engine, and nothing else. */
-export const FULL_CONTAINER_ID = /^[0-9a-f]{64}$/;
+export type { EngineName } from '../engine/types.js';
 
 export const LABEL = {
   project: 'byre.project',

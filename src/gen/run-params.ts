@@ -4,11 +4,11 @@
 
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { deliveredCredentialRows } from '../config/credential-rows.js';
-import { bakedIds, imageTag, volumeEngineName } from '../engine/names.js';
-import type { RunBind, RunLabels, RunParams, RunVolume } from '../engine/run-argv.js';
+import { bakedIds, imageTag, volumeEngineName } from './names.js';
+import type { RunBind, RunLabels, RunParams, RunVolume } from './run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { postureFacts } from '../network/posture.js';
+import { postureFacts } from './posture.js';
 
 export interface BoxIdentity {
   projectId: string;

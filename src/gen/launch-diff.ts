@@ -2,7 +2,7 @@
 // running box's record did not, as `+`/`-` lines. Pure; lines are raw data
 // (paths as recorded), so the status renderer escapes them before printing.
 
-import type { LaunchRecord } from './record.js';
+import type { LaunchRecord } from './launch-record.js';
 
 /** Shell-style quoting, only where needed, so argv boundaries stay visible. */
 function quoteArg(arg: string): string {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { renderConfigDoc } from '../config/config-doc.js';
 import { describe, expect, it } from 'vitest';
 
-import { planBuild } from './plan.js';
+import { planBuild } from '../gen/plan.js';
 import {
   checkProjectFiles,
   contextFileRoot,
