@@ -11,10 +11,9 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchProject, interleave, median, ownedDir, run, tryRun, wallMs } from './lib.mjs';
 
-/** Runs a byre binary as the flavour in its side's project. */
-export function byre(ctx, side, args, options = {}) {
+/** Runs a byre binary as the flavour in its side's project (or in `p`). */
+export function byre(ctx, side, args, options = {}, p = ctx.projects[side]) {
   const bin = ctx.bins.find((b) => b.side === side);
-  const p = ctx.projects[side];
   return run(ctx.flavour, bin.path, args, {
     cwd: p.dir,
     ...options,
@@ -89,6 +88,112 @@ export function develop(ctx) {
       show: 'time',
       target: null,
       ...measured(ctx, samples, raw, undefined, (x) => x.wall),
+    },
+  ];
+}
+
+/**
+ * A project of its own for a case, per side, its image built by a cold
+ * develop: `config` (the store's byre.config) is written first when given.
+ */
+function caseProjects(ctx, name, config) {
+  const projects = {};
+  for (const s of sidesOf(ctx)) {
+    const p = benchProject(ctx.flavour, ctx.root, `${name}-${s}`);
+    p.id = JSON.parse(byre(ctx, s, ['status', '--data'], {}, p)).project_id;
+    if (config !== undefined) {
+      const store = path.join(p.home, 'projects', p.id);
+      mkdirSync(store, { recursive: true });
+      writeFileSync(path.join(store, 'byre.config'), config);
+      ownedDir(ctx.flavour, p.home);
+    }
+    ctx.log(`${name}-${s}: cold develop (builds the image)`);
+    byre(ctx, s, ['develop'], { input: 'true\n' }, p);
+    projects[s] = p;
+  }
+  return projects;
+}
+
+/** The box's start as develop's stdin feeds it: the time to its process running. */
+function timedDevelop(ctx, side, p, args = [], input = '') {
+  const t0 = wallMs();
+  return probeMs(byre(ctx, side, ['develop', ...args], { input: input + PROBE }, p)) - t0;
+}
+
+const PASSPHRASE = 'bench passphrase';
+
+/**
+ * Warm develop with two sealed credentials (one passphrase, one identity)
+ * against warm develop without, each binary against itself: the identity's
+ * unlock plus the delivery the launcher waits for (adr/0054).
+ */
+export function credentials(ctx) {
+  const projects = caseProjects(ctx, 'creds');
+  const value = path.join(ctx.root, 'credential-value');
+  writeFileSync(value, 'bench-credential-value\n', { mode: 0o644 });
+  ownedDir(ctx.flavour, ctx.root);
+  const sides = {};
+  for (const s of sidesOf(ctx)) {
+    const p = projects[s];
+    byre(
+      ctx,
+      s,
+      ['credential', 'add', 'BENCH_A', '--file', value, '--passphrase-fd', '0'],
+      {
+        input: `${PASSPHRASE}\n`,
+      },
+      p,
+    );
+    byre(ctx, s, ['credential', 'add', 'BENCH_B', '--file', value], {}, p);
+    sides[`${s}:without`] = () => timedDevelop(ctx, s, ctx.projects[s]);
+    sides[`${s}:with`] = () => timedDevelop(ctx, s, p, ['--passphrase-fd', '0'], `${PASSPHRASE}\n`);
+  }
+  return [
+    {
+      name: 'warm `develop` with two credentials: start → box process running',
+      what: 'warm `develop` without credentials',
+      show: 'time',
+      target: { of: 'delta', max: 1000 },
+      ...measured(
+        ctx,
+        interleave(sides, ctx.runs),
+        (s) => `${s}:without`,
+        (s) => `${s}:with`,
+      ),
+    },
+  ];
+}
+
+/**
+ * `mcp add`, then develop, on a project with apt packages, against develop
+ * with nothing changed: the rebuild a wiring change costs. The wiring follows
+ * the project block, so the apt install stays cached (adr/0056).
+ */
+export function rebuild(ctx) {
+  const projects = caseProjects(ctx, 'apt', 'apt = ["jq"]\n');
+  let n = 0;
+  const sides = {};
+  for (const s of sidesOf(ctx)) {
+    const p = projects[s];
+    sides[`${s}:same`] = () => timedDevelop(ctx, s, p);
+    sides[`${s}:mcp`] = () => {
+      n += 1;
+      byre(ctx, s, ['mcp', 'add', `bench-${n}`, `http://127.0.0.1:9/mcp-${n}`], {}, p);
+      return timedDevelop(ctx, s, p);
+    };
+  }
+  return [
+    {
+      name: '`mcp add`, then `develop` (apt packages): start → box process running',
+      what: 'warm `develop`, nothing changed',
+      show: 'time',
+      target: { of: 'delta', max: 5000 },
+      ...measured(
+        ctx,
+        interleave(sides, ctx.runs),
+        (s) => `${s}:same`,
+        (s) => `${s}:mcp`,
+      ),
     },
   ];
 }

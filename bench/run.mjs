@@ -44,7 +44,16 @@ import {
 const LOCK = '/tmp/byre-engine.lock';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.dirname(here);
-const CASES = ['develop', 'startup', 'config', 'status', 'transfer', 'firewall'];
+const CASES = [
+  'develop',
+  'credentials',
+  'rebuild',
+  'startup',
+  'config',
+  'status',
+  'transfer',
+  'firewall',
+];
 const FLAVOURS = ['docker', 'podman', 'rootless'];
 
 const { values: opts } = parseArgs({

@@ -121,7 +121,15 @@ async function benchFlavour(flavour, data) {
       log(`${name} FAILED: ${error.stack ?? error}`);
     }
   };
-  const needsImage = ['startup', 'develop', 'status', 'transfer', 'firewall'].some(wants);
+  const needsImage = [
+    'startup',
+    'develop',
+    'status',
+    'transfer',
+    'firewall',
+    'credentials',
+    'rebuild',
+  ].some(wants);
   try {
     for (const { side } of config.bins) {
       const p = benchProject(flavour, root, side);
@@ -138,6 +146,8 @@ async function benchFlavour(flavour, data) {
     await attempt('startup', () => result.rows.push(...cases.startup(ctx)));
     await attempt('config', () => result.rows.push(...cases.config(ctx)));
     await attempt('develop', () => result.rows.unshift(...cases.develop(ctx)));
+    await attempt('credentials', () => result.rows.push(...cases.credentials(ctx)));
+    await attempt('rebuild', () => result.rows.push(...cases.rebuild(ctx)));
     if (wants('status') || wants('transfer')) {
       log('starting the background sessions');
       const sessions = await startSessions(ctx);

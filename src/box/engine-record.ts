@@ -1,9 +1,13 @@
 // The per-worktree engine records on disk (projects/<id>/engine.<worktreeId>,
 // adr/0032): read like every store file (no link followed, no FIFO waited
-// on, size capped), written atomically under the setup lock.
+// on, size capped), written atomically under the setup lock; and from them
+// and the launch records, the engine a project's boxes are on (adr/0053).
 
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { EngineName } from '../engine/types.js';
+import { launchHashesOnDisk } from '../launch/store.js';
+import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { isValidProjectId } from '../project/identity.js';
 import { readRegularFile } from '../project/read-regular.js';
@@ -11,6 +15,7 @@ import {
   engineRecordFile,
   formatEngineRecord,
   parseEngineRecord,
+  recordedEngine,
   type EngineRecord,
 } from './engine-scope.js';
 
@@ -28,6 +33,15 @@ function readOne(file: string): EngineRecord | null {
     return read.kind === 'ok' ? parseEngineRecord(read.bytes.toString('utf8')) : null;
   } catch {
     return null;
+  }
+}
+
+/** Whether any worktree of the project has a record: a develop got as far as its launch. */
+export function anyEngineRecord(projectDir: string): boolean {
+  try {
+    return readdirSync(projectDir).some((n) => n.startsWith(PREFIX));
+  } catch {
+    return false;
   }
 }
 
@@ -57,6 +71,32 @@ export async function writeEngineRecord(
   await writeFileAtomic(
     path.join(projectDir, engineRecordFile(worktreeId)),
     formatEngineRecord(record),
+  );
+}
+
+/** The engines the project's launch records on disk name; a record that does not verify names none. */
+function launchedEngines(launchesDir: string): EngineName[] {
+  return [...launchHashesOnDisk(launchesDir)].flatMap((hash) => {
+    const state = verifyLaunchRecord(hash, (h) => readLaunchRecordFile(launchesDir, h));
+    return state.kind === 'verified' ? [state.record.engine] : [];
+  });
+}
+
+/**
+ * The engine this project's boxes are on, from its records on disk
+ * (adr/0053), or null for a project that never launched. The launch
+ * records are read only when this worktree has no engine record.
+ */
+export function readRecordedEngine(
+  paths: { dir: string; launches: string },
+  worktreeId: string,
+): EngineName | null {
+  const own = readEngineRecord(paths.dir, worktreeId);
+  if (own !== null) return own.last;
+  return recordedEngine(
+    null,
+    readOtherEngineRecords(paths.dir, worktreeId),
+    launchedEngines(paths.launches),
   );
 }
 

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  engineDecision,
+  engineMoveLine,
   engineRecordFile,
   formatEngineRecord,
   parseEngineRecord,
   projectEngines,
+  recordedEngine,
   recordedEngines,
   sessionEngines,
+  type EngineDecision,
   type EngineRecord,
 } from './engine-scope.js';
 
@@ -93,5 +97,64 @@ describe('recordedEngines', () => {
     ['every engine when a sibling record is unreadable', rec('docker'), [null], null],
   ] as const)('names %s', (_name, own, others, want) => {
     expect(recordedEngines(own, others)).toEqual(want);
+  });
+});
+
+describe('the engine a project is on (adr/0053)', () => {
+  it.each<
+    [string, EngineRecord | null, (EngineRecord | null)[], EngineRecord['last'][], string | null]
+  >([
+    ['never launched', null, [], [], null],
+    ['this worktree’s last launch', rec('podman', 'docker'), [rec('docker')], ['docker'], 'podman'],
+    ['another worktree’s', null, [rec('podman')], [], 'podman'],
+    ['an unreadable other record says nothing', null, [null], [], null],
+    ['a launch record', null, [], ['podman'], 'podman'],
+    ['unresolved engines are not where boxes are', null, [rec('podman', 'docker')], [], 'podman'],
+    ['both named: docker, as auto would pick', null, [rec('podman')], ['docker'], 'docker'],
+  ])('%s', (_name, own, others, launched, want) => {
+    expect(recordedEngine(own, others, launched)).toBe(want);
+  });
+
+  it.each<
+    [
+      string,
+      'auto' | 'docker' | 'podman',
+      'docker' | 'podman' | null,
+      Omit<EngineDecision, 'recorded'>,
+    ]
+  >([
+    ['auto, first launch', 'auto', null, { ask: 'auto', pinned: null, movedFrom: null }],
+    [
+      'auto keeps the recorded engine',
+      'auto',
+      'docker',
+      { ask: 'docker', pinned: 'docker', movedFrom: null },
+    ],
+    [
+      'a configured engine, same',
+      'podman',
+      'podman',
+      { ask: 'podman', pinned: null, movedFrom: null },
+    ],
+    [
+      'a configured engine, a move',
+      'podman',
+      'docker',
+      { ask: 'podman', pinned: null, movedFrom: 'docker' },
+    ],
+    [
+      'a configured engine, first launch',
+      'docker',
+      null,
+      { ask: 'docker', pinned: null, movedFrom: null },
+    ],
+  ])('%s', (_name, configured, recorded, want) => {
+    expect(engineDecision(configured, recorded)).toEqual({ ...want, recorded });
+  });
+
+  it('announces a move with its reason', () => {
+    expect(engineMoveLine('podman', 'docker')).toBe(
+      'engine: podman for this project, moved from docker because the config names podman (engine = "podman"); its image and volumes are made anew on podman, and docker\'s stay there',
+    );
   });
 });

@@ -98,3 +98,60 @@ export function recordedEngines(
     if (r !== null) for (const e of [r.last, ...r.unresolved]) named.add(e);
   return NAMES.filter((e) => named.has(e));
 }
+
+/**
+ * The engine this project's boxes are on (adr/0053): this worktree's last
+ * launch; else the last launch of its other worktrees and the engines of
+ * the launch records on disk (docker first when they name both, as `auto`
+ * would pick). Null when nothing says: the project never launched.
+ */
+export function recordedEngine(
+  own: EngineRecord | null,
+  others: readonly (EngineRecord | null)[],
+  launched: readonly EngineName[],
+): EngineName | null {
+  if (own !== null) return own.last;
+  const named = new Set<EngineName>([
+    ...others.flatMap((r) => (r === null ? [] : [r.last])),
+    ...launched,
+  ]);
+  return NAMES.find((e) => named.has(e)) ?? null;
+}
+
+/**
+ * What detection is asked for (adr/0053). `auto` picks an engine only for a
+ * project that never launched; once it has, `auto` means the engine its
+ * boxes are on, so a project never lands on another engine because the
+ * first stopped answering. A configured engine is taken as is; `movedFrom`
+ * is set when it is not where the project's boxes are (a deliberate move,
+ * which develop announces).
+ */
+export interface EngineDecision {
+  ask: 'auto' | EngineName;
+  /** The engine the project's boxes are on, by its records; null before its first launch. */
+  recorded: EngineName | null;
+  /** Set when the records chose the engine for `auto`. */
+  pinned: EngineName | null;
+  /** Set when the config names an engine other than the recorded one. */
+  movedFrom: EngineName | null;
+}
+
+export function engineDecision(
+  configured: 'auto' | EngineName,
+  recorded: EngineName | null,
+): EngineDecision {
+  if (configured === 'auto') {
+    return { ask: recorded ?? 'auto', recorded, pinned: recorded, movedFrom: null };
+  }
+  return {
+    ask: configured,
+    recorded,
+    pinned: null,
+    movedFrom: recorded !== null && recorded !== configured ? recorded : null,
+  };
+}
+
+/** The first line develop prints when the project changes engine on purpose. */
+export function engineMoveLine(to: EngineName, from: EngineName): string {
+  return `engine: ${to} for this project, moved from ${from} because the config names ${to} (engine = "${to}"); its image and volumes are made anew on ${to}, and ${from}'s stay there`;
+}

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fakeSkill } from '../../test/support/config.js';
 import { useTempDir } from '../../test/support/temp.js';
@@ -169,5 +170,85 @@ describe('the first-run picker', () => {
     expect(error).toBeInstanceOf(ByreError);
     expect((error as ByreError).rule).toBe('onboard.cancelled');
     expect(existsSync(ctx.project.config)).toBe(false);
+  });
+});
+
+describe('a config the verbs wrote before the first develop (adr/0055)', () => {
+  const MCP = '[[mcp]]\nname = "docs"\nurl = "https://docs.example/mcp"\n';
+  const VERB_CONFIG = `${HEADER.join('\n')}\n\n${MCP}`;
+  /** The config as a verb left it, with `top` keys above its [[mcp]] entry. */
+  const verbWrote = (top = ''): void => {
+    mkdirSync(ctx.project.dir, { recursive: true });
+    writeFileSync(ctx.project.config, `${HEADER.join('\n')}\n${top}\n${MCP}`);
+  };
+
+  it('still runs the picker, and keeps what the verbs wrote beside the answers', async () => {
+    verbWrote();
+    const ask = answering({ template: 'byre/node', agent: 'byre/claude', sharedAuth: false });
+    expect(await onboard(ctx, {}, catalogs, ask)).toMatchObject({ wrote: true, how: 'asked' });
+    expect(ask.seen).toHaveLength(1);
+    expect(written()).toContain('[[mcp]]\nname = "docs"\nurl = "https://docs.example/mcp"\n');
+    expect(written()).toContain('template = "byre/node"\nagent = "byre/claude"\n');
+    expect(existsSync(ctx.project.onboarded)).toBe(true);
+    // Onboarded now: the next develop asks nothing, and first-run flags are refused.
+    expect(await onboard(ctx, {}, catalogs, ask)).toEqual({ wrote: false });
+    expect(ask.seen).toHaveLength(1);
+    await expect(onboard(ctx, { agent: 'none' }, catalogs)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('pre-fills the picker from the config before the favourites', async () => {
+    defaults('template = "byre/node"\nagent = "byre/codex"\n');
+    verbWrote('agent = "byre/claude"\nskills = ["claude-shared-auth"]\n');
+    const ask = answering({ template: 'none', agent: 'byre/claude', sharedAuth: true });
+    await onboard(ctx, {}, catalogs, ask);
+    expect(ask.seen[0]?.preselect).toEqual({ template: 'byre/node', agent: 'byre/claude' });
+    expect(ask.seen[0]?.storedSharedAuth('byre/claude')).toBe(true);
+  });
+
+  it('a shared-auth no takes back the companion the verbs added', async () => {
+    verbWrote('skills = ["claude-shared-auth", "firewall"]\n');
+    await onboard(
+      ctx,
+      {},
+      catalogs,
+      answering({ template: 'none', agent: 'byre/claude', sharedAuth: false }),
+    );
+    expect(written()).toContain('skills = ["firewall"]');
+  });
+
+  it('off a terminal writes the flags into it, or leaves it as it is', async () => {
+    verbWrote();
+    expect(await onboard(ctx, {}, catalogs)).toEqual({ wrote: false });
+    expect(written()).toBe(VERB_CONFIG);
+    expect(existsSync(ctx.project.onboarded)).toBe(true);
+
+    rmSync(ctx.project.onboarded);
+    expect(await onboard(ctx, { agent: 'codex' }, catalogs)).toMatchObject({ how: 'flags' });
+    expect(written()).toBe(`${HEADER.join('\n')}\nagent = "codex"\n\n${MCP}`);
+  });
+
+  it('skip_questions keeps the config’s own answers over the stored ones', async () => {
+    defaults('template = "byre/node"\nagent = "byre/codex"\n[defaults]\nskip_questions = true\n');
+    verbWrote('agent = "byre/claude"\n');
+    expect(await onboard(ctx, {}, catalogs)).toMatchObject({
+      how: 'stored',
+      answers: { template: 'byre/node', agent: 'byre/claude' },
+    });
+  });
+
+  it('writes no marker when the picker is cancelled', async () => {
+    verbWrote();
+    await expect(onboard(ctx, {}, catalogs, async () => null)).rejects.toBeInstanceOf(ByreError);
+    expect(written()).toBe(VERB_CONFIG);
+    expect(existsSync(ctx.project.onboarded)).toBe(false);
+  });
+
+  it('reads a project launched by a byre before the marker as onboarded', async () => {
+    verbWrote();
+    writeFileSync(path.join(ctx.project.dir, 'engine.demo-work-0877d7'), 'docker\n');
+    const ask = answering({ template: null, agent: null, sharedAuth: null });
+    expect(await onboard(ctx, {}, catalogs, ask)).toEqual({ wrote: false });
+    expect(ask.seen).toHaveLength(0);
+    expect(existsSync(ctx.project.onboarded)).toBe(true);
   });
 });

@@ -2,9 +2,12 @@
 // project tree) is written on its first develop, through the config writer
 // like every config write. On a terminal the first-run picker asks what the
 // flags did not answer (template, agent, the shared-auth offer), pre-selected
-// from default.config's favourites; `defaults.skip_questions` takes the
-// stored answers unasked; off a terminal nothing is asked.
+// from what the project's config already says (verbs may write it before
+// the first develop, adr/0055), then default.config's favourites;
+// `defaults.skip_questions` takes the stored answers unasked; off a terminal
+// nothing is asked. The onboarded marker, not the config, says it is done.
 
+import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { readLayerFile } from '../config/read.js';
 import {
@@ -19,12 +22,13 @@ import {
 } from '../config/onboarding.js';
 import { defaultConfigFile, projectConfigFile, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
+import { ensurePrivateDir, writeFileAtomic } from '../project/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
 import type { FirstRunSetup } from '../tui/model/first-run.js';
 import type { CatalogChoice } from '../tui/model/config-editor/types.js';
+import { anyEngineRecord } from './engine-record.js';
 
 export interface OnboardFlags {
   template?: string;
@@ -108,6 +112,39 @@ function readDefaults(home: string): Favourites {
   return readFavourites(file?.value ?? null);
 }
 
+/** What a config written before the first develop (by a verb) already answers. */
+interface Existing {
+  template: string | null;
+  agent: string | null;
+  skills: readonly string[];
+}
+
+function readExisting(ctx: ProjectContext): Existing | null {
+  const file = readLayerFile(ctx.project.config, 'project', 'project');
+  if (file === null) return null;
+  if (file.issues.length > 0) throw new ConfigError(file.issues);
+  return {
+    template: file.value?.template ?? null,
+    agent: file.value?.agent ?? null,
+    skills: file.value?.skills ?? [],
+  };
+}
+
+const ONBOARDED_TEXT = 'byre develop onboarded this project\n';
+
+/**
+ * Whether this project's first develop has run (adr/0055): the marker it
+ * writes, or, from a byre before the marker, a launch's engine record.
+ */
+export function onboardedAlready(ctx: ProjectContext): boolean {
+  return existsSync(ctx.project.onboarded) || anyEngineRecord(ctx.project.dir);
+}
+
+async function markOnboarded(ctx: ProjectContext): Promise<void> {
+  await ensurePrivateDir(ctx.project.dir);
+  await writeFileAtomic(ctx.project.onboarded, ONBOARDED_TEXT);
+}
+
 function firstRunFlagsUsed(flags: OnboardFlags): boolean {
   return (
     flags.template !== undefined || flags.agent !== undefined || flags.sharedAuth !== undefined
@@ -165,11 +202,13 @@ async function decide(
 }
 
 /**
- * Writes the project's byre.config on first run, asking on the terminal
- * (`ask`, null off a terminal) what the flags did not answer. `catalogs` is
- * read only when the project has no config yet. First-run flags
- * on an already-configured project are a usage error: the store config is
- * the user's, and develop never edits it.
+ * Writes the project's first-run answers into its byre.config on its first
+ * develop, asking on the terminal (`ask`, null off a terminal) what the
+ * flags did not answer, then marks the project onboarded. A config a verb
+ * wrote before (mcp add, credential add, byre config …) is kept and
+ * pre-fills the questions. `catalogs` is read only on a first develop.
+ * First-run flags on an onboarded project are a usage error: the store
+ * config is the user's, and develop never edits it after its first run.
  */
 export async function onboard(
   ctx: ProjectContext,
@@ -177,7 +216,7 @@ export async function onboard(
   catalogs: () => OnboardCatalog,
   ask: AskFirstRun | null = null,
 ): Promise<OnboardResult> {
-  if (await exists(ctx.project.config)) {
+  if (onboardedAlready(ctx)) {
     if (firstRunFlagsUsed(flags)) {
       throw new UsageError(
         '--template, --agent and --shared-auth apply only to a project’s first develop',
@@ -186,15 +225,29 @@ export async function onboard(
         },
       );
     }
+    if (!existsSync(ctx.project.onboarded)) await markOnboarded(ctx);
     return { wrote: false };
   }
+  const existing = readExisting(ctx);
   const lookups = catalogs();
   if (flags.template !== undefined)
     await checkTemplate(ctx, flags.template, lookups.bundledTemplate);
   if (flags.agent !== undefined) checkAgent(flags.agent, lookups.catalog);
-  const favourites = readDefaults(ctx.store.home);
+  const known = readDefaults(ctx.store.home);
+  // What the project's config already says comes first: the picker shows it, skip_questions keeps it.
+  const favourites: Favourites = {
+    ...known,
+    template: existing?.template ?? known.template,
+    agent: existing?.agent ?? known.agent,
+  };
   const companionFor = (agent: string | null): string | null =>
     offeredCompanion(agent, lookups.companions, favourites, lookups.canon);
+  const hasCompanion = (agent: string | null): boolean => {
+    const companion = companionFor(agent);
+    return (
+      companion !== null && (existing?.skills ?? []).some((s) => lookups.canon(s) === companion)
+    );
+  };
   const setup: FirstRunSetup = {
     projectRoot: ctx.projectRoot,
     configPath: ctx.project.config,
@@ -207,7 +260,7 @@ export async function onboard(
     },
     preselect: { template: favourites.template, agent: favourites.agent },
     companionFor,
-    storedSharedAuth: (agent) => storedSharedAuth(agent, favourites),
+    storedSharedAuth: (agent) => (hasCompanion(agent) ? true : storedSharedAuth(agent, favourites)),
   };
   const decided = await decide(setup, flags, favourites, ask, companionFor);
   const companion = companionFor(decided.answers.agent);
@@ -221,17 +274,37 @@ export async function onboard(
     );
   }
   await ensurePrivateDir(ctx.project.dir);
-  try {
-    await writeConfig(
-      projectConfigFile(ctx.project),
-      () => onboardingText(ctx.projectRoot, projectEdits(decided.answers, companion)),
-      { createOnly: true, lock: ctx.project },
-    );
-  } catch (error) {
-    // Another byre onboarded this project meanwhile: its config stands.
-    if (error instanceof ByreError && error.rule === 'config.write-exists') return { wrote: false };
-    throw error;
+  const edits = projectEdits(decided.answers, companion);
+  // A shared-auth no takes back a companion a verb put there before.
+  if (
+    decided.answers.sharedAuth === false &&
+    companion !== null &&
+    hasCompanion(decided.answers.agent)
+  ) {
+    for (const s of existing?.skills ?? []) {
+      if (lookups.canon(s) === companion)
+        edits.push({ op: 'array-remove', path: ['skills'], value: s });
+    }
   }
+  if (existing === null) {
+    try {
+      await writeConfig(
+        projectConfigFile(ctx.project),
+        () => onboardingText(ctx.projectRoot, edits),
+        { createOnly: true, lock: ctx.project },
+      );
+    } catch (error) {
+      // Another byre onboarded this project meanwhile: its config stands.
+      if (error instanceof ByreError && error.rule === 'config.write-exists') {
+        return { wrote: false };
+      }
+      throw error;
+    }
+  } else if (edits.length > 0) {
+    await writeConfig(projectConfigFile(ctx.project), edits, { lock: ctx.project });
+  }
+  await markOnboarded(ctx);
+  if (existing !== null && edits.length === 0) return { wrote: false };
   if (decided.saveDefaults) {
     await ensurePrivateDir(ctx.store.home);
     await writeConfig(

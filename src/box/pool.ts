@@ -61,12 +61,25 @@ export function poolOf(pool: EnginePool, names: readonly EngineName[] | null): E
   return { members: pool.members.filter((m) => names.includes(m.name)) };
 }
 
+/** An engine that failed the question: byre's words, and the engine's own (its stderr's last line). */
+interface Failed {
+  name: EngineName;
+  message: string;
+  said?: string;
+}
+
 export type PoolAnswer<T> =
   | { name: EngineName; state: 'ok'; value: T; engine: Engine }
-  | { name: EngineName; state: 'declined'; message: string }
-  | { name: EngineName; state: 'unreachable'; message: string }
-  | { name: EngineName; state: 'denied'; message: string }
-  | { name: EngineName; state: 'error'; message: string };
+  | (Failed & { state: 'declined' })
+  | (Failed & { state: 'unreachable' })
+  | (Failed & { state: 'denied' })
+  | (Failed & { state: 'error' });
+
+/** The last line an engine wrote on stderr, capped: what it said, to quote. */
+export function engineSaid(stderr: string): string {
+  const last = stderr.trimEnd().split('\n').pop()?.trim() ?? '';
+  return last.length > 300 ? `${last.slice(0, 300)}…` : last;
+}
 
 /** Ask every member the same question; failures become data, never exceptions. */
 export async function askPool<T>(
@@ -86,7 +99,13 @@ export async function askPool<T>(
         return { name: m.name, state: 'ok', value: await question(m.engine), engine: m.engine };
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;
-        return { name: m.name, state: answerState(error.rule), message: error.message };
+        const said = engineSaid(error.stderr);
+        return {
+          name: m.name,
+          state: answerState(error.rule),
+          message: error.message,
+          ...(said === '' ? {} : { said }),
+        };
       }
     }),
   );

@@ -46,7 +46,7 @@ import { findSessions } from './sessions.js';
 const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
 
 /** Store files rehome carries to the new id, verbatim. */
-const MIGRATED_FILES = ['byre.config', 'applied'] as const;
+const MIGRATED_FILES = ['byre.config', 'applied', 'onboarded'] as const;
 
 export interface RehomeCandidate {
   id: string;

@@ -104,7 +104,12 @@ export async function censusSessions(
   return { boxes, stale, unchecked: failedAnswers(answers) };
 }
 
-/** One line naming each engine that could not be asked, for refusals and notes. */
+/** One line naming each engine that could not be asked, quoting its own words, for refusals and notes. */
 export function describeUnchecked(unchecked: SessionScan['unchecked']): string {
-  return unchecked.map((u) => `${u.name} (${u.message})`).join('; ');
+  return unchecked
+    .map(
+      (u) =>
+        `${u.name} (${u.message}${u.said === undefined ? '' : `: ${u.name} said "${u.said}"`})`,
+    )
+    .join('; ');
 }

@@ -41,7 +41,10 @@ import { escapeTerminal } from '../output/escape.js';
 import { registerSecret } from '../output/redact.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { layerLabel } from '../config/types.js';
-import type { TomlEdit } from '../tomldoc/index.js';
+import { applyEdits, type TomlEdit } from '../tomldoc/index.js';
+import { onboardingText } from '../config/onboarding.js';
+import { ensurePrivateDir } from '../project/atomic-write.js';
+import { recordProjectPath } from '../project/store.js';
 import type { ProjectStorePaths } from '../project/store-layout.js';
 import { templateLookup } from './load.js';
 
@@ -61,6 +64,24 @@ interface Target {
   lock?: ProjectStorePaths;
   /** `--global`, `--layer <name>`, or nothing: what to tell the user to add. */
   flag: string;
+  /**
+   * A project config may not exist yet (adr/0055): the store directory and
+   * the path record are made just before the first write, and the file
+   * starts from the comment every verb seeds it with.
+   */
+  prepare?: () => Promise<void>;
+  seed?: string;
+}
+
+/** Write `edits` to the target, preparing a project store that is not there yet. */
+async function writeTarget(target: Target, edits: readonly TomlEdit[]): Promise<void> {
+  await target.prepare?.();
+  const seed = target.seed ?? '';
+  await writeConfig(
+    target.file,
+    (text) => applyEdits(text !== '' ? text : seed, edits),
+    target.lock === undefined ? {} : { lock: target.lock },
+  );
 }
 
 async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
@@ -82,15 +103,16 @@ async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
     return { file: layerConfigFile(home, opts.layer), flag: ` --layer ${opts.layer}` };
   }
   await checkProjectPath(ctx);
-  const file = projectConfigFile(ctx.project);
-  if (!readConfigForEdit(file).exists) {
-    throw new ByreError(`this project has no config yet (${file.path})`, {
-      rule: 'credential.project-not-set-up',
-      remedy:
-        'run byre develop once to set the project up (writing its config here would skip that), or keep the credential for every project with --global',
-    });
-  }
-  return { file, lock: ctx.project, flag: '' };
+  return {
+    file: projectConfigFile(ctx.project),
+    lock: ctx.project,
+    flag: '',
+    prepare: async () => {
+      await recordProjectPath(home, ctx.projectId, ctx.projectRoot);
+      await ensurePrivateDir(ctx.project.dir);
+    },
+    seed: onboardingText(ctx.projectRoot, []),
+  };
 }
 
 /** What one file holds now: its identity (if any) and its env_from_host rows. */
@@ -235,7 +257,7 @@ export async function credentialAddCommand(
   }
   const row = await sealValue(recipient, kind, key, value);
   edits.push({ op: 'set', path: ['env_from_host', key], value: row });
-  await writeConfig(target.file, edits, target.lock === undefined ? {} : { lock: target.lock });
+  await writeTarget(target, edits);
   if (created !== null) {
     say(io.stderr, `created a credential identity (key id ${created}) in ${target.file.path}`);
   }

@@ -8,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -544,6 +545,165 @@ describe('develop: the engine record scopes the session check (adr/0032)', () =>
     await statusCommand(io, { data: true }, { ...w.deps, pool: poolOf(w.engine, podman) });
     expect(podman.callsTo('psLabels')).toHaveLength(2);
     expect(w.engine.callsTo('psLabels')).toHaveLength(1);
+  });
+});
+
+describe('engines are never guessed (adr/0053)', () => {
+  const DOCKER_SAID = 'Cannot connect to the Docker daemon at unix:///nowhere/docker.sock.';
+  const dockerDown = (): EngineError =>
+    new EngineError('docker is not answering (info failed)', {
+      engine: 'docker',
+      argv: ['info'],
+      stderr: `${DOCKER_SAID}\n`,
+      rule: 'engine.unreachable',
+    });
+  /** Detection with docker down: podman would answer, if byre asked it. */
+  const asked: string[] = [];
+  const podman = (): FakeEngine => new FakeEngine({ name: 'podman', path: '/usr/bin/podman' });
+  const detectDockerDown: CommandDeps['detect'] = async (choice) => {
+    asked.push(choice);
+    if (choice === 'docker') throw dockerDown();
+    return podman().facts;
+  };
+  const writeRecord = (text: string): void => {
+    mkdirSync(w.store, { recursive: true });
+    writeFileSync(path.join(w.store, `engine.${w.id}`), text);
+  };
+
+  it('auto on a project whose boxes are on docker refuses when docker does not answer', async () => {
+    asked.length = 0;
+    writeRecord('docker\n');
+    const other = podman();
+    const error = await refusal(
+      develop({
+        detect: detectDockerDown,
+        pool: poolOf(w.engine, other),
+        createEngine: () => other,
+      }),
+    );
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('engine.project-unavailable');
+    expect(asked).toEqual(['docker']);
+    expect([...mutations(w.engine), ...mutations(other)]).toEqual([]);
+    const text = renderError(error);
+    expect(text).toContain("this project's boxes are on docker, and docker cannot be asked");
+    expect(text).toContain(`docker said:\n      ${DOCKER_SAID}`);
+    expect(text).toContain('to move this project to podman instead, set engine = "podman" in');
+  });
+
+  it('a configured docker the boxes are on, not answering, is refused the same way', async () => {
+    writeRecord('docker\n');
+    w.writeConfig('engine = "docker"\n');
+    const error = await refusal(develop({ detect: detectDockerDown }));
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('engine.project-unavailable');
+  });
+
+  it('the launch records alone pin it: no engine record, docker down, still refused', async () => {
+    await develop();
+    const records = readdirSync(path.join(w.store, 'launches'));
+    expect(records.some((f) => f.endsWith('.toml'))).toBe(true);
+    for (const f of readdirSync(w.store).filter((n) => n.startsWith('engine.'))) {
+      rmSync(path.join(w.store, f));
+    }
+    asked.length = 0;
+    const error = await refusal(develop({ detect: detectDockerDown }));
+    expect(error.rule).toBe('engine.project-unavailable');
+    expect(asked).toEqual(['docker']);
+  });
+
+  it('a project that never launched lets auto pick, as before', async () => {
+    asked.length = 0;
+    const other = podman();
+    await develop({ detect: detectDockerDown, pool: poolOf(other), createEngine: () => other });
+    expect(asked).toEqual(['auto']);
+  });
+
+  it('a configured engine moves the project, announced on the first line with the reason', async () => {
+    writeRecord('docker\n');
+    w.writeConfig('engine = "podman"\n');
+    const other = podman();
+    await develop({
+      detect: detectDockerDown,
+      pool: poolOf(w.engine, other),
+      createEngine: () => other,
+    });
+    expect(w.io.err.split('\n')[0]).toBe(
+      'byre: engine: podman for this project, moved from docker because the config names podman (engine = "podman"); its image and volumes are made anew on podman, and docker\'s stay there',
+    );
+    expect(other.callsTo('startAttached')).toHaveLength(1);
+    expect(readFileSync(path.join(w.store, `engine.${w.id}`), 'utf8')).toBe('podman\n');
+    // Said once: the project is on podman now.
+    const before = w.io.err.length;
+    await develop({
+      detect: detectDockerDown,
+      pool: poolOf(w.engine, other),
+      createEngine: () => other,
+    });
+    expect(w.io.err.slice(before)).not.toContain('moved from');
+  });
+
+  it('the engine detection remembered, not answering its ps, refuses: the project’s engine as detection does', async () => {
+    writeRecord('docker\n');
+    const dead = new FakeEngine({ name: 'docker' });
+    dead.failNext('ps', dockerDown(), 10);
+    const error = await refusal(develop({ pool: poolOf(dead), createEngine: () => dead }));
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('engine.project-unavailable');
+    expect(mutations(dead)).toEqual([]);
+    const text = renderError(error);
+    expect(text).toContain("this project's boxes are on docker, and docker cannot be asked");
+    expect(text).toContain(`docker said:\n      ${DOCKER_SAID}`);
+    expect(text).toContain('to move this project to podman instead, set engine = "podman" in');
+  });
+
+  it('develop.engine-unavailable: on a first launch, the engine detection remembered does not answer its ps', async () => {
+    const dead = failing('docker', 'engine.unreachable');
+    const error = await refusal(develop({ pool: poolOf(dead), createEngine: () => dead }));
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.engine-unavailable');
+    expect(mutations(dead)).toEqual([]);
+  });
+
+  it('cannot rule out a running session, quoting the engine’s own words', async () => {
+    const broken = new FakeEngine({ name: 'podman' });
+    broken.failNext(
+      'ps',
+      new EngineError('podman ps failed (exit 125)', {
+        engine: 'podman',
+        argv: ['ps'],
+        stderr: 'Error: default OCI runtime "nosuchruntime" not found: invalid argument\n',
+      }),
+      10,
+    );
+    const error = await refusal(develop({ pool: poolOf(w.engine, broken) }));
+    expect(error.rule).toBe('develop.session-unknown');
+    expect(error.message).toBe(
+      'cannot rule out a running session: podman (podman ps failed (exit 125): podman said "Error: default OCI runtime "nosuchruntime" not found: invalid argument")',
+    );
+  });
+
+  it('status names the project’s engine that does not answer, and cannot say the box is not running', async () => {
+    writeRecord('docker\n');
+    const dead = failing('docker', 'engine.unreachable');
+    dead.failNext('psLabels', dockerDown(), 10);
+    let page = '';
+    const io = fakeIo({ ...w.io, stdout: { write: (t: string) => (page += t) } });
+    await statusCommand(
+      io,
+      { data: true },
+      { ...w.deps, detect: detectDockerDown, pool: poolOf(dead, podman()) },
+    );
+    const data = JSON.parse(page) as {
+      engine: { name: string | null; error: string | null };
+      container: { state: string };
+    };
+    expect(data.engine.name).toBeNull();
+    expect(data.engine.error).toContain(
+      "this project's boxes are on docker, and docker cannot be asked",
+    );
+    expect(data.engine.error).toContain(`docker said "${DOCKER_SAID}"`);
+    expect(data.container.state).toBe('unknown');
   });
 });
 

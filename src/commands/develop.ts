@@ -34,8 +34,8 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
 import { treeRoots } from '../box/writable-trees.js';
-import { readEngineRecord, writeEngineRecord } from '../box/engine-record.js';
-import { formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
+import { readEngineRecord, readRecordedEngine, writeEngineRecord } from '../box/engine-record.js';
+import { engineMoveLine, formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../gen/run-params.js';
 import { censusSessions, describeUnchecked, type LiveBox, type PidAlive } from '../box/sessions.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
@@ -65,7 +65,12 @@ import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import { deliverCredentials, type CredentialDelivery } from '../credentials/box-delivery.js';
 import { askPassphrase } from '../credentials/input.js';
-import { credentialFiles, openCredentials, type UnlockCache } from '../credentials/open.js';
+import {
+  credentialFiles,
+  openCredentials,
+  slowIdentityNotes,
+  type UnlockCache,
+} from '../credentials/open.js';
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import {
@@ -101,6 +106,12 @@ import {
 } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { guardFreshConfig } from './fresh-config.js';
+import {
+  decideProjectEngine,
+  detectProjectEngine,
+  projectEngineUnavailable,
+  unansweredDetails,
+} from './project-engine.js';
 
 export interface DevelopOptions extends OnboardFlags {
   /** Stream the engine's whole build log instead of byre's progress line. */
@@ -139,6 +150,8 @@ function liveSessionRefusal(box: LiveBox): RefusedError {
 async function claimSession(
   pool: EnginePool,
   ctx: ProjectContext,
+  launching: EngineName,
+  recorded: EngineName | null,
   alive: PidAlive,
   selfPid: number,
 ): Promise<EngineName[]> {
@@ -150,6 +163,21 @@ async function claimSession(
   );
   const live = census.boxes[0];
   if (live !== undefined) throw liveSessionRefusal(live);
+  // Detection may have answered from memory (adr/0038); the engine itself must answer now.
+  const mine = census.unchecked.find((u) => u.name === launching);
+  if (mine !== undefined && mine.name === recorded) {
+    // The engine the project's boxes are on (adr/0053): refused as detection refuses it.
+    throw projectEngineUnavailable(mine.name, unansweredDetails(mine), ctx.project.config);
+  }
+  if (mine !== undefined) {
+    throw new RefusedError(
+      `${launching}, the engine this box would start on, cannot be asked: ${describeUnchecked([mine])}`,
+      {
+        rule: 'develop.engine-unavailable',
+        remedy: `fix ${launching} as its own words above say, then run byre develop again`,
+      },
+    );
+  }
   const unknown = openAnswers(census.unchecked);
   if (unknown.length > 0) {
     throw new RefusedError(`cannot rule out a running session: ${describeUnchecked(unknown)}`, {
@@ -176,9 +204,12 @@ async function claimAndRecord(
   selfPid: number,
 ): Promise<void> {
   const own = readEngineRecord(ctx.project.dir, ctx.worktreeId);
+  const recorded = own?.last ?? readRecordedEngine(ctx.project, ctx.worktreeId);
   const unresolved = await claimSession(
     poolOf(pool, sessionEngines(configured, own)),
     ctx,
+    launching,
+    recorded,
     alive,
     selfPid,
   );
@@ -338,6 +369,7 @@ async function openCredentialSession(
   );
   const session: CredentialSession = { passphrase, cache: new Map() };
   await openCredentials(config, passphrase, session.cache);
+  for (const note of slowIdentityNotes(config)) say(io.stderr, note, 'note');
   return session;
 }
 
@@ -763,8 +795,6 @@ export async function runDevelop(
       },
     ]);
   });
-  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
-  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
 
   // The read before the lock decides only which engine to detect and pin,
   // and refuses a box reaching byre's files before any engine is asked.
@@ -772,8 +802,15 @@ export async function runDevelop(
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
+  // The engine the project's boxes are on, never another one `auto` guesses (adr/0053).
+  const decision = decideProjectEngine(ctx, early.config.engine.value);
+  if (decision.movedFrom !== null && decision.ask !== 'auto') {
+    say(io.stderr, engineMoveLine(decision.ask, decision.movedFrom));
+  }
+  const preset = presetNote(readPresetFacts(ctx.project, ctx.worktreeDir));
+  if (preset !== null) printNotes(io.stderr, [{ rule: 'preset.note', message: preset }]);
   const declined = treeRoots(early.trees);
-  const facts = await deps.detect(early.config.engine.value, declined, io.env);
+  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, declined, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
   const pool = deps.pool ?? enginePool(declined, io.env, engine);

@@ -7,7 +7,6 @@ import { checkContainment, containmentInput } from '../box/containment-check.js'
 import { launchRunParams } from '../gen/run-params.js';
 import { sockProbes } from '../box/sock-groups.js';
 import { planPorts, portRefusal } from '../box/port-plan.js';
-import { treeRoots } from '../box/writable-trees.js';
 import { buildRunArgv } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -16,12 +15,13 @@ import { postureFacts } from '../gen/posture.js';
 import { storeTag } from '../project/store-layout.js';
 import { boxHostEnv, loadBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills, trees } = await loadBox(io);
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, treeRoots(trees), io.env);
+  const engine = await projectEngineFacts(detect, ctx, { config, trees }, io.env);
   const hostEnv = boxHostEnv(io, trees, config);
   const params = launchRunParams({
     box: ctx,

@@ -12,7 +12,8 @@ import path from 'node:path';
 
 import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { pruneLeftovers, scanLabelledObjects, type PruneOutcome } from '../box/labelled-objects.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
+import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
+import { readRecordedEngine } from '../box/engine-record.js';
 import type {
   BaseFact,
   DiskFact,
@@ -54,7 +55,7 @@ import { detectEngine } from '../engine/detect.js';
 import { resolveHostTool } from '../engine/host-tools.js';
 import { createEngine } from '../engine/runner.js';
 import type { EngineName } from '../engine/types.js';
-import { ByreError, UsageError } from '../errors.js';
+import { ByreError, EngineError, UsageError } from '../errors.js';
 import { say } from '../output/notes.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
@@ -88,7 +89,8 @@ async function engineFact(
   if (r.kind === 'absent') return { name, state: 'absent' };
   if (r.kind === 'declined') return { name, state: 'declined', path: r.path, root: r.root };
   try {
-    const f = await detectEngine(name, declinedRoots, env, { version: true });
+    // Asked for real, every run: a remembered answer is never evidence of health (adr/0053).
+    const f = await detectEngine(name, declinedRoots, env, { health: true });
     return {
       name,
       state: 'ok',
@@ -106,6 +108,7 @@ async function engineFact(
       path: r.path,
       rule: error.rule,
       message: error.message,
+      said: error instanceof EngineError ? engineSaid(error.stderr) : '',
       fix: error.remedy ?? null,
     };
   }
@@ -199,11 +202,12 @@ async function baseFact(
   base: string | null,
   choice: EngineChoice | null,
   engines: readonly EngineFact[],
+  recorded: EngineName | null,
   env: Env,
 ): Promise<BaseFact> {
   if (base === null || choice === null)
     return { state: 'unknown', ref: base, why: 'the config did not load' };
-  const picked = selectedEngine(choice, engines);
+  const picked = selectedEngine(choice, engines, recorded);
   const fact = engines.find((e) => e.name === picked.name);
   if (picked.name === null || fact?.state !== 'ok') {
     return { state: 'unknown', ref: base, why: 'no usable engine to ask' };
@@ -365,7 +369,8 @@ async function diagnose(
     Promise.all(ENGINES.map((n) => diskFact(n, declined, io.env))),
     scanLabelledObjects(pool),
   ]);
-  const base = await baseFact(loaded.base, loaded.choice, engines, io.env);
+  const recorded = readRecordedEngine(ctx.project, ctx.worktreeId);
+  const base = await baseFact(loaded.base, loaded.choice, engines, recorded, io.env);
   const leftovers = classifyLeftovers(
     scans,
     storeTag(home),
@@ -378,7 +383,7 @@ async function diagnose(
     hostUserFinding(io.uid, io.gid, io.env),
     configFinding(loaded.error),
     ...engines.map(engineFinding),
-    engineChoiceFinding(loaded.choice, engines),
+    engineChoiceFinding(loaded.choice, engines, recorded),
     ...disks
       .filter((d) => engines.some((e) => e.name === d.engine && e.state === 'ok'))
       .map(diskFinding),

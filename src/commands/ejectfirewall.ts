@@ -4,11 +4,11 @@
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { bakedIds, imageTag } from '../gen/names.js';
-import { treeRoots } from '../box/writable-trees.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../gen/posture.js';
 import { loadBox } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
   const { ctx, config, skills, trees } = await loadBox(io);
@@ -23,7 +23,7 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
     );
   }
   const detect = withDefaults(deps).detect;
-  const engine = await detect(config.engine.value, treeRoots(trees), io.env);
+  const engine = await projectEngineFacts(detect, ctx, { config, trees }, io.env);
   const ids = bakedIds(engine.keepId, io.uid, io.gid);
   io.stdout.write(
     ejectFirewallScript({

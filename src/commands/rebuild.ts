@@ -16,8 +16,8 @@ import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
-import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export async function rebuildCommand(
   io: Io,
@@ -42,7 +42,7 @@ export async function rebuildCommand(
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await deps.detect(early.config.engine.value, treeRoots(early.trees), io.env);
+  const facts = await projectEngineFacts(deps.detect, ctx, early, io.env);
   printWarnings(io.stderr, facts.warnings);
   const engine = deps.createEngine(facts, { env: io.env });
   const ids = bakedIds(facts.keepId, io.uid, io.gid);

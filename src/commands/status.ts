@@ -9,8 +9,8 @@ import {
   containmentInput,
   containmentProblems,
 } from '../box/containment-check.js';
-import { openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
-import { projectEngines } from '../box/engine-scope.js';
+import { engineSaid, failedAnswers, openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
+import { projectEngines, type EngineDecision } from '../box/engine-scope.js';
 import { describeUnchecked } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
@@ -18,8 +18,8 @@ import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
 import { LABEL } from '../gen/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
-import type { EngineFacts } from '../engine/types.js';
-import { ByreError, UsageError } from '../errors.js';
+import type { EngineFacts, EngineName } from '../engine/types.js';
+import { ByreError, EngineError, UsageError } from '../errors.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
@@ -49,6 +49,7 @@ import { boxHostEnv, boxTrees, readBoxConfig, userHome } from './load.js';
 import { linkFindingRefusal, linkRefusal } from '../box/granted-paths.js';
 import { treeRoots } from '../box/writable-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
+import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
 
 export interface StatusOptions {
@@ -58,22 +59,46 @@ export interface StatusOptions {
   selfEdit?: boolean;
 }
 
+/** The engine develop would run on (adr/0053); an engine that cannot be asked is data, in its own words. */
 async function detect(
   detectEngine: Detect,
-  choice: 'auto' | 'docker' | 'podman',
-  roots: readonly string[],
+  ctx: ProjectContext,
+  decision: EngineDecision,
+  declined: readonly string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ engine: StatusEngine; facts: EngineFacts | null }> {
   try {
-    const facts = await detectEngine(choice, roots, env);
+    const { facts } = await detectProjectEngine(detectEngine, ctx, decision, declined, env);
     return {
       engine: { kind: 'ok', name: facts.name, rootless: facts.rootless, keepId: facts.keepId },
       facts,
     };
   } catch (error) {
     if (!(error instanceof ByreError)) throw error;
-    return { engine: { kind: 'error', message: error.message }, facts: null };
+    const cause =
+      error instanceof EngineError
+        ? error
+        : error.cause instanceof EngineError
+          ? error.cause
+          : null;
+    const said = cause === null ? '' : engineSaid(cause.stderr);
+    const words = cause === null || said === '' ? '' : `: ${cause.engine} said "${said}"`;
+    return { engine: { kind: 'error', message: `${error.message}${words}` }, facts: null };
   }
+}
+
+/**
+ * The answers that leave this directory's session unknown: a declined or
+ * failing engine, and also the engine the project's boxes are on when it
+ * does not answer: a daemon byre cannot reach (a stray DOCKER_HOST) may
+ * still run the box.
+ */
+function unknownAnswers(
+  answers: readonly PoolAnswer<FoundBox[]>[],
+  recorded: EngineName | null,
+): ReturnType<typeof failedAnswers<FoundBox[]>> {
+  const open = new Set(openAnswers(answers));
+  return failedAnswers(answers).filter((a) => open.has(a) || a.name === recorded);
 }
 
 /**
@@ -86,6 +111,8 @@ async function nextPorts(
   ports: readonly PortSpec[],
   others: readonly FoundBox[],
   ownPorts: readonly HostPort[],
+  /** An engine that did not answer and may hold this project's box: a held port may be its. */
+  unasked: EngineName | null,
 ): Promise<{ session: SessionPorts | null; refusals: { rule: string; message: string }[] }> {
   if (ports.length === 0) return { session: null, refusals: [] };
   const { planPorts, portRefusal, siblingPortsFrom } = await import('../box/port-plan.js');
@@ -97,7 +124,13 @@ async function nextPorts(
     linked: ctx.isLinkedWorktree,
     worktreeId: ctx.worktreeId,
     siblings: siblingPortsFrom(others, ctx.project.launches),
-    hostHolder: async (iface, port) => (own(iface, port) ? null : hostPortHolder(iface, port)),
+    hostHolder: async (iface, port) => {
+      if (own(iface, port)) return null;
+      const holder = await hostPortHolder(iface, port);
+      return holder === null || unasked === null
+        ? holder
+        : `${holder}, or this project's box on ${unasked}, which byre could not ask`;
+    },
   });
   const refusal = portRefusal(choice);
   if (refusal !== null)
@@ -178,7 +211,8 @@ export async function statusCommand(
   );
 
   // Engine questions first, so they run while the host env is read below.
-  const detection = detect(deps.detect, config.engine.value, treeRoots(trees), io.env);
+  const decision = decideProjectEngine(ctx, config.engine.value);
+  const detection = detect(deps.detect, ctx, decision, treeRoots(trees), io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
   const early = new Set(asked.members.map((m) => m.name));
   const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
@@ -192,7 +226,7 @@ export async function statusCommand(
 
   const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  const unchecked = openAnswers(answers);
+  const unchecked = unknownAnswers(answers, decision.recorded);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
 
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
@@ -246,6 +280,7 @@ export async function statusCommand(
     config.ports.map((p) => p.value),
     boxes.filter((b) => b !== own),
     launch?.kind === 'verified' ? launch.record.ports : [],
+    unchecked.find((u) => u.name === decision.recorded)?.name ?? null,
   );
   let nextLaunch: LaunchRecord | null = null;
   let credentialsDelivered: string[] | null = null;

@@ -44,6 +44,7 @@ import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
 import { treeRoots } from '../box/writable-trees.js';
+import { projectEngineFacts } from './project-engine.js';
 
 export interface WorktreeOptions {
   path?: string;
@@ -90,7 +91,7 @@ async function projectEngine(
 }> {
   const early = await loadBoxConfig(ctx, userHome(io));
   const declined = treeRoots(early.trees);
-  const facts = await detectEngine(early.config.engine.value, declined, io.env);
+  const facts = await projectEngineFacts(detectEngine, ctx, early, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {

@@ -99,7 +99,8 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     section: 'box',
     summary: 'Which container engine runs the box.',
     merge: { kind: 'scalar' },
-    grammar: '`auto` (docker when present, else podman), `docker` or `podman`.',
+    grammar:
+      '`auto` (for a project that never launched: docker when it answers, else podman; after that, the engine its boxes are on, answering or not), `docker` or `podman` (naming another engine than the boxes are on moves the project, announced).',
     example: 'engine = "podman"',
     rules: ['config.engine-invalid'],
   },

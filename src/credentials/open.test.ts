@@ -4,8 +4,8 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { fakeConfig } from '../../test/support/config.js';
 import { clearSecrets, redactSecrets } from '../output/redact.js';
 import type { CredentialTable } from '../config/credential-rows.js';
-import { credentialFiles, openCredentials, type UnlockCache } from './open.js';
-import { createIdentity, sealValue } from './seal.js';
+import { credentialFiles, openCredentials, slowIdentityNotes, type UnlockCache } from './open.js';
+import { createIdentity, DEFAULT_WORK_FACTOR, sealIdentity, sealValue } from './seal.js';
 
 const FAST = 10;
 const PROJECT: LayerRef = { kind: 'project', name: 'project', path: '/s/projects/p/byre.config' };
@@ -95,4 +95,24 @@ describe('openCredentials', () => {
       location: { key: 'env_from_host.OTHER' },
     });
   });
+});
+
+describe('slowIdentityNotes', () => {
+  it('names each file sealed above today’s work factor, with the rekey that fixes it', async () => {
+    const { identity } = await createIdentity('one passphrase', FAST);
+    const slow = await sealIdentity(identity, 'one passphrase', DEFAULT_WORK_FACTOR + 1);
+    const withTables = (p: CredentialTable, d: CredentialTable): EffectiveConfig =>
+      fakeConfig({
+        ...config,
+        credentials: [
+          { value: d, from: DEFAULT },
+          { value: p, from: PROJECT },
+        ],
+      });
+    expect(slowIdentityNotes(config)).toEqual([]);
+    expect(slowIdentityNotes(withTables(slow, slow))).toEqual([
+      `the credentials in ${PROJECT.path} are sealed at scrypt work factor 17, which makes every develop wait for it; byre credential rekey re-seals them at 16`,
+      `the credentials in ${DEFAULT.path} are sealed at scrypt work factor 17, which makes every develop wait for it; byre credential rekey --global re-seals them at 16`,
+    ]);
+  }, 60_000);
 });

@@ -7,13 +7,14 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { registerSecret } from '../output/redact.js';
 import type { DeliveredValue } from './channel.js';
-import { parseRow, type CredentialTable } from '../config/credential-rows.js';
+import { parseRow, sealedIdentityBytes, type CredentialTable } from '../config/credential-rows.js';
 import {
   deliveredCredentialRows,
   sameLayer,
   type CredentialRowRef,
 } from '../config/credential-rows.js';
-import { openRow, unlockIdentity, type UnlockedIdentity } from './seal.js';
+import { sealedWorkFactor } from './scrypt-stanza.js';
+import { DEFAULT_WORK_FACTOR, openRow, unlockIdentity, type UnlockedIdentity } from './seal.js';
 
 /** Identities already unlocked this run, by file and sealed identity. */
 export type UnlockCache = Map<string, UnlockedIdentity>;
@@ -82,6 +83,28 @@ export function credentialFiles(config: EffectiveConfig): LayerRef[] {
     if (!files.some((f) => sameLayer(f, row.from))) files.push(row.from);
   }
   return files;
+}
+
+/** The `byre credential` flag that names a file of the cascade. */
+function targetFlag(from: LayerRef): string {
+  if (from.kind === 'default') return ' --global';
+  return from.kind === 'layer' ? ` --layer ${from.name}` : '';
+}
+
+/**
+ * One line per file whose identity was sealed at a work factor above today's
+ * (adr/0054): each develop pays for it until `byre credential rekey` re-seals
+ * it. Reads the sealed headers only.
+ */
+export function slowIdentityNotes(config: EffectiveConfig): string[] {
+  return credentialFiles(config).flatMap((from) => {
+    const table = config.credentials.find((t) => sameLayer(t.from, from));
+    const logN = table === undefined ? null : sealedWorkFactor(sealedIdentityBytes(table.value));
+    if (logN === null || logN <= DEFAULT_WORK_FACTOR) return [];
+    return [
+      `the credentials in ${fileOf(from)} are sealed at scrypt work factor ${logN}, which makes every develop wait for it; byre credential rekey${targetFlag(from)} re-seals them at ${DEFAULT_WORK_FACTOR}`,
+    ];
+  });
 }
 
 /**

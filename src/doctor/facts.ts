@@ -14,6 +14,8 @@ export type EngineFact =
       path: string;
       rule: string;
       message: string;
+      /** The engine's own words (its stderr's last line), '' when it said nothing. */
+      said: string;
       fix: string | null;
     }
   | {

@@ -39,12 +39,13 @@ const declined = (name: 'docker' | 'podman'): EngineFact => ({
   path: `/p/bin/${name}`,
   root: '/p',
 });
-const down = (name: 'docker' | 'podman'): EngineFact => ({
+const down = (name: 'docker' | 'podman', said = ''): EngineFact => ({
   name,
   state: 'unusable',
   path: `/usr/bin/${name}`,
   rule: 'engine.unreachable',
   message: `${name} is not answering`,
+  said,
   fix: `start ${name}`,
 });
 
@@ -63,6 +64,30 @@ describe('selectedEngine (the rule detection uses)', () => {
     ['docker', [down('docker'), ok('podman')], null],
   ])('%s over %j → %s', (choice, engines, expected) => {
     expect(selectedEngine(choice, engines).name).toBe(expected);
+  });
+
+  // adr/0053: once a project launched, auto means its engine, answering or not.
+  it.each<[EngineFact[], 'docker' | 'podman', string | null]>([
+    [[down('docker'), ok('podman')], 'docker', null],
+    [[absent('docker'), ok('podman')], 'docker', null],
+    [[ok('docker'), ok('podman')], 'podman', 'podman'],
+    [[ok('docker'), down('podman')], 'podman', null],
+  ])('auto over %j, the project on %s → %s', (engines, recorded, expected) => {
+    expect(selectedEngine('auto', engines, recorded).name).toBe(expected);
+  });
+
+  it('names the project’s engine, and how to get it back or move', () => {
+    expect(engineChoiceFinding('auto', [down('docker'), ok('podman')], 'docker')).toEqual({
+      id: 'engine.selected',
+      subject: 'engine here',
+      verdict: 'fail',
+      found:
+        'engine = "auto": this project\'s boxes are on docker, and docker cannot be used (see its line); byre does not guess another engine',
+      fix: 'start docker; or move this project with engine = "podman"',
+    });
+    expect(engineChoiceFinding('auto', [ok('docker'), ok('podman')], 'podman').found).toBe(
+      'podman (engine = "auto"; this project\'s boxes are there)',
+    );
   });
 
   it('fails the engine line with the reason and a fix', () => {
@@ -92,6 +117,11 @@ describe('engineFinding', () => {
     [absent('docker'), 'note', /not installed/],
     [declined('podman'), 'warn', /inside \/p, which the box can write/],
     [down('docker'), 'warn', /not answering/],
+    [
+      down('podman', 'Error: default OCI runtime "nosuchruntime" not found'),
+      'warn',
+      /not answering; podman said: Error: default OCI runtime "nosuchruntime" not found$/,
+    ],
   ])('%#', (fact, verdict, found) => {
     const f = engineFinding(fact);
     expect(f.verdict).toBe(verdict);

@@ -79,8 +79,10 @@ export function engineFinding(e: EngineFact): Finding {
       return line(id, e.name, 'note', 'not installed (not on PATH)');
     case 'declined':
       return declinedLine(id, e.name, e.path, e.root);
-    case 'unusable':
-      return line(id, e.name, 'warn', `at ${e.path}: ${e.message}`, e.fix);
+    case 'unusable': {
+      const said = e.said === '' ? '' : `; ${e.name} said: ${e.said}`;
+      return line(id, e.name, 'warn', `at ${e.path}: ${e.message}${said}`, e.fix);
+    }
     case 'ok': {
       const mode = !e.rootless
         ? 'rootful'
@@ -109,12 +111,15 @@ export type EngineChoice = 'auto' | 'docker' | 'podman';
 
 /**
  * Which engine develop would run here, by the same rule as detection: an
- * explicit choice or nothing; `auto` takes docker when it answers, else
- * podman, and never falls through past a declined docker.
+ * explicit choice or nothing; `auto` takes the engine this project's boxes
+ * are on (`recorded`, adr/0053) or nothing, and for a project that never
+ * launched docker when it answers, else podman, never falling through past
+ * a declined docker.
  */
 export function selectedEngine(
   choice: EngineChoice,
   engines: readonly EngineFact[],
+  recorded: EngineName | null = null,
 ): { name: EngineName } | { name: null; why: string; fix: string } {
   const fact = (n: EngineName): EngineFact =>
     engines.find((e) => e.name === n) ?? { name: n, state: 'absent' };
@@ -145,6 +150,16 @@ export function selectedEngine(
     }
   };
   if (choice !== 'auto') return usable(fact(choice));
+  if (recorded !== null) {
+    const pinned = usable(fact(recorded));
+    if (pinned.name !== null) return pinned;
+    const other = recorded === 'docker' ? 'podman' : 'docker';
+    return {
+      name: null,
+      why: `this project's boxes are on ${recorded}, and ${pinned.why}; byre does not guess another engine`,
+      fix: `${pinned.fix}; or move this project with engine = "${other}"`,
+    };
+  }
   const docker = fact('docker');
   if (docker.state === 'declined' || docker.state === 'ok') return usable(docker);
   const podman = fact('podman');
@@ -160,6 +175,7 @@ export function selectedEngine(
 export function engineChoiceFinding(
   choice: EngineChoice | null,
   engines: readonly EngineFact[],
+  recorded: EngineName | null = null,
 ): Finding {
   if (choice === null) {
     return line(
@@ -170,7 +186,7 @@ export function engineChoiceFinding(
       'fix the config (see its line)',
     );
   }
-  const picked = selectedEngine(choice, engines);
+  const picked = selectedEngine(choice, engines, recorded);
   if (picked.name === null) {
     return line(
       'engine.selected',
@@ -180,7 +196,13 @@ export function engineChoiceFinding(
       picked.fix,
     );
   }
-  return line('engine.selected', 'engine here', 'ok', `${picked.name} (engine = "${choice}")`);
+  const where = choice === 'auto' && recorded !== null ? "; this project's boxes are there" : '';
+  return line(
+    'engine.selected',
+    'engine here',
+    'ok',
+    `${picked.name} (engine = "${choice}"${where})`,
+  );
 }
 
 const TOOL_WHY: Record<string, string> = {

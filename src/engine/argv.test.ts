@@ -174,6 +174,16 @@ describe('query argv', () => {
       rootlessProbeArgv('podman'),
       ['info', '--format', '{{.Host.Security.Rootless}}'],
     ],
+    [
+      "doctor's podman probe, through the runtime",
+      rootlessProbeArgv('podman', true),
+      ['info', '--format', '{{.Host.Security.Rootless}}{{with .Host.OCIRuntime.Name}}{{end}}'],
+    ],
+    [
+      "doctor's docker probe",
+      rootlessProbeArgv('docker', true),
+      ['info', '--format', '{{json .SecurityOptions}}'],
+    ],
     ['image id', imageIdArgv('t'), ['image', 'inspect', '-f', '{{.Id}}', 't']],
     [
       'image labels',

@@ -76,13 +76,23 @@ export function versionArgv(): string[] {
   return ['--version'];
 }
 
-/** Rootless probe; doubles as the "is it answering" probe under engine = auto. */
-export function rootlessProbeArgv(engine: EngineName): string[] {
-  return [
-    'info',
-    '--format',
-    engine === 'podman' ? PODMAN_ROOTLESS_FORMAT : DOCKER_SECURITY_FORMAT,
-  ];
+/**
+ * Podman's rootless answer that also evaluates its OCI runtime's facts,
+ * printing nothing more: podman gathers them by running the runtime, and
+ * fails (exit 125) when that runtime is missing or does not run, where
+ * `{{.Host.Security.Rootless}}` alone logs the failure and exits 0. Measured
+ * (podman 4.3): no slower than the plain probe; it is one `info` either way.
+ */
+export const PODMAN_HEALTH_FORMAT =
+  '{{.Host.Security.Rootless}}{{with .Host.OCIRuntime.Name}}{{end}}';
+
+/**
+ * Rootless probe; doubles as the "is it answering" probe under engine = auto.
+ * `health` (doctor) asks podman the variant that fails on a broken runtime.
+ */
+export function rootlessProbeArgv(engine: EngineName, health = false): string[] {
+  if (engine === 'docker') return ['info', '--format', DOCKER_SECURITY_FORMAT];
+  return ['info', '--format', health ? PODMAN_HEALTH_FORMAT : PODMAN_ROOTLESS_FORMAT];
 }
 
 export function imageIdArgv(tag: string): string[] {

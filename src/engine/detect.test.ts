@@ -130,6 +130,37 @@ describe('detectEngine', () => {
     },
   );
 
+  it('health (doctor) asks every engine for real, podman through its runtime, remembering nothing', async () => {
+    plantEngine(bin, 'docker');
+    plantEngine(bin, 'podman');
+    const { cache, lookups } = memoryCache({ 'docker-info': 'rootless=true' });
+    // No alwaysProbeRootless: not even a local rootful podman is answered from the uid.
+    const podman = await detectEngine('podman', [], env({}), { health: true, cache });
+    const docker = await detectEngine('docker', [], env({}), { health: true, cache });
+    expect([podman.version, docker.version, docker.rootless]).toEqual(['4.3.1', '28.2.2', false]);
+    expect(lookups).toEqual([]);
+    expect(loggedCalls()).toEqual([
+      'docker --version',
+      'docker info --format {{json .SecurityOptions}}',
+      'podman --version',
+      'podman info --format {{.Host.Security.Rootless}}{{with .Host.OCIRuntime.Name}}{{end}}',
+    ]);
+  });
+
+  it('health refuses an engine whose info fails, keeping its own words', async () => {
+    plantEngine(bin, 'podman');
+    const failing = env({
+      PODMAN_INFO_ERR: 'Error: default OCI runtime "nosuchruntime" not found: invalid argument',
+    });
+    const error = await detectEngine('podman', [], failing, { health: true }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).stderr).toContain(
+      'default OCI runtime "nosuchruntime" not found',
+    );
+  });
+
   it('auto falls back to podman when docker does not answer', async () => {
     plantEngine(bin, 'docker');
     const podman = plantEngine(bin, 'podman');

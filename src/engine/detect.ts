@@ -28,6 +28,12 @@ export interface DetectOptions {
    */
   version?: boolean;
   /**
+   * doctor (adr/0053): ask every engine for real, every time, through its
+   * CLI: no remembered answer, no answer taken from the uid, no socket
+   * shortcut; podman's probe runs its OCI runtime. Implies `version`.
+   */
+  health?: boolean;
+  /**
    * Remembered probe answers (adr/0038). Docker's `info` is taken from it only
    * when the choice names docker: under `auto`, asking is how byre learns
    * whether docker answers at all. Ignored when `version` is asked.
@@ -108,20 +114,23 @@ async function probe(
   enginePath: string,
   env: Env,
   timeoutMs: number,
-  options: Pick<DetectOptions, 'alwaysProbeRootless' | 'version' | 'cache'>,
+  options: Pick<DetectOptions, 'alwaysProbeRootless' | 'version' | 'cache' | 'health'>,
   daemonFromCache: boolean,
 ): Promise<EngineFacts> {
   const opts = { env, timeoutMs };
-  const infoArgs = rootlessProbeArgv(name);
+  const health = options.health === true;
+  const infoArgs = rootlessProbeArgv(name, health);
   const local =
-    options.alwaysProbeRootless === true
+    options.alwaysProbeRootless === true || health
       ? null
       : localPodmanRootless(name, env, process.getuid?.());
   // Only rootless podman's identity depends on the version (keep-id); asked
   // beside `info` when podman's rootlessness is not known yet.
-  const askVersion = options.version === true || (name === 'podman' && local !== false);
+  const askVersion = options.version === true || health || (name === 'podman' && local !== false);
   const cache =
-    options.version === true || options.alwaysProbeRootless === true ? undefined : options.cache;
+    options.version === true || options.alwaysProbeRootless === true || health
+      ? undefined
+      : options.cache;
   const infoCached =
     cache !== undefined && daemonFromCache && name === 'docker'
       ? cache.lookup('docker-info', enginePath)
@@ -133,7 +142,10 @@ async function probe(
   // Docker's own socket answers `info` without a client process (adr/0040),
   // except for doctor and the stub-engine tests, which ask the CLI itself.
   const viaSocket =
-    name === 'docker' && options.version !== true && options.alwaysProbeRootless !== true;
+    name === 'docker' &&
+    options.version !== true &&
+    options.alwaysProbeRootless !== true &&
+    !health;
   const askInfo = async (): Promise<Captured> => {
     const socket = viaSocket ? await apiSecurityOptions(enginePath, env, timeoutMs) : null;
     return socket !== null ? answered(socket) : runEngineCommand(enginePath, infoArgs, opts);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import {
   guardedPathCollisions,
+  wiringPathCollisions,
   orderSkillsForImage,
   postureGuardFor,
   renderDockerfile,
@@ -138,12 +139,13 @@ describe('block order and markers', () => {
     '# --- skill apt (hoisted above the skill blocks) ---',
     '# --- skills ---',
     '# --- agent ---',
-    '# --- mcp (canonical declared set; stable path) ---',
-    '# --- claude skills',
     '# --- volume mount points (owned by the baked uid) ---',
     '# --- project block ---',
     '# --- image PATH capture',
     '# --- byre security guard (re-assert chassis paths after the project block) ---',
+    '# --- agent context',
+    '# --- mcp (canonical declared set; stable path) ---',
+    '# --- claude skills',
     'HEALTHCHECK NONE',
     'USER dev',
     'ENTRYPOINT ["/usr/local/bin/byre-launch"]',
@@ -170,6 +172,62 @@ describe('block order and markers', () => {
     }
     expect(lines).not.toContain('# --- agent ---');
   });
+
+  it('copies every wiring file after the project block, its apt install and the guard (adr/0056)', () => {
+    const out = renderDockerfile(goldens['dockerfile-skills.Dockerfile'] as DockerfileInput);
+    const projectApt = out.indexOf(
+      "RUN apt-get update && apt-get install -y --no-install-recommends 'build-essential'",
+    );
+    expect(projectApt).toBeGreaterThan(0);
+    const lastRun = out.lastIndexOf('\nRUN ');
+    for (const wiring of [
+      'COPY agent-context.md /etc/byre/agent-context.md',
+      'COPY mcp.json /etc/byre/mcp.json',
+      'COPY claude-skills /etc/byre/claude-skills',
+    ]) {
+      expect(out.indexOf(wiring), wiring).toBeGreaterThan(projectApt);
+      // No RUN follows the wiring: a change to it re-runs nothing.
+      expect(out.indexOf(wiring), wiring).toBeGreaterThan(lastRun);
+    }
+    // The agent's own files change only with the agent, so they stay above it.
+    expect(out.indexOf('COPY agent-cmd /etc/byre/agent-cmd')).toBeLessThan(projectApt);
+  });
+
+  // The wiring follows the guard (adr/0056), so it must never write where the
+  // guard re-asserts a chassis path: no wiring destination is, or holds, one.
+  it.each(Object.entries(goldens))(
+    '%s: the wiring after the guard touches no guarded path',
+    (_n, g) => {
+      const lines = renderDockerfile({ ...g, credentialGate: true }).split('\n');
+      const dest = (line: string): string => (line.split(' ').at(-1) ?? '').replaceAll('"', '');
+      const guardAt = lines.indexOf(
+        '# --- byre security guard (re-assert chassis paths after the project block) ---',
+      );
+      const wiringAt = lines.findIndex(
+        (l) => l.startsWith('# --- agent context') || l.startsWith('# --- mcp'),
+      );
+      const guarded = lines
+        .slice(guardAt, wiringAt)
+        .filter((l) => l.startsWith('COPY '))
+        .map(dest);
+      expect(guarded).toContain('/usr/local/bin/byre-launch');
+      expect(guarded).toContain('/etc/byre/credential-gate');
+      const wiring = lines
+        .slice(guardAt)
+        .filter((l) => l.startsWith('COPY ') && !guarded.includes(dest(l)))
+        .map(dest);
+      expect(wiring.sort()).toEqual(
+        (g.agent === null ? [] : ['/etc/byre/agent-context.md']).concat([
+          '/etc/byre/claude-skills',
+          '/etc/byre/mcp.json',
+        ]),
+      );
+      for (const w of wiring) {
+        for (const p of guarded)
+          expect(p === w || p.startsWith(`${w}/`), `${w} over ${p}`).toBe(false);
+      }
+    },
+  );
 
   it('puts the tail last so nothing can re-enable a healthcheck or change the user', () => {
     const out = renderDockerfile(
@@ -256,7 +314,10 @@ describe('skill ordering', () => {
         '',
       ].join('\n'),
     );
-    const skillsSection = out.slice(out.indexOf('# --- skills ---'), out.indexOf('# --- mcp'));
+    const skillsSection = out.slice(
+      out.indexOf('# --- skills ---'),
+      out.indexOf('# --- volume mount points'),
+    );
     expect(skillsSection).toBe('# --- skills ---\n# skill: none\n# skill: bun\n# skill: loc\n\n');
   });
 });
@@ -297,10 +358,7 @@ describe('quoting in the project block', () => {
 describe('security guard', () => {
   it('re-COPYs the gate (no chmod) and the netns script (chmod) for a posture skill', () => {
     const out = renderDockerfile(input({ skills: [firewall], guard: postureGuardFor([firewall]) }));
-    const guard = out.slice(
-      out.indexOf('# --- byre security guard'),
-      out.indexOf('HEALTHCHECK NONE'),
-    );
+    const guard = out.slice(out.indexOf('# --- byre security guard'), out.indexOf('# --- mcp'));
     expect(guard.trim().split('\n')).toEqual([
       '# --- byre security guard (re-assert chassis paths after the project block) ---',
       'COPY byre-launch /usr/local/bin/byre-launch',
@@ -360,4 +418,24 @@ describe('security guard', () => {
       expect(guardedPathCollisions(c.dests, c.guard)).toEqual(c.want);
     });
   }
+
+  it.each<[string, string[], boolean, string[]]>([
+    ['none', ['/opt/seed', '/etc/byre/mcp.json.bak'], true, []],
+    ['mcp.json', ['/etc/byre//mcp.json'], false, ['/etc/byre/mcp.json']],
+    [
+      'the claude skills directory',
+      ['/etc/byre/claude-skills/'],
+      false,
+      ['/etc/byre/claude-skills'],
+    ],
+    [
+      'agent context with an agent',
+      ['/etc/byre/agent-context.md'],
+      true,
+      ['/etc/byre/agent-context.md'],
+    ],
+    ['agent context without one is not copied', ['/etc/byre/agent-context.md'], false, []],
+  ])('wiringPathCollisions: %s', (_name, dests, withAgent, want) => {
+    expect(wiringPathCollisions(dests, withAgent)).toEqual(want);
+  });
 });

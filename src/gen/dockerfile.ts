@@ -1,8 +1,11 @@
-// Renders the generated Dockerfile: fourteen blocks in a fixed order, shared and
+// Renders the generated Dockerfile: fifteen blocks in a fixed order, shared and
 // expensive first, project-specific last, so a project edit rebuilds only the
-// tail and the engine's cache serves the rest across projects. Pure and
-// byte-stable: every map and set is sorted here, nothing reads the clock.
-
+// tail and the engine's cache serves the rest across projects. The wiring
+// (agent context, mcp.json, Claude Skills) changes with every `mcp add`,
+// `context add` and `claude-skill add`, so it follows the project block, its
+// apt installs and the security guard, and only the fixed tail follows it
+// (adr/0056). Pure and byte-stable: every map and set is sorted here, nothing
+// reads the clock.
 import path from 'node:path';
 
 import type { Provenance, ResolvedSkill } from '../skills/types.js';
@@ -78,6 +81,7 @@ const MARKER = {
   skillApt: '# --- skill apt (hoisted above the skill blocks) ---',
   skills: '# --- skills ---',
   agent: '# --- agent ---',
+  agentContext: '# --- agent context (after the guard: a context edit rebuilds from here) ---',
   mcp: '# --- mcp (canonical declared set; stable path) ---',
   claudeSkills: '# --- claude skills (canonical declared set; stable path) ---',
   volumes: '# --- volume mount points (owned by the baked uid) ---',
@@ -179,7 +183,6 @@ function agentLines(agent: DockerfileInput['agent']): string[] {
   return [
     `COPY agent-cmd ${AGENT_CMD_PATH}`,
     `RUN chmod +x ${AGENT_CMD_PATH}`,
-    `COPY agent-context.md ${AGENT_CONTEXT_PATH}`,
     `COPY self-edit.md ${SELF_EDIT_NOTE_PATH}`,
     `COPY config-reference.md ${CONFIG_REFERENCE_PATH}`,
   ];
@@ -233,12 +236,18 @@ export function renderDockerfile(input: DockerfileInput): string {
     [MARKER.skillApt, ...skillAptLines(skills)],
     [MARKER.skills, ...skills.flatMap(skillBlockLines)],
     ...(input.agent === null ? [] : [[MARKER.agent, ...agentLines(input.agent)]]),
-    [MARKER.mcp, `COPY mcp.json ${MCP_CONFIG_PATH}`],
-    [MARKER.claudeSkills, `COPY claude-skills ${CLAUDE_SKILLS_DIR}`],
     [MARKER.volumes, ...volumeLines(input.volumeTargets)],
     [MARKER.project, ...projectLines(input)],
     [MARKER.pathCapture, `RUN mkdir -p ${BYRE_ETC} && printf '%s\\n' "$PATH" > ${IMAGE_PATH_FILE}`],
     [MARKER.guard, ...guardLines(input.guard, input.credentialGate === true)],
+    // The wiring: volatile, read only at run time, byre's own files at fixed
+    // paths no guarded path lies under, so it follows the guard and a change
+    // to it rebuilds only its COPYs and the tail: no RUN (adr/0056).
+    ...(input.agent === null
+      ? []
+      : [[MARKER.agentContext, `COPY agent-context.md ${AGENT_CONTEXT_PATH}`]]),
+    [MARKER.mcp, `COPY mcp.json ${MCP_CONFIG_PATH}`],
+    [MARKER.claudeSkills, `COPY claude-skills ${CLAUDE_SKILLS_DIR}`],
     ['HEALTHCHECK NONE', 'USER dev', `ENTRYPOINT ["${LAUNCHER_PATH}"]`],
   ];
   return `${blocks.map((lines) => lines.join('\n')).join('\n\n')}\n`;
@@ -284,4 +293,19 @@ export function guardedPathCollisions(
       .map(normalizeImagePath),
   );
   return sortedUnique(dests.map(normalizeImagePath).filter((d) => guarded.has(d)));
+}
+
+/**
+ * The wiring destinations (agent context, mcp.json, the Claude Skills
+ * directory) a `files` destination also targets. The wiring is copied after
+ * the project block and the guard (adr/0056), so its copy wins; callers print
+ * a note.
+ */
+export function wiringPathCollisions(dests: readonly string[], withAgent: boolean): string[] {
+  const wiring = new Set(
+    [MCP_CONFIG_PATH, CLAUDE_SKILLS_DIR, ...(withAgent ? [AGENT_CONTEXT_PATH] : [])].map(
+      normalizeImagePath,
+    ),
+  );
+  return sortedUnique(dests.map(normalizeImagePath).filter((d) => wiring.has(d)));
 }

@@ -217,6 +217,21 @@ describe('planBuild', () => {
     ]);
   });
 
+  it('notes a files entry that targets a wiring file, which is copied after it (adr/0056)', () => {
+    const plan = planBuild(
+      fakeConfig({ files: { servers: sourced('/etc/byre/mcp.json') } }),
+      [],
+      '/w',
+    );
+    expect(plan.notes).toEqual([
+      {
+        rule: 'files.wiring-path',
+        message:
+          'files entry "servers" targets /etc/byre/mcp.json, where byre puts the box\'s wiring after the project block; byre\'s copy takes precedence',
+      },
+    ]);
+  });
+
   describe('Claude Skills', () => {
     const skillMd = text('---\nname: x\ndescription: y\n---\n');
     const carrier = fakeSkill('acme/tools', 'installed', {

@@ -18,6 +18,7 @@ import {
   CREDENTIAL_GATE_STAGED,
   CREDENTIAL_GATE_TEXT,
   guardedPathCollisions,
+  wiringPathCollisions,
   postureGuardFor,
   renderDockerfile,
   type DockerfileInput,
@@ -247,12 +248,16 @@ function contextFileNotes(
 }
 
 function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
-  return files.flatMap(({ key, copy }) =>
-    guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
+  return files.flatMap(({ key, copy }) => [
+    ...guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
       rule: 'files.guarded-path',
       message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
     })),
-  );
+    ...wiringPathCollisions([copy.dest], input.agent !== null).map((wired) => ({
+      rule: 'files.wiring-path',
+      message: `files entry "${key}" targets ${wired}, where byre puts the box's wiring after the project block; byre's copy takes precedence`,
+    })),
+  ]);
 }
 
 /**

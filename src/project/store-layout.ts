@@ -69,6 +69,12 @@ export interface ProjectStorePaths {
   lock: string;
   /** The preset marker: `<sha256 of the applied preset>\n<source>`. */
   applied: string;
+  /**
+   * Written when the project's first develop has onboarded it (adr/0055):
+   * until then a develop on a terminal runs the first-run picker, even over
+   * a config the verbs wrote.
+   */
+  onboarded: string;
   launches: string;
   /** The build context, replaced wholesale at every generate. */
   context: string;
@@ -88,6 +94,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     path: path.join(dir, 'path'),
     lock: path.join(dir, 'lock'),
     applied: path.join(dir, 'applied'),
+    onboarded: path.join(dir, 'onboarded'),
     launches: path.join(dir, 'launches'),
     context: path.join(dir, 'context'),
     buildLog: path.join(dir, 'build.log'),

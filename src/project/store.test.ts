@@ -45,6 +45,7 @@ describe('store layout', () => {
       path: '/h/projects/app-dev-abc123/path',
       lock: '/h/projects/app-dev-abc123/lock',
       applied: '/h/projects/app-dev-abc123/applied',
+      onboarded: '/h/projects/app-dev-abc123/onboarded',
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
       buildLog: '/h/projects/app-dev-abc123/build.log',

@@ -91,13 +91,27 @@ describe('byre credential', { timeout: 120_000 }, () => {
   let config = '';
   let firstRow = '';
 
-  it('refuses to create a project config behind develop’s back', () => {
+  it('creates the project config before the first develop, which still asks its questions', () => {
     const r = byre(['credential', 'add', 'API_KEY', '--passphrase-fd', '3'], {
       input: `${SECRET}\n`,
       fd3: `${PASS}\n`,
     });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain('this project has no config yet');
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(projectConfigPath(), 'utf8')).toMatch(
+      /^# byre project config for [\s\S]*\[env_from_host\]\nAPI_KEY = "encrypted:/,
+    );
+    // Off a terminal the flags answer the first-run questions (adr/0055).
+    const empty = path.join(root, 'no-tools');
+    mkdirSync(empty, { recursive: true });
+    const dev = spawnSync(BIN, ['develop', '--agent', 'none'], {
+      cwd: project,
+      input: '',
+      encoding: 'utf8',
+      env: { BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', PATH: empty, HOME: root },
+    });
+    expect(dev.stderr).toContain("wrote this project's config");
+    expect(readFileSync(projectConfigPath(), 'utf8')).toMatch(/agent = "none"[\s\S]*API_KEY = /);
+    expectNoValue();
   });
 
   it('needs a passphrase for a new identity and will not guess one', () => {

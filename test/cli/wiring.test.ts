@@ -344,3 +344,44 @@ describe('byre layer', () => {
     expect(loop.stderr).toContain('extends cycle: team -> corp -> team');
   });
 });
+
+describe('verbs before the first develop (adr/0055)', () => {
+  const noEngine = (): Record<string, string> => {
+    const empty = path.join(root, 'no-tools');
+    mkdirSync(empty, { recursive: true });
+    return { PATH: empty };
+  };
+  const marker = (): string => path.join(path.dirname(projectFile()), 'onboarded');
+
+  it.each([
+    [['mcp', 'add', 'docs', 'https://docs.example.com/mcp'], 'name = "docs"'],
+    [['context', 'add', 'house', '--text', 'Run the linter.'], 'Run the linter.'],
+  ])('%j writes the config, and the first develop still asks its questions', (verb, kept) => {
+    const r = byre(verb);
+    expect(r.status, r.stderr).toBe(0);
+    expect(read(projectFile())).toContain(kept);
+    // Off a terminal the flags answer the first-run questions; before, they were refused as
+    // "only for a project's first develop".
+    const dev = byre(['develop', '--agent', 'none'], noEngine());
+    expect(dev.stderr).toContain("wrote this project's config");
+    expect(dev.stderr).toContain('no container engine found');
+    expect(read(projectFile())).toContain(kept);
+    expect(read(projectFile())).toContain('agent = "none"');
+    expect(read(marker())).toBe('byre develop onboarded this project\n');
+    const again = byre(['develop', '--agent', 'none'], noEngine());
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('apply only to a project’s first develop');
+  });
+
+  it('claude-skill add writes the config, and the first develop still asks its questions', () => {
+    mkdirSync(path.join(root, 'cs', 'tdd'), { recursive: true });
+    writeFileSync(
+      path.join(root, 'cs', 'tdd', 'SKILL.md'),
+      '---\nname: tdd\ndescription: tests first\n---\nWrite tests.\n',
+    );
+    expect(byre(['claude-skill', 'add', path.join(root, 'cs', 'tdd')]).status).toBe(0);
+    const dev = byre(['develop', '--agent', 'none'], noEngine());
+    expect(dev.stderr).toContain("wrote this project's config");
+    expect(read(projectFile())).toMatch(/agent = "none"[\s\S]*name = "tdd"/);
+  });
+});

@@ -76,6 +76,8 @@ const PROJECT_FILE_DEST = '/opt/seed dir/"q" \\ $HOME [v1].txt';
 const SKILL_FILE = 'notes\\back $X [draft].md';
 const SKILL_FILE_DEST = "/opt/skill notes/it's ${X}.md";
 
+const STAMP = '/opt/project-block-stamp';
+
 const argsOf = (out: string): string[] =>
   out
     .split('\n')
@@ -137,6 +139,8 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       writeFileSync(path.join(project.dir, PROJECT_FILE), `${PROJECT_FILE}\n`);
       project.writeConfig(
         '# made for the wiring test\nagent = "stub-claude"\nskills = ["stub-codex", "stub-opencode"]\nseed_prefs = true\n' +
+          // The project block's last layer: a stamp a re-run would change.
+          `dockerfile_post = ["RUN date +%s%N > ${STAMP}"]\n` +
           `[files]\n${JSON.stringify(PROJECT_FILE)} = ${JSON.stringify(PROJECT_FILE_DEST)}\n`,
       );
       const env = { HOME: userHome };
@@ -259,6 +263,30 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       for (const agent of ['stub-claude (the agent)', 'stub-codex', 'stub-opencode']) {
         expect(list).toContain(`  ${agent}: delivers it`);
       }
+    });
+
+    // Last: it changes the image the checks above read.
+    it('a wiring change rebuilds only the layers after the project block (adr/0056)', () => {
+      const stamp = inImage(`cat ${STAMP}`);
+      const env = { HOME: userHome };
+      for (const args of [
+        ['mcp', 'add', 'web', 'http://127.0.0.1:9/mcp'],
+        ['context', 'add', 'second', '--text', 'SECOND-CONTEXT'],
+        ['claude-skill', 'remove', 'tdd'],
+      ]) {
+        const r = runByre(project, args, { env });
+        expect(r.status, r.stderr).toBe(0);
+      }
+      const again = runByre(project, ['develop'], { env });
+      expect(again.status, again.stderr.slice(-3000)).toBe(0);
+      // The wiring is new, and the project block (the layer before it) came from the cache.
+      const [servers, context, skills, after] = inImage(
+        `cat /etc/byre/mcp.json; echo '#--'; cat /etc/byre/agent-context.md; echo '#--'; find /etc/byre/claude-skills -type f; echo '#--'; cat ${STAMP}`,
+      ).split('#--\n');
+      expect(Object.keys(JSON.parse(servers ?? '{}').mcpServers)).toEqual(['fs', 'web']);
+      expect(context).toContain('SECOND-CONTEXT');
+      expect(skills).toBe('');
+      expect(after).toBe(stamp);
     });
   },
 );

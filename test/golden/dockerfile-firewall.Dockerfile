@@ -35,12 +35,6 @@ COPY "skills/byre/firewall/launch-gate" "/etc/byre/launch-gate"
 COPY "skills/byre/firewall/netns-init.sh" "/etc/byre/netns-init.sh"
 RUN chmod +x '/etc/byre/netns-init.sh'
 
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
-
 # --- volume mount points (owned by the baked uid) ---
 
 # --- project block ---
@@ -56,6 +50,12 @@ RUN chmod +x /usr/local/bin/byre-launch
 COPY "skills/byre/firewall/launch-gate" "/etc/byre/launch-gate"
 COPY "skills/byre/firewall/netns-init.sh" "/etc/byre/netns-init.sh"
 RUN chmod +x '/etc/byre/netns-init.sh'
+
+# --- mcp (canonical declared set; stable path) ---
+COPY mcp.json /etc/byre/mcp.json
+
+# --- claude skills (canonical declared set; stable path) ---
+COPY claude-skills /etc/byre/claude-skills
 
 HEALTHCHECK NONE
 USER dev

@@ -29,12 +29,6 @@ COPY byre-ensure-node /usr/local/lib/byre/ensure-node
 
 # --- skills ---
 
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
-
 # --- volume mount points (owned by the baked uid) ---
 
 # --- project block ---
@@ -46,6 +40,12 @@ RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 # --- byre security guard (re-assert chassis paths after the project block) ---
 COPY byre-launch /usr/local/bin/byre-launch
 RUN chmod +x /usr/local/bin/byre-launch
+
+# --- mcp (canonical declared set; stable path) ---
+COPY mcp.json /etc/byre/mcp.json
+
+# --- claude skills (canonical declared set; stable path) ---
+COPY claude-skills /etc/byre/claude-skills
 
 HEALTHCHECK NONE
 USER dev

@@ -44,15 +44,8 @@ RUN echo "local notes skill"
 # --- agent ---
 COPY agent-cmd /etc/byre/agent-cmd
 RUN chmod +x /etc/byre/agent-cmd
-COPY agent-context.md /etc/byre/agent-context.md
 COPY self-edit.md /etc/byre/self-edit.md
 COPY config-reference.md /etc/byre/config-reference.md
-
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
 
 # --- volume mount points (owned by the baked uid) ---
 RUN mkdir -p '/home/dev/.cache/pip' '/home/dev/.toolbox' && chown "${BYRE_UID}:${BYRE_GID}" '/home/dev/.cache/pip' '/home/dev/.toolbox'
@@ -74,6 +67,15 @@ RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 # --- byre security guard (re-assert chassis paths after the project block) ---
 COPY byre-launch /usr/local/bin/byre-launch
 RUN chmod +x /usr/local/bin/byre-launch
+
+# --- agent context (after the guard: a context edit rebuilds from here) ---
+COPY agent-context.md /etc/byre/agent-context.md
+
+# --- mcp (canonical declared set; stable path) ---
+COPY mcp.json /etc/byre/mcp.json
+
+# --- claude skills (canonical declared set; stable path) ---
+COPY claude-skills /etc/byre/claude-skills
 
 HEALTHCHECK NONE
 USER dev

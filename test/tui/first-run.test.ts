@@ -2,6 +2,7 @@
 // private tmux server. PATH is empty, so develop stops at engine detection
 // right after onboarding: these tests prove what the picker writes, not a box.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -27,12 +28,20 @@ tmuxGate();
 function develop(
   extra = '',
   size = { width: 100, height: 30 },
+  before: string[][] = [],
 ): { pane: Pane; config: string; home: string } {
   const base = tuiTempDir();
   const dir = path.join(base, 'app');
   const home = path.join(base, 'store');
   const empty = path.join(base, 'no-tools');
   for (const d of [dir, home, empty]) mkdirSync(d, { recursive: true });
+  // Verbs run first, as a user would before the first develop (adr/0055).
+  for (const args of before) {
+    execFileSync(byreBin, args, {
+      cwd: dir,
+      env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1' },
+    });
+  }
   const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(empty)} ${extra}`;
   const pane = startPane(`${env} ${q(byreBin)} develop`, { ...size, cwd: dir });
   return { pane, home, config: path.join(home, 'projects', projectIdFor(dir), 'byre.config') };
@@ -84,6 +93,23 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
       /\ntemplate = "none"\nagent = "byre\/claude"\nskills = \["byre\/claude-shared-auth"\]\n$/,
     );
     expect(existsSync(path.join(home, 'default.config'))).toBe(false);
+  });
+
+  it('still asks after a verb wrote the config first, and keeps what the verb wrote', async () => {
+    const { pane, config } = develop('', undefined, [
+      ['mcp', 'add', 'docs', 'https://docs.example.com/mcp'],
+    ]);
+    await waitForScreen(pane, 'Which template');
+    await choose(pane, 'none');
+    await waitForScreen(pane, 'Which agent');
+    await choose(pane, 'none');
+    await waitForScreen(pane, 'This writes');
+    pane.keys('Enter');
+    await waitForScreen(pane, '`byre config` edits it');
+    expect(await pane.exit()).toBe('1');
+    const text = readFileSync(config, 'utf8');
+    expect(text).toContain('template = "none"\nagent = "none"\n');
+    expect(text).toContain('name = "docs"');
   });
 
   it('at 48 columns every line fits, and NO_COLOR drops the colour, not the words', async () => {
