@@ -54,12 +54,14 @@ export function probeMs(stdout) {
   return Number(BigInt(line) / 1000n) / 1000;
 }
 
+/** A sample: the command's wall time (added by `time`) and start → box process running. */
+const timed = (fn) => () => {
+  const t0 = wallMs();
+  return { running: probeMs(fn()) - t0 };
+};
+
 /** Warm `byre develop` of a no-agent box against raw `run --rm -i` of the same image. */
 export function develop(ctx) {
-  const timed = (fn) => () => {
-    const t0 = wallMs();
-    return { running: probeMs(fn()) - t0 };
-  };
   const sides = {
     raw: timed(() =>
       engine(ctx, ['run', '--rm', '-i', '--label', `byre.bench=${ctx.tag}`, ctx.image], {
@@ -438,6 +440,55 @@ function gateway(ctx) {
 }
 
 /**
+ * Warm `develop` under byre/firewall beside warm `develop` of the same
+ * binary's open project, interleaved: what raising the wall costs a launch
+ * (issue 30's target: at most +300 ms; adr/0061). Each side gets a second
+ * project whose defaults enable the wall with one allowlist entry, the
+ * engine's gateway, so nothing leaves the machine.
+ */
+export function walled(ctx) {
+  const gw = gateway(ctx);
+  const sides = {};
+  for (const s of sidesOf(ctx)) {
+    const bin = ctx.bins.find((b) => b.side === s);
+    const w = benchProject(ctx.flavour, ctx.root, `walled-${s}`);
+    writeFileSync(
+      path.join(w.home, 'default.config'),
+      `engine = "${ctx.flavour.engine}"\nskills = ["firewall"]\negress = ["${gw}:20000"]\n`,
+    );
+    const develop = (input) =>
+      run(ctx.flavour, bin.path, ['develop'], { cwd: w.dir, env: { BYRE_HOME: w.home }, input });
+    ctx.log(`walled-${s}: cold develop (builds the image)`);
+    develop('true\n');
+    sides[`open:${s}`] = timed(() => byre(ctx, s, ['develop'], { input: PROBE }));
+    sides[`walled:${s}`] = timed(() => develop(PROBE));
+  }
+  const samples = interleave(sides, ctx.runs);
+  const what = 'warm `develop` of an open box';
+  const row = (name, pick, target) => ({
+    name,
+    what,
+    show: 'time',
+    target,
+    ...measured(
+      ctx,
+      samples,
+      (s) => `open:${s}`,
+      (s) => `walled:${s}`,
+      pick,
+    ),
+  });
+  return [
+    row(
+      'walled `develop` (byre/firewall), no agent: start → box process running',
+      (x) => x.running,
+      { of: 'delta', max: 300 },
+    ),
+    row('walled `develop` (byre/firewall), no agent: start → exit', (x) => x.wall, null),
+  ];
+}
+
+/**
  * Box start → launch gate open under byre/firewall, for allowlists of `sizes`
  * entries, with the last binary only (no raw counterpart). The box's command
  * runs only once the gate opens, so it prints that moment; the box's
@@ -446,7 +497,6 @@ function gateway(ctx) {
 export function firewall(ctx, sizes) {
   const side = sidesOf(ctx).at(-1);
   const gw = gateway(ctx);
-  const probe = { BYRE_DENY_PROBE: `${gw}:19999` };
   const p = ctx.projects[side];
   const store = path.join(p.home, 'projects', p.id);
   const rows = [];
@@ -456,8 +506,8 @@ export function firewall(ctx, sizes) {
     mkdirSync(store, { recursive: true });
     writeFileSync(path.join(store, 'byre.config'), `skills = ["firewall"]\negress = [${egress}]\n`);
     ownedDir(ctx.flavour, p.home);
-    // Builds (cached after the first size) and proves the wall once; the probe stays local.
-    byre(ctx, side, ['develop'], { input: 'true\n', env: probe });
+    // Builds (cached after the first size) and proves the wall once.
+    byre(ctx, side, ['develop'], { input: 'true\n' });
     const script = path.join(ctx.root, 'wall.sh');
     writeFileSync(script, byre(ctx, side, ['ejectfirewall']), { mode: 0o755 });
     const image = byre(ctx, side, ['dockerrun']).trim().split(' ').pop();
@@ -477,7 +527,7 @@ export function firewall(ctx, sizes) {
         'date +%s%N; sleep 30',
       ]);
       try {
-        run(ctx.flavour, script, [name], { env: probe });
+        run(ctx.flavour, script, [name]);
         let opened = '';
         for (let t = 0; t < 300 && opened === ''; t++) {
           opened = tryRun(ctx.flavour, ctx.flavour.engine, ['logs', name]).trim();

@@ -547,7 +547,7 @@ async function prepareBox(
           nonce: final.labels.run,
           hook: posture.hook,
           image: final.image,
-          env: helperEnv(Object.fromEntries(runEnv(final)), posture, io.env),
+          env: helperEnv(Object.fromEntries(runEnv(final)), posture),
           joinUserns: engine.facts.keepId,
         };
   const credentials: CredentialDelivery | null =

@@ -216,7 +216,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       '`host[:port]` (port defaults to 443), an IPv4 address, or `[IPv6]:port`; hostnames are lowercased. `!host` closes every port of a host, `!host:port` one port.',
     example: 'egress = ["registry.npmjs.org", "!statsig.anthropic.com"]',
     rules: ['config.egress-invalid'],
-    note: 'Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so.',
+    note: 'Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so. Under `firewall` a connect to anything off the list, and under `firewall-open` one to a closed host, is refused at once ("connection refused" for tcp), never left to time out.',
   },
   env_from_host: {
     section: 'grants',

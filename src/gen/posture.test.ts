@@ -74,18 +74,13 @@ describe('helperEnv', () => {
     postureSkill('byre/firewall', 'deny-by-default', '/fw'),
   ]);
 
-  it('adds the wall inputs to the box env and passes only the probe keys from the host', () => {
-    const env = helperEnv({ BYRE_UID: '1000' }, facts, {
-      BYRE_DENY_PROBE: '10.0.0.1:9',
-      HOME: '/root',
-      SECRET: 'x',
-    });
+  it('adds the wall inputs to the box env, and nothing else', () => {
+    const env = helperEnv({ BYRE_UID: '1000' }, facts);
     expect(env).toEqual({
       BYRE_UID: '1000',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
       BYRE_INBOUND: '',
-      BYRE_DENY_PROBE: '10.0.0.1:9',
     });
   });
 
@@ -93,7 +88,6 @@ describe('helperEnv', () => {
     const env = helperEnv(
       { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22' },
       facts,
-      {},
     );
     expect(env).toEqual({ BYRE_EGRESS: '', BYRE_EGRESS_DENY: '', BYRE_INBOUND: '' });
   });
@@ -114,7 +108,7 @@ describe('the published ports the wall lets in (adr/0049)', () => {
     ]) {
       const facts = postureFacts(fakeConfig({ ports }), [skill]);
       expect(facts.inbound).toBe(expected);
-      expect(helperEnv({}, facts, {})['BYRE_INBOUND']).toBe(expected);
+      expect(helperEnv({}, facts)['BYRE_INBOUND']).toBe(expected);
     }
   });
 });

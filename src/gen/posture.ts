@@ -27,9 +27,6 @@ export interface PostureFacts {
   inbound: string;
 }
 
-/** Host env passed through to the helper only: where its deny probes aim (tests point them locally). */
-const PROBE_ENV_KEYS = ['BYRE_DENY_PROBE', 'BYRE_DENY_PROBE6'] as const;
-
 export function postureFacts(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
@@ -50,20 +47,19 @@ export function postureFacts(
   };
 }
 
-/** The helper's environment: the box's runtime env plus the wall's inputs. */
+/**
+ * The helper's environment: the box's runtime env plus the wall's inputs.
+ * Nothing from the host's own environment: the deny probe aims at a listener
+ * of the helper's own on loopback (adr/0061).
+ */
 export function helperEnv(
   boxEnv: Readonly<Record<string, string>>,
   facts: PostureFacts,
-  hostEnv: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
   const env: Record<string, string> = { ...boxEnv };
   env['BYRE_EGRESS'] = facts.allowlist ?? '';
   env['BYRE_EGRESS_DENY'] = facts.deny;
   env['BYRE_INBOUND'] = facts.inbound;
-  for (const key of PROBE_ENV_KEYS) {
-    const value = hostEnv[key];
-    if (value !== undefined && value !== '') env[key] = value;
-  }
   return env;
 }
 
