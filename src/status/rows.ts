@@ -317,111 +317,129 @@ function credentialRowsOf(d: StatusData): ModelRow[] {
 
 /** Every row of the page, in the page's fixed order. */
 export function statusRows(d: StatusData): ModelRow[] {
-  const rows: ModelRow[] = [];
-  const add = (...more: ModelRow[]): void => {
-    rows.push(...more);
-  };
+  return [
+    ...identityRows(d),
+    ...placeRows(d),
+    ...networkSectionRows(d),
+    ...hostAccessRows(d),
+    ...skillRows(d),
+    ...volumeRows(d),
+    ...agentContextRows(d),
+    ...envSectionRows(d),
+    ...grantAndRawRows(d),
+    ...containerRows(d),
+    ...worktreeRows(d),
+    ...listRows('Next launch', d.changes_on_next_launch, null),
+  ];
+}
 
-  add({ label: 'Project id', value: d.project_id });
-  add({
-    label: 'Agent',
-    value: d.agent === null ? '(none)' : `${d.agent.id}  (${d.agent.source})`,
-  });
-  add({
-    label: 'Template',
-    value:
-      d.template === null
-        ? '(none)'
-        : `${d.template.id}  (${d.template.bundled ? 'bundled' : d.template.source})`,
-  });
+/** Which project, agent and template, and the config files that say so. */
+function identityRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [
+    { label: 'Project id', value: d.project_id },
+    { label: 'Agent', value: d.agent === null ? '(none)' : `${d.agent.id}  (${d.agent.source})` },
+    {
+      label: 'Template',
+      value:
+        d.template === null
+          ? '(none)'
+          : `${d.template.id}  (${d.template.bundled ? 'bundled' : d.template.source})`,
+    },
+  ];
   if (d.extends.length > 0)
-    add({ label: 'Extends', value: [...d.extends, 'project'].join(' -> ') });
-  add(
-    ...listRows(
-      'Config files',
-      d.config_files.map((f) => {
-        const what = f.kind === 'template' || f.kind === 'layer' ? `${f.kind} ${f.name}` : f.kind;
-        if (f.path === null) return `(inside byre or its package)  (${what})`;
-        return `${f.path}  (${what}${f.present ? '' : '; not created yet'})`;
-      }),
-      null,
-    ),
-  );
+    rows.push({ label: 'Extends', value: [...d.extends, 'project'].join(' -> ') });
+  rows.push(...listRows('Config files', d.config_files.map(configFileValue), null));
   if (d.preset_note !== null)
-    add({ label: 'Preset', value: d.preset_note, kind: 'never-truncate' });
+    rows.push({ label: 'Preset', value: d.preset_note, kind: 'never-truncate' });
+  return rows;
+}
 
-  const e = d.engine;
-  let engine: string;
-  if (e.name === null) engine = `not available — ${e.error ?? 'no engine answered'}`;
-  else {
-    const q = [e.rootless === true ? 'rootless' : null, e.keep_id === true ? 'keep-id' : null];
-    const qual = q.filter((x): x is string => x !== null);
-    engine = qual.length === 0 ? e.name : `${e.name}  (${qual.join(', ')})`;
-  }
-  add({ label: 'Engine', value: engine });
+function configFileValue(f: StatusData['config_files'][number]): string {
+  const what = f.kind === 'template' || f.kind === 'layer' ? `${f.kind} ${f.name}` : f.kind;
+  if (f.path === null) return `(inside byre or its package)  (${what})`;
+  return `${f.path}  (${what}${f.present ? '' : '; not created yet'})`;
+}
 
-  add({ label: 'Project', value: `${d.workdir} -> /workspace  (rw)` });
-  add(
+/** The Engine row's value: its name and how it runs, or why there is none. */
+function engineValue(e: StatusData['engine']): string {
+  if (e.name === null) return `not available — ${e.error ?? 'no engine answered'}`;
+  const q = [e.rootless === true ? 'rootless' : null, e.keep_id === true ? 'keep-id' : null];
+  const qual = q.filter((x): x is string => x !== null);
+  return qual.length === 0 ? e.name : `${e.name}  (${qual.join(', ')})`;
+}
+
+/** Where the box runs: engine, project mount, refusals, worktree, the launched image. */
+function placeRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [
+    { label: 'Engine', value: engineValue(d.engine) },
+    { label: 'Project', value: `${d.workdir} -> /workspace  (rw)` },
     ...listRows(
       'Refused',
       d.refused.map((r) => `${r.message}  [${r.rule}]`),
       null,
       { kind: 'never-truncate' },
     ),
-  );
-  if (d.worktree_of !== null) add({ label: 'Worktree of', value: d.worktree_of });
+  ];
+  if (d.worktree_of !== null) rows.push({ label: 'Worktree of', value: d.worktree_of });
   if (d.worktree_base !== null) {
-    add({
+    rows.push({
       label: 'Worktree base',
       value: `${d.worktree_base.value}  (${d.worktree_base.source}; where byre worktree puts new worktrees)`,
     });
   }
   const image = d.launch.image;
-  if (d.launch.state === 'verified' && image !== null) {
-    const digest =
-      image.digest === ''
-        ? `digest unknown${image.digest_error === null ? '' : ` (${image.digest_error})`}`
-        : image.digest.replace(/^sha256:/, '').slice(0, 12);
-    add({ label: 'Image', value: `${image.tag}  ${digest}  base ${image.base}` });
-  }
+  if (d.launch.state === 'verified' && image !== null)
+    rows.push({ label: 'Image', value: `${image.tag}  ${imageDigest(image)}  base ${image.base}` });
+  return rows;
+}
 
-  add({
-    label: 'Network',
-    value: networkValue(d.network),
-    kind: d.network.degraded_by.length > 0 ? 'never-truncate' : 'normal',
-  });
-  add(
-    ...listRows(
-      'Containment',
-      [
-        ...d.containments.map((c) => `🛑 HOLE -- ${c.text}  (skill: ${c.skill})`),
-        ...d.managed_path_shadows.map(
-          (s) =>
-            `🛑 HOLE -- ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
-        ),
-        ...d.raw_run_args
-          .filter((r) => r.effect === 'hole')
-          .map((r) => `🛑 HOLE -- ${rawRunArgHole(r)}`),
-      ],
-      null,
-      { kind: 'never-truncate' },
-    ),
-  );
-  add(...egressRows(d));
-  add(
+/** The launched image's short digest, or why it is unknown. */
+function imageDigest(image: NonNullable<StatusData['launch']['image']>): string {
+  return image.digest === ''
+    ? `digest unknown${image.digest_error === null ? '' : ` (${image.digest_error})`}`
+    : image.digest.replace(/^sha256:/, '').slice(0, 12);
+}
+
+/** Network posture, the holes in containment, egress and closures. */
+function networkSectionRows(d: StatusData): ModelRow[] {
+  return [
+    {
+      label: 'Network',
+      value: networkValue(d.network),
+      kind: d.network.degraded_by.length > 0 ? 'never-truncate' : 'normal',
+    },
+    ...listRows('Containment', containmentHoles(d), null, { kind: 'never-truncate' }),
+    ...egressRows(d),
     ...listRows(
       'Closed',
       d.network.closed.map((c) => closedValue(d, c)),
       null,
     ),
-  );
+  ];
+}
 
-  add({
-    label: 'Privileges',
-    value: privilegesValue(d.privileges),
-    kind: d.privileges.degraded_by.length > 0 ? 'never-truncate' : 'normal',
-  });
-  add(
+/** Every hole in containment: skill-declared, managed-path shadows, raw run args. */
+function containmentHoles(d: StatusData): string[] {
+  return [
+    ...d.containments.map((c) => `🛑 HOLE -- ${c.text}  (skill: ${c.skill})`),
+    ...d.managed_path_shadows.map(
+      (s) =>
+        `🛑 HOLE -- ${s.kind} over ${s.target} shadows byre-managed ${s.shadows}  (${s.source})`,
+    ),
+    ...d.raw_run_args
+      .filter((r) => r.effect === 'hole')
+      .map((r) => `🛑 HOLE -- ${rawRunArgHole(r)}`),
+  ];
+}
+
+/** What the box may do to the host: privileges, ports, host mounts, self-edit. */
+function hostAccessRows(d: StatusData): ModelRow[] {
+  const rows: ModelRow[] = [
+    {
+      label: 'Privileges',
+      value: privilegesValue(d.privileges),
+      kind: d.privileges.degraded_by.length > 0 ? 'never-truncate' : 'normal',
+    },
     ...listRows(
       'Ports',
       [
@@ -432,167 +450,185 @@ export function statusRows(d: StatusData): ModelRow[] {
       ],
       NONE,
     ),
-  );
-  add(
-    ...listRows(
-      'Host mounts',
-      [
-        ...d.binds.map(
-          (b) =>
-            `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
-        ),
-        ...d.raw_run_args.flatMap((r) =>
-          r.mount === null
-            ? []
-            : [`${r.mount.host} -> ${r.mount.target}  (${r.mount.mode})  (${rawRunArgSource(r)})`],
-        ),
-      ],
-      NONE,
-    ),
-  );
+    ...listRows('Host mounts', hostMountValues(d), NONE),
+  ];
   if (d.self_edit) {
     const bind = d.binds.find((b) => b.target === SELF_EDIT_DIR);
-    add({
+    rows.push({
       label: 'Self-edit',
       value: `${bind?.host ?? 'the project’s store'} -> ${SELF_EDIT_DIR}  (rw: the agent can rewrite this project’s config; changes apply at the next develop)`,
       kind: 'never-truncate',
     });
   }
+  return rows;
+}
 
-  const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
-  add(
-    ...listRows(
-      'Skills',
-      d.skills.map(
-        (s) =>
-          `${padCells(s.id, idWidth)}  ${s.provenance}${s.version === null ? '' : ` ${s.version}`}`,
-      ),
-      d.skill_error === null ? NONE : `unresolved — ${d.skill_error}`,
+/** Configured binds, then the mounts raw run args add. */
+function hostMountValues(d: StatusData): string[] {
+  return [
+    ...d.binds.map(
+      (b) =>
+        `${b.host} -> ${b.target}  (${b.mode}${b.disabled ? ', disabled' : ''})  (${b.source})`,
     ),
-  );
+    ...d.raw_run_args.flatMap((r) =>
+      r.mount === null
+        ? []
+        : [`${r.mount.host} -> ${r.mount.target}  (${r.mount.mode})  (${rawRunArgSource(r)})`],
+    ),
+  ];
+}
 
-  const vol = (v: StatusData['volumes'][number]): string =>
-    `${v.name} -> ${v.target}${v.sharing === 'exclusive' ? '  (exclusive)' : ''}  (${v.source})`;
+/** One row per skill, ids padded to one column. */
+function skillRows(d: StatusData): ModelRow[] {
+  const idWidth = Math.max(0, ...d.skills.map((s) => [...s.id].length));
+  return listRows(
+    'Skills',
+    d.skills.map(
+      (s) =>
+        `${padCells(s.id, idWidth)}  ${s.provenance}${s.version === null ? '' : ` ${s.version}`}`,
+    ),
+    d.skill_error === null ? NONE : `unresolved — ${d.skill_error}`,
+  );
+}
+
+function volumeValue(v: StatusData['volumes'][number]): string {
+  return `${v.name} -> ${v.target}${v.sharing === 'exclusive' ? '  (exclusive)' : ''}  (${v.source})`;
+}
+
+/** Project state and cache volumes, then machine-wide ones. */
+function volumeRows(d: StatusData): ModelRow[] {
   const project = d.volumes.filter((v) => v.scope === 'project');
-  add(...listRows('State vols', project.filter((v) => v.role === 'state').map(vol), NONE));
-  add(...listRows('Cache vols', project.filter((v) => v.role === 'cache').map(vol), NONE));
-  add(
+  return [
+    ...listRows('State vols', project.filter((v) => v.role === 'state').map(volumeValue), NONE),
+    ...listRows('Cache vols', project.filter((v) => v.role === 'cache').map(volumeValue), NONE),
     ...listRows(
       'Shared vols',
       d.volumes
         .filter((v) => v.scope === 'machine')
-        .map((v) => `${vol(v)}  (machine-wide, all your projects)`),
+        .map((v) => `${volumeValue(v)}  (machine-wide, all your projects)`),
       null,
     ),
-  );
+  ];
+}
 
-  add(...mcpRows(d));
-  if (d.mcp_delivery !== null)
-    add({ label: '', continuation: true, value: d.mcp_delivery, kind: 'never-truncate' });
-  add(
+/** A loud continuation line saying how a list reaches the agent, when it does. */
+function deliveryRows(delivery: string | null): ModelRow[] {
+  return delivery === null
+    ? []
+    : [{ label: '', continuation: true, value: delivery, kind: 'never-truncate' }];
+}
+
+/** What the agent is given to read: MCP servers, Claude Skills, instructions. */
+function agentContextRows(d: StatusData): ModelRow[] {
+  return [
+    ...mcpRows(d),
+    ...deliveryRows(d.mcp_delivery),
     ...listRows(
       'MCP closed',
       d.mcp_closed.map((c) => `!${c.name}  (${c.source})`),
       null,
     ),
-  );
-  add(
     ...listRows(
       'Claude Skills',
       d.claude_skills.map((c) => `${c.name}  ${c.path}  (${c.source})`),
       null,
     ),
-  );
-  if (d.claude_skills_delivery !== null)
-    add({ label: '', continuation: true, value: d.claude_skills_delivery, kind: 'never-truncate' });
-  add(
+    ...deliveryRows(d.claude_skills_delivery),
     ...listRows(
       'CS closed',
       d.claude_skills_closed.map((c) => `!${c.name}  (${c.source})`),
       null,
     ),
-  );
+    ...instructionRows(d),
+  ];
+}
 
-  if (d.instructions.length > 0) {
-    add({
+/** The default tier's one-line summary of instruction blocks, the full tier's text. */
+function instructionRows(d: StatusData): ModelRow[] {
+  if (d.instructions.length === 0) return [];
+  return [
+    {
       label: 'Instructions',
       value: `${plural(d.instructions.length, 'block')}: ${d.instructions.map((i) => i.name).join(', ')}  (--full for the text)`,
       tier: 'default',
-    });
-    add(...instructionTextRows(d));
-    if (d.instructions_delivery !== null)
-      add({
-        label: '',
-        continuation: true,
-        value: d.instructions_delivery,
-        kind: 'never-truncate',
-      });
-  }
+    },
+    ...instructionTextRows(d),
+    ...deliveryRows(d.instructions_delivery),
+  ];
+}
 
-  add(...hostEnvRows(d));
-  add(...credentialRowsOf(d));
+/** Environment: from the host, credentials, baked keys, keys passed at launch. */
+function envSectionRows(d: StatusData): ModelRow[] {
+  const rows = [...hostEnvRows(d), ...credentialRowsOf(d)];
   if (d.env_keys.length > 0)
-    add({ label: 'Env', value: `${d.env_keys.join(', ')}  (baked into the image)` });
+    rows.push({ label: 'Env', value: `${d.env_keys.join(', ')}  (baked into the image)` });
   const boxEnv = d.launch.box_env_keys;
   if (d.launch.state === 'verified' && boxEnv !== null && boxEnv.length > 0)
-    add({ label: 'Box env', value: `${boxEnv.join(', ')}  (keys passed at launch)` });
-  add(
-    ...listRows(
-      'Skill grants',
-      d.skill_grants.map((g) => {
-        switch (g.kind) {
-          case 'mount':
-            return `${g.skill}: mount ${g.value}`;
-          case 'cap':
-            return `${g.skill}: ${g.value}`;
-          case 'run_arg':
-            return `${g.skill}: run arg ${g.value}`;
-          case 'netns_init':
-            return `${g.skill}: netns init ${g.value}`;
-          case 'sock_group':
-            return `${g.skill}: socket group for ${g.value}`;
-        }
-      }),
-      null,
-    ),
-  );
-  add(
+    rows.push({ label: 'Box env', value: `${boxEnv.join(', ')}  (keys passed at launch)` });
+  return rows;
+}
+
+function skillGrantValue(g: StatusData['skill_grants'][number]): string {
+  switch (g.kind) {
+    case 'mount':
+      return `${g.skill}: mount ${g.value}`;
+    case 'cap':
+      return `${g.skill}: ${g.value}`;
+    case 'run_arg':
+      return `${g.skill}: run arg ${g.value}`;
+    case 'netns_init':
+      return `${g.skill}: netns init ${g.value}`;
+    case 'sock_group':
+      return `${g.skill}: socket group for ${g.value}`;
+  }
+}
+
+/** Skill grants, reserved env keys, and the raw run and build entries. */
+function grantAndRawRows(d: StatusData): ModelRow[] {
+  return [
+    ...listRows('Skill grants', d.skill_grants.map(skillGrantValue), null),
     ...listRows(
       'Reserved env',
       d.reserved_env.map((r) => `⚠ ${r.note}`),
       null,
       { kind: 'never-truncate' },
     ),
-  );
-  // Every raw entry, read as the engine reads it: the ones that widen the
-  // box also stand above, with the mounts, ports and holes (adr/0051).
-  add(
-    ...listRows('Raw run args', d.raw_run_args.map(rawRunArgRow), null, { kind: 'never-truncate' }),
-  );
-  if (d.build_raw.length > 0) {
-    add({
+    // Every raw entry, read as the engine reads it: the ones that widen the
+    // box also stand above, with the mounts, ports and holes (adr/0051).
+    ...listRows('Raw run args', d.raw_run_args.map(rawRunArgRow), null, {
+      kind: 'never-truncate',
+    }),
+    ...rawBuildRows(d),
+  ];
+}
+
+/** The default tier counts the raw build lines; the full tier shows them. */
+function rawBuildRows(d: StatusData): ModelRow[] {
+  if (d.build_raw.length === 0) return [];
+  return [
+    {
       label: 'Raw build',
       value: `${plural(d.build_raw.length, 'line')}  (not introspected; --full to show)`,
       tier: 'default',
       kind: 'never-truncate',
-    });
-    add({
+    },
+    {
       label: 'Raw build',
       value: `${plural(d.build_raw.length, 'line')}  (not introspected):`,
       tier: 'full',
       kind: 'never-truncate',
-    });
-    add(
-      ...d.build_raw.map((value): ModelRow => ({
-        label: '',
-        continuation: true,
-        value,
-        tier: 'full',
-      })),
-    );
-  }
+    },
+    ...d.build_raw.map((value): ModelRow => ({
+      label: '',
+      continuation: true,
+      value,
+      tier: 'full',
+    })),
+  ];
+}
 
-  add(...containerRows(d));
+/** Sibling worktrees' running boxes, and which exclusive volumes they contend for. */
+function worktreeRows(d: StatusData): ModelRow[] {
   const exclusive = d.volumes.filter((v) => v.sharing === 'exclusive').map((v) => v.name);
   const siblings = d.container.siblings.map(
     (s) =>
@@ -604,9 +640,7 @@ export function statusRows(d: StatusData): ModelRow[] {
     siblings.push(
       `exclusive volume${exclusive.length === 1 ? '' : 's'} ${exclusive.join(', ')}: only one of these boxes can hold ${exclusive.length === 1 ? 'it' : 'them'}`,
     );
-  add(...listRows('Worktrees', siblings, null));
-  add(...listRows('Next launch', d.changes_on_next_launch, null));
-  return rows;
+  return listRows('Worktrees', siblings, null);
 }
 
 /** The rows one text tier shows. */
