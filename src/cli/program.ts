@@ -18,6 +18,27 @@ function yesNoFlag(name: string, value: boolean | string): boolean {
 }
 
 export function buildProgram(io: Io): Command {
+  // Registration order is the order `byre --help` lists the commands in.
+  const program = rootProgram(io);
+  addDevelopCommand(program, io);
+  addWorktreeCommands(program, io);
+  addConfigAndShellCommands(program, io);
+  addTransferCommands(program, io);
+  addInspectCommands(program, io);
+  addStoreCommands(program, io);
+  addPrintGeneratedCommands(program, io);
+  addCredentialCommands(program, io);
+  addPackageCommands(program, io, 'skill');
+  addPackageCommands(program, io, 'template');
+  addWiringCommands(program, io);
+  addLayerCommands(program, io);
+  addPresetCommands(program, io);
+  addScriptOutputCommands(program, io);
+  return program;
+}
+
+/** The root command: its help text, output routed through io, and `--version`. */
+function rootProgram(io: Io): Command {
   const program = new Command('byre')
     .description(
       'Run an AI coding agent in a throwaway, project-scoped Docker or Podman box.\n' +
@@ -40,7 +61,11 @@ export function buildProgram(io: Io): Command {
     io.stdout.write(`${versionLine()}\n`);
     throw new CommanderError(0, 'byre.version', 'version printed');
   });
+  return program;
+}
 
+/** `develop`: set up if needed and run the box in the foreground. */
+function addDevelopCommand(program: Command, io: Io): void {
   program
     .command('develop')
     .description('Set up if needed and run this directory’s box in the foreground.')
@@ -80,9 +105,10 @@ export function buildProgram(io: Io): Command {
         });
       },
     );
+}
 
-  addWorktreeCommands(program, io);
-
+/** `config` (the on-screen editor) and `shell` (into the running session). */
+function addConfigAndShellCommands(program: Command, io: Io): void {
   program
     .command('config')
     .description('Edit this project’s config (or the global default / a named layer) on screen.')
@@ -104,7 +130,10 @@ export function buildProgram(io: Io): Command {
       const { shellCommand } = await import('../commands/shell.js');
       await shellCommand(io, { ...options, command });
     });
+}
 
+/** `deliver` and `grab`: files into and out of a running box. */
+function addTransferCommands(program: Command, io: Io): void {
   program
     .command('deliver')
     .description(
@@ -159,7 +188,10 @@ export function buildProgram(io: Io): Command {
         await grabCommand(io, boxPath, hostPath, options);
       },
     );
+}
 
+/** `status` and `doctor`: read-only reports on the box and the machine. */
+function addInspectCommands(program: Command, io: Io): void {
   program
     .command('status')
     .description(
@@ -193,7 +225,10 @@ export function buildProgram(io: Io): Command {
       const { doctorCommand } = await import('../commands/doctor.js');
       await doctorCommand(io, options);
     });
+}
 
+/** `reset`, `rebuild`, `rehome`, `forget`: what byre keeps for a project on the host. */
+function addStoreCommands(program: Command, io: Io): void {
   program
     .command('reset')
     .description(
@@ -236,7 +271,10 @@ export function buildProgram(io: Io): Command {
       const { forgetCommand } = await import('../commands/forget.js');
       await forgetCommand(io, options);
     });
+}
 
+/** `dockerfile` and `dockerrun`: print what develop would build and run. */
+function addPrintGeneratedCommands(program: Command, io: Io): void {
   program
     .command('dockerfile')
     .description('Print the generated Dockerfile for this directory.')
@@ -256,14 +294,10 @@ export function buildProgram(io: Io): Command {
       const { dockerrunCommand } = await import('../commands/dockerrun.js');
       await dockerrunCommand(io);
     });
+}
 
-  addCredentialCommands(program, io);
-  addPackageCommands(program, io, 'skill');
-  addPackageCommands(program, io, 'template');
-  addWiringCommands(program, io);
-  addLayerCommands(program, io);
-  addPresetCommands(program, io);
-
+/** `ejectfirewall`, `version`, `completion`: scripts and lines to stdout. */
+function addScriptOutputCommands(program: Command, io: Io): void {
   program
     .command('ejectfirewall')
     .description('Print the firewall’s outside-the-box step as a standalone script.')
@@ -294,11 +328,8 @@ export function buildProgram(io: Io): Command {
       const { completionScript } = await import('./completion.js');
       io.stdout.write(completionScript(shell, describeTree(program)));
     });
-
-  return program;
 }
 
-/** `byre worktree <name>` / `list` / `remove <name>`: parallel sessions in linked worktrees. */
 function addWorktreeCommands(program: Command, io: Io): void {
   const load = () => import('../commands/worktree.js');
   const group = program
