@@ -11,7 +11,7 @@ import {
 } from '../box/containment-check.js';
 import { engineSaid, failedAnswers, openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
 import { projectEngines, type EngineDecision } from '../box/engine-scope.js';
-import { describeUnchecked } from '../box/sessions.js';
+import { describeUnchecked, type PidAlive } from '../box/sessions.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
@@ -20,14 +20,14 @@ import { LABEL } from '../gen/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { ByreError, EngineError, UsageError } from '../errors.js';
-import { deliveredHostEnv } from '../hostenv/resolve.js';
+import { deliveredHostEnv, type HostEnvEntry } from '../hostenv/resolve.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
 import { printNotes } from '../output/notes.js';
 import type { ContainmentRefusal } from '../project/containment.js';
 import type { ProjectContext } from '../project/context.js';
 import { identityChangeRefusal } from '../project/identity-change.js';
-import type { PortSpec } from '../config/types.js';
+import type { EffectiveConfig, PortSpec } from '../config/types.js';
 import type { HostPort } from '../gen/port-block.js';
 import { worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
@@ -42,12 +42,15 @@ import {
   type StatusContainer,
   type StatusEngine,
   type SessionPorts,
+  type StatusInput,
+  type StatusModel,
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
-import { boxHostEnv, boxTrees, readBoxConfig, userHome } from './load.js';
-import { linkFindingRefusal, linkRefusal } from '../box/granted-paths.js';
+import { boxHostEnv, boxTrees, readBoxConfig, userHome, type BoxConfig } from './load.js';
+import { linkFindingRefusal, linkRefusal, type LinkFinding } from '../box/granted-paths.js';
 import { treeRoots } from '../box/writable-trees.js';
+import type { BoxTree } from '../project/box-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
 import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
@@ -161,56 +164,69 @@ function worktreesById(ctx: ProjectContext): Map<string, WorktreeEntry> {
   return new Map(entries.map((e) => [e.admin === null ? ctx.projectId : worktreeIdFor(e.path), e]));
 }
 
-export async function statusCommand(
-  io: Io,
-  options: StatusOptions,
-  given: CommandDeps = {},
-  /** The scan the CLI started before this module loaded (status-scan.ts). */
-  prefetched?: StatusScan,
-): Promise<void> {
-  const deps = withDefaults(given);
-  if (options.full === true && options.data === true) {
-    throw new UsageError('--full and --data cannot be combined', {
-      rule: 'status.flags-exclusive',
-      remedy: 'use --full for the untruncated page, or --data for JSON',
-    });
-  }
-  const {
-    ctx,
-    ownRecord,
-    otherRecords,
-    installed,
-    asked,
-    answers: recorded,
-    ask,
-    config: read,
-    trees: scanned,
-  } = prefetched ?? (await startStatusScan(io, deps.pool));
-
-  const home = userHome(io);
-  const { config, warnings: issues, catalog, locate } = read ?? readBoxConfig(ctx, home);
-  let skills: ResolvedSkill[] = [];
-  let skillError: string | null = null;
+/**
+ * The enabled skills, or why they could not be resolved: a package that is
+ * not there is data for the page (its row says how to get it); an agent that
+ * names a skill with no [agent] is a config error.
+ */
+function pageSkills(box: BoxConfig): { skills: ResolvedSkill[]; skillError: string | null } {
   try {
-    skills = resolveEnabledSkills(config, catalog, locate);
+    return { skills: resolveEnabledSkills(box.config, box.catalog, box.locate), skillError: null };
   } catch (error) {
-    // A package that is not there is data for the page (its row says how to
-    // get it); an agent that names a skill with no [agent] is a config error.
     if (!(error instanceof ByreError) || error.rule === 'agent.not-an-agent') throw error;
     const install = error.remedy?.includes('byre skill install') === true ? error.remedy : null;
-    skillError = install === null ? error.message : `${error.message}; ${install}`;
+    return {
+      skills: [],
+      skillError: install === null ? error.message : `${error.message}; ${install}`,
+    };
   }
-  // A granted path through a link a box could have planted: on the page, and refused by the exit status (adr/0046).
+}
+
+/**
+ * The config as the page shows it: read again unless the scan read it
+ * cleanly, its skills (or why not), the box-writable trees, and any granted
+ * path through a link a box could have planted: on the page, and refused by
+ * the exit status (adr/0046).
+ */
+function readPageConfig(
+  scanned: StatusScan,
+  home: string,
+): BoxConfig & {
+  skills: ResolvedSkill[];
+  skillError: string | null;
+  trees: BoxTree[];
+  planted: LinkFinding[];
+} {
+  const box = scanned.config ?? readBoxConfig(scanned.ctx, home);
+  const { skills, skillError } = pageSkills(box);
   const { trees, findings: planted } = boxTrees(
-    ctx,
-    config,
+    scanned.ctx,
+    box.config,
     skills,
     home,
-    locate,
-    read === null ? undefined : scanned,
+    box.locate,
+    scanned.config === null ? undefined : scanned.trees,
   );
+  return { ...box, skills, skillError, trees, planted };
+}
 
-  // Engine questions first, so they run while the host env is read below.
+/**
+ * Starts the engine questions: which engine develop would run on, and every
+ * engine the project's boxes may be on (those the scan has not asked yet
+ * are asked now), answers in the installed pool's order.
+ */
+function askEngines(
+  deps: ReturnType<typeof withDefaults>,
+  io: Io,
+  scanned: StatusScan,
+  config: EffectiveConfig,
+  trees: readonly BoxTree[],
+): {
+  decision: EngineDecision;
+  detection: ReturnType<typeof detect>;
+  scan: Promise<PoolAnswer<FoundBox[]>[]>;
+} {
+  const { ctx, ownRecord, otherRecords, installed, asked, answers: recorded, ask } = scanned;
   const decision = decideProjectEngine(ctx, config.engine.value);
   const detection = detect(deps.detect, ctx, decision, treeRoots(trees), io.env);
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
@@ -221,17 +237,59 @@ export async function statusCommand(
   const scan = Promise.all([recorded, rest]).then(([a, b]) =>
     [...a, ...b].sort((x, y) => order(x) - order(y)),
   );
+  return { decision, detection, scan };
+}
 
-  const hostEnv = boxHostEnv(io, trees, config);
+/** --full is the untruncated page and --data is JSON: one page cannot be both. */
+function refuseFullWithData(options: StatusOptions): void {
+  if (options.full === true && options.data === true) {
+    throw new UsageError('--full and --data cannot be combined', {
+      rule: 'status.flags-exclusive',
+      remedy: 'use --full for the untruncated page, or --data for JSON',
+    });
+  }
+}
 
-  const [{ engine, facts }, answers] = await Promise.all([detection, scan]);
+/**
+ * What the engines' answers say: every box found, this directory's own, the
+ * engines that leave it unknown (and the recorded one among them, which may
+ * hold its ports), the sibling worktrees' boxes, and the Container row's state.
+ */
+function foundBoxes(
+  ctx: ProjectContext,
+  answers: readonly PoolAnswer<FoundBox[]>[],
+  recorded: EngineName | null,
+  pidAlive: PidAlive,
+): {
+  boxes: FoundBox[];
+  own: FoundBox | undefined;
+  unasked: EngineName | null;
+  uncheckedText: string | null;
+  siblings: StatusSibling[];
+  container: StatusContainer;
+} {
   const boxes = answers.flatMap((a) => (a.state === 'ok' ? a.value : []));
-  const unchecked = unknownAnswers(answers, decision.recorded);
+  const unchecked = unknownAnswers(answers, recorded);
   const uncheckedText = unchecked.length === 0 ? null : describeUnchecked(unchecked);
-
   const own = boxes.find((b) => b.labels[LABEL.workdir] === ctx.worktreeId);
+  return {
+    boxes,
+    own,
+    unasked: unchecked.find((u) => u.name === recorded)?.name ?? null,
+    uncheckedText,
+    siblings: siblingsOf(ctx, boxes, own),
+    container: containerOf(own, uncheckedText, pidAlive),
+  };
+}
+
+/** The running boxes of this repository's other worktrees, with their paths and branches. */
+function siblingsOf(
+  ctx: ProjectContext,
+  boxes: readonly FoundBox[],
+  own: FoundBox | undefined,
+): StatusSibling[] {
   const worktrees = worktreesById(ctx);
-  const siblings: StatusSibling[] = boxes
+  return boxes
     .filter((b) => b !== own && b.labels[LABEL.workdir] !== undefined)
     .map((b) => {
       const worktreeId = b.labels[LABEL.workdir] ?? '';
@@ -244,31 +302,159 @@ export async function statusCommand(
         branch: wt === undefined ? null : headText(wt.head),
       };
     });
+}
 
-  let container: StatusContainer;
+/** This directory's box: running (and who started it), unknown when an engine could not be asked, or not running. */
+function containerOf(
+  own: FoundBox | undefined,
+  uncheckedText: string | null,
+  pidAlive: PidAlive,
+): StatusContainer {
   if (own !== undefined) {
     const client = readClientLabel(own.labels[LABEL.client]);
-    container = {
+    return {
       state: 'running',
       id: own.id,
       engine: own.engine,
       ...client,
-      clientAlive: client.clientPid === null ? null : deps.pidAlive(client.clientPid),
+      clientAlive: client.clientPid === null ? null : pidAlive(client.clientPid),
     };
-  } else if (uncheckedText !== null) {
-    container = { state: 'unknown', error: `could not ask ${uncheckedText}` };
-  } else {
-    container = { state: 'not_running' };
   }
-  // The launch record's code (and the next launch's, below) loads only with
-  // a running box: a page without one does not pay for it.
-  let launch: LaunchRecordState | null = null;
-  if (own !== undefined) {
-    const { readLaunchRecordFile, verifyLaunchRecord } = await import('../launch/verify.js');
-    launch = verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
-      readLaunchRecordFile(ctx.project.launches, hash),
-    );
+  if (uncheckedText !== null) return { state: 'unknown', error: `could not ask ${uncheckedText}` };
+  return { state: 'not_running' };
+}
+
+/**
+ * The running box's launch record, verified. Its code (and the next
+ * launch's) loads only with a running box: a page without one does not pay for it.
+ */
+async function ownLaunch(ctx: ProjectContext, own: FoundBox): Promise<LaunchRecordState> {
+  const { readLaunchRecordFile, verifyLaunchRecord } = await import('../launch/verify.js');
+  return verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
+    readLaunchRecordFile(ctx.project.launches, hash),
+  );
+}
+
+/**
+ * What the next launch of a verified running box would record, and the
+ * credentials its launch delivered, for the page's "Next launch" rows; none
+ * without such a box.
+ */
+async function nextLaunchOf(input: {
+  io: Io;
+  ctx: ProjectContext;
+  config: EffectiveConfig;
+  skills: ResolvedSkill[];
+  facts: EngineFacts | null;
+  own: FoundBox | undefined;
+  launch: LaunchRecordState | null;
+  home: string;
+  hostEnv: HostEnvEntry[];
+  sessionPorts: SessionPorts | null;
+  selfEdit: boolean;
+  clock: () => Date;
+}): Promise<{ nextLaunch: LaunchRecord | null; credentialsDelivered: string[] | null }> {
+  const { io, ctx, config, skills, facts, own, launch, home } = input;
+  if (launch?.kind !== 'verified' || own === undefined)
+    return { nextLaunch: null, credentialsDelivered: null };
+  const [{ launchRunParams }, { launchRecordFor }, { readDeliveryReceipt }] = await Promise.all([
+    import('../gen/run-params.js'),
+    import('../gen/launch-plan.js'),
+    import('../launch/store.js'),
+  ]);
+  const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
+  const params = launchRunParams({
+    box: ctx,
+    config,
+    skills,
+    engine: boxEngine,
+    hostUid: io.uid,
+    hostGid: io.gid,
+    home,
+    hostEnv: deliveredHostEnv(input.hostEnv),
+    labels: { client: io.pid },
+  });
+  if (input.sessionPorts !== null) params.ports = input.sessionPorts.ports;
+  if (input.selfEdit) {
+    params.extraBinds = [
+      ...params.extraBinds,
+      { host: ctx.project.dir, target: SELF_EDIT_DIR, mode: 'rw' },
+    ];
   }
+  const nextLaunch = launchRecordFor({
+    params,
+    config,
+    skills,
+    hostUid: io.uid,
+    version: VERSION,
+    now: input.clock(),
+    image: { digest: '' },
+  });
+  return {
+    nextLaunch,
+    credentialsDelivered: readDeliveryReceipt(ctx.project.launches, launch.hash),
+  };
+}
+
+/** What the page reads from the host's files: the cascade's config files, Claude Skills problems, the preset note. */
+function storeFacts(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  home: string,
+): Pick<StatusInput, 'configFiles' | 'claudeSkillProblems' | 'presetNote'> {
+  return {
+    configFiles: cascadeFiles(config, {
+      default: defaultConfigPath(ctx.store.home),
+      project: ctx.project.config,
+    }),
+    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
+    presetNote: presetNote(readPresetFacts(ctx.project, ctx.worktreeDir)),
+  };
+}
+
+/** Prints the page: JSON for --data, else the text tier at the terminal's width. */
+async function writePage(io: Io, model: StatusModel, options: StatusOptions): Promise<void> {
+  if (options.data === true) {
+    const { renderStatusData } = await import('../status/render-data.js');
+    io.stdout.write(renderStatusData(model));
+    return;
+  }
+  const width = layoutWidth({
+    isTty: io.stdoutIsTty,
+    columns: io.stdoutColumns,
+  });
+  io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
+}
+
+export async function statusCommand(
+  io: Io,
+  options: StatusOptions,
+  given: CommandDeps = {},
+  /** The scan the CLI started before this module loaded (status-scan.ts). */
+  prefetched?: StatusScan,
+): Promise<void> {
+  const deps = withDefaults(given);
+  refuseFullWithData(options);
+  const scanned = prefetched ?? (await startStatusScan(io, deps.pool));
+  const { ctx } = scanned;
+  const home = userHome(io);
+  const {
+    config,
+    warnings: issues,
+    skills,
+    skillError,
+    trees,
+    planted,
+  } = readPageConfig(scanned, home);
+
+  // Engine questions first, so they run while the host env is read below.
+  const questions = askEngines(deps, io, scanned, config, trees);
+  const hostEnv = boxHostEnv(io, trees, config);
+
+  const [{ engine, facts }, answers] = await Promise.all([questions.detection, questions.scan]);
+  const found = foundBoxes(ctx, answers, questions.decision.recorded, deps.pidAlive);
+  const { own } = found;
+  const launch = own === undefined ? null : await ownLaunch(ctx, own);
 
   const refusals = [
     ...identityRefusals(ctx),
@@ -278,48 +464,24 @@ export async function statusCommand(
   const ports = await nextPorts(
     ctx,
     config.ports.map((p) => p.value),
-    boxes.filter((b) => b !== own),
+    found.boxes.filter((b) => b !== own),
     launch?.kind === 'verified' ? launch.record.ports : [],
-    unchecked.find((u) => u.name === decision.recorded)?.name ?? null,
+    found.unasked,
   );
-  let nextLaunch: LaunchRecord | null = null;
-  let credentialsDelivered: string[] | null = null;
-  if (launch?.kind === 'verified' && own !== undefined) {
-    const [{ launchRunParams }, { launchRecordFor }, { readDeliveryReceipt }] = await Promise.all([
-      import('../gen/run-params.js'),
-      import('../gen/launch-plan.js'),
-      import('../launch/store.js'),
-    ]);
-    const boxEngine = facts?.name === own.engine ? facts : { name: own.engine, keepId: false };
-    const params = launchRunParams({
-      box: ctx,
-      config,
-      skills,
-      engine: boxEngine,
-      hostUid: io.uid,
-      hostGid: io.gid,
-      home,
-      hostEnv: deliveredHostEnv(hostEnv),
-      labels: { client: io.pid },
-    });
-    if (ports.session !== null) params.ports = ports.session.ports;
-    if (options.selfEdit === true) {
-      params.extraBinds = [
-        ...params.extraBinds,
-        { host: ctx.project.dir, target: SELF_EDIT_DIR, mode: 'rw' },
-      ];
-    }
-    nextLaunch = launchRecordFor({
-      params,
-      config,
-      skills,
-      hostUid: io.uid,
-      version: VERSION,
-      now: deps.clock(),
-      image: { digest: '' },
-    });
-    credentialsDelivered = readDeliveryReceipt(ctx.project.launches, launch.hash);
-  }
+  const next = await nextLaunchOf({
+    io,
+    ctx,
+    config,
+    skills,
+    facts,
+    own,
+    launch,
+    home,
+    hostEnv,
+    sessionPorts: ports.session,
+    selfEdit: options.selfEdit === true,
+    clock: deps.clock,
+  });
 
   const model = statusModel({
     project: ctx,
@@ -330,35 +492,20 @@ export async function statusCommand(
     hostEnv,
     hostUid: io.uid,
     home,
-    container,
+    container: found.container,
     launch,
-    siblings,
-    siblingsError: uncheckedText,
-    nextLaunch,
-    credentialsDelivered,
+    siblings: found.siblings,
+    siblingsError: found.uncheckedText,
+    ...next,
     refusals: [...refusals, ...ports.refusals],
     selfEdit: options.selfEdit === true,
     storeDir: ctx.project.dir,
     ...(ports.session === null ? {} : { sessionPorts: ports.session }),
-    configFiles: cascadeFiles(config, {
-      default: defaultConfigPath(ctx.store.home),
-      project: ctx.project.config,
-    }),
-    claudeSkillProblems: configClaudeSkillProblems(config.claudeSkills, home),
-    presetNote: presetNote(readPresetFacts(ctx.project, ctx.worktreeDir)),
+    ...storeFacts(ctx, config, home),
   });
 
   printNotes(io.stderr, issues);
-  if (options.data === true) {
-    const { renderStatusData } = await import('../status/render-data.js');
-    io.stdout.write(renderStatusData(model));
-  } else {
-    const width = layoutWidth({
-      isTty: io.stdoutIsTty,
-      columns: io.stdoutColumns,
-    });
-    io.stdout.write(renderStatusText(model, options.full === true ? 'full' : 'default', width));
-  }
+  await writePage(io, model, options);
   // The page shows what a launch would be; the exit status says develop would refuse it (adr/0018).
   if (planted.length > 0) throw linkRefusal(planted);
   if (refusals.length > 0) throw containmentError(refusals);
