@@ -74,16 +74,14 @@ function escapeAlong(tree: PackageTree, rel: string): boolean {
   return false;
 }
 
-export function materializeSkill(input: MaterializeInput): {
-  value: ResolvedSkill | null;
-  issues: ConfigIssue[];
-} {
-  const { manifest, tree, id } = input;
-  const findings: Finding[] = [];
-  const fail = (rule: string, at: PathSegment[], message: string, fix: string): void => {
-    findings.push({ rule, path: at, message, fix });
-  };
-  const locate = (src: string, at: PathSegment[], what: string): string[] | null => {
+/** Records one finding against the manifest. */
+type Fail = (rule: string, at: PathSegment[], message: string, fix: string) => void;
+/** The payload files a manifest source names, or null after recording why it names none. */
+type Locate = (src: string, at: PathSegment[], what: string) => string[] | null;
+
+/** A locator that refuses a source missing from the package or leading outside it by a symlink. */
+function payloadLocator(tree: PackageTree, fail: Fail): Locate {
+  return (src, at, what) => {
     const rel = normalizeRel(src);
     if (rel !== '.' && escapeAlong(tree, rel)) {
       fail(
@@ -116,7 +114,11 @@ export function materializeSkill(input: MaterializeInput): {
     }
     return found;
   };
+}
 
+/** The build files, each staged under skills/<id>/ and bound for its dest (a directory's files under it). */
+function buildFiles(input: MaterializeInput, locate: Locate): SkillFile[] {
+  const { manifest, tree, id } = input;
   const files: SkillFile[] = [];
   for (const [src, dest] of Object.entries(manifest.build.files)) {
     const found = locate(src, ['build', 'files', src], 'build file');
@@ -135,7 +137,17 @@ export function materializeSkill(input: MaterializeInput): {
       });
     }
   }
+  return files;
+}
 
+interface ClaudeSkillsFound {
+  claudeSkills: ResolvedSkill['claudeSkills'];
+  claudeSkillFiles: Record<string, ClaudeSkillFile[]>;
+}
+
+/** The Claude Skills a package ships, with their files; each must be a valid Claude Skill directory. */
+function claudeSkillsOf(input: MaterializeInput, locate: Locate, fail: Fail): ClaudeSkillsFound {
+  const { manifest, tree, id } = input;
   const claudeSkillFiles: Record<string, ClaudeSkillFile[]> = {};
   const claudeSkills = manifest.claudeSkills.map((entry, i) => {
     const at: PathSegment[] = ['claude_skills', i, 'from'];
@@ -172,49 +184,77 @@ export function materializeSkill(input: MaterializeInput): {
     claudeSkillFiles[entry.name] = list;
     return { name: entry.name, path: `skills/${id}/${base}` };
   });
+  return { claudeSkills, claudeSkillFiles };
+}
 
-  let context: string | null = null;
-  if (manifest.context !== null) {
-    if ('text' in manifest.context) context = manifest.context.text;
-    else {
-      const found = locate(manifest.context.file, ['context', 'file'], 'context file');
-      const rel = found?.length === 1 ? found[0] : undefined;
-      const bytes = rel === undefined ? null : tree.read(rel);
-      if (found !== null && bytes === null) {
-        fail(
-          'skill.payload-missing',
-          ['context', 'file'],
-          `context file ${JSON.stringify(manifest.context.file)} is a directory, not a file`,
-          'point file at one markdown file',
-        );
-      } else if (bytes !== null && bytes.length > MAX_CONTEXT_BYTES) {
-        fail(
-          'skill.context-too-large',
-          ['context', 'file'],
-          `context file is ${bytes.length} bytes; the cap is 1 MiB`,
-          'trim the prose',
-        );
-      } else if (bytes !== null) {
-        try {
-          context = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-        } catch {
-          fail(
-            'skill.context-not-utf8',
-            ['context', 'file'],
-            'context file is not valid UTF-8',
-            'save it as UTF-8',
-          );
-        }
-      }
+/** The agent context: inline text, or one UTF-8 file of the package within the size cap. */
+function contextOf(input: MaterializeInput, locate: Locate, fail: Fail): string | null {
+  const { manifest, tree } = input;
+  if (manifest.context === null) return null;
+  if ('text' in manifest.context) return manifest.context.text;
+  const found = locate(manifest.context.file, ['context', 'file'], 'context file');
+  const rel = found?.length === 1 ? found[0] : undefined;
+  const bytes = rel === undefined ? null : tree.read(rel);
+  if (found !== null && bytes === null) {
+    fail(
+      'skill.payload-missing',
+      ['context', 'file'],
+      `context file ${JSON.stringify(manifest.context.file)} is a directory, not a file`,
+      'point file at one markdown file',
+    );
+  } else if (bytes !== null && bytes.length > MAX_CONTEXT_BYTES) {
+    fail(
+      'skill.context-too-large',
+      ['context', 'file'],
+      `context file is ${bytes.length} bytes; the cap is 1 MiB`,
+      'trim the prose',
+    );
+  } else if (bytes !== null) {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      fail(
+        'skill.context-not-utf8',
+        ['context', 'file'],
+        'context file is not valid UTF-8',
+        'save it as UTF-8',
+      );
     }
   }
+  return null;
+}
+
+export function materializeSkill(input: MaterializeInput): {
+  value: ResolvedSkill | null;
+  issues: ConfigIssue[];
+} {
+  const findings: Finding[] = [];
+  const fail: Fail = (rule, at, message, fix) => {
+    findings.push({ rule, path: at, message, fix });
+  };
+  const locate = payloadLocator(input.tree, fail);
+  // In this order: the findings list in it.
+  const files = buildFiles(input, locate);
+  const claude = claudeSkillsOf(input, locate, fail);
+  const context = contextOf(input, locate, fail);
 
   if (findings.length > 0) {
     const index = indexKeys(input.text ?? '');
     return { value: null, issues: findings.map((f) => locateFinding(f, input.file, index)) };
   }
+  return { value: resolvedSkill(input, files, claude, context), issues: [] };
+}
+
+/** The ResolvedSkill the generator reads: the manifest's sections copied, the located payload added. */
+function resolvedSkill(
+  input: MaterializeInput,
+  files: SkillFile[],
+  claude: ClaudeSkillsFound,
+  context: string | null,
+): ResolvedSkill {
+  const { manifest, id } = input;
   const agent = manifest.agent;
-  const resolved: ResolvedSkill = {
+  return {
     id,
     provenance: input.provenance,
     version: manifest.package?.version ?? (input.provenance === 'local' ? 'local' : '0.0.0'),
@@ -245,8 +285,8 @@ export function materializeSkill(input: MaterializeInput): {
           },
     volumes: manifest.volumes.map((v) => ({ ...v })),
     mcp: manifest.mcp.map((m) => ({ ...m })),
-    claudeSkills,
-    claudeSkillFiles,
+    claudeSkills: claude.claudeSkills,
+    claudeSkillFiles: claude.claudeSkillFiles,
     context,
     meta: {
       companionFor: manifest.companionFor,
@@ -256,5 +296,4 @@ export function materializeSkill(input: MaterializeInput): {
       dir: input.dir ?? null,
     },
   };
-  return { value: resolved, issues: [] };
 }
