@@ -642,7 +642,8 @@ function containerData(input: StatusInput): StatusData['container'] {
 
 // ---------------------------------------------------------------------------
 
-export function statusModel(input: StatusInput): StatusModel {
+/** The grants the current config gives, with the repository's git dir and the self-edit bind when asked for. */
+function configuredGrants(input: StatusInput): GrantFacts {
   const { config, skills, project } = input;
   const extraBinds: MountSpec[] =
     project.gitPaths === null
@@ -655,7 +656,7 @@ export function statusModel(input: StatusInput): StatusModel {
             disabled: false,
           },
         ];
-  const grants = grantFacts({
+  return grantFacts({
     config,
     skills,
     skillError: input.skillError,
@@ -675,18 +676,78 @@ export function statusModel(input: StatusInput): StatusModel {
         }
       : {}),
   });
+}
+
+/**
+ * The grant facts the page shows: the running box's own when its launch
+ * record is verified, else the config's; shadows follow the binds shown.
+ */
+function shownFacts(
+  grants: GrantFacts,
+  verified: Extract<LaunchRecordState, { kind: 'verified' }> | null,
+  input: StatusInput,
+): GrantFacts {
+  const subject = verified === null ? {} : subjectFacts(grants, verified.record, input);
+  const merged: GrantFacts = { ...grants, ...subject };
+  return {
+    ...merged,
+    managed_path_shadows: managedShadows(merged.binds, merged.volumes, netnsHooks(input.skills)),
+  };
+}
+
+/** The template the config builds on, and whether it is byre's bundled one. */
+function templateData(config: EffectiveConfig): StatusData['template'] {
+  return config.template === null
+    ? null
+    : {
+        id: config.template.value,
+        source: layerLabel(config.template.from),
+        bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
+      };
+}
+
+/** The engine the page names, with the choice it came from, or why none answered. */
+function engineData(input: StatusInput): StatusData['engine'] {
+  const { config } = input;
+  return input.engine.kind === 'ok'
+    ? {
+        choice: config.engine.value,
+        name: input.engine.name,
+        error: null,
+        rootless: input.engine.rootless,
+        keep_id: input.engine.keepId,
+      }
+    : {
+        choice: config.engine.value,
+        name: null,
+        error: input.engine.message,
+        rootless: null,
+        keep_id: null,
+      };
+}
+
+/** The skills row: the running box's recorded skills when there is a record, else the config's. */
+function skillsData(
+  skills: readonly ResolvedSkill[],
+  recordSkills: LaunchRecord['skills'] | null,
+): StatusData['skills'] {
+  return recordSkills === null
+    ? skills.map((s) => ({ id: s.id, provenance: s.provenance, version: s.version }))
+    : recordSkills.map((r) => ({
+        id: r.name,
+        provenance: r.provenance,
+        version: skills.find((s) => s.id === r.name)?.version ?? null,
+      }));
+}
+
+export function statusModel(input: StatusInput): StatusModel {
+  const { config, skills, project } = input;
+  const grants = configuredGrants(input);
   // A box only counts as running while its engine still answers for it; the
   // record describes it only when verified.
   const running = input.container.state === 'running' ? input.launch : null;
   const verified = running?.kind === 'verified' ? running : null;
-  const subject = verified === null ? {} : subjectFacts(grants, verified.record, input);
-  const merged: GrantFacts = { ...grants, ...subject };
-  // Shadows follow the binds the page shows: the box's own when it is the subject.
-  const facts: GrantFacts = {
-    ...merged,
-    managed_path_shadows: managedShadows(merged.binds, merged.volumes, netnsHooks(skills)),
-  };
-  const recordSkills = verified?.record.skills ?? null;
+  const facts = shownFacts(grants, verified, input);
   const wiring = wiringFacts(config, skills, input.claudeSkillProblems ?? []);
   const mcpServers = mcpFacts(declaredMcp(config, skills), facts.network, {
     hostEnv: facts.host_env,
@@ -708,14 +769,7 @@ export function statusModel(input: StatusInput): StatusModel {
       config.agent === null
         ? null
         : { id: config.agent.value, source: layerLabel(config.agent.from) },
-    template:
-      config.template === null
-        ? null
-        : {
-            id: config.template.value,
-            source: layerLabel(config.template.from),
-            bundled: config.layers.some((l) => l.kind === 'template' && l.path === null),
-          },
+    template: templateData(config),
     extends: [...config.extendsChain],
     config_files: (input.configFiles ?? []).map((f) => ({ ...f })),
     preset_note: input.presetNote ?? null,
@@ -728,35 +782,13 @@ export function statusModel(input: StatusInput): StatusModel {
         ? null
         : { value: config.worktreeBase.value, source: layerLabel(config.worktreeBase.from) },
     port_block: input.sessionPorts?.block ?? null,
-    engine:
-      input.engine.kind === 'ok'
-        ? {
-            choice: config.engine.value,
-            name: input.engine.name,
-            error: null,
-            rootless: input.engine.rootless,
-            keep_id: input.engine.keepId,
-          }
-        : {
-            choice: config.engine.value,
-            name: null,
-            error: input.engine.message,
-            rootless: null,
-            keep_id: null,
-          },
+    engine: engineData(input),
     network: facts.network,
     privileges: facts.privileges,
     ports: facts.ports,
     binds: facts.binds,
     volumes: facts.volumes,
-    skills:
-      recordSkills === null
-        ? skills.map((s) => ({ id: s.id, provenance: s.provenance, version: s.version }))
-        : recordSkills.map((r) => ({
-            id: r.name,
-            provenance: r.provenance,
-            version: skills.find((s) => s.id === r.name)?.version ?? null,
-          })),
+    skills: skillsData(skills, verified?.record.skills ?? null),
     skill_error: input.skillError,
     skill_grants: facts.skill_grants,
     reserved_env: facts.reserved_env,
