@@ -114,7 +114,7 @@ function buildStatusDataSchema() {
             entry: text,
             source,
             state: closureState.describe(
-              'enforced: outside the allowlist; blocked: dropped by the denylist; unenforced: network open',
+              'enforced: outside the allowlist; blocked: refused by the denylist; unenforced: network open',
             ),
           }),
         ),
