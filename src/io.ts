@@ -80,6 +80,9 @@ export async function readAnswer(
   // Imported here: only a question needs readline, and loading it costs every start.
   const { createInterface } = await import('node:readline');
   const rl = createInterface({ input, output, terminal: false });
+  // An ink screen shown before leaves stdin unref'd; the question must keep
+  // the process alive while it waits (see readHiddenLine).
+  if ('ref' in input && typeof input.ref === 'function') input.ref();
   output.write(prompt);
   try {
     return await new Promise<string | null>((resolve) => {

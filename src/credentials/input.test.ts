@@ -39,6 +39,9 @@ function terminal(): {
       raw = on;
       return input;
     },
+    // A terminal's stdin is a socket: it can hold the process open, or not.
+    ref: () => input,
+    unref: () => input,
   });
   let shown = '';
   const output = new PassThrough();

@@ -26,6 +26,10 @@ export async function readHiddenLine(terminal: Terminal, prompt: string): Promis
   output.write(prompt);
   const wasRaw = input.isRaw;
   input.setRawMode(true);
+  // An ink screen shown before (the first-run picker) leaves stdin unref'd:
+  // the prompt is then all that is left, and without a ref the process ends
+  // with status 0 instead of waiting for the answer.
+  input.ref();
   input.resume();
   let chars: string[] = [];
   try {

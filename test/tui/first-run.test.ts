@@ -1,9 +1,18 @@
 // TUI tier: the first-run picker of `byre develop` (the built binary) in a
-// private tmux server. PATH is empty, so develop stops at engine detection
-// right after onboarding: these tests prove what the picker writes, not a box.
+// private tmux server. PATH holds no engine (or a stub that only answers
+// detection), so develop stops right after onboarding: these tests prove what
+// the picker writes, not a box.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -28,21 +37,35 @@ tmuxGate();
 function develop(
   extra = '',
   size = { width: 100, height: 30 },
-  before: string[][] = [],
+  before: (string[] | { args: string[]; input: string; fd3: string })[] = [],
+  tools: Record<string, string> = {},
 ): { pane: Pane; config: string; home: string } {
   const base = tuiTempDir();
   const dir = path.join(base, 'app');
   const home = path.join(base, 'store');
-  const empty = path.join(base, 'no-tools');
-  for (const d of [dir, home, empty]) mkdirSync(d, { recursive: true });
-  // Verbs run first, as a user would before the first develop (adr/0055).
-  for (const args of before) {
-    execFileSync(byreBin, args, {
-      cwd: dir,
-      env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1' },
-    });
+  const bin = path.join(base, 'tools');
+  for (const d of [dir, home, bin]) mkdirSync(d, { recursive: true });
+  for (const [name, script] of Object.entries(tools)) {
+    writeFileSync(path.join(bin, name), script, { mode: 0o755 });
   }
-  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(empty)} ${extra}`;
+  // Verbs run first, as a user would before the first develop (adr/0055).
+  for (const step of before) {
+    const { args, input, fd3 } = Array.isArray(step) ? { args: step, input: '', fd3: '' } : step;
+    const file = path.join(base, 'fd3');
+    writeFileSync(file, fd3);
+    const fd = openSync(file, 'r');
+    try {
+      execFileSync(byreBin, args, {
+        cwd: dir,
+        env: { ...process.env, BYRE_HOME: home, BYRE_ALLOW_ROOT: '1' },
+        input,
+        stdio: ['pipe', 'pipe', 'pipe', fd],
+      });
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const env = `env -u CI -u NO_COLOR BYRE_HOME=${q(home)} BYRE_ALLOW_ROOT=1 TERM=xterm-256color PATH=${q(bin)} ${extra}`;
   const pane = startPane(`${env} ${q(byreBin)} develop`, { ...size, cwd: dir });
   return { pane, home, config: path.join(home, 'projects', projectIdFor(dir), 'byre.config') };
 }
@@ -110,6 +133,36 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
     const text = readFileSync(config, 'utf8');
     expect(text).toContain('template = "none"\nagent = "none"\n');
     expect(text).toContain('name = "docs"');
+  });
+
+  it('a credential added before the first develop: its passphrase prompt, after the picker, waits for the answer', async () => {
+    // A docker that answers detection and nothing else: develop gets past it to the prompt.
+    const docker = '#!/bin/sh\nexit 0\n';
+    const { pane } = develop(
+      '',
+      undefined,
+      [
+        {
+          args: ['credential', 'add', 'DEMO_TOKEN', '--passphrase-fd', '3'],
+          input: 'tok',
+          fd3: 'right words\n',
+        },
+      ],
+      { docker },
+    );
+    await waitForScreen(pane, 'Which template');
+    await choose(pane, 'none');
+    await waitForScreen(pane, 'Which agent');
+    await choose(pane, 'none');
+    await waitForScreen(pane, 'This writes');
+    pane.keys('Enter');
+    await waitForScreen(pane, 'byre: passphrase for the credentials in');
+    // Before the fix the prompt was all that kept the process, and ink had
+    // let go of stdin: develop exited 0 here without reading a key.
+    pane.type('wrong words');
+    pane.keys('Enter');
+    await waitForScreen(pane, 'type the passphrase again');
+    expect(await pane.exit()).toBe('1');
   });
 
   it('at 48 columns every line fits, and NO_COLOR drops the colour, not the words', async () => {
