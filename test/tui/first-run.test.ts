@@ -84,15 +84,20 @@ async function choose(pane: Pane, label: string): Promise<void> {
   throw new Error(`no option ${label}\n${pane.screen()}`);
 }
 
+/** Picks the template and the agent, then writes the config. */
+async function answerAndWrite(pane: Pane, template: string, agent: string): Promise<void> {
+  await waitForScreen(pane, 'Which template');
+  await choose(pane, template);
+  await waitForScreen(pane, 'Which agent');
+  await choose(pane, agent);
+  await waitForScreen(pane, 'This writes');
+  pane.keys('Enter');
+}
+
 describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () => {
   it('writes the chosen template and agent, then says where the config lives', async () => {
     const { pane, config } = develop();
-    await waitForScreen(pane, 'Which template');
-    await choose(pane, 'byre/python');
-    await waitForScreen(pane, 'Which agent');
-    await choose(pane, 'byre/gemini');
-    await waitForScreen(pane, 'This writes');
-    pane.keys('Enter');
+    await answerAndWrite(pane, 'byre/python', 'byre/gemini');
     await waitForScreen(pane, '`byre config` edits it');
     expect(await pane.exit()).toBe('1'); // no engine on this PATH: develop stops after onboarding
     expect(readFileSync(config, 'utf8')).toMatch(
@@ -122,12 +127,7 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
     const { pane, config } = develop('', undefined, [
       ['mcp', 'add', 'docs', 'https://docs.example.com/mcp'],
     ]);
-    await waitForScreen(pane, 'Which template');
-    await choose(pane, 'none');
-    await waitForScreen(pane, 'Which agent');
-    await choose(pane, 'none');
-    await waitForScreen(pane, 'This writes');
-    pane.keys('Enter');
+    await answerAndWrite(pane, 'none', 'none');
     await waitForScreen(pane, '`byre config` edits it');
     expect(await pane.exit()).toBe('1');
     const text = readFileSync(config, 'utf8');
@@ -150,12 +150,7 @@ describe.runIf(hasTmux)('the first-run picker in tmux', { timeout: 60_000 }, () 
       ],
       { docker },
     );
-    await waitForScreen(pane, 'Which template');
-    await choose(pane, 'none');
-    await waitForScreen(pane, 'Which agent');
-    await choose(pane, 'none');
-    await waitForScreen(pane, 'This writes');
-    pane.keys('Enter');
+    await answerAndWrite(pane, 'none', 'none');
     await waitForScreen(pane, 'byre: passphrase for the credentials in');
     // Before the fix the prompt was all that kept the process, and ink had
     // let go of stdin: develop exited 0 here without reading a key.
