@@ -179,6 +179,33 @@ function suggestBytes(max: number): string {
  * busy draining it, until the box went away). So when byre stops reading, it
  * kills the process group the exec leads, by the pid its script said first.
  */
+/**
+ * Runs one grab script with its stdout into `stdout` and waits for the
+ * reader (`consuming`) to finish; an exec that fails destroys the stream, so
+ * the reader ends. What the box said, its result and any exec error come back.
+ */
+async function execInto(
+  box: DeliverBox & BoxUser,
+  spec: ExecSpec,
+  stdout: Writable,
+  consuming: Promise<unknown>,
+  note: (line: string) => void,
+): Promise<{ side: BoxSide; r: StreamResult | null; execError: unknown }> {
+  const side = new BoxSide(box, note);
+  try {
+    return {
+      side,
+      r: await box.handle.execStream(spec, { stdout, onStderr: side.hear }),
+      execError: null,
+    };
+  } catch (error) {
+    stdout.destroy();
+    return { side, r: null, execError: error };
+  } finally {
+    await consuming;
+  }
+}
+
 class BoxSide {
   private said = '';
 
@@ -357,20 +384,13 @@ async function grabToStream(
     consumeError = error;
     pass.destroy();
   });
-  const side = new BoxSide(box, options.note);
-  let r: StreamResult | null = null;
-  let execError: unknown = null;
-  try {
-    r = await box.handle.execStream(grabSpec(box, boxPath), {
-      stdout: pass,
-      onStderr: side.hear,
-    });
-  } catch (error) {
-    execError = error;
-    pass.destroy();
-  } finally {
-    await consuming;
-  }
+  const { side, r, execError } = await execInto(
+    box,
+    grabSpec(box, boxPath),
+    pass,
+    consuming,
+    options.note,
+  );
   if (consumeError !== null) {
     // byre stopped reading, which killed the engine client before the exec ended.
     if (r === null) await side.stop();
@@ -427,20 +447,13 @@ async function grabTree(
       stoppedReading = true;
       stream.destroy();
     });
-  const side = new BoxSide(box, options.note);
-  let r: StreamResult | null = null;
-  let execError: unknown = null;
-  try {
-    r = await box.handle.execStream(grabTreeSpec(box, boxPath), {
-      stdout: stream,
-      onStderr: side.hear,
-    });
-  } catch (error) {
-    execError = error;
-    stream.destroy();
-  } finally {
-    await consuming;
-  }
+  const { side, r, execError } = await execInto(
+    box,
+    grabTreeSpec(box, boxPath),
+    stream,
+    consuming,
+    options.note,
+  );
   if (r === null && (stoppedReading || consumeError !== null)) await side.stop();
   if (consumeError !== null) {
     // byre stopped reading (a cap, or the host could not write): nothing of this grab stays.
