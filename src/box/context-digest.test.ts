@@ -85,6 +85,7 @@ describe('plannedContextFiles: the staged context’s listing, from the plan alo
   const skill = fakeSkill('byre/hooked', 'bundled', {
     build: {
       apt: [],
+      node: null,
       dockerfile: [],
       files: [
         {

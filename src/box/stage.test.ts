@@ -66,6 +66,7 @@ describe('stageBuildContext', () => {
       agent: { command: 'tool', state: null, context: false, mcp: false, claudeSkills: false },
       build: {
         apt: [],
+        node: null,
         dockerfile: [],
         files: [
           {

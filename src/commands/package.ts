@@ -157,6 +157,7 @@ function describeEntry(entry: CatalogEntry): string[] {
       s.volumes.map((v) => `${v.name} -> ${v.target} (${v.role}, ${v.scope})`),
     );
     list('apt', s.build.apt);
+    if (s.build.node !== null) lines.push(`node: ${s.build.node} (or newer)`);
     list('build line', s.build.dockerfile);
     list(
       'file',

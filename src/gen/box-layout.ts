@@ -16,6 +16,11 @@ export const SELF_EDIT_DIR = `${DEV_HOME}/.byre-self`;
 export const INBOX = '/inbox';
 /** The box's ENTRYPOINT (src/gen/chassis/byre-launch.sh). */
 export const LAUNCHER_PATH = '/usr/local/bin/byre-launch';
+/**
+ * The build-only node helper (src/gen/chassis/byre-ensure-node.sh): the
+ * hoisted node layer runs it (adr/0062), and third-party skills may still call it.
+ */
+export const ENSURE_NODE_PATH = '/usr/local/lib/byre/ensure-node';
 /** byre's generated files in the image; a mount over it is a hole. */
 export const BYRE_ETC = '/etc/byre';
 /** A network posture's ready signal: the launcher waits on the port it names. */

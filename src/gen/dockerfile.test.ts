@@ -1,13 +1,17 @@
+import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
 
 import {
   guardedPathCollisions,
+  nodeLines,
   wiringPathCollisions,
   orderSkillsForImage,
   postureGuardFor,
   renderDockerfile,
   type DockerfileInput,
 } from './dockerfile.js';
+import { parseSkillManifest } from '../skills/manifest/index.js';
 import { fakeSkill, text } from '../../test/support/config.js';
 import { expectGolden } from '../../test/support/golden.js';
 
@@ -30,6 +34,7 @@ function input(overrides: Partial<DockerfileInput> = {}): DockerfileInput {
 const toolbox = fakeSkill('byre/toolbox', 'bundled', {
   build: {
     apt: ['ripgrep', 'jq'],
+    node: null,
     dockerfile: ['RUN gosu dev npm install -g toolbox-cli@1.2.3', 'ENV TOOLBOX_MODE=box'],
     files: [
       {
@@ -58,12 +63,13 @@ const toolbox = fakeSkill('byre/toolbox', 'bundled', {
 });
 
 const notes = fakeSkill('notes', 'local', {
-  build: { apt: [], dockerfile: ['RUN echo "local notes skill"'], files: [] },
+  build: { apt: [], node: null, dockerfile: ['RUN echo "local notes skill"'], files: [] },
 });
 
 const firewall = fakeSkill('byre/firewall', 'bundled', {
   build: {
     apt: ['iptables'],
+    node: null,
     dockerfile: [],
     files: [
       {
@@ -296,9 +302,13 @@ describe('skill ordering', () => {
     const out = renderDockerfile(
       input({
         skills: [
-          fakeSkill('loc', 'local', { build: { apt: ["it's"], dockerfile: [], files: [] } }),
+          fakeSkill('loc', 'local', {
+            build: { apt: ["it's"], node: null, dockerfile: [], files: [] },
+          }),
           fakeSkill('none', 'bundled'),
-          fakeSkill('bun', 'bundled', { build: { apt: ['git'], dockerfile: [], files: [] } }),
+          fakeSkill('bun', 'bundled', {
+            build: { apt: ['git'], node: null, dockerfile: [], files: [] },
+          }),
         ],
       }),
     );
@@ -437,5 +447,82 @@ describe('security guard', () => {
     ['agent context without one is not copied', ['/etc/byre/agent-context.md'], false, []],
   ])('wiringPathCollisions: %s', (_name, dests, withAgent, want) => {
     expect(wiringPathCollisions(dests, withAgent)).toEqual(want);
+  });
+});
+
+describe('the hoisted node layer (adr/0062)', () => {
+  const withNode = (id: string, node: number | null, provenance: 'bundled' | 'local' = 'bundled') =>
+    fakeSkill(id, provenance, {
+      build: { apt: ['git'], node, dockerfile: [`RUN echo ${id}`], files: [] },
+    });
+  const NODE_MARKER = '# --- node (hoisted: one layer per base and node major) ---';
+  const cases: { name: string; skills: ReturnType<typeof withNode>[]; want: string | null }[] = [
+    { name: 'no skill', skills: [], want: null },
+    { name: 'skills that ask for no node', skills: [withNode('a', null)], want: null },
+    {
+      name: 'one skill',
+      skills: [withNode('a', 22)],
+      want: 'RUN /usr/local/lib/byre/ensure-node 22',
+    },
+    {
+      name: 'several majors: the highest, once',
+      skills: [
+        withNode('a', 18),
+        withNode('b', null),
+        withNode('c', 22, 'local'),
+        withNode('d', 20),
+      ],
+      want: 'RUN /usr/local/lib/byre/ensure-node 22',
+    },
+    {
+      name: 'the same major twice: one line',
+      skills: [withNode('a', 22), withNode('b', 22)],
+      want: 'RUN /usr/local/lib/byre/ensure-node 22',
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(nodeLines(c.skills)).toEqual(c.want === null ? [] : [NODE_MARKER, c.want]);
+      const lines = renderDockerfile(input({ skills: c.skills })).split('\n');
+      const ensure = lines.filter((l) => l.startsWith('RUN /usr/local/lib/byre/ensure-node'));
+      expect(ensure).toEqual(c.want === null ? [] : [c.want]);
+      expect(lines.includes(NODE_MARKER)).toBe(c.want !== null);
+    });
+  }
+
+  it('sits right after the core block, before the skill apt, as its own block', () => {
+    const out = renderDockerfile(input({ skills: [withNode('a', 20), withNode('b', 22)] }));
+    expect(out).toContain(
+      [
+        'COPY byre-ensure-node /usr/local/lib/byre/ensure-node',
+        '',
+        NODE_MARKER,
+        'RUN /usr/local/lib/byre/ensure-node 22',
+        '',
+        '# --- skill apt (hoisted above the skill blocks) ---',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('names no skill: agents on the same base and major render the same prefix', () => {
+    const prefix = (skills: ReturnType<typeof withNode>[]): string => {
+      const out = renderDockerfile(input({ skills }));
+      return out.slice(0, out.indexOf('# --- skill apt'));
+    };
+    expect(prefix([withNode('byre/claude', 22)])).toBe(
+      prefix([withNode('byre/codex', 22), withNode('mine', null, 'local')]),
+    );
+  });
+
+  it('the bundled agent skills all ask for the same major, and none calls ensure-node itself', () => {
+    for (const agent of ['claude', 'codex', 'gemini', 'opencode']) {
+      const file = `skills/${agent}/skill.toml`;
+      const parsed = parseSkillManifest(readFileSync(file, 'utf8'), file);
+      expect(parsed.issues, agent).toEqual([]);
+      expect(parsed.value?.build.node, agent).toBe(22);
+      expect(parsed.value?.build.dockerfile.join('\n'), agent).not.toContain('ensure-node');
+    }
   });
 });

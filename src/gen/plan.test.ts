@@ -29,6 +29,7 @@ const claude = fakeSkill('byre/claude', 'bundled', {
   mcp: [{ name: 'skill-server', command: ['srv', '--stdio'], env: [], egress: [], headers: {} }],
   build: {
     apt: [],
+    node: null,
     dockerfile: [],
     files: [
       {
@@ -149,6 +150,7 @@ describe('planBuild', () => {
     const notes = fakeSkill('notes', 'local', {
       build: {
         apt: [],
+        node: null,
         dockerfile: [],
         files: [
           {

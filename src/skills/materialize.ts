@@ -259,7 +259,12 @@ function resolvedSkill(
     provenance: input.provenance,
     version: manifest.package?.version ?? (input.provenance === 'local' ? 'local' : '0.0.0'),
     description: manifest.description ?? manifest.package?.description ?? '',
-    build: { apt: [...manifest.build.apt], dockerfile: [...manifest.build.dockerfile], files },
+    build: {
+      apt: [...manifest.build.apt],
+      node: manifest.build.node,
+      dockerfile: [...manifest.build.dockerfile],
+      files,
+    },
     runtime: {
       env: { ...manifest.runtime.env },
       runArgs: [...manifest.runtime.runArgs],

@@ -56,10 +56,10 @@ describe('checkSkillSet', () => {
       'one destination, different bytes',
       [
         fakeSkill('a', 'local', {
-          build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+          build: { apt: [], node: null, dockerfile: [], files: [file('/etc/x', '1')] },
         }),
         fakeSkill('b', 'local', {
-          build: { apt: [], dockerfile: [], files: [file('/etc/x/', '2')] },
+          build: { apt: [], node: null, dockerfile: [], files: [file('/etc/x/', '2')] },
         }),
       ],
       'skills.destination-conflict',
@@ -82,10 +82,10 @@ describe('checkSkillSet', () => {
 
   it('identical bytes on one destination are fine', () => {
     const a = fakeSkill('a', 'local', {
-      build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+      build: { apt: [], node: null, dockerfile: [], files: [file('/etc/x', '1')] },
     });
     const b = fakeSkill('b', 'local', {
-      build: { apt: [], dockerfile: [], files: [file('/etc/x', '1')] },
+      build: { apt: [], node: null, dockerfile: [], files: [file('/etc/x', '1')] },
     });
     expect(checkSkillSet([a, b], fakeConfig())).toEqual([]);
   });

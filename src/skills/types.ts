@@ -72,6 +72,8 @@ export interface ResolvedSkill {
   description: string;
   build: {
     apt: string[];
+    /** The node major the skill needs, installed once in a hoisted layer (adr/0062). */
+    node: number | null;
     dockerfile: string[];
     files: SkillFile[];
   };

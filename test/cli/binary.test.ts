@@ -98,6 +98,23 @@ describe('dist/byre', () => {
     expect(r.stdout).toContain("RUN mkdir -p '/workspace/node_modules'");
   });
 
+  it('an agent skill with [build] node gets the hoisted node layer; skill inspect shows the key (adr/0062)', () => {
+    projectConfig('agent = "codex"\nskills = ["byre/gemini"]\n');
+    const r = byre(['dockerfile']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'COPY byre-ensure-node /usr/local/lib/byre/ensure-node\n\n' +
+        '# --- node (hoisted: one layer per base and node major) ---\n' +
+        'RUN /usr/local/lib/byre/ensure-node 22\n\n' +
+        '# --- skill apt (hoisted above the skill blocks) ---\n',
+    );
+    expect(r.stdout.match(/ensure-node/g)).toHaveLength(2);
+    expect(r.stdout).toContain('RUN npm install -g --no-audit --no-fund @openai/codex');
+    const inspect = byre(['skill', 'inspect', 'byre/claude']);
+    expect(inspect.status, inspect.stderr).toBe(0);
+    expect(inspect.stdout).toContain('node: 22 (or newer)');
+  });
+
   it('reports a bad key with its file, line, column and rule, exit 1', () => {
     const file = projectConfig(
       'base = "debian:bookworm"\n\n[[mounts]]\nhost = "~/x"\ntarget = "relative"\n',

@@ -52,6 +52,8 @@ function installStubAgent(
   const manifest = applyEdits(text, [
     { op: 'set', path: ['package', 'id'], value: `stub-${agent}` },
     { op: 'set', path: ['build', 'apt'], value: apt },
+    // The stub needs no node: no hoisted node layer (adr/0062).
+    { op: 'delete', path: ['build', 'node'] },
     {
       op: 'set',
       path: ['build', 'files'],

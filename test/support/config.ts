@@ -37,7 +37,7 @@ export function fakeSkill(
     provenance,
     version: '1.0.0',
     description: `${id} (test skill)`,
-    build: { apt: [], dockerfile: [], files: [] },
+    build: { apt: [], node: null, dockerfile: [], files: [] },
     runtime: {
       env: {},
       runArgs: [],

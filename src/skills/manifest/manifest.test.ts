@@ -17,6 +17,7 @@ requires_byre = ">=0.0.1"
 
 [build]
 apt = ["curl"]
+node = 22
 dockerfile = ["RUN true"]
 files = { "bin/tool" = "/usr/local/bin/tool", "." = "/opt/demo" }
 
@@ -73,6 +74,18 @@ file = "context.md"
       disabled: false,
     });
     expect(m?.build.files).toEqual({ 'bin/tool': '/usr/local/bin/tool', '.': '/opt/demo' });
+    expect(m?.build.node).toBe(22);
+  });
+
+  it.each([
+    ['absent', '', null],
+    ['the lowest', 'node = 1\n', 1],
+    ['a current major', 'node = 22\n', 22],
+    ['the highest', 'node = 999\n', 999],
+  ])('[build] node %s reads as %s', (_name, line, want) => {
+    const result = parseSkillManifest(`[build]\n${line}`, FILE);
+    expect(result.issues).toEqual([]);
+    expect(result.value?.build.node).toBe(want);
   });
 
   it.each([
@@ -115,6 +128,13 @@ file = "context.md"
       'build.files.b',
     ],
     ['bad apt name', '[build]\napt = ["ok", "b@d pkg"]\n', 'skill.apt-invalid', 2, 'build.apt[1]'],
+    // [build] node (adr/0062): an integer node major, 1 to 999.
+    ['node as a string', '[build]\nnode = "22"\n', 'skill.wrong-type', 2, 'build.node'],
+    ['node as a float', '[build]\nnode = 22.5\n', 'skill.wrong-type', 2, 'build.node'],
+    ['node as a list', '[build]\napt = []\nnode = [22]\n', 'skill.wrong-type', 3, 'build.node'],
+    ['node zero', '[build]\nnode = 0\n', 'skill.node-invalid', 2, 'build.node'],
+    ['node negative', '[build]\nnode = -22\n', 'skill.node-invalid', 2, 'build.node'],
+    ['node too high', '[build]\nnode = 1000\n', 'skill.node-invalid', 2, 'build.node'],
     [
       'BYRE_ env',
       '[runtime]\nenv = { BYRE_X = "1" }\n',

@@ -64,6 +64,7 @@ function toSkillManifest(raw: RawSkill): SkillManifest {
     sharedAuthFor: raw.shared_auth_for ?? null,
     build: {
       apt: [...(raw.build?.apt ?? [])],
+      node: raw.build?.node ?? null,
       dockerfile: [...(raw.build?.dockerfile ?? [])],
       files: { ...(raw.build?.files ?? {}) },
     },

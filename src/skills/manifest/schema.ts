@@ -30,6 +30,8 @@ export const MAX_CONTEXT_BYTES = 1024 * 1024;
 export const MAX_CONTAINMENT_CHARS = 300;
 export const NETWORK_POSTURE = /^[a-z0-9][a-z0-9-]{0,31}$/;
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** `[build] node`: a node major, as byre-ensure-node takes it (adr/0062). */
+export const NODE_MAJOR = { min: 1, max: 999 } as const;
 
 /** One payload file of an installed or packed package. */
 export interface PackageFileEntry {
@@ -58,6 +60,8 @@ export interface SkillManifest {
   sharedAuthFor: string | null;
   build: {
     apt: string[];
+    /** `[build] node`: the node major the image needs, hoisted (adr/0062). */
+    node: number | null;
     dockerfile: string[];
     /** package-relative src ("." = the whole package) -> absolute dest in the image. */
     files: Record<string, string>;
@@ -106,7 +110,7 @@ export const SKILL_SHAPE = table({
   description: STRING,
   companion_for: STRING,
   shared_auth_for: STRING,
-  build: table({ apt: STRING_LIST, dockerfile: STRING_LIST, files: STRING_MAP }),
+  build: table({ apt: STRING_LIST, node: INTEGER, dockerfile: STRING_LIST, files: STRING_MAP }),
   runtime: table({
     env: STRING_MAP,
     env_docs: STRING_MAP,

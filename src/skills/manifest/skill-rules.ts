@@ -29,6 +29,7 @@ import {
   MAX_CONTAINMENT_CHARS,
   MAX_CONTEXT_BYTES,
   NETWORK_POSTURE,
+  NODE_MAJOR,
   type RawSkill,
 } from './schema.js';
 
@@ -126,8 +127,22 @@ function payloadSrcFinding(path: PathSegment[], src: string, what: string): Find
   ];
 }
 
+/** `[build] node` is a node major byre-ensure-node can take (adr/0062). */
+function nodeFindings(raw: RawSkill): Finding[] {
+  const node = raw.build?.node;
+  if (node === undefined || (node >= NODE_MAJOR.min && node <= NODE_MAJOR.max)) return [];
+  return [
+    finding(
+      'skill.node-invalid',
+      ['build', 'node'],
+      `node = ${node} is not a node major version (${NODE_MAJOR.min} to ${NODE_MAJOR.max})`,
+      'write the major the skill needs as an integer, e.g. node = 22',
+    ),
+  ];
+}
+
 function buildFindings(raw: RawSkill): Finding[] {
-  const out: Finding[] = [];
+  const out: Finding[] = [...nodeFindings(raw)];
   const claimed = new Map<string, string>();
   for (const [src, dest] of Object.entries(raw.build?.files ?? {})) {
     const path: PathSegment[] = ['build', 'files', src];
