@@ -108,7 +108,9 @@ describe('dist/byre', () => {
         'RUN /usr/local/lib/byre/ensure-node 22\n\n' +
         '# --- skill apt (hoisted above the skill blocks) ---\n',
     );
-    expect(r.stdout.match(/ensure-node/g)).toHaveLength(2);
+    expect(r.stdout.match(/^RUN .*ensure-node.*$/gm)).toEqual([
+      'RUN /usr/local/lib/byre/ensure-node 22',
+    ]);
     expect(r.stdout).toContain('RUN npm install -g --no-audit --no-fund @openai/codex');
     const inspect = byre(['skill', 'inspect', 'byre/claude']);
     expect(inspect.status, inspect.stderr).toBe(0);
