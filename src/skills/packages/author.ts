@@ -320,7 +320,7 @@ export function scaffold(
       `# ${id}: a local skill. See docs/SKILLS.md for every key.\n` +
       `description = ${q(`${id} (local skill)`)}\n\n` +
       `[package]\nid = ${q(id)}\nversion = "0.1.0"\nkind = "skill"\npackage_api = 1\n\n` +
-      `[build]\napt = []\n# dockerfile = ["RUN echo raw build line"]\n# files = { "bin/tool" = "/usr/local/bin/tool" }\n\n` +
+      `[build]\napt = []\n# node = 22\n# dockerfile = ["RUN echo raw build line"]\n# files = { "bin/tool" = "/usr/local/bin/tool" }\n\n` +
       `[runtime]\n# egress = ["api.example.com"]\n\n` +
       `[context]\nfile = "context.md"\n`,
     files: [
