@@ -719,7 +719,7 @@ function addPresetCommands(program: Command, io: Io): void {
  * line becomes a detail line. The renderer escapes a newline inside one line,
  * so a message handed over whole would print a literal backslash-n.
  */
-export function commanderLines(message: string): string[] {
+function commanderLines(message: string): string[] {
   const text = message
     .replace(/^error: /, '')
     .replace(/\n\(Did you mean (.+)\?\)$/, ' — did you mean $1?');

@@ -105,7 +105,7 @@ export function readConfigText(path: string, follow = false): ConfigText {
 }
 
 /** The kinds of config file a link may stand for: the user's own, never a project's or a package's. */
-export function followsLinks(kind: LayerKind): boolean {
+function followsLinks(kind: LayerKind): boolean {
   return kind === 'default' || kind === 'layer';
 }
 

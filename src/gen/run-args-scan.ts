@@ -419,7 +419,7 @@ function on(value: string | null): boolean {
 }
 
 /** What `--flag` with `value` (null: a boolean written bare) gives the box. */
-export function judgeFlag(flag: string, value: string | null): Judged {
+function judgeFlag(flag: string, value: string | null): Judged {
   const v = value ?? '';
   switch (flag) {
     case 'privileged':

@@ -378,7 +378,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
  * both (`--privileged`, `--cap-add`, `--security-opt`), as they can the
  * network; unresolved skills leave the capabilities unknown.
  */
-export function privilegeFacts(
+function privilegeFacts(
   skills: readonly ResolvedSkill[],
   skillError: string | null,
   projectRunArgs: boolean,

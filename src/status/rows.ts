@@ -85,7 +85,7 @@ export function networkValue(n: StatusData['network']): string {
 }
 
 /** The Privileges row's value: the capabilities the box holds, and that exec gains none. */
-export function privilegesValue(p: StatusData['privileges']): string {
+function privilegesValue(p: StatusData['privileges']): string {
   if (p.capabilities === null) return 'unknown  (skills unresolved)';
   const held =
     p.capabilities.length === 0
