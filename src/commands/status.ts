@@ -2,6 +2,7 @@
 // this directory's box across every engine, its verified launch record,
 // sibling worktree sessions) and print one tier. Engine questions run in
 // parallel; no answer from an engine is data for the page, never a failure.
+// Over 500 lines: the gather steps share the page's engine answers; each is short already.
 
 import type { Io } from '../io.js';
 import {

@@ -1,6 +1,7 @@
 // The only IO in src/config: reads config-family files from BYRE_HOME, walks
 // the extends chain, and hands validated layers to the pure merge. Reads
 // only; it never creates, fixes or migrates a file.
+// Over 500 lines: the extends walk and its file reads share one set of refusals.
 
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';

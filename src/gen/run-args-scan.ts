@@ -4,6 +4,7 @@
 // flags, and what each flag that widens the box gives it. Pure; it never
 // decides whether a flag is allowed (the user is trusted), only what status
 // and develop's banner must say about it (adr/0051).
+// Over 500 lines: the engines' run-flag grammar is a table, and one judge per widening flag.
 
 import { expandHostPath } from '../config/grammar.js';
 

@@ -6,6 +6,7 @@
 // does not land is named as it is skipped and makes the grab partial (exit 1,
 // `grab.partial`). A grab that brings more than its caps (grab-limits.ts), or
 // that the host cannot finish writing, stops and removes all it made.
+// Over 500 lines: the file and tree grabs share the destination, caps and failure judgement.
 
 import { once } from 'node:events';
 import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync } from 'node:fs';

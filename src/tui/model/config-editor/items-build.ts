@@ -2,6 +2,7 @@
 // skills, files, sources, MCP servers, Claude Skills and instructions. In
 // default.config, template and agent are the first-run picker's
 // pre-selections (ONBOARDING FAVOURITES), never part of a box. Pure.
+// Over 500 lines: one short row builder per BUILD key, in the section's order.
 
 import type { Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';

@@ -2,6 +2,7 @@
 // env and host env. Each entry says where it came from; x on an inherited
 // entry writes the removal marker (or closure) at this layer, on this
 // layer's own entry it deletes it. Pure.
+// Over 500 lines: one short row builder per GRANTS key, in the section's order.
 
 import { isCredentialSource } from '../../../config/credential-rows.js';
 import { closureCovers, parseEgressEntry } from '../../../config/egress-entry.js';
