@@ -7,10 +7,10 @@
 import type { Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import {
-  dropMarker,
+  dropRemovalMarker,
   listAdd,
   listRemove,
-  removalMarker,
+  addRemovalMarker,
   removeEntry,
   setAt,
   type EntryKey,
@@ -418,7 +418,7 @@ function wiringRows<T extends { name: string }>(
           remove: here
             ? { edits: [removeEntry(key, value.name)], says: `${spec.what} ${value.name} removed` }
             : {
-                edits: [removalMarker(key, value.name)],
+                edits: [addRemovalMarker(key, value.name)],
                 says: `${spec.what} ${value.name} removed here (!${value.name}; from ${origin})`,
               },
           ...(prose === null
@@ -452,7 +452,7 @@ function wiringRows<T extends { name: string }>(
         tone: 'dim',
         act: {
           remove: {
-            edits: [removalMarker(key, value.name)],
+            edits: [addRemovalMarker(key, value.name)],
             says: `${spec.what} ${value.name} closed here (!${value.name}; declared by ${skill})`,
           },
           note: `declared by skill ${skill}; x closes it here`,
@@ -472,7 +472,7 @@ function wiringRows<T extends { name: string }>(
         act: here
           ? {
               remove: {
-                edits: [dropMarker(key, closure.value)],
+                edits: [dropRemovalMarker(key, closure.value)],
                 says: `closure of ${closure.value} taken back`,
               },
             }
@@ -485,7 +485,7 @@ function wiringRows<T extends { name: string }>(
     for (const o of own) {
       const name = o.name ?? '';
       if (name.startsWith('!'))
-        items.push(markerRow(ctx, name, name.slice(1), dropMarker(key, name.slice(1))));
+        items.push(markerRow(ctx, name, name.slice(1), dropRemovalMarker(key, name.slice(1))));
     }
   }
   items.push(
