@@ -1,6 +1,7 @@
 // Rules for a skill.toml body: the config rules it shares with layers
 // (renamed skill.* and relocated to the skill's keys) plus the skill-only
 // ones for build, runtime, [agent] and wiring. Pure.
+// Over 500 lines: one rule list over one manifest shape, each rule a short pure function.
 
 import {
   CONTROL,
