@@ -199,11 +199,10 @@ export type RootlessFinding =
 
 /**
  * The rootless probe's outcome → a finding. A probe byre stopped is a
- * timeout whatever it printed or exited with (a client that traps SIGTERM
- * exits 0 with nothing on stdout, which once read as an unexpected empty
- * answer); a client killed by a signal says so; an empty answer from a client
- * that exited 0 is asked once more before it is judged (seen under heavy load
- * from rootless podman, whose `info` answered every time by hand).
+ * timeout whatever it printed or exited with (podman 4.3 traps the SIGTERM
+ * and exits 0 with nothing on stdout, which once read as an unexpected empty
+ * answer under heavy load); a client killed by a signal says so; an empty
+ * answer from a client that exited 0 is asked once more before it is judged.
  */
 export function judgeRootlessProbe(
   name: EngineName,
