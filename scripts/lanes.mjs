@@ -5,9 +5,10 @@
  * @typedef {{ name: string, argv: string[], env?: Record<string, string>, nice?: number }} Lane
  * @param {string[]} engines the engines under test (BYRE_TEST_ENGINES's, else the answering ones)
  * @param {string[]} crossFiles engine files that drive two engines in one test
+ * @param {{ testUser?: boolean }} [options] whether BYRE_TEST_USER names an unprivileged user
  * @returns {{ lanes: Lane[], after: Lane[] }} `lanes` run at once, then `after`, in order
  */
-export function planLanes(engines, crossFiles) {
+export function planLanes(engines, crossFiles, { testUser = false } = {}) {
   // The host tiers yield the cores to the engine lanes: they only wait on the
   // CPU, while an engine lane's byre runs wait on engines with timeouts.
   const host = {
@@ -20,13 +21,24 @@ export function planLanes(engines, crossFiles) {
     return { lanes: [host, { name: 'engine', argv: ['run', '--project', 'engine'] }], after: [] };
   }
   const exclude = crossFiles.flatMap((f) => ['--exclude', f]);
+  const engineLane = (name, env) => ({
+    name,
+    argv: ['run', '--project', 'engine', ...exclude],
+    env,
+  });
+  // Rootless podman keeps its own storage, monitors and runtime directory, so
+  // it runs beside root podman rather than after it: it is the slowest flavour,
+  // and most of its time is spent waiting on podman, not on the cores.
   const lanes = [
     host,
-    ...engines.map((engine) => ({
-      name: engine,
-      argv: ['run', '--project', 'engine', ...exclude],
-      env: { BYRE_TEST_ENGINES: engine },
-    })),
+    ...engines.flatMap((engine) =>
+      engine === 'podman' && testUser
+        ? [
+            engineLane('podman', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'root' }),
+            engineLane('rootless', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'user' }),
+          ]
+        : [engineLane(engine, { BYRE_TEST_ENGINES: engine })],
+    ),
   ];
   const after =
     engines.length > 1 && crossFiles.length > 0
@@ -48,4 +60,46 @@ export function requiredEngines(raw) {
     .map((s) => s.trim())
     .filter((s) => s !== '');
   return list.length > 0 ? list : null;
+}
+
+// vitest reprints every failure under one of these banners near the end of
+// its run; a lane's banners can scroll far above the last lines CI keeps
+// when the other lanes run on, so the lanes summary repeats them.
+const FAILURE_BANNER = /⎯ (Failed Tests|Failed Suites|Unhandled Errors?) \d+ ⎯/;
+const RUN_SUMMARY = /^\s*Test Files\s/;
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Keeps what a failed lane should repeat at the end: its failure banners and
+ * what follows them up to vitest's run summary (at most `max` lines), or,
+ * when it printed none (it crashed), its last `tail` lines.
+ * @param {{ max?: number, tail?: number }} [limits]
+ */
+export function failureRecap({ max = 300, tail = 40 } = {}) {
+  /** @type {string[]} */
+  const kept = [];
+  /** @type {string[]} */
+  const last = [];
+  let inside = false;
+  let dropped = 0;
+  return {
+    /** @param {string} line */
+    push(line) {
+      const plain = line.replace(ANSI, '');
+      last.push(plain);
+      if (last.length > tail) last.shift();
+      if (FAILURE_BANNER.test(plain)) inside = true;
+      else if (RUN_SUMMARY.test(plain)) inside = false;
+      if (!inside) return;
+      if (kept.length < max) kept.push(plain);
+      else dropped += 1;
+    },
+    /** @returns {string[]} */
+    lines() {
+      if (kept.length === 0) return [...last];
+      return dropped === 0
+        ? [...kept]
+        : [...kept, `… ${dropped} more lines in the lane's output above`];
+    },
+  };
 }

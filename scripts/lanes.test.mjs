@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planLanes, requiredEngines } from './lanes.mjs';
+import { failureRecap, planLanes, requiredEngines } from './lanes.mjs';
 
 describe('planLanes', () => {
   it('gives each engine its own engine-tier lane beside the host tiers, cross-engine files after', () => {
@@ -30,6 +30,29 @@ describe('planLanes', () => {
     ]);
   });
 
+  it('with a test user, rootless podman gets a lane of its own beside root podman', () => {
+    const plan = planLanes(['docker', 'podman'], ['test/engine/x.test.ts'], { testUser: true });
+    const exclude = ['--exclude', 'test/engine/x.test.ts'];
+    expect(plan.lanes.slice(1)).toEqual([
+      {
+        name: 'docker',
+        argv: ['run', '--project', 'engine', ...exclude],
+        env: { BYRE_TEST_ENGINES: 'docker' },
+      },
+      {
+        name: 'podman',
+        argv: ['run', '--project', 'engine', ...exclude],
+        env: { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' },
+      },
+      {
+        name: 'rootless',
+        argv: ['run', '--project', 'engine', ...exclude],
+        env: { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' },
+      },
+    ]);
+    expect(plan.after.map((l) => l.name)).toEqual(['cross']);
+  });
+
   it('with one engine, its cross-engine files run in no lane (they need both)', () => {
     const plan = planLanes(['podman'], ['test/engine/x.test.ts']);
     expect(plan.lanes.map((l) => l.name)).toEqual(['host', 'podman']);
@@ -55,5 +78,55 @@ describe('requiredEngines', () => {
     [' docker , podman ', ['docker', 'podman']],
   ])('%j -> %j', (raw, want) => {
     expect(requiredEngines(raw)).toEqual(want);
+  });
+});
+
+describe('failureRecap', () => {
+  const feed = (lines, limits) => {
+    const recap = failureRecap(limits);
+    for (const line of lines) recap.push(line);
+    return recap.lines();
+  };
+
+  it('keeps each failure banner and what follows, up to the run summary, without colour', () => {
+    const lines = [
+      ' ✓ test/a.test.ts (2 tests) 10ms',
+      '\x1b[31m⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯\x1b[39m',
+      ' FAIL  test/engine/b.test.ts > b on docker > does it',
+      'AssertionError: expected 1 to be 0',
+      ' Test Files  1 failed | 1 passed (2)',
+      '      Tests  1 failed | 2 passed (3)',
+    ];
+    expect(feed(lines)).toEqual([
+      '⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯',
+      ' FAIL  test/engine/b.test.ts > b on docker > does it',
+      'AssertionError: expected 1 to be 0',
+    ]);
+  });
+
+  it('keeps suites and unhandled errors too, each banner in order', () => {
+    const lines = [
+      '⎯⎯ Failed Suites 1 ⎯⎯',
+      ' FAIL  test/x.test.ts',
+      '⎯⎯ Unhandled Errors 2 ⎯⎯',
+      'Error: boom',
+      ' Test Files  1 failed (1)',
+    ];
+    expect(feed(lines)).toEqual(lines.slice(0, 4));
+  });
+
+  it('caps a long recap and says how much it left out', () => {
+    const lines = ['⎯⎯ Failed Tests 9 ⎯⎯', 'a', 'b', 'c', 'd'];
+    expect(feed(lines, { max: 3 })).toEqual([
+      '⎯⎯ Failed Tests 9 ⎯⎯',
+      'a',
+      'b',
+      "… 2 more lines in the lane's output above",
+    ]);
+  });
+
+  it('without a banner (the run crashed), repeats the last lines', () => {
+    const lines = ['one', 'two', 'three', 'Error: worker exited'];
+    expect(feed(lines, { tail: 2 })).toEqual(['three', 'Error: worker exited']);
   });
 });

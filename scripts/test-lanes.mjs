@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { planLanes, requiredEngines } from './lanes.mjs';
+import { failureRecap, planLanes, requiredEngines } from './lanes.mjs';
 
 const VITEST = 'node_modules/.bin/vitest';
 
@@ -27,7 +27,9 @@ const engines =
   ['docker', 'podman'].filter(
     (e) => spawnSync(e, ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0,
   );
-const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES);
+const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES, {
+  testUser: (process.env['BYRE_TEST_USER'] ?? '').trim() !== '',
+});
 
 const children = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -42,11 +44,18 @@ for (const lane of after) results.push(await runLane(lane));
 process.stdout.write('\nlanes:\n');
 for (const r of results) {
   const outcome = r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`;
-  process.stdout.write(`  ${r.name.padEnd(6)} ${outcome} in ${r.seconds} s\n`);
+  process.stdout.write(`  ${r.name.padEnd(8)} ${outcome} in ${r.seconds} s\n`);
+}
+for (const r of results.filter((r) => r.code !== 0)) {
+  process.stdout.write(`\n${r.name} lane, what failed:\n`);
+  for (const line of r.recap) process.stdout.write(`  ${line}\n`);
 }
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
 
-/** One vitest run, its lines prefixed by the lane's name; resolves with its exit code and seconds. */
+/**
+ * One vitest run, its lines prefixed by the lane's name; resolves with its
+ * exit code, seconds and what it should repeat if it failed.
+ */
 function runLane({ name, argv, env = {}, nice }) {
   const started = Date.now();
   const [command, commandArgv] =
@@ -57,11 +66,15 @@ function runLane({ name, argv, env = {}, nice }) {
   });
   children.add(child);
   const prefix = `[${name}] `;
+  const recap = failureRecap();
   for (const [from, to] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],
   ]) {
-    createInterface({ input: from }).on('line', (line) => to.write(`${prefix}${line}\n`));
+    createInterface({ input: from }).on('line', (line) => {
+      recap.push(line);
+      to.write(`${prefix}${line}\n`);
+    });
   }
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
@@ -70,6 +83,7 @@ function runLane({ name, argv, env = {}, nice }) {
         name,
         code: code ?? (signal ? 128 : 1),
         seconds: Math.round((Date.now() - started) / 1000),
+        recap: recap.lines(),
       });
     });
   });

@@ -1,9 +1,7 @@
 // Agent contract tier (BYRE_AGENT_TESTS=1; slow: real installs from the npm
 // registry): for each npm-published agent skill, a box builds from the local
-// debian:bookworm on docker (claude's on root podman too: one agent proves
-// the agent path on podman, and each costs a full install), `<cli> --version`
-// answers inside it as dev, and
-// the launcher execs the wrapper with byre's context flag — checked with a
+// debian:bookworm on root docker, `<cli> --version` answers inside it as dev,
+// and the launcher execs the wrapper with byre's context flag — checked with a
 // stub standing in for the real CLI, which would need a login. For the agents
 // whose skill vouches MCP delivery, the same image also proves the real CLI,
 // started through byre's agent command, connects to the MCP servers byre baked
@@ -21,9 +19,11 @@ import { flavorsUnderTest } from './engines.js';
 import { cleanupProject, makeProject, runByre, type TestProject } from './harness.js';
 
 const enabled = process.env['BYRE_AGENT_TESTS'] === '1';
-const rootFlavors = flavorsUnderTest().filter((f) => f.user === null);
-/** The agents that also run on podman. */
-const ON_PODMAN = new Set(['claude']);
+// Root docker only: what this tier proves is the skills' install and the
+// agents' own CLIs, which no engine changes; the launcher's agent path on
+// podman and rootless podman is develop's (test/engine/develop.test.ts), and
+// each agent build here costs minutes of npm installs.
+const dockerFlavors = flavorsUnderTest().filter((f) => f.user === null && f.engine === 'docker');
 
 interface AgentCase {
   name: string;
@@ -160,9 +160,7 @@ afterAll(() => {
 });
 
 const runs = cases.flatMap((c) =>
-  rootFlavors
-    .filter((f) => f.engine === 'docker' || ON_PODMAN.has(c.name))
-    .map((flavor) => ({ ...c, flavor, engine: flavor.engine })),
+  dockerFlavors.map((flavor) => ({ ...c, flavor, engine: flavor.engine })),
 );
 
 describe.skipIf(!enabled || runs.length === 0).each(runs)(

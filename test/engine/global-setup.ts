@@ -41,6 +41,6 @@ export default function setup(): () => void {
     const flavors = flavorsUnderTest();
     for (const flavor of flavors) sweepTestObjects(flavor);
     removeBuildCaches(flavors);
-    if (flavors.some((f) => f.engine === 'podman')) removeTransferMemos();
+    removeTransferMemos(flavors);
   };
 }

@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { projectIdFor } from '../../src/project/identity.js';
 import { afterAll, afterEach } from 'vitest';
-import { testUser, type EngineName, type Flavor } from './engines.js';
+import { type EngineName, type Flavor } from './engines.js';
 
 export const BYRE_BIN = resolve('dist/byre');
 
@@ -512,10 +512,13 @@ export function liveMonitors(): string {
  * The deliver/grab memo of podman boxes (adr/0044) that the tier's byre runs
  * left in the runtime directories of root and the test user.
  */
-export function removeTransferMemos(): void {
-  const uids = [process.getuid?.() ?? 0];
-  const user = testUser();
-  if (user !== null) uids.push(userIds(user).uid);
+export function removeTransferMemos(flavors: Flavor[]): void {
+  // Only these flavours' users: another lane's run may still read its own.
+  const uids = new Set(
+    flavors
+      .filter((f) => f.engine === 'podman')
+      .map((f) => (f.user === null ? (process.getuid?.() ?? 0) : userIds(f.user).uid)),
+  );
   for (const uid of uids) {
     for (const dir of [`/tmp/byre-${uid}`, `/run/user/${uid}/byre`]) {
       rmSync(join(dir, 'podman-boxes'), { force: true });

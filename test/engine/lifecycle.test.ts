@@ -131,9 +131,14 @@ describe.skipIf(flavors.length === 0).each(flavors)('lifecycle on $label', (flav
     ok(session(a, 'echo kept > /home/dev/state/f; echo shared > /home/dev/shared/f'));
     expect(ok(session(a, 'cat /home/dev/state/f')).stdout).toContain('kept');
 
-    const rebuilt = ok(runByre(a, ['rebuild']));
-    expect(rebuilt.stderr).toMatch(/rebuilt byre-.*without the build cache/);
-    expect(ok(session(a, 'cat /home/dev/state/f')).stdout).toContain('kept');
+    // A rebuild without the cache re-runs every layer from the base (minutes
+    // on rootless podman); what it could change for a volume is the same
+    // whoever runs the engine, so the test user's flavours skip it.
+    if (flavor.user === null) {
+      const rebuilt = ok(runByre(a, ['rebuild']));
+      expect(rebuilt.stderr).toMatch(/rebuilt byre-.*without the build cache/);
+      expect(ok(session(a, 'cat /home/dev/state/f')).stdout).toContain('kept');
+    }
 
     expect(ok(session(b, 'cat /home/dev/shared/f')).stdout).toContain('shared');
 
