@@ -52,7 +52,7 @@ function executables(exe: string): string[] {
 /** A host path as the rules compare it: canonical, symlinks resolved (injected by tests). */
 export type Canonical = (p: string) => string;
 
-export function guardedPaths(
+function guardedPaths(
   input: ContainmentInput,
   canonical: Canonical = canonicalPathLoose,
 ): GuardedPaths {

@@ -136,7 +136,7 @@ const ONBOARDED_TEXT = 'byre develop onboarded this project\n';
  * Whether this project's first develop has run (adr/0055): the marker it
  * writes, or, from a byre before the marker, a launch's engine record.
  */
-export function onboardedAlready(ctx: ProjectContext): boolean {
+function onboardedAlready(ctx: ProjectContext): boolean {
   return existsSync(ctx.project.onboarded) || anyEngineRecord(ctx.project.dir);
 }
 

@@ -90,7 +90,7 @@ export function planPrefsSeed(
 }
 
 /** Each entry's bind into the helper, in order (`/src/<i>`). */
-export function prefsBinds(seed: PrefsSeed): SourcedBind[] {
+function prefsBinds(seed: PrefsSeed): SourcedBind[] {
   return seed.entries.map((e, i) => ({
     source: e.host,
     target: `/src/${i}`,

@@ -50,7 +50,7 @@ function hostSeedBind(host: string, volume: string, home: string): SourcedBind {
 }
 
 /** A host seed's bind into its helper, or null for a literal seed. */
-export function seedBind(decl: VolumeSpec, home: string): SourcedBind | null {
+function seedBind(decl: VolumeSpec, home: string): SourcedBind | null {
   const seed = decl.seed;
   return seed !== undefined && 'host' in seed ? hostSeedBind(seed.host, decl.name, home) : null;
 }

@@ -1,6 +1,7 @@
 // The commander tree: flags become option objects, and each action hands off
 // to one module in src/commands/. No logic lives here. Command modules are
 // imported lazily so a command pays only for what it uses (ink included).
+// Over 500 lines: the whole command tree, one registrar per command group.
 
 import { Command, CommanderError, Option } from 'commander';
 import { UsageError } from '../errors.js';
@@ -719,7 +720,7 @@ function addPresetCommands(program: Command, io: Io): void {
  * line becomes a detail line. The renderer escapes a newline inside one line,
  * so a message handed over whole would print a literal backslash-n.
  */
-export function commanderLines(message: string): string[] {
+function commanderLines(message: string): string[] {
   const text = message
     .replace(/^error: /, '')
     .replace(/\n\(Did you mean (.+)\?\)$/, ' — did you mean $1?');

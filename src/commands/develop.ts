@@ -2,6 +2,7 @@
 // foreground. Under the setup lock: re-read config, check sessions and
 // exclusive volumes, stage and build, create volumes and seed them, write
 // the launch record, create the box. Outside it: the banner, then attach.
+// Over 500 lines: develop's whole order, in and outside the setup lock; its split is open.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';

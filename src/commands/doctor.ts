@@ -4,6 +4,7 @@
 // byre objects and store folders whose project is gone and removes them after
 // confirmation.
 // Reads only, except what --prune removes.
+// Over 500 lines: one fact gatherer per doctor line, and --prune reads the same store facts.
 
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';

@@ -171,7 +171,7 @@ export async function loadBoxConfig(
  * that lives in one of them (adr/0046). Every verb that loads a box's config
  * comes through here, status included.
  */
-export function checkedTrees(
+function checkedTrees(
   ctx: ProjectContext,
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],

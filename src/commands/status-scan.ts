@@ -21,13 +21,13 @@ import {
 } from '../project/context.js';
 
 /** A running box of this project, with the labels the page reads. */
-export interface FoundBox {
+export interface StatusScanBox {
   engine: EngineName;
   id: string;
   labels: Record<string, string>;
 }
 
-export type ScanAnswers = PoolAnswer<FoundBox[]>[];
+export type ScanAnswers = PoolAnswer<StatusScanBox[]>[];
 
 export interface StatusScan {
   ctx: ProjectContext;
@@ -71,7 +71,7 @@ export async function startStatusScan(io: Io, pool?: EnginePool): Promise<Status
   const live = (members: EnginePool): EnginePool =>
     pool === undefined ? withoutIdleEngines(members, io.env) : members;
   const ask = (members: EnginePool): Promise<ScanAnswers> =>
-    askPool(live(members), async (engine): Promise<FoundBox[]> => {
+    askPool(live(members), async (engine): Promise<StatusScanBox[]> => {
       const rows = await engine.psLabels(
         { labels: { [LABEL.project]: ctx.projectId }, all: false },
         [LABEL.workdir, LABEL.client, LABEL.launch],

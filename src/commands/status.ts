@@ -2,6 +2,7 @@
 // this directory's box across every engine, its verified launch record,
 // sibling worktree sessions) and print one tier. Engine questions run in
 // parallel; no answer from an engine is data for the page, never a failure.
+// Over 500 lines: the gather steps share the page's engine answers; each is short already.
 
 import type { Io } from '../io.js';
 import {
@@ -53,7 +54,7 @@ import { treeRoots } from '../box/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
-import { startStatusScan, type FoundBox, type StatusScan } from './status-scan.js';
+import { startStatusScan, type StatusScanBox, type StatusScan } from './status-scan.js';
 
 export interface StatusOptions {
   full?: boolean;
@@ -97,9 +98,9 @@ async function detect(
  * still run the box.
  */
 function unknownAnswers(
-  answers: readonly PoolAnswer<FoundBox[]>[],
+  answers: readonly PoolAnswer<StatusScanBox[]>[],
   recorded: EngineName | null,
-): ReturnType<typeof failedAnswers<FoundBox[]>> {
+): ReturnType<typeof failedAnswers<StatusScanBox[]>> {
   const open = new Set(openAnswers(answers));
   return failedAnswers(answers).filter((a) => open.has(a) || a.name === recorded);
 }
@@ -112,7 +113,7 @@ function unknownAnswers(
 async function nextPorts(
   ctx: ProjectContext,
   ports: readonly PortSpec[],
-  others: readonly FoundBox[],
+  others: readonly StatusScanBox[],
   ownPorts: readonly HostPort[],
   /** An engine that did not answer and may hold this project's box: a held port may be its. */
   unasked: EngineName | null,
@@ -224,7 +225,7 @@ function askEngines(
 ): {
   decision: EngineDecision;
   detection: ReturnType<typeof detect>;
-  scan: Promise<PoolAnswer<FoundBox[]>[]>;
+  scan: Promise<PoolAnswer<StatusScanBox[]>[]>;
 } {
   const { ctx, ownRecord, otherRecords, installed, asked, answers: recorded, ask } = scanned;
   const decision = decideProjectEngine(ctx, config.engine.value);
@@ -232,7 +233,7 @@ function askEngines(
   const wanted = poolOf(installed, projectEngines(config.engine.value, ownRecord, otherRecords));
   const early = new Set(asked.members.map((m) => m.name));
   const rest = ask({ members: wanted.members.filter((m) => !early.has(m.name)) });
-  const order = (a: PoolAnswer<FoundBox[]>): number =>
+  const order = (a: PoolAnswer<StatusScanBox[]>): number =>
     installed.members.findIndex((m) => m.name === a.name);
   const scan = Promise.all([recorded, rest]).then(([a, b]) =>
     [...a, ...b].sort((x, y) => order(x) - order(y)),
@@ -257,12 +258,12 @@ function refuseFullWithData(options: StatusOptions): void {
  */
 function foundBoxes(
   ctx: ProjectContext,
-  answers: readonly PoolAnswer<FoundBox[]>[],
+  answers: readonly PoolAnswer<StatusScanBox[]>[],
   recorded: EngineName | null,
   pidAlive: PidAlive,
 ): {
-  boxes: FoundBox[];
-  own: FoundBox | undefined;
+  boxes: StatusScanBox[];
+  own: StatusScanBox | undefined;
   unasked: EngineName | null;
   uncheckedText: string | null;
   siblings: StatusSibling[];
@@ -285,8 +286,8 @@ function foundBoxes(
 /** The running boxes of this repository's other worktrees, with their paths and branches. */
 function siblingsOf(
   ctx: ProjectContext,
-  boxes: readonly FoundBox[],
-  own: FoundBox | undefined,
+  boxes: readonly StatusScanBox[],
+  own: StatusScanBox | undefined,
 ): StatusSibling[] {
   const worktrees = worktreesById(ctx);
   return boxes
@@ -306,7 +307,7 @@ function siblingsOf(
 
 /** This directory's box: running (and who started it), unknown when an engine could not be asked, or not running. */
 function containerOf(
-  own: FoundBox | undefined,
+  own: StatusScanBox | undefined,
   uncheckedText: string | null,
   pidAlive: PidAlive,
 ): StatusContainer {
@@ -328,7 +329,7 @@ function containerOf(
  * The running box's launch record, verified. Its code (and the next
  * launch's) loads only with a running box: a page without one does not pay for it.
  */
-async function ownLaunch(ctx: ProjectContext, own: FoundBox): Promise<LaunchRecordState> {
+async function ownLaunch(ctx: ProjectContext, own: StatusScanBox): Promise<LaunchRecordState> {
   const { readLaunchRecordFile, verifyLaunchRecord } = await import('../launch/verify.js');
   return verifyLaunchRecord(own.labels[LABEL.launch], (hash) =>
     readLaunchRecordFile(ctx.project.launches, hash),
@@ -346,7 +347,7 @@ async function nextLaunchOf(input: {
   config: EffectiveConfig;
   skills: ResolvedSkill[];
   facts: EngineFacts | null;
-  own: FoundBox | undefined;
+  own: StatusScanBox | undefined;
   launch: LaunchRecordState | null;
   home: string;
   hostEnv: HostEnvEntry[];

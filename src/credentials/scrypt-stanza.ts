@@ -13,7 +13,7 @@ import { Stanza, type Identity, type Recipient } from 'age-encryption';
 const LABEL = 'age-encryption.org/v1/scrypt';
 const SALT_BYTES = 16;
 /** age-encryption refuses a larger work factor (2^20 × 1 KiB = 1 GiB of memory). */
-export const MAX_WORK_FACTOR = 20;
+const MAX_WORK_FACTOR = 20;
 /** age's wrap: ChaCha20-Poly1305 under the derived key with an all-zero nonce. */
 const ZERO_NONCE = new Uint8Array(12);
 const WRAPPED_BYTES = 32;
@@ -31,7 +31,7 @@ function parseSalt(text: string): Uint8Array | null {
 }
 
 /** scrypt(passphrase, label ‖ salt, N = 2^logN, r = 8, p = 1) → 32 bytes, natively. */
-export function deriveKey(passphrase: string, salt: Uint8Array, logN: number): Promise<Uint8Array> {
+function deriveKey(passphrase: string, salt: Uint8Array, logN: number): Promise<Uint8Array> {
   const labelled = Buffer.concat([Buffer.from(LABEL, 'utf8'), salt]);
   const N = 2 ** logN;
   // scrypt needs 128·r·N bytes; Node's default cap (32 MiB) stops at 2^15.

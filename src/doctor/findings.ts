@@ -1,6 +1,7 @@
 // byre doctor's judgement: each fact becomes one line that says what was
 // found, what byre makes of it (ok, note, warn, fail) and, unless it is fine,
 // how to fix it. byre is usable here exactly when no line fails. Pure.
+// Over 500 lines: one judgement per doctor line, each a short pure function; the list is the page.
 
 import { checkHostUser } from '../engine/host-user.js';
 import type { EngineName } from '../engine/types.js';

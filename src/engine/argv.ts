@@ -83,8 +83,7 @@ export function versionArgv(): string[] {
  * `{{.Host.Security.Rootless}}` alone logs the failure and exits 0. Measured
  * (podman 4.3): no slower than the plain probe; it is one `info` either way.
  */
-export const PODMAN_HEALTH_FORMAT =
-  '{{.Host.Security.Rootless}}{{with .Host.OCIRuntime.Name}}{{end}}';
+const PODMAN_HEALTH_FORMAT = '{{.Host.Security.Rootless}}{{with .Host.OCIRuntime.Name}}{{end}}';
 
 /**
  * Rootless probe; doubles as the "is it answering" probe under engine = auto.
@@ -301,7 +300,7 @@ export function helperUsernsArgs(keepId: boolean): string[] {
  * user (`cp -a`, `chown -R`): chown, read and write past modes, set modes and
  * times on files it no longer owns, keep setgid bits. Nothing else (adr/0050).
  */
-export const VOLUME_HELPER_CAPS: readonly string[] = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
+const VOLUME_HELPER_CAPS: readonly string[] = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID'];
 
 /**
  * The head of a volume helper: a throwaway, network-less container of the

@@ -12,16 +12,16 @@ import {
   parseContainerList,
   securityOptionsOf,
 } from './docker-api-shape.js';
-import type { ConfigText } from './facts-key.js';
+import type { DockerConfigText } from './facts-key.js';
 import { parseContainerFacts, parseLabelRows } from './output.js';
 
 const SOCK = '/var/run/docker.sock';
 const isSock = (p: string): boolean => p === SOCK || p === '/run/user/1000/docker.sock';
-const none: ConfigText = { kind: 'missing' };
-const ok = (text: string): ConfigText => ({ kind: 'ok', text });
+const none: DockerConfigText = { kind: 'missing' };
+const ok = (text: string): DockerConfigText => ({ kind: 'ok', text });
 
 describe('apiRoute: the API only where the CLI would ask the same socket', () => {
-  it.each<[string, Record<string, string>, ConfigText, boolean, string | null]>([
+  it.each<[string, Record<string, string>, DockerConfigText, boolean, string | null]>([
     ['defaults', {}, none, true, SOCK],
     ['a config with no context', {}, ok('{"auths":{}}'), true, SOCK],
     ['the default context named', {}, ok('{"currentContext":"default"}'), true, SOCK],

@@ -10,7 +10,7 @@ import {
   type LabelledContainer,
   type PsQuery,
 } from './types.js';
-import { dockerEndpoint, type ConfigText } from './facts-key.js';
+import { dockerEndpoint, type DockerConfigText } from './facts-key.js';
 import { envOf, labelRow, stringRecordOf } from './output.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -39,7 +39,7 @@ const CLIENT_VARS = [
  */
 export function apiRoute(
   env: Env,
-  config: ConfigText,
+  config: DockerConfigText,
   nativeCli: boolean,
   socketIsSocket: (path: string) => boolean,
 ): ApiRoute {

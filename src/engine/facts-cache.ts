@@ -31,7 +31,7 @@ import {
   probeKey,
   validAnswer,
   type CachedProbe,
-  type ConfigText,
+  type DockerConfigText,
   type FileId,
 } from './facts-key.js';
 
@@ -106,7 +106,7 @@ export function socketId(p: string): FileId | null {
 }
 
 /** The docker CLI's config.json as the endpoint resolution reads it (no link, no FIFO, 1 MiB). */
-export function readConfig(file: string): ConfigText {
+export function readConfig(file: string): DockerConfigText {
   try {
     const read = readRegularFile(file, CONFIG_MAX_BYTES);
     if (read.kind === 'missing') return { kind: 'missing' };

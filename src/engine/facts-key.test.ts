@@ -9,18 +9,18 @@ import {
   engineEnv,
   probeKey,
   validAnswer,
-  type ConfigText,
+  type DockerConfigText,
   type FileId,
   type KeyParts,
 } from './facts-key.js';
 
-const missing: ConfigText = { kind: 'missing' };
-const config = (text: string): ConfigText => ({ kind: 'ok', text });
+const missing: DockerConfigText = { kind: 'missing' };
+const config = (text: string): DockerConfigText => ({ kind: 'ok', text });
 const unix = (path: string) => ({ kind: 'unix', path });
 const unkeyed = { kind: 'unkeyed' };
 
 describe('dockerEndpoint', () => {
-  it.each<[string, Record<string, string>, ConfigText, object]>([
+  it.each<[string, Record<string, string>, DockerConfigText, object]>([
     ['nothing set: the default socket', {}, missing, unix(DOCKER_DEFAULT_SOCKET)],
     [
       'a unix DOCKER_HOST',

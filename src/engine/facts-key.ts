@@ -24,7 +24,7 @@ export interface FileId {
 export type DockerEndpoint = { kind: 'unix'; path: string } | { kind: 'unkeyed'; why: string };
 
 /** What the IO side found at the docker CLI's config.json. */
-export type ConfigText =
+export type DockerConfigText =
   { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable' };
 
 /** The daemon socket docker uses when nothing says otherwise. */
@@ -47,7 +47,7 @@ export function dockerConfigFile(env: Env): string | null {
  * Any named context or non-unix host is unkeyed: its endpoint lives in files
  * and settings byre does not read.
  */
-export function dockerEndpoint(env: Env, config: ConfigText): DockerEndpoint {
+export function dockerEndpoint(env: Env, config: DockerConfigText): DockerEndpoint {
   const host = env['DOCKER_HOST'];
   if (host !== undefined && host !== '') {
     const m = /^unix:\/\/(\/.+)$/.exec(host);

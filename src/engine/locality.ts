@@ -11,7 +11,7 @@ import type { EngineName } from './types.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variable a user sets to say the engine runs elsewhere when nothing else shows it. */
-export const REMOTE_ENGINE_ENV = 'BYRE_REMOTE_ENGINE';
+const REMOTE_ENGINE_ENV = 'BYRE_REMOTE_ENGINE';
 
 export interface LocalityFacts {
   platform: NodeJS.Platform;

@@ -4,6 +4,7 @@
 // executes argv from argv.ts and parses answers; it never decides policy,
 // never prints except streamed build output, and always runs the absolute
 // path pinned by detection.
+// Over 500 lines: the CLI and API engines are one adapter; each method runs argv and parses.
 
 import {
   buildArgv,

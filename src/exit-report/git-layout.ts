@@ -23,11 +23,11 @@ import type { PointerState } from './report.js';
 import type { WithinRoots } from './within-roots.js';
 
 /** Pointer files byre reads at most this much of; git's own `.git` file limit is 1 MiB. */
-export const POINTER_CAP = 64 * 1024;
+const POINTER_CAP = 64 * 1024;
 /** git reads this much of `HEAD` to decide whether a directory is a repository. */
 const HEAD_PREFIX = 255;
 /** Linked worktrees' admin dirs read at most. */
-export const WORKTREE_ADMIN_LIMIT = 100;
+const WORKTREE_ADMIN_LIMIT = 100;
 /** Submodule git dirs read at most, how deep their names nest, and entries looked at. */
 export const SUBMODULE_LIMIT = 100;
 const SUBMODULE_DEPTH = 8;

@@ -65,9 +65,10 @@ export interface PlanOptions {
 }
 
 const DOCKERFILE_NAME = 'Dockerfile.generated';
-export const CLAUDE_SKILLS_DIR = 'claude-skills';
+/** The build context's directory of config-declared Claude Skills. */
+const CLAUDE_SKILLS_CONTEXT_DIR = 'claude-skills';
 /** claude's discovery layout inside the directory its command adds. */
-const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_DIR}/.claude/skills`;
+const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_CONTEXT_DIR}/.claude/skills`;
 const AGENT_CONTEXT_WARN_BYTES = 100_000;
 
 /**

@@ -4,6 +4,7 @@
 // flags, and what each flag that widens the box gives it. Pure; it never
 // decides whether a flag is allowed (the user is trusted), only what status
 // and develop's banner must say about it (adr/0051).
+// Over 500 lines: the engines' run-flag grammar is a table, and one judge per widening flag.
 
 import { expandHostPath } from '../config/grammar.js';
 
@@ -419,7 +420,7 @@ function on(value: string | null): boolean {
 }
 
 /** What `--flag` with `value` (null: a boolean written bare) gives the box. */
-export function judgeFlag(flag: string, value: string | null): Judged {
+function judgeFlag(flag: string, value: string | null): Judged {
   const v = value ?? '';
   switch (flag) {
     case 'privileged':

@@ -5,7 +5,7 @@ import { lstatSync, readlinkSync } from 'node:fs';
 
 import { walkPath, type PathKind, type PathView, type PathWalk } from './path-walk.js';
 
-export const hostPathView: PathView = {
+const hostPathView: PathView = {
   kind(abs: string): PathKind {
     try {
       const s = lstatSync(abs);

@@ -2,6 +2,7 @@
 // provenances — bundled (embedded in the binary, immutable, `byre/<name>`),
 // local (editable dirs under BYRE_HOME) and installed (hash-verified snapshots).
 // Reads only; a package that fails validation is listed INVALID, never loaded.
+// Over 500 lines: the three provenances decode into one slot shape here.
 
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

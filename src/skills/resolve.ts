@@ -107,7 +107,7 @@ function notFound(
  * bundled skill bare when written bare), as unknown keys get one; null when
  * none is close.
  */
-export function misspeltSkill(reference: string, ids: readonly string[]): string | null {
+function misspeltSkill(reference: string, ids: readonly string[]): string | null {
   const bare = !reference.includes('/');
   const spelt = ids.map((id) =>
     bare && id.startsWith(BUNDLED_PREFIX) ? id.slice(BUNDLED_PREFIX.length) : id,

@@ -2,6 +2,7 @@
 // skills, engine facts, container state, the verified launch record) to every
 // fact `byre status` shows, with attribution. Text rows, --data and develop's
 // banner all read this; it never reads files, asks an engine or prints.
+// Over 500 lines: one pure model for text, --data and the banner; one function per fact group.
 
 import type { CascadeFile } from '../config/cascade-files.js';
 import { layerLabel, type EffectiveConfig, type MountSpec } from '../config/types.js';
@@ -378,7 +379,7 @@ export function grantFacts(input: GrantInput): GrantFacts {
  * both (`--privileged`, `--cap-add`, `--security-opt`), as they can the
  * network; unresolved skills leave the capabilities unknown.
  */
-export function privilegeFacts(
+function privilegeFacts(
   skills: readonly ResolvedSkill[],
   skillError: string | null,
   projectRunArgs: boolean,

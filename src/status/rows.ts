@@ -2,6 +2,7 @@
 // text: values are raw (the row funnel escapes them). Rows tagged with a tier
 // appear only in it; grants, mounts, volumes, skills, ports and reserved keys
 // get one row each in every tier, so none is ever elided.
+// Over 500 lines: one row function per page section, in the page's order.
 
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { shellQuote } from '../output/shell-quote.js';
@@ -85,7 +86,7 @@ export function networkValue(n: StatusData['network']): string {
 }
 
 /** The Privileges row's value: the capabilities the box holds, and that exec gains none. */
-export function privilegesValue(p: StatusData['privileges']): string {
+function privilegesValue(p: StatusData['privileges']): string {
   if (p.capabilities === null) return 'unknown  (skills unresolved)';
   const held =
     p.capabilities.length === 0

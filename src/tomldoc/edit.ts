@@ -2,6 +2,7 @@
 // touches only the bytes it must: the value it replaces, the lines it adds or
 // removes. New lines copy the neighbours' indentation, `=` spacing and quote
 // style. An edit that finds nothing to do returns its input unchanged.
+// Over 500 lines: every edit shares the same span and style helpers; each edit is a short function.
 
 import type {
   ArrayNode,

@@ -6,6 +6,7 @@
 // does not land is named as it is skipped and makes the grab partial (exit 1,
 // `grab.partial`). A grab that brings more than its caps (grab-limits.ts), or
 // that the host cannot finish writing, stops and removes all it made.
+// Over 500 lines: the file and tree grabs share the destination, caps and failure judgement.
 
 import { once } from 'node:events';
 import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync } from 'node:fs';
@@ -78,7 +79,7 @@ function parseGrabHeader(line: string): 'file' | 'dir' {
 
 export type GrabDestination = { kind: 'stdout'; stream: Writable } | { kind: 'path'; path: string };
 
-export interface GrabOptions extends GrabLimits {
+export interface GrabFromBoxOptions extends GrabLimits {
   /** Each entry that was skipped or renamed, as it happens (names already escaped). */
   note: (line: string) => void;
 }
@@ -249,7 +250,7 @@ async function execToFile(
   spec: ExecSpec,
   fd: number,
   boxPath: string,
-  options: GrabOptions,
+  options: GrabFromBoxOptions,
 ): Promise<StreamResult> {
   const stop = new AbortController();
   const look = (): void => {
@@ -293,7 +294,7 @@ export async function grabFromBox(
   box: DeliverBox & BoxUser,
   boxPath: string,
   dest: GrabDestination,
-  options: GrabOptions,
+  options: GrabFromBoxOptions,
 ): Promise<GrabResult> {
   if (dest.kind === 'stdout') return grabToStream(box, boxPath, dest.stream, options);
   const anchor = anchorDestination(dest.path, defaultGrabName(boxPath));
@@ -366,7 +367,7 @@ async function grabToStream(
   box: DeliverBox & BoxUser,
   boxPath: string,
   stream: Writable,
-  options: GrabOptions,
+  options: GrabFromBoxOptions,
 ): Promise<GrabResult> {
   const pass = new PassThrough();
   let consumeError: unknown = null;
@@ -423,7 +424,7 @@ async function grabTree(
   box: DeliverBox & BoxUser,
   boxPath: string,
   anchor: Anchor,
-  options: GrabOptions,
+  options: GrabFromBoxOptions,
 ): Promise<GrabResult> {
   const { made } = claimFree(anchor.name, 1, (c) => mkdirSync(anchor.dir.at(c), 0o755));
   const landed = path.join(anchor.shownDir, made);
@@ -555,7 +556,7 @@ async function extractTree(
   source: AsyncIterable<unknown>,
   tree: TreeWriter,
   boxPath: string,
-  options: GrabOptions,
+  options: GrabFromBoxOptions,
 ): Promise<TreeEnd> {
   const extract = tar.extract();
   const tail = new TarTail();

@@ -27,7 +27,7 @@ export const TAR_PATH_MAX = 4096;
 type Refusal = { ok: false; rule: string; reason: string };
 
 /** What an entry's type makes it: a file, a directory, or a refusal with what it is. */
-export function tarEntryKind(
+function tarEntryKind(
   type: string | null | undefined,
 ): { ok: true; kind: 'file' | 'dir' } | (Refusal & { what: string }) {
   // tar-stream gives null for a typeflag it does not know; only a header
@@ -55,7 +55,7 @@ export function tarEntryKind(
  * each name and the whole within TAR_NAME_MAX / TAR_PATH_MAX bytes. The
  * caller strips what its format allows first (a trailing `/`, a leading `./`).
  */
-export function tarPathComponents(path: string): { ok: true; components: string[] } | Refusal {
+function tarPathComponents(path: string): { ok: true; components: string[] } | Refusal {
   if (path.startsWith('/')) {
     return { ok: false, rule: 'transfer.tar-absolute', reason: 'an absolute path' };
   }

@@ -1,6 +1,7 @@
 // Authoring verbs over the store: init, fork, adopt and pack a package, the
 // bundled display mirror, and the reverse lookup of which configs name an id.
 // Every write is staged and then renamed; a failed check rolls back.
+// Over 500 lines: init, fork, adopt and pack share the staged-write and manifest helpers.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';

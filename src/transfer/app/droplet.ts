@@ -2,10 +2,11 @@
 // an applet; the same text is kept at Contents/Resources/droplet.applescript,
 // which is the bundle's ownership marker.
 
-import { GUI_PATH_TAIL, headerLines, shQuote, type ResolvedApp } from './identity.js';
+import { GUI_PATH_TAIL, headerLines, type ResolvedApp } from './identity.js';
+import { shellQuote } from '../../output/shell-quote.js';
 
 export function renderDropletScript(app: ResolvedApp): string {
-  const command = `PATH="$PATH:${GUI_PATH_TAIL}" ${app.argv.map(shQuote).join(' ')}`;
+  const command = `PATH="$PATH:${GUI_PATH_TAIL}" ${shellQuote(app.argv)}`;
   return [
     ...headerLines(app).map((l) => `-- ${l}`),
     '--',

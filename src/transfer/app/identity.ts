@@ -115,9 +115,3 @@ export function labelSuffix(app: ResolvedApp): string {
 
 /** Directories the GUI launch searches for docker, podman and ssh, after the caller's own PATH. */
 export const GUI_PATH_TAIL = '/usr/local/bin:/opt/homebrew/bin:/opt/local/bin';
-
-/** POSIX sh single-quoting, for argv spliced into the generated shell lines. */
-export function shQuote(s: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}

@@ -2,7 +2,8 @@
 // Contents/Info.plist (the Services menu entry) and Contents/document.wflow
 // (one Run Shell Script action handing the selected files to byre deliver).
 
-import { GUI_PATH_TAIL, headerLines, labelSuffix, shQuote, type ResolvedApp } from './identity.js';
+import { GUI_PATH_TAIL, headerLines, labelSuffix, type ResolvedApp } from './identity.js';
+import { shellQuote } from '../../output/shell-quote.js';
 
 function quickActionMenuName(app: ResolvedApp): string {
   return `Deliver to Byre${labelSuffix(app)}`;
@@ -54,7 +55,7 @@ export function renderQuickActionInfoPlist(app: ResolvedApp): string {
 
 /** The shell line the action runs; Automator passes the selection as "$@". */
 function quickActionCommand(app: ResolvedApp): string {
-  return `PATH="$PATH:${GUI_PATH_TAIL}" exec ${app.argv.map(shQuote).join(' ')} -- "$@" </dev/null`;
+  return `PATH="$PATH:${GUI_PATH_TAIL}" exec ${shellQuote(app.argv)} -- "$@" </dev/null`;
 }
 
 export function renderWorkflowDocument(app: ResolvedApp): string {

@@ -4,6 +4,7 @@
 
 import type { ToolResolution } from '../../engine/host-tools.js';
 import { escapeTerminal } from '../../output/escape.js';
+import { shellQuote } from '../../output/shell-quote.js';
 
 export type ToolLookup = (tool: string) => ToolResolution;
 
@@ -77,12 +78,7 @@ export const COPY_GAVE_UP_NOTE =
  * when it needs it, so a paste into a prompt or a shell reads back the same paths.
  */
 export function clipboardTextForPaths(paths: readonly string[]): string {
-  return paths.map(shellQuote).join(' ');
-}
-
-export function shellQuote(s: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+  return shellQuote(paths);
 }
 
 /** OSC 52 "set clipboard", wrapped in tmux's DCS passthrough when inside tmux. */

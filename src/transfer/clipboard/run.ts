@@ -11,7 +11,7 @@ export interface RunResult {
   timedOut: boolean;
 }
 
-export interface RunOptions {
+export interface ClipboardRunOptions {
   input?: string;
   timeoutMs: number;
   /** Capture stdout (reads); copies discard it so a forked server cannot hold the pipe open. */
@@ -23,7 +23,7 @@ export interface RunOptions {
 export type RunTool = (
   file: string,
   args: readonly string[],
-  opts: RunOptions,
+  opts: ClipboardRunOptions,
 ) => Promise<RunResult>;
 
 export const runTool: RunTool = (file, args, opts) =>

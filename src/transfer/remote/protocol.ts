@@ -5,6 +5,7 @@
 
 import { ByreError, RefusedError, UsageError } from '../../errors.js';
 import { escapeTerminal } from '../../output/escape.js';
+import { shQuote } from '../../gen/quote.js';
 import { PROTO_VERSION } from '../boxes-grammar.js';
 
 export interface SshTarget {
@@ -73,13 +74,9 @@ export function parseSshTarget(raw: string): SshTarget {
   };
 }
 
-/** One POSIX-shell word: the remote login shell sees exactly `s`. */
-function shellQuoteWord(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
+/** Every word single-quoted: the remote login shell sees exactly each one. */
 export function quoteRemoteArgv(argv: readonly string[]): string {
-  return argv.map(shellQuoteWord).join(' ');
+  return argv.map(shQuote).join(' ');
 }
 
 export interface RemoteOptions {

@@ -16,9 +16,7 @@ import {
 } from '../../../config/key-edits.js';
 import type { TomlEdit, TomlTable, TomlValue } from '../../../tomldoc/index.js';
 
-export { upsertEntry, removeEntry, type EntryKey };
-export const removalMarker = addRemovalMarker;
-export const dropMarker = dropRemovalMarker;
+export { upsertEntry, removeEntry, addRemovalMarker, dropRemovalMarker, type EntryKey };
 
 /** A key whose value is a plain list: names (`!x` drops an inherited x) or raw lines. */
 export type ListKey = NameListKey | 'dockerfile_pre' | 'dockerfile_post' | 'run_args';

@@ -2,14 +2,15 @@
 // skills, files, sources, MCP servers, Claude Skills and instructions. In
 // default.config, template and agent are the first-run picker's
 // pre-selections (ONBOARDING FAVOURITES), never part of a box. Pure.
+// Over 500 lines: one short row builder per BUILD key, in the section's order.
 
 import type { Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import {
-  dropMarker,
+  dropRemovalMarker,
   listAdd,
   listRemove,
-  removalMarker,
+  addRemovalMarker,
   removeEntry,
   setAt,
   type EntryKey,
@@ -417,7 +418,7 @@ function wiringRows<T extends { name: string }>(
           remove: here
             ? { edits: [removeEntry(key, value.name)], says: `${spec.what} ${value.name} removed` }
             : {
-                edits: [removalMarker(key, value.name)],
+                edits: [addRemovalMarker(key, value.name)],
                 says: `${spec.what} ${value.name} removed here (!${value.name}; from ${origin})`,
               },
           ...(prose === null
@@ -451,7 +452,7 @@ function wiringRows<T extends { name: string }>(
         tone: 'dim',
         act: {
           remove: {
-            edits: [removalMarker(key, value.name)],
+            edits: [addRemovalMarker(key, value.name)],
             says: `${spec.what} ${value.name} closed here (!${value.name}; declared by ${skill})`,
           },
           note: `declared by skill ${skill}; x closes it here`,
@@ -471,7 +472,7 @@ function wiringRows<T extends { name: string }>(
         act: here
           ? {
               remove: {
-                edits: [dropMarker(key, closure.value)],
+                edits: [dropRemovalMarker(key, closure.value)],
                 says: `closure of ${closure.value} taken back`,
               },
             }
@@ -484,7 +485,7 @@ function wiringRows<T extends { name: string }>(
     for (const o of own) {
       const name = o.name ?? '';
       if (name.startsWith('!'))
-        items.push(markerRow(ctx, name, name.slice(1), dropMarker(key, name.slice(1))));
+        items.push(markerRow(ctx, name, name.slice(1), dropRemovalMarker(key, name.slice(1))));
     }
   }
   items.push(

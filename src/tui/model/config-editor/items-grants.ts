@@ -2,6 +2,7 @@
 // env and host env. Each entry says where it came from; x on an inherited
 // entry writes the removal marker (or closure) at this layer, on this
 // layer's own entry it deletes it. Pure.
+// Over 500 lines: one short row builder per GRANTS key, in the section's order.
 
 import { isCredentialSource } from '../../../config/credential-rows.js';
 import { closureCovers, parseEgressEntry } from '../../../config/egress-entry.js';
@@ -10,10 +11,10 @@ import type { EgressEntry } from '../../../config/types.js';
 import { deriveBoxEgress } from '../../../gen/allowlist.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
 import {
-  dropMarker,
+  dropRemovalMarker,
   listAdd,
   listRemove,
-  removalMarker,
+  addRemovalMarker,
   removeEntry,
   setAt,
   upsertEntry,
@@ -80,7 +81,7 @@ function mounts(ctx: RowContext): Item[] {
                   says: `mount ${m.target} removed`,
                 }
               : {
-                  edits: [removalMarker('mounts', m.target)],
+                  edits: [addRemovalMarker('mounts', m.target)],
                   says: `removal marker written here for ${m.target} (from ${origin})`,
                 },
         },
@@ -104,7 +105,12 @@ function mounts(ctx: RowContext): Item[] {
     const target = r.target ?? '';
     if (!target.startsWith('!')) continue;
     items.push(
-      markerRow(ctx, target.slice(1), target.slice(1), dropMarker('mounts', target.slice(1))),
+      markerRow(
+        ctx,
+        target.slice(1),
+        target.slice(1),
+        dropRemovalMarker('mounts', target.slice(1)),
+      ),
     );
   }
   items.push(
@@ -145,7 +151,7 @@ function ports(ctx: RowContext): Item[] {
           remove: here
             ? { edits: [removeEntry('ports', p.container)], says: `port ${p.container} removed` }
             : {
-                edits: [removalMarker('ports', p.container)],
+                edits: [addRemovalMarker('ports', p.container)],
                 says: `removal marker written here for port ${p.container} (from ${origin})`,
               },
         },
@@ -159,7 +165,7 @@ function ports(ctx: RowContext): Item[] {
         ctx,
         `port:${r.container}`,
         `port ${r.container}`,
-        dropMarker('ports', r.container),
+        dropRemovalMarker('ports', r.container),
       ),
     );
   }

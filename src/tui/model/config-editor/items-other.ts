@@ -5,7 +5,14 @@
 
 import type { EffectiveConfig, Sourced } from '../../../config/types.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
-import { dropMarker, listAdd, listRemove, removalMarker, removeEntry, setAt } from './edits.js';
+import {
+  dropRemovalMarker,
+  listAdd,
+  listRemove,
+  addRemovalMarker,
+  removeEntry,
+  setAt,
+} from './edits.js';
 import { textForm, volumeForm } from './forms.js';
 import { machineVolumeName } from '../../../gen/names.js';
 import {
@@ -169,7 +176,7 @@ function volumes(ctx: RowContext): Item[] {
           remove: here
             ? { edits: [removeEntry('volumes', v.name)], says: `volume ${v.name} removed` }
             : {
-                edits: [removalMarker('volumes', v.name)],
+                edits: [addRemovalMarker('volumes', v.name)],
                 says: `volume ${v.name} removed here (!${v.name})`,
               },
         },
@@ -192,7 +199,7 @@ function volumes(ctx: RowContext): Item[] {
   for (const o of own) {
     const name = o.name ?? '';
     if (name.startsWith('!')) {
-      items.push(markerRow(ctx, name, name.slice(1), dropMarker('volumes', name.slice(1))));
+      items.push(markerRow(ctx, name, name.slice(1), dropRemovalMarker('volumes', name.slice(1))));
     }
   }
   items.push(...volumeData(ctx));

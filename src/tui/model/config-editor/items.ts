@@ -6,7 +6,7 @@
 import type { LayerRef } from '../../../config/types.js';
 import {
   EDITOR_ROWS,
-  SECTION_TITLES,
+  EDITOR_SECTION_TITLES,
   bannedHere,
   EDITOR_KEYS,
   sectionOf,
@@ -48,7 +48,11 @@ export function editorItems(world: EditorWorld, derived: Derived): Item[] {
   const kind = world.file.kind;
   const items: Item[] = [];
   for (const section of sectionsFor(kind)) {
-    items.push({ kind: 'section', id: `section:${section}`, title: SECTION_TITLES[section] });
+    items.push({
+      kind: 'section',
+      id: `section:${section}`,
+      title: EDITOR_SECTION_TITLES[section],
+    });
     for (const key of EDITOR_KEYS) {
       if (sectionOf(key, kind) !== section) continue;
       const ctx: RowContext = {

@@ -15,7 +15,7 @@ export type EditorFileKind = 'project' | 'default' | 'layer';
 export type SectionId =
   'grants' | 'build' | 'extends' | 'advanced' | 'favourites' | 'worktrees' | 'defaults';
 
-export const SECTION_TITLES: Readonly<Record<SectionId, string>> = {
+export const EDITOR_SECTION_TITLES: Readonly<Record<SectionId, string>> = {
   grants: 'GRANTS — what this box can reach',
   build: 'BUILD — how the box is made',
   extends: 'EXTENDS',
