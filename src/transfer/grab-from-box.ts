@@ -174,13 +174,6 @@ function suggestBytes(max: number): string {
 }
 
 /**
- * The box's side of one grab exec. Killing the engine client does not stop
- * it: on both engines the exec runs on, and the engine drains what it writes
- * (seen: a `cat /dev/zero` at full speed, with the engine's shim or conmon
- * busy draining it, until the box went away). So when byre stops reading, it
- * kills the process group the exec leads, by the pid its script said first.
- */
-/**
  * Runs one grab script with its stdout into `stdout` and waits for the
  * reader (`consuming`) to finish; an exec that fails destroys the stream, so
  * the reader ends. What the box said, its result and any exec error come back.
@@ -207,6 +200,13 @@ async function execInto(
   }
 }
 
+/**
+ * The box's side of one grab exec. Killing the engine client does not stop
+ * it: on both engines the exec runs on, and the engine drains what it writes
+ * (seen: a `cat /dev/zero` at full speed, with the engine's shim or conmon
+ * busy draining it, until the box went away). So when byre stops reading, it
+ * kills the process group the exec leads, by the pid its script said first.
+ */
 class BoxSide {
   private said = '';
 
