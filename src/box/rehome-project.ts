@@ -36,7 +36,9 @@ import {
   describeUnreached,
   removeInventory,
   takeInventory,
+  type Inventory,
   type RemovalFailure,
+  type Unreached,
 } from './inventory.js';
 import type { EnginePool } from './pool.js';
 import { projectVolumePrefix } from './project-objects.js';
@@ -188,6 +190,13 @@ export async function leaveProject(
   );
 }
 
+/** A store file rehome carries: the old id's bytes and this directory's, each null when absent. */
+interface CarriedFile {
+  name: (typeof MIGRATED_FILES)[number];
+  old: string | null;
+  current: string | null;
+}
+
 export async function rehomeProject(req: RehomeRequest): Promise<void> {
   const { ctx, oldId, pool, stderr } = req;
   const newId = ctx.projectId;
@@ -198,7 +207,37 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     if (change.recorded.projectId !== oldId) throw identityChangeRefusal(change);
     if (change.recorded.as === 'worktree') return leaveProject(req);
   }
-  const inPlace = change !== null;
+  const oldPath = await checkRehomeIds(ctx, oldId);
+  const oldPaths = projectStorePaths(home, oldId);
+  const files = await readCarriedFiles(ctx, oldPaths.dir);
+  await refuseLiveSessions(pool, [oldId, newId]);
+
+  const oldInv = await takeInventory(pool, oldId, { images: true });
+  const newInv = await takeInventory(pool, newId, { images: true });
+  const unreached = [...oldInv.unreached];
+  for (const u of newInv.unreached)
+    if (!unreached.some((x) => x.name === u.name)) unreached.push(u);
+
+  await copyVolumes(await planCopies(oldInv, newInv, oldId, newId), { oldId, newId, home, stderr });
+  await moveStoreFiles(ctx, files, stderr);
+  await recordIdentity(home, ctx);
+  await retargetWorktreeRecords(home, oldId, newId);
+  await retireOldId(oldInv, unreached, oldId, oldPaths.dir, stderr);
+  say(
+    stderr,
+    `rehomed ${oldId} (was ${oldPath}) onto ${newId}; its old volumes, images and store are gone`,
+  );
+}
+
+/**
+ * The refusals that need no engine: a linked worktree, a malformed, equal,
+ * unknown or still-present old id, a new id another directory holds.
+ * Returns the old id's recorded path.
+ */
+async function checkRehomeIds(ctx: ProjectContext, oldId: string): Promise<string> {
+  const newId = ctx.projectId;
+  const home = ctx.store.home;
+  const inPlace = ctx.identityChange !== null;
   if (ctx.isLinkedWorktree && !inPlace) {
     throw new RefusedError('byre rehome runs from the main worktree, not a linked one', {
       rule: 'rehome.worktree',
@@ -217,7 +256,6 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       rule: 'rehome.same-id',
     });
   }
-  const oldPaths = projectStorePaths(home, oldId);
   const oldPath = await readProjectPath(home, oldId);
   if (oldPath === null) {
     throw new ByreError(`byre has no stored project ${oldId}`, {
@@ -239,10 +277,19 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       remedy: 'rename one of the two directories',
     });
   }
+  return oldPath;
+}
+
+/**
+ * Both ids' copies of the store files rehome carries, refused when one would
+ * overwrite the other, and the config that will move checked as a project
+ * file at the old file, before any volume is copied.
+ */
+async function readCarriedFiles(ctx: ProjectContext, oldDir: string): Promise<CarriedFile[]> {
   const files = await Promise.all(
     MIGRATED_FILES.map(async (name) => ({
       name,
-      old: await readMaybe(path.join(oldPaths.dir, name)),
+      old: await readMaybe(path.join(oldDir, name)),
       current: await readMaybe(path.join(ctx.project.dir, name)),
     })),
   );
@@ -250,24 +297,25 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
   if (conflict !== null) {
     const file = path.join(ctx.project.dir, conflict);
     throw new RefusedError(
-      `${file} already exists and differs from ${path.join(oldPaths.dir, conflict)}`,
+      `${file} already exists and differs from ${path.join(oldDir, conflict)}`,
       {
         rule: 'rehome.config-conflict',
         remedy: `keep the one you want: remove ${file} to take the old project’s, or forget the old id instead of rehoming it`,
       },
     );
   }
-
-  // The config that will move must load as a project file: refused here, at
-  // the old file, before any volume is copied.
   const carried = files.find((f) => f.name === 'byre.config' && f.current === null)?.old;
   if (carried !== undefined && carried !== null) {
-    const file = path.join(oldPaths.dir, 'byre.config');
+    const file = path.join(oldDir, 'byre.config');
     const checked = parseLayer(carried, { file, kind: 'project', name: 'project' });
     if (checked.issues.length > 0) throw new ConfigError(checked.issues);
   }
+  return files;
+}
 
-  for (const id of [oldId, newId]) {
+/** Refused while a box of either id runs: its volumes would change under the copy. */
+async function refuseLiveSessions(pool: EnginePool, ids: readonly string[]): Promise<void> {
+  for (const id of ids) {
     const scan = await findSessions(pool, { projectId: id });
     const live = scan.boxes[0];
     if (live !== undefined) {
@@ -278,13 +326,15 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       });
     }
   }
+}
 
-  const oldInv = await takeInventory(pool, oldId, { images: true });
-  const newInv = await takeInventory(pool, newId, { images: true });
-  const unreached = [...oldInv.unreached];
-  for (const u of newInv.unreached)
-    if (!unreached.some((x) => x.name === u.name)) unreached.push(u);
-
+/** One plan per engine holding old volumes: its copies and a local helper image, or a refusal. */
+async function planCopies(
+  oldInv: Inventory,
+  newInv: Inventory,
+  oldId: string,
+  newId: string,
+): Promise<EnginePlan[]> {
   const plans: EnginePlan[] = [];
   for (const inv of oldInv.engines) {
     if (inv.volumes.doomed.length === 0) continue;
@@ -307,7 +357,15 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       copies: inv.volumes.doomed.map((from) => ({ from, to: renamedVolume(oldId, newId, from) })),
     });
   }
+  return plans;
+}
 
+/** Each old volume copied into its new-id name (created labelled when missing); a failure stops before anything is removed. */
+async function copyVolumes(
+  plans: readonly EnginePlan[],
+  ids: { oldId: string; newId: string; home: string; stderr: Writer },
+): Promise<void> {
+  const { oldId, newId, home, stderr } = ids;
   for (const plan of plans) {
     for (const { from, to } of plan.copies) {
       try {
@@ -331,7 +389,14 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       say(stderr, `copied ${plan.engineName} volume ${from} → ${to}`);
     }
   }
+}
 
+/** The old id's store files this directory lacks, written here (the config through the one config writer). */
+async function moveStoreFiles(
+  ctx: ProjectContext,
+  files: readonly CarriedFile[],
+  stderr: Writer,
+): Promise<void> {
   for (const f of files) {
     const old = f.old;
     if (old === null || f.current !== null) continue;
@@ -340,9 +405,16 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
     } else await writeFileAtomic(path.join(ctx.project.dir, f.name), old);
     say(stderr, `moved ${f.name} to ${ctx.project.dir}`);
   }
-  await recordIdentity(home, ctx);
-  await retargetWorktreeRecords(home, oldId, newId);
+}
 
+/** The old id's objects removed, and its store too only when every engine was reached and every removal held. */
+async function retireOldId(
+  oldInv: Inventory,
+  unreached: readonly Unreached[],
+  oldId: string,
+  oldDir: string,
+  stderr: Writer,
+): Promise<void> {
   const failures: RemovalFailure[] = [];
   for (const inv of oldInv.engines) failures.push(...(await removeInventory(inv)));
   for (const a of oldInv.engines.flatMap((e) => e.volumes.ambiguous)) {
@@ -354,16 +426,12 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
       ...(unreached.length > 0 ? [`could not reach ${describeUnreached(unreached)}`] : []),
     ];
     throw new ByreError(
-      `project ${oldId} was only partly rehomed: ${parts.join('; ')}. Its store ${oldPaths.dir} is kept`,
+      `project ${oldId} was only partly rehomed: ${parts.join('; ')}. Its store ${oldDir} is kept`,
       {
         rule: 'rehome.incomplete',
         remedy: `fix the engine or object named above, then run byre rehome ${oldId} here again`,
       },
     );
   }
-  await rm(oldPaths.dir, { recursive: true, force: true });
-  say(
-    stderr,
-    `rehomed ${oldId} (was ${oldPath}) onto ${newId}; its old volumes, images and store are gone`,
-  );
+  await rm(oldDir, { recursive: true, force: true });
 }
