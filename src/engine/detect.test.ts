@@ -7,6 +7,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import { ByreError, EngineError, RefusedError } from '../errors.js';
 import {
   detectEngine,
+  judgeRootlessProbe,
   localPodmanRootless,
   parseDockerRootless,
   parsePodmanRootless,
@@ -15,6 +16,7 @@ import {
 import type { ProbeCache } from './facts-cache.js';
 import type { CachedProbe } from './facts-key.js';
 import { ShadowedToolError, resolveHostTool } from './host-tools.js';
+import type { Captured } from './spawn.js';
 
 // Planted engine CLIs: shell scripts that answer `info` and `--version` from
 // environment variables and log their argv, so detection runs its real spawn
@@ -37,6 +39,14 @@ echo "${name} $*" >> "$FAKE_LOG"
 case "$1" in
   info)
     [ -n "$${name.toUpperCase()}_SLEEP" ] && exec ${SLEEP} "$${name.toUpperCase()}_SLEEP"
+    if [ -n "$${name.toUpperCase()}_TRAP_SLEEP" ]; then
+      ${SLEEP} "$${name.toUpperCase()}_TRAP_SLEEP" >/dev/null 2>&1 & pid=$!
+      trap 'kill $pid; echo "caught SIGTERM" >&2; exit 0' TERM
+      wait $pid
+    fi
+    if [ -n "$${name.toUpperCase()}_EMPTY_ONCE" ] && [ ! -e "$${name.toUpperCase()}_EMPTY_ONCE" ]; then
+      : > "$${name.toUpperCase()}_EMPTY_ONCE"; echo; exit 0
+    fi
     if [ -n "$${name.toUpperCase()}_INFO_ERR" ]; then echo "$${name.toUpperCase()}_INFO_ERR" >&2; exit 1; fi
     printf '%s\\n' "$${name.toUpperCase()}_INFO"
     ;;
@@ -304,6 +314,127 @@ describe('detectEngine', () => {
       env({ DOCKER_INFO: '["name=seccomp,profile=builtin","name=rootless","name=cgroupns"]' }),
     );
     expect(facts).toMatchObject({ rootless: true, keepId: false });
+  });
+});
+
+describe('the rootless probe on a busy machine', () => {
+  it('a probe that traps the timeout and exits 0 with nothing is a timeout, with its words and its time', async () => {
+    plantEngine(bin, 'podman');
+    const error = await detectEngine('podman', [], env({ PODMAN_TRAP_SLEEP: '30' }), {
+      health: true,
+      probeTimeoutMs: 300,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect(error).toMatchObject({ rule: 'engine.timeout', engine: 'podman' });
+    expect((error as EngineError).message).toContain('within 0.3 s');
+    expect((error as EngineError).stderr).toContain('caught SIGTERM');
+  });
+
+  it('an empty answer is asked once more, and the second answer is taken', async () => {
+    plantEngine(bin, 'podman');
+    const once = path.join(root, 'answered-empty');
+    const facts = await detectEngine('podman', [], env({ PODMAN_EMPTY_ONCE: once }), {
+      health: true,
+    });
+    expect(facts).toMatchObject({ name: 'podman', rootless: false });
+    expect(loggedCalls().filter((c) => c.startsWith('podman info'))).toHaveLength(2);
+  });
+});
+
+describe("judgeRootlessProbe: the probe's outcome → a finding", () => {
+  const ran = (over: Partial<Captured>): Captured => ({
+    exitCode: 0,
+    stdout: '',
+    stderr: '',
+    timedOut: false,
+    spawnError: undefined,
+    ...over,
+  });
+  const argv = ['info', '--format', '{{.Host.Security.Rootless}}'];
+  it.each<[string, string, 'docker' | 'podman', Captured, 1 | 2]>([
+    ['podman true', 'answer true', 'podman', ran({ stdout: 'true\n' }), 1],
+    ['podman false', 'answer false', 'podman', ran({ stdout: 'false\n' }), 1],
+    ['podman empty, first ask', 'retry', 'podman', ran({ stdout: '\n' }), 1],
+    ['podman empty, second ask', 'engine.rootless-probe', 'podman', ran({ stdout: '' }), 2],
+    ['podman garbage', 'engine.rootless-probe', 'podman', ran({ stdout: 'maybe\n' }), 1],
+    ['timed out, exit 0, empty', 'engine.timeout', 'podman', ran({ timedOut: true }), 1],
+    [
+      'timed out, exit 0, an answer',
+      'engine.timeout',
+      'podman',
+      ran({ timedOut: true, stdout: 'true\n' }),
+      1,
+    ],
+    [
+      'timed out, killed',
+      'engine.timeout',
+      'podman',
+      ran({ timedOut: true, exitCode: undefined }),
+      2,
+    ],
+    [
+      'killed by a signal',
+      'engine.client-killed',
+      'podman',
+      ran({ exitCode: undefined, signal: 'SIGKILL' }),
+      1,
+    ],
+    [
+      'could not run',
+      'engine.spawn',
+      'podman',
+      ran({ exitCode: undefined, spawnError: 'podman: EACCES' }),
+      1,
+    ],
+    [
+      'exit 125, daemon words',
+      'engine.unreachable',
+      'podman',
+      ran({ exitCode: 125, stderr: 'Error: something broke' }),
+      1,
+    ],
+    [
+      'docker socket denied',
+      'engine.denied',
+      'docker',
+      ran({
+        exitCode: 1,
+        stderr: 'permission denied while trying to connect to the Docker daemon socket',
+      }),
+      1,
+    ],
+    ['docker null', 'answer false', 'docker', ran({ stdout: 'null\n' }), 1],
+    ['docker rootless', 'answer true', 'docker', ran({ stdout: '["name=rootless"]' }), 1],
+    ['docker not json', 'engine.rootless-probe', 'docker', ran({ stdout: 'nope' }), 1],
+  ])('%s → %s', (_what, expected, name, info, attempt) => {
+    const f =
+      attempt === 1
+        ? judgeRootlessProbe(name, argv, info, 10_000, 1)
+        : judgeRootlessProbe(name, argv, info, 10_000, 2);
+    const got =
+      f.kind === 'answer'
+        ? `answer ${String(f.rootless)}`
+        : f.kind === 'retry'
+          ? 'retry'
+          : f.error.rule;
+    expect(got).toBe(expected);
+  });
+
+  it("a refusal carries the probe's own words, and a timeout the time it was given", () => {
+    const timeout = judgeRootlessProbe(
+      'podman',
+      argv,
+      ran({ timedOut: true, stderr: 'Error: waiting on the pause process\n' }),
+      10_000,
+      1,
+    );
+    expect(timeout.kind === 'refuse' && timeout.error.message).toContain('within 10 s');
+    expect(timeout.kind === 'refuse' && timeout.error.stderr).toBe(
+      'Error: waiting on the pause process',
+    );
+    const empty = judgeRootlessProbe('podman', argv, ran({ stderr: 'WARN: busy\n' }), 10_000, 2);
+    expect(empty.kind === 'refuse' && empty.error.stderr).toBe('WARN: busy');
+    expect(empty.kind === 'refuse' && empty.error.remedy).toContain('`podman info`');
   });
 });
 

@@ -162,33 +162,13 @@ async function probe(
         ? answered(`podman version ${verCached.answer}`)
         : runEngineCommand(enginePath, versionArgv(), opts),
   ]);
-  if (info.exitCode !== 0) {
-    const err = engineFailure(name, infoArgs, info);
-    // A daemon that does not answer `info` is unreachable, whatever it said.
-    throw err.rule === 'engine.failed'
-      ? new EngineError(`${name} is not answering (info failed)`, {
-          engine: name,
-          argv: infoArgs,
-          ...(info.exitCode === undefined ? {} : { exitCode: info.exitCode }),
-          stderr: err.stderr,
-          rule: 'engine.unreachable',
-          remedy: UNREACHABLE_REMEDY[name],
-        })
-      : err;
-  }
-  const rootless =
-    name === 'podman' ? parsePodmanRootless(info.stdout) : parseDockerRootless(info.stdout);
-  if (rootless === null) {
-    throw new EngineError(
-      `${name} gave an unexpected answer to the rootless probe: ${JSON.stringify(info.stdout.trim())}`,
-      {
-        engine: name,
-        argv: infoArgs,
-        stderr: info.stderr,
-        rule: 'engine.rootless-probe',
-      },
-    );
-  }
+  const first = judgeRootlessProbe(name, infoArgs, info, timeoutMs, 1);
+  const judged =
+    first.kind === 'retry'
+      ? judgeRootlessProbe(name, infoArgs, await askInfo(), timeoutMs, 2)
+      : first;
+  if (judged.kind === 'refuse') throw judged.error;
+  const rootless = judged.rootless;
   const version = ver !== null && ver.exitCode === 0 ? parseVersion(ver.stdout) : null;
   if (infoCached.kind === 'miss') infoCached.store(`rootless=${String(rootless)}`);
   if (verCached.kind === 'miss' && version !== null) {
@@ -209,6 +189,97 @@ async function probe(
     facts.keepId = check.kind === 'ok';
   }
   return facts;
+}
+
+/** What one run of the rootless probe comes to. */
+export type RootlessFinding =
+  | { kind: 'answer'; rootless: boolean }
+  | { kind: 'retry' }
+  | { kind: 'refuse'; error: EngineError };
+
+/**
+ * The rootless probe's outcome → a finding. A probe byre stopped is a
+ * timeout whatever it printed or exited with (podman 4.3 traps the SIGTERM
+ * and exits 0 with nothing on stdout, which once read as an unexpected empty
+ * answer under heavy load); a client killed by a signal says so; an empty
+ * answer from a client that exited 0 is asked once more before it is judged.
+ */
+export function judgeRootlessProbe(
+  name: EngineName,
+  argv: readonly string[],
+  info: Captured,
+  timeoutMs: number,
+  attempt: 1,
+): RootlessFinding;
+export function judgeRootlessProbe(
+  name: EngineName,
+  argv: readonly string[],
+  info: Captured,
+  timeoutMs: number,
+  attempt: 2,
+): Exclude<RootlessFinding, { kind: 'retry' }>;
+export function judgeRootlessProbe(
+  name: EngineName,
+  argv: readonly string[],
+  info: Captured,
+  timeoutMs: number,
+  attempt: 1 | 2,
+): RootlessFinding {
+  const stderr = info.stderr.trim();
+  if (info.timedOut) {
+    return {
+      kind: 'refuse',
+      error: new EngineError(
+        `${name} info did not answer within ${timeoutMs / 1000} s; byre stopped it`,
+        {
+          engine: name,
+          argv,
+          stderr,
+          rule: 'engine.timeout',
+          remedy: `if the machine is busy, try again when it is quieter; otherwise ${UNREACHABLE_REMEDY[name]}`,
+        },
+      ),
+    };
+  }
+  if (info.exitCode !== 0) {
+    const err = engineFailure(name, argv, info);
+    // A daemon that does not answer `info` is unreachable, whatever it said.
+    return {
+      kind: 'refuse',
+      error:
+        err.rule === 'engine.failed'
+          ? new EngineError(`${name} is not answering (info failed)`, {
+              engine: name,
+              argv,
+              ...(info.exitCode === undefined ? {} : { exitCode: info.exitCode }),
+              stderr: err.stderr,
+              rule: 'engine.unreachable',
+              remedy: UNREACHABLE_REMEDY[name],
+            })
+          : err,
+    };
+  }
+  const rootless =
+    name === 'podman' ? parsePodmanRootless(info.stdout) : parseDockerRootless(info.stdout);
+  if (rootless !== null) return { kind: 'answer', rootless };
+  const empty = info.stdout.trim() === '';
+  if (empty && attempt === 1) return { kind: 'retry' };
+  return {
+    kind: 'refuse',
+    error: new EngineError(
+      empty
+        ? `${name} answered the rootless probe with nothing, twice`
+        : `${name} gave an unexpected answer to the rootless probe: ${JSON.stringify(info.stdout.trim())}`,
+      {
+        engine: name,
+        argv,
+        exitCode: 0,
+        stderr,
+        rule: 'engine.rootless-probe',
+        remedy: `run \`${name} info\` to see what it says, then \`byre doctor\` again`,
+      },
+    ),
+  };
 }
 
 /** Podman's `{{.Host.Security.Rootless}}`: exactly `true` or `false`, else null. */

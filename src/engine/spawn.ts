@@ -79,7 +79,9 @@ export async function runEngineCommand(
     child.on('close', (code, signal) => {
       if (timer !== undefined) clearTimeout(timer);
       // A spawn that failed (ENOENT …) still closes, with the errno as its "code".
-      const ran = failure === undefined && code !== null;
+      // A command byre stopped has no status of its own: podman 4.3 traps the
+      // SIGTERM and exits 0 with nothing on stdout, which read as an answer.
+      const ran = failure === undefined && code !== null && !timedOut;
       const killed = failure === undefined && !timedOut && signal !== null;
       resolve({
         exitCode: ran ? code : undefined,
