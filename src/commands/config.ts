@@ -24,7 +24,7 @@ import { belowKey, issueLine, parseBuffer } from '../tui/model/config-editor/der
 import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.js';
 import type { Below, EditorFile, EditorWorld } from '../tui/model/config-editor/types.js';
 import { colorWanted } from '../tui/model/terminal.js';
-import { resolveTarget, type TargetFlags } from './config-target.js';
+import { resolveTarget, type ConfigTarget, type TargetFlags } from './config-target.js';
 import {
   hostEnvReaders,
   packageChoices,
@@ -87,81 +87,13 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const parsed = parseBuffer(current.text, editorFile);
   if (parsed.raw === null) throw new ConfigError(parsed.issues);
   const known = packageChoices(home);
-  const readBelow = (text: string): { below: Below; issues: ConfigError['issues'] } => {
-    const raw = parseBuffer(text, editorFile).raw;
-    const layer: LayerFile = {
-      ref: { kind: file.kind, name: file.name, path: file.path },
-      text,
-      value: raw === null ? null : raw,
-      issues: [],
-      warnings: [],
-    };
-    const read = readLayersBelow(
-      { home, bundledTemplate: templateLookup(home), canon: known.canon },
-      layer,
-    );
-    return {
-      below: { key: belowKey(raw, editorFile), layers: read.layers, template: read.template },
-      issues: read.issues,
-    };
-  };
+  const readBelow = belowReader(home, editorFile, known.canon);
   const opened = readBelow(current.text);
   if (opened.issues.length > 0) throw new ConfigError(opened.issues);
 
   const roots = projectDeclinedRoots(io, project);
-  const world: EditorWorld = {
-    ...known,
-    file: editorFile,
-    layers: layerNames(home),
-    readers: memoReaders(hostEnvReaders(io, roots)),
-    hostExists: hostPathExists,
-    plantedLinks: plantedLinkIssues(project, userHome(io)),
-    userHome: userHome(io),
-    // develop's own containment rules, on every edit: a mount or seed that
-    // reaches the store, the executable or the runtime directory is refused
-    // inline, never saved for develop and status to refuse later.
-    containment: (config, skills) =>
-      containmentRefusalsOf(
-        containmentInput(
-          { worktreeDir: project.worktreeDir, gitPaths: null },
-          home,
-          userHome(io),
-          config,
-          skills,
-        ),
-      ),
-    projectId: project.projectId,
-    hostUid: io.uid,
-  };
-
-  const save = async (state: EditorState): Promise<EditorEvent> => {
-    try {
-      // A file not written yet starts with the comment saying what it is.
-      const seed = current.exists ? '' : target.seed;
-      await target.prepare();
-      let rebased = false;
-      const result = await writeConfig(
-        file,
-        (disk) => {
-          if (disk === state.saved)
-            return disk === '' && !current.exists ? seed + state.text : state.text;
-          if (state.pending === null) {
-            throw new ByreError(`${file.path} changed on disk while you were editing it`, {
-              rule: 'config.editor-stale',
-              remedy:
-                'quit without saving and open it again (your text came from $EDITOR, so it cannot be re-applied)',
-            });
-          }
-          rebased = true;
-          return applyEdits(disk, state.pending);
-        },
-        target.lock === undefined ? {} : { lock: target.lock },
-      );
-      return { kind: 'saved', text: result.after, rebased };
-    } catch (error) {
-      return { kind: 'save-failed', message: describeSaveFailure(error) };
-    }
-  };
+  const world = editorWorld(io, project, editorFile, known, roots);
+  const save = saveEdits(target, current);
 
   const { runConfigEditor } = await import('../tui/config-editor.js');
   const dumb = io.env['TERM'] === 'dumb';
@@ -199,4 +131,98 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
   const wrote = final.saved !== current.text;
   say(io.stderr, wrote ? `saved ${file.path}` : `${file.path} unchanged`);
   if (final.text !== final.saved) say(io.stderr, 'unsaved changes were discarded');
+}
+
+/** The reader of the layers beneath the edited buffer, run at open and again when its template or extends change. */
+function belowReader(
+  home: string,
+  editorFile: EditorFile,
+  canon: ReturnType<typeof packageChoices>['canon'],
+): (text: string) => { below: Below; issues: ConfigError['issues'] } {
+  return (text) => {
+    const raw = parseBuffer(text, editorFile).raw;
+    const layer: LayerFile = {
+      ref: { kind: editorFile.kind, name: editorFile.name, path: editorFile.path },
+      text,
+      value: raw === null ? null : raw,
+      issues: [],
+      warnings: [],
+    };
+    const read = readLayersBelow({ home, bundledTemplate: templateLookup(home), canon }, layer);
+    return {
+      below: { key: belowKey(raw, editorFile), layers: read.layers, template: read.template },
+      issues: read.issues,
+    };
+  };
+}
+
+/** What each edit is checked against: the packages, layers, host readers and develop's containment rules. */
+function editorWorld(
+  io: Io,
+  project: ConfigTarget['ctx'],
+  editorFile: EditorFile,
+  known: ReturnType<typeof packageChoices>,
+  roots: ReturnType<typeof projectDeclinedRoots>,
+): EditorWorld {
+  const home = project.store.home;
+  return {
+    ...known,
+    file: editorFile,
+    layers: layerNames(home),
+    readers: memoReaders(hostEnvReaders(io, roots)),
+    hostExists: hostPathExists,
+    plantedLinks: plantedLinkIssues(project, userHome(io)),
+    userHome: userHome(io),
+    // develop's own containment rules, on every edit: a mount or seed that
+    // reaches the store, the executable or the runtime directory is refused
+    // inline, never saved for develop and status to refuse later.
+    containment: (config, skills) =>
+      containmentRefusalsOf(
+        containmentInput(
+          { worktreeDir: project.worktreeDir, gitPaths: null },
+          home,
+          userHome(io),
+          config,
+          skills,
+        ),
+      ),
+    projectId: project.projectId,
+    hostUid: io.uid,
+  };
+}
+
+/** The editor's save: through the config writer, rebasing pending edits onto a file changed on disk. */
+function saveEdits(
+  target: ConfigTarget,
+  current: ReturnType<typeof readConfigForEdit>,
+): (state: EditorState) => Promise<EditorEvent> {
+  const { file } = target;
+  return async (state) => {
+    try {
+      // A file not written yet starts with the comment saying what it is.
+      const seed = current.exists ? '' : target.seed;
+      await target.prepare();
+      let rebased = false;
+      const result = await writeConfig(
+        file,
+        (disk) => {
+          if (disk === state.saved)
+            return disk === '' && !current.exists ? seed + state.text : state.text;
+          if (state.pending === null) {
+            throw new ByreError(`${file.path} changed on disk while you were editing it`, {
+              rule: 'config.editor-stale',
+              remedy:
+                'quit without saving and open it again (your text came from $EDITOR, so it cannot be re-applied)',
+            });
+          }
+          rebased = true;
+          return applyEdits(disk, state.pending);
+        },
+        target.lock === undefined ? {} : { lock: target.lock },
+      );
+      return { kind: 'saved', text: result.after, rebased };
+    } catch (error) {
+      return { kind: 'save-failed', message: describeSaveFailure(error) };
+    }
+  };
 }
