@@ -1,6 +1,8 @@
 // Agent contract tier (BYRE_AGENT_TESTS=1; slow: real installs from the npm
-// registry): for each npm-published agent skill, a box builds from the local
-// debian:bookworm on root docker, `<cli> --version` answers inside it as dev,
+// registry): for each npm-published agent skill, develop builds its image
+// from the local debian:bookworm on root docker (with the layer cache, as a
+// user's would: the agents share one node layer), `<cli> --version` answers
+// inside it as dev,
 // and the launcher execs the wrapper with byre's context flag — checked with a
 // stub standing in for the real CLI, which would need a login. For the agents
 // whose skill vouches MCP delivery, the same image also proves the real CLI,
@@ -16,7 +18,14 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { flavorsUnderTest } from './engines.js';
-import { cleanupProject, makeProject, runByre, type TestProject } from './harness.js';
+import {
+  cleanupProject,
+  engineCli,
+  makeProject,
+  startByre,
+  waitFor,
+  type TestProject,
+} from './harness.js';
 
 const enabled = process.env['BYRE_AGENT_TESTS'] === '1';
 // Root docker only: what this tier proves is the skills' install and the
@@ -154,6 +163,40 @@ interface ProbeLine {
   version?: string | null;
 }
 
+// The box develop starts runs the real CLI, which would reach for its
+// vendor's servers: it gets no network (the build still has one).
+const NO_NETWORK = 'run_args = ["--network=none"]';
+
+/**
+ * Builds the project's image the way a user's develop does, with the layer
+ * cache (so the agents share the node layer, adr/0062), then stops the
+ * session and removes its box: the tests run the image themselves.
+ */
+async function buildByDevelop(p: TestProject, tag: string): Promise<void> {
+  const session = startByre(p, ['develop']);
+  let code: number | null | undefined;
+  void session.exited.then((c) => (code = c));
+  try {
+    await waitFor(
+      `the ${tag} image`,
+      () => {
+        const built = spawnSync(p.flavor.engine, ['image', 'inspect', tag], { stdio: 'ignore' });
+        if (built.status === 0) return true;
+        if (code !== undefined) {
+          throw new Error(`develop exited ${code} before the image existed:\n${session.stderr()}`);
+        }
+        return null;
+      },
+      1_500_000,
+    );
+  } finally {
+    session.child.kill('SIGKILL');
+    await session.exited;
+    const boxes = engineCli(p, ['ps', '-aq', '--filter', `label=byre.project=${p.id}`]).trim();
+    if (boxes !== '') engineCli(p, ['rm', '-f', ...boxes.split('\n')]);
+  }
+}
+
 const projects: TestProject[] = [];
 afterAll(() => {
   for (const p of projects.splice(0)) cleanupProject(p);
@@ -168,14 +211,12 @@ describe.skipIf(!enabled || runs.length === 0).each(runs)(
   (c) => {
     let image: string | null = null;
 
-    it('builds, answers --version as dev, and launches through its wrapper with the context flag', () => {
+    it('builds, answers --version as dev, and launches through its wrapper with the context flag', async () => {
       const p = makeProject(c.flavor, c.name);
       projects.push(p);
-      p.writeConfig(`agent = "${c.name}"\n${c.mcp === undefined ? '' : MCP_CONFIG}`);
-      const build = runByre(p, ['rebuild']);
-      expect(build.stderr.slice(-2000)).toContain('byre: rebuilt');
-      expect(build.status).toBe(0);
+      p.writeConfig(`agent = "${c.name}"\n${NO_NETWORK}\n${c.mcp === undefined ? '' : MCP_CONFIG}`);
       const tag = `byre-${p.id}-u0-g0`;
+      await buildByDevelop(p, tag);
       image = tag;
 
       // The agent's own CLI as the entrypoint, with one argument.
@@ -225,7 +266,7 @@ describe.skipIf(!enabled || runs.length === 0).each(runs)(
       );
       expect(launched.status).toBe(0);
       c.expect(launched.stdout);
-    });
+    }, 1_800_000);
 
     it.skipIf(c.mcp === undefined)(
       'the real CLI, started by the agent command, connects to both MCP servers byre baked',
