@@ -5,10 +5,9 @@
  * @typedef {{ name: string, argv: string[], env?: Record<string, string>, nice?: number }} Lane
  * @param {string[]} engines the engines under test (BYRE_TEST_ENGINES's, else the answering ones)
  * @param {string[]} crossFiles engine files that drive two engines in one test
- * @param {{ testUser?: boolean }} [options] whether BYRE_TEST_USER names an unprivileged user
  * @returns {{ lanes: Lane[], after: Lane[] }} `lanes` run at once, then `after`, in order
  */
-export function planLanes(engines, crossFiles, { testUser = false } = {}) {
+export function planLanes(engines, crossFiles) {
   // The host tiers yield the cores to the engine lanes: they only wait on the
   // CPU, while an engine lane's byre runs wait on engines with timeouts.
   const host = {
@@ -21,24 +20,13 @@ export function planLanes(engines, crossFiles, { testUser = false } = {}) {
     return { lanes: [host, { name: 'engine', argv: ['run', '--project', 'engine'] }], after: [] };
   }
   const exclude = crossFiles.flatMap((f) => ['--exclude', f]);
-  const engineLane = (name, env) => ({
-    name,
-    argv: ['run', '--project', 'engine', ...exclude],
-    env,
-  });
-  // Rootless podman keeps its own storage, monitors and runtime directory, so
-  // it runs beside root podman rather than after it: it is the slowest flavour,
-  // and most of its time is spent waiting on podman, not on the cores.
   const lanes = [
     host,
-    ...engines.flatMap((engine) =>
-      engine === 'podman' && testUser
-        ? [
-            engineLane('podman', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'root' }),
-            engineLane('rootless', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'user' }),
-          ]
-        : [engineLane(engine, { BYRE_TEST_ENGINES: engine })],
-    ),
+    ...engines.map((engine) => ({
+      name: engine,
+      argv: ['run', '--project', 'engine', ...exclude],
+      env: { BYRE_TEST_ENGINES: engine },
+    })),
   ];
   const after =
     engines.length > 1 && crossFiles.length > 0

@@ -30,29 +30,6 @@ describe('planLanes', () => {
     ]);
   });
 
-  it('with a test user, rootless podman gets a lane of its own beside root podman', () => {
-    const plan = planLanes(['docker', 'podman'], ['test/engine/x.test.ts'], { testUser: true });
-    const exclude = ['--exclude', 'test/engine/x.test.ts'];
-    expect(plan.lanes.slice(1)).toEqual([
-      {
-        name: 'docker',
-        argv: ['run', '--project', 'engine', ...exclude],
-        env: { BYRE_TEST_ENGINES: 'docker' },
-      },
-      {
-        name: 'podman',
-        argv: ['run', '--project', 'engine', ...exclude],
-        env: { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' },
-      },
-      {
-        name: 'rootless',
-        argv: ['run', '--project', 'engine', ...exclude],
-        env: { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' },
-      },
-    ]);
-    expect(plan.after.map((l) => l.name)).toEqual(['cross']);
-  });
-
   it('with one engine, its cross-engine files run in no lane (they need both)', () => {
     const plan = planLanes(['podman'], ['test/engine/x.test.ts']);
     expect(plan.lanes.map((l) => l.name)).toEqual(['host', 'podman']);

@@ -27,9 +27,7 @@ const engines =
   ['docker', 'podman'].filter(
     (e) => spawnSync(e, ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0,
   );
-const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES, {
-  testUser: (process.env['BYRE_TEST_USER'] ?? '').trim() !== '',
-});
+const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES);
 
 const children = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -41,7 +41,10 @@ export interface DetectOptions {
   cache?: ProbeCache;
 }
 
-const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+// Long enough for a busy machine: at a load of 9 on 2 cores, rootless
+// podman's `info` was seen taking over 10 s. A dead socket answers at once;
+// only a hung engine costs the whole wait.
+const DEFAULT_PROBE_TIMEOUT_MS = 30_000;
 
 export async function detectEngine(
   choice: 'auto' | 'docker' | 'podman',

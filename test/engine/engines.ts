@@ -63,31 +63,16 @@ export function userEngineAnswers(user: string, name: EngineName): boolean {
   }
 }
 
-/**
- * BYRE_TEST_FLAVORS: `root` or `user` keeps only the root or only the test
- * user's flavours (`npm test` runs rootless podman in a lane of its own,
- * adr/0060); unset keeps both.
- */
-export function flavorScope(env: NodeJS.ProcessEnv = process.env): 'root' | 'user' | 'all' {
-  const raw = env['BYRE_TEST_FLAVORS']?.trim() ?? '';
-  if (raw === '') return 'all';
-  if (raw === 'root' || raw === 'user') return raw;
-  throw new Error(`BYRE_TEST_FLAVORS: unknown scope "${raw}" (want root or user)`);
-}
-
 export function flavorsUnderTest(): Flavor[] {
-  const scope = flavorScope();
   const root = enginesUnderTest().map((engine) => ({ engine, user: null, label: engine }));
   const user = testUser();
-  const users =
-    user === null
-      ? []
-      : root.map(({ engine }) => ({
-          engine,
-          user,
-          label: engine === 'podman' ? `podman rootless (${user})` : `${engine} as ${user}`,
-        }));
-  if (scope === 'root') return root;
-  if (scope === 'user') return users;
-  return [...root, ...users];
+  if (user === null) return root;
+  return [
+    ...root,
+    ...root.map(({ engine }) => ({
+      engine,
+      user,
+      label: engine === 'podman' ? `podman rootless (${user})` : `${engine} as ${user}`,
+    })),
+  ];
 }
