@@ -206,6 +206,14 @@ const runs = cases.flatMap((c) =>
   dockerFlavors.map((flavor) => ({ ...c, flavor, engine: flavor.engine })),
 );
 
+if (runs.length === 0) {
+  // A lane without root docker (the podman lane) has no runs, and vitest
+  // fails a file with no suite: it reports the tier skipped instead.
+  describe.skip('agent skills (root docker only)', () => {
+    it.skip('needs root docker among the engines under test', () => {});
+  });
+}
+
 describe.skipIf(!enabled || runs.length === 0).each(runs)(
   'agent skill byre/$name on $engine',
   (c) => {

@@ -5,6 +5,7 @@
 // session runs, and is once it has ended. One test per engine: the editor's rules are proven in
 // the unit and tui tiers.
 
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -29,10 +30,12 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
   it('a mount added in the editor is bound by develop and attributed by status; machine volume data clears only once no session runs', async () => {
     expect(hasTmux, 'the editor is driven in tmux; install it').toBe(true);
     const project = scope.project(flavor);
-    // A machine-scoped volume (swept by its byretest name if the test fails).
-    const initial =
-      '# this project\n[[volumes]]\nname = "byretest-data"\nrole = "cache"\ntarget = "/opt/data"\nscope = "machine"\n';
-    const volume = `byre-machine-u${process.getuid?.() ?? 0}-byretest-data`;
+    // A machine-scoped volume (swept by its byretest name if the test fails),
+    // named for this run: the other engine's lane runs this test at the same
+    // time, and clearing looks on every engine.
+    const name = `byretest-data-${randomBytes(3).toString('hex')}`;
+    const initial = `# this project\n[[volumes]]\nname = "${name}"\nrole = "cache"\ntarget = "/opt/data"\nscope = "machine"\n`;
+    const volume = `byre-machine-u${process.getuid?.() ?? 0}-${name}`;
     project.writeConfig(initial);
     const shared = path.join(project.root, 'shared');
     mkdirSync(shared);
@@ -71,25 +74,29 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
     // Volume data: clearing a machine volume is refused while a session runs, then done.
     const volumes = (): string[] => engineCli(project, ['volume', 'ls', '-q']).split('\n');
     expect(volumes()).toContain(volume);
-    expect(await clearVolumeData(project, env)).toMatch(/kept: 1 byre session running/);
+    expect(await clearVolumeData(project, env, name)).toMatch(/kept: 1 byre session running/);
     expect(volumes()).toContain(volume);
     expect(await session.end()).toBe(0);
-    expect(await clearVolumeData(project, env)).toMatch(
+    expect(await clearVolumeData(project, env, name)).toMatch(
       new RegExp(`${volume} cleared \\(deleted on ${flavor.engine}\\)`),
     );
     expect(volumes()).not.toContain(volume);
   });
 });
 
-/** Opens the editor, clears the byretest-data volume's data, and returns what the footer said. */
-async function clearVolumeData(project: { dir: string }, env: string): Promise<string> {
+/** Opens the editor, clears the named volume's data, and returns what the footer said. */
+async function clearVolumeData(
+  project: { dir: string },
+  env: string,
+  name: string,
+): Promise<string> {
   const pane = startPane(`${env} ${q(byreBin)} config`, {
     width: 200,
     height: 40,
     cwd: project.dir,
   });
   await waitForScreen(pane, /exposure: /);
-  await selectRow(pane, /byretest-data data/);
+  await selectRow(pane, new RegExp(`${name} data`));
   pane.keys('Enter');
   await waitForScreen(pane, 'clear it: delete the volume on every engine');
   pane.keys('Down', 'Enter');
