@@ -1,19 +1,31 @@
 #!/bin/bash
 # byre-firewall: the netns init hook of byre/firewall. byre runs it on the
 # host's behalf in a helper container that shares ONLY the box's network
-# namespace (root, NET_ADMIN). It installs a deny-by-default OUTPUT chain with
-# per-IP, port-scoped ACCEPT rules for the allowlist in BYRE_EGRESS, and a
-# deny-by-default INPUT chain that lets in new connections only on the
-# published container ports in BYRE_INBOUND (so no neighbour on the bridge can
-# connect in and relay data out over the reply path). Both chains end by
-# refusing what they deny (a TCP reset; ICMP administratively prohibited
-# otherwise), so a denied connect fails at once instead of hanging (adr/0061).
+# namespace (root, NET_ADMIN), and the helper stays up for the session: it
+# runs the box's resolver (adr/0063).
+#
+# The wall is one nftables table (`inet byre`, IPv4 and IPv6 together):
+# - OUTPUT admits loopback, replies, the box's DNS (redirected, whatever
+#   address it was sent to, to the resolver on loopback), direct address
+#   entries, and names' addresses only once the resolver has handed them out
+#   (one allow set per family and port); everything else is refused at once
+#   (a TCP reset; ICMP administratively prohibited otherwise; adr/0061) and
+#   counted in a set the helper reports from.
+# - INPUT lets in new connections only on the published container ports in
+#   BYRE_INBOUND (adr/0049), then refuses.
+# - The resolver is dnsmasq, run as its own user: only that user may send DNS
+#   out, and only names on the allowlist are forwarded (to the engine's
+#   resolver, or BYRE_WALL_UPSTREAM); every address it answers with joins the
+#   allow set of that entry's ports for the rest of the session. Every other
+#   name is refused. Nothing is resolved at launch (adr/0063).
 # It proves the wall with a deny probe on loopback (adr/0061), then opens the
 # box's launch gate by listening once on loopback. Any failure exits non-zero
 # before the gate opens, so the box never starts its agent without the wall
-# (fail closed).
+# (fail closed). After the gate it prints the wall's event lines on stdout
+# (`byre-wall 1 ...`, adr/0063) until the box's network goes.
 set -euo pipefail
 set -f
+export LC_ALL=C
 
 log() { printf 'byre-firewall: %s\n' "$*" >&2; }
 die() { log "FATAL: $*"; exit 1; }
@@ -22,112 +34,261 @@ gate_file=${BYRE_LAUNCH_GATE_FILE:-/etc/byre/launch-gate}
 [ -r "$gate_file" ] || die "no launch gate at $gate_file"
 port=$(tr -cd '0-9' < "$gate_file")
 [ -n "$port" ] || die "launch gate $gate_file holds no port"
+run_dir=${BYRE_WALL_DIR:-/run/byre-wall}
 
-ipt() { iptables -w "$@"; }
-ip6t() { ip6tables -w "$@"; }
+valid_port() { [[ $1 =~ ^[1-9][0-9]{0,4}$ ]] && (($1 <= 65535)); }
 
-# --- resolve the allowlist -------------------------------------------------
-v4=()
-v6=()
-requested=0
+# --- the allowlist: names (resolved later, by the resolver) and addresses ----
+names=()       # "name port"
+static4=()     # "address port"
+static6=()     # "address port"
 for entry in ${BYRE_EGRESS//,/ }; do
   [ -n "$entry" ] || continue
-  requested=$((requested + 1))
   if [[ $entry == \[*\]:* ]]; then
     addr=${entry%]:*}; addr=${addr#[}; p=${entry##*]:}
-    v6+=("$addr $p")
+    [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "BYRE_EGRESS holds \"$entry\", not an entry"
+    valid_port "$p" || die "BYRE_EGRESS holds \"$entry\", not an entry"
+    static6+=("$addr $p")
     continue
   fi
   host=${entry%:*}; p=${entry##*:}
   [ "$host" != "$entry" ] || p=443
-  found=0
-  while read -r addr _; do
-    [ -n "$addr" ] || continue
-    found=1
-    if [[ $addr == *:* ]]; then v6+=("$addr $p"); else v4+=("$addr $p"); fi
-  done < <(getent ahosts "$host" | awk '{print $1}' | sort -u)
-  [ "$found" = 1 ] || log "warning: $host does not resolve; it stays blocked"
+  valid_port "$p" || die "BYRE_EGRESS holds \"$entry\", not an entry"
+  host=${host,,}
+  if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
+    static4+=("$host $p")
+  elif [[ $host =~ ^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$ && $host != *..* ]]; then
+    names+=("${host%.} $p")
+  else
+    die "BYRE_EGRESS holds \"$entry\", not an entry"
+  fi
 done
-if [ "$requested" -gt 0 ] && [ "${#v4[@]}" -eq 0 ] && [ "${#v6[@]}" -eq 0 ]; then
-  die "none of the $requested allowlisted hosts resolved (is DNS working?)"
-fi
 
 # --- the published ports: the only doors in ---------------------------------
 inbound=()
 for p in ${BYRE_INBOUND:-}; do
-  [[ $p =~ ^[1-9][0-9]{0,4}$ ]] && ((p <= 65535)) || die "BYRE_INBOUND holds \"$p\", not a port"
+  valid_port "$p" || die "BYRE_INBOUND holds \"$p\", not a port"
   inbound+=("$p")
 done
 
-# --- IPv6: apply where the namespace has it, or fail closed ----------------
-use6=0
-if ip6tables -w -L OUTPUT >/dev/null 2>&1; then
-  use6=1
-elif [ -r /proc/net/if_inet6 ] && awk '$6 != "lo" {found=1} END {exit !found}' /proc/net/if_inet6; then
-  die "IPv6 is up in this namespace but ip6tables is unusable; refusing to leave IPv6 open"
+# --- the resolver's user and upstream ---------------------------------------
+# Only this user may send DNS out of the namespace. The box runs without
+# capabilities and with no-new-privileges (adr/0050), so it cannot become
+# this user; it must not already be it.
+dns_user=dnsmasq
+dns_uid=$(id -u "$dns_user" 2>/dev/null) || die "no $dns_user user in the image; rebuild it (\`byre rebuild\`)"
+[ "$dns_uid" != 0 ] || die "the $dns_user user is root; the resolver needs a user of its own"
+[ "$dns_uid" != "${BYRE_BOX_UID:-}" ] ||
+  die "the box runs as uid $dns_uid, the resolver's user; the wall cannot tell them apart"
+
+upstreams=()
+if [ -n "${BYRE_WALL_UPSTREAM:-}" ]; then
+  for u in ${BYRE_WALL_UPSTREAM//,/ }; do
+    [[ $u =~ ^[0-9a-fA-F:.]+(#[0-9]{1,5})?$ ]] || die "BYRE_WALL_UPSTREAM holds \"$u\", not ip[#port]"
+    upstreams+=("$u")
+  done
+else
+  # The engine's resolver for this namespace; never the resolver itself.
+  while read -r kw ns _; do
+    [ "$kw" = nameserver ] || continue
+    [[ $ns =~ ^[0-9a-fA-F:.]+$ ]] || continue
+    [ "$ns" != 127.0.0.1 ] && [ "$ns" != ::1 ] || continue
+    upstreams+=("$ns")
+  done < /etc/resolv.conf
+fi
+if [ "${#upstreams[@]}" -eq 0 ] && [ "${#names[@]}" -gt 0 ]; then
+  log "warning: no upstream resolver; allowlisted names will not resolve"
 fi
 
-nameservers() { awk '$1 == "nameserver" {print $2}' /etc/resolv.conf | grep -v -E '^(127\.|::1$)' || true; }
+# --- the pure parts: the resolver's config and the ruleset --------------------
+# The ports of every entry covering a name: its own, and those of every entry
+# it lies under (an entry covers its name and every name below it).
+ports_for() { # name
+  local e n p out=()
+  for e in "${names[@]+"${names[@]}"}"; do
+    n=${e% *}; p=${e#* }
+    [[ $1 == "$n" || $1 == *."$n" ]] && out+=("$p")
+  done
+  printf '%s\n' "${out[@]+"${out[@]}"}" | sort -un
+}
+
+distinct_names() {
+  local e
+  for e in "${names[@]+"${names[@]}"}"; do echo "${e% *}"; done | sort -u
+}
+
+dnsmasq_conf() {
+  local n p u sets
+  cat <<EOF
+keep-in-foreground
+log-facility=-
+log-queries
+no-resolv
+no-hosts
+no-poll
+interface=lo
+bind-interfaces
+user=$dns_user
+pid-file=
+EOF
+  for n in $(distinct_names); do
+    for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
+    sets=()
+    for p in $(ports_for "$n"); do sets+=("4#inet#byre#allow4_$p" "6#inet#byre#allow6_$p"); done
+    (IFS=,; echo "nftset=/$n/${sets[*]}")
+  done
+}
+
+name_ports() {
+  local e
+  for e in "${names[@]+"${names[@]}"}"; do echo "${e#* }"; done | sort -un
+}
+
+ruleset() { # probe port
+  local probe=$1 p e u a fam
+  cat <<EOF
+table inet byre
+delete table inet byre
+table inet byre {
+	set probe { type inet_service; elements = { $probe } }
+EOF
+  for p in $(name_ports); do
+    printf '\tset allow4_%s { type ipv4_addr; }\n\tset allow6_%s { type ipv6_addr; }\n' "$p" "$p"
+  done
+  cat <<EOF
+	set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
+	set refused6 { type ipv6_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
+	chain dns {
+		type nat hook output priority -101; policy accept;
+		meta skuid $dns_uid return
+		meta l4proto { tcp, udp } th dport 53 redirect to :53
+	}
+	chain output {
+		type filter hook output priority 0; policy drop;
+		oifname "lo" tcp dport != @probe accept
+		oifname "lo" meta l4proto != tcp accept
+		ct state established,related accept
+EOF
+  for u in "${upstreams[@]+"${upstreams[@]}"}"; do
+    a=${u%#*}; p=53
+    [ "$a" = "$u" ] || p=${u#*#}
+    if [[ $a == *:* ]]; then fam=ip6; else fam=ip; fi
+    printf '\t\tmeta skuid %s %s daddr %s meta l4proto { tcp, udp } th dport %s accept\n' "$dns_uid" "$fam" "$a" "$p"
+  done
+  cat <<EOF
+		ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport 53 accept
+		ip6 daddr ::1 meta l4proto { tcp, udp } th dport 53 accept
+EOF
+  for e in "${static4[@]+"${static4[@]}"}"; do printf '\t\tip daddr %s tcp dport %s accept\n' ${e}; done
+  for e in "${static6[@]+"${static6[@]}"}"; do printf '\t\tip6 daddr %s tcp dport %s accept\n' ${e}; done
+  for p in $(name_ports); do
+    printf '\t\tip daddr @allow4_%s tcp dport %s accept\n\t\tip6 daddr @allow6_%s tcp dport %s accept\n' "$p" "$p" "$p" "$p"
+  done
+  cat <<EOF
+		ct state invalid drop
+		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
+		oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+	chain input {
+		type filter hook input priority 0; policy drop;
+		iifname "lo" accept
+		ct state established,related accept
+EOF
+  if [ "${#inbound[@]}" -gt 0 ]; then
+    (IFS=,; printf '\t\ttcp dport { %s } accept\n' "${inbound[*]}")
+  fi
+  cat <<EOF
+		ct state invalid drop
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+}
+EOF
+}
 
 # The deny probe's port: one loopback tcp port the helper listens on while
-# the wall goes up, left out of the loopback ACCEPT until the probe has run.
-allowed() { # ip port
-  local e
-  for e in "${v4[@]+"${v4[@]}"}" "${v6[@]+"${v6[@]}"}"; do [ "$e" = "$1 $2" ] && return 0; done
-  return 1
-}
+# the wall goes up, left out of the loopback accept until the probe has run.
 probe_port=$((40000 + RANDOM % 20000))
-while allowed 127.0.0.1 "$probe_port" || allowed ::1 "$probe_port"; do
-  probe_port=$((40000 + RANDOM % 20000))
+for e in "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"; do
+  [ "${e#* }" != "$probe_port" ] || probe_port=$((probe_port == 59999 ? 40000 : probe_port + 1))
 done
 
-# The end of a chain: refuse what no rule accepted, so a denied connect fails
-# at once (a TCP reset; ICMP administratively prohibited otherwise). A packet
-# conntrack calls INVALID is no new connection (a late segment of one the box
-# made): dropped, never answered with a reset that would tear that one down.
-refuse() { # $1: iptables wrapper, $2: family (4|6), $3: chain
-  local t=$1 fam=$2 chain=$3 icmp=icmp-admin-prohibited
-  [ "$fam" = 4 ] || icmp=icmp6-adm-prohibited
-  $t -A "$chain" -m conntrack --ctstate INVALID -j DROP
-  $t -A "$chain" -p tcp -j REJECT --reject-with tcp-reset
-  $t -A "$chain" -j REJECT --reject-with "$icmp"
-  $t -P "$chain" DROP
+mkdir -p "$run_dir"
+dnsmasq_conf > "$run_dir/dnsmasq.conf"
+ruleset "$probe_port" > "$run_dir/wall.nft"
+
+# --- events (adr/0063): `byre-wall 1 <event> <unix-seconds> <fields...>` -----
+now() { printf '%(%s)T' -1; }
+
+# A name as the box sent it, lower-cased, every byte outside [a-z0-9._-] as
+# \DDD; leading labels dropped until it fits an event line.
+escape_name() {
+  local s=${1,,} out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [a-z0-9._-] ]]; then out+=$c; else printf -v c '\\%03d' "'$c"; out+=$c; fi
+  done
+  while ((${#out} > 480)) && [[ $out == *.* ]]; do out=${out#*.}; done
+  ((${#out} <= 480)) || out=${out: -480}
+  REPLY=$out
 }
 
-rules() { # $1: iptables wrapper, $2: family (4|6)
-  local t=$1 fam=$2 ns entry
-  $t -F OUTPUT
-  # Loopback, less the probe's port until the probe has run (open_loopback).
-  $t -A OUTPUT -o lo ! -p tcp -j ACCEPT
-  $t -A OUTPUT -o lo -p tcp ! --dport "$probe_port" -j ACCEPT
-  $t -A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
-  for ns in $(nameservers); do
-    if { [ "$fam" = 6 ] && [[ $ns == *:* ]]; } || { [ "$fam" = 4 ] && [[ $ns != *:* ]]; }; then
-      $t -A OUTPUT -p udp --dport 53 -d "$ns" -j ACCEPT
-      $t -A OUTPUT -p tcp --dport 53 -d "$ns" -j ACCEPT
+covered() { # name: on the allowlist (the entry itself or a name below it)
+  local e n
+  for e in "${names[@]+"${names[@]}"}"; do
+    n=${e% *}
+    [[ $1 == "$n" || $1 == *."$n" ]] && return 0
+  done
+  return 1
+}
+
+# dnsmasq's own lines: `query[TYPE] NAME from ADDR` and `reply NAME is ADDR`.
+resolver_events() {
+  local line t name addr
+  while IFS= read -r line; do
+    if [[ $line =~ query\[([A-Za-z0-9=]+)\]\ (.*)\ from\ [0-9a-fA-F:.]+$ ]]; then
+      t=${BASH_REMATCH[1]}; name=${BASH_REMATCH[2],,}
+      [[ $t == type=* ]] && t=TYPE${t#type=}
+      covered "${name%.}" && continue
+      escape_name "$name"
+      echo "byre-wall 1 refused-name $(now) $REPLY $t"
+    elif [[ $line =~ reply\ (.*)\ is\ ([0-9]+(\.[0-9]+){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$ ]]; then
+      name=${BASH_REMATCH[1]}; addr=${BASH_REMATCH[2]}
+      escape_name "$name"
+      echo "byre-wall 1 resolved $(now) $REPLY $addr 0"
+    else
+      printf '%s\n' "$line" >&2
     fi
   done
-  if [ "$fam" = 4 ]; then
-    for entry in "${v4[@]+"${v4[@]}"}"; do set -- $entry; $t -A OUTPUT -d "$1" -p tcp --dport "$2" -j ACCEPT; done
-  else
-    for entry in "${v6[@]+"${v6[@]}"}"; do set -- $entry; $t -A OUTPUT -d "$1" -p tcp --dport "$2" -j ACCEPT; done
-  fi
-  refuse "$t" "$fam" OUTPUT
-  # Inbound: loopback (the launch gate), replies to what the box itself
-  # opened, and new connections to a published port; nothing else.
-  $t -F INPUT
-  $t -A INPUT -i lo -j ACCEPT
-  $t -A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
-  for p in "${inbound[@]+"${inbound[@]}"}"; do $t -A INPUT -p tcp --dport "$p" -j ACCEPT; done
-  refuse "$t" "$fam" INPUT
 }
 
-# Once the probe has run: the whole of loopback is the box's again.
-open_loopback() { # $1: iptables wrapper
-  local t=$1
-  $t -I OUTPUT 1 -o lo -j ACCEPT
-  $t -D OUTPUT -o lo ! -p tcp -j ACCEPT
-  $t -D OUTPUT -o lo -p tcp ! --dport "$probe_port" -j ACCEPT
+# The refused set: one line per (proto, address, port) when its count moves.
+declare -A seen=()
+refused_events() {
+  local fam key count
+  for fam in 4 6; do
+    while read -r key count; do
+      [ "${seen[$key]:-}" != "$count" ] || continue
+      seen[$key]=$count
+      set -- ${key//|/ }
+      echo "byre-wall 1 refused-connect $(now) $2 $1 $3 count=$count"
+    done < <(nft list set inet byre "refused$fam" 2>/dev/null |
+      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp) \. [0-9]+ counter packets [0-9]+' |
+      awk '{print $1 "|" $3 "|" $5, $8}')
+  done
+}
+
+# The box's network is gone once no interface but loopback is left.
+links() {
+  local l out=()
+  set +f
+  for l in "${BYRE_WALL_NET:-/sys/class/net}"/*; do
+    [ -e "$l" ] && [ "${l##*/}" != lo ] && out+=("${l##*/}")
+  done
+  set -f
+  echo "${out[*]}"
 }
 
 # --- the deny probe (adr/0061) -----------------------------------------------
@@ -151,13 +312,9 @@ targets=(127.0.0.1)
 listeners=()
 trap 'kill "${listeners[@]}" 2>/dev/null || true' EXIT
 nc -dlk 127.0.0.1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
-if [ "$use6" = 1 ]; then
-  if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
-    targets+=(::1)
-    nc -6 -dlk ::1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
-  else
-    log "IPv6 rules applied; no ::1 in this namespace, so IPv6 is off here and not probed"
-  fi
+if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
+  targets+=(::1)
+  nc -6 -dlk ::1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
 fi
 for ip in "${targets[@]}"; do
   for _ in $(seq 20); do
@@ -167,8 +324,13 @@ for ip in "${targets[@]}"; do
   die "the deny probe's own listener on $ip:$probe_port never answered; cannot prove the wall"
 done
 
-rules ipt 4
-[ "$use6" = 1 ] && rules ip6t 6
+nft -f "$run_dir/wall.nft" || die "nftables refused the wall"
+
+# The resolver starts now, behind the wall: only its user's DNS leaves. Its
+# log goes through the event filter (defined below, started here).
+dnsmasq --conf-file="$run_dir/dnsmasq.conf" 2> >(resolver_events) &
+resolver=$!
+echo "$resolver" > "$run_dir/resolver.pid"
 
 for ip in "${targets[@]}"; do
   got=$(connect "$ip" "$probe_port")
@@ -180,14 +342,32 @@ for ip in "${targets[@]}"; do
   esac
 done
 kill "${listeners[@]}" 2>/dev/null || true
-open_loopback ipt
-[ "$use6" = 1 ] && open_loopback ip6t
+listeners=()
+trap - EXIT
+nft delete element inet byre probe "{ $probe_port }" || die "could not give loopback back to the box"
 
-if [ "${#v4[@]}" -gt 0 ]; then
-  set -- ${v4[0]}
-  timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null || log "warning: allow probe to $1:$2 did not connect"
-fi
-log "egress deny-by-default applied: ${#v4[@]} IPv4 / ${#v6[@]} IPv6 allow rules; inbound only on ${#inbound[@]} published port(s)"
+# The resolver answers before the box runs (its first query must not be lost).
+ready=0
+for _ in $(seq 100); do
+  if [ "$(connect 127.0.0.1 53)" = connected ]; then ready=1; break; fi
+  kill -0 "$resolver" 2>/dev/null || die "the resolver did not start"
+  sleep 0.02
+done
+[ "$ready" = 1 ] || die "the resolver never answered on 127.0.0.1:53"
+
+log "egress deny-by-default applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address entries, resolved by the wall's own resolver; inbound only on ${#inbound[@]} published port(s)"
 
 # --- open the gate: one listen on the shared loopback ----------------------
 timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"
+log "gate opened"
+
+had=$(links)
+while :; do
+  refused_events
+  if ! kill -0 "$resolver" 2>/dev/null; then
+    [ -z "$resolver" ] || log "the resolver exited: no DNS and no new address for the rest of the session (fail closed)"
+    resolver=''
+  fi
+  if [ -n "$had" ] && [ -z "$(links)" ]; then exit 0; fi
+  sleep 1
+done

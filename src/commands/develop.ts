@@ -57,7 +57,7 @@ import { buildRunArgv, expandHost, runEnv, type RunBind, type RunParams } from '
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
-import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
+import { endWall, enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
 import { helperEnv, postureFacts } from '../gen/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
@@ -546,9 +546,15 @@ async function prepareBox(
       ? null
       : {
           nonce: final.labels.run,
+          box: containerName(ctx.worktreeId),
           hook: posture.hook,
           image: final.image,
-          env: helperEnv(Object.fromEntries(runEnv(final)), posture),
+          env: helperEnv(
+            Object.fromEntries(runEnv(final)),
+            posture,
+            final.uid,
+            io.env['BYRE_WALL_UPSTREAM'],
+          ),
           joinUserns: engine.facts.keepId,
         };
   const credentials: CredentialDelivery | null =
@@ -842,8 +848,18 @@ export async function runDevelop(
         });
   const delivering = deliverBeside(engine, ctx, prepared);
   const before = sessionSnapshots(ctx, flags.selfEdit === true);
-  const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
-  const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  let code: number;
+  let credentialFailure: Awaited<typeof delivering>;
+  try {
+    code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
+    [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  } finally {
+    // The wall's helper runs for the session (adr/0063); it ends with it.
+    if (prepared.netns !== null) {
+      await walling;
+      await endWall(engine, prepared.netns.box);
+    }
+  }
   reportSession(io, ctx, before);
   if (prepared.proof !== null && code === BIND_PROOF_EXIT) {
     throw bindProofRefusal(

@@ -33,7 +33,7 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
       posture: posture.posture,
       skillId: posture.skill.id,
       projectId: ctx.projectId,
-      env: helperEnv({}, posture),
+      env: helperEnv({}, posture, ids.uid, io.env['BYRE_WALL_UPSTREAM']),
       joinUserns: engine.keepId,
     }),
   );

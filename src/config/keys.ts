@@ -217,7 +217,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       '`host[:port]` (port defaults to 443), an IPv4 address, or `[IPv6]:port`; hostnames are lowercased. `!host` closes every port of a host, `!host:port` one port.',
     example: 'egress = ["registry.npmjs.org", "!statsig.anthropic.com"]',
     rules: ['config.egress-invalid'],
-    note: 'Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so. Under `firewall` a connect to anything off the list, and under `firewall-open` one to a closed host, is refused at once ("connection refused" for tcp), never left to time out.',
+    note: 'Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so. Under `firewall` a connect to anything off the list, and under `firewall-open` one to a closed host, is refused at once ("connection refused" for tcp), never left to time out. Under `firewall` a host entry covers that name and every name under it (`github.com` admits `api.github.com` too, on the same port), as the wall\'s resolver answers them during the session: nothing is resolved at launch, and a name off the list does not resolve in the box at all. An address entry admits that address only.',
   },
   env_from_host: {
     section: 'grants',

@@ -92,6 +92,8 @@ export interface Engine {
   startAttached(name: string, options: { tty: boolean }): Promise<number>;
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
+  /** A container's stdout and stderr as the engine kept them; null when there is no such container. */
+  logs(id: string): Promise<EngineOutput | null>;
   ps(query: PsQuery): Promise<string[]>;
   /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
   psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;

@@ -347,6 +347,14 @@ class CliEngine implements Engine {
     return { stdout: c.stdout, stderr: c.stderr };
   }
 
+  async logs(id: string): Promise<EngineOutput | null> {
+    const args = ['logs', id];
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode === 0) return { stdout: c.stdout, stderr: c.stderr };
+    if (c.exitCode !== undefined && isNotFound(c.stderr)) return null;
+    throw engineFailure(this.facts.name, args, c);
+  }
+
   async ps(query: PsQuery): Promise<string[]> {
     return lines(await this.query(psArgv(query)));
   }

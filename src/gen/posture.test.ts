@@ -74,10 +74,11 @@ describe('helperEnv', () => {
     postureSkill('byre/firewall', 'deny-by-default', '/fw'),
   ]);
 
-  it('adds the wall inputs to the box env, and nothing else', () => {
-    const env = helperEnv({ BYRE_UID: '1000' }, facts);
+  it("adds the wall inputs and the box's uid to the box env, and nothing else", () => {
+    const env = helperEnv({ BYRE_UID: '1000' }, facts, 1000);
     expect(env).toEqual({
       BYRE_UID: '1000',
+      BYRE_BOX_UID: '1000',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
       BYRE_INBOUND: '',
@@ -86,10 +87,30 @@ describe('helperEnv', () => {
 
   it('the wall inputs beat the same keys in the box env', () => {
     const env = helperEnv(
-      { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22' },
+      { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22', BYRE_BOX_UID: '7' },
       facts,
+      0,
     );
-    expect(env).toEqual({ BYRE_EGRESS: '', BYRE_EGRESS_DENY: '', BYRE_INBOUND: '' });
+    expect(env).toEqual({
+      BYRE_EGRESS: '',
+      BYRE_EGRESS_DENY: '',
+      BYRE_INBOUND: '',
+      BYRE_BOX_UID: '0',
+    });
+  });
+});
+
+describe("the wall resolver's upstream (adr/0063)", () => {
+  const facts = postureFacts(fakeConfig(), [
+    postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+  ]);
+  it.each([
+    [undefined, undefined],
+    ['', undefined],
+    ['192.0.2.53#5353', '192.0.2.53#5353'],
+  ])("the host names %j: the helper gets %j, never the box env's", (upstream, expected) => {
+    const env = helperEnv({ BYRE_WALL_UPSTREAM: '6.6.6.6' }, facts, 0, upstream);
+    expect(env['BYRE_WALL_UPSTREAM']).toBe(expected);
   });
 });
 
@@ -108,7 +129,7 @@ describe('the published ports the wall lets in (adr/0049)', () => {
     ]) {
       const facts = postureFacts(fakeConfig({ ports }), [skill]);
       expect(facts.inbound).toBe(expected);
-      expect(helperEnv({}, facts)['BYRE_INBOUND']).toBe(expected);
+      expect(helperEnv({}, facts, 0)['BYRE_INBOUND']).toBe(expected);
     }
   });
 });

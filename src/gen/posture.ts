@@ -49,14 +49,23 @@ export function postureFacts(
 
 /**
  * The helper's environment: the box's runtime env plus the wall's inputs.
- * Nothing from the host's own environment: the deny probe aims at a listener
- * of the helper's own on loopback (adr/0061).
+ * Nothing else from the host's own environment than the resolver's upstream
+ * when the user names one: the deny probe aims at a listener of the helper's
+ * own on loopback (adr/0061).
  */
 export function helperEnv(
   boxEnv: Readonly<Record<string, string>>,
   facts: PostureFacts,
+  boxUid: number,
+  upstream?: string,
 ): Record<string, string> {
   const env: Record<string, string> = { ...boxEnv };
+  // The resolver's user must not be the box's (adr/0063).
+  env['BYRE_BOX_UID'] = String(boxUid);
+  // Where the wall's resolver sends allowlisted names, when not the engine's
+  // resolver: the host's BYRE_WALL_UPSTREAM, `ip[#port]` (adr/0063).
+  delete env['BYRE_WALL_UPSTREAM'];
+  if (upstream !== undefined && upstream !== '') env['BYRE_WALL_UPSTREAM'] = upstream;
   env['BYRE_EGRESS'] = facts.allowlist ?? '';
   env['BYRE_EGRESS_DENY'] = facts.deny;
   env['BYRE_INBOUND'] = facts.inbound;

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import {
+  GATE_OPENED,
+  endWall,
   enforcePosture,
+  readWallLog,
+  wallHelperName,
   mintNonce,
   netnsHelperArgv,
   sharedNetworkMode,
@@ -11,6 +15,7 @@ import {
 
 const plan: NetnsPlan = {
   nonce: 'a'.repeat(32),
+  box: 'byre-p-1a2b3c',
   hook: '/usr/local/bin/byre-firewall',
   image: 'byre-p-1a2b3c-u1000-g1000',
   env: { BYRE_EGRESS: 'api.example.com:443', A: '1', BYRE_EGRESS_DENY: '' },
@@ -18,10 +23,10 @@ const plan: NetnsPlan = {
 };
 
 describe('netnsHelperArgv', () => {
-  it('shares only the box network namespace, as root with NET_ADMIN alone and no new privileges, env sorted', () => {
+  it("shares only the box network namespace, detached, as root with only the wall's and its resolver's capabilities and no new privileges, env sorted", () => {
     expect(netnsHelperArgv(plan, 'box123', 'byre-netns-0123456789abcdef')).toEqual([
       'run',
-      '--rm',
+      '-d',
       '--pull=never',
       '--name',
       'byre-netns-0123456789abcdef',
@@ -32,6 +37,12 @@ describe('netnsHelperArgv', () => {
       ...DROP_PRIVILEGES,
       '--cap-add',
       'NET_ADMIN',
+      '--cap-add',
+      'NET_BIND_SERVICE',
+      '--cap-add',
+      'SETGID',
+      '--cap-add',
+      'SETUID',
       '--entrypoint',
       '/usr/local/bin/byre-firewall',
       '-e',
@@ -111,5 +122,70 @@ describe('enforcePosture', () => {
     const run = engine.calls.find((c) => c.method === 'run');
     expect(run?.args[0]).toEqual(expect.arrayContaining(['--entrypoint', plan.hook]));
     expect(engine.calls.map((c) => c.method)).toContain('stop');
+  });
+});
+
+describe('the wall helper for the session (adr/0063)', () => {
+  const fast = { findMs: 50, pollMs: 5, helperMs: 1000 };
+  const box = (engine: FakeEngine) =>
+    engine.addContainer({
+      name: 'box',
+      labels: { 'byre.run': plan.nonce },
+      networkMode: 'bridge',
+      running: true,
+    });
+
+  it('names one helper per box, stable, in the netns helper shape', () => {
+    expect(wallHelperName('byre-p-1a2b3c')).toMatch(/^byre-netns-[0-9a-f]{16}$/);
+    expect(wallHelperName('byre-p-1a2b3c')).toBe(wallHelperName('byre-p-1a2b3c'));
+    expect(wallHelperName('byre-p-1a2b3d')).not.toBe(wallHelperName('byre-p-1a2b3c'));
+  });
+
+  it('removes a stale helper of the box first, resolves once the hook says the gate opened, and leaves the helper running', async () => {
+    const engine = new FakeEngine();
+    box(engine);
+    const name = wallHelperName(plan.box);
+    engine.addContainer({ name, running: false });
+    const walling = enforcePosture(engine, plan, fast);
+    await new Promise((r) => setTimeout(r, 30));
+    engine.logText.set(name, {
+      stdout: 'byre-wall 1 resolved 1 a.test 192.0.2.1 0\n',
+      stderr: `${GATE_OPENED}\n`,
+    });
+    await walling;
+    const methods = engine.calls.map((c) => c.method);
+    expect(methods.indexOf('remove')).toBeLessThan(methods.indexOf('run'));
+    expect(methods).not.toContain('stop');
+    expect(await readWallLog(engine, plan.box)).toBe('byre-wall 1 resolved 1 a.test 192.0.2.1 0\n');
+    expect(await endWall(engine, plan.box)).toBe(true);
+    expect(await readWallLog(engine, plan.box)).toBeNull();
+    expect(await endWall(engine, plan.box)).toBe(false);
+  });
+
+  it('a helper that exits before its gate fails closed with its own last words, removed, the box stopped', async () => {
+    const engine = new FakeEngine();
+    const b = box(engine);
+    const name = wallHelperName(plan.box);
+    const walling = enforcePosture(engine, plan, fast);
+    await new Promise((r) => setTimeout(r, 30));
+    engine.logText.set(name, {
+      stdout: '',
+      stderr: 'byre-firewall: FATAL: nftables refused the wall\n',
+    });
+    await engine.stop(name, 0);
+    await expect(walling).rejects.toThrow(
+      /exited:\nbyre-firewall: FATAL: nftables refused the wall/,
+    );
+    expect(await readWallLog(engine, plan.box)).toBeNull();
+    expect(engine.containers.get(b.id)?.running).toBe(false);
+  });
+
+  it('a helper that never opens the gate fails closed at the deadline', async () => {
+    const engine = new FakeEngine();
+    box(engine);
+    await expect(enforcePosture(engine, plan, { ...fast, helperMs: 50 })).rejects.toThrow(
+      /never opened the gate/,
+    );
+    expect(await readWallLog(engine, plan.box)).toBeNull();
   });
 });

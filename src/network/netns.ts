@@ -2,14 +2,19 @@
 // nonce, refuse a shared network namespace, then run the skill's netns init
 // hook in a helper that shares ONLY the box's network namespace. Any failure
 // stops the box: it must never run past its launch gate without the wall.
+// The helper stays up for the session (it runs the wall's resolver and
+// prints its event lines, adr/0063): one per box, named for it, removed when
+// the session ends.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { helperName, LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 
 export interface NetnsPlan {
   nonce: string;
+  /** The box's container name; names its helper (wallHelperName). */
+  box: string;
   /** The skill's netns_init path inside the image. */
   hook: string;
   image: string;
@@ -25,21 +30,46 @@ export function mintNonce(): string {
 
 /**
  * The helper's privileges, here and in `byre ejectfirewall`'s script: NET_ADMIN
- * writes the namespace's rules; the hook needs nothing else (adr/0050).
+ * writes the namespace's rules and lets the resolver fill its sets;
+ * NET_BIND_SERVICE, SETUID and SETGID let the resolver listen on port 53 and
+ * then run as its own user, the one user whose DNS leaves the box (adr/0063).
+ * Nothing else (adr/0050).
  */
 export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
   ...DROP_PRIVILEGES,
-  ...capAddFlags(['NET_ADMIN']),
+  ...capAddFlags(['NET_ADMIN', 'NET_BIND_SERVICE', 'SETGID', 'SETUID']),
 ];
 
-/** The helper's run argv (pure). */
+/**
+ * The wall's helper container for a box (by the box's container name): one
+ * per box, so byre can read its event lines and remove it (adr/0063).
+ */
+export function wallHelperName(box: string): string {
+  return helperName('netns', createHash('sha256').update(box).digest('hex').slice(0, 16));
+}
+
+/**
+ * The wall helper's raw log (its event lines are on stdout; adr/0063), or
+ * null when the helper is gone. The reader that parses it is elsewhere.
+ */
+export async function readWallLog(engine: Engine, box: string): Promise<string | null> {
+  const out = await engine.logs(wallHelperName(box));
+  return out === null ? null : out.stdout;
+}
+
+/** End the box's wall helper (stopped and removed); false when there was none. */
+export async function endWall(engine: Engine, box: string): Promise<boolean> {
+  return engine.remove(wallHelperName(box)).catch(() => false);
+}
+
+/** The helper's run argv (pure): detached, it outlives this call. */
 export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
   const env = Object.keys(plan.env)
     .sort()
     .flatMap((k) => ['-e', `${k}=${plan.env[k] ?? ''}`]);
   return [
     'run',
-    '--rm',
+    '-d',
     NEVER_PULL,
     '--name',
     name,
@@ -93,9 +123,36 @@ export async function findBoxByNonce(
   }
 }
 
+/** What the hook prints on stderr once the box has passed its gate. */
+export const GATE_OPENED = 'byre-firewall: gate opened';
+
+/**
+ * Wait for the detached helper: resolves once its hook has opened the gate;
+ * rejects with the hook's own words when it exited first or never got there.
+ */
+async function helperReady(
+  engine: Engine,
+  name: string,
+  timeouts: Pick<NetnsTimeouts, 'pollMs' | 'helperMs'>,
+): Promise<void> {
+  const deadline = Date.now() + timeouts.helperMs;
+  for (;;) {
+    const [facts] = await engine.inspectContainers([name]);
+    const out = await engine.logs(name);
+    if (out?.stderr.includes(GATE_OPENED) === true) return;
+    if (facts === undefined || !facts.running || Date.now() > deadline) {
+      const said = (out?.stderr ?? '').trim().split('\n').slice(-5).join('\n');
+      const why = facts?.running === true ? 'never opened the gate' : 'exited';
+      throw new Error(`the wall's helper ${why}${said === '' ? '' : `:\n${said}`}`);
+    }
+    await sleep(timeouts.pollMs);
+  }
+}
+
 /**
  * Wall the box off. Resolves when the hook succeeded (it has opened the
- * gate); rejects with the reason otherwise, after stopping the box.
+ * gate; its helper runs on, see endWall); rejects with the reason otherwise,
+ * after removing the helper and stopping the box.
  */
 export async function enforcePosture(
   engine: Engine,
@@ -114,9 +171,12 @@ export async function enforcePosture(
         `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
       );
     }
-    const name = helperName('netns', randomBytes(8).toString('hex'));
+    // A helper left by an earlier session of this box (byre killed) goes first.
+    const name = wallHelperName(plan.box);
+    await engine.remove(name).catch(() => false);
     try {
       await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
+      await helperReady(engine, name, timeouts);
     } catch (error) {
       await engine.remove(name).catch(() => false);
       throw error;

@@ -1,12 +1,14 @@
 // The bundled network postures' netns hooks, run for real (bash, as in their
-// helper; a process per stub call, hence the longer timeouts) against stub
-// iptables, ip6tables, getent, nc and timeout that record what they were
-// asked: the rules of both chains in both families, each chain ending in a
-// refusal (adr/0061) and the inbound half letting in only published ports
-// (adr/0049); the deny probe on loopback, whose every outcome but "refused at
-// once" stops the launch before the gate opens (adr/0061); firewall-open's
-// closures. The engine tier proves the rules on real bridges; IPv6, which no
-// bridge here has, is proven only here.
+// helper; a process per stub call, hence the longer timeouts) against stubs
+// that record what they were asked. byre-firewall (adr/0063): the one
+// nftables ruleset it writes for an allowlist (both chains, both families,
+// each ending in a refusal, adr/0061; inbound only on published ports,
+// adr/0049; the DNS redirect and the resolver's exemption), the resolver's
+// config (which names go upstream and which allow sets their answers fill),
+// the event lines it prints, and the deny probe on loopback, whose every
+// outcome but "refused at once" stops the launch before the gate opens
+// (adr/0061). firewall-open's closures (iptables). The engine tier proves
+// the rules on real bridges; IPv6, which no bridge here has, only here.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,8 +23,9 @@ const HOOKS = {
 };
 
 /**
- * How the probe's connects go (STUB_PROBE), judged by whether a REJECT rule
- * is in the log (added and not deleted since): the wall is up or not.
+ * How the probe's connects go (STUB_PROBE), judged by whether the wall is up
+ * in the log (a REJECT rule added and not deleted since; for byre-firewall,
+ * the ruleset loaded and the probe port not yet handed back).
  */
 type ProbeMode = 'refused' | 'through' | 'silent' | 'unreachable' | 'nolistener';
 
@@ -30,14 +33,29 @@ const STUBS: Record<string, string> = {
   // `-L OUTPUT` answers, so the namespace counts as having IPv6.
   iptables: 'echo "$(basename "$0") $*" >> "$STUB_LOG"',
   ip6tables: 'echo "$(basename "$0") $*" >> "$STUB_LOG"',
+  nft: [
+    'echo "nft $*" >> "$STUB_LOG"',
+    '[ "$1" = -f ] && sed "s/^/nft-f|/" "$2" >> "$STUB_LOG"',
+    '[ "$1 $2 $5" = "list set refused4" ] && printf "%s\\n" "$STUB_REFUSED"',
+    'exit 0',
+  ].join('\n'),
+  // The resolver: says what it was asked, prints its log lines, and exits.
+  dnsmasq: ['echo "dnsmasq $*" >> "$STUB_LOG"', 'printf "%s\\n" "$STUB_RESOLVER_LOG" >&2'].join(
+    '\n',
+  ),
+  id: '[ "$1 $2" = "-u dnsmasq" ] && echo "${STUB_DNS_UID:-101}"',
+  // The box's network goes on the first wait of the event loop.
+  sleep: 'rm -f "$STUB_NET/eth0"',
   getent: 'echo "203.0.113.5    STREAM $2"',
   // The probe's listener, started in the background.
   nc: 'echo "nc $*" >> "$STUB_LOG"',
   timeout: [
     'echo "timeout $*" >> "$STUB_LOG"',
     '[ "$2" = nc ] && exit 0', // the gate: the box connected
+    'case "$*" in */53) exit 0 ;; esac', // the resolver answers
     '[ "$1" = 2 ] || exit 0', // the allow probe connects
     'up=$(( $(grep -c -- " -A .*REJECT" "$STUB_LOG") - $(grep -c -- " -D .*REJECT" "$STUB_LOG") ))',
+    'up=$(( up + $(grep -c "^nft -f" "$STUB_LOG") - $(grep -c "^nft delete element" "$STUB_LOG") ))',
     'echo "probe $([ "$up" -gt 0 ] && echo walled || echo open)" >> "$STUB_LOG"',
     'refuse() { echo "bash: connect: Connection refused" >&2; exit 1; }',
     'case "$STUB_PROBE:$up" in',
@@ -52,8 +70,11 @@ const STUBS: Record<string, string> = {
 
 interface HookRun {
   status: number | null;
+  stdout: string;
   stderr: string;
   log: string[];
+  /** The resolver's config as the hook wrote it. */
+  conf: string[];
 }
 
 function runHook(hook: string, env: Record<string, string>, probe: ProbeMode = 'refused'): HookRun {
@@ -62,35 +83,49 @@ function runHook(hook: string, env: Record<string, string>, probe: ProbeMode = '
     putFile(dir, `bin/${name}`, `#!/bin/sh\n${body}\n`, 0o755);
   }
   const log = putFile(dir, 'calls.log', '');
+  putFile(dir, 'net/eth0', '');
   const r = spawnSync('bash', [hook], {
     encoding: 'utf8',
     env: {
       PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin`,
       STUB_LOG: log,
       STUB_PROBE: probe,
+      STUB_NET: path.join(dir, 'net'),
+      BYRE_WALL_NET: path.join(dir, 'net'),
+      BYRE_WALL_DIR: path.join(dir, 'run'),
+      BYRE_WALL_UPSTREAM: '192.0.2.53',
+      STUB_RESOLVER_LOG: '',
+      STUB_REFUSED: '',
       BYRE_LAUNCH_GATE_FILE: putFile(dir, 'gate', '7227\n'),
       ...env,
     },
   });
+  let conf: string[] = [];
+  try {
+    conf = readFileSync(path.join(dir, 'run/dnsmasq.conf'), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    // never written
+  }
   return {
     status: r.status,
+    stdout: r.stdout,
     stderr: r.stderr,
     log: readFileSync(log, 'utf8').split('\n').filter(Boolean),
+    conf,
   };
 }
 
-const runWall = (inbound: string, probe?: ProbeMode): HookRun =>
-  runHook(HOOKS.firewall, { BYRE_EGRESS: 'api.example.test:443', BYRE_INBOUND: inbound }, probe);
+const runWall = (
+  egress: string,
+  inbound = '',
+  probe?: ProbeMode,
+  env: Record<string, string> = {},
+): HookRun =>
+  runHook(HOOKS.firewall, { BYRE_EGRESS: egress, BYRE_INBOUND: inbound, ...env }, probe);
 
-/** The calls of one tool on one chain, in order; DNS rules left out (they follow the host's resolv.conf). */
-const chain = (log: readonly string[], tool: string, name: string): string[] =>
-  log.filter(
-    (l) =>
-      l.startsWith(`${tool} -w -`) &&
-      !l.startsWith(`${tool} -w -L`) &&
-      new RegExp(` ${name}\\b`).test(l) &&
-      !/--dport 53 /.test(l),
-  );
+/** The ruleset the hook loaded, tabs dropped. */
+const ruleset = (log: readonly string[]): string[] =>
+  log.filter((l) => l.startsWith('nft-f|')).map((l) => l.slice('nft-f|'.length).trim());
 
 /** The probe's port, as the hook chose it. */
 function probePort(log: readonly string[]): string {
@@ -110,85 +145,262 @@ const LOOPBACK6 = /^0{31}1 /m.test(
   })(),
 );
 
-const FAMILIES = [
-  {
-    tool: 'iptables',
-    icmp: 'icmp-admin-prohibited',
-    allow: ['-A OUTPUT -d 203.0.113.5 -p tcp --dport 443 -j ACCEPT'],
-  },
-  // The stub getent answers with an IPv4 address only.
-  { tool: 'ip6tables', icmp: 'icmp6-adm-prohibited', allow: [] },
-] as const;
+/** The ruleset's fixed parts, around what an allowlist adds. */
+const UPSTREAM = [
+  'meta skuid 101 ip daddr 192.0.2.53 meta l4proto { tcp, udp } th dport 53 accept',
+];
+const wall = (
+  p: string,
+  sets: string[],
+  allow: string[],
+  inbound: string[] = [],
+  upstream: string[] = UPSTREAM,
+): string[] => [
+  'table inet byre',
+  'delete table inet byre',
+  'table inet byre {',
+  `set probe { type inet_service; elements = { ${p} } }`,
+  ...sets,
+  'set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }',
+  'set refused6 { type ipv6_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }',
+  'chain dns {',
+  'type nat hook output priority -101; policy accept;',
+  'meta skuid 101 return',
+  'meta l4proto { tcp, udp } th dport 53 redirect to :53',
+  '}',
+  'chain output {',
+  'type filter hook output priority 0; policy drop;',
+  'oifname "lo" tcp dport != @probe accept',
+  'oifname "lo" meta l4proto != tcp accept',
+  'ct state established,related accept',
+  ...upstream,
+  'ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport 53 accept',
+  'ip6 daddr ::1 meta l4proto { tcp, udp } th dport 53 accept',
+  ...allow,
+  'ct state invalid drop',
+  'oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }',
+  'oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }',
+  'meta l4proto tcp reject with tcp reset',
+  'reject with icmpx admin-prohibited',
+  '}',
+  'chain input {',
+  'type filter hook input priority 0; policy drop;',
+  'iifname "lo" accept',
+  'ct state established,related accept',
+  ...inbound,
+  'ct state invalid drop',
+  'meta l4proto tcp reject with tcp reset',
+  'reject with icmpx admin-prohibited',
+  '}',
+  '}',
+];
 
-describe('byre-firewall: every chain ends in a refusal, in both families', () => {
-  it.each(FAMILIES)(
-    '$tool: OUTPUT admits loopback (less the probe port until the probe ran), replies and the allowlist, then refuses',
-    ({ tool, icmp, allow }) => {
-      const r = runWall('');
+const sets = (...ports: number[]): string[] =>
+  ports.flatMap((p) => [
+    `set allow4_${p} { type ipv4_addr; }`,
+    `set allow6_${p} { type ipv6_addr; }`,
+  ]);
+const setRules = (...ports: number[]): string[] =>
+  ports.flatMap((p) => [
+    `ip daddr @allow4_${p} tcp dport ${p} accept`,
+    `ip6 daddr @allow6_${p} tcp dport ${p} accept`,
+  ]);
+const RESOLVER_BASE = [
+  'keep-in-foreground',
+  'log-facility=-',
+  'log-queries',
+  'no-resolv',
+  'no-hosts',
+  'no-poll',
+  'interface=lo',
+  'bind-interfaces',
+  'user=dnsmasq',
+  'pid-file=',
+];
+const nftset = (name: string, ...ports: number[]): string =>
+  `nftset=/${name}/${ports.map((p) => `4#inet#byre#allow4_${p},6#inet#byre#allow6_${p}`).join(',')}`;
+
+describe('byre-firewall: one ruleset and one resolver config per allowlist (adr/0063)', () => {
+  it.each([
+    ['an empty allowlist: loopback, replies and the resolver only', '', '', [], [], []],
+    [
+      'a name: its answers fill the allow sets of its port; nothing resolved now',
+      'api.example.test:443',
+      '',
+      sets(443),
+      setRules(443),
+      ['server=/api.example.test/192.0.2.53', nftset('api.example.test', 443)],
+    ],
+    [
+      'a name on two ports, a name under it, addresses of both families',
+      'example.test:443 example.test:22 git.example.test:9418 192.0.2.7:80 [2001:db8::7]:8443',
+      '',
+      sets(22, 443, 9418),
+      [
+        'ip daddr 192.0.2.7 tcp dport 80 accept',
+        'ip6 daddr 2001:db8::7 tcp dport 8443 accept',
+        ...setRules(22, 443, 9418),
+      ],
+      [
+        'server=/example.test/192.0.2.53',
+        nftset('example.test', 22, 443),
+        // A name under an entry is covered by it too: its answers fill both entries' sets.
+        'server=/git.example.test/192.0.2.53',
+        nftset('git.example.test', 22, 443, 9418),
+      ],
+    ],
+    [
+      'comma-separated, upper case, the default port',
+      'Api.Example.Test,registry.npmjs.org:443',
+      '',
+      sets(443),
+      setRules(443),
+      [
+        'server=/api.example.test/192.0.2.53',
+        nftset('api.example.test', 443),
+        'server=/registry.npmjs.org/192.0.2.53',
+        nftset('registry.npmjs.org', 443),
+      ],
+    ],
+  ])(
+    '%s',
+    (_label, egress, inbound, setLines, allow, conf) => {
+      const r = runWall(egress, inbound);
       expect(r.status, r.stderr).toBe(0);
-      const p = probePort(r.log);
-      const t = `${tool} -w`;
-      expect(chain(r.log, tool, 'OUTPUT')).toEqual([
-        `${t} -F OUTPUT`,
-        `${t} -A OUTPUT -o lo ! -p tcp -j ACCEPT`,
-        `${t} -A OUTPUT -o lo -p tcp ! --dport ${p} -j ACCEPT`,
-        `${t} -A OUTPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT`,
-        ...allow.map((rule) => `${t} ${rule}`),
-        `${t} -A OUTPUT -m conntrack --ctstate INVALID -j DROP`,
-        `${t} -A OUTPUT -p tcp -j REJECT --reject-with tcp-reset`,
-        `${t} -A OUTPUT -j REJECT --reject-with ${icmp}`,
-        `${t} -P OUTPUT DROP`,
-        // After the probe: the whole of loopback again.
-        `${t} -I OUTPUT 1 -o lo -j ACCEPT`,
-        `${t} -D OUTPUT -o lo ! -p tcp -j ACCEPT`,
-        `${t} -D OUTPUT -o lo -p tcp ! --dport ${p} -j ACCEPT`,
-      ]);
+      expect(ruleset(r.log)).toEqual(wall(probePort(r.log), setLines, allow));
+      expect(r.conf).toEqual([...RESOLVER_BASE, ...conf]);
+      // Nothing is looked up at launch (adr/0063).
+      expect(r.log.some((l) => l.startsWith('getent'))).toBe(false);
     },
     30_000,
   );
 
   it.each([
     ['no published port', '', []],
-    ['two published ports', '3000 8080', ['3000', '8080']],
-    ['one, with stray spaces', '  443 ', ['443']],
+    ['two published ports', '3000 8080', ['tcp dport { 3000,8080 } accept']],
+    ['one, with stray spaces', '  443 ', ['tcp dport { 443 } accept']],
   ])(
-    '%s: INPUT lets new connections in only on the published ports, then refuses, IPv4 and IPv6 alike',
-    (_label, inbound, ports) => {
-      const r = runWall(inbound);
+    '%s: INPUT lets new connections in only on them, then refuses',
+    (_label, inbound, rules) => {
+      const r = runWall('', inbound);
       expect(r.status, r.stderr).toBe(0);
-      for (const { tool, icmp } of FAMILIES) {
-        const t = `${tool} -w`;
-        expect(chain(r.log, tool, 'INPUT')).toEqual([
-          `${t} -F INPUT`,
-          `${t} -A INPUT -i lo -j ACCEPT`,
-          `${t} -A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT`,
-          ...ports.map((p) => `${t} -A INPUT -p tcp --dport ${p} -j ACCEPT`),
-          `${t} -A INPUT -m conntrack --ctstate INVALID -j DROP`,
-          `${t} -A INPUT -p tcp -j REJECT --reject-with tcp-reset`,
-          `${t} -A INPUT -j REJECT --reject-with ${icmp}`,
-          `${t} -P INPUT DROP`,
-        ]);
-      }
-      expect(r.stderr).toContain(`inbound only on ${ports.length} published port(s)`);
+      expect(ruleset(r.log)).toEqual(wall(probePort(r.log), [], [], rules));
     },
     30_000,
   );
 
-  it.each(['0', '65536', '08', '22;id', '80-90', 'x'])(
-    'a BYRE_INBOUND entry %j that is not a port touches no rule and never opens the gate',
-    (bad) => {
-      const r = runWall(`3000 ${bad}`);
+  it("only the resolver's user reaches its upstreams, on their ports, in their family", () => {
+    const r = runWall('a.test', '', 'refused', {
+      BYRE_WALL_UPSTREAM: '192.0.2.53#5353,2001:db8::53',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(ruleset(r.log)).toEqual(
+      wall(
+        probePort(r.log),
+        sets(443),
+        setRules(443),
+        [],
+        [
+          'meta skuid 101 ip daddr 192.0.2.53 meta l4proto { tcp, udp } th dport 5353 accept',
+          'meta skuid 101 ip6 daddr 2001:db8::53 meta l4proto { tcp, udp } th dport 53 accept',
+        ],
+      ),
+    );
+    expect(r.conf.filter((l) => l.startsWith('server='))).toEqual([
+      'server=/a.test/192.0.2.53#5353',
+      'server=/a.test/2001:db8::53',
+    ]);
+  }, 30_000);
+
+  it('every resolver the engine gave goes upstream when no BYRE_WALL_UPSTREAM is set, the resolver itself never', () => {
+    const r = runWall('a.test', '', 'refused', { BYRE_WALL_UPSTREAM: '' });
+    expect(r.status, r.stderr).toBe(0);
+    const servers = r.conf.filter((l) => l.startsWith('server='));
+    const expected = readFileSync('/etc/resolv.conf', 'utf8')
+      .split('\n')
+      .flatMap((l) => /^nameserver\s+(\S+)/.exec(l)?.slice(1) ?? [])
+      .filter((ns) => ns !== '127.0.0.1' && ns !== '::1')
+      .map((ns) => `server=/a.test/${ns}`);
+    expect(servers).toEqual(expected);
+  }, 30_000);
+
+  it.each([
+    ['BYRE_EGRESS', 'a.test:0', 'not an entry'],
+    ['BYRE_EGRESS', 'a.test:70000', 'not an entry'],
+    ['BYRE_EGRESS', 'a.test/x', 'not an entry'],
+    ['BYRE_EGRESS', 'a;reboot', 'not an entry'],
+    ['BYRE_EGRESS', '[2001:db8::1;x]:22', 'not an entry'],
+    ['BYRE_INBOUND', '22;id', 'not a port'],
+    ['BYRE_INBOUND', '08', 'not a port'],
+    ['BYRE_INBOUND', '0', 'not a port'],
+    ['BYRE_WALL_UPSTREAM', '1.2.3.4;x', 'not ip[#port]'],
+    ['BYRE_BOX_UID', '101', "the resolver's user"],
+  ])(
+    '%s %j touches no rule, starts no resolver and never opens the gate',
+    (key, value, message) => {
+      const r = runWall('a.test', '', 'refused', { [key]: value });
       expect(r.status).not.toBe(0);
-      expect(r.stderr).toContain('not a port');
-      expect(r.log.filter((l) => !l.startsWith('ip6tables -w -L'))).toEqual([]);
+      expect(r.stderr).toContain(message);
+      expect(r.log.filter((l) => /^(nft|dnsmasq|timeout 60)/.test(l))).toEqual([]);
     },
     30_000,
   );
 });
 
+describe('byre-firewall: the event lines (adr/0063)', () => {
+  it('prints resolved, refused-name and refused-connect lines; other resolver chatter goes to stderr; the resolver exiting is said', () => {
+    const r = runWall('example.test:443', '', 'refused', {
+      STUB_RESOLVER_LOG: [
+        'dnsmasq: started, version 2.90 cachesize 150',
+        'dnsmasq: query[A] www.example.test from 172.17.0.2',
+        'dnsmasq: forwarded www.example.test to 192.0.2.53',
+        'dnsmasq: reply www.example.test is 192.0.2.10',
+        'dnsmasq: reply www.example.test is 2001:db8::10',
+        'dnsmasq: reply www.example.test is <CNAME>',
+        'dnsmasq: query[TXT] aGVsbG8.Off-List.test from 172.17.0.2',
+        'dnsmasq: query[type=65] x y.off-list.test from 172.17.0.2',
+        'dnsmasq: query[AAAA] notexample.test from 172.17.0.2',
+      ].join('\n'),
+      STUB_REFUSED:
+        'elements = { 192.0.2.99 . tcp . 8080 counter packets 3 bytes 180,\n 192.0.2.98 . udp . 53 counter packets 1 bytes 60 }',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/^(byre-wall 1 [a-z-]+) \d+ /, '$1 T '));
+    expect(events.sort()).toEqual(
+      [
+        'byre-wall 1 resolved T www.example.test 192.0.2.10 0',
+        'byre-wall 1 resolved T www.example.test 2001:db8::10 0',
+        'byre-wall 1 refused-name T agvsbg8.off-list.test TXT',
+        'byre-wall 1 refused-name T x\\032y.off-list.test TYPE65',
+        'byre-wall 1 refused-name T notexample.test AAAA',
+        'byre-wall 1 refused-connect T tcp 192.0.2.99 8080 count=3',
+        'byre-wall 1 refused-connect T udp 192.0.2.98 53 count=1',
+      ].sort(),
+    );
+    expect(r.stdout).toMatch(/^byre-wall 1 resolved \d{10} /m);
+    expect(r.stderr).toContain('dnsmasq: started, version 2.90');
+    expect(r.stderr).toContain('the resolver exited: no DNS and no new address');
+    expect(r.stderr).toContain('gate opened');
+  }, 30_000);
+
+  it('a name too long for an event line keeps its last labels', () => {
+    const long = `${'a'.repeat(60)}.`.repeat(12) + 'off-list.test';
+    const r = runWall('', '', 'refused', {
+      STUB_RESOLVER_LOG: `dnsmasq: query[A] ${long} from 172.17.0.2`,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const line = r.stdout.trim();
+    expect(line.length).toBeLessThanOrEqual(600);
+    expect(line).toMatch(/ a{60}\.(a{60}\.)+off-list\.test A$/);
+  }, 30_000);
+});
+
 describe('byre-firewall: the deny probe on loopback (adr/0061)', () => {
-  it('connects before the wall, is refused after both families are walled, and only then does loopback reopen and the gate open', () => {
-    const r = runWall('');
+  it('connects before the wall, is refused after it, and only then is the probe port handed back, the resolver asked, and the gate opened', () => {
+    const r = runWall('a.test');
     expect(r.status, r.stderr).toBe(0);
     const p = probePort(r.log);
     const targets = LOOPBACK6 ? ['127.0.0.1', '::1'] : ['127.0.0.1'];
@@ -197,22 +409,21 @@ describe('byre-firewall: the deny probe on loopback (adr/0061)', () => {
       expect(r.stderr).toContain(`deny probe to ${ip}:${p} refused by the wall`);
     }
     if (LOOPBACK6) expect(r.log).toContain(`nc -6 -dlk ::1 ${p}`);
-    const at = (line: string): number => r.log.indexOf(line);
+    const at = (prefix: string): number => r.log.findIndex((l) => l.startsWith(prefix));
     const probes = r.log.flatMap((l, i) => (l.startsWith('probe ') ? [[i, l] as const] : []));
-    // The controls (one per target) before any rule; the proofs after both families' walls.
     expect(probes.map(([, l]) => l)).toEqual([
       ...targets.map(() => 'probe open'),
       ...targets.map(() => 'probe walled'),
     ]);
-    const firstRule = r.log.findIndex((l) => / -F OUTPUT$/.test(l));
-    expect(probes[targets.length - 1]?.[0]).toBeLessThan(firstRule);
-    const proofs = probes.slice(targets.length).map(([i]) => i);
-    for (const tool of ['iptables', 'ip6tables']) {
-      expect(Math.min(...proofs)).toBeGreaterThan(at(`${tool} -w -P INPUT DROP`));
-      expect(Math.max(...proofs)).toBeLessThan(at(`${tool} -w -I OUTPUT 1 -o lo -j ACCEPT`));
-    }
-    const gate = r.log.findIndex((l) => l.startsWith('timeout 60 nc -l'));
-    expect(gate).toBeGreaterThan(at(`ip6tables -w -I OUTPUT 1 -o lo -j ACCEPT`));
+    expect(probes[targets.length - 1]?.[0]).toBeLessThan(at('nft -f'));
+    expect(probes[targets.length]?.[0]).toBeGreaterThan(at('nft -f'));
+    const handBack = at(`nft delete element inet byre probe { ${p} }`);
+    expect(Math.max(...probes.map(([i]) => i))).toBeLessThan(handBack);
+    expect(at('dnsmasq --conf-file=')).toBeGreaterThan(at('nft -f'));
+    expect(at('timeout 2 bash -c exec 3<>/dev/tcp/127.0.0.1/53')).toBeGreaterThan(handBack);
+    expect(at('timeout 60 nc -l')).toBeGreaterThan(
+      at('timeout 2 bash -c exec 3<>/dev/tcp/127.0.0.1/53'),
+    );
   }, 30_000);
 
   it.each([
@@ -223,13 +434,14 @@ describe('byre-firewall: the deny probe on loopback (adr/0061)', () => {
   ] as const)(
     'a probe that %s stops everything before the gate opens',
     (_label, mode, message) => {
-      const r = runWall('3000', mode);
+      const r = runWall('a.test', '3000', mode);
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(message);
       expect(r.log.some((l) => l.startsWith('timeout 60 nc -l'))).toBe(false);
+      expect(r.log.some((l) => l.startsWith('nft delete element'))).toBe(false);
       if (mode === 'nolistener') {
-        // The control failed: no rule was ever written.
-        expect(r.log.filter((l) => / -[FAPID] /.test(l))).toEqual([]);
+        // The control failed: no rule was ever written, no resolver started.
+        expect(r.log.filter((l) => /^(nft|dnsmasq)/.test(l))).toEqual([]);
       }
     },
     30_000,

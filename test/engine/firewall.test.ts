@@ -7,6 +7,8 @@
 // every probe below tells a refusal from a connect that went unanswered.
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -14,6 +16,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
+import { containerName } from '../../src/gen/names.js';
+import { wallHelperName } from '../../src/network/netns.js';
 import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest, type EngineName } from './engines.js';
 import {
@@ -107,6 +111,86 @@ function probe(name: string, ip: string, port: number): string {
   return `e=$(timeout 2 bash -c 'exec 3<>/dev/tcp/${ip}/${port}' 2>&1); case $? in 0) echo ${name}_OK;; 124) echo ${name}_SILENT;; *) case $e in *'Connection refused'*) echo ${name}_REFUSED;; *) echo "${name}_FAILED \${e##*: }";; esac;; esac`;
 }
 
+/**
+ * The resolver's upstream in these tests: a DNS server in this process on
+ * 0.0.0.0 (reached from boxes through their network's gateway), answering A
+ * queries from `answers` (TTL 1 s) and nothing for `silent` names, NXDOMAIN
+ * for the rest; every query name it saw is in `seen`. Nothing leaves the machine.
+ */
+interface FixtureDns {
+  port: number;
+  answers: Map<string, string>;
+  silent: Set<string>;
+  seen: string[];
+  close(): Promise<void>;
+}
+
+async function fixtureDns(): Promise<FixtureDns> {
+  const socket: Socket = createSocket('udp4');
+  const answers = new Map<string, string>();
+  const silent = new Set<string>();
+  const seen: string[] = [];
+  socket.on('message', (msg, peer) => {
+    if (msg.length < 12) return;
+    const labels: string[] = [];
+    let at = 12;
+    while (at < msg.length && msg[at] !== 0) {
+      const len = msg[at] ?? 0;
+      labels.push(msg.subarray(at + 1, at + 1 + len).toString('latin1'));
+      at += 1 + len;
+    }
+    const qtype = msg.readUInt16BE(at + 1);
+    const name = labels.join('.').toLowerCase();
+    seen.push(name);
+    if (silent.has(name)) return;
+    const question = msg.subarray(12, at + 5);
+    const address = answers.get(name);
+    const header = Buffer.alloc(12);
+    msg.copy(header, 0, 0, 2);
+    header.writeUInt16BE(address === undefined ? 0x8183 : 0x8180, 2);
+    header.writeUInt16BE(1, 4);
+    const answer =
+      address !== undefined && qtype === 1
+        ? Buffer.concat([
+            Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 1, 0, 4]),
+            Buffer.from(address.split('.').map(Number)),
+          ])
+        : Buffer.alloc(0);
+    header.writeUInt16BE(answer.length === 0 ? 0 : 1, 6);
+    socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '0.0.0.0', resolve));
+  return {
+    port: socket.address().port,
+    answers,
+    silent,
+    seen,
+    close: () => new Promise<void>((r) => socket.close(() => r())),
+  };
+}
+
+/** A private network for one test, labelled for the sweep; its gateway is this machine. */
+function testNetwork(p: TestProject): { name: string; gateway: string; remove(): void } {
+  const name = `byre-test-wall-${randomBytes(4).toString('hex')}`;
+  engineCli(p, ['network', 'create', '--label', 'byre.test=1', name]);
+  const format =
+    p.flavor.engine === 'docker'
+      ? '{{range .IPAM.Config}}{{.Gateway}}{{end}}'
+      : '{{range .Subnets}}{{.Gateway}}{{end}}';
+  const gateway = engineCli(p, ['network', 'inspect', '-f', format, name]).trim();
+  return {
+    name,
+    gateway,
+    remove: () => {
+      try {
+        engineCli(p, ['network', 'rm', name]);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
 const projects: TestProject[] = [];
 afterEach(() => {
   for (const p of projects.splice(0)) cleanupProject(p);
@@ -148,7 +232,7 @@ function built(p: TestProject): void {
 describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label', (flavor) => {
   const engine = flavor.engine;
 
-  it('deny-by-default: only the allowlisted host:port is reachable (no other container either), DNS works; new connections come in only on published ports', async () => {
+  it('deny-by-default: only the allowlisted host:port is reachable (no other container either), a name off the list does not resolve; new connections come in only on published ports', async () => {
     // The inbound half (adr/0049): the neighbour is an open container on the
     // same bridge (the project's image, its entrypoint replaced, so no wall
     // and no gate). Without the INPUT rules it could connect in and read what
@@ -182,7 +266,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
           probe('OTHERPORT', gw, other),
           probe('OTHERHOST', elsewhere, open),
           probe('NEIGHBOUR', bridgeAddress(p, neighbour), 9999),
-          'getent hosts deb.debian.org >/dev/null && echo DNS_OK',
+          'getent hosts deb.debian.org >/dev/null && echo DNS_OK || echo DNS_REFUSED',
           'echo "$BYRE_EGRESS"',
           'nc -lk 8181 </dev/null >/dev/null 2>&1 &',
           'nc -lk 9998 </dev/null >/dev/null 2>&1 &',
@@ -215,7 +299,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
         'OTHERPORT_REFUSED',
         'OTHERHOST_REFUSED',
         'NEIGHBOUR_REFUSED',
-        'DNS_OK',
+        'DNS_REFUSED',
         `${gw}:${open}`,
         'LISTENING',
       ]);
@@ -230,14 +314,14 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     }
   });
 
-  it('an empty allowlist lets nothing but loopback and DNS out', () => {
+  it('an empty allowlist lets nothing but loopback out, and resolves no name', () => {
     const gw = gateway(engine);
     const p = shared(engine, 'firewall', '');
     const r = runByre(p, ['develop'], {
-      input: `${probe('GW', gw, open)}\ngetent hosts deb.debian.org >/dev/null && echo DNS_OK\n`,
+      input: `${probe('GW', gw, open)}\ngetent hosts deb.debian.org >/dev/null && echo DNS_OK || echo DNS_REFUSED\n`,
     });
     expect(r.status).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['GW_REFUSED', 'DNS_OK']);
+    expect(r.stdout.trim().split('\n')).toEqual(['GW_REFUSED', 'DNS_REFUSED']);
   });
 
   it('a walled box that forges a worktree of its own .git gets no new identity at the next develop (adr/0047)', () => {
@@ -271,13 +355,18 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
     }
   });
 
-  it('fails closed when the wall cannot be built: the agent never runs and byre says why', () => {
+  it('fails closed when the wall cannot be built: the agent never runs, byre says why, no helper is left', () => {
     const p = shared(engine, 'firewall', 'egress = ["no-such-host.invalid"]\n');
-    const r = runByre(p, ['develop'], { input: 'echo AGENT_RAN\n' });
+    const r = runByre(p, ['develop'], {
+      input: 'echo AGENT_RAN\n',
+      env: { BYRE_WALL_UPSTREAM: 'not-an-address' },
+    });
     expect(r.stdout).not.toContain('AGENT_RAN');
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('the network wall did not apply');
-    expect(r.stderr).toMatch(/none of the 1 allowlisted hosts resolved/);
+    expect(r.stderr).toContain('BYRE_WALL_UPSTREAM holds "not-an-address"');
+    const helper = wallHelperName(containerName(p.id));
+    expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(helper);
   });
 
   it('without the helper, the launch gate times out and the command never runs', () => {
@@ -390,10 +479,121 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       expect(state).not.toBe('exited 0');
     } finally {
       try {
-        engineCli(p, ['rm', '-f', name]);
+        engineCli(p, ['rm', '-f', name, `${name}-wall`]);
       } catch {
         // already gone
       }
+    }
+  });
+
+  it("the wall's resolver (adr/0063): an allowed name follows its rotation, other names and addresses are refused and logged, tunnel queries never leave, a silent name blocks nothing, and killing the resolver fails closed", async () => {
+    const p = shared(engine, 'firewall', '');
+    built(p);
+    const net = testNetwork(p);
+    const dns = await fixtureDns();
+    const a = net.gateway;
+    const b = machineAddress(a);
+    dns.answers.set('svc.allowed.test', a);
+    // Allowlisted, never answered: bring-up must not wait on it.
+    dns.silent.add('never.allowed.test');
+    p.writeConfig(
+      [
+        'skills = ["firewall"]',
+        `egress = ["svc.allowed.test:${open}", "never.allowed.test"]`,
+        `run_args = ["--network", "${net.name}"]`,
+        '',
+      ].join('\n'),
+    );
+    const tunnel = `${randomBytes(12).toString('hex')}.off-list.test`;
+    const session = startByre(p, ['develop'], {
+      env: { BYRE_WALL_UPSTREAM: `${a}#${dns.port}` },
+    });
+    const helper = wallHelperName(containerName(p.id));
+    const step = async (marker: string, lines: string[]): Promise<string[]> => {
+      const before = session.stdout().length;
+      session.child.stdin?.write([...lines, `echo ${marker}`, ''].join('\n'));
+      const out = await waitFor(marker, () => {
+        const text = session.stdout().slice(before);
+        return text.includes(marker) ? text : null;
+      }).catch((error: Error) => {
+        throw new Error(`${error.message}; byre said:\n${session.stderr().slice(-1500)}`);
+      });
+      return out.trim().split('\n');
+    };
+    const resolve = (tag: string, name: string): string =>
+      `r=$(getent ahostsv4 ${name} | awk 'NR==1{print $1}'); echo "${tag} \${r:-NONE}"`;
+    try {
+      // Address A: reachable by name; B (not handed out yet) and another port refused at once.
+      expect(
+        await step('PHASE1', [
+          resolve('R1', 'svc.allowed.test'),
+          probe('A1', a, open),
+          probe('B1', b, open),
+          probe('AOTHER', a, other),
+          resolve('OFF', 'name.off-list.test'),
+          resolve('TUNNEL', tunnel),
+        ]),
+      ).toEqual([
+        `R1 ${a}`,
+        'A1_OK',
+        'B1_REFUSED',
+        'AOTHER_REFUSED',
+        'OFF NONE',
+        'TUNNEL NONE',
+        'PHASE1',
+      ]);
+      // The rotation: the name now answers B; A stays admitted for the session.
+      dns.answers.set('svc.allowed.test', b);
+      expect(
+        await step('PHASE2', [
+          'sleep 1.5',
+          resolve('R2', 'svc.allowed.test'),
+          probe('B2', b, open),
+          probe('A2', a, open),
+        ]),
+      ).toEqual([`R2 ${b}`, 'B2_OK', 'A2_OK', 'PHASE2']);
+      // Off-list names never reached the upstream, the tunnel-shaped one included.
+      expect(dns.seen.filter((n) => n.endsWith('off-list.test'))).toEqual([]);
+      expect(dns.seen).toContain('svc.allowed.test');
+      const events = await waitFor('the refused connect in the wall log', () => {
+        const text = engineCli(p, ['logs', helper]);
+        return text.includes(`refused-connect`) ? text : null;
+      });
+      const lines = events.split('\n').map((l) => l.replace(/^(byre-wall 1 \S+) \d+ /, '$1 T '));
+      expect(lines).toContain(`byre-wall 1 resolved T svc.allowed.test ${a} 0`);
+      expect(lines).toContain(`byre-wall 1 resolved T svc.allowed.test ${b} 0`);
+      expect(lines).toContain('byre-wall 1 refused-name T name.off-list.test A');
+      expect(lines).toContain(`byre-wall 1 refused-name T ${tunnel} A`);
+      expect(
+        lines.some((l) => l.startsWith(`byre-wall 1 refused-connect T tcp ${b} ${open} count=`)),
+      ).toBe(true);
+      expect(
+        lines.some((l) => l.startsWith(`byre-wall 1 refused-connect T tcp ${a} ${other} count=`)),
+      ).toBe(true);
+
+      // The resolver dies: no DNS, nothing more asked upstream, no new address.
+      engineCli(p, ['kill', helper]);
+      const asked = dns.seen.length;
+      dns.answers.set('svc.allowed.test', a);
+      expect(
+        await step('PHASE3', [resolve('R3', 'svc.allowed.test'), probe('AOTHER3', a, other)]),
+      ).toEqual(['R3 NONE', 'AOTHER3_REFUSED', 'PHASE3']);
+      expect(dns.seen.length).toBe(asked);
+
+      session.child.stdin?.end();
+      expect(await session.exited).toBe(0);
+      // The session's end removed its helper.
+      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(helper);
+    } finally {
+      session.child.kill('SIGKILL');
+      await session.exited;
+      await dns.close();
+      try {
+        engineCli(p, ['rm', '-f', helper]);
+      } catch {
+        // already gone
+      }
+      net.remove();
     }
   });
 

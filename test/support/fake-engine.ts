@@ -266,6 +266,15 @@ export class FakeEngine implements Engine {
     return this.onRun(argv, options);
   }
 
+  /** What `logs` answers per container name or id; a container without an entry logs nothing. */
+  readonly logText = new Map<string, EngineOutput>();
+
+  async logs(id: string): Promise<EngineOutput | null> {
+    this.record('logs', id);
+    if (this.find(id) === undefined) return null;
+    return this.logText.get(id) ?? { stdout: '', stderr: '' };
+  }
+
   async ps(query: PsQuery): Promise<string[]> {
     this.record('ps', query);
     return [...this.containers.values()].filter((c) => matchesQuery(c, query)).map((c) => c.id);
