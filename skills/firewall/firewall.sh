@@ -76,7 +76,8 @@ done
 # capabilities and with no-new-privileges (adr/0050), so it cannot become
 # this user; it must not already be it.
 dns_user=dnsmasq
-dns_uid=$(id -u "$dns_user" 2>/dev/null) || die "no $dns_user user in the image; rebuild it (\`byre rebuild\`)"
+dns_uid=$(id -u "$dns_user" 2>/dev/null) || { dns_user=nobody; dns_uid=$(id -u nobody 2>/dev/null); } ||
+  die "neither a dnsmasq nor a nobody user in the image; rebuild it (\`byre rebuild\`)"
 [ "$dns_uid" != 0 ] || die "the $dns_user user is root; the resolver needs a user of its own"
 [ "$dns_uid" != "${BYRE_BOX_UID:-}" ] ||
   die "the box runs as uid $dns_uid, the resolver's user; the wall cannot tell them apart"
