@@ -95,3 +95,5 @@ done
 log "egress open-denylist applied: $count closures, each refused at once; deny probe refused"
 
 timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"
+# byre waits for this line (adr/0063).
+printf 'byre-firewall: gate opened\n' >&2

@@ -316,6 +316,8 @@ nc -dlk 127.0.0.1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
 if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
   targets+=(::1)
   nc -6 -dlk ::1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
+else
+  log "IPv6 rules applied; no ::1 in this namespace, so IPv6 is off here and not probed"
 fi
 for ip in "${targets[@]}"; do
   for _ in $(seq 20); do
