@@ -181,8 +181,12 @@ function testNetwork(p: TestProject): { name: string; gateway: string; remove():
   return {
     name,
     gateway,
+    // The box (--rm) may still be going when the session ends: its containers first.
     remove: () => {
       try {
+        const on = engineCli(p, ['ps', '-aq', '--filter', `network=${name}`]).split('\n');
+        const ids = on.filter((id) => id !== '');
+        if (ids.length > 0) engineCli(p, ['rm', '-f', ...ids]);
         engineCli(p, ['network', 'rm', name]);
       } catch {
         // already gone
