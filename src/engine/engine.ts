@@ -106,6 +106,11 @@ export interface Engine {
     options?: { signal?: AbortSignal },
   ): Promise<ContainerFacts[]>;
   networkMode(id: string): Promise<string>;
+  /**
+   * The last `tail` lines the container wrote on its stdout (stderr is not
+   * returned); an EngineError when there is no such container.
+   */
+  logs(id: string, options: { tail: number }): Promise<string>;
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
   remove(id: string): Promise<boolean>;

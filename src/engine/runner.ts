@@ -19,6 +19,7 @@ import {
   inspectVolumesArgv,
   manifestInspectArgv,
   inspectLabelsArgv,
+  logsArgv,
   networkModeArgv,
   psArgv,
   psLabelsArgv,
@@ -382,6 +383,10 @@ class CliEngine implements Engine {
 
   async networkMode(id: string): Promise<string> {
     return (await this.query(networkModeArgv(id))).trim();
+  }
+
+  async logs(id: string, options: { tail: number }): Promise<string> {
+    return this.query(logsArgv(id, options.tail));
   }
 
   async stop(id: string, seconds: number): Promise<void> {

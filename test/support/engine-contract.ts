@@ -146,6 +146,35 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(Buffer.concat(chunks).toString()).toBe('in');
     });
 
+    it('logs: the last lines of stdout only; a missing box is not found', async () => {
+      const out = await s.engine.run([
+        'run',
+        '-d',
+        '--name',
+        name('logs'),
+        ...labels('logs'),
+        s.image,
+        'sh',
+        '-c',
+        'printf "one\\ntwo\\nthree\\n"; echo err >&2; sleep 300',
+      ]);
+      const id = out.stdout.trim().split('\n').pop() ?? '';
+      created.push(id);
+      let got = '';
+      // The engine's log catches up with a just-started box: poll for the last line.
+      for (let i = 0; i < 50 && !got.includes('three'); i++) {
+        got = await s.engine.logs(id, { tail: 2 });
+        if (!got.includes('three')) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(got).toBe('two\nthree\n');
+      const error = await s.engine.logs(name('missing'), { tail: 5 }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(EngineError);
+      expect(isNotFound((error as EngineError).stderr)).toBe(true);
+    });
+
     it('a --rm box is gone once it has run', async () => {
       await s.engine.run(['run', '--rm', '--name', name('rm'), ...labels('rm'), s.image, 'true']);
       expect(

@@ -42,6 +42,8 @@ export interface FakeContainer {
   env: Record<string, string>;
   networkMode: string;
   running: boolean;
+  /** What the container wrote on stdout, for `logs`. */
+  stdout?: string;
   image: string;
 }
 
@@ -97,6 +99,8 @@ export class FakeEngine implements Engine {
   /** The session itself: runs while the started box is running (default: ends at once). */
   onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
+  /** What a detached `run -d` box writes on stdout (its `logs`); nothing unless set. */
+  onRunDetached: (argv: readonly string[]) => string = () => '';
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
     stderr: '',
@@ -261,6 +265,7 @@ export class FakeEngine implements Engine {
     this.record('run', [...argv], options);
     if (argv.includes('-d') || argv.includes('--detach')) {
       const c = this.containerFromArgv(argv, true);
+      c.stdout = this.onRunDetached(argv);
       return { stdout: `${c.id}\n`, stderr: '' };
     }
     return this.onRun(argv, options);
@@ -309,6 +314,18 @@ export class FakeEngine implements Engine {
     const c = this.find(id);
     if (c === undefined) throw this.missing(id, 'inspect');
     return c.networkMode;
+  }
+
+  async logs(id: string, options: { tail: number }): Promise<string> {
+    this.record('logs', id, options);
+    const c = this.find(id);
+    if (c === undefined) throw this.missing(id, 'logs');
+    const lines = (c.stdout ?? '').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines
+      .slice(-options.tail)
+      .map((l) => `${l}\n`)
+      .join('');
   }
 
   async stop(id: string, seconds: number): Promise<void> {
