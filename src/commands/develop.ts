@@ -58,6 +58,7 @@ import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
+import { keepWallSession } from '../box/wall-log.js';
 import { helperEnv, postureFacts } from '../gen/posture.js';
 import { causeDetails } from '../output/render-error.js';
 import type { Engine } from '../engine/engine.js';
@@ -834,16 +835,33 @@ export async function runDevelop(
 
   const reaping = reapQuietly(pool, ctx, prepared.launchHash);
   let wallFailure: { error: unknown } | null = null;
+  let walledBox = null as string | null;
   const walling =
     prepared.netns === null
       ? Promise.resolve()
-      : enforcePosture(engine, prepared.netns).catch((error: unknown) => {
-          wallFailure = { error };
-        });
+      : enforcePosture(engine, prepared.netns).then(
+          (boxId) => {
+            walledBox = boxId;
+          },
+          (error: unknown) => {
+            wallFailure = { error };
+          },
+        );
   const delivering = deliverBeside(engine, ctx, prepared);
   const before = sessionSnapshots(ctx, flags.selfEdit === true);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   const [credentialFailure] = await Promise.all([delivering, reaping, walling]);
+  // What the wall refused, read before its helper goes (adr/0064).
+  await keepWallSession(
+    engine,
+    {
+      launchesDir: ctx.project.launches,
+      worktreeId: ctx.worktreeId,
+      launch: prepared.launchHash,
+      boxId: walledBox,
+    },
+    deps.clock(),
+  );
   reportSession(io, ctx, before);
   if (prepared.proof !== null && code === BIND_PROOF_EXIT) {
     throw bindProofRefusal(

@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
-import { helperName, LABEL } from '../gen/names.js';
+import { LABEL, wallHelperName } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 
 export interface NetnsPlan {
@@ -94,14 +94,14 @@ export async function findBoxByNonce(
 }
 
 /**
- * Wall the box off. Resolves when the hook succeeded (it has opened the
- * gate); rejects with the reason otherwise, after stopping the box.
+ * Wall the box off. Resolves with the box's id when the hook succeeded (it
+ * has opened the gate); rejects with the reason otherwise, after stopping the box.
  */
 export async function enforcePosture(
   engine: Engine,
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
-): Promise<void> {
+): Promise<string> {
   const boxId = await findBoxByNonce(engine, plan.nonce, timeouts);
   if (boxId === null) throw new Error('the box never started, so its network was never walled');
   const stopBox = async (): Promise<void> => {
@@ -114,13 +114,14 @@ export async function enforcePosture(
         `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
       );
     }
-    const name = helperName('netns', randomBytes(8).toString('hex'));
+    const name = wallHelperName(boxId);
     try {
       await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
     } catch (error) {
       await engine.remove(name).catch(() => false);
       throw error;
     }
+    return boxId;
   } catch (error) {
     await stopBox();
     throw error;
