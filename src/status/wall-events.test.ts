@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import {
+  NO_WALL_EVENTS,
   WALL_LOG_TAIL_LINES,
   WALL_MAX_ADDRESSES,
   WALL_MAX_COUNT,
@@ -251,15 +252,7 @@ describe('parseWallLog: aggregated, ordered, bounded', () => {
         '\n',
       ),
     );
-    expect(e).toEqual({
-      names: [],
-      namesMore: 0,
-      connects: [],
-      connectsMore: 0,
-      resolved: [],
-      resolvedMore: 0,
-      partial: false,
-    });
+    expect(e).toEqual(NO_WALL_EVENTS);
   });
 });
 

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
 import { withSetupLock } from '../../src/project/lock.js';
 import { projectStorePaths } from '../../src/project/store-layout.js';
+import { NO_WALL_EVENTS } from '../../src/status/wall-events.js';
 import {
   byreBin,
   hasTmux,
@@ -168,15 +169,7 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
         launch: 'a'.repeat(64),
         engine: 'docker',
         ended: 1764660060,
-        events: {
-          names,
-          namesMore: 0,
-          connects: [],
-          connectsMore: 0,
-          resolved: [],
-          resolvedMore: 0,
-          partial: false,
-        },
+        events: { ...NO_WALL_EVENTS, names },
       }),
     );
     const pane = open(p, '--global');
