@@ -1,5 +1,6 @@
 // The wall's event log at the edges (adr/0064): read from the walled box's
-// netns helper through the engine, and the last session's record written
+// netns helper through the engine (the caller names the helper: the netns
+// module owns that name), and the last session's record written
 // beside the launch records when a session ends and read back by status and
 // the editor. The parsing and every bound live in status/wall-*.ts; this
 // module only moves bytes, and never lets a failure here fail a session.
@@ -9,7 +10,6 @@ import path from 'node:path';
 
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../errors.js';
-import { wallHelperName } from '../gen/names.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { readRegularFile } from '../project/read-regular.js';
 import { WALL_LOG_TAIL_LINES, parseWallLog, type WallEvents } from '../status/wall-events.js';
@@ -23,17 +23,23 @@ import {
 
 export type WallRead = { events: WallEvents; error: null } | { events: null; error: string };
 
-/** The running walled box's events, or why they could not be read (its helper is gone, the engine failed). */
-export async function readWallEvents(engine: Engine, boxId: string): Promise<WallRead> {
-  const helper = wallHelperName(boxId);
+/**
+ * The running walled box's events from its helper `helper`, or why they
+ * could not be read (the helper is gone, the engine failed).
+ */
+export async function readWallEvents(engine: Engine, helper: string): Promise<WallRead> {
   try {
-    const text = await engine.logs(helper, { tail: WALL_LOG_TAIL_LINES });
-    return { events: parseWallLog(text), error: null };
+    const out = await engine.logs(helper, { tail: WALL_LOG_TAIL_LINES });
+    if (out !== null) return { events: parseWallLog(out.stdout), error: null };
+    return {
+      events: null,
+      error: `the wall's helper ${helper} is not running on ${engine.facts.name}, so the box has no resolver and keeps no record of what it refused`,
+    };
   } catch (error) {
     if (!(error instanceof EngineError)) throw error;
     return {
       events: null,
-      error: `the wall's helper ${helper} could not be read on ${engine.facts.name} (${error.message}); without it the box has no resolver`,
+      error: `the wall's helper ${helper} could not be read on ${engine.facts.name} (${error.message})`,
     };
   }
 }
@@ -73,11 +79,12 @@ export function readWallRecord(launchesDir: string, worktreeId: string): WallRec
  */
 export async function keepWallSession(
   engine: Engine,
-  session: { launchesDir: string; worktreeId: string; launch: string; boxId: string | null },
+  /** `helper`: the walled session's helper; null for a session with no wall. */
+  session: { launchesDir: string; worktreeId: string; launch: string; helper: string | null },
   now: Date,
 ): Promise<void> {
   try {
-    const read = session.boxId === null ? null : await readWallEvents(engine, session.boxId);
+    const read = session.helper === null ? null : await readWallEvents(engine, session.helper);
     if (read === null || read.events === null) {
       await rm(recordPath(session.launchesDir, session.worktreeId), { force: true });
       return;

@@ -21,7 +21,8 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../box/pool.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import { createIdentity, sealValue } from '../credentials/seal.js';
-import { LABEL, wallHelperName } from '../gen/names.js';
+import { containerName, LABEL } from '../gen/names.js';
+import { wallHelperName } from '../network/netns.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { renderError } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
@@ -443,10 +444,12 @@ describe('develop: the wall’s last session (adr/0064)', () => {
 
   it('a walled session’s refused names are kept when it ends; an open session removes them', async () => {
     w.writeConfig('skills = ["firewall"]\n');
-    w.engine.onStart = async (box) => {
+    w.engine.onStart = async () => {
       await until(() => w.engine.callsTo('run').length > 0);
-      w.engine.addContainer({
-        name: wallHelperName(box.id),
+      const helper = wallHelperName(containerName(w.id));
+      w.engine.addContainer({ name: helper });
+      w.engine.logText.set(helper, {
+        stderr: 'byre-firewall: gate opened\n',
         stdout: [
           'dnsmasq: started',
           'byre-wall 1 refused-name 1764660000 evil.example A',

@@ -57,7 +57,7 @@ import { buildRunArgv, expandHost, runEnv, type RunBind, type RunParams } from '
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { BIND_PROOF_EXIT, bindProofValue } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
-import { enforcePosture, mintNonce, type NetnsPlan } from '../network/netns.js';
+import { enforcePosture, mintNonce, wallHelperName, type NetnsPlan } from '../network/netns.js';
 import { keepWallSession } from '../box/wall-log.js';
 import { helperEnv, postureFacts } from '../gen/posture.js';
 import { causeDetails } from '../output/render-error.js';
@@ -835,18 +835,12 @@ export async function runDevelop(
 
   const reaping = reapQuietly(pool, ctx, prepared.launchHash);
   let wallFailure: { error: unknown } | null = null;
-  let walledBox = null as string | null;
   const walling =
     prepared.netns === null
       ? Promise.resolve()
-      : enforcePosture(engine, prepared.netns).then(
-          (boxId) => {
-            walledBox = boxId;
-          },
-          (error: unknown) => {
-            wallFailure = { error };
-          },
-        );
+      : enforcePosture(engine, prepared.netns).catch((error: unknown) => {
+          wallFailure = { error };
+        });
   const delivering = deliverBeside(engine, ctx, prepared);
   const before = sessionSnapshots(ctx, flags.selfEdit === true);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
@@ -858,7 +852,8 @@ export async function runDevelop(
       launchesDir: ctx.project.launches,
       worktreeId: ctx.worktreeId,
       launch: prepared.launchHash,
-      boxId: walledBox,
+      helper:
+        prepared.netns === null || wallFailure !== null ? null : wallHelperName(prepared.name),
     },
     deps.clock(),
   );

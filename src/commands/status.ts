@@ -17,7 +17,7 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
-import { LABEL } from '../gen/names.js';
+import { containerName, LABEL } from '../gen/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { ByreError, EngineError, UsageError } from '../errors.js';
@@ -348,7 +348,10 @@ async function wallOf(
   launch: LaunchRecordState | null,
   answers: readonly PoolAnswer<StatusScanBox[]>[],
 ): Promise<WallInput | null> {
-  const { readWallEvents, readWallRecord } = await import('../box/wall-log.js');
+  const [{ readWallEvents, readWallRecord }, { wallHelperName }] = await Promise.all([
+    import('../box/wall-log.js'),
+    import('../network/netns.js'),
+  ]);
   if (own === undefined) {
     const record = readWallRecord(ctx.project.launches, ctx.worktreeId);
     return record === null ? null : { of: 'last_session', record };
@@ -356,7 +359,8 @@ async function wallOf(
   if (launch?.kind !== 'verified' || launch.record.network.posture === 'open') return null;
   const answer = answers.find((a) => a.name === own.engine && a.state === 'ok');
   if (answer?.state !== 'ok') return null;
-  return { of: 'running_box', ...(await readWallEvents(answer.engine, own.id)) };
+  const helper = wallHelperName(containerName(ctx.worktreeId));
+  return { of: 'running_box', ...(await readWallEvents(answer.engine, helper)) };
 }
 
 /**

@@ -107,10 +107,10 @@ export interface Engine {
   ): Promise<ContainerFacts[]>;
   networkMode(id: string): Promise<string>;
   /**
-   * The last `tail` lines the container wrote on its stdout (stderr is not
-   * returned); an EngineError when there is no such container.
+   * A container's stdout and stderr as the engine kept them (the last
+   * `tail` lines of each, when given); null when there is no such container.
    */
-  logs(id: string, options: { tail: number }): Promise<string>;
+  logs(id: string, options?: { tail?: number }): Promise<EngineOutput | null>;
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
   remove(id: string): Promise<boolean>;

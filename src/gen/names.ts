@@ -57,15 +57,6 @@ export function helperName(kind: HelperKind, hex16: string): string {
   return `byre-${kind}-${hex16}`;
 }
 
-/**
- * The walled box's netns helper, named for the box it walls (its first 16 id
- * digits), so status can find it from the box and develop can read its event
- * log when the session ends (adr/0064).
- */
-export function wallHelperName(boxId: string): string {
-  return helperName('netns', boxId.slice(0, 16));
-}
-
 export function worktreeAddHelperName(targetId: string): string {
   return `byre-wtadd-${targetId}`;
 }

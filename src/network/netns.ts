@@ -3,9 +3,9 @@
 // hook in a helper that shares ONLY the box's network namespace. Any failure
 // stops the box: it must never run past its launch gate without the wall.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
-import { LABEL, wallHelperName } from '../gen/names.js';
+import { helperName, LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 
 export interface NetnsPlan {
@@ -31,6 +31,14 @@ export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
   ...DROP_PRIVILEGES,
   ...capAddFlags(['NET_ADMIN']),
 ];
+
+/**
+ * The wall's helper container for a box (by the box's container name): one
+ * per box, so byre can read its event lines and remove it (adr/0063).
+ */
+export function wallHelperName(box: string): string {
+  return helperName('netns', createHash('sha256').update(box).digest('hex').slice(0, 16));
+}
 
 /** The helper's run argv (pure). */
 export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
@@ -94,14 +102,14 @@ export async function findBoxByNonce(
 }
 
 /**
- * Wall the box off. Resolves with the box's id when the hook succeeded (it
- * has opened the gate); rejects with the reason otherwise, after stopping the box.
+ * Wall the box off. Resolves when the hook succeeded (it has opened the
+ * gate); rejects with the reason otherwise, after stopping the box.
  */
 export async function enforcePosture(
   engine: Engine,
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
-): Promise<string> {
+): Promise<void> {
   const boxId = await findBoxByNonce(engine, plan.nonce, timeouts);
   if (boxId === null) throw new Error('the box never started, so its network was never walled');
   const stopBox = async (): Promise<void> => {
@@ -114,14 +122,13 @@ export async function enforcePosture(
         `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
       );
     }
-    const name = wallHelperName(boxId);
+    const name = helperName('netns', randomBytes(8).toString('hex'));
     try {
       await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
     } catch (error) {
       await engine.remove(name).catch(() => false);
       throw error;
     }
-    return boxId;
   } catch (error) {
     await stopBox();
     throw error;

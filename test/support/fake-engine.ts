@@ -42,8 +42,6 @@ export interface FakeContainer {
   env: Record<string, string>;
   networkMode: string;
   running: boolean;
-  /** What the container wrote on stdout, for `logs`. */
-  stdout?: string;
   image: string;
 }
 
@@ -99,8 +97,10 @@ export class FakeEngine implements Engine {
   /** The session itself: runs while the started box is running (default: ends at once). */
   onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
-  /** What a detached `run -d` box writes on stdout (its `logs`); nothing unless set. */
-  onRunDetached: (argv: readonly string[]) => string = () => '';
+  /** What a detached `run -d` box writes (its `logs`); nothing unless set. */
+  onRunDetached: (argv: readonly string[]) => EngineOutput | null = () => null;
+  /** What `logs` answers per container name or id; a container without an entry logs nothing. */
+  readonly logText = new Map<string, EngineOutput>();
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
     stderr: '',
@@ -265,7 +265,8 @@ export class FakeEngine implements Engine {
     this.record('run', [...argv], options);
     if (argv.includes('-d') || argv.includes('--detach')) {
       const c = this.containerFromArgv(argv, true);
-      c.stdout = this.onRunDetached(argv);
+      const out = this.onRunDetached(argv);
+      if (out !== null) this.logText.set(c.id, out);
       return { stdout: `${c.id}\n`, stderr: '' };
     }
     return this.onRun(argv, options);
@@ -316,16 +317,21 @@ export class FakeEngine implements Engine {
     return c.networkMode;
   }
 
-  async logs(id: string, options: { tail: number }): Promise<string> {
+  async logs(id: string, options: { tail?: number } = {}): Promise<EngineOutput | null> {
     this.record('logs', id, options);
     const c = this.find(id);
-    if (c === undefined) throw this.missing(id, 'logs');
-    const lines = (c.stdout ?? '').split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines
-      .slice(-options.tail)
-      .map((l) => `${l}\n`)
-      .join('');
+    if (c === undefined) return null;
+    const out = this.logText.get(c.name) ?? this.logText.get(c.id) ?? { stdout: '', stderr: '' };
+    const tail = (text: string): string => {
+      if (options.tail === undefined) return text;
+      const lines = text.split('\n');
+      if (lines[lines.length - 1] === '') lines.pop();
+      return lines
+        .slice(-options.tail)
+        .map((l) => `${l}\n`)
+        .join('');
+    };
+    return { stdout: tail(out.stdout), stderr: tail(out.stderr) };
   }
 
   async stop(id: string, seconds: number): Promise<void> {
