@@ -34,7 +34,7 @@ export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
 
 /**
  * The wall's helper container for a box (by the box's container name): one
- * per box, so byre can read its event lines and remove it (adr/0063).
+ * per box, so byre can read its event lines and remove it (adr/0064).
  */
 export function wallHelperName(box: string): string {
   return helperName('netns', createHash('sha256').update(box).digest('hex').slice(0, 16));
