@@ -322,16 +322,20 @@ export class FakeEngine implements Engine {
     const c = this.find(id);
     if (c === undefined) return null;
     const out = this.logText.get(c.name) ?? this.logText.get(c.id) ?? { stdout: '', stderr: '' };
-    const tail = (text: string): string => {
-      if (options.tail === undefined) return text;
-      const lines = text.split('\n');
-      if (lines[lines.length - 1] === '') lines.pop();
-      return lines
-        .slice(-options.tail)
-        .map((l) => `${l}\n`)
+    if (options.tail === undefined) return { ...out };
+    // The engines' tail counts both streams' lines together; the fake logs stdout first.
+    const lines = (text: string, err: boolean): { text: string; err: boolean }[] =>
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => ({ text: `${l}\n`, err }));
+    const kept = [...lines(out.stdout, false), ...lines(out.stderr, true)].slice(-options.tail);
+    const join = (err: boolean): string =>
+      kept
+        .filter((l) => l.err === err)
+        .map((l) => l.text)
         .join('');
-    };
-    return { stdout: tail(out.stdout), stderr: tail(out.stderr) };
+    return { stdout: join(false), stderr: join(true) };
   }
 
   async stop(id: string, seconds: number): Promise<void> {
