@@ -7,7 +7,7 @@
 
 import type { BoxProof } from '../box/bind-pins.js';
 import { bindProofRefusal } from '../box/bind-pins.js';
-import { interpretExit } from '../box/exit-status.js';
+import { interpretExit } from './exit-status.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
 import { escapeTerminal } from '../output/escape.js';

@@ -5,7 +5,7 @@
 
 import type { BindPins } from '../box/bind-pins.js';
 import type { PlannedVolume } from '../box/volumes.js';
-import { precreateMountPoints } from '../box/mount-points.js';
+import { precreateMountPoints } from './mount-points.js';
 import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
 import { buildRunArgv, type RunParams } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';

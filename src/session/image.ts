@@ -4,8 +4,8 @@
 // record names it.
 
 import type { Io } from '../io.js';
-import { buildProgressFor } from '../box/build-progress.js';
-import { ensureImage, type ImageOutcome } from '../box/image.js';
+import { buildProgressFor } from './build-progress.js';
+import { ensureImage, type ImageOutcome } from './image-build.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { Engine } from '../engine/engine.js';
 import { bakedIds, imageTag } from '../gen/names.js';

@@ -5,7 +5,7 @@
 
 import type { Io } from '../io.js';
 import type { BindPins } from '../box/bind-pins.js';
-import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from '../box/seed-prefs.js';
+import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from './seed-prefs.js';
 import {
   ensureVolumes,
   seedFreshVolumes,
