@@ -92,8 +92,6 @@ export interface Engine {
   startAttached(name: string, options: { tty: boolean }): Promise<number>;
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
-  /** A container's stdout and stderr as the engine kept them; null when there is no such container. */
-  logs(id: string): Promise<EngineOutput | null>;
   ps(query: PsQuery): Promise<string[]>;
   /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
   psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;
@@ -108,6 +106,11 @@ export interface Engine {
     options?: { signal?: AbortSignal },
   ): Promise<ContainerFacts[]>;
   networkMode(id: string): Promise<string>;
+  /**
+   * A container's stdout and stderr as the engine kept them (the last
+   * `tail` lines of each, when given); null when there is no such container.
+   */
+  logs(id: string, options?: { tail?: number }): Promise<EngineOutput | null>;
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
   remove(id: string): Promise<boolean>;

@@ -5,7 +5,6 @@ import {
   GATE_OPENED,
   endWall,
   enforcePosture,
-  readWallLog,
   wallHelperName,
   mintNonce,
   netnsHelperArgv,
@@ -156,9 +155,9 @@ describe('the wall helper for the session (adr/0063)', () => {
     const methods = engine.calls.map((c) => c.method);
     expect(methods.indexOf('remove')).toBeLessThan(methods.indexOf('run'));
     expect(methods).not.toContain('stop');
-    expect(await readWallLog(engine, plan.box)).toBe('byre-wall 1 resolved 1 a.test 192.0.2.1 0\n');
+    expect((await engine.logs(name))?.stdout).toBe('byre-wall 1 resolved 1 a.test 192.0.2.1 0\n');
     expect(await endWall(engine, plan.box)).toBe(true);
-    expect(await readWallLog(engine, plan.box)).toBeNull();
+    expect(await engine.logs(name)).toBeNull();
     expect(await endWall(engine, plan.box)).toBe(false);
   });
 
@@ -176,7 +175,7 @@ describe('the wall helper for the session (adr/0063)', () => {
     await expect(walling).rejects.toThrow(
       /exited:\nbyre-firewall: FATAL: nftables refused the wall/,
     );
-    expect(await readWallLog(engine, plan.box)).toBeNull();
+    expect(await engine.logs(name)).toBeNull();
     expect(engine.containers.get(b.id)?.running).toBe(false);
   });
 
@@ -186,6 +185,6 @@ describe('the wall helper for the session (adr/0063)', () => {
     await expect(enforcePosture(engine, plan, { ...fast, helperMs: 50 })).rejects.toThrow(
       /never opened the gate/,
     );
-    expect(await readWallLog(engine, plan.box)).toBeNull();
+    expect(await engine.logs(wallHelperName(plan.box))).toBeNull();
   });
 });

@@ -48,15 +48,6 @@ export function wallHelperName(box: string): string {
   return helperName('netns', createHash('sha256').update(box).digest('hex').slice(0, 16));
 }
 
-/**
- * The wall helper's raw log (its event lines are on stdout; adr/0063), or
- * null when the helper is gone. The reader that parses it is elsewhere.
- */
-export async function readWallLog(engine: Engine, box: string): Promise<string | null> {
-  const out = await engine.logs(wallHelperName(box));
-  return out === null ? null : out.stdout;
-}
-
 /** End the box's wall helper (stopped and removed); false when there was none. */
 export async function endWall(engine: Engine, box: string): Promise<boolean> {
   return engine.remove(wallHelperName(box)).catch(() => false);
