@@ -26,6 +26,7 @@ import type { Engine } from '../engine/engine.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL, bakedIds, imageTag } from '../gen/names.js';
 import { createEngine } from '../engine/runner.js';
+import type { CommandDeps } from './deps.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
@@ -76,10 +77,14 @@ function requireSetUp(ctx: ProjectContext): void {
   }
 }
 
+/** Worktree's outside world; detection defaults to a fresh probe, as before the seam. */
+export type WorktreeDeps = Pick<CommandDeps, 'detect' | 'createEngine' | 'pool'>;
+
 /** The engine the config picks, detected and pinned, with the project's image tag. */
 async function projectEngine(
   io: Io,
   ctx: ProjectContext,
+  deps: WorktreeDeps,
 ): Promise<{
   engine: Engine;
   choice: string;
@@ -91,11 +96,11 @@ async function projectEngine(
 }> {
   const early = await loadBoxConfig(ctx, userHome(io));
   const declined = treeRoots(early.trees);
-  const facts = await projectEngineFacts(detectEngine, ctx, early, io.env);
+  const facts = await projectEngineFacts(deps.detect ?? detectEngine, ctx, early, io.env);
   printWarnings(io.stderr, facts.warnings);
   const ids = bakedIds(facts.keepId, io.uid, io.gid);
   return {
-    engine: createEngine(facts, { env: io.env }),
+    engine: (deps.createEngine ?? createEngine)(facts, { env: io.env }),
     choice: early.config.engine.value,
     tag: imageTag(ctx.projectId, ids.uid, ids.gid),
     ...ids,
@@ -233,6 +238,7 @@ export async function worktreeCommand(
   io: Io,
   name: string,
   options: WorktreeOptions,
+  deps: WorktreeDeps = {},
 ): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
@@ -263,7 +269,7 @@ export async function worktreeCommand(
     containmentInput({ worktreeDir: target, gitPaths: null }, ctx.store.home, home, null),
   );
 
-  const e = await projectEngine(io, ctx);
+  const e = await projectEngine(io, ctx, deps);
   await withSetupLock(ctx.project, async () => {
     await ensureProjectImage(io, ctx, e);
     if (state === 'absent') mkdirSync(target, { mode: 0o755 });
@@ -309,8 +315,12 @@ interface SessionIndex {
 }
 
 /** Which worktree ids of this project have a running box, across engines. */
-async function runningSessions(io: Io, ctx: ProjectContext): Promise<SessionIndex> {
-  const pool = enginePool(projectDeclinedRoots(io, ctx), io.env, null);
+async function runningSessions(
+  io: Io,
+  ctx: ProjectContext,
+  deps: WorktreeDeps,
+): Promise<SessionIndex> {
+  const pool = deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null);
   const answers = await askPool(pool, (engine) =>
     engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [LABEL.workdir]),
   );
@@ -331,10 +341,10 @@ function entryId(entry: WorktreeEntry, ctx: ProjectContext): string {
 }
 
 /** `byre worktree list`: each worktree, its branch, and whether its session runs. */
-export async function worktreeListCommand(io: Io): Promise<void> {
+export async function worktreeListCommand(io: Io, deps: WorktreeDeps = {}): Promise<void> {
   const ctx = await gitProject(io);
   const list = listWorktrees(ctx.commonGitDir, ctx.projectRoot);
-  const sessions = await runningSessions(io, ctx);
+  const sessions = await runningSessions(io, ctx, deps);
   const rows = list.entries.map((entry) => {
     const notes = [
       entry.admin === null ? 'main' : null,
@@ -418,6 +428,7 @@ export async function worktreeRemoveCommand(
   io: Io,
   name: string,
   options: { force?: boolean },
+  deps: WorktreeDeps = {},
 ): Promise<void> {
   const ctx = await gitProject(io);
   requireSetUp(ctx);
@@ -426,8 +437,8 @@ export async function worktreeRemoveCommand(
     name,
     io.cwd,
   );
-  const e = await projectEngine(io, ctx);
-  const pool = enginePool(e.declined, io.env, e.engine);
+  const e = await projectEngine(io, ctx, deps);
+  const pool = deps.pool ?? enginePool(e.declined, io.env, e.engine);
   const id = worktreeIdFor(entry.path);
   await withSetupLock(ctx.project, async () => {
     const census = await censusSessions(
