@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { EffectiveConfig } from '../config/types.js';
 import { CONTROL, isContainedRelative } from '../config/grammar.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
-import type { SessionRunner } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import { expandHost } from '../gen/run-argv.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { EngineError } from '../errors.js';
@@ -21,8 +21,8 @@ import {
   provenScript,
   type ProvenBind,
 } from '../gen/bind-proof.js';
-import { bindProofRefusal, pinSource, type SourcedBind } from './bind-pins.js';
-import type { PlannedVolume, SeedContext } from './volumes.js';
+import { bindProofRefusal, pinSource, type SourcedBind } from '../box/bind-pins.js';
+import type { PlannedVolume, SeedContext } from '../box/volumes.js';
 
 export interface PrefsSeed {
   /** The agent skill whose prefs these are. */
@@ -153,7 +153,7 @@ function pinPrefs(seed: PrefsSeed): { seed: PrefsSeed; proof: ProvenBind[] } {
 
 /** Copies the prefs when the state volume was created by this launch; returns what was copied. */
 export async function seedAgentPrefs(
-  engine: SessionRunner,
+  engine: Engine,
   planned: PrefsSeed | null,
   created: ReadonlySet<string>,
   ctx: SeedContext,

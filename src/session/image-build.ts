@@ -5,9 +5,9 @@
 import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
-import { stageBuildContext } from './stage.js';
+import { stageBuildContext } from '../box/stage.js';
 import { LABEL } from '../gen/names.js';
-import type { ImageRunner } from '../engine/engine.js';
+import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
 import { pullFailureReason } from './build-steps.js';
 import type { BuildProgress } from './build-progress.js';
@@ -16,7 +16,7 @@ import { computeContextDigest, listContextFiles, plannedContextFiles } from './c
 const CONTEXT_LABEL = 'byre.context';
 
 export interface ImageRequest {
-  engine: ImageRunner;
+  engine: Engine;
   plan: BuildPlan;
   contextDir: string;
   /** Where `files` sources are read: the main worktree (the image is the whole project's). */
