@@ -38,11 +38,15 @@ const METHODS: Record<EngineMethod, true> = {
   exec: true,
   execAttached: true,
   execStream: true,
+  logs: true,
 };
 
 for (const name of ['docker', 'podman'] as const) {
   const engine = new FakeEngine({ name });
   engine.images.set('debian:bookworm-slim', { id: 'sha256:slim', labels: {} });
+  // A detached box's log is not interpreted: the fake says what the contract's box prints.
+  engine.onRunDetached = (argv) =>
+    argv.includes('sh') ? { stdout: 'one\ntwo\nthree\n', stderr: 'err\n' } : null;
   engineContract(`fake ${name}`, async () => ({
     engine,
     image: 'debian:bookworm-slim',
