@@ -34,7 +34,7 @@ import { answersText } from '../config/onboarding.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';
 import { enginePool, askPool, openAnswers, poolOf, type EnginePool } from '../box/pool.js';
-import { treeRoots } from '../box/writable-trees.js';
+import { launchedTreesOf, treeRoots } from '../box/writable-trees.js';
 import { readEngineRecord, readRecordedEngine, writeEngineRecord } from '../box/engine-record.js';
 import { engineMoveLine, formatEngineRecord, sessionEngines } from '../box/engine-scope.js';
 import { launchRunParams } from '../gen/run-params.js';
@@ -81,6 +81,7 @@ import {
   writeLaunchRecord,
 } from '../launch/store.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
+import { recordLaunchedTrees } from '../launch/trees-record.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say, sayAll } from '../output/notes.js';
@@ -518,6 +519,15 @@ async function prepareBox(
   // Fail closed: a box without its record is one status cannot describe
   // (it would show the current config and a wrong reason), so none is created.
   const launchHash = writeLaunchRecordOrRefuse(ctx.project.launches, record);
+  // What this box may write stays a box-writable tree after it (adr/0046).
+  await recordLaunchedTrees(
+    ctx.store.home,
+    launchedTreesOf({
+      params: launched,
+      volumes: volumes.map((v) => v.decl),
+      projectRoot: ctx.projectRoot,
+    }),
+  );
   const labelled: RunParams = {
     ...launched,
     labels: { ...launched.labels, launch: launchHash },
