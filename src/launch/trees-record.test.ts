@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError, RefusedError } from '../errors.js';
-import { storePaths } from '../project/store-layout.js';
+import { formatWorktreeRecord } from '../project/identity-record.js';
+import { projectStorePaths, storePaths, worktreeRecordPath } from '../project/store-layout.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
+import { writeLaunchRecord } from './store.js';
 import {
   boundTrees,
   mergeTrees,
@@ -181,6 +184,31 @@ describe('readLaunchedTrees / recordLaunchedTrees', () => {
     expect(error).toBeInstanceOf(RefusedError);
     expect((error as RefusedError).rule).toBe('store.trees-record-full');
     expect(readFileSync(file(), 'utf8')).toBe(renderTreesRecord(trees));
+  });
+
+  it('the first write starts from what the store knew: worktrees byre launched in, read-write binds of launch records', async () => {
+    const id = 'old-app-abc123';
+    writeLaunchRecord(projectStorePaths(home(), id).launches, {
+      ...sampleRecord(),
+      binds: [
+        { host: '/old/app', target: '/workspace', mode: 'rw' },
+        { host: '/old/ro', target: '/ro', mode: 'ro' },
+        { host: '/old/shared', target: '/shared', mode: 'rw' },
+      ],
+    });
+    const wt = worktreeRecordPath(home(), 'wt-app-def456');
+    mkdirSync(path.dirname(wt), { recursive: true });
+    writeFileSync(wt, formatWorktreeRecord({ dir: '/old/app-x', projectId: id }));
+    await recordLaunchedTrees(home(), [t('/new')]);
+    expect(readLaunchedTrees(home()).map((x) => [x.path, x.project])).toEqual([
+      ['/old/app-x', id],
+      ['/old/app', id],
+      ['/old/shared', id],
+      ['/new', ID],
+    ]);
+    expect(readLaunchedTrees(home())[2]?.what).toBe(
+      `the read-write bind /old/shared -> /shared of a box of project ${id} (its launch record)`,
+    );
   });
 
   it('over the cap, directories that are gone make room', async () => {

@@ -7,15 +7,17 @@
 // `projects/<id>`). develop adds to it, under its own lock, before the box is
 // created; every command that gathers the trees reads it.
 
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
+import { parseLaunchRecord } from '../gen/launch-record.js';
 import { writeFileAtomic } from '../project/atomic-write.js';
 import { isValidProjectId } from '../project/identity.js';
+import { worktreeRecords } from '../project/identity-record.js';
 import { withSetupLock } from '../project/lock.js';
 import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
-import { storePaths } from '../project/store-layout.js';
+import { projectStorePaths, storePaths } from '../project/store-layout.js';
 
 /** One directory a box was launched with write access to. */
 export interface LaunchedTree {
@@ -122,16 +124,13 @@ function invalidRecord(file: string, why: string): ByreError {
   });
 }
 
-/**
- * Every entry the store records; none when there is no record yet. A record
- * byre cannot read is an error (fail closed: it would drop trees unseen).
- */
-export function readLaunchedTrees(home: string): LaunchedTree[] {
+/** The entries, or null when there is no record yet; a record byre cannot read is an error. */
+function readRecord(home: string): LaunchedTree[] | null {
   const { file } = treesRecordPaths(home);
   const read = readRegularFile(file, TREES_RECORD_MAX_BYTES);
   switch (read.kind) {
     case 'missing':
-      return [];
+      return null;
     case 'not-regular':
       throw invalidRecord(file, `is ${describeNotRegular(read.what)}`);
     case 'too-large':
@@ -142,6 +141,63 @@ export function readLaunchedTrees(home: string): LaunchedTree[] {
       return trees;
     }
   }
+}
+
+/**
+ * Every entry the store records; none when there is no record yet. A record
+ * byre cannot read is an error (fail closed: it would drop trees unseen).
+ */
+export function readLaunchedTrees(home: string): LaunchedTree[] {
+  return readRecord(home) ?? [];
+}
+
+/** The most launch records the first write reads. */
+const LEGACY_RECORDS_MAX = 1024;
+const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;
+
+/**
+ * What a store from before the record already knows a box wrote, for its
+ * first write: every linked worktree byre launched in (`worktrees/`) and the
+ * read-write binds of the launch records still on disk. Records that do not
+ * read are left out; what they would add is only ever more trees.
+ */
+export function legacyLaunchedTrees(home: string): LaunchedTree[] {
+  const out: LaunchedTree[] = worktreeRecords(home).map((r) => ({
+    path: r.dir,
+    project: r.projectId,
+    what: `the linked worktree ${r.dir} (byre launched a box in it)`,
+  }));
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(storePaths(home).projects).filter(isValidProjectId).sort();
+  } catch {
+    return out;
+  }
+  let budget = LEGACY_RECORDS_MAX;
+  for (const id of ids) {
+    const dir = projectStorePaths(home, id).launches;
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir)
+        .filter((n) => /^[0-9a-f]{64}\.toml$/.test(n))
+        .sort();
+    } catch {
+      continue;
+    }
+    for (const name of names.slice(0, Math.max(budget, 0))) {
+      budget -= 1;
+      const read = readRegularFile(path.join(dir, name), LAUNCH_RECORD_MAX_BYTES);
+      if (read.kind !== 'ok') continue;
+      const parsed = parseLaunchRecord(read.bytes.toString('utf8'));
+      if (parsed.kind !== 'ok') continue;
+      for (const b of parsed.record.binds) {
+        if (b.mode !== 'rw' || !path.isAbsolute(b.host) || b.host.includes('\0')) continue;
+        const what = `the read-write bind ${b.host} -> ${b.target} of a box of project ${id} (its launch record)`;
+        out.push({ path: b.host, project: id, what });
+      }
+    }
+  }
+  return out;
 }
 
 function isGone(p: string): boolean {
@@ -155,17 +211,20 @@ function isGone(p: string): boolean {
 
 /**
  * Adds `additions` to the store's record, atomically and under its lock; a
- * launch whose trees are all recorded writes nothing. A full record is a
- * refusal: the box is not created.
+ * launch whose trees are all recorded writes nothing. The first write starts
+ * from what the store knows already (legacyLaunchedTrees). A full record is
+ * a refusal: the box is not created.
  */
 export async function recordLaunchedTrees(
   home: string,
   additions: readonly LaunchedTree[],
 ): Promise<void> {
-  if (mergeTrees(readLaunchedTrees(home), additions) === null) return;
+  const recorded = readRecord(home);
+  if (recorded !== null && mergeTrees(recorded, additions) === null) return;
   const paths = treesRecordPaths(home);
   await withSetupLock(paths, async () => {
-    const merged = mergeTrees(readLaunchedTrees(home), additions);
+    const base = readRecord(home) ?? mergeTrees([], legacyLaunchedTrees(home)) ?? [];
+    const merged = mergeTrees(base, additions);
     if (merged === null) return;
     // This launch's own directories stay, present or not (the engine may create one).
     const launching = new Set(additions.map((t) => t.path));
