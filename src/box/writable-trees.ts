@@ -47,7 +47,7 @@ interface TreeSpec {
 
 function resolved(given: string): string {
   try {
-    return realpathSync(given);
+    return realpathSync.native(given);
   } catch {
     return given;
   }

@@ -66,14 +66,22 @@ export class AbsentToolError extends ByreError {
  * shadowing binary is reported, not skipped over.
  */
 export function resolveHostTool(tool: string, options: HostToolOptions): ToolResolution {
+  const cwd = options.cwd ?? process.cwd();
+  return resolveAmong(tool, options, cwd, canonicalRoots(options.declinedRoots, cwd));
+}
+
+function resolveAmong(
+  tool: string,
+  options: HostToolOptions,
+  cwd: string,
+  roots: readonly BoxTree[],
+): ToolResolution {
   if (tool === '' || tool.includes('/')) {
     // byre only ever names bare tools; a path would bypass PATH pinning.
     throw new ByreError(`host tool name must be bare, got "${tool}"`, {
       rule: 'hosttool.bad-name',
     });
   }
-  const cwd = options.cwd ?? process.cwd();
-  const roots = canonicalRoots(options.declinedRoots, cwd);
   const entries = (options.env['PATH'] ?? '').split(path.delimiter);
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -101,10 +109,14 @@ export interface HostTools {
 
 export function createHostTools(options: HostToolOptions): HostTools {
   const cache = new Map<string, ToolResolution>();
+  const cwd = options.cwd ?? process.cwd();
+  // The roots resolve once for every tool (a store may record a few thousand).
+  let roots: BoxTree[] | null = null;
   const resolve = (tool: string): ToolResolution => {
     let hit = cache.get(tool);
     if (hit === undefined) {
-      hit = resolveHostTool(tool, options);
+      roots ??= canonicalRoots(options.declinedRoots, cwd);
+      hit = resolveAmong(tool, options, cwd, roots);
       cache.set(tool, hit);
     }
     return hit;
@@ -141,7 +153,7 @@ function canonicalRoots(roots: readonly string[], cwd: string): BoxTree[] {
 /** realpath when the path exists; otherwise the lexical absolute path. */
 function canonical(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return p;
   }
