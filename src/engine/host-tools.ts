@@ -66,22 +66,14 @@ export class AbsentToolError extends ByreError {
  * shadowing binary is reported, not skipped over.
  */
 export function resolveHostTool(tool: string, options: HostToolOptions): ToolResolution {
-  const cwd = options.cwd ?? process.cwd();
-  return resolveAmong(tool, options, cwd, canonicalRoots(options.declinedRoots, cwd));
-}
-
-function resolveAmong(
-  tool: string,
-  options: HostToolOptions,
-  cwd: string,
-  roots: readonly BoxTree[],
-): ToolResolution {
   if (tool === '' || tool.includes('/')) {
     // byre only ever names bare tools; a path would bypass PATH pinning.
     throw new ByreError(`host tool name must be bare, got "${tool}"`, {
       rule: 'hosttool.bad-name',
     });
   }
+  const cwd = options.cwd ?? process.cwd();
+  const roots = canonicalRoots(options.declinedRoots, cwd);
   const entries = (options.env['PATH'] ?? '').split(path.delimiter);
   const seen = new Set<string>();
   for (const entry of entries) {
@@ -109,14 +101,10 @@ export interface HostTools {
 
 export function createHostTools(options: HostToolOptions): HostTools {
   const cache = new Map<string, ToolResolution>();
-  const cwd = options.cwd ?? process.cwd();
-  // The roots resolve once for every tool (a store may record a few thousand).
-  let roots: BoxTree[] | null = null;
   const resolve = (tool: string): ToolResolution => {
     let hit = cache.get(tool);
     if (hit === undefined) {
-      roots ??= canonicalRoots(options.declinedRoots, cwd);
-      hit = resolveAmong(tool, options, cwd, roots);
+      hit = resolveHostTool(tool, options);
       cache.set(tool, hit);
     }
     return hit;
@@ -141,7 +129,18 @@ export function requireResolved(tool: string, resolution: ToolResolution): strin
   }
 }
 
+/** The roots each list of them resolved to, by list and cwd: callers hand the same list to every tool. */
+const resolvedRoots = new WeakMap<readonly string[], Map<string, BoxTree[]>>();
+
 function canonicalRoots(roots: readonly string[], cwd: string): BoxTree[] {
+  let byCwd = resolvedRoots.get(roots);
+  if (byCwd === undefined) resolvedRoots.set(roots, (byCwd = new Map()));
+  let trees = byCwd.get(cwd);
+  if (trees === undefined) byCwd.set(cwd, (trees = canonicalRootsOnce(roots, cwd)));
+  return trees;
+}
+
+function canonicalRootsOnce(roots: readonly string[], cwd: string): BoxTree[] {
   return roots
     .filter((r) => r !== '')
     .map((r) => {

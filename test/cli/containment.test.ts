@@ -422,7 +422,7 @@ describe("another project's box's read-write mount, recorded in the store, is a 
       const r = byre(BIN, b, home, [verb]);
       expect(r.status, verb).toBe(3);
       expect(r.stderr, verb).toMatch(
-        /byre\.config:1:1 \(key mounts\[0\]\.host\): the mount ~\/shared\/keys -> \/keys/,
+        /byre\.config:2:1 \(key mounts\[0\]\.host\): the mount ~\/shared\/keys -> \/keys/,
       );
       expect(r.stderr, verb).toContain(`through the link ${path.join(shared, 'keys')} -> "`);
       expect(r.stderr, verb).toContain(
