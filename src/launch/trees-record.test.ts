@@ -201,14 +201,24 @@ describe('readLaunchedTrees / recordLaunchedTrees', () => {
     writeFileSync(wt, formatWorktreeRecord({ dir: '/old/app-x', projectId: id }));
     await recordLaunchedTrees(home(), [t('/new')]);
     expect(readLaunchedTrees(home()).map((x) => [x.path, x.project])).toEqual([
+      ['/new', ID],
       ['/old/app-x', id],
       ['/old/app', id],
       ['/old/shared', id],
-      ['/new', ID],
     ]);
-    expect(readLaunchedTrees(home())[2]?.what).toBe(
+    expect(readLaunchedTrees(home())[3]?.what).toBe(
       `the read-write bind /old/shared -> /shared of a box of project ${id} (its launch record)`,
     );
+  });
+
+  it('the first write happens even when the store knew every directory (develop writes its launch record first)', async () => {
+    const id = 'old-app-abc123';
+    writeLaunchRecord(projectStorePaths(home(), id).launches, {
+      ...sampleRecord(),
+      binds: [{ host: '/old/app', target: '/workspace', mode: 'rw' }],
+    });
+    await recordLaunchedTrees(home(), [t('/old/app', 'this launch')]);
+    expect(readLaunchedTrees(home())).toEqual([t('/old/app', 'this launch')]);
   });
 
   it('over the cap, directories that are gone make room', async () => {

@@ -223,8 +223,13 @@ export async function recordLaunchedTrees(
   if (recorded !== null && mergeTrees(recorded, additions) === null) return;
   const paths = treesRecordPaths(home);
   await withSetupLock(paths, async () => {
-    const base = readRecord(home) ?? mergeTrees([], legacyLaunchedTrees(home)) ?? [];
-    const merged = mergeTrees(base, additions);
+    const current = readRecord(home);
+    // The first write: this launch's own entries first (their descriptions
+    // win), then what the store knew; written even when that adds nothing.
+    const merged =
+      current === null
+        ? (mergeTrees([], [...additions, ...legacyLaunchedTrees(home)]) ?? [])
+        : mergeTrees(current, additions);
     if (merged === null) return;
     // This launch's own directories stay, present or not (the engine may create one).
     const launching = new Set(additions.map((t) => t.path));
