@@ -21,8 +21,8 @@ const README = path.join(SRC, '..', 'README.md');
 
 /**
  * Area → the areas it may import. Read top-down: the command tree and the
- * verbs at the top; the pure core (gen/) under them, fed by config/ and
- * skills/; the engine adapter (engine/) a leaf that knows only how to speak
+ * verbs at the top; a launch's ordered steps (session/) under them; the
+ * pure core (gen/) under those, fed by config/ and skills/; the engine adapter (engine/) a leaf that knows only how to speak
  * to docker and podman; errors.ts and io.ts at the bottom. An entry is an
  * area, or one file in an area when only that file may be read.
  */
@@ -42,11 +42,30 @@ const DIRECTIONS: Readonly<Record<string, readonly string[]>> = {
     'network/',
     'output/',
     'project/',
+    'session/',
     'skills/',
     'status/',
     'tomldoc/',
     'transfer/',
     'tui/',
+    'embedded.ts',
+    'errors.ts',
+    'io.ts',
+  ],
+  // The launch's steps: commands/ wires them, nothing else reads them.
+  'session/': [
+    'box/',
+    'config/',
+    'credentials/',
+    'engine/',
+    'exit-report/',
+    'gen/',
+    'hostenv/',
+    'launch/',
+    'network/',
+    'output/',
+    'project/',
+    'skills/',
     'embedded.ts',
     'errors.ts',
     'io.ts',

@@ -2,10 +2,12 @@
 // installed engine "does this worktree have a session?" costs a client
 // process per engine on every develop and status (podman's `ps` alone is
 // ~40 ms, and it spawns conmon); the per-worktree engine record lets byre
-// ask only the engines that can hold one. Pure: the record's text in, the
-// engine names out.
+// ask only the engines that can hold one. Also which engine a project's
+// commands run on (adr/0053), and the refusal when that engine cannot be
+// asked. Pure: the record's text in, the engine names out.
 
 import type { EngineName } from '../engine/types.js';
+import { RefusedError } from '../errors.js';
 
 /**
  * `projects/<id>/engine.<worktreeId>`: the engine of this worktree's last
@@ -154,4 +156,48 @@ export function engineDecision(
 /** The first line develop prints when the project changes engine on purpose. */
 export function engineMoveLine(to: EngineName, from: EngineName): string {
   return `engine: ${to} for this project, moved from ${from} because the config names ${to} (engine = "${to}"); its image and volumes are made anew on ${to}, and ${from}'s stay there`;
+}
+
+const OTHER: Readonly<Record<EngineName, EngineName>> = { docker: 'podman', podman: 'docker' };
+
+/** How to get a project's engine back, or move the project off it on purpose. */
+function remedy(engine: EngineName, configFile: string): string {
+  const back =
+    engine === 'docker'
+      ? 'start the Docker daemon, or point DOCKER_HOST (or the docker context) back at it'
+      : 'fix podman as its own error above says (or point CONTAINER_HOST back at it)';
+  const other = OTHER[engine];
+  return `${back}, then run the command again; to move this project to ${other} instead, set engine = "${other}" in ${configFile} (byre config)`;
+}
+
+/**
+ * The refusal when the engine a project's boxes are on cannot be asked:
+ * `details` is what went wrong, in the engine's own words (`causeDetails`
+ * of detection's error, or `unansweredDetails` of a pool answer).
+ */
+export function projectEngineUnavailable(
+  engine: EngineName,
+  details: readonly string[],
+  configFile: string,
+  cause?: unknown,
+): RefusedError {
+  return new RefusedError(
+    `this project's boxes are on ${engine}, and ${engine} cannot be asked; byre does not guess another engine`,
+    {
+      rule: 'engine.project-unavailable',
+      details,
+      remedy: remedy(engine, configFile),
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+}
+
+/** A failed pool answer as refusal details, laid out as `causeDetails` lays out an engine error. */
+export function unansweredDetails(answer: {
+  name: EngineName;
+  message: string;
+  said?: string;
+}): string[] {
+  const said = answer.said === undefined ? [] : [`  ${answer.name} said:`, `    ${answer.said}`];
+  return [answer.message, ...said];
 }

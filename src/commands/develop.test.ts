@@ -717,6 +717,24 @@ describe('rebuild and status on the same fake', () => {
     expect(w.io.err).toContain('without the build cache');
   });
 
+  it('rebuild.engine-changed: the engine pinned before the lock is the one the re-read must name', async () => {
+    await develop();
+    const builds = w.engine.callsTo('build').length;
+    const error = await refusal(
+      rebuildCommand(w.io, {
+        ...w.deps,
+        detect: async () => {
+          w.writeConfig('engine = "podman"\n');
+          return FAKE_FACTS;
+        },
+      }),
+    );
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('rebuild.engine-changed');
+    expect(error.remedy).toBe('run byre rebuild again');
+    expect(w.engine.callsTo('build')).toHaveLength(builds);
+  });
+
   it('status reads the running session off the fake, with its live creator', async () => {
     let page = '';
     w.engine.onStart = async () => {

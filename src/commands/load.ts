@@ -155,11 +155,11 @@ function readCascade(ctx: ProjectContext, home: string | undefined): BoxConfig {
   return { config, warnings: issues, catalog: catalog.asSkillCatalog(), locate };
 }
 
+/** A box's config as loaded for a project already resolved. */
+export type LoadedConfig = Omit<LoadedBox, 'ctx'>;
+
 /** Resolve config and skills for the current directory. */
-export async function loadBoxConfig(
-  ctx: ProjectContext,
-  home: string,
-): Promise<Omit<LoadedBox, 'ctx'>> {
+export async function loadBoxConfig(ctx: ProjectContext, home: string): Promise<LoadedConfig> {
   const { config, warnings, catalog, locate } = readBoxConfig(ctx, home);
   const skills = resolveEnabledSkills(config, catalog, locate);
   return { config, skills, warnings, trees: checkedTrees(ctx, config, skills, home, locate) };

@@ -3,65 +3,31 @@
 // project's boxes are on, and when that engine cannot be asked the command
 // refuses, naming it and quoting its own error, rather than guessing another.
 // Only a configured engine moves a project, and develop announces the move.
+// develop, rebuild and `byre worktree` pin it before the setup lock and
+// re-read the config under it, refusing when the engine changed meanwhile.
 
-import { engineDecision, type EngineDecision } from '../box/engine-scope.js';
+import {
+  engineDecision,
+  projectEngineUnavailable,
+  type EngineDecision,
+} from '../box/engine-scope.js';
 import { readRecordedEngine } from '../box/engine-record.js';
 import { treeRoots } from '../box/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { AbsentToolError } from '../engine/host-tools.js';
+import type { Engine, EngineOptions } from '../engine/engine.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { EngineError, RefusedError } from '../errors.js';
+import type { Io } from '../io.js';
+import { printWarnings } from '../output/notes.js';
 import { causeDetails } from '../output/render-error.js';
 import type { ProjectContext } from '../project/context.js';
 import type { Detect } from './deps.js';
+import { loadBoxConfig, userHome, type LoadedConfig } from './load.js';
 
 export interface ProjectEngine {
   facts: EngineFacts;
   decision: EngineDecision;
-}
-
-const OTHER: Readonly<Record<EngineName, EngineName>> = { docker: 'podman', podman: 'docker' };
-
-/** How to get a project's engine back, or move the project off it on purpose. */
-function remedy(engine: EngineName, configFile: string): string {
-  const back =
-    engine === 'docker'
-      ? 'start the Docker daemon, or point DOCKER_HOST (or the docker context) back at it'
-      : 'fix podman as its own error above says (or point CONTAINER_HOST back at it)';
-  const other = OTHER[engine];
-  return `${back}, then run the command again; to move this project to ${other} instead, set engine = "${other}" in ${configFile} (byre config)`;
-}
-
-/**
- * The refusal when the engine a project's boxes are on cannot be asked:
- * `details` is what went wrong, in the engine's own words (`causeDetails`
- * of detection's error, or `unansweredDetails` of a pool answer).
- */
-export function projectEngineUnavailable(
-  engine: EngineName,
-  details: readonly string[],
-  configFile: string,
-  cause?: unknown,
-): RefusedError {
-  return new RefusedError(
-    `this project's boxes are on ${engine}, and ${engine} cannot be asked; byre does not guess another engine`,
-    {
-      rule: 'engine.project-unavailable',
-      details,
-      remedy: remedy(engine, configFile),
-      ...(cause === undefined ? {} : { cause }),
-    },
-  );
-}
-
-/** A failed pool answer as refusal details, laid out as `causeDetails` lays out an engine error. */
-export function unansweredDetails(answer: {
-  name: EngineName;
-  message: string;
-  said?: string;
-}): string[] {
-  const said = answer.said === undefined ? [] : [`  ${answer.name} said:`, `    ${answer.said}`];
-  return [answer.message, ...said];
 }
 
 /** The engine the project's records say, and what detection is asked for under `configured`. */
@@ -110,4 +76,58 @@ export async function projectEngineFacts(
 ): Promise<EngineFacts> {
   const decision = decideProjectEngine(ctx, loaded.config.engine.value);
   return (await detectProjectEngine(detect, ctx, decision, treeRoots(loaded.trees), env)).facts;
+}
+
+/** The engine a verb pinned before the setup lock, and the config's choice it was pinned under. */
+export interface PinnedEngine {
+  engine: Engine;
+  choice: 'auto' | EngineName;
+}
+
+/**
+ * Pin the engine (before the setup lock): the one the early read's config
+ * picks for this project, detected, its warnings said, its adapter made.
+ * develop passes the decision it announced; the others let it be made here.
+ */
+export async function pinEngine(
+  io: Io,
+  ctx: ProjectContext,
+  deps: { detect: Detect; createEngine: (facts: EngineFacts, options: EngineOptions) => Engine },
+  early: { config: { engine: { value: 'auto' | EngineName } }; trees: readonly BoxTree[] },
+  decision: EngineDecision = decideProjectEngine(ctx, early.config.engine.value),
+): Promise<PinnedEngine> {
+  const declined = treeRoots(early.trees);
+  const { facts } = await detectProjectEngine(deps.detect, ctx, decision, declined, io.env);
+  printWarnings(io.stderr, facts.warnings);
+  return { engine: deps.createEngine(facts, { env: io.env }), choice: early.config.engine.value };
+}
+
+const AGAIN: Readonly<Record<PinningVerb, string>> = {
+  develop: 'run byre develop again',
+  rebuild: 'run byre rebuild again',
+  worktree: 'run the command again',
+};
+
+export type PinningVerb = 'develop' | 'rebuild' | 'worktree';
+
+/**
+ * Under the setup lock: the config read again, and refused when it now
+ * names another engine than the one pinned (another byre, or the user,
+ * changed it meanwhile); what the verb does next is judged from this read.
+ */
+export async function rereadPinned(
+  io: Io,
+  ctx: ProjectContext,
+  pinned: PinnedEngine,
+  verb: PinningVerb,
+): Promise<LoadedConfig> {
+  const loaded = await loadBoxConfig(ctx, userHome(io));
+  const now = loaded.config.engine.value;
+  if (now !== pinned.choice) {
+    throw new RefusedError(
+      `the config's engine changed to "${now}" while byre was starting on ${pinned.engine.facts.name}`,
+      { rule: `${verb}.engine-changed`, remedy: AGAIN[verb] },
+    );
+  }
+  return loaded;
 }

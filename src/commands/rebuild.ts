@@ -5,19 +5,16 @@
 
 import { existsSync } from 'node:fs';
 import type { Io } from '../io.js';
-import { buildProgressFor } from '../box/build-progress.js';
-import { ensureImage } from '../box/image.js';
 import { withSetupLock } from '../project/lock.js';
-import { ByreError, RefusedError } from '../errors.js';
+import { ByreError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { bakedIds, imageTag } from '../gen/names.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
-import { storeTag } from '../project/store-layout.js';
+import { ensureProjectImage, projectImage } from '../session/image.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
-import { projectEngineFacts } from './project-engine.js';
+import { pinEngine, rereadPinned } from './project-engine.js';
 
 export async function rebuildCommand(
   io: Io,
@@ -42,37 +39,18 @@ export async function rebuildCommand(
 
   // The early read only picks the engine to detect and pin.
   const early = await loadBoxConfig(ctx, userHome(io));
-  const facts = await projectEngineFacts(deps.detect, ctx, early, io.env);
-  printWarnings(io.stderr, facts.warnings);
-  const engine = deps.createEngine(facts, { env: io.env });
-  const ids = bakedIds(facts.keepId, io.uid, io.gid);
-  const tag = imageTag(ctx.projectId, ids.uid, ids.gid);
+  const pinned = await pinEngine(io, ctx, deps, early);
+  const image = projectImage(ctx.projectId, pinned.engine.facts.keepId, io);
 
   await withSetupLock(ctx.project, async () => {
-    const { config, skills, warnings, trees } = await loadBoxConfig(ctx, userHome(io));
-    if (config.engine.value !== early.config.engine.value) {
-      throw new RefusedError(
-        `the config's engine changed to "${config.engine.value}" while byre was starting on ${facts.name}`,
-        { rule: 'rebuild.engine-changed', remedy: 'run byre rebuild again' },
-      );
-    }
-    const plan = await planBox(io, { ctx, config, skills, warnings, trees });
-    printNotes(io.stderr, [...warnings, ...plan.notes]);
-    await ensureImage({
-      engine,
-      plan,
-      contextDir: ctx.project.context,
-      projectDir: ctx.projectRoot,
-      projectId: ctx.projectId,
-      storeTag: storeTag(ctx.store.home),
-      tag,
-      base: config.base.value,
-      uid: ids.uid,
-      gid: ids.gid,
+    const loaded = await rereadPinned(io, ctx, pinned, 'rebuild');
+    const plan = await planBox(io, { ctx, ...loaded });
+    printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
+    await ensureProjectImage(pinned.engine, ctx, { config: loaded.config, plan }, image, {
       noCache: true,
-      progress: buildProgressFor(io, ctx.project.buildLog, options.verbose === true),
-      baseFrom: { from: config.base.from, projectConfig: ctx.project.config },
+      progress: { io, verbose: options.verbose === true },
+      locateBase: true,
     });
   });
-  say(io.stderr, `rebuilt ${tag} without the build cache; volumes were left as they are`);
+  say(io.stderr, `rebuilt ${image.tag} without the build cache; volumes were left as they are`);
 }

@@ -9,7 +9,6 @@ import path from 'node:path';
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment-check.js';
 import { bindProofRefusal, pinSources, provenBinds, type BoxProof } from '../box/bind-pins.js';
-import { ensureImage } from '../box/image.js';
 import { askPool, enginePool, openAnswers } from '../box/pool.js';
 import { censusSessions, describeUnchecked, pidAlive } from '../box/sessions.js';
 import {
@@ -22,9 +21,8 @@ import {
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { detectEngine } from '../engine/detect.js';
-import type { Engine } from '../engine/engine.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
-import { LABEL, bakedIds, imageTag } from '../gen/names.js';
+import { LABEL } from '../gen/names.js';
 import { createEngine } from '../engine/runner.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -37,14 +35,14 @@ import {
 } from '../project/context.js';
 import { removeWorktreeRecord } from '../project/identity-record.js';
 import { withSetupLock } from '../project/lock.js';
-import { storeTag } from '../project/store-layout.js';
 import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
 import { treeRoots } from '../box/writable-trees.js';
-import { projectEngineFacts } from './project-engine.js';
+import { pinEngine, rereadPinned, type PinnedEngine } from './project-engine.js';
+import { ensureProjectImage, projectImage, type ProjectImage } from '../session/image.js';
 
 export interface WorktreeOptions {
   path?: string;
@@ -76,59 +74,26 @@ function requireSetUp(ctx: ProjectContext): void {
   }
 }
 
-/** The engine the config picks, detected and pinned, with the project's image tag. */
-async function projectEngine(
-  io: Io,
-  ctx: ProjectContext,
-): Promise<{
-  engine: Engine;
-  choice: string;
-  tag: string;
-  uid: number;
-  gid: number;
+/** The engine the config picks, pinned, with the project's image and the trees pinning declines. */
+interface WorktreeEngine extends PinnedEngine {
+  image: ProjectImage;
   /** The box-writable trees as paths (adr/0046): what pinning declines. */
   declined: string[];
-}> {
+}
+
+async function projectEngine(io: Io, ctx: ProjectContext): Promise<WorktreeEngine> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  const declined = treeRoots(early.trees);
-  const facts = await projectEngineFacts(detectEngine, ctx, early, io.env);
-  printWarnings(io.stderr, facts.warnings);
-  const ids = bakedIds(facts.keepId, io.uid, io.gid);
-  return {
-    engine: createEngine(facts, { env: io.env }),
-    choice: early.config.engine.value,
-    tag: imageTag(ctx.projectId, ids.uid, ids.gid),
-    ...ids,
-    declined,
-  };
+  const pinned = await pinEngine(io, ctx, { detect: detectEngine, createEngine }, early);
+  const image = projectImage(ctx.projectId, pinned.engine.facts.keepId, io);
+  return { ...pinned, image, declined: treeRoots(early.trees) };
 }
 
 /** The project's image as develop would build it (a no-op when it is current), under the lock. */
-async function ensureProjectImage(
-  io: Io,
-  ctx: ProjectContext,
-  e: Awaited<ReturnType<typeof projectEngine>>,
-): Promise<void> {
-  const { config, skills, warnings, trees } = await loadBoxConfig(ctx, userHome(io));
-  if (config.engine.value !== e.choice) {
-    throw new RefusedError(
-      `the config's engine changed to "${config.engine.value}" while byre was starting on ${e.engine.facts.name}`,
-      { rule: 'worktree.engine-changed', remedy: 'run the command again' },
-    );
-  }
-  const plan = await planBox(io, { ctx, config, skills, warnings, trees });
-  printNotes(io.stderr, [...warnings, ...plan.notes]);
-  await ensureImage({
-    engine: e.engine,
-    plan,
-    contextDir: ctx.project.context,
-    projectDir: ctx.projectRoot,
-    projectId: ctx.projectId,
-    storeTag: storeTag(ctx.store.home),
-    tag: e.tag,
-    base: config.base.value,
-    uid: e.uid,
-    gid: e.gid,
+async function ensureWorktreeImage(io: Io, ctx: ProjectContext, e: WorktreeEngine): Promise<void> {
+  const loaded = await rereadPinned(io, ctx, e, 'worktree');
+  const plan = await planBox(io, { ctx, ...loaded });
+  printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
+  await ensureProjectImage(e.engine, ctx, { config: loaded.config, plan }, e.image, {
     noCache: false,
   });
 }
@@ -181,7 +146,7 @@ function targetState(target: string): 'absent' | 'empty' {
 async function helperProof(
   io: Io,
   ctx: ProjectContext,
-  e: Awaited<ReturnType<typeof projectEngine>>,
+  e: WorktreeEngine,
   input: WorktreeHelperInput,
 ): Promise<BoxProof | null> {
   if (engineElsewhereNow(e.engine.facts, io.env) !== null) return null;
@@ -211,14 +176,14 @@ async function helperProof(
 
 function helperInput(
   ctx: ProjectContext & { commonGitDir: string },
-  e: Awaited<ReturnType<typeof projectEngine>>,
+  e: WorktreeEngine,
   target: string,
   targetExists: boolean,
 ): WorktreeHelperInput {
   return {
-    image: e.tag,
-    uid: e.uid,
-    gid: e.gid,
+    image: e.image.tag,
+    uid: e.image.uid,
+    gid: e.image.gid,
     keepId: e.engine.facts.keepId,
     main: ctx.projectRoot,
     commonGitDir: ctx.commonGitDir,
@@ -265,7 +230,7 @@ export async function worktreeCommand(
 
   const e = await projectEngine(io, ctx);
   await withSetupLock(ctx.project, async () => {
-    await ensureProjectImage(io, ctx, e);
+    await ensureWorktreeImage(io, ctx, e);
     if (state === 'absent') mkdirSync(target, { mode: 0o755 });
     const input = helperInput(ctx, e, target, true);
     let proof: BoxProof | null = null;
@@ -454,7 +419,7 @@ export async function worktreeRemoveCommand(
       );
     }
     for (const box of census.stale) await box.engine.remove(box.id);
-    await ensureProjectImage(io, ctx, e);
+    await ensureWorktreeImage(io, ctx, e);
     const input = helperInput(ctx, e, entry.path, !entry.missing);
     const proof = await helperProof(io, ctx, e, input);
     // Never checked out, git counts every file as deleted; nothing of the user's is in it yet.

@@ -8,7 +8,7 @@ import { bakedIds, imageTag, volumeEngineName } from './names.js';
 import type { RunBind, RunLabels, RunParams, RunVolume } from './run-argv.js';
 import type { EngineFacts } from '../engine/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { postureFacts } from './posture.js';
+import { postureFacts, type PostureFacts } from './posture.js';
 
 export interface BoxIdentity {
   projectId: string;
@@ -88,8 +88,11 @@ function assembleRunParams(input: RunParamsInput): RunParams {
  * allowlist (BYRE_EGRESS) under an allowlist posture. dockerrun, status's
  * next-launch record and develop all build their params here.
  */
-export function launchRunParams(input: RunParamsInput): RunParams {
+export function launchRunParams(
+  input: RunParamsInput,
+  /** postureFacts of the same config and skills, when the caller has them already. */
+  posture: Pick<PostureFacts, 'allowlist'> = postureFacts(input.config, input.skills),
+): RunParams {
   const params = assembleRunParams(input);
-  const posture = postureFacts(input.config, input.skills);
   return posture.allowlist === null ? params : { ...params, egress: posture.allowlist };
 }

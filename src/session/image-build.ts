@@ -5,7 +5,7 @@
 import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
-import { stageBuildContext } from './stage.js';
+import { stageBuildContext } from '../box/stage.js';
 import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';

@@ -9,7 +9,7 @@ import type { LayerRef } from '../config/types.js';
 import { EngineError } from '../errors.js';
 import { planBuild } from '../gen/plan.js';
 import { buildProgress } from './build-progress.js';
-import { ensureImage, type ImageRequest } from './image.js';
+import { ensureImage, type ImageRequest } from './image-build.js';
 
 const tmp = useTempDir('image');
 const BASE = 'localhost:1/byre-nope:1';

@@ -1,0 +1,86 @@
+// The attach step, outside the setup lock: the banner, then the box started
+// in the foreground with the wall, the credentials' delivery and the
+// reaping of stale launch records beside it; after it exits, the exit
+// report, then the session's outcome: the bind proof's refusal, a failed
+// delivery or wall (each stopped the box: fail closed), the box's own
+// failure, or the agent's exit status passed through.
+
+import type { BoxProof } from '../box/bind-pins.js';
+import { bindProofRefusal } from '../box/bind-pins.js';
+import { interpretExit } from './exit-status.js';
+import { ByreError, PassthroughExit } from '../errors.js';
+import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
+import { escapeTerminal } from '../output/escape.js';
+import { causeDetails } from '../output/render-error.js';
+import type { SessionContext } from './context.js';
+import { deliverBeside } from './credentials.js';
+import type { PreparedSession } from './prepare.js';
+import { reapQuietly } from './record.js';
+import { reportSession, sessionSnapshots } from './report.js';
+import { wallBeside } from './wall.js';
+
+type Failure = { error: unknown } | null;
+
+/** What ended the session, after its report: the error to throw, or null for a clean exit 0. */
+export function sessionOutcome(
+  code: number,
+  proof: BoxProof | null,
+  credentialFailure: Failure,
+  wallFailure: Failure,
+): Error | null {
+  if (proof !== null && code === BIND_PROOF_EXIT) {
+    return bindProofRefusal(
+      'byre stopped this box before anything ran in it',
+      proof.binds,
+      proof.proven,
+    );
+  }
+  if (credentialFailure !== null) {
+    const { error } = credentialFailure;
+    return new ByreError(
+      'the credentials were not delivered, so the box was stopped (fail closed):',
+      {
+        rule: 'develop.credentials-failed',
+        details: causeDetails(error),
+        remedy: 'fix the cause above; `byre status` shows the credential rows',
+        cause: error,
+      },
+    );
+  }
+  if (wallFailure !== null) {
+    const { error } = wallFailure;
+    return new ByreError('the network wall did not apply, so the box was stopped (fail closed):', {
+      rule: 'develop.firewall-failed',
+      details: causeDetails(error),
+      remedy: 'fix the cause above; `byre status` shows the posture and allowlist',
+      cause: error,
+    });
+  }
+  const outcome = interpretExit(code);
+  if (outcome.kind === 'failed')
+    return new ByreError(outcome.message, { rule: 'develop.box-exit' });
+  return outcome.code === 0 ? null : new PassthroughExit(outcome.code);
+}
+
+/** Start the created box attached, with its outside-the-box steps beside it, and end as it ended. */
+export async function attachSession(
+  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'pool' | 'selfEdit'>,
+  prepared: PreparedSession,
+): Promise<void> {
+  const { io, ctx, engine } = s;
+  for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
+  const reaping = reapQuietly(s.pool, ctx, prepared.launchHash);
+  const walling = wallBeside(engine, prepared.netns);
+  const delivering = deliverBeside(
+    engine,
+    ctx.project.launches,
+    prepared.launchHash,
+    prepared.credentials,
+  );
+  const before = sessionSnapshots(ctx, s.selfEdit);
+  const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
+  const [credentialFailure, , wallFailure] = await Promise.all([delivering, reaping, walling]);
+  reportSession(io, ctx, before);
+  const ending = sessionOutcome(code, prepared.proof, credentialFailure, wallFailure);
+  if (ending !== null) throw ending;
+}

@@ -1,0 +1,90 @@
+// The ensure-the-image step, as develop, rebuild and `byre worktree` ask it:
+// the project's build context staged from the plan and built unless an image
+// already carries its digest (adr/0003); and the image's id as the launch
+// record names it.
+
+import type { Io } from '../io.js';
+import { buildProgressFor } from './build-progress.js';
+import { ensureImage, type ImageOutcome } from './image-build.js';
+import type { EffectiveConfig } from '../config/types.js';
+import type { Engine } from '../engine/engine.js';
+import { bakedIds, imageTag } from '../gen/names.js';
+import type { BuildPlan } from '../gen/plan.js';
+import type { ProjectContext } from '../project/context.js';
+import { storeTag } from '../project/store-layout.js';
+
+/** The project's image tag and the ids baked into it, for this engine and host user. */
+export interface ProjectImage {
+  tag: string;
+  uid: number;
+  gid: number;
+}
+
+export function projectImage(
+  projectId: string,
+  keepId: boolean,
+  host: { uid: number; gid: number },
+): ProjectImage {
+  const ids = bakedIds(keepId, host.uid, host.gid);
+  return { tag: imageTag(projectId, ids.uid, ids.gid), ...ids };
+}
+
+export interface ImageOptions {
+  /** `rebuild`: build without the engine's layer cache. */
+  noCache: boolean;
+  /** byre's progress line (or, verbose, the engine's whole log); absent, the log streams raw. */
+  progress?: { io: Io; verbose: boolean };
+  /** Locate an unpullable base in the config's layers, for the error. */
+  locateBase?: boolean;
+}
+
+/** Build this project's image from `plan` unless it is current; under the setup lock. */
+export async function ensureProjectImage(
+  engine: Engine,
+  ctx: ProjectContext,
+  loaded: { config: EffectiveConfig; plan: BuildPlan },
+  image: ProjectImage,
+  options: ImageOptions,
+): Promise<ImageOutcome> {
+  const { config } = loaded;
+  const progress = options.progress;
+  return ensureImage({
+    engine,
+    plan: loaded.plan,
+    contextDir: ctx.project.context,
+    projectDir: ctx.projectRoot,
+    projectId: ctx.projectId,
+    storeTag: storeTag(ctx.store.home),
+    tag: image.tag,
+    base: config.base.value,
+    uid: image.uid,
+    gid: image.gid,
+    noCache: options.noCache,
+    ...(progress === undefined
+      ? {}
+      : { progress: buildProgressFor(progress.io, ctx.project.buildLog, progress.verbose) }),
+    ...(options.locateBase === true
+      ? { baseFrom: { from: config.base.from, projectConfig: ctx.project.config } }
+      : {}),
+  });
+}
+
+/** The image as the launch record names it; an id that cannot be asked is recorded as such. */
+export interface ImageDigest {
+  digest: string;
+  digestError?: string;
+}
+
+/** The image id the launch record names: known when the build was skipped, asked after one. */
+export async function imageDigest(
+  engine: Pick<Engine, 'imageId'>,
+  tag: string,
+  image: ImageOutcome,
+): Promise<ImageDigest> {
+  if (!image.built) return { digest: image.imageId };
+  try {
+    return { digest: await engine.imageId(tag) };
+  } catch (error) {
+    return { digest: '', digestError: error instanceof Error ? error.message : String(error) };
+  }
+}

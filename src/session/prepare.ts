@@ -1,0 +1,159 @@
+// The launch's steps under the setup lock, in order, once the engine is
+// pinned and the config re-read and judged (src/commands/develop.ts does
+// those): claim the session and the exclusive volumes, plan the ports,
+// ensure the image, fill the volumes, probe the socket groups, write the
+// launch record and the launched trees, create the box. What the steps
+// outside the lock need (the banner, the wall's plan, the credentials'
+// delivery, the bind proof) is returned, decided here.
+
+import { exposureLines } from '../box/banner.js';
+import type { BoxProof } from '../box/bind-pins.js';
+import { launchedTreesOf } from '../box/writable-trees.js';
+import type { CredentialDelivery } from '../credentials/box-delivery.js';
+import { VERSION } from '../embedded.js';
+import { launchRecordFor } from '../gen/launch-plan.js';
+import { containerName } from '../gen/names.js';
+import { postureFacts, type PostureFacts } from '../gen/posture.js';
+import type { RunParams } from '../gen/run-argv.js';
+import { launchRunParams } from '../gen/run-params.js';
+import { deliveredHostEnv } from '../hostenv/resolve.js';
+import { recordLaunchedTrees } from '../launch/trees-record.js';
+import { mintNonce, type NetnsPlan } from '../network/netns.js';
+import { storeTag } from '../project/store-layout.js';
+import { unprovenBanner } from './binds.js';
+import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
+import type { LaunchInputs, SessionContext } from './context.js';
+import { createBox, socketGroups } from './create.js';
+import { credentialDelivery } from './credentials.js';
+import { ensureProjectImage, imageDigest, projectImage } from './image.js';
+import { portBanner, sessionPorts } from './ports.js';
+import { writeLaunchRecordOrRefuse } from './record.js';
+import { sealRunParams, sessionRunParams } from './run-params.js';
+import { selfEditBind } from './self-edit.js';
+import { fillVolumes, plannedVolumes } from './volumes.js';
+import { netnsPlan } from './wall.js';
+
+/** A created box, and what the steps beside its start need. */
+export interface PreparedSession {
+  name: string;
+  banner: string[];
+  /** Set when a posture skill must wall the box from outside. */
+  netns: NetnsPlan | null;
+  /** Set when credential rows must be delivered over the channel. */
+  credentials: CredentialDelivery | null;
+  /** The launch record's hash (the delivery receipt names it). */
+  launchHash: string;
+  /** What the launcher proves first (adr/0045); null when the engine runs elsewhere. */
+  proof: BoxProof | null;
+}
+
+/** The run params every launch of this config shares (dockerrun and status build the same). */
+function sharedRunParams(
+  s: Pick<SessionContext, 'io' | 'ctx' | 'home' | 'engine'>,
+  inputs: LaunchInputs,
+  posture: PostureFacts,
+): RunParams {
+  const { io, ctx } = s;
+  return launchRunParams(
+    {
+      box: ctx,
+      config: inputs.config,
+      skills: inputs.skills,
+      engine: s.engine.facts,
+      hostUid: io.uid,
+      hostGid: io.gid,
+      home: s.home,
+      hostEnv: deliveredHostEnv(inputs.hostEnv),
+      labels: { client: io.pid, store: storeTag(ctx.store.home) },
+    },
+    posture,
+  );
+}
+
+/** The box's launch record written, and the params it is created with. */
+async function recordLaunch(
+  s: SessionContext,
+  inputs: LaunchInputs,
+  described: RunParams,
+  digest: Awaited<ReturnType<typeof imageDigest>>,
+): Promise<{ params: RunParams; proof: BoxProof | null; launchHash: string }> {
+  const record = launchRecordFor({
+    params: described,
+    config: inputs.config,
+    skills: inputs.skills,
+    hostUid: s.io.uid,
+    version: VERSION,
+    now: s.clock(),
+    image: digest,
+  });
+  // Fail closed: a box without its record is one status cannot describe
+  // (it would show the current config and a wrong reason), so none is created.
+  const launchHash = writeLaunchRecordOrRefuse(s.ctx.project.launches, record);
+  // What this box may write stays a box-writable tree after it (adr/0046).
+  await recordLaunchedTrees(
+    s.ctx.store.home,
+    launchedTreesOf({
+      params: described,
+      volumes: [
+        ...inputs.config.volumes.map((v) => v.value),
+        ...inputs.skills.flatMap((k) => k.volumes),
+      ],
+      projectRoot: s.ctx.projectRoot,
+    }),
+  );
+  return { ...sealRunParams(described, launchHash, inputs.pins), launchHash };
+}
+
+/** Every step under the lock, in order; the box exists, created, when this returns. */
+export async function prepareSession(
+  s: SessionContext,
+  inputs: LaunchInputs,
+): Promise<PreparedSession> {
+  const { io, ctx, engine } = s;
+  const posture = postureFacts(inputs.config, inputs.skills);
+  const volumes = plannedVolumes(ctx.projectId, io.uid, inputs);
+  const claim = { ...s, selfPid: io.pid };
+  await Promise.all([
+    claimAndRecord(claim, inputs.config.engine.value, engine.facts.name),
+    checkExclusiveVolumes(claim, volumes),
+  ]);
+  const ports = await sessionPorts(
+    claim,
+    inputs.config.ports.map((p) => p.value),
+  );
+  const image = projectImage(ctx.projectId, engine.facts.keepId, io);
+  const progress = { io, verbose: s.verbose };
+  const built = await ensureProjectImage(engine, ctx, inputs, image, {
+    noCache: false,
+    progress,
+    locateBase: true,
+  });
+  await fillVolumes(s, inputs, volumes, image);
+  const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
+  const described = sessionRunParams(sharedRunParams(s, inputs, posture), {
+    // Both outside-the-box steps find the box by this per-invocation nonce.
+    run: posture.hook !== null || inputs.credentials.length > 0 ? mintNonce() : undefined,
+    ports,
+    selfEdit: s.selfEdit ? selfEditBind(ctx) : null,
+    groupAdd,
+  });
+  const sealed = await recordLaunch(
+    s,
+    inputs,
+    described,
+    await imageDigest(engine, image.tag, built),
+  );
+  await createBox(s, sealed.params, volumes);
+  return {
+    name: containerName(ctx.worktreeId),
+    banner: [
+      ...exposureLines(inputs.config, inputs.skills, inputs.hostEnv, undefined, s.selfEdit),
+      ...portBanner(ports),
+      ...(inputs.elsewhere === null ? [] : [unprovenBanner(inputs.elsewhere)]),
+    ],
+    netns: netnsPlan(sealed.params, posture, engine.facts.keepId),
+    credentials: credentialDelivery(sealed.params, inputs.credentials),
+    launchHash: sealed.launchHash,
+    proof: sealed.proof,
+  };
+}

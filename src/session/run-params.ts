@@ -1,0 +1,45 @@
+// The box's RunParams for this session, built in two pure steps: from the
+// run params every launch shares (gen/run-params.ts) and what this session
+// decided (the run nonce, its ports, the self-edit bind, the socket groups
+// probed in the image), the params the launch record describes; then those
+// sealed with the record's hash and the bind proof (adr/0045), the params
+// the box is created with.
+
+import { proofOfBox, type BindPins, type BoxProof } from '../box/bind-pins.js';
+import { bindProofValue } from '../gen/bind-proof.js';
+import type { PortChoice } from '../gen/port-block.js';
+import type { RunBind, RunParams } from '../gen/run-argv.js';
+
+export interface SessionChoices {
+  /** The nonce both outside-the-box steps (wall, credentials) find the box by; absent when neither runs. */
+  run: string | undefined;
+  ports: PortChoice;
+  /** `--self-edit`'s bind of the store; null without it. */
+  selfEdit: RunBind | null;
+  /** The socket groups the probe found in the image. */
+  groupAdd: number[];
+}
+
+/** The params the launch record describes. */
+export function sessionRunParams(shared: RunParams, choices: SessionChoices): RunParams {
+  return {
+    ...shared,
+    labels: choices.run === undefined ? shared.labels : { ...shared.labels, run: choices.run },
+    ports: choices.ports.kind === 'ok' ? choices.ports.ports : shared.ports,
+    extraBinds:
+      choices.selfEdit === null ? shared.extraBinds : [...shared.extraBinds, choices.selfEdit],
+    groupAdd: choices.groupAdd,
+  };
+}
+
+/** The params the box is created with, and what its launcher proves first (null: nothing pinned). */
+export function sealRunParams(
+  described: RunParams,
+  launchHash: string,
+  pins: BindPins | null,
+): { params: RunParams; proof: BoxProof | null } {
+  const labelled: RunParams = { ...described, labels: { ...described.labels, launch: launchHash } };
+  if (pins === null) return { params: labelled, proof: null };
+  const proof = proofOfBox(labelled, pins);
+  return { params: { ...labelled, bindProof: bindProofValue(proof.proven) }, proof };
+}

@@ -1,0 +1,272 @@
+// The session steps' own decisions, table-driven: the params a session
+// derives and seals, the wall's and the credentials' plans, the outcome a
+// session ends with, the refusals of the claim, and the image and volume
+// names; the steps that ask an engine run on the fake.
+
+import { describe, expect, it } from 'vitest';
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
+import { pinSource, type BindPins } from '../box/bind-pins.js';
+import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
+import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
+import { postureFacts } from '../gen/posture.js';
+import type { PortChoice } from '../gen/port-block.js';
+import type { RunParams } from '../gen/run-argv.js';
+import { sessionOutcome } from './attach.js';
+import { launchingEngineRefusal, liveSessionRefusal } from './claim.js';
+import { mountTargets } from './create.js';
+import { credentialDelivery } from './credentials.js';
+import { imageDigest, projectImage } from './image.js';
+import { portBanner } from './ports.js';
+import { sealRunParams, sessionRunParams } from './run-params.js';
+import { plannedVolumes } from './volumes.js';
+import { netnsPlan } from './wall.js';
+
+const shared: RunParams = {
+  engine: 'docker',
+  worktreeId: 'app-1a2b3c',
+  projectId: 'app-1a2b3c',
+  uid: 1000,
+  gid: 1000,
+  skillEnv: {},
+  hostEnv: {},
+  workspaceDir: '/tmp',
+  home: '/home/u',
+  configMounts: [],
+  skillMounts: [],
+  extraBinds: [{ host: '/git', target: '/git', mode: 'rw' }],
+  configVolumes: [],
+  skillVolumes: [],
+  ports: [{ container: 3000, host: 0, interface: '127.0.0.1' }],
+  caps: [],
+  groupAdd: [],
+  keepId: false,
+  skillRunArgs: [],
+  projectRunArgs: [],
+  labels: { client: 4242, store: 'st' },
+  image: 'byre-app-1a2b3c-u1000-g1000',
+};
+
+const okPorts: PortChoice = {
+  kind: 'ok',
+  ports: [{ container: 3000, host: 3100, interface: '127.0.0.1' }],
+  block: 1,
+};
+const selfEdit = { host: '/store/p', target: '/byre-store', mode: 'rw' as const };
+
+describe('sessionRunParams', () => {
+  it.each([
+    ['nothing chosen', { run: undefined, ports: okPorts, selfEdit: null, groupAdd: [] }],
+    ['a nonce, the store and a group', { run: 'n1', ports: okPorts, selfEdit, groupAdd: [998] }],
+  ])('%s: the shared params with this session’s choices, the shared ones untouched', (_n, c) => {
+    const before = structuredClone(shared);
+    const out = sessionRunParams(shared, c);
+    expect(shared).toEqual(before);
+    expect(out.labels).toEqual(
+      c.run === undefined ? shared.labels : { ...shared.labels, run: 'n1' },
+    );
+    expect(out.ports).toEqual(okPorts.ports);
+    expect(out.extraBinds).toEqual([
+      ...shared.extraBinds,
+      ...(c.selfEdit === null ? [] : [selfEdit]),
+    ]);
+    expect(out.groupAdd).toEqual(c.groupAdd);
+    expect({ ...out, labels: 0, ports: 0, extraBinds: 0, groupAdd: 0 }).toEqual({
+      ...shared,
+      labels: 0,
+      ports: 0,
+      extraBinds: 0,
+      groupAdd: 0,
+    });
+  });
+
+  it('keeps the configured ports when the plan did not choose any', () => {
+    const choices = { run: undefined, selfEdit: null, groupAdd: [] };
+    const refused: PortChoice = {
+      kind: 'collision',
+      port: '127.0.0.1:3000',
+      holder: 'x',
+      block: null,
+    } as PortChoice;
+    expect(sessionRunParams(shared, { ...choices, ports: refused }).ports).toBe(shared.ports);
+  });
+});
+
+describe('sealRunParams', () => {
+  it('labels the params with the record’s hash; without pins, proves nothing', () => {
+    const sealed = sealRunParams(shared, 'h1', null);
+    expect(sealed.proof).toBeNull();
+    expect(sealed.params.labels).toEqual({ ...shared.labels, launch: 'h1' });
+    expect(sealed.params.bindProof).toBeUndefined();
+  });
+
+  it('with pins, the proof covers the workspace and rides on the params', () => {
+    const pins: BindPins = new Map([['/tmp', pinSource('/tmp')]]);
+    const sealed = sealRunParams({ ...shared, extraBinds: [] }, 'h1', pins);
+    expect(sealed.proof?.binds.map((b) => b.target)).toContain('/workspace');
+    expect(sealed.proof?.proven.map((b) => b.target)).toEqual(['/workspace']);
+    expect(sealed.params.bindProof).toMatch(/^\d+:\d+:\/workspace$/);
+    expect(sealed.params.labels.launch).toBe('h1');
+  });
+});
+
+describe('the plans beside the start', () => {
+  const walled = [
+    fakeSkill('byre/firewall', 'bundled', {
+      runtime: {
+        ...fakeSkill('x', 'bundled').runtime,
+        networkPosture: 'deny-by-default',
+        netnsInit: '/opt/wall',
+      },
+    }),
+  ];
+  it.each([
+    ['no posture skill', [], 'n1', false],
+    ['a posture skill, no nonce', walled, undefined, false],
+    ['a posture skill and a nonce', walled, 'n1', true],
+  ] as const)('netnsPlan: %s', (_n, skills, run, planned) => {
+    const params = {
+      ...shared,
+      labels: { ...shared.labels, ...(run === undefined ? {} : { run }) },
+    };
+    const plan = netnsPlan(params, postureFacts(fakeConfig(), [...skills]), true);
+    expect(plan !== null).toBe(planned);
+    if (plan !== null) {
+      expect(plan).toMatchObject({
+        nonce: 'n1',
+        hook: '/opt/wall',
+        image: shared.image,
+        joinUserns: true,
+      });
+      expect(plan.env['BYRE_EGRESS']).toBeDefined();
+    }
+  });
+
+  it.each([
+    ['no values', [], 'n1', null],
+    ['values, no nonce', [{ key: 'K', value: 'v' }], undefined, null],
+    ['values and a nonce', [{ key: 'K', value: 'v' }], 'n1', 'n1'],
+  ] as const)('credentialDelivery: %s', (_n, values, run, nonce) => {
+    const params = {
+      ...shared,
+      labels: { ...shared.labels, ...(run === undefined ? {} : { run }) },
+    };
+    const plan = credentialDelivery(params, values.map((v) => ({ ...v })) as never);
+    expect(plan?.nonce ?? null).toBe(nonce);
+    if (plan !== null) expect(plan).toMatchObject({ uid: 1000, gid: 1000 });
+  });
+});
+
+describe('sessionOutcome', () => {
+  const proof = {
+    binds: [{ source: '/p', target: '/workspace', label: 'the project directory /p' }],
+    proven: [],
+  };
+  const failed = { error: new Error('boom') };
+  it.each([
+    ['a clean exit', 0, null, null, null, null],
+    ['the agent’s own status', 3, null, null, null, 'passthrough'],
+    ['the proof failed', BIND_PROOF_EXIT, proof, failed, failed, 'bind'],
+    [
+      '222 with no proof is the box’s own failure',
+      BIND_PROOF_EXIT,
+      null,
+      null,
+      null,
+      'develop.box-exit',
+    ],
+    ['credentials before the wall', 0, proof, failed, failed, 'develop.credentials-failed'],
+    ['the wall', 0, null, null, failed, 'develop.firewall-failed'],
+    ['a killed box', 137, null, null, null, 'develop.box-exit'],
+  ] as const)('%s', (_n, code, p, cred, wall, expected) => {
+    const out = sessionOutcome(code, p, cred, wall);
+    if (expected === null) return expect(out).toBeNull();
+    if (expected === 'passthrough') return expect(out).toEqual(new PassthroughExit(code));
+    if (expected === 'bind') return expect(out).toBeInstanceOf(RefusedError);
+    expect(out).toBeInstanceOf(ByreError);
+    expect((out as ByreError).rule).toBe(expected);
+  });
+});
+
+describe('the claim’s refusals', () => {
+  const unchecked = [
+    { name: 'podman' as const, state: 'error' as const, message: 'podman ps failed', said: 'oops' },
+  ];
+  it.each([
+    ['the launching engine answered', 'docker', null, null],
+    ['a new engine that cannot be asked', 'podman', null, 'develop.engine-unavailable'],
+    ['the project’s engine that cannot be asked', 'podman', 'podman', 'engine.project-unavailable'],
+  ] as const)('%s', (_n, launching, recorded, rule) => {
+    const refusal = launchingEngineRefusal(unchecked, launching, recorded, '/cfg');
+    expect(refusal?.rule ?? null).toBe(rule);
+    if (refusal !== null) expect(refusal.exitCode).toBe(3);
+  });
+
+  it('a live session names the ways back into it, by its short id', () => {
+    const r = liveSessionRefusal({ id: 'abcdef0123456789', engineName: 'podman' });
+    expect(r.rule).toBe('develop.session-live');
+    expect(r.details).toContain(
+      '• re-attach to it:     podman attach --detach-keys=ctrl-p,ctrl-q abcdef012345',
+    );
+  });
+});
+
+describe('names and targets', () => {
+  it.each([
+    [false, { uid: 1000, gid: 1001 }, 'u1000-g1001'],
+    [true, { uid: 2000, gid: 2001 }, null],
+  ])('projectImage keepId=%s', (keepId, host, suffix) => {
+    const image = projectImage('app-1a2b3c', keepId, host);
+    expect(image.tag).toContain('app-1a2b3c');
+    if (suffix !== null) expect(image).toEqual({ tag: expect.stringContaining(suffix), ...host });
+    else expect(image.uid).not.toBe(2000);
+  });
+
+  it('plannedVolumes: the config’s, then each skill’s, by engine name', () => {
+    const decl = (name: string) =>
+      ({ name, target: `/v/${name}`, scope: 'project', role: 'state', sharing: 'shared' }) as never;
+    const volumes = plannedVolumes('app-1a2b3c', 1000, {
+      config: fakeConfig({ volumes: [sourced(decl('a'))] }),
+      skills: [fakeSkill('s', 'bundled', { volumes: [decl('b')] })],
+    });
+    expect(volumes.map((v) => v.decl.target)).toEqual(['/v/a', '/v/b']);
+    expect(new Set(volumes.map((v) => v.name)).size).toBe(2);
+  });
+
+  it('mountTargets: volumes, then the enabled mounts', () => {
+    const m = (target: string, disabled?: boolean) =>
+      ({ host: '/h', target, mode: 'rw', ...(disabled ? { disabled } : {}) }) as never;
+    expect(
+      mountTargets([{ name: 'v', decl: { target: '/v' } } as never], {
+        configMounts: [m('/a'), m('/off', true)],
+        skillMounts: [m('/b')],
+      }),
+    ).toEqual(['/v', '/a', '/b']);
+  });
+
+  it('portBanner: the mapping and a linked worktree’s block, nothing without ports', () => {
+    expect(portBanner({ kind: 'ok', ports: [], block: null })).toEqual([]);
+    expect(portBanner(okPorts)[0]).toMatch(/^byre: ports: .*3100.*port block 1\)$/);
+  });
+});
+
+describe('imageDigest on the fake', () => {
+  it('a skipped build names the existing image without asking', async () => {
+    const engine = new FakeEngine();
+    expect(
+      await imageDigest(engine, 't', { built: false, digest: 'd', imageId: 'sha256:1' }),
+    ).toEqual({ digest: 'sha256:1' });
+    expect(engine.calls).toEqual([]);
+  });
+
+  it('a build asks the image’s id; one that cannot be asked is recorded as such', async () => {
+    const engine = new FakeEngine();
+    engine.images.set('t', { id: 'sha256:2', labels: {} });
+    expect(await imageDigest(engine, 't', { built: true, digest: null })).toEqual({
+      digest: 'sha256:2',
+    });
+    const missing = await imageDigest(engine, 'gone', { built: true, digest: null });
+    expect(missing.digest).toBe('');
+    expect(missing.digestError).toBeTruthy();
+  });
+});
