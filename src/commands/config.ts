@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
 import { enginePool } from '../box/pool.js';
+import { readWallRecord } from '../box/wall-log.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
@@ -188,6 +189,10 @@ function editorWorld(
       ),
     projectId: project.projectId,
     hostUid: io.uid,
+    // What the wall refused this directory's last walled session (adr/0064).
+    denied: (readWallRecord(project.project.launches, project.worktreeId)?.events.names ?? []).map(
+      (n) => ({ name: n.name, count: n.count }),
+    ),
   };
 }
 

@@ -21,7 +21,8 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../box/pool.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import { createIdentity, sealValue } from '../credentials/seal.js';
-import { LABEL } from '../gen/names.js';
+import { containerName, LABEL } from '../gen/names.js';
+import { wallHelperName } from '../network/netns.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { renderError } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
@@ -428,6 +429,76 @@ describe('develop: every refusal', () => {
       'byre: the network wall did not apply, so the box was stopped (fail closed):',
       '  docker inspect failed (exit 1)',
     ]);
+  });
+});
+
+describe('develop: the wall’s last session (adr/0064)', () => {
+  const recordFile = (): string => path.join(w.store, 'launches', `last-session-${w.id}.json`);
+  const statusText = async (): Promise<string> => {
+    let out = '';
+    const io = fakeIo({ ...w.io, stdout: { write: (s: string) => ((out += s), true) } });
+    await statusCommand(io, { full: true }, w.deps);
+    // Rows wrap at the page width: one space per run of blanks reads them whole.
+    return out.replace(/\s+/g, ' ');
+  };
+
+  it('a walled session’s refused names are kept when it ends; an open session removes them', async () => {
+    w.writeConfig('skills = ["firewall"]\n');
+    w.engine.onStart = async () => {
+      await until(() => w.engine.callsTo('run').length > 0);
+      const helper = wallHelperName(containerName(w.id));
+      w.engine.addContainer({ name: helper });
+      w.engine.logText.set(helper, {
+        stderr: 'byre-firewall: gate opened\n',
+        stdout: [
+          'dnsmasq: started',
+          'byre-wall 1 refused-name 1764660000 evil.example A',
+          'byre-wall 1 refused-name 1764660009 evil.example AAAA',
+          'byre-wall 1 refused-name 1764660001 \x1b[2J.example A',
+          'byre-wall 1 refused-connect 1764660002 tcp 10.0.0.5 443',
+          '',
+        ].join('\n'),
+      });
+      // While the box runs, status reads its helper's log.
+      let out = '';
+      const io = fakeIo({ ...w.io, stdout: { write: (s: string) => ((out += s), true) } });
+      await statusCommand(io, { data: true }, w.deps);
+      live = JSON.parse(out) as { network: { denials: unknown } };
+    };
+    let live: { network: { denials: unknown } } | null = null;
+    await develop();
+    expect(live).toMatchObject({
+      network: {
+        denials: {
+          of: 'running_box',
+          error: null,
+          names: [{ name: 'evil.example', qtypes: ['A', 'AAAA'], count: 2 }],
+          connects: [{ proto: 'tcp', address: '10.0.0.5', port: 443, count: 1 }],
+        },
+      },
+    });
+    expect(statSync(recordFile()).mode & 0o777).toBe(0o600);
+    const text = await statusText();
+    expect(text).toContain(
+      'last session (ended 2026-12-01 10:00:00 UTC): 1 name refused (evil.example ×2); 1 connect rejected (10.0.0.5:443/tcp)',
+    );
+    expect(text).toContain(
+      'name evil.example ×2 (A, AAAA; first 2025-12-02 07:20:00 UTC, last 2025-12-02 07:20:09 UTC)',
+    );
+    expect(text).not.toContain('\x1b');
+
+    w.writeConfig('');
+    w.engine.onStart = async () => undefined;
+    await develop();
+    expect(existsSync(recordFile())).toBe(false);
+    expect(await statusText()).not.toContain('Denied');
+  });
+
+  it('a record that is not byre’s shape is no record', async () => {
+    w.writeConfig('skills = ["firewall"]\n');
+    mkdirSync(path.dirname(recordFile()), { recursive: true });
+    writeFileSync(recordFile(), '{"format":"byre-wall-record","version":1,"names":["\\u001b[2J"]}');
+    expect(await statusText()).not.toContain('Denied');
   });
 });
 

@@ -17,7 +17,7 @@ import { readPresetFacts } from '../box/preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
-import { LABEL } from '../gen/names.js';
+import { containerName, LABEL } from '../gen/names.js';
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import type { EngineFacts, EngineName } from '../engine/types.js';
 import { ByreError, EngineError, UsageError } from '../errors.js';
@@ -48,6 +48,7 @@ import {
   type StatusSibling,
 } from '../status/model.js';
 import { renderStatusText } from '../status/render-text.js';
+import type { WallInput } from '../status/denials.js';
 import { boxHostEnv, boxTrees, readBoxConfig, userHome, type BoxConfig } from './load.js';
 import { linkFindingRefusal, linkRefusal, type LinkFinding } from '../box/granted-paths.js';
 import { treeRoots } from '../box/writable-trees.js';
@@ -337,6 +338,32 @@ async function ownLaunch(ctx: ProjectContext, own: StatusScanBox): Promise<Launc
 }
 
 /**
+ * What the wall refused: the running walled box's events, read from its
+ * helper through the box's own engine; with no box here, the last walled
+ * session's record (adr/0064). Null for an open box, or one without a verified record.
+ */
+async function wallOf(
+  ctx: ProjectContext,
+  own: StatusScanBox | undefined,
+  launch: LaunchRecordState | null,
+  answers: readonly PoolAnswer<StatusScanBox[]>[],
+): Promise<WallInput | null> {
+  const [{ readWallEvents, readWallRecord }, { wallHelperName }] = await Promise.all([
+    import('../box/wall-log.js'),
+    import('../network/netns.js'),
+  ]);
+  if (own === undefined) {
+    const record = readWallRecord(ctx.project.launches, ctx.worktreeId);
+    return record === null ? null : { of: 'last_session', record };
+  }
+  if (launch?.kind !== 'verified' || launch.record.network.posture === 'open') return null;
+  const answer = answers.find((a) => a.name === own.engine && a.state === 'ok');
+  if (answer?.state !== 'ok') return null;
+  const helper = wallHelperName(containerName(ctx.worktreeId));
+  return { of: 'running_box', ...(await readWallEvents(answer.engine, helper)) };
+}
+
+/**
  * What the next launch of a verified running box would record, and the
  * credentials its launch delivered, for the page's "Next launch" rows; none
  * without such a box.
@@ -456,6 +483,7 @@ export async function statusCommand(
   const found = foundBoxes(ctx, answers, questions.decision.recorded, deps.pidAlive);
   const { own } = found;
   const launch = own === undefined ? null : await ownLaunch(ctx, own);
+  const wall = await wallOf(ctx, own, launch, answers);
 
   const refusals = [
     ...identityRefusals(ctx),
@@ -495,6 +523,7 @@ export async function statusCommand(
     home,
     container: found.container,
     launch,
+    wall,
     siblings: found.siblings,
     siblingsError: found.uncheckedText,
     ...next,

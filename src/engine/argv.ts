@@ -220,6 +220,14 @@ export function networkModeArgv(id: string): string[] {
   return ['inspect', '-f', NETWORK_MODE_FORMAT, id];
 }
 
+/** The container's log; its last `tail` lines when given. */
+export function logsArgv(id: string, tail?: number): string[] {
+  if (tail === undefined) return ['logs', id];
+  if (!Number.isSafeInteger(tail) || tail < 1)
+    throw new RangeError('logs tail must be a positive integer');
+  return ['logs', '--tail', String(tail), id];
+}
+
 export function stopArgv(id: string, seconds: number): string[] {
   if (!Number.isInteger(seconds) || seconds < 0)
     throw new RangeError(`stop grace must be a whole number of seconds, got ${seconds}`);

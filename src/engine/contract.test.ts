@@ -13,6 +13,8 @@ for (const name of ['docker', 'podman'] as const) {
       spec.command[0] === 'cat'
         ? { exitCode: 0, stdout: input ?? '', stderr: '' }
         : { exitCode: 7, stdout: 'out\n', stderr: '' };
+    engine.onRunDetached = (argv) =>
+      argv.includes('sh') ? { stdout: 'one\ntwo\nthree\n', stderr: 'err\n' } : null;
     engine.onExecStream = (_spec, stdin) => ({ exitCode: 3, stdout: stdin, stderr: 'err\n' });
     return { engine, image: 'debian:bookworm-slim', cleanup: async () => undefined };
   });

@@ -106,6 +106,11 @@ export interface Engine {
     options?: { signal?: AbortSignal },
   ): Promise<ContainerFacts[]>;
   networkMode(id: string): Promise<string>;
+  /**
+   * A container's stdout and stderr as the engine kept them (the last
+   * `tail` lines of each, when given); null when there is no such container.
+   */
+  logs(id: string, options?: { tail?: number }): Promise<EngineOutput | null>;
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
   remove(id: string): Promise<boolean>;

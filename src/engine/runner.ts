@@ -19,6 +19,7 @@ import {
   inspectVolumesArgv,
   manifestInspectArgv,
   inspectLabelsArgv,
+  logsArgv,
   networkModeArgv,
   psArgv,
   psLabelsArgv,
@@ -382,6 +383,14 @@ class CliEngine implements Engine {
 
   async networkMode(id: string): Promise<string> {
     return (await this.query(networkModeArgv(id))).trim();
+  }
+
+  async logs(id: string, options: { tail?: number } = {}): Promise<EngineOutput | null> {
+    const args = logsArgv(id, options.tail);
+    const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+    if (c.exitCode === 0) return { stdout: c.stdout, stderr: c.stderr };
+    if (c.exitCode !== undefined && isNotFound(c.stderr)) return null;
+    throw engineFailure(this.facts.name, args, c);
   }
 
   async stop(id: string, seconds: number): Promise<void> {

@@ -3,7 +3,7 @@
 // hook in a helper that shares ONLY the box's network namespace. Any failure
 // stops the box: it must never run past its launch gate without the wall.
 
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { helperName, LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
@@ -31,6 +31,14 @@ export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
   ...DROP_PRIVILEGES,
   ...capAddFlags(['NET_ADMIN']),
 ];
+
+/**
+ * The wall's helper container for a box (by the box's container name): one
+ * per box, so byre can read its event lines and remove it (adr/0064).
+ */
+export function wallHelperName(box: string): string {
+  return helperName('netns', createHash('sha256').update(box).digest('hex').slice(0, 16));
+}
 
 /** The helper's run argv (pure). */
 export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {

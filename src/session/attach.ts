@@ -18,6 +18,8 @@ import type { PreparedSession } from './prepare.js';
 import { reapQuietly } from './record.js';
 import { reportSession, sessionSnapshots } from './report.js';
 import { wallBeside } from './wall.js';
+import { keepWallSession } from '../box/wall-log.js';
+import { wallHelperName } from '../network/netns.js';
 
 type Failure = { error: unknown } | null;
 
@@ -64,7 +66,7 @@ export function sessionOutcome(
 
 /** Start the created box attached, with its outside-the-box steps beside it, and end as it ended. */
 export async function attachSession(
-  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'pool' | 'selfEdit'>,
+  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'pool' | 'selfEdit' | 'clock'>,
   prepared: PreparedSession,
 ): Promise<void> {
   const { io, ctx, engine } = s;
@@ -80,6 +82,18 @@ export async function attachSession(
   const before = sessionSnapshots(ctx, s.selfEdit);
   const code = await engine.startAttached(prepared.name, { tty: io.stdinIsTty });
   const [credentialFailure, , wallFailure] = await Promise.all([delivering, reaping, walling]);
+  // What the wall refused, read before its helper goes (adr/0064).
+  await keepWallSession(
+    engine,
+    {
+      launchesDir: ctx.project.launches,
+      worktreeId: ctx.worktreeId,
+      launch: prepared.launchHash,
+      helper:
+        prepared.netns === null || wallFailure !== null ? null : wallHelperName(prepared.name),
+    },
+    s.clock(),
+  );
   reportSession(io, ctx, before);
   const ending = sessionOutcome(code, prepared.proof, credentialFailure, wallFailure);
   if (ending !== null) throw ending;

@@ -3,6 +3,7 @@
 // from it, so they cannot drift apart. Versioned, not yet a scripting contract.
 // A field added leaves the version alone; a field removed, renamed or changed
 // in meaning bumps it (adr/0037). 3: `engine.rootless_error` (always null) is gone.
+// 4: an egress entry no longer means "reachable now" (`resolution`, adr/0064).
 
 import '../zod.js';
 import { z } from 'zod';
@@ -99,6 +100,12 @@ function buildStatusDataSchema() {
               source: z.array(source),
               enforced: z.boolean(),
               closed_by: nullableText,
+              resolution: z
+                .enum(['resolved', 'not_resolved', 'unknown', 'address'])
+                .nullable()
+                .describe(
+                  'the running walled box’s resolver: resolved (it answered this name or one under it), not_resolved (allowed, not resolved yet: unreachable until it is), unknown (its events could not be read or were too many to tell), address (nothing to resolve); null: no running walled box',
+                ),
             }),
           )
           .describe(
@@ -118,6 +125,41 @@ function buildStatusDataSchema() {
             ),
           }),
         ),
+        denials: z
+          .object({
+            of: z.enum(['running_box', 'last_session']),
+            error: nullableText.describe('why the running box’s wall events could not be read'),
+            ended: nullableText.describe('when the last session ended (ISO 8601, UTC)'),
+            launch_record: nullableText.describe('the last session’s launch record hash'),
+            partial: z
+              .boolean()
+              .describe('older events were beyond what byre reads: counts are at least these'),
+            names: z.array(
+              z.object({
+                name: text.describe('as the box asked it, bytes outside [a-z0-9._-] as \\DDD'),
+                qtypes: z.array(text),
+                count: z.number().int(),
+                first: text,
+                last: text,
+              }),
+            ),
+            names_more: z.number().int().describe('distinct refused names beyond the 200 listed'),
+            connects: z.array(
+              z.object({
+                proto: text,
+                address: text,
+                port: z.number().int(),
+                count: z.number().int(),
+                first: text,
+                last: text,
+              }),
+            ),
+            connects_more: z.number().int(),
+          })
+          .nullable()
+          .describe(
+            'what the wall refused: names its resolver refused and connects it rejected, of the running walled box or else the last walled session; null: neither',
+          ),
       }),
       privileges: z
         .object({

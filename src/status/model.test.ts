@@ -18,6 +18,7 @@ import type { StatusData } from './data-schema.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
+import { parseWallLog } from './wall-events.js';
 
 const DEFAULT_LAYER: LayerRef = { kind: 'default', name: 'default', path: '/h/default.config' };
 
@@ -518,6 +519,41 @@ describe('statusModel rows', () => {
       },
       'Egress',
       "api.x.com:443  (byre/firewall) — closed by config '!api.x.com'",
+    ],
+    [
+      'an allowlisted name the running box has not resolved yet',
+      {
+        skills: [firewall({ egress: ['api.x.com'] })],
+        wall: { of: 'running_box', events: parseWallLog(''), error: null },
+      },
+      'Egress',
+      'api.x.com:443  (byre/firewall) — allowed, not resolved yet',
+    ],
+    [
+      'an allowlisted name the running box resolved',
+      {
+        skills: [firewall({ egress: ['api.x.com'] })],
+        wall: {
+          of: 'running_box',
+          events: parseWallLog('byre-wall 1 resolved 1764660000 api.x.com 1.2.3.4 60'),
+          error: null,
+        },
+      },
+      'Egress',
+      'api.x.com:443  (byre/firewall)',
+    ],
+    [
+      'the Denied row of a running walled box',
+      {
+        skills: [firewall()],
+        wall: {
+          of: 'running_box',
+          events: parseWallLog('byre-wall 1 refused-name 1764660000 evil.example A'),
+          error: null,
+        },
+      },
+      'Denied',
+      '1 name refused (evil.example)',
     ],
     [
       'closure row',
@@ -2040,7 +2076,14 @@ describe('status says only what is true', () => {
     });
     const open = statusModel(input({ config, skills: [agent(['api.x.com'])] })).data.network;
     expect(open.egress).toEqual([
-      { host: 'pypi.org', port: 443, source: ['config'], enforced: false, closed_by: null },
+      {
+        host: 'pypi.org',
+        port: 443,
+        source: ['config'],
+        enforced: false,
+        closed_by: null,
+        resolution: null,
+      },
     ]);
     expect(open.offered).toEqual([]);
     const walled = statusModel(input({ config, skills: [agent(['api.x.com']), firewall()] })).data
@@ -2143,5 +2186,57 @@ describe('status says only what is true', () => {
     const page = renderStatusText(statusModel(input({ config })), 'full', 80);
     expect(page).not.toContain('\\n');
     expect(page).toContain('not introspected');
+  });
+});
+
+describe('the Denied row: names the box chose reach the terminal inert', () => {
+  it('an escaped name stays escaped text; no control byte is written', () => {
+    const text = renderStatusText(
+      statusModel(
+        input({
+          skills: [firewall()],
+          wall: {
+            of: 'running_box',
+            events: parseWallLog(
+              [
+                'byre-wall 1 refused-name 1764660000 a\\027b.example A',
+                'byre-wall 1 refused-name 1764660000 \u001b[31mred.example A',
+              ].join('\n'),
+            ),
+            error: null,
+          },
+        }),
+      ),
+      'full',
+      120,
+    );
+    expect(text).toContain('name a\\027b.example');
+    expect(text).not.toContain('red.example');
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
+  it('--data carries the denials; the schema accepts them', async () => {
+    const { statusDataSchema } = await import('./data-schema.js');
+    const data = statusModel(
+      input({
+        skills: [firewall({ egress: ['api.x.com'] })],
+        wall: {
+          of: 'running_box',
+          events: parseWallLog('byre-wall 1 refused-connect 1764660000 tcp 10.0.0.5 443 count=2'),
+          error: null,
+        },
+      }),
+    ).data;
+    expect(statusDataSchema().parse(data).network.denials?.connects).toEqual([
+      {
+        proto: 'tcp',
+        address: '10.0.0.5',
+        port: 443,
+        count: 2,
+        first: '2025-12-02T07:20:00Z',
+        last: '2025-12-02T07:20:00Z',
+      },
+    ]);
+    expect(data.network.egress[0]?.resolution).toBe('not_resolved');
   });
 });

@@ -24,6 +24,7 @@ import type { ResolvedSkill } from '../skills/types.js';
 import type { LaunchDataState, StatusData } from './data-schema.js';
 import { STATUS_DATA_VERSION } from './data-version.js';
 import { mcpFacts } from './mcp.js';
+import { withWall, type WallInput } from './denials.js';
 import { networkFacts, RECORD_SOURCE } from './network.js';
 import { declaredMcp, skillSource, wiringFacts } from './wiring.js';
 import { statusRows, type ModelRow } from './rows.js';
@@ -94,6 +95,8 @@ export interface StatusInput {
   /** Why skills could not be resolved; the posture is then unknown. */
   skillError: string | null;
   engine: StatusEngine;
+  /** The wall's events: the running walled box's, or the last walled session's; null: neither. */
+  wall?: WallInput | null;
   hostEnv: readonly HostEnvEntry[];
   hostUid: number;
   /** For `~` in mount sources when matching recorded binds to config. */
@@ -784,7 +787,7 @@ export function statusModel(input: StatusInput): StatusModel {
         : { value: config.worktreeBase.value, source: layerLabel(config.worktreeBase.from) },
     port_block: input.sessionPorts?.block ?? null,
     engine: engineData(input),
-    network: facts.network,
+    network: withWall(facts.network, input.wall ?? null),
     privileges: facts.privileges,
     ports: facts.ports,
     binds: facts.binds,

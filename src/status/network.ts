@@ -112,6 +112,7 @@ export function networkFacts(n: NetworkInput): Network {
       source: e.sources,
       enforced: allow && e.closedBy === null && degradedBy.length === 0,
       closed_by: e.closedBy,
+      resolution: null,
     }));
   if (n.recorded !== null && allow) {
     // The box's own allowlist: attribute what config still explains.
@@ -124,6 +125,7 @@ export function networkFacts(n: NetworkInput): Network {
         source: known?.sources ?? [RECORD_SOURCE],
         enforced: degradedBy.length === 0,
         closed_by: null,
+        resolution: null,
       };
     });
   }
@@ -137,5 +139,6 @@ export function networkFacts(n: NetworkInput): Network {
     egress,
     offered: allow ? offeredEgress(config, skills, open, n.label) : [],
     closed: derived.closures.map((c) => ({ entry: c.text, source: c.source, state })),
+    denials: null,
   };
 }

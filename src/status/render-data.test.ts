@@ -11,7 +11,7 @@ describe('status --data', () => {
     expectGolden('status-data.schema.json', statusDataJsonSchema());
   });
 
-  it('emits version 3 JSON that parses back through the schema', () => {
+  it('emits version 4 JSON that parses back through the schema', () => {
     const model = statusModel({
       project: {
         projectId: 'app-1a2b3c',
@@ -38,7 +38,7 @@ describe('status --data', () => {
     });
     const json: unknown = JSON.parse(renderStatusData(model));
     const parsed = statusDataSchema().parse(json);
-    expect(parsed.version).toBe(3);
+    expect(parsed.version).toBe(4);
     expect(parsed.engine).not.toHaveProperty('rootless_error');
     expect(parsed.subject).toBe('next_launch');
     expect(parsed.engine).toMatchObject({ name: null, error: 'no container engine found' });

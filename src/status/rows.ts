@@ -7,6 +7,7 @@
 import { SELF_EDIT_DIR } from '../gen/box-layout.js';
 import { shellQuote } from '../output/shell-quote.js';
 import type { StatusData } from './data-schema.js';
+import { deniedRows } from './denials.js';
 import type { StatusRow, StatusTier } from './layout.js';
 
 export type ModelRow = StatusRow & {
@@ -110,6 +111,7 @@ function egressRows(d: StatusData): ModelRow[] {
     const head = `${e.host}:${e.port}  (${e.source.join(', ')})`;
     if (e.closed_by !== null) return `${head} — closed by config '${e.closed_by}'`;
     if (!allowlist) return `${head} — unenforced, network open`;
+    if (e.resolution === 'not_resolved') return `${head} — allowed, not resolved yet`;
     return head;
   });
   // Under the allowlist the row always shows: an empty list is the claim
@@ -416,6 +418,7 @@ function networkSectionRows(d: StatusData): ModelRow[] {
       d.network.closed.map((c) => closedValue(d, c)),
       null,
     ),
+    ...deniedRows(d),
   ];
 }
 

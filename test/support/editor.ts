@@ -41,6 +41,8 @@ export interface SessionOptions {
   /** Mount hosts that reach their path through a link a box could have planted (adr/0046). */
   plantedHosts?: string[];
   layers?: string[];
+  /** Names the wall refused in the last session (adr/0064). */
+  denied?: EditorWorld['denied'];
 }
 
 export function lowerLayers(below: readonly LowerLayer[]): CheckedLayer[] {
@@ -117,6 +119,7 @@ export function testWorld(opts: SessionOptions = {}): EditorWorld {
       ),
     projectId: 'app-123abc',
     hostUid: 1000,
+    ...(opts.denied === undefined ? {} : { denied: opts.denied }),
   };
 }
 

@@ -146,6 +146,33 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(Buffer.concat(chunks).toString()).toBe('in');
     });
 
+    it('logs: stdout and stderr apart, the last lines of both when asked; a missing box is null', async () => {
+      const out = await s.engine.run([
+        'run',
+        '-d',
+        '--name',
+        name('logs'),
+        ...labels('logs'),
+        s.image,
+        'sh',
+        '-c',
+        'printf "one\\ntwo\\nthree\\n"; echo err >&2; sleep 300',
+      ]);
+      const id = out.stdout.trim().split('\n').pop() ?? '';
+      created.push(id);
+      let got = await s.engine.logs(id, { tail: 2 });
+      // The engine's log catches up with a just-started box: wait for its last line.
+      for (let i = 0; i < 50 && got?.stderr.includes('err') !== true; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        got = await s.engine.logs(id, { tail: 2 });
+      }
+      // The tail counts the log's lines of both streams together.
+      expect(got?.stdout).toBe('three\n');
+      expect(got?.stderr).toBe('err\n');
+      expect((await s.engine.logs(name('logs')))?.stdout).toBe('one\ntwo\nthree\n');
+      expect(await s.engine.logs(name('missing'), { tail: 5 })).toBeNull();
+    });
+
     it('a --rm box is gone once it has run', async () => {
       await s.engine.run(['run', '--rm', '--name', name('rm'), ...labels('rm'), s.image, 'true']);
       expect(

@@ -97,6 +97,10 @@ export class FakeEngine implements Engine {
   /** The session itself: runs while the started box is running (default: ends at once). */
   onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
   /** Answers `run`; default: empty output. */
+  /** What a detached `run -d` box writes (its `logs`); nothing unless set. */
+  onRunDetached: (argv: readonly string[]) => EngineOutput | null = () => null;
+  /** What `logs` answers per container name or id; a container without an entry logs nothing. */
+  readonly logText = new Map<string, EngineOutput>();
   onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
     stdout: '',
     stderr: '',
@@ -261,6 +265,8 @@ export class FakeEngine implements Engine {
     this.record('run', [...argv], options);
     if (argv.includes('-d') || argv.includes('--detach')) {
       const c = this.containerFromArgv(argv, true);
+      const out = this.onRunDetached(argv);
+      if (out !== null) this.logText.set(c.id, out);
       return { stdout: `${c.id}\n`, stderr: '' };
     }
     return this.onRun(argv, options);
@@ -309,6 +315,27 @@ export class FakeEngine implements Engine {
     const c = this.find(id);
     if (c === undefined) throw this.missing(id, 'inspect');
     return c.networkMode;
+  }
+
+  async logs(id: string, options: { tail?: number } = {}): Promise<EngineOutput | null> {
+    this.record('logs', id, options);
+    const c = this.find(id);
+    if (c === undefined) return null;
+    const out = this.logText.get(c.name) ?? this.logText.get(c.id) ?? { stdout: '', stderr: '' };
+    if (options.tail === undefined) return { ...out };
+    // The engines' tail counts both streams' lines together; the fake logs stdout first.
+    const lines = (text: string, err: boolean): { text: string; err: boolean }[] =>
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => ({ text: `${l}\n`, err }));
+    const kept = [...lines(out.stdout, false), ...lines(out.stderr, true)].slice(-options.tail);
+    const join = (err: boolean): string =>
+      kept
+        .filter((l) => l.err === err)
+        .map((l) => l.text)
+        .join('');
+    return { stdout: join(false), stderr: join(true) };
   }
 
   async stop(id: string, seconds: number): Promise<void> {

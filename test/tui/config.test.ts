@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { projectIdFor } from '../../src/project/identity.js';
 import { withSetupLock } from '../../src/project/lock.js';
 import { projectStorePaths } from '../../src/project/store-layout.js';
+import { NO_WALL_EVENTS } from '../../src/status/wall-events.js';
 import {
   byreBin,
   hasTmux,
@@ -151,6 +152,39 @@ describe.runIf(hasTmux)('byre config in tmux', { timeout: 60_000 }, () => {
     const screen = pane.screen();
     expect(screen).toMatch(/byre\.config:3:\d+ \(key mounts\[0\]\.host\)/);
     expect(screen).not.toContain('exposure:');
+  });
+
+  it('a name the last walled session refused is one key from the allowlist, at the layer edited', async () => {
+    const p = project();
+    write(p.config, 'skills = ["firewall"]\n');
+    const id = projectIdFor(p.dir);
+    const names = [
+      { name: 'evil.example', qtypes: ['A'], count: 12, first: 1764660000, last: 1764660009 },
+    ];
+    write(
+      path.join(projectStorePaths(p.home, id).launches, `last-session-${id}.json`),
+      JSON.stringify({
+        format: 'byre-wall-record',
+        version: 1,
+        launch: 'a'.repeat(64),
+        engine: 'docker',
+        ended: 1764660060,
+        events: { ...NO_WALL_EVENTS, names },
+      }),
+    );
+    const pane = open(p, '--global');
+    await waitForScreen(pane, 'byre config · global (default.config)');
+    await selectRow(pane, /\+ evil\.example +refused ×12 last session/);
+    pane.keys('Right');
+    await waitForScreen(pane, 'the next launch reaches it');
+    pane.keys('C-s');
+    await waitForScreen(pane, /saved /);
+    pane.keys('C-q');
+    expect(await pane.exit()).toBe('0');
+    expect(readFileSync(path.join(p.home, 'default.config'), 'utf8')).toMatch(
+      /\negress = \["evil\.example:443"\]\n$/,
+    );
+    expect(readFileSync(p.config, 'utf8')).toBe('skills = ["firewall"]\n');
   });
 
   it('--global and --layer write where they say', async () => {

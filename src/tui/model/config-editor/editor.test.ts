@@ -239,6 +239,35 @@ describe('GRANTS: ports, egress, doors, env', () => {
     expect(s.text).not.toContain('egress =');
   });
 
+  it('a name the wall refused is a one-key addition to egress here; only valid, not-yet-allowed names', () => {
+    const s = new Session({
+      skills,
+      text: 'skills = ["byre/firewall"]\negress = ["pypi.org"]\n',
+      denied: [
+        { name: 'evil.example', count: 12 },
+        { name: 'pypi.org', count: 3 },
+        { name: 'a\\027b.example', count: 1 },
+        { name: '-x.example', count: 1 },
+        { name: 'once.example', count: 1 },
+      ],
+    });
+    const ids = s
+      .items()
+      .filter((i) => i.id.startsWith('egress:denied:'))
+      .map((i) => i.id);
+    expect(ids).toEqual(['egress:denied:evil.example', 'egress:denied:once.example']);
+    const row = s.row('egress:denied:evil.example');
+    expect(row).toMatchObject({
+      label: '+ evil.example',
+      value: 'refused ×12 last session; ←→ allows it',
+      origin: 'wall',
+    });
+    expect(s.row('egress:denied:once.example').value).toBe('refused last session; ←→ allows it');
+    s.select('egress:denied:evil.example').press('right');
+    expect(s.text).toContain('egress = ["pypi.org", "evil.example:443"]');
+    expect(s.items().some((i) => i.id === 'egress:denied:evil.example')).toBe(false);
+  });
+
   it('env: an inherited key cannot be unset, only overridden; host env disables with ""', () => {
     const below = [{ ...LOWER, text: 'env = { A = "1" }\nenv_from_host = { T = "env:TERM" }\n' }];
     const s = new Session({ below });

@@ -304,6 +304,7 @@ function egress(ctx: RowContext): Item[] {
       }),
     );
   }
+  items.push(...deniedOffers(ctx, new Set(derivedEgress.allowed)));
   items.push(
     addRow(ctx, 'add a host', {
       kind: 'form',
@@ -326,6 +327,39 @@ function egress(ctx: RowContext): Item[] {
       ),
     }),
   );
+  return items;
+}
+
+/**
+ * The names the wall refused in the last walled session, each a one-key
+ * addition to `egress` at this layer (effective at the next launch). Only a
+ * name that is a valid egress entry and not allowed already is offered; the
+ * name came from the box, so it is shown only in the grammar's escaped form.
+ */
+function deniedOffers(ctx: RowContext, allowed: ReadonlySet<string>): Item[] {
+  const items: Item[] = [];
+  for (const d of ctx.world.denied ?? []) {
+    if (d.name.includes('\\')) continue;
+    const parsed = parseEgressEntry(d.name);
+    if (!parsed.ok || parsed.closure || allowed.has(egressId(parsed.entry))) continue;
+    const allow = egressSwitch(ctx, parsed.entry, false, false);
+    items.push(
+      row(ctx, `denied:${d.name}`, {
+        label: `+ ${d.name}`,
+        value: `refused${d.count === 1 ? '' : ` ×${d.count}`} last session; ←→ allows it`,
+        origin: 'wall',
+        tone: 'dim',
+        act: {
+          ...switchActs(
+            `allow ${d.name}`,
+            'allow it (writes it into egress here; the next launch reaches it)',
+            { ...allow, says: `${allow.says}; the next launch reaches it` },
+          ),
+          remove: 'a name the wall refused; ←→ allows it',
+        },
+      }),
+    );
+  }
   return items;
 }
 

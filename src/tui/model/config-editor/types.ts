@@ -63,6 +63,17 @@ export interface EditorWorld {
   ) => readonly ContainmentRefusal[];
   projectId: string;
   hostUid: number;
+  /**
+   * Names the wall refused this project's last walled session, most frequent
+   * first (the grammar's escaped form, adr/0064): offered as egress additions.
+   */
+  denied?: readonly DeniedOffer[];
+}
+
+/** A name the wall refused, and how often. */
+export interface DeniedOffer {
+  name: string;
+  count: number;
 }
 
 /** The layers beneath the edited file, as of its current `template` and `extends`. */
