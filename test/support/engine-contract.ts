@@ -300,16 +300,25 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       ]);
       const id = out.stdout.trim().split('\n').pop() ?? '';
       created.push(id);
-      let got = await s.engine.logs(id, { tail: 2 });
-      // The engine's log catches up with a just-started box: wait for its last line.
-      for (let i = 0; i < 50 && got?.stderr.includes('err') !== true; i++) {
+      // The engine's log catches up with a just-started box (seconds on a loaded
+      // machine): wait for both streams' last lines, up to 30 s.
+      let all = await s.engine.logs(id);
+      for (
+        let i = 0;
+        i < 300 && !(all?.stderr === 'err\n' && all.stdout.endsWith('three\n'));
+        i++
+      ) {
         await new Promise((r) => setTimeout(r, 100));
-        got = await s.engine.logs(id, { tail: 2 });
+        all = await s.engine.logs(id);
       }
-      // The tail counts the log's lines of both streams together.
-      expect(got?.stdout).toBe('three\n');
-      expect(got?.stderr).toBe('err\n');
+      expect(all).toEqual({ stdout: 'one\ntwo\nthree\n', stderr: 'err\n' });
       expect((await s.engine.logs(name('logs')))?.stdout).toBe('one\ntwo\nthree\n');
+      // The tail counts the log's lines of both streams together (the two
+      // streams' order in the log is the engine's, so only the count is fixed).
+      const lineCount = (o: { stdout: string; stderr: string } | null) =>
+        `${o?.stdout ?? ''}${o?.stderr ?? ''}`.split('\n').filter((l) => l !== '').length;
+      expect(lineCount(await s.engine.logs(id, { tail: 2 }))).toBe(2);
+      expect(lineCount(await s.engine.logs(id, { tail: 1 }))).toBe(1);
       expect(await s.engine.logs(name('missing'), { tail: 5 })).toBeNull();
     });
 
