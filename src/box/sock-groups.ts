@@ -15,7 +15,7 @@ import {
 } from '../gen/bind-proof.js';
 import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
 import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
-import type { Engine } from '../engine/engine.js';
+import type { SessionRunner } from '../engine/engine.js';
 import { helperName } from '../gen/names.js';
 import { expandHost } from '../gen/run-argv.js';
 import { normalizeTarget } from '../config/grammar.js';
@@ -121,7 +121,7 @@ export interface SockGroups {
  * should say so before it starts, not when the agent tries.
  */
 export async function probeSockGroups(
-  engine: Engine,
+  engine: SessionRunner,
   probes: readonly SockProbe[],
   image: string,
   keepId: boolean,

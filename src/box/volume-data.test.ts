@@ -21,12 +21,10 @@ function engines(): { docker: FakeEngine; podman: FakeEngine } {
 }
 
 function box(engine: FakeEngine, running: boolean): void {
-  engine.containers.set('c1', {
+  engine.addContainer({
     id: 'c1',
     name: 'byre-other-project',
     labels: { 'byre.project': 'other-1a2b3c' },
-    env: {},
-    networkMode: 'bridge',
     running,
     image: 'byre-other',
   });

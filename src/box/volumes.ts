@@ -10,7 +10,7 @@ import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from '
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../gen/names.js';
 import { expandHost } from '../gen/run-argv.js';
-import type { Engine } from '../engine/engine.js';
+import type { SessionRunner, VolumeRunner } from '../engine/engine.js';
 
 export interface PlannedVolume {
   /** Engine-side name. */
@@ -99,7 +99,7 @@ function seedArgv(
 
 /** Creates missing volumes; returns the engine names created by this call. */
 export async function ensureVolumes(
-  engine: Engine,
+  engine: VolumeRunner,
   owner: VolumeOwner,
   volumes: readonly PlannedVolume[],
 ): Promise<Set<string>> {
@@ -114,7 +114,7 @@ export async function ensureVolumes(
 
 /** Seeds every freshly created state volume that declares a seed. */
 export async function seedFreshVolumes(
-  engine: Engine,
+  engine: SessionRunner & VolumeRunner,
   volumes: readonly PlannedVolume[],
   created: ReadonlySet<string>,
   ctx: SeedContext,

@@ -7,8 +7,14 @@ import { putFile, useTempDir } from '../../test/support/temp.js';
 import type { MountSpec, VolumeSpec } from '../config/types.js';
 import { projectIdFor } from '../project/identity.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
-import type { TreeContext } from './writable-trees.js';
-import { boxWritableTrees, storeWritableTrees, treeRoots } from './writable-trees.js';
+import { renderTreesRecord } from '../launch/trees-record.js';
+import type { LaunchGrants, TreeContext } from './writable-trees.js';
+import {
+  boxWritableTrees,
+  launchedTreesOf,
+  storeWritableTrees,
+  treeRoots,
+} from './writable-trees.js';
 
 const tmp = useTempDir('writable-trees');
 
@@ -164,5 +170,125 @@ describe('storeWritableTrees', () => {
     putFile(path.join(projects, projectIdFor('/rel')), 'path', 'relative\n');
     mkdirSync(path.join(projects, projectIdFor('/dir'), 'path'), { recursive: true });
     expect(storeWritableTrees(path.join(root, 'store')).map((t) => t.given)).toEqual([projects]);
+  });
+});
+
+describe('the store record of launched trees', () => {
+  const ID = 'a-dev-abc123';
+  function recorded(root: string, entries: [string, string][]): void {
+    putFile(
+      path.join(root, 'store'),
+      'launched-trees.json',
+      renderTreesRecord(entries.map(([p, what]) => ({ path: p, project: ID, what }))),
+    );
+  }
+
+  it('every directory it records is a tree of every project, after the config’s own', () => {
+    const { root, ctx } = world();
+    recorded(root, [
+      ['/elsewhere/shared', 'the read-write mount ~/shared -> /shared of a box of /a'],
+      [path.join(root, 'app'), 'recorded again'],
+    ]);
+    const trees = boxWritableTrees(ctx, null, root);
+    expect(trees.map((t) => [t.given, t.what]).slice(-1)).toEqual([
+      ['/elsewhere/shared', 'the read-write mount ~/shared -> /shared of a box of /a'],
+    ]);
+    // The project's own description wins over the record's.
+    expect(trees.find((t) => t.given === path.join(root, 'app'))?.what).toBe(
+      `the project directory ${path.join(root, 'app')}`,
+    );
+  });
+
+  it('deliver and grab’s store-level view includes them', () => {
+    const { root } = world();
+    recorded(root, [['/elsewhere/shared', 'w']]);
+    expect(storeWritableTrees(path.join(root, 'store')).map((t) => t.given)).toEqual([
+      path.join(root, 'store/projects'),
+      '/elsewhere/shared',
+    ]);
+  });
+
+  it('a record byre cannot read fails the trees closed', () => {
+    const { root, ctx } = world();
+    putFile(path.join(root, 'store'), 'launched-trees.json', 'junk');
+    expect(() => boxWritableTrees(ctx, null, root)).toThrow('is not a record this byre wrote');
+  });
+});
+
+describe('launchedTreesOf', () => {
+  const base: LaunchGrants = {
+    params: {
+      projectId: 'p-dev-abc123',
+      workspaceDir: '/w/p',
+      home: '/home/u',
+      configMounts: [],
+      skillMounts: [],
+      extraBinds: [],
+    },
+    volumes: [],
+    projectRoot: '/w/p',
+  };
+  const same = (p: string): string => p;
+  const launch = (
+    over: Partial<LaunchGrants['params']>,
+    volumes: VolumeSpec[] = [],
+  ): LaunchGrants => ({
+    ...base,
+    params: { ...base.params, ...over },
+    volumes,
+  });
+  const of = 'of a box of /w/p';
+
+  it.each<[string, LaunchGrants, [string, string][]]>([
+    ['the workspace alone', base, [['/w/p', `the directory /w/p bound at /workspace ${of}`]]],
+    [
+      'read-write config and skill mounts, `~` expanded; never ro or disabled ones',
+      launch({
+        configMounts: [mount('~/rw', 'rw'), mount('~/ro', 'ro'), mount('~/off', 'rw', true)],
+        skillMounts: [mount('/s/rw', 'rw')],
+      }),
+      [
+        ['/w/p', `the directory /w/p bound at /workspace ${of}`],
+        ['/home/u/rw', `the read-write mount ~/rw -> /m4 ${of}`],
+        ['/s/rw', `the read-write mount /s/rw -> /m5 ${of}`],
+      ],
+    ],
+    [
+      "git's common dir, the worktree and the self-edit store (read-write binds)",
+      launch({
+        workspaceDir: '/w/p-x',
+        extraBinds: [
+          { host: '/w/p/.git', target: '/w/p/.git', mode: 'rw' },
+          { host: '/w/p-x', target: '/w/p-x', mode: 'rw' },
+          { host: '/ro/bind', target: '/ro', mode: 'ro' },
+        ],
+      }),
+      [
+        ['/w/p-x', `the directory /w/p-x bound at /workspace ${of}`],
+        ['/w/p/.git', `the read-write bind /w/p/.git -> /w/p/.git ${of}`],
+      ],
+    ],
+    [
+      'seed host sources, never literal seeds',
+      launch({}, [
+        seeded('cfg', '~/seed'),
+        { ...seeded('lit', 'x'), seed: { literal: 'a', path: 'b' } },
+      ]),
+      [
+        ['/w/p', `the directory /w/p bound at /workspace ${of}`],
+        ['/home/u/seed', `the seed ~/seed of volume cfg ${of}`],
+      ],
+    ],
+  ])('%s', (_, input, want) => {
+    expect(launchedTreesOf(input, same).map((t) => [t.path, t.what])).toEqual(want);
+    expect(launchedTreesOf(input, same).every((t) => t.project === 'p-dev-abc123')).toBe(true);
+  });
+
+  it('records where each resolves at launch beside it, when that differs', () => {
+    const trees = launchedTreesOf(launch({ configMounts: [mount('~/l', 'rw')] }), (p) =>
+      p === '/home/u/l' ? '/disk/l' : p,
+    );
+    expect(trees.map((t) => t.path)).toEqual(['/w/p', '/home/u/l', '/disk/l']);
+    expect(trees[2]?.what).toBe(trees[1]?.what);
   });
 });

@@ -1,6 +1,6 @@
 // The one definition of the box-writable trees (adr/0046): every host
-// directory some box byre starts can write, so everything under it is
-// hostile input. Host tool pinning declines a tool found in, or through, one
+// directory some box byre starts, or ever started, can write, so everything
+// under it is hostile input. Host tool pinning declines a tool found in, or through, one
 // of them; loading refuses a granted host path resolved through a link that
 // lives in one. Every caller asks here; nothing else lists them.
 
@@ -9,6 +9,8 @@ import path from 'node:path';
 
 import type { EffectiveConfig, MountSpec, VolumeSpec } from '../config/types.js';
 import { expandHostPath } from '../config/grammar.js';
+import type { RunParams } from '../gen/run-argv.js';
+import { readLaunchedTrees, type LaunchedTree } from '../launch/trees-record.js';
 import type { BoxTree } from '../project/box-trees.js';
 import type { ProjectContext } from '../project/context.js';
 import { recordedProjectPaths } from '../project/store.js';
@@ -45,7 +47,7 @@ interface TreeSpec {
 
 function resolved(given: string): string {
   try {
-    return realpathSync(given);
+    return realpathSync.native(given);
   } catch {
     return given;
   }
@@ -74,9 +76,10 @@ function projectSpecs(ctx: TreeContext): TreeSpec[] {
 }
 
 /**
- * byre's per-project store directories (a `--self-edit` box writes its own)
- * and the directory of every project the store records, but `except`: each
- * is written by that project's boxes.
+ * byre's per-project store directories (a `--self-edit` box writes its own),
+ * the directory of every project the store records but `except`, and every
+ * directory the store records a box was ever launched with write access to
+ * (launch/trees-record.ts), whatever the config says now.
  */
 function storeSpecs(storeHome: string, except: string | null): TreeSpec[] {
   const projects = storePaths(storeHome).projects;
@@ -85,6 +88,7 @@ function storeSpecs(storeHome: string, except: string | null): TreeSpec[] {
     ...[...recordedProjectPaths(storeHome)]
       .filter(([id]) => id !== except)
       .map(([, p]) => ({ given: p, what: `the project directory ${p} (a project of this store)` })),
+    ...readLaunchedTrees(storeHome).map((t) => ({ given: t.path, what: t.what })),
   ];
 }
 
@@ -144,6 +148,58 @@ function resolveTrees(specs: readonly TreeSpec[]): BoxTree[] {
     trees.push({ given, path: resolved(given), what: spec.what });
   }
   return trees;
+}
+
+/** What a launch writes where (`projectRoot` names the project in messages). */
+export interface LaunchGrants {
+  params: Pick<
+    RunParams,
+    'projectId' | 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'
+  >;
+  volumes: readonly VolumeSpec[];
+  projectRoot: string;
+}
+
+/**
+ * The store record's entries for one launch (launch/trees-record.ts): the
+ * directory bound at /workspace, every enabled read-write bind (mounts of the
+ * config and its skills, git's common directory and the worktree, the
+ * self-edit store) and every volume seed host, each as the engine is told it
+ * and as it resolves now (`resolve`), when that differs. Pure but `resolve`.
+ */
+export function launchedTreesOf(
+  launch: LaunchGrants,
+  resolve: (p: string) => string = resolved,
+): LaunchedTree[] {
+  const { params, projectRoot } = launch;
+  const of = `of a box of ${projectRoot}`;
+  const specs: TreeSpec[] = [
+    {
+      given: params.workspaceDir,
+      what: `the directory ${params.workspaceDir} bound at /workspace ${of}`,
+    },
+  ];
+  const mounts = [...params.configMounts, ...params.skillMounts];
+  for (const b of [...mounts, ...params.extraBinds]) {
+    if (b.disabled === true || b.mode !== 'rw') continue;
+    const host = expandHostPath(b.host, params.home);
+    if (host === null) continue;
+    const kind = mounts.includes(b) ? 'mount' : 'bind';
+    specs.push({ given: host, what: `the read-write ${kind} ${b.host} -> ${b.target} ${of}` });
+  }
+  for (const v of launch.volumes) {
+    if (v.seed === undefined || !('host' in v.seed)) continue;
+    const host = expandHostPath(v.seed.host, params.home);
+    if (host !== null)
+      specs.push({ given: host, what: `the seed ${v.seed.host} of volume ${v.name} ${of}` });
+  }
+  const out = new Map<string, LaunchedTree>();
+  for (const spec of specs) {
+    for (const p of [spec.given, resolve(spec.given)]) {
+      if (!out.has(p)) out.set(p, { path: p, project: params.projectId, what: spec.what });
+    }
+  }
+  return [...out.values()];
 }
 
 /** The trees as plain paths, for host tool pinning. */

@@ -10,6 +10,7 @@ import path from 'node:path';
 
 import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
 import { enginePool } from '../box/pool.js';
+import type { CommandDeps } from './deps.js';
 import { readWallRecord } from '../box/wall-log.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
@@ -69,7 +70,11 @@ function describeSaveFailure(error: unknown): string {
   throw error;
 }
 
-export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> {
+export async function configCommand(
+  io: Io,
+  opts: ConfigOptions,
+  deps: Pick<CommandDeps, 'pool'> = {},
+): Promise<void> {
   const target = await resolveTarget(io, opts);
   const { file, ctx: project } = target;
   const home = project.store.home;
@@ -110,7 +115,7 @@ export async function configCommand(io: Io, opts: ConfigOptions): Promise<void> 
       save,
       clearVolume: async (volume) => ({
         kind: 'volume-cleared',
-        ...(await clearMachineVolume(enginePool(roots, io.env, null), volume)),
+        ...(await clearMachineVolume(deps.pool ?? enginePool(roots, io.env, null), volume)),
       }),
       reloadBelow: async (state) => {
         const read = readBelow(state.text);

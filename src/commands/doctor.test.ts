@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -300,5 +300,63 @@ describe('byre doctor --prune', () => {
       exitCode: EXIT.usage,
       rule,
     });
+  });
+});
+
+describe('byre doctor: its engine, disk and base image rows on the fake engine', () => {
+  let bin: string;
+  beforeEach(() => {
+    // Outside the project: a CLI the box could write is declined before it is asked.
+    bin = realpathSync(mkdtempSync(path.join(tmpdir(), 'byre-doctor-bin-')));
+    for (const name of ['docker', 'podman'])
+      writeFileSync(path.join(bin, name), '', { mode: 0o755 });
+  });
+  afterEach(() => rmSync(bin, { recursive: true, force: true }));
+
+  /** `doctor --data` with docker answering as `engine` and podman unusable; its checks by id. */
+  async function checks(
+    engine: FakeEngine,
+  ): Promise<Record<string, { verdict: string; found: string }>> {
+    const out: string[] = [];
+    const base = io();
+    await doctorCommand(
+      { ...base, stdout: { write: (s: string) => out.push(s) }, env: { ...base.env, PATH: bin } },
+      { data: true },
+      {
+        pool: poolOf(engine),
+        detect: async (choice) => {
+          if (choice !== 'docker')
+            throw new EngineError('podman does not answer', { engine: 'podman', argv: ['info'] });
+          return engine.facts;
+        },
+        createEngine: () => engine,
+      },
+    ).catch(() => undefined);
+    const data = JSON.parse(out.join('')) as {
+      checks: { id: string; verdict: string; found: string }[];
+    };
+    return Object.fromEntries(data.checks.map((c) => [c.id, c]));
+  }
+
+  const cases: [string, (e: FakeEngine) => void, string, RegExp][] = [
+    [
+      'on this engine',
+      (e) => e.images.set('debian:bookworm', { id: 'sha256:b', labels: {} }),
+      'ok',
+      /present on docker/,
+    ],
+    ['in its registry', (e) => e.registry.add('debian:bookworm'), 'ok', /pull/],
+    ['nowhere', () => undefined, 'fail', /manifest unknown/],
+  ];
+  it.each(cases)('the base image %s', async (_, plant, verdict, found) => {
+    const engine = new FakeEngine({ path: path.join(bin, 'docker') });
+    engine.storage = { root, remote: false };
+    plant(engine);
+    const c = await checks(engine);
+    expect(c['engine.docker']?.verdict).toBe('ok');
+    expect(c['engine.podman']?.verdict).not.toBe('ok');
+    expect(c['base.image']).toMatchObject({ verdict });
+    expect(c['base.image']?.found).toMatch(found);
+    expect(c['disk.docker']).toMatchObject({ verdict: 'ok' });
   });
 });

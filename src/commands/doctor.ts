@@ -11,7 +11,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'no
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
-import { terminalConfirm, type Confirm, type Io } from '../io.js';
+import { terminalConfirm, type Io } from '../io.js';
 import { pruneLeftovers, scanLabelledObjects, type PruneOutcome } from '../box/labelled-objects.js';
 import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
 import { readRecordedEngine } from '../box/engine-record.js';
@@ -53,6 +53,7 @@ import {
 } from '../doctor/leftovers.js';
 import { leftoverLines, renderDoctorData, renderDoctorText } from '../doctor/report.js';
 import { detectEngine } from '../engine/detect.js';
+import type { CommandDeps } from './deps.js';
 import { resolveHostTool } from '../engine/host-tools.js';
 import { createEngine } from '../engine/runner.js';
 import type { EngineName } from '../engine/types.js';
@@ -70,10 +71,11 @@ export interface DoctorOptions {
   data?: boolean;
 }
 
-export interface DoctorDeps {
-  confirm?: Confirm;
-  pool?: EnginePool;
-}
+/** Doctor's outside world; detection defaults to a fresh health probe, never the store's cache (adr/0053). */
+export type DoctorDeps = Pick<CommandDeps, 'confirm' | 'pool' | 'detect' | 'createEngine'>;
+
+/** How doctor reaches the engines it reports on. */
+type Reach = Required<Pick<CommandDeps, 'detect' | 'createEngine'>>;
 
 const ENGINES: EngineName[] = ['docker', 'podman'];
 /** How long the registry may take to say whether it has the base image. */
@@ -85,13 +87,14 @@ async function engineFact(
   name: EngineName,
   declinedRoots: readonly string[],
   env: Env,
+  reach: Reach,
 ): Promise<EngineFact> {
   const r = resolveHostTool(name, { declinedRoots, env });
   if (r.kind === 'absent') return { name, state: 'absent' };
   if (r.kind === 'declined') return { name, state: 'declined', path: r.path, root: r.root };
   try {
     // Asked for real, every run: a remembered answer is never evidence of health (adr/0053).
-    const f = await detectEngine(name, declinedRoots, env, { health: true });
+    const f = await reach.detect(name, declinedRoots, env, { health: true });
     return {
       name,
       state: 'ok',
@@ -167,12 +170,13 @@ async function diskFact(
   name: EngineName,
   declinedRoots: readonly string[],
   env: Env,
+  reach: Reach,
 ): Promise<DiskFact> {
   const r = resolveHostTool(name, { declinedRoots, env });
   if (r.kind !== 'found')
     return { engine: name, state: 'unmeasured', root: null, why: 'not installed' };
   try {
-    const engine = createEngine(
+    const engine = reach.createEngine(
       { name, path: r.path, rootless: false, keepId: false, version: '', warnings: [] },
       { env, queryTimeoutMs: 30_000 },
     );
@@ -205,6 +209,7 @@ async function baseFact(
   engines: readonly EngineFact[],
   recorded: EngineName | null,
   env: Env,
+  reach: Reach,
 ): Promise<BaseFact> {
   if (base === null || choice === null)
     return { state: 'unknown', ref: base, why: 'the config did not load' };
@@ -213,7 +218,7 @@ async function baseFact(
   if (picked.name === null || fact?.state !== 'ok') {
     return { state: 'unknown', ref: base, why: 'no usable engine to ask' };
   }
-  const engine = createEngine(
+  const engine = reach.createEngine(
     {
       name: fact.name,
       path: fact.path,
@@ -361,17 +366,18 @@ async function diagnose(
   ctx: ProjectContext,
   declined: readonly string[],
   pool: EnginePool,
+  reach: Reach,
 ): Promise<Diagnosis> {
   const home = ctx.store.home;
   const [loaded, engines, limits, disks, scans] = await Promise.all([
     loadConfig(ctx, userHome(io)),
-    Promise.all(ENGINES.map((n) => engineFact(n, declined, io.env))),
+    Promise.all(ENGINES.map((n) => engineFact(n, declined, io.env, reach))),
     limitFacts(),
-    Promise.all(ENGINES.map((n) => diskFact(n, declined, io.env))),
+    Promise.all(ENGINES.map((n) => diskFact(n, declined, io.env, reach))),
     scanLabelledObjects(pool),
   ]);
   const recorded = readRecordedEngine(ctx.project, ctx.worktreeId);
-  const base = await baseFact(loaded.base, loaded.choice, engines, recorded, io.env);
+  const base = await baseFact(loaded.base, loaded.choice, engines, recorded, io.env, reach);
   const leftovers = classifyLeftovers(
     scans,
     storeTag(home),
@@ -553,7 +559,11 @@ export async function doctorCommand(
     await prune(io, ctx, pool, options, deps);
     return;
   }
-  const { findings, leftovers } = await diagnose(io, ctx, declined, pool);
+  const reach: Reach = {
+    detect: deps.detect ?? detectEngine,
+    createEngine: deps.createEngine ?? createEngine,
+  };
+  const { findings, leftovers } = await diagnose(io, ctx, declined, pool, reach);
   const report = { workdir: ctx.worktreeDir, projectId: ctx.projectId, findings, leftovers };
   io.stdout.write(options.data === true ? renderDoctorData(report) : renderDoctorText(report));
   if (!isUsable(findings)) {

@@ -24,6 +24,7 @@ import { detectEngine } from '../engine/detect.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { LABEL } from '../gen/names.js';
 import { createEngine } from '../engine/runner.js';
+import type { CommandDeps } from './deps.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
@@ -74,6 +75,9 @@ function requireSetUp(ctx: ProjectContext): void {
   }
 }
 
+/** Worktree's outside world; detection defaults to a fresh probe, as before the seam. */
+export type WorktreeDeps = Pick<CommandDeps, 'detect' | 'createEngine' | 'pool'>;
+
 /** The engine the config picks, pinned, with the project's image and the trees pinning declines. */
 interface WorktreeEngine extends PinnedEngine {
   image: ProjectImage;
@@ -81,9 +85,21 @@ interface WorktreeEngine extends PinnedEngine {
   declined: string[];
 }
 
-async function projectEngine(io: Io, ctx: ProjectContext): Promise<WorktreeEngine> {
+async function projectEngine(
+  io: Io,
+  ctx: ProjectContext,
+  deps: WorktreeDeps,
+): Promise<WorktreeEngine> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  const pinned = await pinEngine(io, ctx, { detect: detectEngine, createEngine }, early);
+  const pinned = await pinEngine(
+    io,
+    ctx,
+    {
+      detect: deps.detect ?? detectEngine,
+      createEngine: deps.createEngine ?? createEngine,
+    },
+    early,
+  );
   const image = projectImage(ctx.projectId, pinned.engine.facts.keepId, io);
   return { ...pinned, image, declined: treeRoots(early.trees) };
 }
@@ -198,6 +214,7 @@ export async function worktreeCommand(
   io: Io,
   name: string,
   options: WorktreeOptions,
+  deps: WorktreeDeps = {},
 ): Promise<void> {
   const hostWarning = throwIfRefused(checkHostUser(io.uid, io.gid, io.env));
   if (hostWarning !== null) printWarnings(io.stderr, [hostWarning]);
@@ -228,7 +245,7 @@ export async function worktreeCommand(
     containmentInput({ worktreeDir: target, gitPaths: null }, ctx.store.home, home, null),
   );
 
-  const e = await projectEngine(io, ctx);
+  const e = await projectEngine(io, ctx, deps);
   await withSetupLock(ctx.project, async () => {
     await ensureWorktreeImage(io, ctx, e);
     if (state === 'absent') mkdirSync(target, { mode: 0o755 });
@@ -274,8 +291,12 @@ interface SessionIndex {
 }
 
 /** Which worktree ids of this project have a running box, across engines. */
-async function runningSessions(io: Io, ctx: ProjectContext): Promise<SessionIndex> {
-  const pool = enginePool(projectDeclinedRoots(io, ctx), io.env, null);
+async function runningSessions(
+  io: Io,
+  ctx: ProjectContext,
+  deps: WorktreeDeps,
+): Promise<SessionIndex> {
+  const pool = deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null);
   const answers = await askPool(pool, (engine) =>
     engine.psLabels({ labels: { [LABEL.project]: ctx.projectId }, all: false }, [LABEL.workdir]),
   );
@@ -296,10 +317,10 @@ function entryId(entry: WorktreeEntry, ctx: ProjectContext): string {
 }
 
 /** `byre worktree list`: each worktree, its branch, and whether its session runs. */
-export async function worktreeListCommand(io: Io): Promise<void> {
+export async function worktreeListCommand(io: Io, deps: WorktreeDeps = {}): Promise<void> {
   const ctx = await gitProject(io);
   const list = listWorktrees(ctx.commonGitDir, ctx.projectRoot);
-  const sessions = await runningSessions(io, ctx);
+  const sessions = await runningSessions(io, ctx, deps);
   const rows = list.entries.map((entry) => {
     const notes = [
       entry.admin === null ? 'main' : null,
@@ -383,6 +404,7 @@ export async function worktreeRemoveCommand(
   io: Io,
   name: string,
   options: { force?: boolean },
+  deps: WorktreeDeps = {},
 ): Promise<void> {
   const ctx = await gitProject(io);
   requireSetUp(ctx);
@@ -391,8 +413,8 @@ export async function worktreeRemoveCommand(
     name,
     io.cwd,
   );
-  const e = await projectEngine(io, ctx);
-  const pool = enginePool(e.declined, io.env, e.engine);
+  const e = await projectEngine(io, ctx, deps);
+  const pool = deps.pool ?? enginePool(e.declined, io.env, e.engine);
   const id = worktreeIdFor(entry.path);
   await withSetupLock(ctx.project, async () => {
     const census = await censusSessions(

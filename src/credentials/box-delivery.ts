@@ -4,7 +4,7 @@
 // exec's stdin. Any failure stops the box: it must never run past its
 // credential gate without them (it would fail closed anyway, 30 s later).
 
-import type { Engine } from '../engine/engine.js';
+import type { ExecRunner, SessionRunner } from '../engine/engine.js';
 import { ByreError } from '../errors.js';
 import { findBoxByNonce, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -44,7 +44,7 @@ function failed(message: string): ByreError {
  * open; rejects (after stopping the box) otherwise.
  */
 export async function deliverCredentials(
-  engine: Engine,
+  engine: SessionRunner & ExecRunner,
   delivery: CredentialDelivery,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
 ): Promise<void> {

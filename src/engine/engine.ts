@@ -1,6 +1,11 @@
 // The Engine interface: everything byre asks of docker or podman, as typed
-// calls. runner.ts adapts it to the engine CLI; commands and box/ depend only
-// on this. Types only.
+// calls, split into the roles a caller asks for (images, sessions, volumes,
+// exec; the Go reference's imageRunner/sessionRunner/volumeRunner split, plus
+// exec and transfer into a running box). `Engine` is all of them; a function
+// takes only the role it uses, so its fake in a test is as small as its need.
+// runner.ts adapts it to the engine CLI; commands and box/ depend only on
+// this. The engine contract (test/support/engine-contract.ts) says what every
+// method must do. Types only.
 
 import type { Readable, Writable } from 'node:stream';
 import type {
@@ -73,8 +78,13 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-export interface Engine {
+/** Which engine answers: every role carries it (names in messages, engine-specific argv). */
+export interface EngineIdentity {
   readonly facts: EngineFacts;
+}
+
+/** Images: build, query, list and remove them; where they are kept; what a registry has. */
+export interface ImageRunner extends EngineIdentity {
   build(spec: BuildSpec, io?: BuildIo): Promise<void>;
   /** `sha256:<hex>` on both engines. */
   imageId(tag: string): Promise<string>;
@@ -86,6 +96,19 @@ export interface Engine {
   removeImage(tag: string): Promise<boolean>;
   /** Images matching `filter`, dangling ones included. */
   imageList(filter: ImageFilter): Promise<ImageRef[]>;
+  /** Id and labels of each image, in one call; ids that vanished are left out. */
+  inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]>;
+  /** Where the engine keeps images. */
+  storageInfo(): Promise<StorageInfo>;
+  /**
+   * Whether `ref`'s registry has it, asked without pulling (`manifest
+   * inspect`); `why` is the engine's first line of refusal.
+   */
+  registryHas(ref: string, timeoutMs: number): Promise<{ has: true } | { has: false; why: string }>;
+}
+
+/** Containers: the box and its helpers, created, run, found, inspected, stopped and removed. */
+export interface SessionRunner extends EngineIdentity {
   /** `argv` from buildRunArgv(…, 'create'); returns the container id. */
   create(argv: readonly string[]): Promise<string>;
   /** `start --attach --interactive`, stdio inherited; the agent's exit status. */
@@ -114,6 +137,10 @@ export interface Engine {
   stop(id: string, seconds: number): Promise<void>;
   /** Force-removes; false when there was no such container. */
   remove(id: string): Promise<boolean>;
+}
+
+/** Named volumes: the project's state and caches. */
+export interface VolumeRunner extends EngineIdentity {
   volumeExists(name: string): Promise<boolean>;
   volumeCreate(name: string, labels: Readonly<Record<string, string>>): Promise<void>;
   /** False when there was no such volume. */
@@ -121,15 +148,10 @@ export interface Engine {
   volumeList(filter: VolumeFilter): Promise<string[]>;
   /** Name and labels of each volume, in one call; names that vanished are left out. */
   inspectVolumes(names: readonly string[]): Promise<LabelledObjectFacts[]>;
-  /** Id and labels of each image, in one call; ids that vanished are left out. */
-  inspectImages(ids: readonly string[]): Promise<LabelledObjectFacts[]>;
-  /** Where the engine keeps images. */
-  storageInfo(): Promise<StorageInfo>;
-  /**
-   * Whether `ref`'s registry has it, asked without pulling (`manifest
-   * inspect`); `why` is the engine's first line of refusal.
-   */
-  registryHas(ref: string, timeoutMs: number): Promise<{ has: true } | { has: false; why: string }>;
+}
+
+/** Commands in a running box: credentials, deliver, grab, shell. */
+export interface ExecRunner extends EngineIdentity {
   /** The command's exit status is data here, not an error. */
   exec(spec: ExecSpec, options?: { input?: string }): Promise<ExecResult>;
   /** `exec` with the terminal attached (stdio inherited), e.g. `byre shell`; the exit status. */
@@ -140,6 +162,9 @@ export interface Engine {
    */
   execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult>;
 }
+
+/** Everything: what runner.ts and the fake implement, and what wiring hands out. */
+export interface Engine extends ImageRunner, SessionRunner, VolumeRunner, ExecRunner {}
 
 export interface EngineOptions {
   /** Environment for engine processes (DOCKER_HOST, XDG_RUNTIME_DIR …); defaults to this process's. */

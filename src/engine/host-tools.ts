@@ -129,7 +129,18 @@ export function requireResolved(tool: string, resolution: ToolResolution): strin
   }
 }
 
+/** The roots each list of them resolved to, by list and cwd: callers hand the same list to every tool. */
+const resolvedRoots = new WeakMap<readonly string[], Map<string, BoxTree[]>>();
+
 function canonicalRoots(roots: readonly string[], cwd: string): BoxTree[] {
+  let byCwd = resolvedRoots.get(roots);
+  if (byCwd === undefined) resolvedRoots.set(roots, (byCwd = new Map()));
+  let trees = byCwd.get(cwd);
+  if (trees === undefined) byCwd.set(cwd, (trees = canonicalRootsOnce(roots, cwd)));
+  return trees;
+}
+
+function canonicalRootsOnce(roots: readonly string[], cwd: string): BoxTree[] {
   return roots
     .filter((r) => r !== '')
     .map((r) => {
@@ -141,7 +152,7 @@ function canonicalRoots(roots: readonly string[], cwd: string): BoxTree[] {
 /** realpath when the path exists; otherwise the lexical absolute path. */
 function canonical(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return p;
   }

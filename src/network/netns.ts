@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { helperName, LABEL } from '../gen/names.js';
-import type { Engine } from '../engine/engine.js';
+import type { SessionRunner } from '../engine/engine.js';
 
 export interface NetnsPlan {
   nonce: string;
@@ -101,7 +101,7 @@ async function sleep(ms: number): Promise<void> {
  * and credential delivery, which both act on the box from outside.
  */
 export async function findBoxByNonce(
-  engine: Engine,
+  engine: SessionRunner,
   nonce: string,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
 ): Promise<string | null> {
@@ -146,7 +146,7 @@ async function helperReady(
  * after removing the helper and stopping the box.
  */
 export async function enforcePosture(
-  engine: Engine,
+  engine: SessionRunner,
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
 ): Promise<void> {

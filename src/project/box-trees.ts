@@ -18,8 +18,18 @@ export interface BoxTree {
   what: string;
 }
 
+/** Absolute with no empty, `.` or `..` component and no trailing slash (or `/`). */
+function isPlain(p: string): boolean {
+  return p === '/' || (p.startsWith('/') && !/\/(\.{0,2})(\/|$)/.test(p));
+}
+
 /** `p` lies strictly below `root` (both absolute, normalised). */
 export function isBelow(root: string, p: string): boolean {
+  // The common case by prefix: this runs for every tree at every step of a
+  // walk, and a store can record a few thousand trees.
+  if (isPlain(root) && isPlain(p)) {
+    return p !== root && p.startsWith(root === '/' ? '/' : `${root}/`);
+  }
   const rel = path.relative(root, p);
   return rel !== '' && rel !== '..' && !rel.startsWith('../') && !path.isAbsolute(rel);
 }

@@ -17,7 +17,7 @@ const WAIT = { retries: 240, minTimeout: 250, maxTimeout: 500 };
  * (exit 1) at once: only a held lock is worth waiting for.
  */
 export async function withSetupLock<T>(
-  project: ProjectStorePaths,
+  project: Pick<ProjectStorePaths, 'dir' | 'lock'>,
   work: () => Promise<T>,
   wait: { retries: number; minTimeout: number; maxTimeout: number } = WAIT,
 ): Promise<T> {
@@ -35,7 +35,7 @@ export async function withSetupLock<T>(
 }
 
 async function takeLock(
-  project: ProjectStorePaths,
+  project: Pick<ProjectStorePaths, 'dir' | 'lock'>,
   wait: { retries: number; minTimeout: number; maxTimeout: number },
 ): Promise<() => Promise<void>> {
   for (let attempt = 0; ; attempt++) {

@@ -44,6 +44,8 @@ export interface StorePaths {
   projects: string;
   /** One record per linked worktree byre launched in, by worktree id (adr/0047). */
   worktrees: string;
+  /** Every host directory a box was launched with write access to (adr/0046). */
+  launchedTrees: string;
 }
 
 export function storePaths(home: string): StorePaths {
@@ -56,6 +58,7 @@ export function storePaths(home: string): StorePaths {
     packages: path.join(home, 'packages'),
     projects: path.join(home, 'projects'),
     worktrees: path.join(home, 'worktrees'),
+    launchedTrees: path.join(home, 'launched-trees.json'),
   };
 }
 

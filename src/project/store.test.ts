@@ -33,6 +33,7 @@ describe('store layout', () => {
       packages: '/h/packages',
       projects: '/h/projects',
       worktrees: '/h/worktrees',
+      launchedTrees: '/h/launched-trees.json',
     });
     expect(worktreeRecordPath('/h', 'wt-app-abc123')).toBe('/h/worktrees/wt-app-abc123');
     expect(() => worktreeRecordPath('/h', '../x')).toThrow('not a byre worktree id');

@@ -2,12 +2,13 @@
 // pinned and the config re-read and judged (src/commands/develop.ts does
 // those): claim the session and the exclusive volumes, plan the ports,
 // ensure the image, fill the volumes, probe the socket groups, write the
-// launch record, create the box. What the steps outside the lock need (the
-// banner, the wall's plan, the credentials' delivery, the bind proof) is
-// returned, decided here.
+// launch record and the launched trees, create the box. What the steps
+// outside the lock need (the banner, the wall's plan, the credentials'
+// delivery, the bind proof) is returned, decided here.
 
 import { exposureLines } from '../box/banner.js';
 import type { BoxProof } from '../box/bind-pins.js';
+import { launchedTreesOf } from '../box/writable-trees.js';
 import type { CredentialDelivery } from '../credentials/box-delivery.js';
 import { VERSION } from '../embedded.js';
 import { launchRecordFor } from '../gen/launch-plan.js';
@@ -16,6 +17,7 @@ import { postureFacts, type PostureFacts } from '../gen/posture.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { launchRunParams } from '../gen/run-params.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
+import { recordLaunchedTrees } from '../launch/trees-record.js';
 import { mintNonce, type NetnsPlan } from '../network/netns.js';
 import { storeTag } from '../project/store-layout.js';
 import { unprovenBanner } from './binds.js';
@@ -87,6 +89,18 @@ async function recordLaunch(
   // Fail closed: a box without its record is one status cannot describe
   // (it would show the current config and a wrong reason), so none is created.
   const launchHash = writeLaunchRecordOrRefuse(s.ctx.project.launches, record);
+  // What this box may write stays a box-writable tree after it (adr/0046).
+  await recordLaunchedTrees(
+    s.ctx.store.home,
+    launchedTreesOf({
+      params: described,
+      volumes: [
+        ...inputs.config.volumes.map((v) => v.value),
+        ...inputs.skills.flatMap((k) => k.volumes),
+      ],
+      projectRoot: s.ctx.projectRoot,
+    }),
+  );
   return { ...sealRunParams(described, launchHash, inputs.pins), launchHash };
 }
 

@@ -7,13 +7,13 @@ import { PassThrough, type Readable } from 'node:stream';
 
 import type { Writer } from '../io.js';
 import { ByreError, RefusedError } from '../errors.js';
-import type { Engine } from '../engine/engine.js';
+import type { ExecRunner } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { BOX_EXIT, INBOX, deliverFileSpec, deliverTarSpec, type BoxUser } from './box-scripts.js';
 import { Meter } from './progress.js';
 
 export interface DeliverBox extends BoxUser {
-  handle: Engine;
+  handle: ExecRunner;
 }
 
 export interface ProgressOptions {

@@ -6,7 +6,7 @@
 import { askPool, type EnginePool } from '../box/pool.js';
 import { uidCheckApplies } from '../box/shell-exec.js';
 import { LABEL } from '../gen/names.js';
-import type { Engine } from '../engine/engine.js';
+import type { ExecRunner } from '../engine/engine.js';
 import type { EngineName, LabelledContainer } from '../engine/types.js';
 
 /** What the cascade and the --boxes grammar need to know about one box. */
@@ -22,7 +22,7 @@ export interface BoxSummary {
 export interface FoundBox extends BoxSummary {
   uid: number;
   gid: number;
-  handle: Engine;
+  handle: ExecRunner;
 }
 
 export interface Discovery {

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { BYRE_BIN, runBin, type BinRun } from '../support/cli.js';
 import { useTempDir } from '../support/temp.js';
 import { projectIdFor } from '../../src/project/identity.js';
+import { renderTreesRecord } from '../../src/launch/trees-record.js';
 
 const BIN = BYRE_BIN;
 let root: string;
@@ -391,6 +392,55 @@ describe('host tools are never taken from where a box can write (adr/0046)', () 
     expect(develop.stderr).toContain(`${tools}, which the box can write`);
     const reset = byre(BIN, project, home, ['reset', '-y'], env);
     expect(reset.stderr).not.toContain('removed');
+    expect(existsSync(ran)).toBe(false);
+  });
+});
+
+describe("another project's box's read-write mount, recorded in the store, is a box-writable tree (adr/0046)", () => {
+  /** The store records that project a's box was launched with ~/shared read-write; a's config no longer says so. */
+  function launchedShared(): { home: string; shared: string; b: string } {
+    const home = path.join(root, 'store');
+    const user = path.join(root, 'userhome');
+    const shared = path.join(user, 'shared');
+    const a = path.join(root, 'a');
+    const b = path.join(root, 'b');
+    for (const d of [shared, a, b, path.join(user, '.ssh')]) mkdirSync(d, { recursive: true });
+    storeConfig(home, a, '');
+    const what = `the read-write mount ~/shared -> /shared of a box of ${a}`;
+    writeFileSync(
+      path.join(home, 'launched-trees.json'),
+      renderTreesRecord([a, shared].map((p) => ({ path: p, project: projectIdFor(a), what }))),
+    );
+    return { home, shared, b };
+  }
+
+  it('a mount of project b through a link planted there is refused by status and dockerfile, naming the link and both declarations', () => {
+    const { home, shared, b } = launchedShared();
+    symlinkSync(path.join(root, 'userhome', '.ssh'), path.join(shared, 'keys'));
+    storeConfig(home, b, `[[mounts]]\nhost = "~/shared/keys"\ntarget = "/keys"\n`);
+    for (const verb of ['status', 'dockerfile']) {
+      const r = byre(BIN, b, home, [verb]);
+      expect(r.status, verb).toBe(3);
+      expect(r.stderr, verb).toMatch(
+        /byre\.config:2:1 \(key mounts\[0\]\.host\): the mount ~\/shared\/keys -> \/keys/,
+      );
+      expect(r.stderr, verb).toContain(`through the link ${path.join(shared, 'keys')} -> "`);
+      expect(r.stderr, verb).toContain(
+        `the read-write mount ~/shared -> /shared of a box of ${path.join(root, 'a')}`,
+      );
+    }
+  });
+
+  it('a docker there, first on PATH, is declined by status in project b and never run', () => {
+    const { home, shared, b } = launchedShared();
+    const ran = path.join(root, 'ran');
+    writeFileSync(path.join(shared, 'docker'), `#!/bin/sh\necho docker >> ${ran}\nexit 1\n`, {
+      mode: 0o755,
+    });
+    const status = byre(BIN, b, home, ['status'], {
+      PATH: `${shared}:${path.join(root, 'no-engines')}`,
+    });
+    expect(status.stdout).toMatch(/declined to run docker/);
     expect(existsSync(ran)).toBe(false);
   });
 });

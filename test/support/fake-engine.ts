@@ -1,9 +1,14 @@
 // An in-memory Engine for unit tests of commands: it records every call and
-// keeps just enough state (images, containers, volumes) for ps-by-label and
-// exists checks to answer consistently. It must never spawn or touch disk.
+// keeps just enough state (images, containers, volumes, each box's files) for
+// ps-by-label and exists checks to answer consistently, and runs what byre
+// execs in a box through fake-box.ts's interpreter. The engine contract
+// (engine-contract.ts) holds it to what docker and podman do. It must never
+// spawn or touch disk.
+// Over 500 lines: one in-memory engine, a method for each Engine method.
 
 import { EngineError } from '../../src/errors.js';
 import { Readable } from 'node:stream';
+import { FakeBoxFs, isPlain, runInBox, type BoxRun } from './fake-box.js';
 import type {
   BuildIo,
   Engine,
@@ -43,6 +48,12 @@ export interface FakeContainer {
   networkMode: string;
   running: boolean;
   image: string;
+  /** What it runs: the words after the image in its run/create argv. */
+  command: string[];
+  /** Created with `--rm`: gone once its session ends. */
+  autoRemove: boolean;
+  /** What its exec'd commands see and change. */
+  fs: FakeBoxFs;
 }
 
 export interface FakeImage {
@@ -77,6 +88,34 @@ function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
   );
 }
 
+/** Run/create flags that take the next word as their value. */
+const VALUED = new Set([
+  '--name',
+  '-e',
+  '--label',
+  '--mount',
+  '-p',
+  '--cap-add',
+  '--cap-drop',
+  '--security-opt',
+  '--group-add',
+  '-u',
+  '--entrypoint',
+  '--network',
+  '-w',
+  '--hostname',
+]);
+
+/** The command a run/create argv gives its box: the words after the image. */
+function commandOf(argv: readonly string[]): string[] {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (VALUED.has(a)) i++;
+    else if (!a.startsWith('-')) return argv.slice(i + 1);
+  }
+  return [];
+}
+
 export const FAKE_FACTS: EngineFacts = {
   name: 'docker',
   path: '/usr/bin/docker',
@@ -92,37 +131,28 @@ export class FakeEngine implements Engine {
   readonly images = new Map<string, FakeImage>();
   readonly containers = new Map<string, FakeContainer>();
   readonly volumes = new Map<string, Record<string, string>>();
-  /** What `startAttached` returns. */
-  exitCode = 0;
+  /** What `startAttached` returns; unset: the status of the box's own command (0 when not modelled). */
+  exitCode: number | undefined = undefined;
   /** The session itself: runs while the started box is running (default: ends at once). */
   onStart: (box: FakeContainer) => Promise<void> = async () => undefined;
-  /** Answers `run`; default: empty output. */
   /** What a detached `run -d` box writes (its `logs`); nothing unless set. */
   onRunDetached: (argv: readonly string[]) => EngineOutput | null = () => null;
   /** What `logs` answers per container name or id; a container without an entry logs nothing. */
   readonly logText = new Map<string, EngineOutput>();
-  onRun: (argv: readonly string[], options: RunOptions) => EngineOutput = () => ({
-    stdout: '',
-    stderr: '',
-  });
-  /** Answers `exec`; default: exit 0, no output. */
-  onExec: (spec: ExecSpec, input: string | undefined) => ExecResult = () => ({
-    exitCode: 0,
-    stdout: '',
-    stderr: '',
-  });
-  /** Answers `execStream` with the stdin bytes it was fed; default: exit 0, no output. */
-  onExecStream: (
-    spec: ExecSpec,
-    stdin: Buffer,
-  ) => { exitCode: number; stdout: Buffer | string; stderr: string } = () => ({
-    exitCode: 0,
-    stdout: '',
-    stderr: '',
-  });
+  /** Answers a foreground `run` instead of a fresh box; unset: its command runs in one. */
+  onRun: ((argv: readonly string[], options: RunOptions) => EngineOutput) | undefined = undefined;
+  /** Answers `exec` and `execAttached` instead of the box (a hostile or broken box); unset: the box's interpreter. */
+  onExec: ((spec: ExecSpec, input: string | undefined) => ExecResult) | undefined = undefined;
+  /** Answers `execStream` with the stdin bytes it was fed instead of the box; unset: the box's interpreter. */
+  onExecStream:
+    | ((
+        spec: ExecSpec,
+        stdin: Buffer,
+      ) => { exitCode: number; stdout: Buffer | string; stderr: string })
+    | undefined = undefined;
   /** What `execStream` was asked to write to a descriptor, instead of writing it. */
   readonly descriptorOutput: { fd: number; bytes: Buffer }[] = [];
-  /** Output `build` streams to onOutput. */
+  /** Output `build` streams to onOutput; empty: one line naming the tag, as an engine says something. */
   buildOutput: string[] = [];
   private readonly failures = new Map<EngineMethod, Error[]>();
   private seq = 0;
@@ -160,6 +190,9 @@ export class FakeEngine implements Engine {
       networkMode: 'bridge',
       running: true,
       image: '',
+      command: [],
+      autoRemove: false,
+      fs: new FakeBoxFs(),
       ...c,
     };
     this.containers.set(full.id, full);
@@ -200,7 +233,9 @@ export class FakeEngine implements Engine {
 
   async build(spec: BuildSpec, io: BuildIo = {}): Promise<void> {
     this.record('build', spec);
-    for (const chunk of this.buildOutput) io.onOutput?.(chunk);
+    const said =
+      this.buildOutput.length > 0 ? this.buildOutput : [`Successfully tagged ${spec.tag}\n`];
+    for (const chunk of said) io.onOutput?.(chunk);
     this.images.set(spec.tag, { id: `sha256:${this.nextId()}`, labels: { ...spec.labels } });
   }
 
@@ -256,9 +291,12 @@ export class FakeEngine implements Engine {
     if (c === undefined) throw this.missing(name, 'start');
     c.running = true;
     await this.onStart(c);
-    // The box is created --rm: it is gone once the session ends.
-    this.containers.delete(c.id);
-    return this.exitCode;
+    const status =
+      this.exitCode ??
+      (isPlain(c.command) ? (await runInBox(c.fs, c.command, Buffer.alloc(0))).exitCode : 0);
+    c.running = false;
+    if (c.autoRemove) this.containers.delete(c.id);
+    return status;
   }
 
   async run(argv: readonly string[], options: RunOptions = {}): Promise<EngineOutput> {
@@ -269,7 +307,20 @@ export class FakeEngine implements Engine {
       if (out !== null) this.logText.set(c.id, out);
       return { stdout: `${c.id}\n`, stderr: '' };
     }
-    return this.onRun(argv, options);
+    if (this.onRun !== undefined) return this.onRun(argv, options);
+    // A helper box: its command runs in a fresh one; a non-zero exit is the
+    // engine's failure. The seed, copy and probe helpers' scripts are not
+    // modelled yet: they answer empty output, exit 0.
+    const command = commandOf(argv);
+    if (!isPlain(command)) return { stdout: '', stderr: '' };
+    const r = await runInBox(new FakeBoxFs(), command, Buffer.from(options.input ?? ''));
+    if (r.exitCode === 0) return { stdout: r.stdout.toString(), stderr: r.stderr };
+    throw new EngineError(`${this.facts.name} run failed (exit ${r.exitCode})`, {
+      engine: this.facts.name,
+      argv: [...argv],
+      exitCode: r.exitCode,
+      stderr: r.stderr,
+    });
   }
 
   async ps(query: PsQuery): Promise<string[]> {
@@ -413,9 +464,23 @@ export class FakeEngine implements Engine {
   async exec(spec: ExecSpec, options: { input?: string } = {}): Promise<ExecResult> {
     this.record('exec', spec, options);
     // Like the engines: a missing box is the client's non-zero status, not a thrown error.
-    if (this.find(spec.id) === undefined)
+    const box = this.find(spec.id);
+    if (box === undefined)
       return { exitCode: this.missingExit(), stdout: '', stderr: this.notFound(spec.id) };
-    return this.onExec(spec, options.input);
+    if (this.onExec !== undefined) return this.onExec(spec, options.input);
+    const r = await this.inBox(box, spec, Buffer.from(options.input ?? ''));
+    return { exitCode: r.exitCode, stdout: r.stdout.toString(), stderr: r.stderr };
+  }
+
+  /** Runs `spec` in a running box, as the engines do; a stopped one refuses. */
+  private async inBox(box: FakeContainer, spec: ExecSpec, stdin: Buffer): Promise<BoxRun> {
+    if (!box.running)
+      return {
+        exitCode: this.facts.name === 'podman' ? 125 : 1,
+        stdout: Buffer.alloc(0),
+        stderr: `Error: container ${box.id} is not running\n`,
+      };
+    return runInBox(box.fs, spec.command, stdin);
   }
 
   /** What the engine client exits with when the box is not there. */
@@ -431,13 +496,17 @@ export class FakeEngine implements Engine {
 
   async execAttached(spec: ExecSpec): Promise<number> {
     this.record('execAttached', spec);
-    if (this.find(spec.id) === undefined) throw this.missing(spec.id, 'exec');
-    return (await this.onExec(spec, undefined)).exitCode;
+    // Like the engines: a missing box is the client's non-zero status.
+    const box = this.find(spec.id);
+    if (box === undefined) return this.missingExit();
+    if (this.onExec !== undefined) return this.onExec(spec, undefined).exitCode;
+    return (await this.inBox(box, spec, Buffer.alloc(0))).exitCode;
   }
 
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     this.record('execStream', spec);
-    if (this.find(spec.id) === undefined) {
+    const box = this.find(spec.id);
+    if (box === undefined) {
       const stderr = this.notFound(spec.id);
       return { exitCode: this.missingExit(), stderr, stderrHead: stderr };
     }
@@ -445,7 +514,11 @@ export class FakeEngine implements Engine {
     if (io.stdin instanceof Readable) {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     }
-    const r = this.onExecStream(spec, Buffer.concat(chunks));
+    const stdin = Buffer.concat(chunks);
+    const r =
+      this.onExecStream !== undefined
+        ? this.onExecStream(spec, stdin)
+        : await this.inBox(box, spec, stdin);
     if (r.stderr !== '') io.onStderr?.(r.stderr);
     const out = io.stdout;
     // A descriptor is kept, not written: the fake never touches disk.
@@ -466,22 +539,9 @@ export class FakeEngine implements Engine {
     const env: Record<string, string> = {};
     let name = '';
     let image = '';
-    const valued = new Set([
-      '--name',
-      '-e',
-      '--label',
-      '--mount',
-      '-p',
-      '--cap-add',
-      '--cap-drop',
-      '--security-opt',
-      '--group-add',
-      '-u',
-      '--entrypoint',
-      '--network',
-      '-w',
-      '--hostname',
-    ]);
+    let networkMode = 'bridge';
+    let autoRemove = false;
+
     for (let i = 1; i < argv.length; i++) {
       const a = argv[i] ?? '';
       const next = argv[i + 1] ?? '';
@@ -489,12 +549,15 @@ export class FakeEngine implements Engine {
         const eq = kv.indexOf('=');
         return eq < 0 ? [kv, ''] : [kv.slice(0, eq), kv.slice(eq + 1)];
       };
-      if (valued.has(a)) {
+      if (VALUED.has(a)) {
         if (a === '--name') name = next;
         else if (a === '-e') env[split(next)[0]] = split(next)[1];
         else if (a === '--label') labels[split(next)[0]] = split(next)[1];
+        else if (a === '--network') networkMode = next;
         i++;
-      } else if (a.startsWith('--name=')) name = a.slice('--name='.length);
+      } else if (a === '--rm') autoRemove = true;
+      else if (a.startsWith('--network=')) networkMode = a.slice('--network='.length);
+      else if (a.startsWith('--name=')) name = a.slice('--name='.length);
       else if (a.startsWith('--label=')) labels[split(a.slice(8))[0]] = split(a.slice(8))[1];
       else if (!a.startsWith('-')) {
         image = a;
@@ -507,6 +570,9 @@ export class FakeEngine implements Engine {
       env,
       running,
       image,
+      networkMode,
+      autoRemove,
+      command: commandOf(argv),
     });
     return c;
   }

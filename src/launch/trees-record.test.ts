@@ -1,0 +1,233 @@
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../test/support/temp.js';
+
+import { ByreError, RefusedError } from '../errors.js';
+import { formatWorktreeRecord } from '../project/identity-record.js';
+import { projectStorePaths, storePaths, worktreeRecordPath } from '../project/store-layout.js';
+import { sampleRecord } from '../../test/support/launch-record.js';
+import { writeLaunchRecord } from './store.js';
+import {
+  boundTrees,
+  mergeTrees,
+  parseTreesRecord,
+  readLaunchedTrees,
+  recordLaunchedTrees,
+  renderTreesRecord,
+  TREES_RECORD_MAX_ENTRIES,
+  type LaunchedTree,
+} from './trees-record.js';
+
+const tmp = useTempDir('trees-record');
+
+const ID = 'app-dev-abc123';
+const t = (p: string, what = `w ${p}`, project = ID): LaunchedTree => ({ path: p, project, what });
+const doc = (trees: unknown): string =>
+  JSON.stringify({ format: 'byre launched trees', version: 1, trees });
+
+describe('renderTreesRecord / parseTreesRecord', () => {
+  it.each([
+    ['no entries', []],
+    ['plain', [t('/a'), t('/b', 'the read-write mount ~/b -> /b of a box of /p')]],
+    ['a path with a newline, quotes and a bidi control', [t('/x\n"y"\u202e')]],
+    ['a non-ASCII path', [t('/home/ü/数据')]],
+  ])('round-trips %s', (_, trees) => {
+    expect(parseTreesRecord(renderTreesRecord(trees))).toEqual(trees);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['not an object', '[]'],
+    ['null', 'null'],
+    ['another format', JSON.stringify({ format: 'x', version: 1, trees: [] })],
+    ['a newer version', JSON.stringify({ format: 'byre launched trees', version: 2, trees: [] })],
+    ['trees not a list', doc({})],
+    ['an entry not a triple', doc([['/a', ID]])],
+    ['a relative path', doc([['a', ID, 'w']])],
+    ['a path with a NUL', doc([['/a\0b', ID, 'w']])],
+    ['not a project id', doc([['/a', '../x', 'w']])],
+    ['a what that is not text', doc([['/a', ID, 3]])],
+    [
+      'more entries than the cap',
+      doc(Array.from({ length: TREES_RECORD_MAX_ENTRIES + 1 }, (_, i) => [`/d${i}`, ID, 'w'])),
+    ],
+  ])('refuses %s', (_, text) => {
+    expect(parseTreesRecord(text)).toBeNull();
+  });
+});
+
+describe('mergeTrees', () => {
+  it.each<[string, LaunchedTree[], LaunchedTree[], LaunchedTree[] | null]>([
+    ['nothing to add', [t('/a')], [], null],
+    ['every path already recorded (first description kept)', [t('/a')], [t('/a', 'other')], null],
+    ['a new path appended', [t('/a')], [t('/b')], [t('/a'), t('/b')]],
+    ['a repeated addition once', [], [t('/b'), t('/b', 'again')], [t('/b')]],
+    ['into an empty record', [], [t('/a'), t('/b')], [t('/a'), t('/b')]],
+  ])('%s', (_, existing, additions, want) => {
+    expect(mergeTrees(existing, additions)).toEqual(want);
+  });
+});
+
+describe('boundTrees', () => {
+  const gone = (p: string): boolean => p.startsWith('/gone');
+  it.each<[string, LaunchedTree[], number, ReturnType<typeof boundTrees>]>([
+    [
+      'within the cap: kept whole, gone ones too',
+      [t('/gone/a'), t('/b')],
+      2,
+      { kind: 'ok', trees: [t('/gone/a'), t('/b')] },
+    ],
+    [
+      'over the cap: gone directories dropped',
+      [t('/gone/a'), t('/b'), t('/c')],
+      2,
+      { kind: 'ok', trees: [t('/b'), t('/c')] },
+    ],
+    [
+      'over the cap with every directory live: full',
+      [t('/a'), t('/b'), t('/c')],
+      2,
+      { kind: 'full', count: 3 },
+    ],
+    [
+      'still over after the gone ones: full',
+      [t('/gone/a'), t('/b'), t('/c'), t('/d')],
+      2,
+      { kind: 'full', count: 3 },
+    ],
+  ])('%s', (_, trees, max, want) => {
+    expect(boundTrees(trees, gone, max)).toEqual(want);
+  });
+
+  it('counts bytes as well as entries', () => {
+    const big = [t('/a', 'x'.repeat(600)), t('/gone/b', 'y'.repeat(600))];
+    expect(boundTrees(big, gone, 10, 1000)).toEqual({ kind: 'ok', trees: [big[0]] });
+    expect(boundTrees(big, () => false, 10, 1000)).toEqual({ kind: 'full', count: 2 });
+  });
+});
+
+describe('readLaunchedTrees / recordLaunchedTrees', () => {
+  const home = (): string => path.join(tmp.path, 'store');
+  const file = (): string => storePaths(home()).launchedTrees;
+
+  it('no record yet: no trees', () => {
+    expect(readLaunchedTrees(home())).toEqual([]);
+  });
+
+  it('records at the store root, private, and reads back what it recorded', async () => {
+    await recordLaunchedTrees(home(), [t('/a'), t('/b')]);
+    await recordLaunchedTrees(home(), [t('/b', 'again'), t('/c')]);
+    expect(readLaunchedTrees(home())).toEqual([t('/a'), t('/b'), t('/c')]);
+    expect(path.dirname(file())).toBe(home());
+    expect(statSync(file()).mode & 0o777).toBe(0o600);
+  });
+
+  it('a launch whose trees are all recorded writes nothing', async () => {
+    await recordLaunchedTrees(home(), [t('/a')]);
+    const before = statSync(file());
+    await recordLaunchedTrees(home(), [t('/a', 'again')]);
+    const after = statSync(file());
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+  });
+
+  it('two launches at once both land (the read-merge-write is under the lock)', async () => {
+    await Promise.all(
+      Array.from({ length: 3 }, (_, i) => recordLaunchedTrees(home(), [t(`/p${i}`)])),
+    );
+    expect(
+      readLaunchedTrees(home())
+        .map((x) => x.path)
+        .sort(),
+    ).toEqual(['/p0', '/p1', '/p2']);
+  });
+
+  it.each([
+    ['a link', () => symlinkSync(path.join(tmp.path, 'elsewhere'), file()), 'is a symbolic link'],
+    ['a directory', () => mkdirSync(file()), 'is a directory'],
+    ['not byre’s', () => writeFileSync(file(), '{"trees":[]}'), 'is not a record this byre wrote'],
+    [
+      'over the byte cap',
+      () => writeFileSync(file(), ' '.repeat(1024 * 1024 + 1)),
+      'is over 1048576 bytes',
+    ],
+  ])(
+    'a record that is %s is an error, never an empty list (fail closed)',
+    async (_, plant, why) => {
+      mkdirSync(home(), { recursive: true });
+      plant();
+      let error: unknown = null;
+      try {
+        readLaunchedTrees(home());
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ByreError);
+      expect((error as ByreError).rule).toBe('store.trees-record');
+      expect((error as ByreError).message).toContain(`${file()} ${why}`);
+      await expect(recordLaunchedTrees(home(), [t('/new')])).rejects.toThrow(why);
+    },
+  );
+
+  it('store.trees-record-full: a full record of live directories refuses, and is left as it was', async () => {
+    const live = path.join(tmp.path, 'live');
+    mkdirSync(live);
+    // Files stand in for the directories: what counts is that each is there.
+    const trees = Array.from({ length: TREES_RECORD_MAX_ENTRIES }, (_, i) => {
+      writeFileSync(path.join(live, String(i)), '');
+      return t(path.join(live, String(i)), 'w');
+    });
+    mkdirSync(home(), { recursive: true });
+    writeFileSync(file(), renderTreesRecord(trees));
+    const error = await recordLaunchedTrees(home(), [t('/new')]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RefusedError);
+    expect((error as RefusedError).rule).toBe('store.trees-record-full');
+    expect(readFileSync(file(), 'utf8')).toBe(renderTreesRecord(trees));
+  });
+
+  it('the first write starts from what the store knew: worktrees byre launched in, read-write binds of launch records', async () => {
+    const id = 'old-app-abc123';
+    writeLaunchRecord(projectStorePaths(home(), id).launches, {
+      ...sampleRecord(),
+      binds: [
+        { host: '/old/app', target: '/workspace', mode: 'rw' },
+        { host: '/old/ro', target: '/ro', mode: 'ro' },
+        { host: '/old/shared', target: '/shared', mode: 'rw' },
+      ],
+    });
+    const wt = worktreeRecordPath(home(), 'wt-app-def456');
+    mkdirSync(path.dirname(wt), { recursive: true });
+    writeFileSync(wt, formatWorktreeRecord({ dir: '/old/app-x', projectId: id }));
+    await recordLaunchedTrees(home(), [t('/new')]);
+    expect(readLaunchedTrees(home()).map((x) => [x.path, x.project])).toEqual([
+      ['/new', ID],
+      ['/old/app-x', id],
+      ['/old/app', id],
+      ['/old/shared', id],
+    ]);
+    expect(readLaunchedTrees(home())[3]?.what).toBe(
+      `the read-write bind /old/shared -> /shared of a box of project ${id} (its launch record)`,
+    );
+  });
+
+  it('the first write happens even when the store knew every directory (develop writes its launch record first)', async () => {
+    const id = 'old-app-abc123';
+    writeLaunchRecord(projectStorePaths(home(), id).launches, {
+      ...sampleRecord(),
+      binds: [{ host: '/old/app', target: '/workspace', mode: 'rw' }],
+    });
+    await recordLaunchedTrees(home(), [t('/old/app', 'this launch')]);
+    expect(readLaunchedTrees(home())).toEqual([t('/old/app', 'this launch')]);
+  });
+
+  it('over the cap, directories that are gone make room', async () => {
+    const trees = Array.from({ length: TREES_RECORD_MAX_ENTRIES }, (_, i) =>
+      t(path.join(tmp.path, 'gone', String(i)), 'w'),
+    );
+    mkdirSync(home(), { recursive: true });
+    writeFileSync(file(), renderTreesRecord(trees));
+    await recordLaunchedTrees(home(), [t('/new')]);
+    expect(readLaunchedTrees(home())).toEqual([t('/new')]);
+  });
+});
