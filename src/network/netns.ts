@@ -49,7 +49,7 @@ export function wallHelperName(box: string): string {
 }
 
 /** End the box's wall helper (stopped and removed); false when there was none. */
-export async function endWall(engine: Engine, box: string): Promise<boolean> {
+export async function endWall(engine: SessionRunner, box: string): Promise<boolean> {
   return engine.remove(wallHelperName(box)).catch(() => false);
 }
 
@@ -122,7 +122,7 @@ export const GATE_OPENED = 'byre-firewall: gate opened';
  * rejects with the hook's own words when it exited first or never got there.
  */
 async function helperReady(
-  engine: Engine,
+  engine: SessionRunner,
   name: string,
   timeouts: Pick<NetnsTimeouts, 'pollMs' | 'helperMs'>,
 ): Promise<void> {
