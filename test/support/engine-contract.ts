@@ -322,13 +322,6 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(await s.engine.logs(name('missing'), { tail: 5 })).toBeNull();
     });
 
-    it('a --rm box is gone once it has run', async () => {
-      await s.engine.run(['run', '--rm', '--name', name('rm'), ...labels('rm'), s.image, 'true']);
-      expect(
-        await s.engine.ps({ labels: { 'byre.contract': run, 'byre.case': 'rm' }, all: true }),
-      ).toEqual([]);
-    });
-
     it('deliver and grab: byre’s box scripts land, number, refuse and stream back alike', async () => {
       const who: BoxUser = { id: box, uid: 1000, gid: 1000 };
       const deliver = async (file: string, bytes: string, size = bytes.length, inbox = '/tmp') =>
