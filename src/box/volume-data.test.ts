@@ -20,13 +20,14 @@ function engines(): { docker: FakeEngine; podman: FakeEngine } {
   return { docker, podman };
 }
 
-function box(engine: FakeEngine, running: boolean): void {
+function box(engine: FakeEngine, running: boolean, volumes: string[] = [VOLUME]): void {
   engine.addContainer({
     id: 'c1',
     name: 'byre-other-project',
     labels: { 'byre.project': 'other-1a2b3c' },
     running,
     image: 'byre-other',
+    volumes,
   });
 }
 
@@ -42,14 +43,23 @@ describe('clearing a machine volume’s data', () => {
     expect(docker.volumes.has(VOLUME)).toBe(false);
   });
 
-  it('is refused while any byre session runs, on any engine, and deletes nothing', async () => {
+  it('is refused while a running byre box on any engine mounts it, and deletes nothing', async () => {
     const { docker, podman } = engines();
     box(podman, true);
     const r = await clearMachineVolume(poolOf(docker, podman), VOLUME);
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/kept: 1 byre session running/);
+    expect(r.message).toBe(
+      `${VOLUME} kept: 1 running byre box mounts it; end that session, then clear it`,
+    );
     expect(docker.volumes.has(VOLUME)).toBe(true);
     expect(podman.volumes.has(VOLUME)).toBe(true);
+  });
+
+  it('a running box that does not mount it does not hold it', async () => {
+    const { docker, podman } = engines();
+    box(podman, true, ['byre-other-1a2b3c-cache']);
+    expect((await clearMachineVolume(poolOf(docker, podman), VOLUME)).ok).toBe(true);
+    expect(docker.volumes.has(VOLUME)).toBe(false);
   });
 
   it('a stopped box does not count as a session', async () => {

@@ -1,7 +1,7 @@
 // Clearing a machine-scoped volume's data (the config editor's Volume data
-// row): every project's box mounts the volume, so it is deleted only when no
-// byre session runs on any engine, and on every engine that has it. A
-// stopped box still holding it makes that engine refuse; the refusal is
+// row): any project's box may mount the volume, so it is deleted only when no
+// running byre box on any engine mounts it, and on every engine that has it.
+// A stopped box still holding it makes that engine refuse; the refusal is
 // reported as it came.
 
 import { LABEL } from '../gen/names.js';
@@ -19,7 +19,7 @@ export async function clearMachineVolume(pool: EnginePool, volume: string): Prom
     return { ok: false, message: `${volume} is not a machine-scoped volume; nothing cleared` };
   }
   const running = await askPool(pool, (e) =>
-    e.ps({ labels: {}, hasLabels: [LABEL.project], all: false }),
+    e.ps({ labels: {}, hasLabels: [LABEL.project], all: false, volume }),
   );
   const open = openAnswers(running);
   if (open.length > 0) {
@@ -32,7 +32,7 @@ export async function clearMachineVolume(pool: EnginePool, volume: string): Prom
   if (live > 0) {
     return {
       ok: false,
-      message: `${volume} kept: ${live} byre session${live === 1 ? '' : 's'} running (every project's box mounts it); end ${live === 1 ? 'it' : 'them'}, then clear it`,
+      message: `${volume} kept: ${live} running byre box${live === 1 ? '' : 'es'} mount${live === 1 ? 's' : ''} it; end ${live === 1 ? 'that session' : 'those sessions'}, then clear it`,
     };
   }
   const removed = await askPool(pool, (e) => e.volumeRemove(volume));

@@ -199,6 +199,19 @@ describe('query argv', () => {
     ],
     ['ps running', psArgv({ labels: {}, all: false }), ['ps', '-q', '--no-trunc']],
     [
+      'ps running boxes mounting a volume',
+      psArgv({ labels: {}, hasLabels: ['byre.project'], all: false, volume: 'byre-machine-u0-v' }),
+      [
+        'ps',
+        '-q',
+        '--no-trunc',
+        '--filter',
+        'label=byre.project',
+        '--filter',
+        'volume=byre-machine-u0-v',
+      ],
+    ],
+    [
       'ps all by labels, sorted',
       psArgv({ labels: { 'byre.workdir': 'w', 'byre.project': 'p' }, all: true }),
       [

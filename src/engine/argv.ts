@@ -175,6 +175,7 @@ function psQueryArgs(query: PsQuery): string[] {
     ...(query.all ? ['-a'] : []),
     ...labelFilters(query.labels),
     ...[...(query.hasLabels ?? [])].sort().flatMap((k) => ['--filter', `label=${k}`]),
+    ...(query.volume === undefined ? [] : ['--filter', `volume=${query.volume}`]),
   ];
 }
 

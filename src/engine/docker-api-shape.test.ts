@@ -71,6 +71,13 @@ describe('request paths', () => {
     expect(JSON.parse(url.searchParams.get('filters') ?? '')).toEqual({
       label: { 'byre.project=p-1': true, 'byre.workdir': true },
     });
+    const byVolume = new URL(
+      containerListPath({ labels: {}, all: false, volume: 'v-1' }),
+      'http://d',
+    );
+    expect(JSON.parse(byVolume.searchParams.get('filters') ?? '')).toEqual({
+      volume: { 'v-1': true },
+    });
   });
 
   it.each([

@@ -69,14 +69,18 @@ function plainConfig(text: string): boolean {
   return !Object.keys(value).some((k) => fold(k) === 'httpheaders');
 }
 
-/** `GET /containers/json` with the filters the CLI's `ps --filter label=…` sends. */
+/** `GET /containers/json` with the filters the CLI's `ps --filter label=… --filter volume=…` sends. */
 export function containerListPath(query: PsQuery): string {
   const label: Record<string, boolean> = {};
   for (const k of Object.keys(query.labels).sort()) label[`${k}=${query.labels[k] ?? ''}`] = true;
   for (const k of [...(query.hasLabels ?? [])].sort()) label[k] = true;
   const params = new URLSearchParams();
   if (query.all) params.set('all', '1');
-  if (Object.keys(label).length > 0) params.set('filters', JSON.stringify({ label }));
+  const filters = {
+    ...(Object.keys(label).length > 0 ? { label } : {}),
+    ...(query.volume === undefined ? {} : { volume: { [query.volume]: true } }),
+  };
+  if (Object.keys(filters).length > 0) params.set('filters', JSON.stringify(filters));
   const qs = params.toString();
   return qs === '' ? '/containers/json' : `/containers/json?${qs}`;
 }

@@ -57,6 +57,8 @@ export interface PsQuery {
   hasLabels?: readonly string[];
   /** Include stopped containers (`-a`). */
   all: boolean;
+  /** Only containers that mount this named volume. */
+  volume?: string;
 }
 
 /** `volume ls` filters; both must hold (the adapter ANDs them where the engine does not). */

@@ -32,7 +32,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
     const project = scope.project(flavor);
     // A machine-scoped volume (swept by its byretest name if the test fails),
     // named for this run: the other engine's lane runs this test at the same
-    // time, and clearing looks on every engine.
+    // time, and clearing looks on every engine for a running box mounting it.
     const name = `byretest-data-${randomBytes(3).toString('hex')}`;
     const initial = `# this project\n[[volumes]]\nname = "${name}"\nrole = "cache"\ntarget = "/opt/data"\nscope = "machine"\n`;
     const volume = `byre-machine-u${process.getuid?.() ?? 0}-${name}`;
@@ -74,7 +74,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('byre config on $lab
     // Volume data: clearing a machine volume is refused while a session runs, then done.
     const volumes = (): string[] => engineCli(project, ['volume', 'ls', '-q']).split('\n');
     expect(volumes()).toContain(volume);
-    expect(await clearVolumeData(project, env, name)).toMatch(/kept: 1 byre session running/);
+    expect(await clearVolumeData(project, env, name)).toMatch(/kept: 1 running byre box mounts it/);
     expect(volumes()).toContain(volume);
     expect(await session.end()).toBe(0);
     expect(await clearVolumeData(project, env, name)).toMatch(

@@ -107,12 +107,17 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
     let context = '';
     const created: string[] = [];
     /** A box that only needs to exist: created from the base image, never started. */
-    const create = async (what: string, command: string[] = ['true']): Promise<string> => {
+    const create = async (
+      what: string,
+      command: string[] = ['true'],
+      flags: string[] = [],
+    ): Promise<string> => {
       const id = await s.engine.create([
         'create',
         '--name',
         name(what),
         ...labels(what),
+        ...flags,
         s.image,
         ...command,
       ]);
@@ -430,6 +435,15 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(await s.engine.inspectVolumes([vol, name('no-vol')])).toEqual([
         { id: vol, labels: expect.objectContaining(mine) as object },
       ]);
+      // ps by volume: only a box that mounts it, stopped ones with `all`.
+      const user = await create(
+        'vol-user',
+        ['true'],
+        ['--mount', `type=volume,source=${vol},target=/data`],
+      );
+      expect(await s.engine.ps({ labels: mine, all: true, volume: vol })).toEqual([user]);
+      expect(await s.engine.ps({ labels: mine, all: false, volume: vol })).toEqual([]);
+      expect(await s.engine.remove(user)).toBe(true);
       expect(await s.engine.volumeRemove(vol)).toBe(true);
       expect(await s.engine.volumeRemove(vol)).toBe(false);
       expect(await s.engine.volumeExists(vol)).toBe(false);

@@ -52,6 +52,8 @@ export interface FakeContainer {
   command: string[];
   /** Created with `--rm`: gone once its session ends. */
   autoRemove: boolean;
+  /** The named volumes its `--mount type=volume` flags mount. */
+  volumes: string[];
   /** What its exec'd commands see and change. */
   fs: FakeBoxFs;
 }
@@ -84,8 +86,21 @@ function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
   return (
     (query.all || c.running) &&
     Object.entries(query.labels).every(([k, v]) => c.labels[k] === v) &&
-    (query.hasLabels ?? []).every((k) => c.labels[k] !== undefined)
+    (query.hasLabels ?? []).every((k) => c.labels[k] !== undefined) &&
+    (query.volume === undefined || c.volumes.includes(query.volume))
   );
+}
+
+/** The named volume a `--mount` value mounts: none unless it is `type=volume`. */
+function volumeOfMount(spec: string): string[] {
+  const fields = new Map(
+    spec.split(',').map((f): [string, string] => {
+      const eq = f.indexOf('=');
+      return eq < 0 ? [f, ''] : [f.slice(0, eq), f.slice(eq + 1)];
+    }),
+  );
+  const source = fields.get('source') ?? fields.get('src');
+  return fields.get('type') === 'volume' && source !== undefined ? [source] : [];
 }
 
 /** Run/create flags that take the next word as their value. */
@@ -192,6 +207,7 @@ export class FakeEngine implements Engine {
       image: '',
       command: [],
       autoRemove: false,
+      volumes: [],
       fs: new FakeBoxFs(),
       ...c,
     };
@@ -541,6 +557,7 @@ export class FakeEngine implements Engine {
     let image = '';
     let networkMode = 'bridge';
     let autoRemove = false;
+    const volumes: string[] = [];
 
     for (let i = 1; i < argv.length; i++) {
       const a = argv[i] ?? '';
@@ -554,6 +571,7 @@ export class FakeEngine implements Engine {
         else if (a === '-e') env[split(next)[0]] = split(next)[1];
         else if (a === '--label') labels[split(next)[0]] = split(next)[1];
         else if (a === '--network') networkMode = next;
+        else if (a === '--mount') volumes.push(...volumeOfMount(next));
         i++;
       } else if (a === '--rm') autoRemove = true;
       else if (a.startsWith('--network=')) networkMode = a.slice('--network='.length);
@@ -572,6 +590,7 @@ export class FakeEngine implements Engine {
       image,
       networkMode,
       autoRemove,
+      volumes,
       command: commandOf(argv),
     });
     return c;

@@ -452,9 +452,9 @@ describe('ADVANCED and EXTENDS', () => {
     expect(s.state.effect).toBeNull();
     s.press('enter', 'down', 'enter');
     expect(s.state.effect).toEqual({ kind: 'clear-volume', volume: 'byre-machine-u1000-models' });
-    s.send({ kind: 'volume-cleared', ok: false, message: 'kept: 1 byre session running' });
+    s.send({ kind: 'volume-cleared', ok: false, message: 'kept: 1 running byre box mounts it' });
     expect(s.state.effect).toBeNull();
-    expect(s.message()).toBe('kept: 1 byre session running');
+    expect(s.message()).toBe('kept: 1 running byre box mounts it');
     expect(s.state.text).toBe(s.state.saved);
   });
 
