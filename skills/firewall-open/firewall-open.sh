@@ -1,46 +1,399 @@
 #!/bin/bash
-# byre-firewall-open: the netns init hook of byre/firewall-open. The OUTPUT
-# policy stays ACCEPT; each closure in BYRE_EGRESS_DENY (`host` closes every
-# port, `host:port` that port, tcp and udp) refuses its resolved IPs at once
-# (a TCP reset; ICMP administratively prohibited otherwise; adr/0061). A
-# closure that does not resolve is fatal: it would otherwise stay silently
-# reachable. The gate opens only after a deny probe on loopback proves the
-# closures' rules refuse (adr/0061).
+# byre-firewall: the netns init hook of byre/firewall, and (the same file) of
+# byre/firewall-open. byre runs it on the host's behalf in a helper container
+# that shares ONLY the box's network namespace (root, NET_ADMIN), and the
+# helper stays up for the session: it runs the box's resolver (adr/0063).
+# BYRE_WALL_POSTURE says which wall: deny-by-default (the default) or
+# open-denylist.
+#
+# The wall is one nftables table (`inet byre`, IPv4 and IPv6 together).
+# deny-by-default (BYRE_EGRESS, the allowlist):
+# - OUTPUT admits loopback, replies, the box's DNS (redirected, whatever
+#   address it was sent to, to the resolver on loopback), direct address
+#   entries, and names' addresses only once the resolver has handed them out
+#   (one allow set per family and port); everything else is refused at once
+#   (a TCP reset; ICMP administratively prohibited otherwise; adr/0061) and
+#   counted in a set the helper reports from.
+# - INPUT lets in new connections only on the published container ports in
+#   BYRE_INBOUND (adr/0049), then refuses.
+# - The resolver is dnsmasq, run as its own user: only that user may send DNS
+#   out, and only names on the allowlist are forwarded (to the engine's
+#   resolver, or BYRE_WALL_UPSTREAM); every address it answers with joins the
+#   allow set of that entry's ports for the rest of the session. Every other
+#   name is refused. Nothing is resolved at launch (adr/0063).
+# open-denylist (BYRE_EGRESS_DENY, the closures, `host` for every port):
+# - OUTPUT stays open but for the closures: closed addresses, and the
+#   addresses the resolver hands out for a closed name (or a name under it),
+#   which join the deny set of that closure's ports for the rest of the
+#   session, so a fresh address of a closed host is closed too. Those are
+#   refused at once and counted. INPUT is not touched.
+# - Every name is forwarded; the box's DNS is redirected to the resolver all
+#   the same, so an answer for a closed name always passes the deny sets.
+# Both prove the wall with a deny probe on loopback (adr/0061), then open the
+# box's launch gate by listening once on loopback. Any failure exits non-zero
+# before the gate opens, so the box never starts its agent without the wall
+# (fail closed). After the gate it prints the wall's event lines on stdout
+# (`byre-wall 1 ...`, adr/0063) until the box's network goes.
+#
+# skills/firewall-open/firewall-open.sh is this file, byte for byte (a
+# package ships only its own files; src/skills/firewall-rules.test.ts pins it).
 set -euo pipefail
 set -f
+export LC_ALL=C
 
-log() { printf 'byre-firewall-open: %s\n' "$*" >&2; }
+log() { printf 'byre-firewall: %s\n' "$*" >&2; }
 die() { log "FATAL: $*"; exit 1; }
 
 gate_file=${BYRE_LAUNCH_GATE_FILE:-/etc/byre/launch-gate}
 [ -r "$gate_file" ] || die "no launch gate at $gate_file"
 port=$(tr -cd '0-9' < "$gate_file")
 [ -n "$port" ] || die "launch gate $gate_file holds no port"
+run_dir=${BYRE_WALL_DIR:-/run/byre-wall}
 
-use6=0
-if ip6tables -w -L OUTPUT >/dev/null 2>&1; then
-  use6=1
-elif [ -r /proc/net/if_inet6 ] && awk '$6 != "lo" {found=1} END {exit !found}' /proc/net/if_inet6; then
-  die "IPv6 is up in this namespace but ip6tables is unusable; refusing to leave closed hosts reachable over IPv6"
-fi
+valid_port() { [[ $1 =~ ^[1-9][0-9]{0,4}$ ]] && (($1 <= 65535)); }
 
-# One closure's rules: $1 -A to add, -D to delete; $2 the tool; $3 address; $4 port or "".
-closure() {
-  local op=$1 t=$2 addr=$3 p=$4 icmp=icmp-admin-prohibited
-  [ "$t" = iptables ] || icmp=icmp6-adm-prohibited
-  if [ -z "$p" ]; then
-    $t -w "$op" OUTPUT -d "$addr" -p tcp -j REJECT --reject-with tcp-reset
-    $t -w "$op" OUTPUT -d "$addr" -j REJECT --reject-with "$icmp"
-  else
-    $t -w "$op" OUTPUT -d "$addr" -p tcp --dport "$p" -j REJECT --reject-with tcp-reset
-    $t -w "$op" OUTPUT -d "$addr" -p udp --dport "$p" -j REJECT --reject-with "$icmp"
+case ${BYRE_WALL_POSTURE:-deny-by-default} in
+  deny-by-default) open=0 ;;
+  open-denylist) open=1 ;;
+  *) die "BYRE_WALL_POSTURE holds \"$BYRE_WALL_POSTURE\", not a posture this hook builds" ;;
+esac
+
+# A closure's port may be "all"; an allowlist entry's is a port.
+port_ok() { valid_port "$1" || { [ "$open" = 1 ] && [ "$1" = all ]; }; }
+
+# --- the entries: names (resolved later, by the resolver) and addresses -------
+# Under deny-by-default the allowlist (an entry without a port is port 443);
+# under open-denylist the closures (without a port: every port, "all").
+names=()       # "name port"
+static4=()     # "address port"
+static6=()     # "address port"
+if [ "$open" = 1 ]; then src=BYRE_EGRESS_DENY bare=all; else src=BYRE_EGRESS bare=443; fi
+list=${!src:-}
+for entry in ${list//,/ }; do
+  [ -n "$entry" ] || continue
+  if [[ $entry == \[*\]* ]]; then
+    addr=${entry%%]*}; addr=${addr#[}; rest=${entry#*]}
+    case $rest in '') p=$bare ;; :*) p=${rest#:} ;; *) die "$src holds \"$entry\", not an entry" ;; esac
+    [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "$src holds \"$entry\", not an entry"
+    port_ok "$p" || die "$src holds \"$entry\", not an entry"
+    static6+=("$addr $p")
+    continue
   fi
+  host=${entry%:*}; p=${entry##*:}
+  [ "$host" != "$entry" ] || p=$bare
+  port_ok "$p" || die "$src holds \"$entry\", not an entry"
+  host=${host,,}
+  if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
+    static4+=("$host $p")
+  elif [[ $host =~ ^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$ && $host != *..* ]]; then
+    names+=("${host%.} $p")
+  else
+    die "$src holds \"$entry\", not an entry"
+  fi
+done
+
+# --- the published ports: the only doors in ---------------------------------
+inbound=()
+for p in ${BYRE_INBOUND:-}; do
+  valid_port "$p" || die "BYRE_INBOUND holds \"$p\", not a port"
+  inbound+=("$p")
+done
+
+# --- the resolver's user and upstream ---------------------------------------
+# Only this user may send DNS out of the namespace. The box runs without
+# capabilities and with no-new-privileges (adr/0050), so it cannot become
+# this user; it must not already be it.
+dns_user=dnsmasq
+dns_uid=$(id -u "$dns_user" 2>/dev/null) || { dns_user=nobody; dns_uid=$(id -u nobody 2>/dev/null); } ||
+  die "neither a dnsmasq nor a nobody user in the image; rebuild it (\`byre rebuild\`)"
+[ "$dns_uid" != 0 ] || die "the $dns_user user is root; the resolver needs a user of its own"
+[ "$dns_uid" != "${BYRE_BOX_UID:-}" ] ||
+  die "the box runs as uid $dns_uid, the resolver's user; the wall cannot tell them apart"
+
+upstreams=()
+if [ -n "${BYRE_WALL_UPSTREAM:-}" ]; then
+  for u in ${BYRE_WALL_UPSTREAM//,/ }; do
+    [[ $u =~ ^[0-9a-fA-F:.]+(#[0-9]{1,5})?$ ]] || die "BYRE_WALL_UPSTREAM holds \"$u\", not ip[#port]"
+    upstreams+=("$u")
+  done
+else
+  # The engine's resolver for this namespace; never the resolver itself.
+  while read -r kw ns _; do
+    [ "$kw" = nameserver ] || continue
+    [[ $ns =~ ^[0-9a-fA-F:.]+$ ]] || continue
+    [ "$ns" != 127.0.0.1 ] && [ "$ns" != ::1 ] || continue
+    upstreams+=("$ns")
+  done < /etc/resolv.conf
+fi
+if [ "${#upstreams[@]}" -eq 0 ] && [ "$open" = 1 ]; then
+  log "warning: no upstream resolver; no name will resolve in the box"
+elif [ "${#upstreams[@]}" -eq 0 ] && [ "${#names[@]}" -gt 0 ]; then
+  log "warning: no upstream resolver; allowlisted names will not resolve"
+fi
+# Whose sets a name's answers fill: the allowlist's, or the closures'.
+if [ "$open" = 1 ]; then kind=deny; else kind=allow; fi
+
+# --- the pure parts: the resolver's config and the ruleset --------------------
+# The ports of every entry covering a name: its own, and those of every entry
+# it lies under (an entry covers its name and every name below it).
+ports_for() { # name
+  local e n p out=()
+  for e in "${names[@]+"${names[@]}"}"; do
+    n=${e% *}; p=${e#* }
+    [[ $1 == "$n" || $1 == *."$n" ]] && out+=("$p")
+  done
+  printf '%s\n' "${out[@]+"${out[@]}"}" | sort -un
+}
+
+distinct_names() {
+  local e
+  for e in "${names[@]+"${names[@]}"}"; do echo "${e% *}"; done | sort -u
+}
+
+dnsmasq_conf() {
+  local n p u sets
+  cat <<EOF
+keep-in-foreground
+log-facility=-
+log-queries
+no-resolv
+no-hosts
+no-poll
+interface=lo
+bind-interfaces
+user=$dns_user
+pid-file=
+EOF
+  # open-denylist: every name goes upstream. deny-by-default: allowlisted ones only.
+  if [ "$open" = 1 ]; then
+    for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=$u"; done
+  fi
+  for n in $(distinct_names); do
+    if [ "$open" = 0 ]; then
+      for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
+    fi
+    sets=()
+    for p in $(ports_for "$n"); do sets+=("4#inet#byre#${kind}4_$p" "6#inet#byre#${kind}6_$p"); done
+    (IFS=,; echo "nftset=/$n/${sets[*]}")
+  done
+}
+
+name_ports() {
+  local e
+  for e in "${names[@]+"${names[@]}"}"; do echo "${e#* }"; done | sort -un
+}
+
+ruleset() { # probe port
+  if [ "$open" = 1 ]; then ruleset_open "$1"; else ruleset_deny "$1"; fi
+}
+
+# The table's head: the probe port, the given sets, the refused counters, and
+# the DNS redirect to the resolver (every port-53 packet but its own user's).
+ruleset_head() { # probe port, set kind
+  local p
+  cat <<EOF
+table inet byre
+delete table inet byre
+table inet byre {
+	set probe { type inet_service; elements = { $1 } }
+EOF
+  for p in $(name_ports); do
+    printf '\tset %s4_%s { type ipv4_addr; }\n\tset %s6_%s { type ipv6_addr; }\n' "$2" "$p" "$2" "$p"
+  done
+  cat <<EOF
+	set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
+	set refused6 { type ipv6_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
+	chain dns {
+		type nat hook output priority -101; policy accept;
+		meta skuid $dns_uid return
+		meta l4proto { tcp, udp } th dport 53 redirect to :53
+	}
+EOF
+}
+
+# open-denylist: OUTPUT accepts but for the closures, each sent to one refusal;
+# loopback only on the probe port, while it is in its set.
+ruleset_open() { # probe port
+  local e a p fam
+  ruleset_head "$1" deny
+  cat <<EOF
+	chain refuse {
+		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
+		oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+	chain output {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" tcp dport @probe goto refuse
+		oifname "lo" accept
+		ct state established,related accept
+EOF
+  for e in "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"; do
+    read -r a p <<< "$e"
+    if [[ $a == *:* ]]; then fam=ip6; else fam=ip; fi
+    if [ "$p" = all ]; then
+      printf '\t\t%s daddr %s goto refuse\n' "$fam" "$a"
+    else
+      printf '\t\t%s daddr %s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$fam" "$a" "$p"
+    fi
+  done
+  for p in $(name_ports); do
+    if [ "$p" = all ]; then
+      printf '\t\tip daddr @deny4_all goto refuse\n\t\tip6 daddr @deny6_all goto refuse\n'
+    else
+      printf '\t\tip daddr @deny4_%s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$p" "$p"
+      printf '\t\tip6 daddr @deny6_%s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$p" "$p"
+    fi
+  done
+  printf '\t}\n}\n'
+}
+
+ruleset_deny() { # probe port
+  local probe=$1 p e u a fam
+  ruleset_head "$probe" allow
+  cat <<EOF
+	chain output {
+		type filter hook output priority 0; policy drop;
+		oifname "lo" tcp dport != @probe accept
+		oifname "lo" meta l4proto != tcp accept
+		ct state established,related accept
+EOF
+  for u in "${upstreams[@]+"${upstreams[@]}"}"; do
+    a=${u%#*}; p=53
+    [ "$a" = "$u" ] || p=${u#*#}
+    if [[ $a == *:* ]]; then fam=ip6; else fam=ip; fi
+    printf '\t\tmeta skuid %s %s daddr %s meta l4proto { tcp, udp } th dport %s accept\n' "$dns_uid" "$fam" "$a" "$p"
+  done
+  cat <<EOF
+		ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport 53 accept
+		ip6 daddr ::1 meta l4proto { tcp, udp } th dport 53 accept
+EOF
+  for e in "${static4[@]+"${static4[@]}"}"; do printf '\t\tip daddr %s tcp dport %s accept\n' ${e}; done
+  for e in "${static6[@]+"${static6[@]}"}"; do printf '\t\tip6 daddr %s tcp dport %s accept\n' ${e}; done
+  for p in $(name_ports); do
+    printf '\t\tip daddr @allow4_%s tcp dport %s accept\n\t\tip6 daddr @allow6_%s tcp dport %s accept\n' "$p" "$p" "$p" "$p"
+  done
+  cat <<EOF
+		ct state invalid drop
+		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
+		oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+	chain input {
+		type filter hook input priority 0; policy drop;
+		iifname "lo" accept
+		ct state established,related accept
+EOF
+  if [ "${#inbound[@]}" -gt 0 ]; then
+    (IFS=,; printf '\t\ttcp dport { %s } accept\n' "${inbound[*]}")
+  fi
+  cat <<EOF
+		ct state invalid drop
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+}
+EOF
+}
+
+# The deny probe's port: one loopback tcp port the helper listens on while
+# the wall goes up, left out of the loopback accept until the probe has run.
+probe_port=$((40000 + RANDOM % 20000))
+for e in "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"; do
+  [ "${e#* }" != "$probe_port" ] || probe_port=$((probe_port == 59999 ? 40000 : probe_port + 1))
+done
+
+mkdir -p "$run_dir"
+dnsmasq_conf > "$run_dir/dnsmasq.conf"
+ruleset "$probe_port" > "$run_dir/wall.nft"
+
+# --- events (adr/0063): `byre-wall 1 <event> <unix-seconds> <fields...>` -----
+now() { printf '%(%s)T' -1; }
+
+# A name as the box sent it, lower-cased, every byte outside [a-z0-9._-] as
+# \DDD; leading labels dropped until it fits an event line.
+escape_name() {
+  local s=${1,,} out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    if [[ $c == [a-z0-9._-] ]]; then out+=$c; else printf -v c '\\%03d' "'$c"; out+=$c; fi
+  done
+  while ((${#out} > 480)) && [[ $out == *.* ]]; do out=${out#*.}; done
+  ((${#out} <= 480)) || out=${out: -480}
+  REPLY=$out
+}
+
+covered() { # name: on the allowlist, or closed (the entry itself or a name below it)
+  local e n
+  for e in "${names[@]+"${names[@]}"}"; do
+    n=${e% *}
+    [[ $1 == "$n" || $1 == *."$n" ]] && return 0
+  done
+  return 1
+}
+
+# dnsmasq's own lines: `query[TYPE] NAME from ADDR` and `reply NAME is ADDR`.
+resolver_events() {
+  local line t name addr n
+  while IFS= read -r line; do
+    if [[ $line =~ query\[([A-Za-z0-9=]+)\]\ (.*)\ from\ [0-9a-fA-F:.]+$ ]]; then
+      t=${BASH_REMATCH[1]}; name=${BASH_REMATCH[2],,}
+      [[ $t == type=* ]] && t=TYPE${t#type=}
+      covered "${name%.}" && continue
+      # Under open-denylist every name is answered: nothing was refused.
+      [ "$open" = 0 ] || continue
+      escape_name "$name"
+      echo "byre-wall 1 refused-name $(now) $REPLY $t"
+    elif [[ $line =~ reply\ (.*)\ is\ ([0-9]+(\.[0-9]+){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$ ]]; then
+      name=${BASH_REMATCH[1]}; addr=${BASH_REMATCH[2]}
+      # Under open-denylist only a closed name's answers are the wall's business.
+      [ "$open" = 0 ] || { n=${name,,}; covered "${n%.}"; } || continue
+      escape_name "$name"
+      echo "byre-wall 1 resolved $(now) $REPLY $addr 0"
+    elif [ "$open" = 1 ] && [[ $line =~ (forwarded|cached|config|reply|validation)\  ]]; then
+      continue # the open network's own lookups, one line each: not kept
+    else
+      printf '%s\n' "$line" >&2
+    fi
+  done
+}
+
+# The refused set: one line per (proto, address, port) when its count moves.
+declare -A seen=()
+refused_events() {
+  local fam key count
+  for fam in 4 6; do
+    while read -r key count; do
+      [ "${seen[$key]:-}" != "$count" ] || continue
+      seen[$key]=$count
+      set -- ${key//|/ }
+      echo "byre-wall 1 refused-connect $(now) $2 $1 $3 count=$count"
+    done < <(nft list set inet byre "refused$fam" 2>/dev/null |
+      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp) \. [0-9]+ counter packets [0-9]+' |
+      awk '{print $1 "|" $3 "|" $5, $8}')
+  done
+}
+
+# The box's network is gone once no interface but loopback is left.
+links() {
+  local l out=()
+  set +f
+  for l in "${BYRE_WALL_NET:-/sys/class/net}"/*; do
+    [ -e "$l" ] && [ "${l##*/}" != lo ] && out+=("${l##*/}")
+  done
+  set -f
+  echo "${out[*]}"
 }
 
 # --- the deny probe (adr/0061) -----------------------------------------------
-# A closure of a loopback port the helper itself listens on: connected before
-# the closure, refused at once after it, or nothing opens. Loopback never
-# leaves the namespace, so the probe sends nothing off the machine.
+# A listener of the helper's own on loopback at probe_port. Before the rules,
+# a connect to it must succeed: something would answer. After them, the same
+# connect must be refused, at once, by the chain's own end: a connect that
+# succeeds, or one not answered within 2 s, stops everything. Loopback never
+# leaves the namespace, so the probe sends nothing off the machine, wall or no
+# wall; and it never waits on a timeout unless the wall is broken.
 connect() { # ip port: prints connected, refused, silent or what failed
   local out rc=0
   out=$(timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>&1) || rc=$?
@@ -50,50 +403,73 @@ connect() { # ip port: prints connected, refused, silent or what failed
     *) case $out in *"Connection refused"*) echo refused ;; *) echo "failed (${out##*: })" ;; esac ;;
   esac
 }
-probe_port=$((40000 + RANDOM % 20000))
-trap 'kill "$listener" 2>/dev/null || true' EXIT
-nc -dlk 127.0.0.1 "$probe_port" </dev/null >/dev/null 2>&1 & listener=$!
-ready=0
-for _ in $(seq 20); do
-  if [ "$(connect 127.0.0.1 "$probe_port")" = connected ]; then ready=1; break; fi
-  sleep 0.05
-done
-[ "$ready" = 1 ] ||
-  die "the deny probe's own listener on 127.0.0.1:$probe_port never answered; cannot prove the closures"
-closure -A iptables 127.0.0.1 "$probe_port"
-got=$(connect 127.0.0.1 "$probe_port")
-case $got in
-  refused) ;;
-  connected) die "deny probe to 127.0.0.1:$probe_port got through its closure" ;;
-  silent) die "deny probe to 127.0.0.1:$probe_port was not refused within 2 s; closures do not refuse" ;;
-  *) die "deny probe to 127.0.0.1:$probe_port $got; cannot prove the closures" ;;
-esac
-closure -D iptables 127.0.0.1 "$probe_port"
-kill "$listener" 2>/dev/null || true
 
-count=0
-for entry in ${BYRE_EGRESS_DENY//,/ }; do
-  [ -n "$entry" ] || continue
-  if [[ $entry == \[*\]* ]]; then
-    addrs=${entry%%]*}; addrs=${addrs#[}; rest=${entry#*]}; p=${rest#:}
-  else
-    host=${entry%:*}; p=${entry##*:}
-    [ "$host" != "$entry" ] || p=""
-    addrs=$(getent ahosts "$host" | awk '{print $1}' | sort -u) || true
-    [ -n "$addrs" ] || die "closed host $host does not resolve; refusing to launch with it reachable"
-  fi
-  for addr in $addrs; do
-    t=iptables
-    if [[ $addr == *:* ]]; then
-      [ "$use6" = 1 ] || continue
-      t=ip6tables
-    fi
-    closure -A "$t" "$addr" "$p"
-    count=$((count + 1))
+targets=(127.0.0.1)
+listeners=()
+trap 'kill "${listeners[@]}" 2>/dev/null || true' EXIT
+nc -dlk 127.0.0.1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
+if grep -q '^0\{31\}1 ' /proc/net/if_inet6 2>/dev/null; then
+  targets+=(::1)
+  nc -6 -dlk ::1 "$probe_port" </dev/null >/dev/null 2>&1 & listeners+=($!)
+else
+  log "IPv6 rules applied; no ::1 in this namespace, so IPv6 is off here and not probed"
+fi
+for ip in "${targets[@]}"; do
+  for _ in $(seq 20); do
+    [ "$(connect "$ip" "$probe_port")" = connected ] && continue 2
+    sleep 0.05
   done
+  die "the deny probe's own listener on $ip:$probe_port never answered; cannot prove the wall"
 done
-log "egress open-denylist applied: $count closures, each refused at once; deny probe refused"
 
+nft -f "$run_dir/wall.nft" || die "nftables refused the wall"
+
+# The resolver starts now, behind the wall: only its user's DNS leaves. Its
+# log goes through the event filter (defined below, started here).
+dnsmasq --conf-file="$run_dir/dnsmasq.conf" 2> >(resolver_events) &
+resolver=$!
+echo "$resolver" > "$run_dir/resolver.pid"
+
+for ip in "${targets[@]}"; do
+  got=$(connect "$ip" "$probe_port")
+  case $got in
+    refused) log "deny probe to $ip:$probe_port refused by the wall" ;;
+    connected) die "deny probe to $ip:$probe_port got through the wall" ;;
+    silent) die "deny probe to $ip:$probe_port was not refused within 2 s; the wall does not refuse" ;;
+    *) die "deny probe to $ip:$probe_port $got; cannot prove the wall" ;;
+  esac
+done
+kill "${listeners[@]}" 2>/dev/null || true
+listeners=()
+trap - EXIT
+nft delete element inet byre probe "{ $probe_port }" || die "could not give loopback back to the box"
+
+# The resolver answers before the box runs (its first query must not be lost).
+ready=0
+for _ in $(seq 100); do
+  if [ "$(connect 127.0.0.1 53)" = connected ]; then ready=1; break; fi
+  kill -0 "$resolver" 2>/dev/null || die "the resolver did not start"
+  sleep 0.02
+done
+[ "$ready" = 1 ] || die "the resolver never answered on 127.0.0.1:53"
+
+if [ "$open" = 1 ]; then
+  log "egress open-denylist applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address closures, each refused at once; closed names' addresses closed as the wall's own resolver answers them; deny probe refused"
+else
+  log "egress deny-by-default applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address entries, resolved by the wall's own resolver; inbound only on ${#inbound[@]} published port(s)"
+fi
+
+# --- open the gate: one listen on the shared loopback ----------------------
 timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"
-# byre waits for this line (adr/0063).
-printf 'byre-firewall: gate opened\n' >&2
+log "gate opened"
+
+had=$(links)
+while :; do
+  refused_events
+  if ! kill -0 "$resolver" 2>/dev/null; then
+    [ -z "$resolver" ] || log "the resolver exited: no DNS and no new address for the rest of the session (fail closed)"
+    resolver=''
+  fi
+  if [ -n "$had" ] && [ -z "$(links)" ]; then exit 0; fi
+  sleep 1
+done

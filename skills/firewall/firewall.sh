@@ -1,10 +1,13 @@
 #!/bin/bash
-# byre-firewall: the netns init hook of byre/firewall. byre runs it on the
-# host's behalf in a helper container that shares ONLY the box's network
-# namespace (root, NET_ADMIN), and the helper stays up for the session: it
-# runs the box's resolver (adr/0063).
+# byre-firewall: the netns init hook of byre/firewall, and (the same file) of
+# byre/firewall-open. byre runs it on the host's behalf in a helper container
+# that shares ONLY the box's network namespace (root, NET_ADMIN), and the
+# helper stays up for the session: it runs the box's resolver (adr/0063).
+# BYRE_WALL_POSTURE says which wall: deny-by-default (the default) or
+# open-denylist.
 #
-# The wall is one nftables table (`inet byre`, IPv4 and IPv6 together):
+# The wall is one nftables table (`inet byre`, IPv4 and IPv6 together).
+# deny-by-default (BYRE_EGRESS, the allowlist):
 # - OUTPUT admits loopback, replies, the box's DNS (redirected, whatever
 #   address it was sent to, to the resolver on loopback), direct address
 #   entries, and names' addresses only once the resolver has handed them out
@@ -18,11 +21,22 @@
 #   resolver, or BYRE_WALL_UPSTREAM); every address it answers with joins the
 #   allow set of that entry's ports for the rest of the session. Every other
 #   name is refused. Nothing is resolved at launch (adr/0063).
-# It proves the wall with a deny probe on loopback (adr/0061), then opens the
+# open-denylist (BYRE_EGRESS_DENY, the closures, `host` for every port):
+# - OUTPUT stays open but for the closures: closed addresses, and the
+#   addresses the resolver hands out for a closed name (or a name under it),
+#   which join the deny set of that closure's ports for the rest of the
+#   session, so a fresh address of a closed host is closed too. Those are
+#   refused at once and counted. INPUT is not touched.
+# - Every name is forwarded; the box's DNS is redirected to the resolver all
+#   the same, so an answer for a closed name always passes the deny sets.
+# Both prove the wall with a deny probe on loopback (adr/0061), then open the
 # box's launch gate by listening once on loopback. Any failure exits non-zero
 # before the gate opens, so the box never starts its agent without the wall
 # (fail closed). After the gate it prints the wall's event lines on stdout
 # (`byre-wall 1 ...`, adr/0063) until the box's network goes.
+#
+# skills/firewall-open/firewall-open.sh is this file, byte for byte (a
+# package ships only its own files; src/skills/firewall-rules.test.ts pins it).
 set -euo pipefail
 set -f
 export LC_ALL=C
@@ -38,29 +52,43 @@ run_dir=${BYRE_WALL_DIR:-/run/byre-wall}
 
 valid_port() { [[ $1 =~ ^[1-9][0-9]{0,4}$ ]] && (($1 <= 65535)); }
 
-# --- the allowlist: names (resolved later, by the resolver) and addresses ----
+case ${BYRE_WALL_POSTURE:-deny-by-default} in
+  deny-by-default) open=0 ;;
+  open-denylist) open=1 ;;
+  *) die "BYRE_WALL_POSTURE holds \"$BYRE_WALL_POSTURE\", not a posture this hook builds" ;;
+esac
+
+# A closure's port may be "all"; an allowlist entry's is a port.
+port_ok() { valid_port "$1" || { [ "$open" = 1 ] && [ "$1" = all ]; }; }
+
+# --- the entries: names (resolved later, by the resolver) and addresses -------
+# Under deny-by-default the allowlist (an entry without a port is port 443);
+# under open-denylist the closures (without a port: every port, "all").
 names=()       # "name port"
 static4=()     # "address port"
 static6=()     # "address port"
-for entry in ${BYRE_EGRESS//,/ }; do
+if [ "$open" = 1 ]; then src=BYRE_EGRESS_DENY bare=all; else src=BYRE_EGRESS bare=443; fi
+list=${!src:-}
+for entry in ${list//,/ }; do
   [ -n "$entry" ] || continue
-  if [[ $entry == \[*\]:* ]]; then
-    addr=${entry%]:*}; addr=${addr#[}; p=${entry##*]:}
-    [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "BYRE_EGRESS holds \"$entry\", not an entry"
-    valid_port "$p" || die "BYRE_EGRESS holds \"$entry\", not an entry"
+  if [[ $entry == \[*\]* ]]; then
+    addr=${entry%%]*}; addr=${addr#[}; rest=${entry#*]}
+    case $rest in '') p=$bare ;; :*) p=${rest#:} ;; *) die "$src holds \"$entry\", not an entry" ;; esac
+    [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "$src holds \"$entry\", not an entry"
+    port_ok "$p" || die "$src holds \"$entry\", not an entry"
     static6+=("$addr $p")
     continue
   fi
   host=${entry%:*}; p=${entry##*:}
-  [ "$host" != "$entry" ] || p=443
-  valid_port "$p" || die "BYRE_EGRESS holds \"$entry\", not an entry"
+  [ "$host" != "$entry" ] || p=$bare
+  port_ok "$p" || die "$src holds \"$entry\", not an entry"
   host=${host,,}
   if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
     static4+=("$host $p")
   elif [[ $host =~ ^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$ && $host != *..* ]]; then
     names+=("${host%.} $p")
   else
-    die "BYRE_EGRESS holds \"$entry\", not an entry"
+    die "$src holds \"$entry\", not an entry"
   fi
 done
 
@@ -97,9 +125,13 @@ else
     upstreams+=("$ns")
   done < /etc/resolv.conf
 fi
-if [ "${#upstreams[@]}" -eq 0 ] && [ "${#names[@]}" -gt 0 ]; then
+if [ "${#upstreams[@]}" -eq 0 ] && [ "$open" = 1 ]; then
+  log "warning: no upstream resolver; no name will resolve in the box"
+elif [ "${#upstreams[@]}" -eq 0 ] && [ "${#names[@]}" -gt 0 ]; then
   log "warning: no upstream resolver; allowlisted names will not resolve"
 fi
+# Whose sets a name's answers fill: the allowlist's, or the closures'.
+if [ "$open" = 1 ]; then kind=deny; else kind=allow; fi
 
 # --- the pure parts: the resolver's config and the ruleset --------------------
 # The ports of every entry covering a name: its own, and those of every entry
@@ -132,10 +164,16 @@ bind-interfaces
 user=$dns_user
 pid-file=
 EOF
+  # open-denylist: every name goes upstream. deny-by-default: allowlisted ones only.
+  if [ "$open" = 1 ]; then
+    for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=$u"; done
+  fi
   for n in $(distinct_names); do
-    for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
+    if [ "$open" = 0 ]; then
+      for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
+    fi
     sets=()
-    for p in $(ports_for "$n"); do sets+=("4#inet#byre#allow4_$p" "6#inet#byre#allow6_$p"); done
+    for p in $(ports_for "$n"); do sets+=("4#inet#byre#${kind}4_$p" "6#inet#byre#${kind}6_$p"); done
     (IFS=,; echo "nftset=/$n/${sets[*]}")
   done
 }
@@ -146,15 +184,21 @@ name_ports() {
 }
 
 ruleset() { # probe port
-  local probe=$1 p e u a fam
+  if [ "$open" = 1 ]; then ruleset_open "$1"; else ruleset_deny "$1"; fi
+}
+
+# The table's head: the probe port, the given sets, the refused counters, and
+# the DNS redirect to the resolver (every port-53 packet but its own user's).
+ruleset_head() { # probe port, set kind
+  local p
   cat <<EOF
 table inet byre
 delete table inet byre
 table inet byre {
-	set probe { type inet_service; elements = { $probe } }
+	set probe { type inet_service; elements = { $1 } }
 EOF
   for p in $(name_ports); do
-    printf '\tset allow4_%s { type ipv4_addr; }\n\tset allow6_%s { type ipv6_addr; }\n' "$p" "$p"
+    printf '\tset %s4_%s { type ipv4_addr; }\n\tset %s6_%s { type ipv6_addr; }\n' "$2" "$p" "$2" "$p"
   done
   cat <<EOF
 	set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
@@ -164,6 +208,51 @@ EOF
 		meta skuid $dns_uid return
 		meta l4proto { tcp, udp } th dport 53 redirect to :53
 	}
+EOF
+}
+
+# open-denylist: OUTPUT accepts but for the closures, each sent to one refusal;
+# loopback only on the probe port, while it is in its set.
+ruleset_open() { # probe port
+  local e a p fam
+  ruleset_head "$1" deny
+  cat <<EOF
+	chain refuse {
+		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
+		oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }
+		meta l4proto tcp reject with tcp reset
+		reject with icmpx admin-prohibited
+	}
+	chain output {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" tcp dport @probe goto refuse
+		oifname "lo" accept
+		ct state established,related accept
+EOF
+  for e in "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"; do
+    read -r a p <<< "$e"
+    if [[ $a == *:* ]]; then fam=ip6; else fam=ip; fi
+    if [ "$p" = all ]; then
+      printf '\t\t%s daddr %s goto refuse\n' "$fam" "$a"
+    else
+      printf '\t\t%s daddr %s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$fam" "$a" "$p"
+    fi
+  done
+  for p in $(name_ports); do
+    if [ "$p" = all ]; then
+      printf '\t\tip daddr @deny4_all goto refuse\n\t\tip6 daddr @deny6_all goto refuse\n'
+    else
+      printf '\t\tip daddr @deny4_%s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$p" "$p"
+      printf '\t\tip6 daddr @deny6_%s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$p" "$p"
+    fi
+  done
+  printf '\t}\n}\n'
+}
+
+ruleset_deny() { # probe port
+  local probe=$1 p e u a fam
+  ruleset_head "$probe" allow
+  cat <<EOF
 	chain output {
 		type filter hook output priority 0; policy drop;
 		oifname "lo" tcp dport != @probe accept
@@ -236,7 +325,7 @@ escape_name() {
   REPLY=$out
 }
 
-covered() { # name: on the allowlist (the entry itself or a name below it)
+covered() { # name: on the allowlist, or closed (the entry itself or a name below it)
   local e n
   for e in "${names[@]+"${names[@]}"}"; do
     n=${e% *}
@@ -247,18 +336,24 @@ covered() { # name: on the allowlist (the entry itself or a name below it)
 
 # dnsmasq's own lines: `query[TYPE] NAME from ADDR` and `reply NAME is ADDR`.
 resolver_events() {
-  local line t name addr
+  local line t name addr n
   while IFS= read -r line; do
     if [[ $line =~ query\[([A-Za-z0-9=]+)\]\ (.*)\ from\ [0-9a-fA-F:.]+$ ]]; then
       t=${BASH_REMATCH[1]}; name=${BASH_REMATCH[2],,}
       [[ $t == type=* ]] && t=TYPE${t#type=}
       covered "${name%.}" && continue
+      # Under open-denylist every name is answered: nothing was refused.
+      [ "$open" = 0 ] || continue
       escape_name "$name"
       echo "byre-wall 1 refused-name $(now) $REPLY $t"
     elif [[ $line =~ reply\ (.*)\ is\ ([0-9]+(\.[0-9]+){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$ ]]; then
       name=${BASH_REMATCH[1]}; addr=${BASH_REMATCH[2]}
+      # Under open-denylist only a closed name's answers are the wall's business.
+      [ "$open" = 0 ] || { n=${name,,}; covered "${n%.}"; } || continue
       escape_name "$name"
       echo "byre-wall 1 resolved $(now) $REPLY $addr 0"
+    elif [ "$open" = 1 ] && [[ $line =~ (forwarded|cached|config|reply|validation)\  ]]; then
+      continue # the open network's own lookups, one line each: not kept
     else
       printf '%s\n' "$line" >&2
     fi
@@ -358,7 +453,11 @@ for _ in $(seq 100); do
 done
 [ "$ready" = 1 ] || die "the resolver never answered on 127.0.0.1:53"
 
-log "egress deny-by-default applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address entries, resolved by the wall's own resolver; inbound only on ${#inbound[@]} published port(s)"
+if [ "$open" = 1 ]; then
+  log "egress open-denylist applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address closures, each refused at once; closed names' addresses closed as the wall's own resolver answers them; deny probe refused"
+else
+  log "egress deny-by-default applied: ${#names[@]} name / $((${#static4[@]} + ${#static6[@]})) address entries, resolved by the wall's own resolver; inbound only on ${#inbound[@]} published port(s)"
+fi
 
 # --- open the gate: one listen on the shared loopback ----------------------
 timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"

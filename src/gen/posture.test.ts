@@ -79,6 +79,7 @@ describe('helperEnv', () => {
     expect(env).toEqual({
       BYRE_UID: '1000',
       BYRE_BOX_UID: '1000',
+      BYRE_WALL_POSTURE: 'deny-by-default',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
       BYRE_INBOUND: '',
@@ -87,11 +88,18 @@ describe('helperEnv', () => {
 
   it('the wall inputs beat the same keys in the box env', () => {
     const env = helperEnv(
-      { BYRE_EGRESS: 'evil:1', BYRE_EGRESS_DENY: 'x', BYRE_INBOUND: '22', BYRE_BOX_UID: '7' },
+      {
+        BYRE_EGRESS: 'evil:1',
+        BYRE_EGRESS_DENY: 'x',
+        BYRE_INBOUND: '22',
+        BYRE_BOX_UID: '7',
+        BYRE_WALL_POSTURE: 'open-denylist',
+      },
       facts,
       0,
     );
     expect(env).toEqual({
+      BYRE_WALL_POSTURE: 'deny-by-default',
       BYRE_EGRESS: '',
       BYRE_EGRESS_DENY: '',
       BYRE_INBOUND: '',

@@ -66,6 +66,8 @@ export function helperEnv(
   // resolver: the host's BYRE_WALL_UPSTREAM, `ip[#port]` (adr/0063).
   delete env['BYRE_WALL_UPSTREAM'];
   if (upstream !== undefined && upstream !== '') env['BYRE_WALL_UPSTREAM'] = upstream;
+  // Which wall the hook builds; the bundled postures share one hook (adr/0063).
+  env['BYRE_WALL_POSTURE'] = facts.posture;
   env['BYRE_EGRESS'] = facts.allowlist ?? '';
   env['BYRE_EGRESS_DENY'] = facts.deny;
   env['BYRE_INBOUND'] = facts.inbound;

@@ -7,7 +7,8 @@
 // config (which names go upstream and which allow sets their answers fill),
 // the event lines it prints, and the deny probe on loopback, whose every
 // outcome but "refused at once" stops the launch before the gate opens
-// (adr/0061). firewall-open's closures (iptables). The engine tier proves
+// (adr/0061). firewall-open runs the same hook (BYRE_WALL_POSTURE): its
+// closures' sets, filled by the resolver. The engine tier proves
 // the rules on real bridges; IPv6, which no bridge here has, only here.
 
 import { spawnSync } from 'node:child_process';
@@ -448,67 +449,161 @@ describe('byre-firewall: the deny probe on loopback (adr/0061)', () => {
   );
 });
 
-describe('byre-firewall-open: closures refuse at once, proven on loopback first', () => {
-  const runOpen = (deny: string, probe?: ProbeMode): HookRun =>
-    runHook(HOOKS.open, { BYRE_EGRESS_DENY: deny }, probe);
+describe('byre-firewall-open: the same hook, closures refused through the resolver (adr/0063)', () => {
+  const runOpen = (deny: string, probe?: ProbeMode, env: Record<string, string> = {}): HookRun =>
+    runHook(
+      HOOKS.open,
+      { BYRE_WALL_POSTURE: 'open-denylist', BYRE_EGRESS: '', BYRE_EGRESS_DENY: deny, ...env },
+      probe,
+    );
+
+  it('is byre-firewall byte for byte (a package ships only its own files)', () => {
+    expect(readFileSync(HOOKS.open, 'utf8')).toBe(readFileSync(HOOKS.firewall, 'utf8'));
+  });
+
+  const denySets = (...ports: string[]): string[] =>
+    ports.flatMap((p) => [
+      `set deny4_${p} { type ipv4_addr; }`,
+      `set deny6_${p} { type ipv6_addr; }`,
+    ]);
+  const openWall = (p: string, setLines: string[], closures: string[]): string[] => [
+    'table inet byre',
+    'delete table inet byre',
+    'table inet byre {',
+    `set probe { type inet_service; elements = { ${p} } }`,
+    ...setLines,
+    'set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }',
+    'set refused6 { type ipv6_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }',
+    'chain dns {',
+    'type nat hook output priority -101; policy accept;',
+    'meta skuid 101 return',
+    'meta l4proto { tcp, udp } th dport 53 redirect to :53',
+    '}',
+    'chain refuse {',
+    'oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }',
+    'oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }',
+    'meta l4proto tcp reject with tcp reset',
+    'reject with icmpx admin-prohibited',
+    '}',
+    'chain output {',
+    'type filter hook output priority 0; policy accept;',
+    'oifname "lo" tcp dport @probe goto refuse',
+    'oifname "lo" accept',
+    'ct state established,related accept',
+    ...closures,
+    '}',
+    '}',
+  ];
+  const denyset = (name: string, ...ports: string[]): string =>
+    `nftset=/${name}/${ports.map((p) => `4#inet#byre#deny4_${p},6#inet#byre#deny6_${p}`).join(',')}`;
 
   it.each([
+    ['nothing closed: open, every name forwarded', '', [], [], []],
     [
-      'a host: every port',
+      'a host: every port and protocol of every address the resolver hands out for it',
       'telemetry.example',
-      [
-        'iptables -w -A OUTPUT -d 203.0.113.5 -p tcp -j REJECT --reject-with tcp-reset',
-        'iptables -w -A OUTPUT -d 203.0.113.5 -j REJECT --reject-with icmp-admin-prohibited',
-      ],
+      denySets('all'),
+      ['ip daddr @deny4_all goto refuse', 'ip6 daddr @deny6_all goto refuse'],
+      [denyset('telemetry.example', 'all')],
     ],
     [
-      'a host:port: that port, tcp and udp',
-      'telemetry.example:8443',
+      'a host:port, a name under a closed one, addresses of both families',
+      'telemetry.example:8443 example.test x.example.test:22 192.0.2.7 192.0.2.8:80 [2001:db8::7]:22',
+      denySets('all', '22', '8443'),
       [
-        'iptables -w -A OUTPUT -d 203.0.113.5 -p tcp --dport 8443 -j REJECT --reject-with tcp-reset',
-        'iptables -w -A OUTPUT -d 203.0.113.5 -p udp --dport 8443 -j REJECT --reject-with icmp-admin-prohibited',
+        'ip daddr 192.0.2.7 goto refuse',
+        'ip daddr 192.0.2.8 meta l4proto { tcp, udp } th dport 80 goto refuse',
+        'ip6 daddr 2001:db8::7 meta l4proto { tcp, udp } th dport 22 goto refuse',
+        'ip daddr @deny4_all goto refuse',
+        'ip6 daddr @deny6_all goto refuse',
+        'ip daddr @deny4_22 meta l4proto { tcp, udp } th dport 22 goto refuse',
+        'ip6 daddr @deny6_22 meta l4proto { tcp, udp } th dport 22 goto refuse',
+        'ip daddr @deny4_8443 meta l4proto { tcp, udp } th dport 8443 goto refuse',
+        'ip6 daddr @deny6_8443 meta l4proto { tcp, udp } th dport 8443 goto refuse',
       ],
-    ],
-    [
-      'an IPv6 address and port',
-      '[2001:db8::7]:22',
       [
-        'ip6tables -w -A OUTPUT -d 2001:db8::7 -p tcp --dport 22 -j REJECT --reject-with tcp-reset',
-        'ip6tables -w -A OUTPUT -d 2001:db8::7 -p udp --dport 22 -j REJECT --reject-with icmp6-adm-prohibited',
+        denyset('example.test', 'all'),
+        denyset('telemetry.example', '8443'),
+        denyset('x.example.test', 'all', '22'),
       ],
     ],
   ])(
     '%s',
-    (_label, deny, rules) => {
+    (_label, deny, setLines, closures, conf) => {
       const r = runOpen(deny);
       expect(r.status, r.stderr).toBe(0);
-      const p = probePort(r.log);
-      const probe = [
-        `iptables -w -A OUTPUT -d 127.0.0.1 -p tcp --dport ${p} -j REJECT --reject-with tcp-reset`,
-        `iptables -w -A OUTPUT -d 127.0.0.1 -p udp --dport ${p} -j REJECT --reject-with icmp-admin-prohibited`,
-      ];
-      expect(r.log.filter((l) => / -[AD] OUTPUT /.test(l))).toEqual([
-        ...probe,
-        ...probe.map((l) => l.replace(' -A ', ' -D ')),
-        ...rules,
-      ]);
-      expect(r.log.filter((l) => l.startsWith('probe '))).toEqual(['probe open', 'probe walled']);
-      expect(r.log.at(-1)).toMatch(/^timeout 60 nc -l/);
+      expect(ruleset(r.log)).toEqual(openWall(probePort(r.log), setLines, closures));
+      expect(r.conf).toEqual([...RESOLVER_BASE, 'server=192.0.2.53', ...conf]);
+      // Nothing is looked up at launch (adr/0063): a closure that does not resolve blocks nothing.
+      expect(r.log.some((l) => /^(getent|iptables|ip6tables)/.test(l))).toBe(false);
+      expect(r.stderr).toContain('egress open-denylist applied');
+      expect(r.stderr).toContain('gate opened');
     },
     30_000,
   );
 
+  it('BYRE_EGRESS (an allowlist) means nothing to it; a port of "all" only in a closure; an unknown posture stops it', () => {
+    const allow = runOpen('', 'refused', { BYRE_EGRESS: 'a.test:443' });
+    expect(allow.status, allow.stderr).toBe(0);
+    expect(allow.conf).toEqual([...RESOLVER_BASE, 'server=192.0.2.53']);
+    const all = runWall('a.test:all');
+    expect(all.status).not.toBe(0);
+    expect(all.stderr).toContain('BYRE_EGRESS holds "a.test:all", not an entry');
+    const odd = runOpen('a.test', 'refused', { BYRE_WALL_POSTURE: 'open' });
+    expect(odd.status).not.toBe(0);
+    expect(odd.stderr).toContain('BYRE_WALL_POSTURE holds "open"');
+    expect(odd.log.filter((l) => /^(nft|dnsmasq|timeout 60)/.test(l))).toEqual([]);
+  }, 30_000);
+
+  it("prints a closed name's answers and the refused connects, never the open network's own lookups, and refuses no name", () => {
+    const r = runOpen('telemetry.example:443', 'refused', {
+      STUB_RESOLVER_LOG: [
+        'dnsmasq: started, version 2.90 cachesize 150',
+        'dnsmasq: query[A] api.telemetry.example from 172.17.0.2',
+        'dnsmasq: forwarded api.telemetry.example to 192.0.2.53',
+        'dnsmasq: reply api.telemetry.example is 192.0.2.10',
+        'dnsmasq: query[A] deb.debian.org from 172.17.0.2',
+        'dnsmasq: forwarded deb.debian.org to 192.0.2.53',
+        'dnsmasq: reply deb.debian.org is 192.0.2.20',
+        'dnsmasq: cached deb.debian.org is 192.0.2.20',
+        'dnsmasq: reply nothing.example is NXDOMAIN',
+      ].join('\n'),
+      STUB_REFUSED: 'elements = { 192.0.2.10 . tcp . 443 counter packets 2 bytes 120 }',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/^(byre-wall 1 [a-z-]+) \d+ /, '$1 T '));
+    expect(events.sort()).toEqual([
+      'byre-wall 1 refused-connect T tcp 192.0.2.10 443 count=2',
+      'byre-wall 1 resolved T api.telemetry.example 192.0.2.10 0',
+    ]);
+    expect(r.stderr).toContain('dnsmasq: started, version 2.90');
+    expect(r.stderr).not.toContain('deb.debian.org');
+  }, 30_000);
+
+  it('connects before the wall, is refused after it, and only then is the probe port handed back and the gate opened', () => {
+    const r = runOpen('telemetry.example');
+    expect(r.status, r.stderr).toBe(0);
+    const p = probePort(r.log);
+    expect(r.stderr).toContain(`deny probe to 127.0.0.1:${p} refused by the wall`);
+    const at = (prefix: string): number => r.log.findIndex((l) => l.startsWith(prefix));
+    expect(r.log.filter((l) => l.startsWith('probe ')).slice(-1)).toEqual(['probe walled']);
+    expect(at('nft delete element')).toBeGreaterThan(at('nft -f'));
+    expect(at('timeout 60 nc -l')).toBeGreaterThan(at('nft delete element'));
+  }, 30_000);
+
   it.each([
-    ['through', 'got through its closure'],
+    ['through', 'got through the wall'],
     ['silent', 'was not refused within 2 s'],
     ['nolistener', 'never answered; cannot prove'],
   ] as const)(
-    'a probe that is %s stops everything before any closure or the gate',
+    'a probe that is %s stops everything before the gate',
     (mode, message) => {
       const r = runOpen('telemetry.example', mode);
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(message);
-      expect(r.log.some((l) => l.includes('203.0.113.5'))).toBe(false);
       expect(r.log.some((l) => l.startsWith('timeout 60 nc -l'))).toBe(false);
     },
     30_000,
