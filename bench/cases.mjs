@@ -424,8 +424,13 @@ export function transfer(ctx) {
   return rows;
 }
 
-/** The engine's gateway address: firewall entries point at it, so nothing leaves this machine. */
+/**
+ * The engine's gateway address: firewall entries point at it, so nothing
+ * leaves this machine. Rootless podman's boxes sit behind slirp4netns, whose
+ * host is 10.0.2.2 (the walled case only names it; nothing connects).
+ */
 function gateway(ctx) {
+  if (ctx.flavour.user !== null) return '10.0.2.2';
   if (ctx.flavour.engine === 'docker') {
     const ip = run(ctx.flavour, 'ip', ['-4', '-o', 'addr', 'show', 'docker0']);
     return /inet (\S+)\//.exec(ip)[1];

@@ -159,14 +159,17 @@ async function benchFlavour(flavour, data) {
         await sessions.end();
       }
     }
-    if (flavour.user === null) {
-      await attempt('firewall', () => {
-        result.rows.push(...cases.walled(ctx));
+    // Walled beside open develop on every flavour; the ejected gate on the root ones.
+    await attempt('firewall', () => {
+      result.rows.push(...cases.walled(ctx));
+      if (flavour.user === null) {
         result.absolute.push(...cases.firewall(ctx, config.firewallSizes));
-      });
-    } else if (wants('firewall')) {
-      result.notes.push('firewall gate latency is measured for the root flavours only.');
-    }
+      } else {
+        result.notes.push(
+          'box start → gate open (ejected) is measured for the root flavours only.',
+        );
+      }
+    });
   } catch (error) {
     result.failed = true;
     result.notes.push(`setup failed: ${String(error.message ?? error).split('\n')[0]}`);

@@ -798,11 +798,11 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         // status of the running box (adr/0064): the Denied row, --data's denials,
         // and the allowlisted name nobody answered said to be unresolved.
         const page = statusFull(p);
-        expect(page).toMatch(/^\s*Denied\s+\d+ names? refused/m);
+        expect(page).toMatch(/^\s*Denied:\s+\d+ names? refused/m);
         expect(page).toContain('name name.off-list.test');
         expect(page).toContain(`name ${tunnel}`);
         expect(page).toContain(`connect ${a}:${other}/tcp`);
-        expect(page).toMatch(/never\.allowed\.test\S* — allowed, not resolved yet/);
+        expect(page).toMatch(/never\.allowed\.test:443 .*— allowed, not resolved yet/);
         const data = statusData(p);
         const denials = data.network.denials;
         expect(denials?.of).toBe('running_box');
@@ -841,9 +841,7 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         expect(after?.connects).toContainEqual(
           expect.objectContaining({ proto: 'tcp', address: a, port: other }),
         );
-        expect(statusFull(p)).toMatch(
-          /^\s*Denied\s+last session \(ended [^)]+\): \d+ names? refused/m,
-        );
+        expect(statusFull(p)).toMatch(/^\s*Denied:\s+last session \(ended /m);
       } finally {
         session.child.kill('SIGKILL');
         await session.exited;
