@@ -32,8 +32,13 @@ import {
 } from './harness.js';
 
 const flavors = flavorsUnderTest().filter((f) => f.user === null);
-// The resolver's session also runs on rootless podman (docker as a user is docker).
-const resolverFlavors = flavorsUnderTest().filter((f) => f.user === null || f.engine === 'podman');
+// The resolver's session is written for rootless podman too (resolverHosts), but
+// runs there only with BYRE_TEST_ROOTLESS_RESOLVER=1 until a run proves it (TODO.md).
+const resolverFlavors = flavorsUnderTest().filter(
+  (f) =>
+    f.user === null ||
+    (f.engine === 'podman' && process.env['BYRE_TEST_ROOTLESS_RESOLVER'] === '1'),
+);
 
 let servers: Server[] = [];
 let open = 0; // a port the allowlist opens
