@@ -8,6 +8,7 @@ import {
   wiringPathCollisions,
   orderSkillsForImage,
   postureGuardFor,
+  labelInstruction,
   renderDockerfile,
   type DockerfileInput,
 } from './dockerfile.js';
@@ -513,5 +514,14 @@ describe('the hoisted node layer (adr/0062)', () => {
       expect(parsed.value?.build.node, agent).toBe(22);
       expect(parsed.value?.build.dockerfile.join('\n'), agent).not.toContain('ensure-node');
     }
+  });
+});
+
+describe('labelInstruction', () => {
+  it("is one LABEL line, keys sorted, in the builders' double quotes; nothing for no labels", () => {
+    expect(labelInstruction({ 'byre.store': 'ab', 'byre.context': 'c$"\\' })).toBe(
+      'LABEL "byre.context"="c\\$\\"\\\\" "byre.store"="ab"\n',
+    );
+    expect(labelInstruction({})).toBe('');
   });
 });

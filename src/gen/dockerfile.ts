@@ -274,6 +274,18 @@ export function renderDockerfile(input: DockerfileInput): string {
 }
 
 /**
+ * The build's labels as one LABEL instruction, keys sorted, for the end of
+ * the Dockerfile the engine is handed: podman turns each `--label` flag into
+ * a step of its own, each committed as an image (adr/0069).
+ */
+export function labelInstruction(labels: Readonly<Record<string, string>>): string {
+  const pairs = Object.keys(labels)
+    .sort(compareStrings)
+    .map((k) => `${dockerfileQuote(k)}=${dockerfileQuote(labels[k] ?? '')}`);
+  return pairs.length === 0 ? '' : `LABEL ${pairs.join(' ')}\n`;
+}
+
+/**
  * The posture skill's gate and netns script, found among its payload by
  * destination. Null when no enabled skill declares a network posture.
  */
