@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeEntry } from '../../src/engine/facts-key.js';
 import { projectIdFor } from '../../src/project/identity.js';
-import { enginesUnderTest, flavorsUnderTest } from './engines.js';
+import { flavorsUnderTest, rootEnginesUnderTest } from './engines.js';
 import {
   engineCli,
   makeProject,
@@ -29,7 +29,7 @@ import {
   type TestProject,
 } from './harness.js';
 
-const engines = enginesUnderTest();
+const engines = rootEnginesUnderTest();
 
 describe.skipIf(engines.length === 0).each(engines)('byre dockerrun on %s', (engine) => {
   let project: TestProject;
@@ -116,7 +116,7 @@ describe.skipIf(engines.length === 0).each(engines)(
 // The store's probe cache (adr/0038) on real engines: what it remembers is
 // what a fresh probe answers, the remembered answer is what the next command
 // uses, and a change in what the key names makes byre ask again.
-describe.skipIf(engines.length === 0).each(flavorsUnderTest())(
+describe.skipIf(flavorsUnderTest().length === 0).each(flavorsUnderTest())(
   'remembered engine facts on $label',
   (flavor) => {
     let project: TestProject;
