@@ -17,8 +17,8 @@ import {
   type FileHash,
   type PresetFacts,
 } from '../config/preset.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 import type { ProjectStorePaths } from '../project/store-layout.js';
 import { sha256Hex } from '../skills/digest.js';
 

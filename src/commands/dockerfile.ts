@@ -13,7 +13,7 @@ import type { Io } from '../io.js';
 import { printNotes, say } from '../output/notes.js';
 import { quoteToken } from '../output/shell-quote.js';
 import { postureFacts } from '../gen/posture.js';
-import { canonicalPathLoose } from '../project/canonical.js';
+import { canonicalPathLoose } from '../host/canonical.js';
 import { isAncestorOrSelf } from '../project/containment.js';
 import { loadBox, planBox, type LoadedBox } from './load.js';
 

@@ -14,7 +14,7 @@ import { layerConfigFile, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError, type ConfigIssue } from '../errors.js';
 import type { Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
 import { byreHome, storePaths } from '../project/store-layout.js';
 import { applyEdits } from '../tomldoc/index.js';
 import { formatIssue } from './package.js';

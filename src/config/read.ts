@@ -4,7 +4,7 @@
 // Over 500 lines: the extends walk and its file reads share one set of refusals.
 
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
+import { describeNotRegular, readRegularFile, type NotRegular } from '../host/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
 import {

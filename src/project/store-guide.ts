@@ -7,7 +7,7 @@ import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { embeddedText, VERSION } from '../embedded.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 
 const STORE_GUIDE = 'AGENTS.md';
 

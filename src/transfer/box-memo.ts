@@ -3,14 +3,14 @@
 // container's id is never reused and its labels never change, so an entry
 // stays true for as long as that container exists; the live monitors
 // (src/box/idle-probe.ts) say which containers those are. The file lives in
-// the user's runtime directory (src/project/runtime-dir.ts), never in the store.
+// the user's runtime directory (src/host/runtime-dir.ts), never in the store.
 
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { FULL_CONTAINER_ID } from '../engine/types.js';
-import { tempSiblingPath } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { tempSiblingPath } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 /** One box as discovery needs it: what its `ps` row's labels said. */
 export interface MemoBox {
