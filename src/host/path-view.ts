@@ -5,18 +5,28 @@
 
 import { lstatSync, readlinkSync } from 'node:fs';
 
-/** A path's last component as the walk sees it; `missing` for anything byre cannot look past. */
-export type LinkKind = 'link' | 'dir' | 'other' | 'missing';
+/** What is at a path, its last component not followed; `missing` for anything byre cannot look past. */
+export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
+
+/** A path's last component as the path walk sees it: a file is just `other`. */
+export type LinkKind = Exclude<EntryKind, 'file'>;
 
 /** lstat's answer for `abs`: a link is never followed; ENOENT, ENOTDIR and EACCES are all `missing`. */
-export function lstatKind(abs: string): LinkKind {
+export function entryKind(abs: string): EntryKind {
   try {
     const s = lstatSync(abs);
     if (s.isSymbolicLink()) return 'link';
+    if (s.isFile()) return 'file';
     return s.isDirectory() ? 'dir' : 'other';
   } catch {
     return 'missing';
   }
+}
+
+/** entryKind without telling a file from a FIFO, socket or device. */
+export function lstatKind(abs: string): LinkKind {
+  const kind = entryKind(abs);
+  return kind === 'file' ? 'other' : kind;
 }
 
 /** The link text at `abs`, or null when it is not a link or cannot be read. */
