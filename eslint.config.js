@@ -43,7 +43,6 @@ const HOST_IO_PLACES = ['src/host/**', 'src/engine/**'];
 const HOST_IO_EXCEPTIONS = {
   // TODO(adr/0068): each line below moves to src/host/ or is rewritten over its primitives.
   'src/box/bind-pins.ts': 'opens each bind source O_PATH and reads its /proc/self/fd link',
-  'src/box/containment-check.ts': 'realpath of every mount source before the rules judge it',
   'src/box/engine-record.ts': 'lists the per-worktree engine records in the store',
   'src/box/idle-probe.ts': "reads the process table and containers.conf for adr/0039's proof",
   'src/box/onboard.ts': 'checks the onboarded marker and the config file exist',
@@ -79,7 +78,6 @@ const HOST_IO_EXCEPTIONS = {
   'src/project/worktree.ts': 'lstat of the .git entry',
   'src/session/build-progress.ts': 'writes the raw build log',
   'src/session/context-digest.ts': 'reads the staged context to digest it',
-  'src/session/mount-points.ts': 'makes the mount point directories',
   'src/session/report.ts': 'checks the snapshot dir exists',
   'src/skills/catalog.ts': 'lists and reads the local and installed packages',
   'src/skills/claude-skill-read.ts': "lstat and listings of a package's Claude Skill dir",
@@ -89,7 +87,6 @@ const HOST_IO_EXCEPTIONS = {
   'src/skills/packages/index-file.ts': 'reads the installed index',
   'src/skills/packages/install.ts': 'writes and renames an installed snapshot',
   'src/transfer/app/install.ts': 'runs the host app installer',
-  'src/transfer/box-memo.ts': 'writes the podman memo in the runtime dir',
   'src/transfer/chunked-out.ts': 'reads file bodies into archive chunks',
   'src/transfer/clipboard/run.ts': 'runs the clipboard tools',
   'src/transfer/grab-from-box.ts': 'makes, links and chmods what grab lands',

@@ -2,12 +2,11 @@
 // volume seed) and the paths byre guards, canonical, for the pure rules in
 // project/containment.ts. develop, status and dockerrun all ask here.
 
-import { realpathSync } from 'node:fs';
 import { linkedConfigTargets } from '../config/read.js';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
 import { expandHost, type RunParams } from '../gen/run-argv.js';
-import { canonicalPathLoose } from '../host/canonical.js';
+import { canonicalPathLoose, canonicalPathSync } from '../host/canonical.js';
 import {
   containmentRefusals,
   type BoxPath,
@@ -42,7 +41,7 @@ export interface ContainmentInput {
 function executables(exe: string): string[] {
   let real = exe;
   try {
-    real = realpathSync(exe);
+    real = canonicalPathSync(exe);
   } catch {
     // Not resolvable: the path as given is all there is to guard.
   }
