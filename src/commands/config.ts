@@ -5,7 +5,6 @@
 // lock; nothing else is written.
 
 import { say } from '../output/notes.js';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
@@ -14,7 +13,12 @@ import type { CommandDeps } from './deps.js';
 import { readWallRecord } from '../box/wall-log.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
-import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
+import {
+  hostPathExists,
+  layerEntryNames,
+  readLayersBelow,
+  type LayerFile,
+} from '../config/read.js';
 import { readConfigForEdit, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError } from '../errors.js';
 import { editText } from '../hostenv/editor.js';
@@ -49,17 +53,6 @@ function memoReaders(readers: HostReaders): HostReaders {
     env: (name) => once(`env:${name}`, () => readers.env(name)),
     tz: () => once('tz:', () => readers.tz()),
   };
-}
-
-function layerNames(home: string): string[] {
-  const dir = storePaths(home).layers;
-  try {
-    return readdirSync(dir)
-      .filter((name) => !name.startsWith('.'))
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 function describeSaveFailure(error: unknown): string {
@@ -174,7 +167,7 @@ function editorWorld(
   return {
     ...known,
     file: editorFile,
-    layers: layerNames(home),
+    layers: layerEntryNames(home),
     readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
     plantedLinks: plantedLinkIssues(project, userHome(io)),

@@ -110,6 +110,30 @@ function followsLinks(kind: LayerKind): boolean {
   return kind === 'default' || kind === 'layer';
 }
 
+/** Every entry of the named layers directory but hidden ones, sorted; none when it cannot be read (the editor's choices). */
+export function layerEntryNames(home: string): string[] {
+  try {
+    return readdirSync(storePaths(home).layers)
+      .filter((name) => !name.startsWith('.'))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The named layers' directories (not hidden), sorted; none without a layers directory, other errors thrown. */
+export function layerDirNames(home: string): string[] {
+  try {
+    return readdirSync(storePaths(home).layers, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+      .map((d) => d.name)
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
 /**
  * The canonical files the store's followed config links lead to (default.config
  * and each named layer): byre's own files as much as the store itself, so
