@@ -24,7 +24,6 @@ import { ByreError, ConfigError } from '../errors.js';
 import { editText } from '../hostenv/editor.js';
 import type { HostReaders } from '../hostenv/resolve.js';
 import type { Io } from '../io.js';
-import { storePaths } from '../project/store-layout.js';
 import { applyEdits } from '../tomldoc/index.js';
 import { belowKey, issueLine, parseBuffer } from '../tui/model/config-editor/derive.js';
 import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.js';

@@ -19,7 +19,6 @@ import type {
   BaseFact,
   DiskFact,
   EngineFact,
-  LimitFacts,
   ProjectState,
   StoreEntry,
   StoreFacts,

@@ -14,7 +14,7 @@ import { ByreError, ConfigError, UsageError, type ConfigIssue } from '../errors.
 import type { Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
 import { ensurePrivateDir } from '../host/atomic-write.js';
-import { byreHome, storePaths } from '../project/store-layout.js';
+import { byreHome } from '../project/store-layout.js';
 import { applyEdits } from '../tomldoc/index.js';
 import { formatIssue } from './package.js';
 
