@@ -1,0 +1,126 @@
+// The launch plan for injected credentials (adr/0070): routes, sentinels,
+// host entries, ports and trust variables, and the ejection's words.
+
+import { describe, expect, it } from 'vitest';
+
+import type { Injection } from '../config/inject.js';
+import type { LayerRef } from '../config/types.js';
+import {
+  EDGE_ADDRESS,
+  EDGE_CA_PATH,
+  ejectedInjectionLines,
+  INJECTION_SENTINEL,
+  planInjection,
+  routeFor,
+  SYSTEM_BUNDLE,
+} from './injection-plan.js';
+
+const from: LayerRef = { kind: 'project', name: 'project', path: '/p' };
+
+const claude: Injection = {
+  key: 'ANTHROPIC_API_KEY',
+  from,
+  rules: [
+    {
+      hosts: [{ name: 'api.anthropic.com', port: 443 }],
+      presentation: { kind: 'header', name: 'x-api-key' },
+    },
+  ],
+};
+const github: Injection = {
+  key: 'GITHUB_TOKEN',
+  from,
+  rules: [
+    { hosts: [{ name: 'api.github.com', port: 443 }], presentation: { kind: 'bearer' } },
+    {
+      hosts: [
+        { name: 'github.com', port: 443 },
+        { name: 'github.com', port: 8443 },
+      ],
+      presentation: { kind: 'basic', user: 'x-access-token' },
+    },
+  ],
+};
+
+describe('planInjection', () => {
+  it('is empty for no injection: no env, no CA, no ports', () => {
+    expect(planInjection([])).toEqual({
+      routes: [],
+      boxEnv: {},
+      hostEntries: [],
+      listenPorts: [],
+      trustEnv: {},
+    });
+  });
+
+  it('routes each host, sorted, and gives the box only sentinels', () => {
+    const plan = planInjection([github, claude]);
+    expect(plan.routes.map((r) => [r.host.name, r.host.port, r.key, r.presentation.kind])).toEqual([
+      ['api.anthropic.com', 443, 'ANTHROPIC_API_KEY', 'header'],
+      ['api.github.com', 443, 'GITHUB_TOKEN', 'bearer'],
+      ['github.com', 443, 'GITHUB_TOKEN', 'basic'],
+      ['github.com', 8443, 'GITHUB_TOKEN', 'basic'],
+    ]);
+    expect(plan.boxEnv).toEqual({
+      GITHUB_TOKEN: INJECTION_SENTINEL,
+      ANTHROPIC_API_KEY: INJECTION_SENTINEL,
+    });
+    expect(plan.hostEntries).toEqual([
+      `api.anthropic.com:${EDGE_ADDRESS}`,
+      `api.github.com:${EDGE_ADDRESS}`,
+      `github.com:${EDGE_ADDRESS}`,
+    ]);
+    expect(plan.listenPorts).toEqual([80, 443, 8443]);
+    expect(plan.trustEnv).toEqual({
+      GIT_SSL_CAINFO: SYSTEM_BUNDLE,
+      NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
+      REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
+      SSL_CERT_FILE: SYSTEM_BUNDLE,
+    });
+  });
+
+  it('never puts anything but the sentinel in the box env', () => {
+    const plan = planInjection([claude, github]);
+    expect(new Set(Object.values(plan.boxEnv))).toEqual(new Set([INJECTION_SENTINEL]));
+  });
+
+  it('a key whose rules were all dropped still holds a sentinel and routes nothing', () => {
+    const plan = planInjection([{ key: 'K', from, rules: [] }]);
+    expect(plan.boxEnv).toEqual({ K: INJECTION_SENTINEL });
+    expect(plan.routes).toEqual([]);
+    expect(plan.listenPorts).toEqual([]);
+    expect(plan.trustEnv).toEqual({});
+  });
+});
+
+describe('routeFor', () => {
+  const plan = planInjection([claude, github]);
+
+  it('selects by exact name (any case) and port', () => {
+    expect(routeFor(plan, 'API.Anthropic.com', 443)?.key).toBe('ANTHROPIC_API_KEY');
+    expect(routeFor(plan, 'github.com', 8443)?.presentation).toEqual({
+      kind: 'basic',
+      user: 'x-access-token',
+    });
+  });
+
+  it.each([
+    ['sub.api.anthropic.com', 443],
+    ['anthropic.com', 443],
+    ['api.anthropic.com.', 443],
+    ['api.anthropic.com', 8443],
+    ['', 443],
+  ])('refuses %j:%d', (name, port) => {
+    expect(routeFor(plan, name, port)).toBeNull();
+  });
+});
+
+describe('ejectedInjectionLines', () => {
+  it('says the edge is not carried and what the box gets instead', () => {
+    expect(ejectedInjectionLines([claude, github])).toEqual([
+      '# ANTHROPIC_API_KEY: injected at the edge for api.anthropic.com by byre develop; not carried here — this box gets no ANTHROPIC_API_KEY (add -e ANTHROPIC_API_KEY yourself to hand the box the secret)',
+      '# GITHUB_TOKEN: injected at the edge for api.github.com, github.com, github.com:8443 by byre develop; not carried here — this box gets no GITHUB_TOKEN (add -e GITHUB_TOKEN yourself to hand the box the secret)',
+    ]);
+    expect(ejectedInjectionLines([])).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+// What a launch does for credentials injected at the edge (adr/0070), as
+// data: the routes the edge serves, the box's sentinels and host entries, the
+// trust variables, and what an ejected box is told instead. Pure: no value
+// is read here (the edge gets values on its stdin, never from this plan), and
+// nothing user-facing calls it until the edge is built and proven.
+
+import {
+  formatInjectHost,
+  type InjectHost,
+  type Injection,
+  type Presentation,
+} from '../config/inject.js';
+
+/**
+ * What the box's variable holds instead of the value: agents that refuse to
+ * start without their key start, and a request carrying it is worth nothing
+ * anywhere but through the edge, which replaces it.
+ */
+export const INJECTION_SENTINEL = 'byre-edge-sentinel';
+
+/**
+ * The loopback address the box's host entries point injected names at; the
+ * edge, which shares only the box's network namespace, listens there. A
+ * dedicated address keeps clear of whatever the box serves on 127.0.0.1.
+ */
+export const EDGE_ADDRESS = '127.31.0.1';
+
+/** The edge also listens here on :80, only to refuse plain HTTP visibly. */
+export const EDGE_PLAIN_HTTP_PORT = 80;
+
+/** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
+export const EDGE_CA_PATH = '/usr/local/share/ca-certificates/byre-edge.crt';
+/** Debian's system bundle, which update-ca-certificates rewrites with the CA in it. */
+export const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
+/**
+ * The variables common clients read for their trust roots, set with the CA
+ * layer. Node adds NODE_EXTRA_CA_CERTS to its own roots; OpenSSL-based tools
+ * (Python's ssl, Rust's openssl and rustls-native-certs) read SSL_CERT_FILE;
+ * requests reads REQUESTS_CA_BUNDLE (else certifi's bundle, without the CA);
+ * git reads GIT_SSL_CAINFO as http.sslCAInfo; curl and most Debian tools
+ * read the system bundle already.
+ */
+export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
+  GIT_SSL_CAINFO: SYSTEM_BUNDLE,
+  NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
+  REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
+  SSL_CERT_FILE: SYSTEM_BUNDLE,
+};
+
+/** One host the edge terminates TLS for, and the credential it presents there. */
+export interface EdgeRoute {
+  host: InjectHost;
+  key: string;
+  presentation: Presentation;
+}
+
+export interface InjectionPlan {
+  /** Sorted by host name, then port. */
+  routes: EdgeRoute[];
+  /** The box's variables: each injected key holds the sentinel. */
+  boxEnv: Record<string, string>;
+  /** `--add-host NAME:ADDRESS` values, one per injected name, sorted. */
+  hostEntries: string[];
+  /** The ports the edge listens on at EDGE_ADDRESS, sorted (80 refuses plain HTTP). */
+  listenPorts: number[];
+  /** Unset (empty) when nothing is injected: the image then carries no CA. */
+  trustEnv: Record<string, string>;
+}
+
+function byHost(a: EdgeRoute, b: EdgeRoute): number {
+  if (a.host.name !== b.host.name) return a.host.name < b.host.name ? -1 : 1;
+  return a.host.port - b.host.port;
+}
+
+/** The plan for a cascade's effective injections (conflicts already refused). */
+export function planInjection(injections: readonly Injection[]): InjectionPlan {
+  const routes = injections
+    .flatMap((inj) =>
+      inj.rules.flatMap((rule) =>
+        rule.hosts.map((host) => ({ host, key: inj.key, presentation: rule.presentation })),
+      ),
+    )
+    .sort(byHost);
+  const names = [...new Set(routes.map((r) => r.host.name))];
+  const ports = new Set(routes.map((r) => r.host.port));
+  if (routes.length > 0) ports.add(EDGE_PLAIN_HTTP_PORT);
+  return {
+    routes,
+    boxEnv: Object.fromEntries(injections.map((i) => [i.key, INJECTION_SENTINEL])),
+    hostEntries: names.map((n) => `${n}:${EDGE_ADDRESS}`),
+    listenPorts: [...ports].sort((a, b) => a - b),
+    trustEnv: routes.length > 0 ? { ...EDGE_TRUST_ENV } : {},
+  };
+}
+
+/** The route a TLS client's server name selects, or null (the edge then refuses it). */
+export function routeFor(
+  plan: Pick<InjectionPlan, 'routes'>,
+  serverName: string,
+  port: number,
+): EdgeRoute | null {
+  const name = serverName.toLowerCase();
+  return plan.routes.find((r) => r.host.name === name && r.host.port === port) ?? null;
+}
+
+/**
+ * What `byre dockerrun` and an ejected box say for each injected key: the
+ * edge is not carried, so the box gets no value at all (not even the
+ * sentinel, which would only fail later and less legibly).
+ */
+export function ejectedInjectionLines(injections: readonly Injection[]): string[] {
+  return injections.map((inj) => {
+    const hosts = inj.rules.flatMap((r) => r.hosts.map(formatInjectHost)).join(', ');
+    return `# ${inj.key}: injected at the edge for ${hosts} by byre develop; not carried here — this box gets no ${inj.key} (add -e ${inj.key} yourself to hand the box the secret)`;
+  });
+}

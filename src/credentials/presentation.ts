@@ -1,0 +1,82 @@
+// How the edge presents an injected credential on a request (adr/0070): the
+// one header it sets, and the headers it removes from what the box sent
+// first. Pure. A value that would break out of its header (a line break, a
+// NUL, any control byte but a tab) is refused, never mangled, and no
+// problem text ever quotes the value.
+
+import type { Presentation } from '../config/inject.js';
+
+export interface PresentedHeader {
+  /** Lowercase: HTTP/1.1 and HTTP/2 both read it so. */
+  name: string;
+  value: string;
+}
+
+export type PresentResult = { ok: true; header: PresentedHeader } | { ok: false; problem: string };
+
+/**
+ * RFC 9110 field-value: visible ASCII, space, tab and obs-text, less the C1
+ * controls (0x80-0x9f), which byre refuses wherever it takes text.
+ */
+const FIELD_VALUE = /^[\t\x20-\x7e\xa0-\xff]*$/;
+
+/** Why a credential cannot travel in a header, or null. The value itself is never in the text. */
+export function headerValueProblem(value: string): string | null {
+  if (value === '') return 'the credential is empty';
+  if (!FIELD_VALUE.test(value)) {
+    return 'the credential holds a line break, a NUL or another control character, or a character beyond Latin-1, so it cannot travel in an HTTP header';
+  }
+  if (/^[ \t]|[ \t]$/.test(value)) {
+    return 'the credential starts or ends with white space, which HTTP strips from a header';
+  }
+  return null;
+}
+
+/** The header a request to an injected host carries: exactly one, built here only. */
+export function presentCredential(presentation: Presentation, value: string): PresentResult {
+  const problem = headerValueProblem(value);
+  if (problem !== null) return { ok: false, problem };
+  switch (presentation.kind) {
+    case 'header':
+      return { ok: true, header: { name: presentation.name.toLowerCase(), value } };
+    case 'bearer':
+      return { ok: true, header: { name: 'authorization', value: `Bearer ${value}` } };
+    case 'basic': {
+      // RFC 7617: base64 of user ":" password, in UTF-8.
+      const token = Buffer.from(`${presentation.user}:${value}`, 'utf8').toString('base64');
+      return { ok: true, header: { name: 'authorization', value: `Basic ${token}` } };
+    }
+  }
+}
+
+/**
+ * Headers the edge deletes from the box's request before it adds its own:
+ * whatever the box sent under the presented name (the sentinel, or a forged
+ * second value), every other `authorization` when it presents one, and the
+ * proxy's own credentials, which an upstream never needs.
+ */
+export function headersToStrip(presentation: Presentation): string[] {
+  const name = presentation.kind === 'header' ? presentation.name.toLowerCase() : 'authorization';
+  return [...new Set([name, 'proxy-authorization'])].sort();
+}
+
+/**
+ * A request's header list with the credential applied: stripped names gone
+ * (in any case), the presented header appended once. Raw pairs, as Node's
+ * `rawHeaders` holds them, so every other header keeps its order and case.
+ */
+export function applyPresentation(
+  rawHeaders: readonly string[],
+  presentation: Presentation,
+  header: PresentedHeader,
+): string[] {
+  const strip = new Set(headersToStrip(presentation));
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as string;
+    if (strip.has(name.toLowerCase())) continue;
+    out.push(name, rawHeaders[i + 1] as string);
+  }
+  out.push(header.name, header.value);
+  return out;
+}
