@@ -2,7 +2,6 @@
 // skipped only when an image already carries the digest of this exact
 // context, base image id and baked ids (adr/0003); `rebuild` always builds.
 
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { LayerRef } from '../config/types.js';
@@ -10,6 +9,7 @@ import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
 import { stageBuildContext } from '../box/stage.js';
 import { labelInstruction } from '../gen/dockerfile.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
@@ -85,7 +85,7 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
     ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
   };
   const dockerfile = path.join(req.contextDir, LABELLED_DOCKERFILE);
-  await writeFile(dockerfile, req.plan.dockerfile + labelInstruction(labels));
+  await writeFileAtomic(dockerfile, req.plan.dockerfile + labelInstruction(labels));
   const progress = req.progress?.();
   try {
     await req.engine.build(
