@@ -39,6 +39,7 @@ export default defineConfig({
           hookTimeout: 600_000,
           fileParallelism: false,
           globalSetup: ['test/engine/global-setup.ts'],
+          setupFiles: ['test/engine/lane-setup.ts'],
         },
       },
     ],

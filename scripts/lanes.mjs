@@ -4,10 +4,13 @@
 /**
  * @typedef {{ name: string, argv: string[], env?: Record<string, string>, nice?: number }} Lane
  * @param {string[]} engines the engines under test (BYRE_TEST_ENGINES's, else the answering ones)
- * @param {string[]} crossFiles engine files that drive two engines in one test
+ * @param {{ cross?: string[], alone?: string[] }} afterFiles engine files run after the lanes:
+ *   `cross` drive two engines in one test (run only when both are under test), `alone` need
+ *   no other lane's box on the machine
+ * @param {{ testUser?: boolean }} [options] whether BYRE_TEST_USER names an unprivileged user
  * @returns {{ lanes: Lane[], after: Lane[] }} `lanes` run at once, then `after`, in order
  */
-export function planLanes(engines, crossFiles) {
+export function planLanes(engines, { cross = [], alone = [] } = {}, { testUser = false } = {}) {
   // The host tiers yield the cores to the engine lanes: they only wait on the
   // CPU, while an engine lane's byre runs wait on engines with timeouts.
   const host = {
@@ -19,21 +22,34 @@ export function planLanes(engines, crossFiles) {
     // The engine tier runs, to report its skips, as it always did.
     return { lanes: [host, { name: 'engine', argv: ['run', '--project', 'engine'] }], after: [] };
   }
-  const exclude = crossFiles.flatMap((f) => ['--exclude', f]);
+  const exclude = [...cross, ...alone].flatMap((f) => ['--exclude', f]);
+  const engineLane = (name, env) => ({
+    name,
+    argv: ['run', '--project', 'engine', ...exclude],
+    env,
+  });
+  // Rootless podman keeps its own storage, monitors and runtime directory, so
+  // it runs beside root podman rather than after it: its time is spent
+  // waiting on podman more than on the cores. Docker as the test user talks
+  // to root's daemon, so it stays in docker's lane.
   const lanes = [
     host,
-    ...engines.map((engine) => ({
-      name: engine,
-      argv: ['run', '--project', 'engine', ...exclude],
-      env: { BYRE_TEST_ENGINES: engine },
-    })),
+    ...engines.flatMap((engine) =>
+      engine === 'podman' && testUser
+        ? [
+            engineLane('podman', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'root' }),
+            engineLane('rootless', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'user' }),
+          ]
+        : [engineLane(engine, { BYRE_TEST_ENGINES: engine })],
+    ),
   ];
+  const afterFiles = [...(engines.length > 1 ? cross : []), ...alone];
   const after =
-    engines.length > 1 && crossFiles.length > 0
+    afterFiles.length > 0
       ? [
           {
-            name: 'cross',
-            argv: ['run', '--project', 'engine', ...crossFiles],
+            name: 'after',
+            argv: ['run', '--project', 'engine', ...afterFiles],
             env: { BYRE_TEST_ENGINES: engines.join(',') },
           },
         ]

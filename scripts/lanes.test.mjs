@@ -3,7 +3,7 @@ import { failureRecap, planLanes, requiredEngines } from './lanes.mjs';
 
 describe('planLanes', () => {
   it('gives each engine its own engine-tier lane beside the host tiers, cross-engine files after', () => {
-    const plan = planLanes(['docker', 'podman'], ['test/engine/x.test.ts']);
+    const plan = planLanes(['docker', 'podman'], { cross: ['test/engine/x.test.ts'] });
     expect(plan.lanes).toEqual([
       {
         name: 'host',
@@ -23,21 +23,54 @@ describe('planLanes', () => {
     ]);
     expect(plan.after).toEqual([
       {
-        name: 'cross',
+        name: 'after',
         argv: ['run', '--project', 'engine', 'test/engine/x.test.ts'],
         env: { BYRE_TEST_ENGINES: 'docker,podman' },
       },
     ]);
   });
 
+  it("with a test user, rootless podman runs in a lane of its own; docker as the user stays in docker's", () => {
+    const plan = planLanes(['docker', 'podman'], {}, { testUser: true });
+    expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
+      ['host', undefined],
+      ['docker', { BYRE_TEST_ENGINES: 'docker' }],
+      ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }],
+      ['rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+    ]);
+  });
+
   it('with one engine, its cross-engine files run in no lane (they need both)', () => {
-    const plan = planLanes(['podman'], ['test/engine/x.test.ts']);
+    const plan = planLanes(['podman'], { cross: ['test/engine/x.test.ts'] });
     expect(plan.lanes.map((l) => l.name)).toEqual(['host', 'podman']);
     expect(plan.after).toEqual([]);
   });
 
+  it('files that need the machine alone run after the lanes, with one engine too', () => {
+    const plan = planLanes(['podman'], {
+      cross: ['test/engine/x.test.ts'],
+      alone: ['test/engine/y.test.ts'],
+    });
+    expect(plan.lanes[1]?.argv).toEqual([
+      'run',
+      '--project',
+      'engine',
+      '--exclude',
+      'test/engine/x.test.ts',
+      '--exclude',
+      'test/engine/y.test.ts',
+    ]);
+    expect(plan.after).toEqual([
+      {
+        name: 'after',
+        argv: ['run', '--project', 'engine', 'test/engine/y.test.ts'],
+        env: { BYRE_TEST_ENGINES: 'podman' },
+      },
+    ]);
+  });
+
   it('with no engine, the engine tier still runs once, to report what it skipped', () => {
-    const plan = planLanes([], ['test/engine/x.test.ts']);
+    const plan = planLanes([], { cross: ['test/engine/x.test.ts'] });
     expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
       ['host', undefined],
       ['engine', undefined],

@@ -1,8 +1,9 @@
 // `npm test` after the build: every tier, in lanes that run at once (adr/0060).
 // The engine tier is one lane per engine (docker's daemon and podman's
-// storage share nothing, so their boxes and sweeps cannot meet), beside one
-// lane for the tiers that need no engine; the engine files that drive both
-// engines in one test run after the lanes. With arguments (`npm test --
+// storage share nothing, so their boxes and sweeps cannot meet), rootless
+// podman in a lane of its own, beside one lane for the tiers that need no
+// engine; the engine files that drive both engines in one test, or need the
+// machine to themselves, run after the lanes. With arguments (`npm test --
 // <filter>`), this is plain `vitest run <filter>`.
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -12,8 +13,14 @@ import { failureRecap, planLanes, requiredEngines } from './lanes.mjs';
 
 const VITEST = 'node_modules/.bin/vitest';
 
-/** Engine files that drive docker and podman in one test. */
-const CROSS_ENGINE_FILES = ['test/engine/engine-choice.test.ts'].filter((f) => existsSync(f));
+/**
+ * Engine files run after the lanes: `cross` drive docker and podman in one
+ * test; `alone` need no other lane's box on the machine.
+ */
+const AFTER_LANES = {
+  cross: ['test/engine/engine-choice.test.ts'].filter((f) => existsSync(f)),
+  alone: ['test/engine/status-idle.test.ts'].filter((f) => existsSync(f)),
+};
 
 const args = process.argv.slice(2);
 if (args.length > 0) {
@@ -27,7 +34,9 @@ const engines =
   ['docker', 'podman'].filter(
     (e) => spawnSync(e, ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0,
   );
-const { lanes, after } = planLanes(engines, CROSS_ENGINE_FILES);
+const { lanes, after } = planLanes(engines, AFTER_LANES, {
+  testUser: (process.env['BYRE_TEST_USER'] ?? '').trim() !== '',
+});
 
 const children = new Set();
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -54,8 +63,9 @@ process.exit(results.every((r) => r.code === 0) ? 0 : 1);
  * One vitest run, its lines prefixed by the lane's name; resolves with its
  * exit code, seconds and what it should repeat if it failed.
  */
-function runLane({ name, argv, env = {}, nice }) {
+function runLane({ name, argv: laneArgv, env = {}, nice }) {
   const started = Date.now();
+  const argv = [...laneArgv, ...timingsReport(name)];
   const [command, commandArgv] =
     nice === undefined ? [VITEST, argv] : ['nice', ['-n', String(nice), VITEST, ...argv]];
   const child = spawn(command, commandArgv, {
@@ -85,4 +95,15 @@ function runLane({ name, argv, env = {}, nice }) {
       });
     });
   });
+}
+
+/**
+ * With BYRE_LANES_REPORT_DIR, each lane also writes vitest's JSON report
+ * (every file's and test's time) to <dir>/<lane>.json: where a lane's time
+ * goes, to balance the lanes by.
+ */
+function timingsReport(name) {
+  const dir = (process.env['BYRE_LANES_REPORT_DIR'] ?? '').trim();
+  if (dir === '') return [];
+  return ['--reporter=default', '--reporter=json', `--outputFile.json=${dir}/${name}.json`];
 }

@@ -2,12 +2,11 @@
 // volume seed) and the paths byre guards, canonical, for the pure rules in
 // project/containment.ts. develop, status and dockerrun all ask here.
 
-import { realpathSync } from 'node:fs';
 import { linkedConfigTargets } from '../config/read.js';
 import type { EffectiveConfig, VolumeSpec } from '../config/types.js';
 import { RefusedError } from '../errors.js';
 import { expandHost, type RunParams } from '../gen/run-argv.js';
-import { canonicalPathLoose } from '../project/canonical.js';
+import { canonicalPathLoose, canonicalPathSync } from '../host/canonical.js';
 import {
   containmentRefusals,
   type BoxPath,
@@ -15,7 +14,7 @@ import {
   type GuardedPaths,
 } from '../project/containment.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import { runtimeDirCandidates } from '../project/runtime-dir.js';
+import { runtimeDirCandidates } from '../host/runtime-dir.js';
 import { worktreeBinds, type BoxIdentity } from '../gen/run-params.js';
 import type { BindPins } from './bind-pins.js';
 
@@ -29,7 +28,7 @@ export interface ContainmentInput {
   configLinks?: readonly string[];
   /** The running executable (process.execPath). */
   executable: string;
-  /** Where deliver and grab may keep their podman memo (project/runtime-dir.ts). */
+  /** Where deliver and grab may keep their podman memo (host/runtime-dir.ts). */
   runtime: readonly string[];
   /**
    * The sources as byre pinned them (adr/0045): the rules judge each pinned
@@ -42,7 +41,7 @@ export interface ContainmentInput {
 function executables(exe: string): string[] {
   let real = exe;
   try {
-    real = realpathSync(exe);
+    real = canonicalPathSync(exe);
   } catch {
     // Not resolvable: the path as given is all there is to guard.
   }

@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { EngineName } from '../engine/types.js';
 import { launchHashesOnDisk } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { isValidProjectId } from '../project/identity.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import {
   engineRecordFile,
   formatEngineRecord,

@@ -22,7 +22,7 @@ import {
 } from '../config/onboarding.js';
 import { defaultConfigFile, projectConfigFile, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
-import { ensurePrivateDir, writeFileAtomic } from '../project/atomic-write.js';
+import { ensurePrivateDir, writeFileAtomic } from '../host/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';

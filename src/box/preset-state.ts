@@ -4,7 +4,6 @@
 // marker `preset apply` writes. Every read is no-follow, non-blocking and
 // capped: the directory and (under --self-edit) the store are box-writable.
 
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
 
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
@@ -17,8 +16,9 @@ import {
   type FileHash,
   type PresetFacts,
 } from '../config/preset.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
+import { entryKind } from '../host/path-view.js';
+import { readRegularFile } from '../host/read-regular.js';
 import type { ProjectStorePaths } from '../project/store-layout.js';
 import { sha256Hex } from '../skills/digest.js';
 
@@ -43,12 +43,7 @@ function readMarker(file: string): AppliedMarker | null {
 }
 
 function present(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
+  return entryKind(file) !== 'missing';
 }
 
 /** What the preset note is made of, for the project store and the directory the box is for. */

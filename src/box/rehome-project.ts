@@ -21,7 +21,7 @@ import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
 import { identityChangeRefusal } from '../project/identity-change.js';

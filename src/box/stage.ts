@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
-import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
+import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
 import type { BuildPlan, ContextEntry } from '../gen/plan.js';
 
 /** [[context]] files are read whole; past 16 MiB they are refused. */

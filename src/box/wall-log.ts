@@ -10,8 +10,8 @@ import path from 'node:path';
 
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../errors.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { WALL_LOG_TAIL_LINES, parseWallLog, type WallEvents } from '../status/wall-events.js';
 import {
   WALL_RECORD_MAX_BYTES,

@@ -18,7 +18,7 @@ import {
 import { ByreError, ConfigError, UsageError } from '../errors.js';
 import { terminalQuestion, type Io } from '../io.js';
 import { printNotes } from '../output/notes.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
 import {
   checkProjectPath,
   resolveProjectContext,

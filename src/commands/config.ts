@@ -5,7 +5,6 @@
 // lock; nothing else is written.
 
 import { say } from '../output/notes.js';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
@@ -14,13 +13,17 @@ import type { CommandDeps } from './deps.js';
 import { readWallRecord } from '../box/wall-log.js';
 import { clearMachineVolume } from '../box/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
-import { hostPathExists, readLayersBelow, type LayerFile } from '../config/read.js';
+import {
+  hostPathExists,
+  layerEntryNames,
+  readLayersBelow,
+  type LayerFile,
+} from '../config/read.js';
 import { readConfigForEdit, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError } from '../errors.js';
 import { editText } from '../hostenv/editor.js';
 import type { HostReaders } from '../hostenv/resolve.js';
 import type { Io } from '../io.js';
-import { storePaths } from '../project/store-layout.js';
 import { applyEdits } from '../tomldoc/index.js';
 import { belowKey, issueLine, parseBuffer } from '../tui/model/config-editor/derive.js';
 import type { EditorEvent, EditorState } from '../tui/model/config-editor/state.js';
@@ -49,17 +52,6 @@ function memoReaders(readers: HostReaders): HostReaders {
     env: (name) => once(`env:${name}`, () => readers.env(name)),
     tz: () => once('tz:', () => readers.tz()),
   };
-}
-
-function layerNames(home: string): string[] {
-  const dir = storePaths(home).layers;
-  try {
-    return readdirSync(dir)
-      .filter((name) => !name.startsWith('.'))
-      .sort();
-  } catch {
-    return [];
-  }
 }
 
 function describeSaveFailure(error: unknown): string {
@@ -174,7 +166,7 @@ function editorWorld(
   return {
     ...known,
     file: editorFile,
-    layers: layerNames(home),
+    layers: layerEntryNames(home),
     readers: memoReaders(hostEnvReaders(io, roots)),
     hostExists: hostPathExists,
     plantedLinks: plantedLinkIssues(project, userHome(io)),

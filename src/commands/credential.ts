@@ -43,7 +43,7 @@ import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { layerLabel } from '../config/types.js';
 import { applyEdits, type TomlEdit } from '../tomldoc/index.js';
 import { onboardingText } from '../config/onboarding.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
 import { recordProjectPath } from '../project/store.js';
 import type { ProjectStorePaths } from '../project/store-layout.js';
 import { templateLookup } from './load.js';

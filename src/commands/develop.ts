@@ -7,7 +7,7 @@
 
 import { terminalQuestion, type Io } from '../io.js';
 import { checkContainment, containmentInput } from '../box/containment-check.js';
-import { withSetupLock } from '../project/lock.js';
+import { withSetupLock } from '../host/lock.js';
 import type { OnboardFlags } from '../box/onboard.js';
 import { readPresetFacts } from '../box/preset-state.js';
 import { presetNote } from '../config/preset.js';

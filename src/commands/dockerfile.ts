@@ -3,7 +3,6 @@
 // context; `--context DIR` writes a fresh build context into a new directory
 // no box can write, the one to build by hand (adr/0048).
 
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
 
 import { deliveredCredentialRows } from '../config/credential-rows.js';
@@ -13,7 +12,8 @@ import type { Io } from '../io.js';
 import { printNotes, say } from '../output/notes.js';
 import { quoteToken } from '../output/shell-quote.js';
 import { postureFacts } from '../gen/posture.js';
-import { canonicalPathLoose } from '../project/canonical.js';
+import { canonicalPathLoose } from '../host/canonical.js';
+import { lstatKind } from '../host/path-view.js';
 import { isAncestorOrSelf } from '../project/containment.js';
 import { loadBox, planBox, type LoadedBox } from './load.js';
 
@@ -51,14 +51,7 @@ function credentialNote(keys: readonly string[]): string {
  */
 async function contextTarget(io: Io, loaded: LoadedBox, given: string): Promise<string> {
   const asked = path.resolve(io.cwd, given);
-  const exists = (() => {
-    try {
-      lstatSync(asked);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const exists = lstatKind(asked) !== 'missing';
   if (exists) {
     throw new RefusedError(`--context ${asked} already exists`, {
       rule: 'dockerfile.context-exists',
@@ -68,9 +61,7 @@ async function contextTarget(io: Io, loaded: LoadedBox, given: string): Promise<
   }
   const target = await canonicalPathLoose(asked);
   const parent = path.dirname(target);
-  try {
-    if (!lstatSync(parent).isDirectory()) throw new Error('not a directory');
-  } catch {
+  if (lstatKind(parent) !== 'dir') {
     throw new ByreError(`--context ${asked}: its parent ${parent} is not a directory`, {
       rule: 'dockerfile.context-parent',
       remedy: `create ${parent} first, or name a directory in one that exists`,

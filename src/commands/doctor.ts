@@ -6,11 +6,11 @@
 // Reads only, except what --prune removes.
 // Over 500 lines: one fact gatherer per doctor line, and --prune reads the same store facts.
 
-import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import { hostLimits } from '../host/limits.js';
 import { terminalConfirm, type Io } from '../io.js';
 import { pruneLeftovers, scanLabelledObjects, type PruneOutcome } from '../box/labelled-objects.js';
 import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
@@ -19,7 +19,6 @@ import type {
   BaseFact,
   DiskFact,
   EngineFact,
-  LimitFacts,
   ProjectState,
   StoreEntry,
   StoreFacts,
@@ -132,37 +131,6 @@ function clipboardTools(env: Env): string[] {
   if ((env['WAYLAND_DISPLAY'] ?? '') !== '') tools.push('wl-copy', 'wl-paste');
   if ((env['DISPLAY'] ?? '') !== '') tools.push('xclip');
   return tools;
-}
-
-function readNumber(file: string): number | null {
-  try {
-    const n = Number(readFileSync(file, 'utf8').trim());
-    return Number.isFinite(n) ? n : null;
-  } catch {
-    return null;
-  }
-}
-
-/** byre's own open-file limits (its engine clients inherit them), from the shell's `ulimit`. */
-async function limitFacts(): Promise<LimitFacts> {
-  const said = await new Promise<string>((resolve) => {
-    execFile('/bin/sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { timeout: 5000 }, (err, stdout) =>
-      resolve(err === null ? stdout : ''),
-    );
-  });
-  const [soft, hard] = said.trim().split('\n');
-  const num = (s: string | undefined): number | null =>
-    s === undefined ? null : s.trim() === 'unlimited' ? Number.MAX_SAFE_INTEGER : readInt(s);
-  return {
-    nofileSoft: num(soft),
-    nofileHard: num(hard),
-    inotifyWatches: readNumber('/proc/sys/fs/inotify/max_user_watches'),
-    inotifyInstances: readNumber('/proc/sys/fs/inotify/max_user_instances'),
-  };
-}
-
-function readInt(s: string): number | null {
-  return /^\d+$/.test(s.trim()) ? Number(s.trim()) : null;
 }
 
 /** Free space where `engine` keeps images, when that is on this host. */
@@ -372,7 +340,7 @@ async function diagnose(
   const [loaded, engines, limits, disks, scans] = await Promise.all([
     loadConfig(ctx, userHome(io)),
     Promise.all(ENGINES.map((n) => engineFact(n, declined, io.env, reach))),
-    limitFacts(),
+    hostLimits(),
     Promise.all(ENGINES.map((n) => diskFact(n, declined, io.env, reach))),
     scanLabelledObjects(pool),
   ]);

@@ -5,17 +5,16 @@
 // needs.
 
 import { say } from '../output/notes.js';
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { readExtendsChain, readLayerFile, type LayerFile } from '../config/read.js';
+import { layerDirNames, readExtendsChain, readLayerFile, type LayerFile } from '../config/read.js';
 import { layerNameProblem } from '../config/rules/index.js';
 import { layerConfigFile, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError, type ConfigIssue } from '../errors.js';
 import type { Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
-import { byreHome, storePaths } from '../project/store-layout.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
+import { byreHome } from '../project/store-layout.js';
 import { applyEdits } from '../tomldoc/index.js';
 import { formatIssue } from './package.js';
 
@@ -74,18 +73,6 @@ function walk(home: string, name: string): Walked {
   return { name, file, chain: [...chain.map((l) => l.ref.name), name], issues };
 }
 
-function layerNames(home: string): string[] {
-  try {
-    return readdirSync(storePaths(home).layers, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
-      .map((d) => d.name)
-      .sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-}
-
 export async function layerNewCommand(
   io: Io,
   name: string,
@@ -132,7 +119,7 @@ export async function layerNewCommand(
 
 export async function layerListCommand(io: Io): Promise<void> {
   const home = byreHome(io.env);
-  const names = layerNames(home);
+  const names = layerDirNames(home);
   if (names.length === 0) {
     io.stdout.write('(no layers)\n');
     say(io.stderr, 'make one with byre layer new <name>');
@@ -154,7 +141,7 @@ export async function layerListCommand(io: Io): Promise<void> {
 export async function layerValidateCommand(io: Io, name: string | undefined): Promise<void> {
   const home = byreHome(io.env);
   if (name !== undefined) checkName(name, 'layer');
-  const names = name === undefined ? layerNames(home) : [name];
+  const names = name === undefined ? layerDirNames(home) : [name];
   const broken: Walked[] = [];
   for (const n of names) {
     const w = walk(home, n);

@@ -8,7 +8,7 @@ import { terminalConfirm, type Confirm, type Io } from '../io.js';
 import { DIGEST } from '../config/grammar.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { byreHome } from '../project/store-layout.js';
 import { loadCatalog, type CatalogEntry } from '../skills/catalog.js';
 import type { PackageKind } from '../skills/manifest/index.js';

@@ -24,13 +24,13 @@ import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/wri
 import { ByreError, ConfigError, UsageError } from '../errors.js';
 import { terminalConfirm, type Io } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
-import { ensurePrivateDir } from '../project/atomic-write.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
 import {
   checkProjectPath,
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { recordProjectPath } from '../project/store.js';
 import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import { loadCatalog } from '../skills/catalog.js';

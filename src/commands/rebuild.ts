@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import type { Io } from '../io.js';
-import { withSetupLock } from '../project/lock.js';
+import { withSetupLock } from '../host/lock.js';
 import { ByreError } from '../errors.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { escapeTerminal } from '../output/escape.js';

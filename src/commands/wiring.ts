@@ -25,7 +25,7 @@ import { editorCommand, editText } from '../hostenv/editor.js';
 import type { Io } from '../io.js';
 import { mcpEgress } from '../gen/allowlist.js';
 import { escapeTerminal } from '../output/escape.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { parseFrontMatter, CLAUDE_SKILL_MAX_BYTES } from '../skills/claude-skill.js';
 import { configClaudeSkillProblems, readClaudeSkillDir } from '../skills/claude-skill-read.js';
 import { agentDeliveries, wiringFacts, type WiringKind } from '../status/wiring.js';

@@ -28,14 +28,14 @@ import type { CommandDeps } from './deps.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
-import { canonicalPath } from '../project/canonical.js';
+import { canonicalPath } from '../host/canonical.js';
 import {
   checkProjectPath,
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
 import { removeWorktreeRecord } from '../project/identity-record.js';
-import { withSetupLock } from '../project/lock.js';
+import { withSetupLock } from '../host/lock.js';
 import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';

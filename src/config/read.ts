@@ -4,7 +4,7 @@
 // Over 500 lines: the extends walk and its file reads share one set of refusals.
 
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
-import { describeNotRegular, readRegularFile, type NotRegular } from '../project/read-regular.js';
+import { describeNotRegular, readRegularFile, type NotRegular } from '../host/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
 import {
@@ -108,6 +108,30 @@ export function readConfigText(path: string, follow = false): ConfigText {
 /** The kinds of config file a link may stand for: the user's own, never a project's or a package's. */
 function followsLinks(kind: LayerKind): boolean {
   return kind === 'default' || kind === 'layer';
+}
+
+/** Every entry of the named layers directory but hidden ones, sorted; none when it cannot be read (the editor's choices). */
+export function layerEntryNames(home: string): string[] {
+  try {
+    return readdirSync(storePaths(home).layers)
+      .filter((name) => !name.startsWith('.'))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The named layers' directories (not hidden), sorted; none without a layers directory, other errors thrown. */
+export function layerDirNames(home: string): string[] {
+  try {
+    return readdirSync(storePaths(home).layers, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+      .map((d) => d.name)
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
 }
 
 /**

@@ -7,9 +7,9 @@ import { realpathSync } from 'node:fs';
 import { link, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { withSetupLock } from '../project/lock.js';
+import { withSetupLock } from '../host/lock.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
-import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../project/atomic-write.js';
+import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../host/atomic-write.js';
 import {
   defaultConfigPath,
   layerConfigPath,
@@ -24,7 +24,7 @@ import {
   TomlDocError,
   type TomlEdit,
 } from '../tomldoc/index.js';
-import { describeNotRegular } from '../project/read-regular.js';
+import { describeNotRegular } from '../host/read-regular.js';
 import { parseLayer, syntaxIssue } from './parse.js';
 import { configTextIssue, readConfigText } from './read.js';
 import { layerNameProblem } from './rules/index.js';

@@ -105,6 +105,31 @@ describe('buildArgv', () => {
       ],
     ],
     [
+      'labels already in the Dockerfile: no --label flags (adr/0069)',
+      'podman',
+      {
+        ...spec,
+        dockerfile: '/tmp/ctx/Dockerfile.labelled',
+        labels: { 'byre.project': 'p' },
+        labelsInDockerfile: true,
+      },
+      [
+        'build',
+        '-t',
+        'byre-app-1a2b3c-u501-g20',
+        '-f',
+        '/tmp/ctx/Dockerfile.labelled',
+        '--force-rm',
+        '--format',
+        'docker',
+        '--build-arg',
+        'BYRE_UID=501',
+        '--build-arg',
+        'BYRE_GID=20',
+        '/tmp/ctx',
+      ],
+    ],
+    [
       'extra build args and labels, sorted; BYRE_UID/GID cannot be overridden',
       'docker',
       {

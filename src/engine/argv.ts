@@ -67,7 +67,7 @@ export function buildArgv(engine: EngineName, spec: BuildSpec): string[] {
     '--build-arg',
     `BYRE_GID=${spec.gid}`,
     ...extra.flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
-    ...labelFlags(spec.labels),
+    ...(spec.labelsInDockerfile === true ? [] : labelFlags(spec.labels)),
     spec.contextDir,
   ];
 }

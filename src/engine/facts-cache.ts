@@ -20,8 +20,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 
-import { tempSiblingPath } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { tempSiblingPath } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 import {
   decodeEntry,
   dockerConfigFile,

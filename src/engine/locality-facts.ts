@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { readConfig } from './facts-cache.js';
 import { currentContext, dockerConfigFile } from './facts-key.js';
 import { engineElsewhere } from './locality.js';

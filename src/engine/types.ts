@@ -35,6 +35,12 @@ export interface BuildSpec {
   /** Further build args, emitted sorted after BYRE_UID and BYRE_GID. */
   buildArgs?: Readonly<Record<string, string>>;
   labels?: Readonly<Record<string, string>>;
+  /**
+   * The `dockerfile` already ends in one LABEL instruction carrying `labels`
+   * (labelInstruction): no `--label` flags, which podman turns into one
+   * committed step per label (adr/0069).
+   */
+  labelsInDockerfile?: boolean;
 }
 
 /** A `ps` row with the label values asked for. */

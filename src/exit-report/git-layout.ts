@@ -17,7 +17,7 @@
 
 import path from 'node:path';
 
-import { describeNotRegular } from '../project/read-regular.js';
+import { describeNotRegular } from '../host/read-regular.js';
 import { commonDirOfWorktreeGitdir, mainWorktreeFor } from '../project/worktree.js';
 import type { PointerState } from './report.js';
 import type { WithinRoots } from './within-roots.js';

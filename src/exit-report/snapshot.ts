@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
-import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
+import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
 import { gitLayout, type GitLayout, type GitSite } from './git-layout.js';
 import { isExecRelevant, parseGitConfig, type GitConfigEntry } from './git-config.js';
 import type { Category, ConfigState, FileState, TreeSnapshot } from './report.js';

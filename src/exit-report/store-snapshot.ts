@@ -5,7 +5,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { SNAPSHOT_BUDGET_MS } from './snapshot.js';
 import { fileState } from './within-roots.js';

@@ -4,7 +4,7 @@
 // inside the trees is followed, `..` applies to what was resolved so far, and
 // the resolution stops at the first step that leaves every tree (no file out
 // there is ever opened). Reads then open each directory from its tree's root
-// with O_NOFOLLOW (transfer/anchored.ts), so a directory swapped for a link
+// with O_NOFOLLOW (host/anchored.ts), so a directory swapped for a link
 // after the resolution fails the read instead of redirecting it; files go
 // through the no-follow, non-blocking, capped readers of read-regular.ts.
 
@@ -18,8 +18,8 @@ import {
   readRegularFile,
   readRegularHead,
   type RegularRead,
-} from '../project/read-regular.js';
-import { AnchoredDirSync } from '../transfer/anchored.js';
+} from '../host/read-regular.js';
+import { AnchoredDirSync } from '../host/anchored.js';
 import type { FileState } from './report.js';
 
 /** Links followed in one resolution at most (Linux's own limit). */

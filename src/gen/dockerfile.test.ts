@@ -8,6 +8,7 @@ import {
   wiringPathCollisions,
   orderSkillsForImage,
   postureGuardFor,
+  labelInstruction,
   renderDockerfile,
   type DockerfileInput,
 } from './dockerfile.js';
@@ -149,12 +150,11 @@ describe('block order and markers', () => {
     '# --- project block ---',
     '# --- image PATH capture',
     '# --- byre security guard (re-assert chassis paths after the project block) ---',
-    '# --- agent context',
-    '# --- mcp (canonical declared set; stable path) ---',
-    '# --- claude skills',
     'HEALTHCHECK NONE',
     'USER dev',
     'ENTRYPOINT ["/usr/local/bin/byre-launch"]',
+    '# --- wiring: agent context, mcp, claude skills',
+    'COPY wiring /etc/byre',
   ];
 
   it('emits every block in its fixed order', () => {
@@ -179,68 +179,58 @@ describe('block order and markers', () => {
     expect(lines).not.toContain('# --- agent ---');
   });
 
-  it('copies every wiring file after the project block, its apt install and the guard (adr/0056)', () => {
+  it('copies the wiring in one COPY, the last instruction, after the apt install, the guard and the tail (adr/0056, adr/0069)', () => {
     const out = renderDockerfile(goldens['dockerfile-skills.Dockerfile'] as DockerfileInput);
     const projectApt = out.indexOf(
       "RUN apt-get update && apt-get install -y --no-install-recommends 'build-essential'",
     );
     expect(projectApt).toBeGreaterThan(0);
-    const lastRun = out.lastIndexOf('\nRUN ');
-    for (const wiring of [
-      'COPY agent-context.md /etc/byre/agent-context.md',
-      'COPY mcp.json /etc/byre/mcp.json',
-      'COPY claude-skills /etc/byre/claude-skills',
-    ]) {
-      expect(out.indexOf(wiring), wiring).toBeGreaterThan(projectApt);
-      // No RUN follows the wiring: a change to it re-runs nothing.
-      expect(out.indexOf(wiring), wiring).toBeGreaterThan(lastRun);
-    }
+    const lines = out.trimEnd().split('\n');
+    // A wiring edit re-runs this one step: no RUN, no setting follows it.
+    expect(lines.at(-1)).toBe('COPY wiring /etc/byre');
+    expect(lines.filter((l) => l.includes('wiring') && !l.startsWith('#'))).toEqual([
+      'COPY wiring /etc/byre',
+    ]);
+    expect(out.indexOf('COPY wiring /etc/byre')).toBeGreaterThan(out.lastIndexOf('\nRUN '));
+    expect(out.indexOf('COPY wiring /etc/byre')).toBeGreaterThan(out.indexOf('ENTRYPOINT'));
     // The agent's own files change only with the agent, so they stay above it.
     expect(out.indexOf('COPY agent-cmd /etc/byre/agent-cmd')).toBeLessThan(projectApt);
   });
 
-  // The wiring follows the guard (adr/0056), so it must never write where the
-  // guard re-asserts a chassis path: no wiring destination is, or holds, one.
-  it.each(Object.entries(goldens))(
-    '%s: the wiring after the guard touches no guarded path',
-    (_n, g) => {
-      const lines = renderDockerfile({ ...g, credentialGate: true }).split('\n');
-      const dest = (line: string): string => (line.split(' ').at(-1) ?? '').replaceAll('"', '');
-      const guardAt = lines.indexOf(
-        '# --- byre security guard (re-assert chassis paths after the project block) ---',
-      );
-      const wiringAt = lines.findIndex(
-        (l) => l.startsWith('# --- agent context') || l.startsWith('# --- mcp'),
-      );
-      const guarded = lines
-        .slice(guardAt, wiringAt)
-        .filter((l) => l.startsWith('COPY '))
-        .map(dest);
-      expect(guarded).toContain('/usr/local/bin/byre-launch');
-      expect(guarded).toContain('/etc/byre/credential-gate');
-      const wiring = lines
-        .slice(guardAt)
-        .filter((l) => l.startsWith('COPY ') && !guarded.includes(dest(l)))
-        .map(dest);
-      expect(wiring.sort()).toEqual(
-        (g.agent === null ? [] : ['/etc/byre/agent-context.md']).concat([
-          '/etc/byre/claude-skills',
-          '/etc/byre/mcp.json',
-        ]),
-      );
-      for (const w of wiring) {
-        for (const p of guarded)
-          expect(p === w || p.startsWith(`${w}/`), `${w} over ${p}`).toBe(false);
-      }
-    },
-  );
+  // The wiring follows the guard (adr/0056) and lands in /etc/byre, which
+  // holds guarded paths; its staged directory holds only byre's own names
+  // (plan.test.ts), none of which is a guarded path's.
+  it.each(Object.entries(goldens))('%s: no guarded path lies where the wiring writes', (_n, g) => {
+    const lines = renderDockerfile({ ...g, credentialGate: true }).split('\n');
+    const dest = (line: string): string => (line.split(' ').at(-1) ?? '').replaceAll('"', '');
+    const guardAt = lines.indexOf(
+      '# --- byre security guard (re-assert chassis paths after the project block) ---',
+    );
+    const wiringAt = lines.findIndex((l) => l.startsWith('# --- wiring'));
+    const guarded = lines
+      .slice(guardAt, wiringAt)
+      .filter((l) => l.startsWith('COPY '))
+      .map(dest);
+    expect(guarded).toContain('/usr/local/bin/byre-launch');
+    expect(guarded).toContain('/etc/byre/credential-gate');
+    expect(lines.slice(wiringAt + 1).filter((l) => l !== '')).toEqual(['COPY wiring /etc/byre']);
+    const wiring = ['/etc/byre/agent-context.md', '/etc/byre/claude-skills', '/etc/byre/mcp.json'];
+    for (const w of wiring) {
+      for (const p of guarded)
+        expect(p === w || p.startsWith(`${w}/`), `${w} over ${p}`).toBe(false);
+    }
+  });
 
-  it('puts the tail last so nothing can re-enable a healthcheck or change the user', () => {
+  it('keeps the tail after every user line so nothing can re-enable a healthcheck or change the user', () => {
     const out = renderDockerfile(
       input({ dockerfilePost: ['HEALTHCHECK CMD curl x', 'USER root'] }),
     );
     expect(
-      out.endsWith('HEALTHCHECK NONE\nUSER dev\nENTRYPOINT ["/usr/local/bin/byre-launch"]\n'),
+      out.endsWith(
+        'HEALTHCHECK NONE\nUSER dev\nENTRYPOINT ["/usr/local/bin/byre-launch"]\n\n' +
+          '# --- wiring: agent context, mcp, claude skills (last: a wiring edit re-runs only this COPY) ---\n' +
+          'COPY wiring /etc/byre\n',
+      ),
     ).toBe(true);
   });
 
@@ -368,7 +358,7 @@ describe('quoting in the project block', () => {
 describe('security guard', () => {
   it('re-COPYs the gate (no chmod) and the netns script (chmod) for a posture skill', () => {
     const out = renderDockerfile(input({ skills: [firewall], guard: postureGuardFor([firewall]) }));
-    const guard = out.slice(out.indexOf('# --- byre security guard'), out.indexOf('# --- mcp'));
+    const guard = out.slice(out.indexOf('# --- byre security guard'), out.indexOf('HEALTHCHECK'));
     expect(guard.trim().split('\n')).toEqual([
       '# --- byre security guard (re-assert chassis paths after the project block) ---',
       'COPY byre-launch /usr/local/bin/byre-launch',
@@ -524,5 +514,14 @@ describe('the hoisted node layer (adr/0062)', () => {
       expect(parsed.value?.build.node, agent).toBe(22);
       expect(parsed.value?.build.dockerfile.join('\n'), agent).not.toContain('ensure-node');
     }
+  });
+});
+
+describe('labelInstruction', () => {
+  it("is one LABEL line, keys sorted, in the builders' double quotes; nothing for no labels", () => {
+    expect(labelInstruction({ 'byre.store': 'ab', 'byre.context': 'c$"\\' })).toBe(
+      'LABEL "byre.context"="c\\$\\"\\\\" "byre.store"="ab"\n',
+    );
+    expect(labelInstruction({})).toBe('');
   });
 });

@@ -1,11 +1,12 @@
-// Renders the generated Dockerfile: fifteen blocks in a fixed order, shared and
+// Renders the generated Dockerfile: its blocks in a fixed order, shared and
 // expensive first, project-specific last, so a project edit rebuilds only the
 // tail and the engine's cache serves the rest across projects. The wiring
 // (agent context, mcp.json, Claude Skills) changes with every `mcp add`,
-// `context add` and `claude-skill add`, so it follows the project block, its
-// apt installs and the security guard, and only the fixed tail follows it
-// (adr/0056). Pure and byte-stable: every map and set is sorted here, nothing
-// reads the clock.
+// `context add` and `claude-skill add`, so it is one COPY of one staged
+// directory, the very last instruction: after the project block, its apt
+// installs, the security guard and the tail's settings (adr/0056, adr/0069).
+// Pure and byte-stable: every map and set is sorted here, nothing reads the
+// clock.
 import path from 'node:path';
 
 import type { Provenance, ResolvedSkill } from '../skills/types.js';
@@ -28,6 +29,13 @@ import {
 } from './box-layout.js';
 import { copyInstruction, stagedContextPath } from './copy-operand.js';
 import { dockerfileQuote, shQuote } from './quote.js';
+
+/**
+ * The build context's directory of wiring files, laid out as under
+ * /etc/byre: `agent-context.md` (with an agent), `mcp.json`,
+ * `claude-skills/` (adr/0069).
+ */
+export const WIRING_STAGED_DIR = 'wiring';
 
 /** Staged beside the launcher when the config holds credential rows (adr/0012). */
 export const CREDENTIAL_GATE_STAGED = 'credential-gate';
@@ -83,9 +91,8 @@ const MARKER = {
   skillApt: '# --- skill apt (hoisted above the skill blocks) ---',
   skills: '# --- skills ---',
   agent: '# --- agent ---',
-  agentContext: '# --- agent context (after the guard: a context edit rebuilds from here) ---',
-  mcp: '# --- mcp (canonical declared set; stable path) ---',
-  claudeSkills: '# --- claude skills (canonical declared set; stable path) ---',
+  wiring:
+    '# --- wiring: agent context, mcp, claude skills (last: a wiring edit re-runs only this COPY) ---',
   volumes: '# --- volume mount points (owned by the baked uid) ---',
   project: '# --- project block ---',
   pathCapture: '# --- image PATH capture (restored for login shells) ---',
@@ -255,17 +262,27 @@ export function renderDockerfile(input: DockerfileInput): string {
     [MARKER.project, ...projectLines(input)],
     [MARKER.pathCapture, `RUN mkdir -p ${BYRE_ETC} && printf '%s\\n' "$PATH" > ${IMAGE_PATH_FILE}`],
     [MARKER.guard, ...guardLines(input.guard, input.credentialGate === true)],
-    // The wiring: volatile, read only at run time, byre's own files at fixed
-    // paths no guarded path lies under, so it follows the guard and a change
-    // to it rebuilds only its COPYs and the tail: no RUN (adr/0056).
-    ...(input.agent === null
-      ? []
-      : [[MARKER.agentContext, `COPY agent-context.md ${AGENT_CONTEXT_PATH}`]]),
-    [MARKER.mcp, `COPY mcp.json ${MCP_CONFIG_PATH}`],
-    [MARKER.claudeSkills, `COPY claude-skills ${CLAUDE_SKILLS_DIR}`],
     ['HEALTHCHECK NONE', 'USER dev', `ENTRYPOINT ["${LAUNCHER_PATH}"]`],
+    // The wiring: volatile, read only at run time, byre's own files under
+    // fixed names no guarded path shares, so one COPY of one staged
+    // directory comes last and a change to it re-runs that COPY alone: no
+    // RUN, no setting. A COPY writes root-owned files whatever USER says
+    // (adr/0056, adr/0069).
+    [MARKER.wiring, `COPY ${WIRING_STAGED_DIR} ${BYRE_ETC}`],
   ];
   return `${blocks.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}
+
+/**
+ * The build's labels as one LABEL instruction, keys sorted, for the end of
+ * the Dockerfile the engine is handed: podman turns each `--label` flag into
+ * a step of its own, each committed as an image (adr/0069).
+ */
+export function labelInstruction(labels: Readonly<Record<string, string>>): string {
+  const pairs = Object.keys(labels)
+    .sort(compareStrings)
+    .map((k) => `${dockerfileQuote(k)}=${dockerfileQuote(labels[k] ?? '')}`);
+  return pairs.length === 0 ? '' : `LABEL ${pairs.join(' ')}\n`;
 }
 
 /**

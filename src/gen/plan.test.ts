@@ -56,10 +56,9 @@ describe('planBuild', () => {
       ['byre-launch', '755'],
       ['byre-profile-env.sh', '644'],
       ['byre-ensure-node', '755'],
-      ['agent-context.md', '644'],
-      ['mcp.json', '644'],
+      ['wiring/mcp.json', '644'],
     ]);
-    expect(plan.dirs).toEqual(['claude-skills/.claude/skills']);
+    expect(plan.dirs).toEqual(['wiring/claude-skills/.claude/skills']);
     expect(plan.agentCmd).toBeNull();
     expect(plan.mcpJson).toBe('{\n  "mcpServers": {}\n}\n');
     expect(plan.notes).toEqual([]);
@@ -75,6 +74,27 @@ describe('planBuild', () => {
     expect(plan.agentCmd).toBe('#!/bin/sh\nexec claude --dangerously-skip-permissions "$@"\n');
     expect(entry(plan, 'agent-cmd')?.mode).toBe(0o755);
     expect(plan.dockerfile).toContain('COPY agent-cmd /etc/byre/agent-cmd');
+  });
+
+  // The Dockerfile copies the whole wiring directory into /etc/byre, last
+  // (adr/0069): only byre's three fixed names may be staged there, never a
+  // guarded chassis path's (the launch gate, the credential gate).
+  it('stages only the three wiring names under wiring/, the context only with an agent', () => {
+    const tops = (plan: BuildPlan) =>
+      [
+        ...new Set(
+          [...plan.entries.map((e) => e.path), ...plan.dirs]
+            .filter((p) => p.startsWith('wiring/'))
+            .map((p) => p.split('/')[1]),
+        ),
+      ].sort();
+    expect(tops(planBuild(fakeConfig(), [], '/w'))).toEqual(['claude-skills', 'mcp.json']);
+    const withAgent = planBuild(fakeConfig({ agent: sourced('byre/claude') }), [claude], '/w');
+    expect(tops(withAgent)).toEqual(['agent-context.md', 'claude-skills', 'mcp.json']);
+    expect(entry(withAgent, 'wiring/agent-context.md')?.source).toEqual({
+      kind: 'bytes',
+      bytes: withAgent.agentContext,
+    });
   });
 
   it('refuses an agent that is not an enabled agent skill', () => {
@@ -255,7 +275,7 @@ describe('planBuild', () => {
     });
     const staged = (plan: BuildPlan) =>
       plan.entries
-        .filter((e) => e.path.startsWith('claude-skills/'))
+        .filter((e) => e.path.startsWith('wiring/claude-skills/'))
         .map((e) => [e.path, e.mode.toString(8)]);
 
     it('stages config and skill-carried skills at claude-skills/.claude/skills/<name>/, minus closures', () => {
@@ -263,18 +283,18 @@ describe('planBuild', () => {
         claudeSkillFiles: new Map([['tdd', [{ rel: 'SKILL.md', content: skillMd }]]]),
       });
       expect(staged(plan)).toEqual([
-        ['claude-skills/.claude/skills/tdd/SKILL.md', '644'],
-        ['claude-skills/.claude/skills/review/SKILL.md', '644'],
-        ['claude-skills/.claude/skills/review/bin/run.sh', '755'],
+        ['wiring/claude-skills/.claude/skills/tdd/SKILL.md', '644'],
+        ['wiring/claude-skills/.claude/skills/review/SKILL.md', '644'],
+        ['wiring/claude-skills/.claude/skills/review/bin/run.sh', '755'],
       ]);
-      expect(plan.dockerfile).toContain('COPY claude-skills /etc/byre/claude-skills\n');
+      expect(plan.dockerfile.endsWith('COPY wiring /etc/byre\n')).toBe(true);
     });
 
     it('keeps the empty layout (and its COPY) for an empty set', () => {
       const plan = planBuild(fakeConfig(), [], '/w');
       expect(staged(plan)).toEqual([]);
-      expect(plan.dirs).toContain('claude-skills/.claude/skills');
-      expect(plan.dockerfile).toContain('COPY claude-skills /etc/byre/claude-skills\n');
+      expect(plan.dirs).toContain('wiring/claude-skills/.claude/skills');
+      expect(plan.dockerfile.endsWith('COPY wiring /etc/byre\n')).toBe(true);
     });
 
     it('refuses a config Claude Skill whose files were not read', () => {

@@ -19,6 +19,7 @@ import {
   CREDENTIAL_GATE_TEXT,
   guardedPathCollisions,
   wiringPathCollisions,
+  WIRING_STAGED_DIR,
   postureGuardFor,
   renderDockerfile,
   type DockerfileInput,
@@ -65,8 +66,8 @@ export interface PlanOptions {
 }
 
 const DOCKERFILE_NAME = 'Dockerfile.generated';
-/** The build context's directory of config-declared Claude Skills. */
-const CLAUDE_SKILLS_CONTEXT_DIR = 'claude-skills';
+/** The build context's directory of config-declared Claude Skills, inside the wiring (adr/0069). */
+const CLAUDE_SKILLS_CONTEXT_DIR = `${WIRING_STAGED_DIR}/claude-skills`;
 /** claude's discovery layout inside the directory its command adds. */
 const CLAUDE_SKILLS_STAGE_DIR = `${CLAUDE_SKILLS_CONTEXT_DIR}/.claude/skills`;
 const AGENT_CONTEXT_WARN_BYTES = 100_000;
@@ -379,8 +380,10 @@ export function planBuild(
           bytes('self-edit.md', SELF_EDIT_NOTE),
           renderedOnRead('config-reference.md', renderConfigDoc),
         ]),
-    bytes('agent-context.md', agentContext),
-    bytes('mcp.json', mcpJson),
+    // The wiring, one directory the Dockerfile copies last (adr/0069). The
+    // context is staged only with an agent, which is the only reader of it.
+    ...(agentCmd === null ? [] : [bytes(`${WIRING_STAGED_DIR}/agent-context.md`, agentContext)]),
+    bytes(`${WIRING_STAGED_DIR}/mcp.json`, mcpJson),
     ...skills.flatMap((s) =>
       s.build.files.map((f) =>
         bytes(stagedContextPath(f.staged), f.content, f.executable ? EXECUTABLE : REGULAR),

@@ -11,7 +11,7 @@ import path from 'node:path';
 
 import { createHostTools } from '../engine/host-tools.js';
 import { ByreError } from '../errors.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 export interface EditTextOptions {
   env: NodeJS.ProcessEnv;

@@ -22,7 +22,7 @@ import path from 'node:path';
 
 import { ByreError } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { launchRecordHash, renderLaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
 import { launchRecordFileName } from './verify.js';

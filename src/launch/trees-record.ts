@@ -12,11 +12,11 @@ import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
 import { parseLaunchRecord } from '../gen/launch-record.js';
-import { writeFileAtomic } from '../project/atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { isValidProjectId } from '../project/identity.js';
 import { worktreeRecords } from '../project/identity-record.js';
-import { withSetupLock } from '../project/lock.js';
-import { describeNotRegular, readRegularFile } from '../project/read-regular.js';
+import { withSetupLock } from '../host/lock.js';
+import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 
 /** One directory a box was launched with write access to. */

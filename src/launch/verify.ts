@@ -1,13 +1,14 @@
 // Reading a box's launch record back and deciding how far status may trust it.
 // The label is an address to check, never to trust: the store is box-writable
 // under --self-edit. The core is pure over an injected reader; the one IO
-// function reads no-follow and capped, and nothing here ever acts on a record.
+// function reads through host/read-regular.ts (no link, no FIFO, capped), and
+// nothing here ever acts on a record.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 
 import { launchRecordHash, parseLaunchRecord } from '../gen/launch-record.js';
 import type { LaunchParseRule, LaunchRecord } from '../gen/launch-record.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 /** Records larger than this are refused unread: byre never writes one near it. */
 export const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;
@@ -84,12 +85,6 @@ export function verifyLaunchRecord(
   }
 }
 
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
-
 /**
  * Read `<dir>/<hash>.toml` without following a symlink at the final component
  * (O_NOFOLLOW) or blocking on a FIFO (O_NONBLOCK), refusing anything that is
@@ -98,34 +93,25 @@ function errorCode(error: unknown): string | undefined {
 export function readLaunchRecordFile(dir: string, hash: string): LaunchRecordRead {
   if (!isLaunchRecordHash(hash)) return { kind: 'error', message: 'not a launch record hash' };
   const file = path.join(dir, launchRecordFileName(hash));
-  let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT') return { kind: 'missing' };
-    if (code === 'ELOOP') return { kind: 'error', message: 'record is a symlink; not followed' };
-    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { kind: 'error', message: 'record is not a regular file' };
-    if (stat.size > LAUNCH_RECORD_MAX_BYTES)
-      return { kind: 'error', message: 'record is larger than 1 MiB' };
-    // Read one byte past the cap so a file that grew after fstat is still refused.
-    const buffer = Buffer.alloc(LAUNCH_RECORD_MAX_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > LAUNCH_RECORD_MAX_BYTES)
+    const read = readRegularFile(file, LAUNCH_RECORD_MAX_BYTES);
+    switch (read.kind) {
+      case 'missing':
+        return { kind: 'missing' };
+      case 'not-regular':
+        return {
+          kind: 'error',
+          message:
+            read.what === 'symlink'
+              ? 'record is a symlink; not followed'
+              : 'record is not a regular file',
+        };
+      case 'too-large':
         return { kind: 'error', message: 'record is larger than 1 MiB' };
+      case 'ok':
+        return { kind: 'ok', bytes: new Uint8Array(read.bytes) };
     }
-    return { kind: 'ok', bytes: new Uint8Array(buffer.subarray(0, length)) };
   } catch (error) {
     return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
-  } finally {
-    closeSync(fd);
   }
 }

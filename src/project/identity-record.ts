@@ -8,9 +8,9 @@
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { isValidProjectId, projectIdFor } from './identity.js';
-import { readRegularFile } from './read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { projectPathOf, recordProjectPath } from './store.js';
 import { projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';
 

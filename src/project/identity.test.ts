@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { trimTrailingSlashes } from './canonical.js';
+import { trimTrailingSlashes } from '../host/canonical.js';
 import { isValidProjectId, projectIdFor, slugFor } from './identity.js';
 
 const hash6 = (p: string) => createHash('sha256').update(p).digest('hex').slice(0, 6);

@@ -3,11 +3,11 @@
 // the file: it is rewritten whenever it differs from this binary's copy, and
 // only where byre is writing the store anyway (develop, the package verbs).
 
-import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { embeddedText, VERSION } from '../embedded.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 const STORE_GUIDE = 'AGENTS.md';
 
@@ -26,16 +26,11 @@ export async function syncStoreGuide(home: string, version: string = VERSION): P
   const file = path.join(home, STORE_GUIDE);
   const want = storeGuideText(version);
   try {
-    const st = await lstat(file);
-    if (
-      st.isFile() &&
-      st.size === Buffer.byteLength(want) &&
-      (await readFile(file, 'utf8')) === want
-    ) {
-      return false;
-    }
+    // Not a link, not a FIFO, and no larger than this binary's copy.
+    const read = readRegularFile(file, Buffer.byteLength(want));
+    if (read.kind === 'ok' && read.bytes.toString('utf8') === want) return false;
   } catch {
-    // Absent (or unreadable): write it.
+    // Unreadable: write it.
   }
   await writeFileAtomic(file, want, 0o644);
   return true;

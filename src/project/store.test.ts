@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { projectIdFor } from './identity.js';
 import { readProjectPath, recordProjectPath } from './store.js';
 import { byreHome, projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';

@@ -5,9 +5,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { link, unlink } from 'node:fs/promises';
 
 import { ByreError, RefusedError } from '../errors.js';
-import { ensurePrivateDir, writeTempSibling } from './atomic-write.js';
+import { ensurePrivateDir, writeTempSibling } from '../host/atomic-write.js';
 import { isValidProjectId } from './identity.js';
-import { readRegularFile } from './read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { projectStorePaths, storePaths } from './store-layout.js';
 
 function decodeRecord(text: string): string {

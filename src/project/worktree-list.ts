@@ -7,7 +7,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
-import { readRegularFile } from './read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { POINTER_MAX_BYTES } from './worktree.js';
 
 /** At most this many linked worktrees are read; the rest are reported as not listed. */

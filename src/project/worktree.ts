@@ -11,10 +11,10 @@ import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
-import { canonicalPath } from './canonical.js';
+import { canonicalPath } from '../host/canonical.js';
 import { isAncestorOrSelf } from './containment.js';
 import { projectIdFor } from './identity.js';
-import { describeNotRegular, readRegularFile, type RegularRead } from './read-regular.js';
+import { describeNotRegular, readRegularFile, type RegularRead } from '../host/read-regular.js';
 
 /** git's pointer files hold one path; anything larger is not one of them. */
 export const POINTER_MAX_BYTES = 8192;

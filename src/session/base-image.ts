@@ -7,7 +7,7 @@ import { indexKeys, locateKey } from '../config/locate.js';
 import type { LayerRef } from '../config/types.js';
 import type { EngineName } from '../engine/types.js';
 import { ByreError, type Location } from '../errors.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 /** Config files are small; a larger one is not worth locating a key in. */
 const LOCATE_CAP = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -6,6 +6,7 @@ import { fakeConfig } from '../../test/support/config.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { LayerRef } from '../config/types.js';
+import type { BuildSpec } from '../engine/types.js';
 import { EngineError } from '../errors.js';
 import { planBuild } from '../gen/plan.js';
 import { buildProgress } from './build-progress.js';
@@ -136,5 +137,26 @@ describe('ensureImage when the build fails', () => {
     const bare: ImageRequest = { ...req };
     delete bare.progress;
     await expect(ensureImage(bare)).rejects.toBeInstanceOf(EngineError);
+  });
+});
+
+describe('ensureImage labels', () => {
+  // podman turns each `--label` flag into a committed step of its own; the
+  // labels travel as one LABEL line at the end of the Dockerfile (adr/0069).
+  it('builds a Dockerfile that is the plan`s plus one LABEL line, and passes no label flags', async () => {
+    const engine = new FakeEngine();
+    engine.images.set(BASE, { id: 'sha256:base', labels: {} });
+    const req = setup(engine, []);
+    await ensureImage(req);
+    const [spec] = engine.callsTo('build')[0] as [BuildSpec];
+    expect(spec.labelsInDockerfile).toBe(true);
+    expect(spec.dockerfile).toBe(path.join(req.contextDir, 'Dockerfile.labelled'));
+    const digest = spec.labels?.['byre.context'];
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(spec.dockerfile ?? '', 'utf8')).toBe(
+      `${req.plan.dockerfile}LABEL "byre.context"="${digest}" "byre.project"="proj-x-123456" "byre.store"="${'ab'.repeat(8)}"\n`,
+    );
+    // The labelled file is not part of the digest: the next develop skips.
+    expect(await ensureImage(req)).toMatchObject({ built: false, digest });
   });
 });

@@ -2,10 +2,14 @@
 // skipped only when an image already carries the digest of this exact
 // context, base image id and baked ids (adr/0003); `rebuild` always builds.
 
+import path from 'node:path';
+
 import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
 import { stageBuildContext } from '../box/stage.js';
+import { labelInstruction } from '../gen/dockerfile.js';
+import { writeFileAtomic } from '../host/atomic-write.js';
 import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
@@ -14,6 +18,11 @@ import type { BuildProgress } from './build-progress.js';
 import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
 
 const CONTEXT_LABEL = 'byre.context';
+/**
+ * The Dockerfile the engine builds: the generated one plus one LABEL line.
+ * Written after the digest, so it is never part of one (adr/0069).
+ */
+const LABELLED_DOCKERFILE = 'Dockerfile.labelled';
 
 export interface ImageRequest {
   engine: Engine;
@@ -70,20 +79,25 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
   if (digest !== null && existing !== null && existing.labels[CONTEXT_LABEL] === digest) {
     return { built: false, digest, imageId: existing.id };
   }
+  const labels = {
+    [LABEL.project]: req.projectId,
+    [LABEL.store]: req.storeTag,
+    ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
+  };
+  const dockerfile = path.join(req.contextDir, LABELLED_DOCKERFILE);
+  await writeFileAtomic(dockerfile, req.plan.dockerfile + labelInstruction(labels));
   const progress = req.progress?.();
   try {
     await req.engine.build(
       {
         tag: req.tag,
         contextDir: req.contextDir,
+        dockerfile,
         noCache: req.noCache,
         uid: req.uid,
         gid: req.gid,
-        labels: {
-          [LABEL.project]: req.projectId,
-          [LABEL.store]: req.storeTag,
-          ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
-        },
+        labels,
+        labelsInDockerfile: true,
       },
       progress === undefined ? {} : { onOutput: (chunk) => progress.onOutput(chunk) },
     );

@@ -3,9 +3,9 @@
 // root-owned directory in the user's tree; byre makes it first, as the user.
 // The project is the box's to write, so nothing here follows a link.
 
-import { lstat, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { WORKSPACE } from '../gen/box-layout.js';
+import { makeDirsNoFollow } from '../host/make-dirs.js';
 
 /** Targets strictly inside /workspace, as `/`-separated paths relative to it, unique and sorted. Pure. */
 export function workspaceMountPoints(targets: readonly string[]): string[] {
@@ -27,20 +27,7 @@ export async function precreateMountPoints(
 ): Promise<string[]> {
   const skipped: string[] = [];
   for (const rel of workspaceMountPoints(targets)) {
-    let dir = workspaceDir;
-    for (const part of rel.split('/')) {
-      dir = path.join(dir, part);
-      try {
-        await mkdir(dir, { mode: 0o755 });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const info = await lstat(dir);
-      if (!info.isDirectory()) {
-        skipped.push(`${WORKSPACE}/${rel}`);
-        break;
-      }
-    }
+    if (!(await makeDirsNoFollow(workspaceDir, rel, 0o755))) skipped.push(`${WORKSPACE}/${rel}`);
   }
   return skipped;
 }

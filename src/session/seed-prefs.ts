@@ -5,7 +5,6 @@
 // helper, each read-only on its own, so nothing else in the directory (a
 // login token beside the prefs) reaches the helper. A copy: nothing flows back.
 
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
 
 import type { EffectiveConfig } from '../config/types.js';
@@ -13,6 +12,7 @@ import { CONTROL, isContainedRelative } from '../config/grammar.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { expandHost } from '../gen/run-argv.js';
+import { entryKind, type EntryKind as HostEntryKind } from '../host/path-view.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { EngineError } from '../errors.js';
 import {
@@ -38,19 +38,7 @@ export interface PrefsSeed {
 }
 
 /** What a host entry is, without following a link. */
-export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
-
-function hostEntryKind(p: string): EntryKind {
-  try {
-    const s = lstatSync(p);
-    if (s.isSymbolicLink()) return 'link';
-    if (s.isFile()) return 'file';
-    if (s.isDirectory()) return 'dir';
-    return 'other';
-  } catch {
-    return 'missing';
-  }
-}
+export type EntryKind = HostEntryKind;
 
 /**
  * The seed for this launch, or null: seed_prefs is on, the agent skill has
@@ -61,7 +49,7 @@ export function planPrefsSeed(
   skills: readonly ResolvedSkill[],
   volumes: readonly PlannedVolume[],
   home: string,
-  kind: (p: string) => EntryKind = hostEntryKind,
+  kind: (p: string) => EntryKind = entryKind,
 ): PrefsSeed | null {
   if (config.seedPrefs?.value !== true || config.agent === null) return null;
   const id = config.agent.value;

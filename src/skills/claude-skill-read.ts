@@ -7,7 +7,7 @@ import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { ClaudeSkillSpec, Sourced } from '../config/types.js';
 import { ByreError } from '../errors.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { readRegularFile } from '../host/read-regular.js';
 import {
   CLAUDE_SKILL_MAX_BYTES,
   CLAUDE_SKILL_MAX_FILES,

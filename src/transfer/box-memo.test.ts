@@ -13,7 +13,7 @@ import {
   writeMemo,
   type MemoBox,
 } from './box-memo.js';
-import { privateDirAt } from '../project/runtime-dir.js';
+import { privateDirAt } from '../host/runtime-dir.js';
 
 const box = (c: string, workdir = `w-${c}`): MemoBox => ({
   id: c.repeat(64),

@@ -3,14 +3,13 @@
 // container's id is never reused and its labels never change, so an entry
 // stays true for as long as that container exists; the live monitors
 // (src/box/idle-probe.ts) say which containers those are. The file lives in
-// the user's runtime directory (src/project/runtime-dir.ts), never in the store.
+// the user's runtime directory (src/host/runtime-dir.ts), never in the store.
 
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { FULL_CONTAINER_ID } from '../engine/types.js';
-import { tempSiblingPath } from '../project/atomic-write.js';
-import { readRegularFile } from '../project/read-regular.js';
+import { replaceFileBestEffortSync } from '../host/atomic-write.js';
+import { readRegularFile } from '../host/read-regular.js';
 
 /** One box as discovery needs it: what its `ps` row's labels said. */
 export interface MemoBox {
@@ -112,16 +111,5 @@ export function readMemo(dir: string): Map<string, MemoBox> {
 
 /** Replaces the file whole (temp + rename, 0600). Best effort: a failed write only costs a `ps`. */
 export function writeMemo(dir: string, boxes: readonly MemoBox[]): void {
-  const file = path.join(dir, FILE);
-  const temp = tempSiblingPath(file);
-  try {
-    writeFileSync(temp, formatMemo(boxes), { mode: 0o600, flag: 'wx' });
-    renameSync(temp, file);
-  } catch {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Never written.
-    }
-  }
+  replaceFileBestEffortSync(path.join(dir, FILE), formatMemo(boxes), 0o600);
 }

@@ -19,7 +19,7 @@ import type { ExecSpec } from '../engine/types.js';
 import { ByreError, RefusedError, UsageError } from '../errors.js';
 import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDirSync } from './anchored.js';
+import { AnchoredDirSync } from '../host/anchored.js';
 import { BOX_EXIT, grabSpec, grabStopSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
 import type { DeliverBox } from './deliver-to-box.js';
 import type { GrabLimits } from './grab-limits.js';

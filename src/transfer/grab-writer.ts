@@ -21,7 +21,7 @@ import {
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import type { AnchoredDirSync } from './anchored.js';
+import type { AnchoredDirSync } from '../host/anchored.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;

@@ -12,7 +12,7 @@ import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
 import { LABEL } from '../gen/names.js';
 import type { LabelledContainer } from '../engine/types.js';
 import { isAncestorOrSelf } from '../project/containment.js';
-import { privateRuntimeDir } from '../project/runtime-dir.js';
+import { privateRuntimeDir } from '../host/runtime-dir.js';
 import { byreHome } from '../project/store-layout.js';
 import { boxesFromMemo, nextMemo, readMemo, writeMemo, type MemoBox } from './box-memo.js';
 import { idFrom, type PodmanShortcut } from './discover.js';

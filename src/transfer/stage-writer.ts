@@ -11,7 +11,7 @@ import tar from 'tar-stream';
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDirSync } from './anchored.js';
+import { AnchoredDirSync } from '../host/anchored.js';
 import { ChunkedOut } from './chunked-out.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
 import { StagePlan, type StageLayout } from './stage-plan.js';

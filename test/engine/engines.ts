@@ -63,16 +63,41 @@ export function userEngineAnswers(user: string, name: EngineName): boolean {
   }
 }
 
+/**
+ * BYRE_TEST_FLAVORS: `root` keeps only the root flavours, `user` only the
+ * test user's; unset keeps both. `npm test` runs rootless podman in a lane of
+ * its own this way (adr/0060).
+ */
+export function flavorScope(env: NodeJS.ProcessEnv = process.env): 'root' | 'user' | 'all' {
+  const raw = env['BYRE_TEST_FLAVORS']?.trim() ?? '';
+  if (raw === '') return 'all';
+  if (raw === 'root' || raw === 'user') return raw;
+  throw new Error(`BYRE_TEST_FLAVORS: unknown scope "${raw}" (want root or user)`);
+}
+
 export function flavorsUnderTest(): Flavor[] {
-  const root = enginesUnderTest().map((engine) => ({ engine, user: null, label: engine }));
+  const scope = flavorScope();
+  const engines = enginesUnderTest();
+  const root = engines.map((engine) => ({ engine, user: null, label: engine }));
   const user = testUser();
-  if (user === null) return root;
-  return [
-    ...root,
-    ...root.map(({ engine }) => ({
-      engine,
-      user,
-      label: engine === 'podman' ? `podman rootless (${user})` : `${engine} as ${user}`,
-    })),
-  ];
+  const users =
+    user === null
+      ? []
+      : engines.map((engine) => ({
+          engine,
+          user,
+          label: engine === 'podman' ? `podman rootless (${user})` : `${engine} as ${user}`,
+        }));
+  if (scope === 'root') return root;
+  if (scope === 'user') return users;
+  return [...root, ...users];
+}
+
+/**
+ * The engines that engine-level files (the adapters, the generated image)
+ * drive as root: none in a lane scoped to the test user's flavours, which
+ * must never drive root podman beside the lane that does (adr/0060).
+ */
+export function rootEnginesUnderTest(): EngineName[] {
+  return flavorScope() === 'user' ? [] : enginesUnderTest();
 }

@@ -68,6 +68,14 @@ export function makeProject(flavor: Flavor | EngineName, name = 'proj'): TestPro
   return projectIn(f, realpathSync(mkdtempSync(join(tmpdir(), 'byretest-'))), name);
 }
 
+/**
+ * A fresh project dir and store, without warming the build cache: for a test
+ * that builds nothing (a warm is a build from the base on first use).
+ */
+export function bareProject(flavor: Flavor, name = 'proj'): TestProject {
+  return projectIn(flavor, realpathSync(mkdtempSync(join(tmpdir(), 'byretest-'))), name);
+}
+
 function projectIn(f: Flavor, root: string, name: string): TestProject {
   const dir = join(root, name);
   const home = join(root, 'home');

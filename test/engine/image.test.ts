@@ -17,10 +17,10 @@ import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import { planBuild } from '../../src/gen/plan.js';
 import { stageBuildContext } from '../../src/box/stage.js';
-import { enginesUnderTest } from './engines.js';
+import { rootEnginesUnderTest } from './engines.js';
 
 const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
-const engines = enginesUnderTest();
+const engines = rootEnginesUnderTest();
 const UID = 1234;
 const GID = 2345;
 

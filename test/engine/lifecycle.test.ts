@@ -158,7 +158,9 @@ describe.skipIf(flavors.length === 0).each(flavors)('lifecycle on $label', (flav
 
   // Bookkeeping over engine objects runs the same code whoever runs the
   // engine; as the test user (rootless podman is the slowest flavour) only
-  // what ownership can change is re-proven: state across sessions, rehome.
+  // what ownership can change is re-proven: dev writes a fresh state volume
+  // and a machine one, kept across sessions (above). Rehome copies a volume
+  // with a helper and the box only reads it back, which root proves alike.
   const asRoot = it.runIf(flavor.user === null);
 
   asRoot('reset without -y off a terminal asks for -y and removes nothing', () => {
@@ -184,7 +186,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('lifecycle on $label', (flav
     expect(existsSync(a.dir)).toBe(true);
   });
 
-  it('rehome carries a volume to the moved directory’s new id', () => {
+  asRoot('rehome carries a volume to the moved directory’s new id', () => {
     const a = project('before');
     const oldId = configure(a, STATE);
     ids.push(oldId);

@@ -20,11 +20,11 @@ import type { Engine } from '../../src/engine/engine.js';
 import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
-import { enginesUnderTest } from './engines.js';
+import { rootEnginesUnderTest } from './engines.js';
 
 const BASE = 'debian:bookworm';
 const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
-const engines = enginesUnderTest();
+const engines = rootEnginesUnderTest();
 
 function hex(n: number): string {
   return randomBytes(n).toString('hex');

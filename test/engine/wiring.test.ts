@@ -267,8 +267,44 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       }
     });
 
+    // The wiring is one directory COPY into /etc/byre after USER dev (adr/0069):
+    // it leaves the directory and the chassis files in it as they were, writes
+    // root-owned files, and the tail's settings still hold.
+    it('the wiring COPY, last, writes root-owned files and keeps /etc/byre and the tail', () => {
+      // The tests bake uid 0 (they run as root), so the box user's write
+      // refusal shows only as the owner and mode here.
+      const out = inImage(
+        'stat -c "%n %U %a" /etc/byre /etc/byre/mcp.json /etc/byre/agent-context.md /etc/byre/claude-skills /etc/byre/agent-cmd; ' +
+          'test -f /etc/byre/image-path && echo PATH-KEPT',
+      ).split('\n');
+      expect(out).toEqual([
+        '/etc/byre root 755',
+        '/etc/byre/mcp.json root 644',
+        '/etc/byre/agent-context.md root 644',
+        '/etc/byre/claude-skills root 755',
+        '/etc/byre/agent-cmd root 755',
+        'PATH-KEPT',
+        '',
+      ]);
+      // Podman keeps the healthcheck beside the OCI config, docker inside it.
+      const health = flavor.engine === 'docker' ? '.Config.Healthcheck' : '.HealthCheck';
+      const [user, entrypoint, healthcheck] = engineCli(project, [
+        'image',
+        'inspect',
+        '--format',
+        `{{json .Config.User}}|{{json .Config.Entrypoint}}|{{json ${health}}}`,
+        image,
+      ])
+        .trim()
+        .split('|')
+        .map((j) => JSON.parse(j) as unknown);
+      expect(user).toBe('dev');
+      expect(entrypoint).toEqual(['/usr/local/bin/byre-launch']);
+      expect(healthcheck).toMatchObject({ Test: ['NONE'] });
+    });
+
     // Last: it changes the image the checks above read.
-    it('a wiring change rebuilds only the layers after the project block (adr/0056)', () => {
+    it('a wiring change rebuilds only the wiring COPY, after the project block (adr/0056, adr/0069)', () => {
       const stamp = inImage(`cat ${STAMP}`);
       const env = { HOME: userHome };
       for (const args of [

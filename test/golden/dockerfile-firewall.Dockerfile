@@ -51,12 +51,9 @@ COPY "skills/byre/firewall/launch-gate" "/etc/byre/launch-gate"
 COPY "skills/byre/firewall/netns-init.sh" "/etc/byre/netns-init.sh"
 RUN chmod +x '/etc/byre/netns-init.sh'
 
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
-
 HEALTHCHECK NONE
 USER dev
 ENTRYPOINT ["/usr/local/bin/byre-launch"]
+
+# --- wiring: agent context, mcp, claude skills (last: a wiring edit re-runs only this COPY) ---
+COPY wiring /etc/byre

@@ -41,12 +41,9 @@ RUN mkdir -p /etc/byre && printf '%s\n' "$PATH" > /etc/byre/image-path
 COPY byre-launch /usr/local/bin/byre-launch
 RUN chmod +x /usr/local/bin/byre-launch
 
-# --- mcp (canonical declared set; stable path) ---
-COPY mcp.json /etc/byre/mcp.json
-
-# --- claude skills (canonical declared set; stable path) ---
-COPY claude-skills /etc/byre/claude-skills
-
 HEALTHCHECK NONE
 USER dev
 ENTRYPOINT ["/usr/local/bin/byre-launch"]
+
+# --- wiring: agent context, mcp, claude skills (last: a wiring edit re-runs only this COPY) ---
+COPY wiring /etc/byre

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { projectIdFor } from '../../src/project/identity.js';
-import { withSetupLock } from '../../src/project/lock.js';
+import { withSetupLock } from '../../src/host/lock.js';
 import { projectStorePaths } from '../../src/project/store-layout.js';
 import { NO_WALL_EVENTS } from '../../src/status/wall-events.js';
 import {

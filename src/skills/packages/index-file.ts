@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, stringify } from 'smol-toml';
 import { DIGEST } from '../../config/grammar.js';
-import { writeFileAtomic } from '../../project/atomic-write.js';
+import { writeFileAtomic } from '../../host/atomic-write.js';
 import { storePaths } from '../../project/store-layout.js';
 import type { PackageKind } from '../manifest/index.js';
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, ByreError } from '../../errors.js';
-import { ensurePrivateDir } from '../../project/atomic-write.js';
+import { ensurePrivateDir } from '../../host/atomic-write.js';
 import { writeFailure } from '../../output/system-error.js';
 import { VERSION } from '../../embedded.js';
 import { BUNDLED_OWNER, buildEntry, readSnapshotDir, type CatalogEntry } from '../catalog.js';

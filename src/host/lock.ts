@@ -5,7 +5,12 @@ import { mkdir } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { ByreError, RefusedError } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
-import type { ProjectStorePaths } from './store-layout.js';
+
+/** The project's store directory (made 0700 when missing) and the lock file in it. */
+export interface LockPaths {
+  dir: string;
+  lock: string;
+}
 
 /** ~2 minutes of retries: 240 waits of 250–500 ms. */
 const WAIT = { retries: 240, minTimeout: 250, maxTimeout: 500 };
@@ -17,7 +22,7 @@ const WAIT = { retries: 240, minTimeout: 250, maxTimeout: 500 };
  * (exit 1) at once: only a held lock is worth waiting for.
  */
 export async function withSetupLock<T>(
-  project: Pick<ProjectStorePaths, 'dir' | 'lock'>,
+  project: LockPaths,
   work: () => Promise<T>,
   wait: { retries: number; minTimeout: number; maxTimeout: number } = WAIT,
 ): Promise<T> {
@@ -35,7 +40,7 @@ export async function withSetupLock<T>(
 }
 
 async function takeLock(
-  project: Pick<ProjectStorePaths, 'dir' | 'lock'>,
+  project: LockPaths,
   wait: { retries: number; minTimeout: number; maxTimeout: number },
 ): Promise<() => Promise<void>> {
   for (let attempt = 0; ; attempt++) {

@@ -15,6 +15,11 @@ export function trimTrailingSlashes(p: string): string {
 
 /** realpath(abs(p)) without a trailing slash. Rejects when the path does not exist. */
 export async function canonicalPath(p: string): Promise<string> {
+  return canonicalPathSync(p);
+}
+
+/** canonicalPath for a synchronous caller. Throws when the path does not exist. */
+export function canonicalPathSync(p: string): string {
   return trimTrailingSlashes(realpathSync(path.resolve(p)));
 }
 

@@ -5,6 +5,7 @@
 // names the target, never the temp file, so no writer shows the crash banner.
 
 import { randomBytes } from 'node:crypto';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFailure } from '../output/system-error.js';
@@ -84,4 +85,30 @@ export async function writeFileAtomic(
     throw writeFailure(err, target);
   }
   await syncDir(path.dirname(target));
+}
+
+/**
+ * Replaces `target` with `data` through a fresh temp sibling and a rename,
+ * synchronously and best effort: no fsync, and a failure leaves the old file
+ * (or none) and no temp. For a memo byre can rebuild, never for a record.
+ * Returns whether the new bytes are in place.
+ */
+export function replaceFileBestEffortSync(
+  target: string,
+  data: string | Uint8Array,
+  mode: number = PRIVATE_FILE_MODE,
+): boolean {
+  const temp = tempSiblingPath(target);
+  try {
+    writeFileSync(temp, data, { mode, flag: 'wx' });
+    renameSync(temp, target);
+    return true;
+  } catch {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Never written.
+    }
+    return false;
+  }
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { EXIT, RefusedError } from '../errors.js';
 import { lockError, withSetupLock } from './lock.js';
-import { projectStorePaths } from './store-layout.js';
+import { projectStorePaths } from '../project/store-layout.js';
 
 const dirs: string[] = [];
 afterEach(() => {
