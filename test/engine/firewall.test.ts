@@ -32,13 +32,8 @@ import {
 } from './harness.js';
 
 const flavors = flavorsUnderTest().filter((f) => f.user === null);
-// The resolver's session is written for rootless podman too (resolverHosts), but
-// runs there only with BYRE_TEST_ROOTLESS_RESOLVER=1 until a run proves it (TODO.md).
-const resolverFlavors = flavorsUnderTest().filter(
-  (f) =>
-    f.user === null ||
-    (f.engine === 'podman' && process.env['BYRE_TEST_ROOTLESS_RESOLVER'] === '1'),
-);
+// The resolver's session also runs on rootless podman (docker as a user is docker).
+const resolverFlavors = flavorsUnderTest().filter((f) => f.user === null || f.engine === 'podman');
 
 let servers: Server[] = [];
 let open = 0; // a port the allowlist opens
