@@ -152,6 +152,16 @@ describe('the Denied rows', () => {
     expect(rowsOf(n).map((r) => r.value)).toEqual([value, value]);
   });
 
+  it('under firewall-open an empty log claims nothing: its refused connects are not logged', () => {
+    const n = withWall(network('open-denylist', []), {
+      of: 'running_box',
+      events: { ...NO_WALL_EVENTS },
+      error: null,
+    });
+    const value = "none recorded (firewall-open's refused connects are not logged)";
+    expect(rowsOf(n).map((r) => r.value)).toEqual([value, value]);
+  });
+
   it('unreadable events are never truncated away', () => {
     const n = withWall(network('deny-by-default', []), {
       of: 'running_box',
