@@ -145,6 +145,48 @@ exec ${SLEEP} 30
     },
   );
 
+  it('an interrupted build’s image still held by the step docker is tearing down is removed once it lets go', async () => {
+    // Docker stops the running step a moment after its client went away; until
+    // then the newest image is in use and every image under it has a child.
+    writeFileSync(
+      enginePath,
+      `#!/bin/sh
+for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
+printf '\\n' >> "$FAKE_LOG"
+if [ "$1 $2" = "image rm" ]; then
+  n=$(grep -c "image.rm" "$FAKE_LOG")
+  [ "$3" = 3333333333cc ] && [ "$n" -le 1 ] && { echo "Error response from daemon: conflict: unable to delete 3333333333cc (cannot be forced) - image is being used by running container bf26984de12b" >&2; exit 1; }
+  [ "$3" = 1111111111aa ] && [ "$n" -le 2 ] && { echo "Error response from daemon: conflict: unable to delete 1111111111aa (cannot be forced) - image has dependent child images" >&2; exit 1; }
+  exit 0
+fi
+[ "$1" = build ] || exit 0
+printf 'Step 1/3 : FROM debian:bookworm\\n ---> fcec78cd917e\\n'
+printf 'Step 2/3 : RUN a\\n ---> 1111111111aa\\nStep 3/3 : RUN b\\n ---> 3333333333cc\\nStep 4/4 : RUN sleep\\n'
+exec ${SLEEP} 30
+`,
+    );
+    let out = '';
+    const caught = engine({}, 'docker')
+      .build(
+        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
+        { onOutput: (chunk) => (out += chunk) },
+      )
+      .catch((e: unknown) => e);
+    for (let i = 0; i < 1000 && !out.includes('Step 4/4'); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    process.emit('SIGINT', 'SIGINT');
+    const error = await caught;
+    expect(error).toMatchObject({ rule: 'build.interrupted', exitCode: 130 });
+    expect((error as Error).message).toBe('the build was interrupted (SIGINT)');
+    expect(calls().filter((c) => c[0] === 'image' && c[1] === 'rm')).toEqual([
+      ['image', 'rm', '3333333333cc'],
+      ['image', 'rm', '1111111111aa'],
+      ['image', 'rm', '3333333333cc'],
+      ['image', 'rm', '1111111111aa'],
+    ]);
+  });
+
   it('streams output as it happens, stdout and stderr both', async () => {
     // The engine writes its first lines and then waits for a file that only
     // the output callback creates once it has seen them: buffered output

@@ -93,6 +93,11 @@ import type {
 } from './types.js';
 
 const DEFAULT_QUERY_TIMEOUT_MS = 120_000;
+/** How an engine refuses to remove an image a container (or a child image) still holds. */
+const IMAGE_IN_USE = /being used by|in use by|image is in use|dependent child images/i;
+/** An interrupted build's images are tried this often, this far apart: ten seconds in all. */
+const LEFTOVER_ATTEMPTS = 20;
+const LEFTOVER_RETRY_MS = 500;
 /**
  * One CLI adapter serves both engines: every docker/podman difference (build
  * `--format docker`, the keep-id userns flag) is an argv difference, so it
@@ -259,11 +264,32 @@ class CliEngine implements Engine {
         if (gone.exitCode !== 0) failed.push(`container ${c.name}`);
       }
     }
-    for (const id of [...committed].reverse()) {
-      const gone = await this.call(removeImageArgv(id));
-      if (gone.exitCode !== 0 && !isNotFound(gone.stderr)) failed.push(`image ${id}`);
+    const kept = await this.removeImagesNewestFirst(committed);
+    return [...failed, ...kept.map((id) => `image ${id}`)];
+  }
+
+  /**
+   * Removes a build's committed images, newest first (a parent goes only after
+   * its child). Docker stops the step it was running on its own a moment
+   * after its client went away, and until then that step's container holds
+   * the newest image and so every image under it: an image refused as in use
+   * is tried again for a while before it counts as left behind.
+   */
+  private async removeImagesNewestFirst(committed: readonly string[]): Promise<string[]> {
+    let left = [...committed].reverse();
+    for (let attempt = 1; ; attempt++) {
+      const kept: string[] = [];
+      let inUse = false;
+      for (const id of left) {
+        const gone = await this.call(removeImageArgv(id));
+        if (gone.exitCode === 0 || isNotFound(gone.stderr)) continue;
+        kept.push(id);
+        inUse ||= IMAGE_IN_USE.test(gone.stderr);
+      }
+      if (kept.length === 0 || !inUse || attempt >= LEFTOVER_ATTEMPTS) return kept;
+      left = kept;
+      await new Promise((r) => setTimeout(r, LEFTOVER_RETRY_MS));
     }
-    return failed;
   }
 
   async imageId(tag: string): Promise<string> {

@@ -178,6 +178,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)('containment on $lab
     // 130, as a shell reports a command Ctrl-C ended.
     expect(await rebuild.exited).toBe(130);
     expect(rebuild.stderr()).toContain('the build was interrupted (SIGINT)');
+    expect(rebuild.stderr()).not.toContain('could not remove');
     expect(everything(project)).toEqual(before);
 
     // A second build supersedes the first image; forget removes both.

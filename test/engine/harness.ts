@@ -298,6 +298,7 @@ export function testObjects(flavor: Flavor): {
     ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((l) =>
       l.includes('byretest'),
     ),
+    ...projectImagesWhere(p, (id) => id.includes('byretest')),
   ];
   const volumes = [
     ...lines(tryCli(p, ['volume', 'ls', '-q', '--filter', 'label=byre.test'])),
@@ -308,6 +309,30 @@ export function testObjects(flavor: Flavor): {
     images: [...new Set(images)],
     volumes: [...new Set(volumes)],
   };
+}
+
+/** Images, tagged or not, whose byre.project label passes `keep`. */
+function projectImagesWhere(p: { flavor: Flavor }, keep: (projectId: string) => boolean): string[] {
+  const labelled = lines(tryCli(p, ['images', '-a', '-q', '--filter', 'label=byre.project']));
+  if (labelled.length === 0) return [];
+  let out: string;
+  try {
+    out = engineCli(p as TestProject, [
+      'image',
+      'inspect',
+      '--format',
+      '{{.Id}} {{index .Config.Labels "byre.project"}}',
+      ...new Set(labelled),
+    ]);
+  } catch (e) {
+    // One image gone since the listing fails the call; the others still answered.
+    out = String((e as { stdout?: unknown }).stdout ?? '');
+  }
+  const rows = lines(out);
+  return rows.flatMap((row) => {
+    const [id, projectId] = row.split(' ');
+    return id !== undefined && projectId !== undefined && keep(projectId) ? [id] : [];
+  });
 }
 
 export function sweepTestObjects(flavor: Flavor | EngineName): void {
@@ -324,9 +349,13 @@ export function cleanupProject(project: TestProject): void {
   const p = { flavor: project.flavor };
   const ids = lines(tryCli(p, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]));
   if (ids.length) tryCli(p, ['rm', '-f', ...ids]);
-  const images = lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) =>
-    i.includes(project.id),
-  );
+  const images = [
+    ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) =>
+      i.includes(project.id),
+    ),
+    // A rebuild leaves the image it superseded untagged, still labelled.
+    ...projectImagesWhere(p, (id) => id === project.id),
+  ];
   if (images.length) tryCli(p, ['rmi', '-f', ...images]);
   const vols = lines(tryCli(p, ['volume', 'ls', '-q'])).filter((v) => v.includes(project.id));
   if (vols.length) tryCli(p, ['volume', 'rm', '-f', ...vols]);
