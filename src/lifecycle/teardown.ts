@@ -3,10 +3,10 @@
 // then refuse to claim completeness over an engine byre could not reach. Never
 // touches machine-scoped volumes or the project tree.
 
-import { rm } from 'node:fs/promises';
 import type { Confirm, Writer } from '../io.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
+import { removeTree } from '../host/remove.js';
 import { say } from '../output/notes.js';
 import {
   describeUnreached,
@@ -16,8 +16,8 @@ import {
   type RemovalFailure,
   type Unreached,
 } from './inventory.js';
-import type { EnginePool } from './pool.js';
-import { censusSessions, pidAlive } from './sessions.js';
+import type { EnginePool } from '../engine/pool.js';
+import { censusSessions, pidAlive } from '../session/census.js';
 
 export type TeardownVerb = 'reset' | 'forget';
 
@@ -154,7 +154,7 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   }
   if (req.storeDir !== null) {
     try {
-      await rm(req.storeDir, { recursive: true, force: true });
+      await removeTree(req.storeDir);
       outcome.removed.push(`store ${req.storeDir}`);
     } catch (error) {
       outcome.failures.push({
