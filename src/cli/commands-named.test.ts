@@ -210,7 +210,7 @@ describe('commands byre names', () => {
 
   it('a verb being built may be named in the config reference only', () => {
     const [inReference] = mentions('src/config/keys.ts', 'where `byre worktree` puts them');
-    const [inHint] = mentions('src/box/onboard.ts', 'create one with byre worktree');
+    const [inHint] = mentions('src/commands/onboard.ts', 'create one with byre worktree');
     const planned = { worktree: 'issue 17' };
     expect(inReference && problem(lacking, inReference, planned)).toBeNull();
     expect(inHint && problem(lacking, inHint, planned)).toContain('byre has no command worktree');

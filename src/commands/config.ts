@@ -7,11 +7,11 @@
 import { say } from '../output/notes.js';
 import path from 'node:path';
 
-import { containmentInput, containmentRefusalsOf } from '../box/containment-check.js';
-import { enginePool } from '../box/pool.js';
+import { containmentInput, containmentRefusalsOf } from '../containment/check.js';
+import { enginePool } from '../engine/pool.js';
 import type { CommandDeps } from './deps.js';
-import { readWallRecord } from '../box/wall-log.js';
-import { clearMachineVolume } from '../box/volume-data.js';
+import { readWallRecord } from '../network/wall-log.js';
+import { clearMachineVolume } from '../lifecycle/volume-data.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import {
   hostPathExists,

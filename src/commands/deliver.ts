@@ -32,7 +32,7 @@ import {
   type DeliverPlan,
 } from '../transfer/deliver-args.js';
 import { localTransferEngines } from '../transfer/podman-memo.js';
-import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
+import { storeWritableTrees, treeRoots } from '../containment/writable-trees.js';
 import { byreHome } from '../project/store-layout.js';
 import { discoverBoxes, type FoundBox } from '../transfer/discover.js';
 import { isUnusableName, sanitizeName, stdinName } from '../transfer/names.js';

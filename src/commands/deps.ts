@@ -4,8 +4,8 @@
 // absent, so the CLI passes nothing and tests pass the fake engine.
 
 import type { Confirm } from '../io.js';
-import type { EnginePool } from '../box/pool.js';
-import { pidAlive, type PidAlive } from '../box/sessions.js';
+import type { EnginePool } from '../engine/pool.js';
+import { pidAlive, type PidAlive } from '../session/census.js';
 import { detectEngine } from '../engine/detect.js';
 import { storeProbeCache } from '../engine/facts-cache.js';
 import { byreHome } from '../project/store-layout.js';

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import type { EnginePool } from '../box/pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import { createIdentity, sealValue } from '../credentials/seal.js';
 import { containerName, LABEL } from '../gen/names.js';

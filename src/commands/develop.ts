@@ -6,14 +6,14 @@
 // session's steps (src/session/); outside it, the attached start.
 
 import { terminalQuestion, type Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment-check.js';
+import { checkContainment, containmentInput } from '../containment/check.js';
 import { withSetupLock } from '../host/lock.js';
-import type { OnboardFlags } from '../box/onboard.js';
-import { readPresetFacts } from '../box/preset-state.js';
+import type { OnboardFlags } from './onboard.js';
+import { readPresetFacts } from './preset-state.js';
 import { presetNote } from '../config/preset.js';
-import { enginePool } from '../box/pool.js';
-import { treeRoots } from '../box/writable-trees.js';
-import { engineMoveLine } from '../box/engine-scope.js';
+import { enginePool } from '../engine/pool.js';
+import { treeRoots } from '../containment/writable-trees.js';
+import { engineMoveLine } from '../engine/engine-scope.js';
 import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import {

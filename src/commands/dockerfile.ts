@@ -7,7 +7,7 @@ import path from 'node:path';
 
 import { deliveredCredentialRows } from '../config/credential-rows.js';
 import { ByreError, RefusedError } from '../errors.js';
-import { stageFreshContext } from '../box/stage.js';
+import { stageFreshContext } from '../session/stage.js';
 import type { Io } from '../io.js';
 import { printNotes, say } from '../output/notes.js';
 import { quoteToken } from '../output/shell-quote.js';

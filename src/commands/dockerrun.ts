@@ -3,10 +3,10 @@
 // process staying with a box. Runs nothing in the engine beyond detection.
 
 import type { Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment-check.js';
+import { checkContainment, containmentInput } from '../containment/check.js';
 import { launchRunParams } from '../gen/run-params.js';
-import { sockProbes } from '../box/sock-groups.js';
-import { planPorts, portRefusal } from '../box/port-plan.js';
+import { sockProbes } from '../session/sock-groups.js';
+import { planPorts, portRefusal } from '../session/port-plan.js';
 import { buildRunArgv } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';
 import { shellQuote } from '../output/shell-quote.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import type { EnginePool } from '../box/pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import type { Io } from '../io.js';
 import { EngineError, EXIT } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';

@@ -12,9 +12,13 @@ import path from 'node:path';
 
 import { hostLimits } from '../host/limits.js';
 import { terminalConfirm, type Io } from '../io.js';
-import { pruneLeftovers, scanLabelledObjects, type PruneOutcome } from '../box/labelled-objects.js';
-import { enginePool, engineSaid, type EnginePool } from '../box/pool.js';
-import { readRecordedEngine } from '../box/engine-record.js';
+import {
+  pruneLeftovers,
+  scanLabelledObjects,
+  type PruneOutcome,
+} from '../doctor/labelled-objects.js';
+import { enginePool, engineSaid, type EnginePool } from '../engine/pool.js';
+import { readRecordedEngine } from '../session/engine-record.js';
 import type {
   BaseFact,
   DiskFact,

@@ -9,7 +9,7 @@ import {
   type AskFirstRun,
   type OnboardCatalog,
   type OnboardFlags,
-} from '../box/onboard.js';
+} from './onboard.js';
 import { answersText } from '../config/onboarding.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { ProjectContext } from '../project/context.js';

@@ -4,7 +4,7 @@
 // The teardown is project-teardown.ts's, shared with reset.
 
 import type { Io } from '../io.js';
-import { confirmRemoved, throwIfIncomplete } from '../box/teardown.js';
+import { confirmRemoved, throwIfIncomplete } from '../lifecycle/teardown.js';
 import { retargetWorktreeRecords } from '../project/identity-record.js';
 import { tearDownProject, type TeardownOptions } from './project-teardown.js';
 import type { CommandDeps } from './deps.js';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 
 import { loadCascade } from '../config/read.js';
 import { removalMarkers } from '../config/removals.js';
-import { projectsWithEngineRecord } from '../box/engine-record.js';
+import { projectsWithEngineRecord } from '../session/engine-record.js';
 import { RefusedError } from '../errors.js';
 import type { Confirm } from '../io.js';
 import { networkRestrictions } from '../gen/posture.js';

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
+import { storeWritableTrees, treeRoots } from '../containment/writable-trees.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import { resolveHostTool } from '../engine/host-tools.js';
 import { ByreError } from '../errors.js';

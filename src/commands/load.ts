@@ -24,7 +24,12 @@ import type { Io } from '../io.js';
 import { createHostTools } from '../engine/host-tools.js';
 import { resolveHostEnv, type HostEnvEntry, type HostReaders } from '../hostenv/resolve.js';
 import { hostReaders } from '../hostenv/readers.js';
-import { boxWritableTrees, grantsOf, treeRoots, type TreeGrants } from '../box/writable-trees.js';
+import {
+  boxWritableTrees,
+  grantsOf,
+  treeRoots,
+  type TreeGrants,
+} from '../containment/writable-trees.js';
 import {
   LINK_RULE,
   grantedHostPaths,
@@ -33,11 +38,11 @@ import {
   linkRefusal,
   plantedLinkFindings,
   type LinkFinding,
-} from '../box/granted-paths.js';
+} from '../containment/granted-paths.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { walkHostPath } from '../project/host-path-view.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
-import { checkProjectFiles, readContextFiles } from '../box/stage.js';
+import { checkProjectFiles, readContextFiles } from '../session/stage.js';
 import { readConfigClaudeSkills } from '../skills/claude-skill-read.js';
 
 export interface LoadedBox {

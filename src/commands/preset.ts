@@ -11,9 +11,9 @@ import path from 'node:path';
 
 import { createTwoFilesPatch } from 'diff';
 
-import { containmentInput, containmentProblems } from '../box/containment-check.js';
-import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
-import { writeAppliedMarker } from '../box/preset-state.js';
+import { containmentInput, containmentProblems } from '../containment/check.js';
+import { boxWritableTrees, grantsOf } from '../containment/writable-trees.js';
+import { writeAppliedMarker } from './preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { MAX_CONFIG_BYTES, parseLayer } from '../config/parse.js';
 import { LEGACY_PRESET_FILE, PRESET_FILE } from '../config/preset.js';

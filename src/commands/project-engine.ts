@@ -10,9 +10,9 @@ import {
   engineDecision,
   projectEngineUnavailable,
   type EngineDecision,
-} from '../box/engine-scope.js';
-import { readRecordedEngine } from '../box/engine-record.js';
-import { treeRoots } from '../box/writable-trees.js';
+} from '../engine/engine-scope.js';
+import { readRecordedEngine } from '../session/engine-record.js';
+import { treeRoots } from '../containment/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { AbsentToolError } from '../engine/host-tools.js';
 import type { Engine, EngineOptions } from '../engine/engine.js';

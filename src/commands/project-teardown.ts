@@ -1,13 +1,13 @@
 // What `byre reset` and `byre forget` share: this directory's project, checked
 // against its recorded path (a different one means the id is another
 // directory's, and tearing it down would hit the wrong project), torn down on
-// every installed engine through box/teardown.ts. Each verb words its own summary.
+// every installed engine through lifecycle/teardown.ts. Each verb words its own summary.
 // What forget removes beyond reset (images, the store) is decided here by verb.
 
 import { existsSync } from 'node:fs';
 import { terminalConfirm, type Io } from '../io.js';
-import { enginePool } from '../box/pool.js';
-import { teardown, type TeardownOutcome, type TeardownVerb } from '../box/teardown.js';
+import { enginePool } from '../engine/pool.js';
+import { teardown, type TeardownOutcome, type TeardownVerb } from '../lifecycle/teardown.js';
 import {
   checkProjectPath,
   resolveProjectContext,

@@ -2,12 +2,12 @@
 // is gone (most recent first), or say how this directory's identity changed;
 // with one, move that id's volumes and stored config onto this directory's id
 // and retire the old one, or accept this directory's changed identity
-// (box/rehome-project.ts, adr/0047).
+// (lifecycle/rehome-project.ts, adr/0047).
 
 import { say } from '../output/notes.js';
 import type { Io } from '../io.js';
-import { enginePool, probedPool } from '../box/pool.js';
-import { leaveProject, listRehomeCandidates, rehomeProject } from '../box/rehome-project.js';
+import { enginePool, probedPool } from '../engine/pool.js';
+import { leaveProject, listRehomeCandidates, rehomeProject } from '../lifecycle/rehome-project.js';
 import { escapeTerminal } from '../output/escape.js';
 import { resolveProjectContext } from '../project/context.js';
 import { identityChangeRefusal } from '../project/identity-change.js';

@@ -1,10 +1,10 @@
 // `byre reset`: wipe every named volume of this project on every installed
 // engine. Never the image, never a machine-scoped volume, never while a
-// session of the project is live; the flow itself lives in box/teardown.ts,
+// session of the project is live; the flow itself lives in lifecycle/teardown.ts,
 // reached through project-teardown.ts, which forget shares.
 
 import type { Io } from '../io.js';
-import { confirmRemoved, throwIfIncomplete } from '../box/teardown.js';
+import { confirmRemoved, throwIfIncomplete } from '../lifecycle/teardown.js';
 import { tearDownProject, type TeardownOptions } from './project-teardown.js';
 import type { CommandDeps } from './deps.js';
 

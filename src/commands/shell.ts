@@ -3,9 +3,9 @@
 // command. The exit status passes through; byre never starts a box here.
 
 import type { Io } from '../io.js';
-import { enginePool } from '../box/pool.js';
-import { describeUnchecked, findSessions } from '../box/sessions.js';
-import { shellExecSpec } from '../box/shell-exec.js';
+import { enginePool } from '../engine/pool.js';
+import { describeUnchecked, findSessions } from '../session/census.js';
+import { shellExecSpec } from '../gen/shell-exec.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import type { CommandDeps } from './deps.js';

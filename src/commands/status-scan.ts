@@ -5,13 +5,13 @@
 // as long as loading it.
 
 import type { Io } from '../io.js';
-import { readEngineRecord, readOtherEngineRecords } from '../box/engine-record.js';
-import { recordedEngines, type EngineRecord } from '../box/engine-scope.js';
-import { withoutIdleEngines } from '../box/idle-probe.js';
-import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../box/pool.js';
+import { readEngineRecord, readOtherEngineRecords } from '../session/engine-record.js';
+import { recordedEngines, type EngineRecord } from '../engine/engine-scope.js';
+import { withoutIdleEngines } from '../engine/idle-probe.js';
+import { askPool, enginePool, poolOf, type EnginePool, type PoolAnswer } from '../engine/pool.js';
 import { LABEL } from '../gen/names.js';
 import type { EngineName } from '../engine/types.js';
-import { treeRoots } from '../box/writable-trees.js';
+import { treeRoots } from '../containment/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { projectTrees, type BoxConfig } from './load.js';
 import {

@@ -5,15 +5,11 @@
 // Over 500 lines: the gather steps share the page's engine answers; each is short already.
 
 import type { Io } from '../io.js';
-import {
-  containmentError,
-  containmentInput,
-  containmentProblems,
-} from '../box/containment-check.js';
-import { engineSaid, failedAnswers, openAnswers, poolOf, type PoolAnswer } from '../box/pool.js';
-import { projectEngines, type EngineDecision } from '../box/engine-scope.js';
-import { describeUnchecked, type PidAlive } from '../box/sessions.js';
-import { readPresetFacts } from '../box/preset-state.js';
+import { containmentError, containmentInput, containmentProblems } from '../containment/check.js';
+import { engineSaid, failedAnswers, openAnswers, poolOf, type PoolAnswer } from '../engine/pool.js';
+import { projectEngines, type EngineDecision } from '../engine/engine-scope.js';
+import { describeUnchecked, type PidAlive } from '../session/census.js';
+import { readPresetFacts } from './preset-state.js';
 import { cascadeFiles } from '../config/cascade-files.js';
 import { presetNote } from '../config/preset.js';
 import { VERSION } from '../embedded.js';
@@ -50,8 +46,8 @@ import {
 import { renderStatusText } from '../status/render-text.js';
 import type { WallInput } from '../status/denials.js';
 import { boxHostEnv, boxTrees, readBoxConfig, userHome, type BoxConfig } from './load.js';
-import { linkFindingRefusal, linkRefusal, type LinkFinding } from '../box/granted-paths.js';
-import { treeRoots } from '../box/writable-trees.js';
+import { linkFindingRefusal, linkRefusal, type LinkFinding } from '../containment/granted-paths.js';
+import { treeRoots } from '../containment/writable-trees.js';
 import type { BoxTree } from '../project/box-trees.js';
 import { withDefaults, type CommandDeps, type Detect } from './deps.js';
 import { decideProjectEngine, detectProjectEngine } from './project-engine.js';
@@ -120,8 +116,8 @@ async function nextPorts(
   unasked: EngineName | null,
 ): Promise<{ session: SessionPorts | null; refusals: { rule: string; message: string }[] }> {
   if (ports.length === 0) return { session: null, refusals: [] };
-  const { planPorts, portRefusal, siblingPortsFrom } = await import('../box/port-plan.js');
-  const { hostPortHolder } = await import('../box/port-probe.js');
+  const { planPorts, portRefusal, siblingPortsFrom } = await import('../session/port-plan.js');
+  const { hostPortHolder } = await import('../host/port-probe.js');
   const own = (iface: string, port: number): boolean =>
     ownPorts.some((p) => p.host === port && p.interface === iface);
   const choice = await planPorts({
@@ -349,7 +345,7 @@ async function wallOf(
   answers: readonly PoolAnswer<StatusScanBox[]>[],
 ): Promise<WallInput | null> {
   const [{ readWallEvents, readWallRecord }, { wallHelperName }] = await Promise.all([
-    import('../box/wall-log.js'),
+    import('../network/wall-log.js'),
     import('../network/netns.js'),
   ]);
   if (own === undefined) {

@@ -20,7 +20,7 @@ import { projectConfigFile, readConfigForEdit, writeConfig } from '../config/wri
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { ByreError, UsageError } from '../errors.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
-import { CONTEXT_FILE_MAX_BYTES } from '../box/stage.js';
+import { CONTEXT_FILE_MAX_BYTES } from '../session/stage.js';
 import { editorCommand, editText } from '../hostenv/editor.js';
 import type { Io } from '../io.js';
 import { mcpEgress } from '../gen/allowlist.js';
@@ -39,7 +39,7 @@ import {
   type TargetFlags,
 } from './config-target.js';
 import { boxHostEnv, projectDeclinedRoots, userHome } from './load.js';
-import { boxWritableTrees, grantsOf } from '../box/writable-trees.js';
+import { boxWritableTrees, grantsOf } from '../containment/writable-trees.js';
 
 /** The injected side effects: the editor handoff (tests replace it). */
 export interface WiringDeps {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
-import type { EnginePool } from '../box/pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { LABEL } from '../gen/names.js';
 import type { Io } from '../io.js';
 import { projectIdFor } from '../project/identity.js';

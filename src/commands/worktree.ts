@@ -7,17 +7,22 @@ import { lstatSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
-import { checkContainment, containmentInput } from '../box/containment-check.js';
-import { bindProofRefusal, pinSources, provenBinds, type BoxProof } from '../box/bind-pins.js';
-import { askPool, enginePool, openAnswers } from '../box/pool.js';
-import { censusSessions, describeUnchecked, pidAlive } from '../box/sessions.js';
+import { checkContainment, containmentInput } from '../containment/check.js';
+import {
+  bindProofRefusal,
+  pinSources,
+  provenBinds,
+  type BoxProof,
+} from '../containment/bind-pins.js';
+import { askPool, enginePool, openAnswers } from '../engine/pool.js';
+import { censusSessions, describeUnchecked, pidAlive } from '../session/census.js';
 import {
   NO_GIT_EXIT,
   worktreeAddArgv,
   worktreeHelperBinds,
   worktreeRemoveArgv,
   type WorktreeHelperInput,
-} from '../box/worktree-helper.js';
+} from '../gen/worktree-helper.js';
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { detectEngine } from '../engine/detect.js';
@@ -41,7 +46,7 @@ import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
-import { treeRoots } from '../box/writable-trees.js';
+import { treeRoots } from '../containment/writable-trees.js';
 import { pinEngine, rereadPinned, type PinnedEngine } from './project-engine.js';
 import { ensureProjectImage, projectImage, type ProjectImage } from '../session/image.js';
 

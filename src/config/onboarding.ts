@@ -3,7 +3,7 @@
 // project's byre.config (template, agent, and the companion in its skills for
 // a shared-auth yes, nothing else), and with save-as-default the favourites
 // in default.config, which only change what the next question pre-selects.
-// Pure; onboard.ts reads and writes.
+// Pure; commands/onboard.ts reads and writes.
 
 import type { RawLayer } from './schema.js';
 import { applyEdits, type TomlEdit } from '../tomldoc/index.js';

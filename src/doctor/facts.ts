@@ -1,5 +1,5 @@
 // What `byre doctor` learns about the machine, as plain data: the command
-// gathers it (src/commands/doctor.ts, src/box/labelled-objects.ts) and the pure
+// gathers it (src/commands/doctor.ts, src/doctor/labelled-objects.ts) and the pure
 // modules beside this one judge it. Types only; no behaviour.
 
 import type { EngineName } from '../engine/types.js';

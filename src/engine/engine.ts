@@ -3,7 +3,7 @@
 // exec; the Go reference's imageRunner/sessionRunner/volumeRunner split, plus
 // exec and transfer into a running box). `Engine` is all of them; a function
 // takes only the role it uses, so its fake in a test is as small as its need.
-// runner.ts adapts it to the engine CLI; commands and box/ depend only on
+// runner.ts adapts it to the engine CLI; commands and the session steps depend only on
 // this. The engine contract (test/support/engine-contract.ts) says what every
 // method must do. Types only.
 

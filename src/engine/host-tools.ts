@@ -18,7 +18,7 @@ export type ToolResolution =
   | { kind: 'declined'; tool: string; path: string; root: string };
 
 export interface HostToolOptions {
-  /** The box-writable trees (box/writable-trees.ts), as paths. */
+  /** The box-writable trees (containment/writable-trees.ts), as paths. */
   declinedRoots: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
   /** Where relative PATH entries (and the empty entry, POSIX ".") resolve. */

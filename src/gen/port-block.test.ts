@@ -9,8 +9,8 @@ import {
   type PortChoice,
   type PortHolder,
 } from './port-block.js';
-import { listeningInodes } from '../box/port-probe.js';
-import { planPorts, portRefusal } from '../box/port-plan.js';
+import { listeningInodes } from '../host/port-probe.js';
+import { planPorts, portRefusal } from '../session/port-plan.js';
 
 const WT = 'app-feat-1a2b3c';
 const port = (container: number, host = 0, iface = '127.0.0.1'): PortSpec => ({

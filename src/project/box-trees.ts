@@ -1,7 +1,7 @@
 // The path rules over box-writable trees (adr/0046): a link that lives inside
 // a tree some box can write may have been planted by that box, so a host path
 // a config names is never resolved through one, and a host tool is never run
-// from, or through, such a tree. Pure: box/writable-trees.ts gathers the
+// from, or through, such a tree. Pure: containment/writable-trees.ts gathers the
 // trees, project/path-walk.ts records the links a resolution follows.
 
 import path from 'node:path';

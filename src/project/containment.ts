@@ -2,7 +2,7 @@
 // consent documents that decide what a box may reach, and the byre
 // executable runs on the host after the box exits. A bind that reaches
 // either would let the agent rewrite its own grants or replace byre. Pure:
-// callers pass canonical paths (box/containment-check.ts gathers them).
+// callers pass canonical paths (containment/check.ts gathers them).
 
 import path from 'node:path';
 

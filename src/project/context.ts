@@ -1,6 +1,6 @@
 // Where a command stands: the store, the project id anchored at the main
 // worktree and the worktree id of this directory (the trees a box can write
-// are box/writable-trees.ts's). A forged worktree structure and a changed
+// are containment/writable-trees.ts's). A forged worktree structure and a changed
 // identity are refused here, so every verb refuses them (adr/0047). Reads
 // the filesystem; writes nothing.
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
-import { ADD_SCRIPT, REMOVE_SCRIPT } from '../box/worktree-helper.js';
+import { ADD_SCRIPT, REMOVE_SCRIPT } from '../gen/worktree-helper.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import { resolveWorktree } from './worktree.js';

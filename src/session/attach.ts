@@ -5,8 +5,8 @@
 // delivery or wall (each stopped the box: fail closed), the box's own
 // failure, or the agent's exit status passed through.
 
-import type { BoxProof } from '../box/bind-pins.js';
-import { bindProofRefusal } from '../box/bind-pins.js';
+import type { BoxProof } from '../containment/bind-pins.js';
+import { bindProofRefusal } from '../containment/bind-pins.js';
 import { interpretExit } from './exit-status.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
@@ -18,7 +18,7 @@ import type { PreparedSession } from './prepare.js';
 import { reapQuietly } from './record.js';
 import { reportSession, sessionSnapshots } from './report.js';
 import { wallBeside } from './wall.js';
-import { keepWallSession } from '../box/wall-log.js';
+import { keepWallSession } from '../network/wall-log.js';
 import { endWall, wallHelperName } from '../network/netns.js';
 
 type Failure = { error: unknown } | null;

@@ -4,8 +4,8 @@
 // objects the launcher proves at start are the ones judged here (adr/0045).
 // When the engine runs elsewhere nothing can be pinned, and the banner says so.
 
-import { boxSources, checkContainment, containmentInput } from '../box/containment-check.js';
-import { pinSources, type BindPins } from '../box/bind-pins.js';
+import { boxSources, checkContainment, containmentInput } from '../containment/check.js';
+import { pinSources, type BindPins } from '../containment/bind-pins.js';
 import type { EffectiveConfig } from '../config/types.js';
 import { engineElsewhereNow } from '../engine/locality-facts.js';
 import { expandHost } from '../gen/run-argv.js';

@@ -3,22 +3,17 @@
 // can hold it; adr/0032), record the engines asked, and refuse a
 // `sharing = "exclusive"` volume another live box of the project holds.
 
-import type { EnginePool } from '../box/pool.js';
-import { openAnswers, poolOf } from '../box/pool.js';
-import { readEngineRecord, readRecordedEngine, writeEngineRecord } from '../box/engine-record.js';
+import type { EnginePool } from '../engine/pool.js';
+import { openAnswers, poolOf } from '../engine/pool.js';
+import { readEngineRecord, readRecordedEngine, writeEngineRecord } from './engine-record.js';
 import {
   formatEngineRecord,
   projectEngineUnavailable,
   sessionEngines,
   unansweredDetails,
-} from '../box/engine-scope.js';
-import {
-  censusSessions,
-  describeUnchecked,
-  type LiveBox,
-  type SessionScan,
-} from '../box/sessions.js';
-import type { PlannedVolume } from '../box/volumes.js';
+} from '../engine/engine-scope.js';
+import { censusSessions, describeUnchecked, type LiveBox, type SessionScan } from './census.js';
+import type { PlannedVolume } from './volume-ops.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { EngineName } from '../engine/types.js';
 import { RefusedError } from '../errors.js';

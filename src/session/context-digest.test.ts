@@ -9,7 +9,7 @@ import {
   type DigestInput,
 } from './context-digest.js';
 import { planBuild, type BuildPlan, type ContextEntry } from '../gen/plan.js';
-import { stageBuildContext } from '../box/stage.js';
+import { stageBuildContext } from './stage.js';
 import { fakeConfig, fakeSkill, text } from '../../test/support/config.js';
 
 const base: DigestInput = {

@@ -5,9 +5,9 @@
 // say what it can touch. Types only.
 
 import type { Io } from '../io.js';
-import type { EnginePool } from '../box/pool.js';
-import type { PidAlive } from '../box/sessions.js';
-import type { BindPins } from '../box/bind-pins.js';
+import type { EnginePool } from '../engine/pool.js';
+import type { PidAlive } from './census.js';
+import type { BindPins } from '../containment/bind-pins.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
 import type { Engine } from '../engine/engine.js';

@@ -3,10 +3,10 @@
 // so the engine does not make them root-owned, then the box created (not
 // started) from the sealed params.
 
-import type { BindPins } from '../box/bind-pins.js';
-import type { PlannedVolume } from '../box/volumes.js';
+import type { BindPins } from '../containment/bind-pins.js';
+import type { PlannedVolume } from './volume-ops.js';
 import { precreateMountPoints } from './mount-points.js';
-import { probeSockGroups, sockProbes } from '../box/sock-groups.js';
+import { probeSockGroups, sockProbes } from './sock-groups.js';
 import { buildRunArgv, type RunParams } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';
 import type { ResolvedSkill } from '../skills/types.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
-import { stageBuildContext } from '../box/stage.js';
+import { stageBuildContext } from './stage.js';
 import { labelInstruction } from '../gen/dockerfile.js';
 import { writeFileAtomic } from '../host/atomic-write.js';
 import { LABEL } from '../gen/names.js';

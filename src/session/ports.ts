@@ -3,8 +3,8 @@
 // one, refused before anything is created when they cannot be had; and the
 // banner line that shows them.
 
-import { planPorts, portMappingText, portRefusal, siblingPortsFrom } from '../box/port-plan.js';
-import { censusSessions } from '../box/sessions.js';
+import { planPorts, portMappingText, portRefusal, siblingPortsFrom } from './port-plan.js';
+import { censusSessions } from './census.js';
 import type { PortSpec } from '../config/types.js';
 import type { PortChoice } from '../gen/port-block.js';
 import type { SessionContext } from './context.js';

@@ -6,9 +6,9 @@
 // outside the lock need (the banner, the wall's plan, the credentials'
 // delivery, the bind proof) is returned, decided here.
 
-import { exposureLines } from '../box/banner.js';
-import type { BoxProof } from '../box/bind-pins.js';
-import { launchedTreesOf } from '../box/writable-trees.js';
+import { exposureLines } from '../status/banner.js';
+import type { BoxProof } from '../containment/bind-pins.js';
+import { launchedTreesOf } from '../containment/writable-trees.js';
 import type { CredentialDelivery } from '../credentials/box-delivery.js';
 import { VERSION } from '../embedded.js';
 import { launchRecordFor } from '../gen/launch-plan.js';

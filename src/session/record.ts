@@ -2,7 +2,7 @@
 // a box without its record (one status cannot describe) is never made; and
 // the reaping of records no box points at any more, beside the session.
 
-import { askPool, type EnginePool } from '../box/pool.js';
+import { askPool, type EnginePool } from '../engine/pool.js';
 import { ByreError } from '../errors.js';
 import { LABEL } from '../gen/names.js';
 import type { LaunchRecord } from '../gen/launch-record.js';

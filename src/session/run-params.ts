@@ -5,7 +5,7 @@
 // sealed with the record's hash and the bind proof (adr/0045), the params
 // the box is created with.
 
-import { proofOfBox, type BindPins, type BoxProof } from '../box/bind-pins.js';
+import { proofOfBox, type BindPins, type BoxProof } from '../containment/bind-pins.js';
 import { bindProofValue } from '../gen/bind-proof.js';
 import type { PortChoice } from '../gen/port-block.js';
 import type { RunBind, RunParams } from '../gen/run-argv.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
-import type { BindPins } from '../box/bind-pins.js';
+import type { BindPins } from '../containment/bind-pins.js';
 import {
   planPrefsSeed,
   seedAgentPrefs,
@@ -18,7 +18,7 @@ import {
   type EntryKind,
   type PrefsSeed,
 } from './seed-prefs.js';
-import type { PlannedVolume, SeedContext } from '../box/volumes.js';
+import type { PlannedVolume, SeedContext } from './volume-ops.js';
 
 const STATE: VolumeSpec = {
   name: '.claude',

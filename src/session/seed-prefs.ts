@@ -21,8 +21,8 @@ import {
   provenScript,
   type ProvenBind,
 } from '../gen/bind-proof.js';
-import { bindProofRefusal, pinSource, type SourcedBind } from '../box/bind-pins.js';
-import type { PlannedVolume, SeedContext } from '../box/volumes.js';
+import { bindProofRefusal, pinSource, type SourcedBind } from '../containment/bind-pins.js';
+import type { PlannedVolume, SeedContext } from './volume-ops.js';
 
 export interface PrefsSeed {
   /** The agent skill whose prefs these are. */

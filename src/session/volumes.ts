@@ -4,14 +4,14 @@
 // warning and the box still launches, unseeded).
 
 import type { Io } from '../io.js';
-import type { BindPins } from '../box/bind-pins.js';
+import type { BindPins } from '../containment/bind-pins.js';
 import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from './seed-prefs.js';
 import {
   ensureVolumes,
   seedFreshVolumes,
   type PlannedVolume,
   type SeedContext,
-} from '../box/volumes.js';
+} from './volume-ops.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { Engine } from '../engine/engine.js';
 import { volumeEngineName } from '../gen/names.js';

@@ -12,7 +12,7 @@ import {
   type LaunchRecord,
 } from '../gen/launch-record.js';
 import type { LaunchRecordState } from '../launch/verify.js';
-import { bannerLines, exposureLines } from '../box/banner.js';
+import { bannerLines, exposureLines } from './banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';

@@ -2,7 +2,7 @@
 // so deliver and grab need not ask it again while the same containers run. A
 // container's id is never reused and its labels never change, so an entry
 // stays true for as long as that container exists; the live monitors
-// (src/box/idle-probe.ts) say which containers those are. The file lives in
+// (src/engine/idle-probe.ts) say which containers those are. The file lives in
 // the user's runtime directory (src/host/runtime-dir.ts), never in the store.
 
 import path from 'node:path';

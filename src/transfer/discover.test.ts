@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { EnginePool } from '../box/pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import type { ContainerFacts } from '../engine/types.js';

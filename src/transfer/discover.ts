@@ -3,8 +3,8 @@
 // counts as zero (with a note); any other failure marks the pool partial, so
 // nothing downstream may claim "exactly one". Reads engines; decides nothing.
 
-import { askPool, type EnginePool } from '../box/pool.js';
-import { uidCheckApplies } from '../box/shell-exec.js';
+import { askPool, type EnginePool } from '../engine/pool.js';
+import { uidCheckApplies } from '../gen/shell-exec.js';
 import { LABEL } from '../gen/names.js';
 import type { ExecRunner } from '../engine/engine.js';
 import type { EngineName, LabelledContainer } from '../engine/types.js';

@@ -1,14 +1,14 @@
 // The engine pool deliver and grab discover over, and podman's remembered
-// answer (adr/0044): the live monitors' container ids (src/box/idle-probe.ts)
+// answer (adr/0044): the live monitors' container ids (src/engine/idle-probe.ts)
 // against the boxes podman listed before (box-memo.ts). IO at this edge; the
 // decision is boxesFromMemo's.
 
 import path from 'node:path';
 
 import type { Io } from '../io.js';
-import { transferPool } from '../box/idle-probe.js';
-import { enginePool, type EnginePool } from '../box/pool.js';
-import { storeWritableTrees, treeRoots } from '../box/writable-trees.js';
+import { transferPool } from '../engine/idle-probe.js';
+import { enginePool, type EnginePool } from '../engine/pool.js';
+import { storeWritableTrees, treeRoots } from '../containment/writable-trees.js';
 import { LABEL } from '../gen/names.js';
 import type { LabelledContainer } from '../engine/types.js';
 import { isAncestorOrSelf } from '../project/containment.js';

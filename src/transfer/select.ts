@@ -6,7 +6,7 @@ import { closeSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
-import type { EnginePool } from '../box/pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { ByreError } from '../errors.js';
 import { say, sayAll } from '../output/notes.js';
 import { projectIdFor } from '../project/identity.js';

@@ -16,7 +16,7 @@ import type { Engine } from '../../src/engine/engine.js';
 import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import { planBuild } from '../../src/gen/plan.js';
-import { stageBuildContext } from '../../src/box/stage.js';
+import { stageBuildContext } from '../../src/session/stage.js';
 import { rootEnginesUnderTest } from './engines.js';
 
 const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };

@@ -3,7 +3,7 @@
 // fake skill catalog and fixed host readers. Keys go in as the reducer reads
 // them; the buffer comes out as text.
 
-import { containmentInput, containmentRefusalsOf } from '../../src/box/containment-check.js';
+import { containmentInput, containmentRefusalsOf } from '../../src/containment/check.js';
 import { coreLayer } from '../../src/config/core-layer.js';
 import { parseLayer } from '../../src/config/parse.js';
 import type { LayerKind } from '../../src/config/types.js';

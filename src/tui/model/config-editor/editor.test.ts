@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeSkill } from '../../../../test/support/config.js';
 import { lowerLayers, Session } from '../../../../test/support/editor.js';
-import { bannerLines } from '../../../box/banner.js';
+import { bannerLines } from '../../../status/banner.js';
 import { createIdentity, sealValue } from '../../../credentials/seal.js';
 import { exposureParts } from '../../../status/exposure.js';
 import { editorKeysFor } from './state.js';

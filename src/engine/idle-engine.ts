@@ -5,9 +5,9 @@
 // rootless, is watched by a `conmon` process on this host, owned by the user
 // whose container it is. No such process that this user can see means
 // Podman would list no running box, so its answer is known without asking.
-// Pure: the facts are read by the caller (src/box/idle-probe.ts).
+// Pure: the facts are read by the caller (src/engine/idle-probe.ts).
 
-import { FULL_CONTAINER_ID } from '../engine/types.js';
+import { FULL_CONTAINER_ID } from './types.js';
 
 /** What the probe read; null fields could not be read (the engine is then asked). */
 export interface PodmanActivityFacts {
@@ -86,7 +86,7 @@ export function podmanIsLocal(f: Omit<PodmanActivityFacts, 'processStats'>): boo
   return f.containersConf !== null && !f.containersConf.some((t) => UNPROVABLE_KEY.test(t));
 }
 
-/** One process as the monitor census reads it (src/box/idle-probe.ts). */
+/** One process as the monitor census reads it (src/engine/idle-probe.ts). */
 export interface ProcessView {
   /** Its `/proc/<pid>/stat` line. */
   stat: string;

@@ -6,7 +6,7 @@
 import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { ContainerFacts, EngineName } from '../engine/types.js';
-import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';
+import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from '../engine/pool.js';
 
 export interface LiveBox {
   engineName: EngineName;

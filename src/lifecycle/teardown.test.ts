@@ -10,7 +10,7 @@ import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
-import type { EnginePool } from './pool.js';
+import type { EnginePool } from '../engine/pool.js';
 
 let root: string;
 let dir: string;

@@ -5,10 +5,10 @@
 // totals (forget, reset, rehome) or treat the pool as partial.
 
 import { EngineError } from '../errors.js';
-import { resolveHostTool } from '../engine/host-tools.js';
-import type { Engine } from '../engine/engine.js';
-import { createEngine } from '../engine/runner.js';
-import type { EngineFacts, EngineName } from '../engine/types.js';
+import { resolveHostTool } from './host-tools.js';
+import type { Engine } from './engine.js';
+import { createEngine } from './runner.js';
+import type { EngineFacts, EngineName } from './types.js';
 
 export type PoolMember =
   | { name: EngineName; state: 'ok'; engine: Engine }

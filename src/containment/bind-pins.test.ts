@@ -16,12 +16,7 @@ import {
   provenBinds,
   type SourcedBind,
 } from './bind-pins.js';
-import {
-  boxPaths,
-  boxSources,
-  containmentProblems,
-  type ContainmentInput,
-} from './containment-check.js';
+import { boxPaths, boxSources, containmentProblems, type ContainmentInput } from './check.js';
 
 const tmp = useTempDir('bind-pins');
 

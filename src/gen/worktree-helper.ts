@@ -5,8 +5,8 @@
 // and config are the box's to write. Pure: argv and scripts only.
 
 import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
-import { bindProofEnvArgs, provenScript, type ProvenBind } from '../gen/bind-proof.js';
-import { worktreeAddHelperName } from '../gen/names.js';
+import { bindProofEnvArgs, provenScript, type ProvenBind } from './bind-proof.js';
+import { worktreeAddHelperName } from './names.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 
 /** The helper's exit status when the image has no git. */

@@ -5,7 +5,7 @@
 import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
-import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from './pool.js';
+import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from '../engine/pool.js';
 import {
   planProjectImages,
   planProjectVolumes,

@@ -6,7 +6,7 @@
 // commands run on (adr/0053), and the refusal when that engine cannot be
 // asked. Pure: the record's text in, the engine names out.
 
-import type { EngineName } from '../engine/types.js';
+import type { EngineName } from './types.js';
 import { RefusedError } from '../errors.js';
 
 /**

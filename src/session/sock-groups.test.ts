@@ -8,7 +8,7 @@ import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
-import { pinSources } from './bind-pins.js';
+import { pinSources } from '../containment/bind-pins.js';
 import {
   OVERFLOW_GID,
   parseGid,

@@ -14,7 +14,7 @@ import {
   type PortChoice,
   type PortHolder,
 } from '../gen/port-block.js';
-import { hostPortHolder } from './port-probe.js';
+import { hostPortHolder } from '../host/port-probe.js';
 
 /** A box of this project (another worktree's session) and the ports its record says it publishes. */
 export interface SiblingPorts {

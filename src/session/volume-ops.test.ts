@@ -10,8 +10,8 @@ import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { VolumeSpec } from '../config/types.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
-import { pinSources } from './bind-pins.js';
-import { seedFreshVolumes, type PlannedVolume, type SeedContext } from './volumes.js';
+import { pinSources } from '../containment/bind-pins.js';
+import { seedFreshVolumes, type PlannedVolume, type SeedContext } from './volume-ops.js';
 
 const tmp = useTempDir('volumes');
 

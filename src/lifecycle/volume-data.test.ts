@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
-import type { EnginePool } from './pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { clearMachineVolume } from './volume-data.js';
 
 const VOLUME = 'byre-machine-u1000-claude-identity';

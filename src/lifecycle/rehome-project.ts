@@ -40,9 +40,9 @@ import {
   type RemovalFailure,
   type Unreached,
 } from './inventory.js';
-import type { EnginePool } from './pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import { projectVolumePrefix } from './project-objects.js';
-import { findSessions } from './sessions.js';
+import { findSessions } from '../session/census.js';
 
 /** The base image a helper may fall back to, only when it is already local. */
 const FALLBACK_HELPER_IMAGE = 'debian:bookworm';

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-import { executableId } from '../engine/facts-cache.js';
+import { executableId } from './facts-cache.js';
 import { readRegularFile } from '../host/read-regular.js';
 import {
   podmanCensus,

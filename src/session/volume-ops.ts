@@ -6,7 +6,12 @@
 import type { VolumeSpec } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import { BIND_PROOF_EXIT, bindProofEnvArgs, provenScript } from '../gen/bind-proof.js';
-import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
+import {
+  bindProofRefusal,
+  provenBinds,
+  type BindPins,
+  type SourcedBind,
+} from '../containment/bind-pins.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../gen/names.js';
 import { expandHost } from '../gen/run-argv.js';

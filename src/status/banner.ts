@@ -7,9 +7,9 @@ import type { EffectiveConfig } from '../config/types.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { shellQuote } from '../output/shell-quote.js';
-import { exposureParts, exposureSummary } from '../status/exposure.js';
-import { rawRunArgHole, rawRunArgSource } from '../status/rows.js';
-import { grantFacts, type GrantFacts } from '../status/model.js';
+import { exposureParts, exposureSummary } from './exposure.js';
+import { rawRunArgHole, rawRunArgSource } from './rows.js';
+import { grantFacts, type GrantFacts } from './model.js';
 
 /** The banner lines for already-computed grant facts. */
 export function bannerLines(facts: GrantFacts, selfEdit = false): string[] {

@@ -6,8 +6,8 @@
 
 import { LABEL } from '../gen/names.js';
 import { isMachineVolume } from './project-objects.js';
-import { askPool, failedAnswers, openAnswers, type EnginePool } from './pool.js';
-import { describeUnchecked } from './sessions.js';
+import { askPool, failedAnswers, openAnswers, type EnginePool } from '../engine/pool.js';
+import { describeUnchecked } from '../session/census.js';
 
 export interface ClearOutcome {
   ok: boolean;

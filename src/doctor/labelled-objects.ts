@@ -4,13 +4,13 @@
 // a volume a container holds stays, and the failure says why. Engines that
 // cannot be asked come back as data.
 
-import type { EngineScan, LabelledObject } from '../doctor/facts.js';
-import { removalTargets, type Leftover } from '../doctor/leftovers.js';
+import type { EngineScan, LabelledObject } from './facts.js';
+import { removalTargets, type Leftover } from './leftovers.js';
 import { LABEL } from '../gen/names.js';
 import { EngineError } from '../errors.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
-import { askPool, type EnginePool } from './pool.js';
+import { askPool, type EnginePool } from '../engine/pool.js';
 
 const KEYS = [LABEL.project, LABEL.store, LABEL.launch] as const;
 

@@ -10,7 +10,7 @@ import { projectIdFor } from '../project/identity.js';
 import { recordIdentity, recordedIdentities } from '../project/identity-record.js';
 import { recordProjectPath } from '../project/store.js';
 import { storeTag } from '../project/store-layout.js';
-import type { EnginePool } from './pool.js';
+import type { EnginePool } from '../engine/pool.js';
 import {
   chooseHelperImage,
   listRehomeCandidates,

@@ -16,8 +16,8 @@ import {
   type RemovalFailure,
   type Unreached,
 } from './inventory.js';
-import type { EnginePool } from './pool.js';
-import { censusSessions, pidAlive } from './sessions.js';
+import type { EnginePool } from '../engine/pool.js';
+import { censusSessions, pidAlive } from '../session/census.js';
 
 export type TeardownVerb = 'reset' | 'forget';
 

@@ -9,7 +9,7 @@ import {
   worktreeRemoveArgv,
   type WorktreeHelperInput,
 } from './worktree-helper.js';
-import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import { BIND_PROOF_SH } from './bind-proof.js';
 
 const input: WorktreeHelperInput = {
   image: 'byre-app-1a2b3c-u1000-g1000',

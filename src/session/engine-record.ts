@@ -17,7 +17,7 @@ import {
   parseEngineRecord,
   recordedEngine,
   type EngineRecord,
-} from './engine-scope.js';
+} from '../engine/engine-scope.js';
 
 const RECORD_MAX_BYTES = 256;
 const PREFIX = 'engine.';

@@ -28,7 +28,7 @@ import { defaultConfigPath, templateConfigPath } from '../project/store-layout.j
 import type { SkillCatalog } from '../skills/resolve.js';
 import type { FirstRunSetup } from '../tui/model/first-run.js';
 import type { CatalogChoice } from '../tui/model/config-editor/types.js';
-import { anyEngineRecord } from './engine-record.js';
+import { anyEngineRecord } from '../session/engine-record.js';
 
 export interface OnboardFlags {
   template?: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { LABEL } from '../gen/names.js';
-import { censusSessions, judgeBox, pidAlive } from './sessions.js';
+import { censusSessions, judgeBox, pidAlive } from './census.js';
 
 const alive = (pid: number): boolean => pid === 4242;
 

@@ -13,7 +13,12 @@ import {
   provenScript,
   type ProvenBind,
 } from '../gen/bind-proof.js';
-import { bindProofRefusal, provenBinds, type BindPins, type SourcedBind } from './bind-pins.js';
+import {
+  bindProofRefusal,
+  provenBinds,
+  type BindPins,
+  type SourcedBind,
+} from '../containment/bind-pins.js';
 import { DROP_PRIVILEGES, helperUsernsArgs, NEVER_PULL } from '../engine/argv.js';
 import type { SessionRunner } from '../engine/engine.js';
 import { helperName } from '../gen/names.js';
