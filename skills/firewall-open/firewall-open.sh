@@ -387,6 +387,18 @@ links() {
   echo "${out[*]}"
 }
 
+# Is the resolver running? Not `kill -0`: once dnsmasq dropped to its user,
+# a helper without CAP_KILL (adr/0050) may not signal it even to ask, and
+# would call a running resolver dead. /proc tells without asking: the pid is
+# there and not a zombie.
+resolver_alive() { # pid
+  local stat
+  [ -n "$1" ] || return 1
+  { read -r stat < "/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat%% *} != [ZX] ]]
+}
+
 # --- the deny probe (adr/0061) -----------------------------------------------
 # A listener of the helper's own on loopback at probe_port. Before the rules,
 # a connect to it must succeed: something would answer. After them, the same
@@ -448,7 +460,7 @@ nft delete element inet byre probe "{ $probe_port }" || die "could not give loop
 ready=0
 for _ in $(seq 100); do
   if [ "$(connect 127.0.0.1 53)" = connected ]; then ready=1; break; fi
-  kill -0 "$resolver" 2>/dev/null || die "the resolver did not start"
+  resolver_alive "$resolver" || die "the resolver did not start"
   sleep 0.02
 done
 [ "$ready" = 1 ] || die "the resolver never answered on 127.0.0.1:53"
@@ -466,8 +478,8 @@ log "gate opened"
 had=$(links)
 while :; do
   refused_events
-  if ! kill -0 "$resolver" 2>/dev/null; then
-    [ -z "$resolver" ] || log "the resolver exited: no DNS and no new address for the rest of the session (fail closed)"
+  if [ -n "$resolver" ] && ! resolver_alive "$resolver"; then
+    log "the resolver exited: no DNS and no new address for the rest of the session (fail closed)"
     resolver=''
   fi
   if [ -n "$had" ] && [ -z "$(links)" ]; then exit 0; fi

@@ -3,7 +3,7 @@
 // write takes, and the cascade as this directory sees it, split at that file:
 // what the layers below it still declare decides a closure-smart remove.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 
 import { mergeLayers } from '../config/merge.js';
 import { loadCascade } from '../config/read.js';
@@ -71,7 +71,7 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
   }
   const ctx = await resolveProjectContext(io.cwd, io.env);
   const home = ctx.store.home;
-  const storeLock = existsSync(ctx.project.dir) ? ctx.project : undefined;
+  const storeLock = pathExists(ctx.project.dir) ? ctx.project : undefined;
   if (flags.global === true) {
     return {
       file: defaultConfigFile(home),
@@ -84,7 +84,7 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
   }
   if (flags.layer !== undefined) {
     const file = layerConfigFile(home, flags.layer);
-    if (!existsSync(file.path)) {
+    if (!pathExists(file.path)) {
       throw new ByreError(`layer ${flags.layer} does not exist (${file.path})`, {
         rule: 'layer.missing',
         remedy: `create it with byre layer new ${flags.layer}`,

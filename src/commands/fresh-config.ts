@@ -4,7 +4,7 @@
 // closures, removal markers) with what the fresh one would. Anything lost
 // needs an explicit yes on a terminal; without one, byre refuses, naming it.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 
 import { loadCascade } from '../config/read.js';
 import { removalMarkers } from '../config/removals.js';
@@ -65,7 +65,7 @@ function restrictionsOf(home: string, userHome: string, projectId: string): stri
 /** The earlier identities whose restrictions a fresh config for this one would not keep. */
 function loosenings(ctx: ProjectContext, userHome: string): Loosening[] {
   const earlier = earlierIdentities(ctx).filter((id) =>
-    existsSync(projectConfigPath(ctx.store.home, id)),
+    pathExists(projectConfigPath(ctx.store.home, id)),
   );
   if (earlier.length === 0) return [];
   const fresh = restrictionsOf(ctx.store.home, userHome, ctx.projectId);
@@ -97,7 +97,7 @@ export async function guardFreshConfig(
   userHome: string,
   confirm: Confirm | null,
 ): Promise<void> {
-  if (existsSync(ctx.project.config)) return;
+  if (pathExists(ctx.project.config)) return;
   const lost = loosenings(ctx, userHome);
   const first = lost[0];
   if (first === undefined) return;

@@ -7,8 +7,6 @@
 // `defaults.skip_questions` takes the stored answers unasked; off a terminal
 // nothing is asked. The onboarded marker, not the config, says it is done.
 
-import { existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
 import { readLayerFile } from '../config/read.js';
 import {
   favouriteEdits,
@@ -23,6 +21,7 @@ import {
 import { defaultConfigFile, projectConfigFile, writeConfig } from '../config/write.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../host/atomic-write.js';
+import { pathExists } from '../host/path-view.js';
 import type { ProjectContext } from '../project/context.js';
 import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
@@ -65,13 +64,6 @@ export type OnboardResult =
       savedDefaults: boolean;
     };
 
-async function exists(p: string): Promise<boolean> {
-  return access(p).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** What develop says after onboarding wrote the project's config. */
 export function onboardedLine(configPath: string): string {
   return [
@@ -87,7 +79,7 @@ async function checkTemplate(
   bundled: (n: string) => unknown,
 ): Promise<void> {
   if (name === 'none' || bundled(name) !== null) return;
-  if (!name.startsWith('byre/') && (await exists(templateConfigPath(ctx.store.home, name)))) return;
+  if (!name.startsWith('byre/') && pathExists(templateConfigPath(ctx.store.home, name))) return;
   throw new ByreError(`template "${name}" not found`, {
     rule: 'onboard.template-missing',
     remedy: 'choose one of the bundled templates (go, node, python), a local one, or "none"',
@@ -137,7 +129,7 @@ const ONBOARDED_TEXT = 'byre develop onboarded this project\n';
  * writes, or, from a byre before the marker, a launch's engine record.
  */
 function onboardedAlready(ctx: ProjectContext): boolean {
-  return existsSync(ctx.project.onboarded) || anyEngineRecord(ctx.project.dir);
+  return pathExists(ctx.project.onboarded) || anyEngineRecord(ctx.project.dir);
 }
 
 async function markOnboarded(ctx: ProjectContext): Promise<void> {
@@ -225,7 +217,7 @@ export async function onboard(
         },
       );
     }
-    if (!existsSync(ctx.project.onboarded)) await markOnboarded(ctx);
+    if (!pathExists(ctx.project.onboarded)) await markOnboarded(ctx);
     return { wrote: false };
   }
   const existing = readExisting(ctx);

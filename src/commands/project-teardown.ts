@@ -4,7 +4,7 @@
 // every installed engine through lifecycle/teardown.ts. Each verb words its own summary.
 // What forget removes beyond reset (images, the store) is decided here by verb.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 import { terminalConfirm, type Io } from '../io.js';
 import { enginePool } from '../engine/pool.js';
 import { teardown, type TeardownOutcome, type TeardownVerb } from '../lifecycle/teardown.js';
@@ -35,7 +35,7 @@ export async function tearDownProject(
     projectId: ctx.projectId,
     pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: forget,
-    storeDir: forget && existsSync(ctx.project.dir) ? ctx.project.dir : null,
+    storeDir: forget && pathExists(ctx.project.dir) ? ctx.project.dir : null,
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,

@@ -3,7 +3,7 @@
 // the engine's layer cache kept (adr/0003). Under the setup
 // lock, from the config read under it; never touches volumes or enrols.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 import type { Io } from '../io.js';
 import { withSetupLock } from '../host/lock.js';
 import { ByreError } from '../errors.js';
@@ -27,7 +27,7 @@ export async function rebuildCommand(
 
   const ctx = await resolveProjectContext(io.cwd, io.env);
   await checkProjectPath(ctx);
-  if (!existsSync(ctx.project.config)) {
+  if (!pathExists(ctx.project.config)) {
     throw new ByreError(
       `this directory has no byre setup yet (${escapeTerminal(ctx.project.config)} is missing)`,
       {

@@ -4,11 +4,11 @@
 // of them; loading refuses a granted host path resolved through a link that
 // lives in one. Every caller asks here; nothing else lists them.
 
-import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import type { EffectiveConfig, MountSpec, VolumeSpec } from '../config/types.js';
 import { expandHostPath } from '../config/grammar.js';
+import { realpathOrSelf } from '../host/canonical.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { readLaunchedTrees, type LaunchedTree } from '../launch/trees-record.js';
 import type { BoxTree } from '../project/box-trees.js';
@@ -46,11 +46,7 @@ interface TreeSpec {
 }
 
 function resolved(given: string): string {
-  try {
-    return realpathSync.native(given);
-  } catch {
-    return given;
-  }
+  return realpathOrSelf(given);
 }
 
 /**

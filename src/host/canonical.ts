@@ -1,6 +1,7 @@
 // The canonical form of a host path: absolute, symlinks resolved, no trailing
 // slash. Project identity hashes this string, so every caller must derive it
-// here and nowhere else.
+// here and nowhere else. Beside it, the kernel's own realpath of a path as
+// given, for the box-writable trees.
 
 // Sync on purpose: in the compiled binary the first async fs call starts
 // bun's worker pool (~4 ms), a quarter of a short command's whole start.
@@ -21,6 +22,15 @@ export async function canonicalPath(p: string): Promise<string> {
 /** canonicalPath for a synchronous caller. Throws when the path does not exist. */
 export function canonicalPathSync(p: string): string {
   return trimTrailingSlashes(realpathSync(path.resolve(p)));
+}
+
+/** The kernel's realpath(3) of `p` as given (not made absolute or trimmed), or `p` itself when it cannot be resolved. */
+export function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 /**

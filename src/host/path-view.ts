@@ -1,9 +1,12 @@
 // What is at a host path, looked at without following it: lstat and
 // readlink, never opening. The walk over these (project/path-walk.ts) is
-// pure; this is the one place it touches the disk. Sync on purpose
-// (canonical.ts says why).
+// pure; this is the one place it touches the disk. Beside them the two
+// looks that follow links, for a yes/no only: whether a path reaches
+// anything, and a directory's entry names; neither opens a file, so neither
+// waits on a FIFO (a read goes through read-regular.ts, which never follows
+// the last link). Sync on purpose (canonical.ts says why).
 
-import { lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 
 /** What is at a path, its last component not followed; `missing` for anything byre cannot look past. */
 export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
@@ -35,5 +38,23 @@ export function readlinkOrNull(abs: string): string | null {
     return readlinkSync(abs, 'utf8');
   } catch {
     return null;
+  }
+}
+
+/**
+ * Whether `abs` reaches anything, links followed: false for a dangling link
+ * and for anything byre cannot look past (ENOENT, ENOTDIR, EACCES). A yes/no
+ * only: never a check before reading what is there.
+ */
+export function pathExists(abs: string): boolean {
+  return existsSync(abs);
+}
+
+/** The entry names of the directory at `dir` (a link to one followed), in the system's order; empty when it cannot be listed. */
+export function entryNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }

@@ -3,10 +3,10 @@
 // then refuse to claim completeness over an engine byre could not reach. Never
 // touches machine-scoped volumes or the project tree.
 
-import { rm } from 'node:fs/promises';
 import type { Confirm, Writer } from '../io.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
+import { removeTree } from '../host/remove.js';
 import { say } from '../output/notes.js';
 import {
   describeUnreached,
@@ -154,7 +154,7 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
   }
   if (req.storeDir !== null) {
     try {
-      await rm(req.storeDir, { recursive: true, force: true });
+      await removeTree(req.storeDir);
       outcome.removed.push(`store ${req.storeDir}`);
     } catch (error) {
       outcome.failures.push({

@@ -5,13 +5,13 @@
 // the editor. The parsing and every bound live in status/wall-*.ts; this
 // module only moves bytes, and never lets a failure here fail a session.
 
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../errors.js';
 import { writeFileAtomic } from '../host/atomic-write.js';
 import { readRegularFile } from '../host/read-regular.js';
+import { removeEntry } from '../host/remove.js';
 import { WALL_LOG_TAIL_LINES, parseWallLog, type WallEvents } from '../status/wall-events.js';
 import {
   WALL_RECORD_MAX_BYTES,
@@ -86,7 +86,7 @@ export async function keepWallSession(
   try {
     const read = session.helper === null ? null : await readWallEvents(engine, session.helper);
     if (read === null || read.events === null) {
-      await rm(recordPath(session.launchesDir, session.worktreeId), { force: true });
+      await removeEntry(recordPath(session.launchesDir, session.worktreeId));
       return;
     }
     await keepWallRecord(session.launchesDir, session.worktreeId, {

@@ -4,7 +4,7 @@
 // identity are refused here, so every verb refuses them (adr/0047). Reads
 // the filesystem; writes nothing.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 import type { RefusedError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import {
@@ -68,7 +68,7 @@ function identityChangeOf(home: string, resolved: ResolvedIdentity): IdentityCha
     resolved,
     recorded,
     recordedRoot,
-    recordedRootGone: recordedRoot !== null && !existsSync(recordedRoot),
+    recordedRootGone: recordedRoot !== null && !pathExists(recordedRoot),
   };
 }
 

@@ -5,12 +5,13 @@
 // project. Both are keyed by the id the directory's own path hashes to, so
 // finding what a directory was is a read or two, never a scan.
 
-import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 import { writeFileAtomic } from '../host/atomic-write.js';
 import { isValidProjectId, projectIdFor } from './identity.js';
 import { readRegularFile } from '../host/read-regular.js';
+import { entryNames } from '../host/path-view.js';
+import { removeEntrySync } from '../host/remove.js';
 import { projectPathOf, recordProjectPath } from './store.js';
 import { projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';
 
@@ -107,17 +108,12 @@ export async function recordIdentity(home: string, ctx: IdentityToRecord): Promi
 
 /** Drops a linked worktree's record (its directory left the project, or was removed). */
 export function removeWorktreeRecord(home: string, worktreeId: string): void {
-  rmSync(worktreeRecordPath(home, worktreeId), { force: true });
+  removeEntrySync(worktreeRecordPath(home, worktreeId));
 }
 
 /** Every readable worktree record, with its worktree id. Reads the whole directory: for rare verbs. */
 export function worktreeRecords(home: string): (WorktreeRecord & { worktreeId: string })[] {
-  let names: string[];
-  try {
-    names = readdirSync(storePaths(home).worktrees);
-  } catch {
-    return [];
-  }
+  const names = entryNames(storePaths(home).worktrees);
   return names.filter(isValidProjectId).flatMap((worktreeId) => {
     const record = readWorktreeRecord(worktreeRecordPath(home, worktreeId));
     return record === null || record === UNREADABLE ? [] : [{ worktreeId, ...record }];

@@ -3,13 +3,13 @@
 // on, size capped), written atomically under the setup lock; and from them
 // and the launch records, the engine a project's boxes are on (adr/0053).
 
-import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EngineName } from '../engine/types.js';
 import { launchHashesOnDisk } from '../launch/store.js';
 import { readLaunchRecordFile, verifyLaunchRecord } from '../launch/verify.js';
 import { writeFileAtomic } from '../host/atomic-write.js';
 import { isValidProjectId } from '../project/identity.js';
+import { entryNames, pathExists } from '../host/path-view.js';
 import { readRegularFile } from '../host/read-regular.js';
 import {
   engineRecordFile,
@@ -38,11 +38,7 @@ function readOne(file: string): EngineRecord | null {
 
 /** Whether any worktree of the project has a record: a develop got as far as its launch. */
 export function anyEngineRecord(projectDir: string): boolean {
-  try {
-    return readdirSync(projectDir).some((n) => n.startsWith(PREFIX));
-  } catch {
-    return false;
-  }
+  return entryNames(projectDir).some((n) => n.startsWith(PREFIX));
 }
 
 /** Every other worktree's record of the project; null for one that cannot be read. */
@@ -50,12 +46,7 @@ export function readOtherEngineRecords(
   projectDir: string,
   worktreeId: string,
 ): (EngineRecord | null)[] {
-  let names: string[];
-  try {
-    names = readdirSync(projectDir);
-  } catch {
-    return [];
-  }
+  const names = entryNames(projectDir);
   const own = engineRecordFile(worktreeId);
   return names
     .filter((n) => n.startsWith(PREFIX) && n !== own)
@@ -106,12 +97,7 @@ export function readRecordedEngine(
  * its project). Reads the whole projects directory: for rare paths only.
  */
 export function projectsWithEngineRecord(projectsDir: string, worktreeId: string): string[] {
-  let ids: string[];
-  try {
-    ids = readdirSync(projectsDir);
-  } catch {
-    return [];
-  }
+  const ids = entryNames(projectsDir);
   const file = engineRecordFile(worktreeId);
-  return ids.filter((id) => isValidProjectId(id) && existsSync(path.join(projectsDir, id, file)));
+  return ids.filter((id) => isValidProjectId(id) && pathExists(path.join(projectsDir, id, file)));
 }

@@ -3,7 +3,7 @@
 // changed in them when it ends. Never fails the session: a report that
 // cannot be made says so and the session's own outcome stands.
 
-import { existsSync } from 'node:fs';
+import { pathExists } from '../host/path-view.js';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
@@ -52,7 +52,7 @@ export function sessionSnapshots(ctx: ProjectContext, selfEdit: boolean): Sessio
   const checkout =
     ctx.isLinkedWorktree &&
     ctx.gitDir !== null &&
-    existsSync(path.join(ctx.gitDir, NEEDS_CHECKOUT_MARKER));
+    pathExists(path.join(ctx.gitDir, NEEDS_CHECKOUT_MARKER));
   return { tree, checkout, store: selfEdit ? snapshotStore(ctx.project.dir) : null };
 }
 

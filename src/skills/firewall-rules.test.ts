@@ -12,7 +12,7 @@
 // the rules on real bridges; IPv6, which no bridge here has, only here.
 
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -41,9 +41,13 @@ const STUBS: Record<string, string> = {
     'exit 0',
   ].join('\n'),
   // The resolver: says what it was asked, prints its log lines, and exits.
-  dnsmasq: ['echo "dnsmasq $*" >> "$STUB_LOG"', 'printf "%s\\n" "$STUB_RESOLVER_LOG" >&2'].join(
-    '\n',
-  ),
+  // With STUB_RESOLVER_STAYS it then runs on for that many seconds as nobody,
+  // as the real one runs as its own user.
+  dnsmasq: [
+    'echo "dnsmasq $*" >> "$STUB_LOG"',
+    'printf "%s\\n" "$STUB_RESOLVER_LOG" >&2',
+    '[ -z "$STUB_RESOLVER_STAYS" ] || exec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sleep "$STUB_RESOLVER_STAYS"',
+  ].join('\n'),
   id: '[ "$1 $2" = "-u dnsmasq" ] && echo "${STUB_DNS_UID:-101}"',
   // The box's network goes on the first wait of the event loop.
   sleep: 'rm -f "$STUB_NET/eth0"',
@@ -78,14 +82,20 @@ interface HookRun {
   conf: string[];
 }
 
-function runHook(hook: string, env: Record<string, string>, probe: ProbeMode = 'refused'): HookRun {
+function runHook(
+  hook: string,
+  env: Record<string, string>,
+  probe: ProbeMode = 'refused',
+  wrap: readonly string[] = [],
+): HookRun {
   const dir = testTempDir('firewall-hook');
   for (const [name, body] of Object.entries(STUBS)) {
     putFile(dir, `bin/${name}`, `#!/bin/sh\n${body}\n`, 0o755);
   }
   const log = putFile(dir, 'calls.log', '');
   putFile(dir, 'net/eth0', '');
-  const r = spawnSync('bash', [hook], {
+  const [command = 'bash', ...args] = [...wrap, 'bash', hook];
+  const r = spawnSync(command, args, {
     encoding: 'utf8',
     env: {
       PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin`,
@@ -96,6 +106,7 @@ function runHook(hook: string, env: Record<string, string>, probe: ProbeMode = '
       BYRE_WALL_DIR: path.join(dir, 'run'),
       BYRE_WALL_UPSTREAM: '192.0.2.53',
       STUB_RESOLVER_LOG: '',
+      STUB_RESOLVER_STAYS: '',
       STUB_REFUSED: '',
       BYRE_LAUNCH_GATE_FILE: putFile(dir, 'gate', '7227\n'),
       ...env,
@@ -386,6 +397,25 @@ describe('byre-firewall: the event lines (adr/0063)', () => {
     expect(r.stderr).toContain('the resolver exited: no DNS and no new address');
     expect(r.stderr).toContain('gate opened');
   }, 30_000);
+
+  // The helper holds no CAP_KILL (adr/0050) and the resolver runs as its own
+  // user: a `kill -0` to it is refused while it runs, which said "exited".
+  it.skipIf(process.getuid?.() !== 0 || !existsSync('/usr/bin/setpriv'))(
+    'a resolver running as its own user, beyond the reach of a helper without CAP_KILL, is not said to have exited',
+    () => {
+      const r = runHook(
+        HOOKS.firewall,
+        { BYRE_EGRESS: 'example.test', BYRE_INBOUND: '', STUB_RESOLVER_STAYS: '4' },
+        'refused',
+        ['setpriv', '--bounding-set=-kill', '--inh-caps=-kill', '--'],
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toContain('gate opened');
+      expect(r.stderr).not.toContain('the resolver exited');
+      expect(r.stderr).not.toContain('the resolver did not start');
+    },
+    30_000,
+  );
 
   it('a name too long for an event line keeps its last labels', () => {
     const long = `${'a'.repeat(60)}.`.repeat(12) + 'off-list.test';

@@ -720,6 +720,43 @@ function resolverHosts(
   };
 }
 
+/** The helper's stdout and stderr together (its diagnostics are on stderr), as its engine kept them. */
+function helperLog(p: TestProject, helper: string): string {
+  const { engine, user } = p.flavor;
+  const r =
+    user === null
+      ? spawnSync(engine, ['logs', helper], { encoding: 'utf8' })
+      : spawnSync(
+          'runuser',
+          [
+            '-u',
+            user,
+            '--',
+            'sh',
+            '-c',
+            'HOME=$(getent passwd "$(id -un)" | cut -d: -f6) exec "$0" logs "$1"',
+            engine,
+            helper,
+          ],
+          { encoding: 'utf8' },
+        );
+  return `${r.stdout}${r.stderr}`;
+}
+
+/** The uid the wall's resolver runs as in its helper (it drops to its own user). */
+function resolverUid(p: TestProject, helper: string): number {
+  const status = engineCli(p, [
+    'exec',
+    helper,
+    'sh',
+    '-c',
+    'cat "/proc/$(cat /run/byre-wall/resolver.pid)/status"',
+  ]);
+  const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+  if (uid === undefined || uid === '0') throw new Error(`the resolver runs as root:\n${status}`);
+  return Number(uid);
+}
+
 describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
   "the wall's resolver on $label",
   (flavor) => {
@@ -822,8 +859,24 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         expect(resolution('svc.allowed.test')).toBe('resolved');
         expect(resolution('never.allowed.test')).toBe('not_resolved');
 
-        // The resolver dies: no DNS, nothing more asked upstream, no new address.
-        engineCli(p, ['kill', helper]);
+        // The helper tells the resolver's death only when it happens: dnsmasq runs
+        // as its own user, which a helper without CAP_KILL may not signal (adr/0050).
+        expect(helperLog(p, helper)).not.toContain('the resolver exited');
+
+        // The resolver dies (killed by its own user; the helper runs on): the
+        // helper says so, no DNS, nothing more asked upstream, no new address.
+        engineCli(p, [
+          'exec',
+          '--user',
+          String(resolverUid(p, helper)),
+          helper,
+          'sh',
+          '-c',
+          'kill "$(cat /run/byre-wall/resolver.pid)"',
+        ]);
+        await waitFor('the helper saying the resolver exited', () =>
+          helperLog(p, helper).includes('the resolver exited') ? true : null,
+        );
         const asked = dns.seen.length;
         dns.answers.set('svc.allowed.test', a);
         expect(
