@@ -112,20 +112,6 @@ describe.skipIf(agentFlavors.length === 0).each(agentFlavors)(
 describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
   'byre develop refusals on $label',
   (flavor) => {
-    it('refuses a second session in the same directory with exit 3 and a re-attach hint', async () => {
-      const project = scope.project(flavor);
-      const session = scope.start(project, ['develop']);
-      const id = await waitFor('the first box', () => runningBox(project));
-      const second = runByre(project, ['develop'], { input: 'exit 0\n' });
-      expect(second.status).toBe(3);
-      expect(second.stderr).toContain('a session is already running for this directory');
-      expect(second.stderr).toContain(
-        `${flavor.engine} attach --detach-keys=ctrl-p,ctrl-q ${id.slice(0, 12)}`,
-      );
-      expect(second.stderr).toContain('byre shell');
-      expect(await session.end()).toBe(0);
-    });
-
     it('refuses a worktree box while another box holds an exclusive volume', async () => {
       const project = scope.project(flavor);
       const git = (cwd: string, ...args: string[]): string =>
@@ -152,11 +138,20 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       expect(await session.end()).toBe(0);
     });
 
-    it('stamps a launch record that re-hashes to the box label, and an edit is detectable', async () => {
+    // One box serves both: a running session refuses a second, and its launch record.
+    it('refuses a second session in the same directory with exit 3 and a re-attach hint; stamps a launch record that re-hashes to the box label, and an edit is detectable', async () => {
       const project = scope.project(flavor);
       project.writeConfig('[[ports]]\ncontainer = 8080\n');
       const session = scope.start(project, ['develop']);
       const id = await waitFor('the box', () => runningBox(project));
+      const second = runByre(project, ['develop'], { input: 'exit 0\n' });
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain('a session is already running for this directory');
+      expect(second.stderr).toContain(
+        `${flavor.engine} attach --detach-keys=ctrl-p,ctrl-q ${id.slice(0, 12)}`,
+      );
+      expect(second.stderr).toContain('byre shell');
+
       const label = engineCli(project, [
         'inspect',
         '-f',

@@ -246,7 +246,11 @@ function imageOf(p: TestProject): string {
   return `byre-${p.id}-${p.flavor.user === null ? 'u0-g0' : 'u1000-g1000'}`;
 }
 
-/** The project's image, built only when no earlier test left it. */
+/**
+ * The project's image, built only when no earlier test left it: by a develop
+ * that exits at once, which builds from the engine's cache (the tier's warm
+ * layers) where `rebuild` would re-run every step from the base.
+ */
 function built(p: TestProject): void {
   try {
     engineCli(p, ['image', 'inspect', imageOf(p)]);
@@ -254,12 +258,50 @@ function built(p: TestProject): void {
   } catch {
     // not built yet
   }
-  const r = runByre(p, ['rebuild']);
+  const r = runByre(p, ['develop'], { input: 'exit 0\n' });
   expect(r.status, r.stderr.slice(-1500)).toBe(0);
 }
 
 describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label', (flavor) => {
   const engine = flavor.engine;
+
+  // First: its develop builds the shared walled image, from the cache. One
+  // walled box serves both claims: the empty allowlist's and the forge's.
+  it('an empty allowlist lets nothing but loopback out, and resolves no name; a walled box that forges a worktree of its own .git gets no new identity at the next develop (adr/0047)', () => {
+    const gw = gateway(engine);
+    const p = shared(engine, 'firewall', '');
+    const config = readFileSync(path.join(p.store, 'byre.config'), 'utf8');
+    const forgedId = projectIdFor(path.join(p.dir, 'sub'));
+    mkdirSync(path.join(p.dir, '.git', 'objects'), { recursive: true });
+    writeFileSync(path.join(p.dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    try {
+      const first = runByre(p, ['develop'], {
+        input: [
+          probe('GW', gw, open),
+          'getent hosts deb.debian.org >/dev/null && echo DNS_OK || echo DNS_REFUSED',
+          `${FORGE_WORKTREE} && echo FORGED`,
+          '',
+        ].join('\n'),
+      });
+      expect(first.stderr).toContain('byre: network deny-by-default');
+      expect(first.status, first.stderr.slice(-1500)).toBe(0);
+      expect(first.stdout.trim().split('\n')).toEqual(['GW_REFUSED', 'DNS_REFUSED', 'FORGED']);
+      // Before this rule: a new identity, a fresh config from the defaults, an open network.
+      const second = runByre(p, ['develop'], { input: `${probe('GW', gw, open)}\n` });
+      expect(second.stdout).toBe('');
+      expect(second.status).toBe(3);
+      expect(second.stderr).toContain(
+        `${path.join(p.dir, 'sub/.git')} lies inside the worktree itself`,
+      );
+      expect(existsSync(path.join(p.home, 'projects', forgedId))).toBe(false);
+      expect(readFileSync(path.join(p.store, 'byre.config'), 'utf8')).toBe(config);
+      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(forgedId);
+      expect(engineCli(p, ['volume', 'ls', '-q'])).not.toContain(forgedId);
+    } finally {
+      for (const f of ['.git', 'sub'])
+        rmSync(path.join(p.dir, f), { recursive: true, force: true });
+    }
+  });
 
   it('deny-by-default: only the allowlisted host:port is reachable (no other container either), a name off the list does not resolve; new connections come in only on published ports', async () => {
     // The inbound half (adr/0049): the neighbour is an open container on the
@@ -340,47 +382,6 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       } catch {
         // already gone
       }
-    }
-  });
-
-  it('an empty allowlist lets nothing but loopback out, and resolves no name', () => {
-    const gw = gateway(engine);
-    const p = shared(engine, 'firewall', '');
-    const r = runByre(p, ['develop'], {
-      input: `${probe('GW', gw, open)}\ngetent hosts deb.debian.org >/dev/null && echo DNS_OK || echo DNS_REFUSED\n`,
-    });
-    expect(r.status).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(['GW_REFUSED', 'DNS_REFUSED']);
-  });
-
-  it('a walled box that forges a worktree of its own .git gets no new identity at the next develop (adr/0047)', () => {
-    const gw = gateway(engine);
-    const p = shared(engine, 'firewall', 'egress = ["!telemetry.example"]\n');
-    const config = readFileSync(path.join(p.store, 'byre.config'), 'utf8');
-    const forgedId = projectIdFor(path.join(p.dir, 'sub'));
-    mkdirSync(path.join(p.dir, '.git', 'objects'), { recursive: true });
-    writeFileSync(path.join(p.dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    try {
-      const first = runByre(p, ['develop'], {
-        input: `${FORGE_WORKTREE} && echo FORGED\n${probe('GW', gw, open)}\n`,
-      });
-      expect(first.stderr).toContain('byre: network deny-by-default');
-      expect(first.status).toBe(0);
-      expect(first.stdout.trim().split('\n')).toEqual(['FORGED', 'GW_REFUSED']);
-      // Before this rule: a new identity, a fresh config from the defaults, an open network.
-      const second = runByre(p, ['develop'], { input: `${probe('GW', gw, open)}\n` });
-      expect(second.stdout).toBe('');
-      expect(second.status).toBe(3);
-      expect(second.stderr).toContain(
-        `${path.join(p.dir, 'sub/.git')} lies inside the worktree itself`,
-      );
-      expect(existsSync(path.join(p.home, 'projects', forgedId))).toBe(false);
-      expect(readFileSync(path.join(p.store, 'byre.config'), 'utf8')).toBe(config);
-      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(forgedId);
-      expect(engineCli(p, ['volume', 'ls', '-q'])).not.toContain(forgedId);
-    } finally {
-      for (const f of ['.git', 'sub'])
-        rmSync(path.join(p.dir, f), { recursive: true, force: true });
     }
   });
 
@@ -513,22 +514,6 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
         // already gone
       }
     }
-  });
-
-  it('a closure removes a skill-declared entry', () => {
-    const gw = gateway(engine);
-    const p = project(engine, `skills = ["firewall", "egresstest"]\negress = ["!${gw}:${open}"]\n`);
-    const skillDir = path.join(p.home, 'skills', 'egresstest');
-    mkdirSync(skillDir, { recursive: true });
-    writeFileSync(
-      path.join(skillDir, 'skill.toml'),
-      `description = "test: declares egress"\n[package]\nid = "egresstest"\nversion = "1.0.0"\nkind = "skill"\npackage_api = 1\n[runtime]\negress = ["${gw}:${open}"]\n`,
-    );
-    const r = runByre(p, ['develop'], {
-      input: `${probe('SKILLHOST', gw, open)}\n`,
-    });
-    expect(r.status).toBe(0);
-    expect(r.stdout.trim()).toBe('SKILLHOST_REFUSED');
   });
 
   it("firewall-open closes a closed name's every address as its resolver answers it, the rotation's fresh one too; an address closure; a closure that never resolves blocks nothing; the rest stays open (adr/0063)", async () => {
@@ -926,3 +911,32 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
     });
   },
 );
+
+// After the resolver's session: this one changes the shared walled project's image.
+describe.skipIf(flavors.length === 0).each(flavors)('skill-declared egress on $label', (flavor) => {
+  const engine = flavor.engine;
+
+  it('a closure removes a skill-declared entry, and only that one', () => {
+    // The shared walled project, last: a skill that adds no build step
+    // changes its Dockerfile by a comment line, so develop rebuilds it (from
+    // the cache) and every later develop of it would rebuild it back.
+    const gw = gateway(engine);
+    const p = shared(engine, 'firewall', '');
+    const skillDir = path.join(p.home, 'skills', 'egresstest');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(
+      path.join(skillDir, 'skill.toml'),
+      `description = "test: declares egress"\n[package]\nid = "egresstest"\nversion = "1.0.0"\nkind = "skill"\npackage_api = 1\n[runtime]\negress = ["${gw}:${open}", "${gw}:${other}"]\n`,
+    );
+    p.writeConfig(`skills = ["firewall", "egresstest"]\negress = ["!${gw}:${open}"]\n`);
+    try {
+      const r = runByre(p, ['develop'], {
+        input: `${probe('CLOSED', gw, open)}\n${probe('KEPT', gw, other)}\n`,
+      });
+      expect(r.status, r.stderr.slice(-1500)).toBe(0);
+      expect(r.stdout.trim().split('\n')).toEqual(['CLOSED_REFUSED', 'KEPT_OK']);
+    } finally {
+      rmSync(skillDir, { recursive: true, force: true });
+    }
+  });
+});

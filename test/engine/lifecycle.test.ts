@@ -163,28 +163,26 @@ describe.skipIf(flavors.length === 0).each(flavors)('lifecycle on $label', (flav
   // with a helper and the box only reads it back, which root proves alike.
   const asRoot = it.runIf(flavor.user === null);
 
-  asRoot('reset without -y off a terminal asks for -y and removes nothing', () => {
-    const a = project();
-    const id = configure(a, STATE);
-    ids.push(id);
-    ok(session(a, 'true'));
-    const r = runByre(a, ['reset']);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain('-y');
-    expect(volumeExists(flavor, `byre-${id}-state`)).toBe(true);
-  });
+  // One project serves both: a refused reset leaves what forget then removes.
+  asRoot(
+    'reset without -y off a terminal asks for -y and removes nothing; forget leaves nothing of the project on the engine or in the store',
+    () => {
+      const a = project();
+      const id = configure(a, STATE);
+      ids.push(id);
+      ok(session(a, 'echo x > /home/dev/state/f'));
+      const r = runByre(a, ['reset']);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('-y');
+      expect(volumeExists(flavor, `byre-${id}-state`)).toBe(true);
 
-  asRoot('forget leaves nothing of the project on the engine or in the store', () => {
-    const a = project();
-    const id = configure(a, STATE);
-    ids.push(id);
-    ok(session(a, 'echo x > /home/dev/state/f'));
-    expect(objectsOf(flavor, id).length).toBeGreaterThan(0);
-    ok(runByre(a, ['forget', '-y']));
-    expect(objectsOf(flavor, id)).toEqual([]);
-    expect(existsSync(path.join(a.home, 'projects', id))).toBe(false);
-    expect(existsSync(a.dir)).toBe(true);
-  });
+      expect(objectsOf(flavor, id).length).toBeGreaterThan(0);
+      ok(runByre(a, ['forget', '-y']));
+      expect(objectsOf(flavor, id)).toEqual([]);
+      expect(existsSync(path.join(a.home, 'projects', id))).toBe(false);
+      expect(existsSync(a.dir)).toBe(true);
+    },
+  );
 
   asRoot('rehome carries a volume to the moved directory’s new id', () => {
     const a = project('before');
