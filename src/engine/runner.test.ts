@@ -23,10 +23,13 @@ let root: string;
 let log: string;
 let enginePath: string;
 
-const SCRIPT = `#!/bin/sh
-for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
+/** The planted engine's first lines: log its argv, one call per line. */
+const LOG_ARGV = `for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
 printf '\\n' >> "$FAKE_LOG"
-[ -n "$FAKE_STDIN" ] && cat > "$FAKE_STDIN"
+`;
+
+const SCRIPT = `#!/bin/sh
+${LOG_ARGV}[ -n "$FAKE_STDIN" ] && cat > "$FAKE_STDIN"
 [ -n "$FAKE_OUT1" ] && printf '%s' "$FAKE_OUT1"
 [ -n "$FAKE_ERR1" ] && printf '%s' "$FAKE_ERR1" >&2
 if [ -n "$FAKE_AWAIT" ]; then
@@ -101,9 +104,7 @@ describe('build', () => {
       writeFileSync(
         enginePath,
         `#!/bin/sh
-for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
-printf '\\n' >> "$FAKE_LOG"
-if [ "$1 $2 $3" = "image rm 3333333333cc" ]; then
+${LOG_ARGV}if [ "$1 $2 $3" = "image rm 3333333333cc" ]; then
   : > "$FAKE_ROOT/removing"
   n=0; until [ -e "$FAKE_ROOT/go" ]; do n=$((n+1)); [ $n -gt 1000 ] && exit 9; ${SLEEP} 0.01; done
 fi
@@ -151,9 +152,7 @@ exec ${SLEEP} 30
     writeFileSync(
       enginePath,
       `#!/bin/sh
-for a in "$@"; do printf '%s\\037' "$a" >> "$FAKE_LOG"; done
-printf '\\n' >> "$FAKE_LOG"
-if [ "$1 $2" = "image rm" ]; then
+${LOG_ARGV}if [ "$1 $2" = "image rm" ]; then
   n=$(grep -c "image.rm" "$FAKE_LOG")
   [ "$3" = 3333333333cc ] && [ "$n" -le 1 ] && { echo "Error response from daemon: conflict: unable to delete 3333333333cc (cannot be forced) - image is being used by running container bf26984de12b" >&2; exit 1; }
   [ "$3" = 1111111111aa ] && [ "$n" -le 2 ] && { echo "Error response from daemon: conflict: unable to delete 1111111111aa (cannot be forced) - image has dependent child images" >&2; exit 1; }
