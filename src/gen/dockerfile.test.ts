@@ -9,7 +9,9 @@ import {
   orderSkillsForImage,
   postureGuardFor,
   labelInstruction,
+  renderBaseDockerfile,
   renderDockerfile,
+  renderWiringDockerfile,
   type DockerfileInput,
 } from './dockerfile.js';
 import { parseSkillManifest } from '../skills/manifest/index.js';
@@ -134,6 +136,33 @@ describe('renderDockerfile goldens', () => {
       volumeTargets: [...a.volumeTargets].reverse(),
     };
     expect(renderDockerfile(b)).toBe(renderDockerfile(a));
+  });
+});
+
+/** A Dockerfile's instructions: every line but comments and blank ones. */
+const instructions = (dockerfile: string): string[] =>
+  dockerfile.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+
+describe('the base image and the wiring on it (adr/0073)', () => {
+  for (const [name, goldenInput] of Object.entries(goldens)) {
+    it(`${name}: the base's instructions, then the wiring build's after its FROM, are the ejected Dockerfile's`, () => {
+      const wiring = instructions(renderWiringDockerfile('sha256:' + 'b'.repeat(64)));
+      expect(wiring[0]).toBe(`FROM sha256:${'b'.repeat(64)}`);
+      expect([...instructions(renderBaseDockerfile(goldenInput)), ...wiring.slice(1)]).toEqual(
+        instructions(renderDockerfile(goldenInput)),
+      );
+      expect(renderDockerfile(goldenInput).startsWith(renderBaseDockerfile(goldenInput))).toBe(
+        true,
+      );
+    });
+  }
+
+  it('the base has no wiring; the wiring build is its FROM and the one COPY', () => {
+    expect(renderBaseDockerfile(input())).not.toContain('COPY wiring');
+    expect(instructions(renderWiringDockerfile('sha256:x'))).toEqual([
+      'FROM sha256:x',
+      'COPY wiring /etc/byre',
+    ]);
   });
 });
 

@@ -5,6 +5,9 @@
 // `context add` and `claude-skill add`, so it is one COPY of one staged
 // directory, the very last instruction: after the project block, its apt
 // installs, the security guard and the tail's settings (adr/0056, adr/0069).
+// develop builds it in two: everything before the wiring as the project's
+// base image, then the wiring's COPY on that image's id (adr/0073); the two
+// make the same instructions as the one Dockerfile `byre dockerfile` prints.
 // Pure and byte-stable: every map and set is sorted here, nothing reads the
 // clock.
 import path from 'node:path';
@@ -247,7 +250,27 @@ function guardLines(guard: PostureGuard | null, credentialGate: boolean): string
   return lines;
 }
 
+/**
+ * The wiring block: one COPY of one staged directory. Volatile, read only at
+ * run time, byre's own files under fixed names no guarded path shares, so it
+ * comes last and a change to it re-runs that COPY alone: no RUN, no setting.
+ * A COPY writes root-owned files whatever USER says (adr/0056, adr/0069).
+ */
+const WIRING_COPY = `COPY ${WIRING_STAGED_DIR} ${BYRE_ETC}`;
+
+/**
+ * The whole generated Dockerfile, as `byre dockerfile` prints it: the base
+ * image's lines, then the wiring block.
+ */
 export function renderDockerfile(input: DockerfileInput): string {
+  return `${renderBaseDockerfile(input)}\n${MARKER.wiring}\n${WIRING_COPY}\n`;
+}
+
+/**
+ * Everything but the wiring: what develop builds as the project's base
+ * image, which a wiring change leaves as it is (adr/0073).
+ */
+export function renderBaseDockerfile(input: DockerfileInput): string {
   const skills = orderSkillsForImage(input.skills);
   const node = nodeLines(skills);
   const blocks: string[][] = [
@@ -263,14 +286,18 @@ export function renderDockerfile(input: DockerfileInput): string {
     [MARKER.pathCapture, `RUN mkdir -p ${BYRE_ETC} && printf '%s\\n' "$PATH" > ${IMAGE_PATH_FILE}`],
     [MARKER.guard, ...guardLines(input.guard, input.credentialGate === true)],
     ['HEALTHCHECK NONE', 'USER dev', `ENTRYPOINT ["${LAUNCHER_PATH}"]`],
-    // The wiring: volatile, read only at run time, byre's own files under
-    // fixed names no guarded path shares, so one COPY of one staged
-    // directory comes last and a change to it re-runs that COPY alone: no
-    // RUN, no setting. A COPY writes root-owned files whatever USER says
-    // (adr/0056, adr/0069).
-    [MARKER.wiring, `COPY ${WIRING_STAGED_DIR} ${BYRE_ETC}`],
   ];
   return `${blocks.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}
+
+/**
+ * The box image's Dockerfile on top of a built base: `FROM` the base's id
+ * (not its tag, which a concurrent build could move), then the wiring block;
+ * the caller appends the LABEL line (adr/0073). With the base's lines it
+ * makes the same instructions as renderDockerfile.
+ */
+export function renderWiringDockerfile(baseImageId: string): string {
+  return `FROM ${baseImageId}\n${WIRING_COPY}\n`;
 }
 
 /**

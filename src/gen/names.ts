@@ -35,6 +35,14 @@ export function imageTag(projectId: string, uid: number, gid: number): string {
   return `byre-${projectId}-u${uid}-g${gid}`;
 }
 
+/**
+ * The base image under a box image: the generated Dockerfile without its
+ * wiring, which a wiring change does not rebuild (adr/0073).
+ */
+export function baseImageTag(boxTag: string): string {
+  return `${boxTag}-base`;
+}
+
 /** Equals `byre-<projectId>` for a plain (non-worktree) project. */
 export function containerName(worktreeId: string): string {
   return `byre-${worktreeId}`;
