@@ -528,4 +528,17 @@ describe('snapshotStore', () => {
       'self-edit: context/ is the build context byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>',
     ]);
   });
+
+  it('reports an edit to the staged wiring context, with the same line (adr/0073)', () => {
+    const store = path.join(dir, 'store');
+    put('store/byre.config', 'agent = "claude"\n');
+    put('store/wiring-context/wiring/mcp.json', '{}\n');
+    const before = snapshotStore(store);
+    put('store/wiring-context/wiring/mcp.json', '{"mcpServers":{"evil":{}}}\n');
+    expect(selfEditReportLines(before, snapshotStore(store))).toEqual([
+      'self-edit: other files in the project’s store:',
+      '  changed: wiring-context/wiring/mcp.json',
+      'self-edit: wiring-context/ is the wiring build context byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>',
+    ]);
+  });
 });

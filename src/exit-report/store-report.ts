@@ -1,8 +1,8 @@
 // What a `--self-edit` session changed in this project's store (the one
 // directory it mounts read-write): `byre.config` as a content diff, which
 // applies at the next develop, and every other file as added, changed or
-// deleted, the staged build context (`context/`: the launcher and the
-// Dockerfile) among them, with a line saying byre never builds from that copy
+// deleted, the staged build contexts (`context/`: the launcher and the
+// Dockerfile; `wiring-context/`: the wiring, adr/0073) among them, with a line saying byre never builds from that copy
 // (adr/0048). byre's own working entries (launch records, the setup lock) are
 // reported only when what they are changes (a directory turned into a link),
 // not for their contents, which byre itself rewrites.
@@ -14,8 +14,8 @@ import type { FileState } from './report.js';
 /** Entries byre itself rewrites during and between sessions: only their own kind is compared. */
 export const BYRE_WORKING_ENTRIES = ['launches', 'lock'] as const;
 
-/** The staged build context's directory in the store. */
-const CONTEXT_DIR = 'context';
+/** The staged build contexts' directories in the store: the base image's and the wiring's (adr/0073). */
+const CONTEXT_DIRS = ['context', 'wiring-context'] as const;
 
 export interface StoreSnapshot {
   /** Store-relative path -> state. */
@@ -62,7 +62,7 @@ function kindText(s: FileState): string {
 export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot): string[] {
   const diff = configDiff(before.config, after.config);
   const files: string[] = [];
-  let contextTouched = false;
+  const touched = new Set<string>();
   const names = [...new Set([...Object.keys(before.files), ...Object.keys(after.files)])].sort();
   for (const name of names) {
     if (name === 'byre.config' && before.config !== null && after.config !== null) continue;
@@ -75,9 +75,8 @@ export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot)
     } else if (a !== undefined && b !== undefined && !same(a, b)) {
       files.push(`changed: ${name}${kindText(b)}`);
     }
-    if (files.length > count && (name === CONTEXT_DIR || name.startsWith(`${CONTEXT_DIR}/`))) {
-      contextTouched = true;
-    }
+    const dir = CONTEXT_DIRS.find((d) => name === d || name.startsWith(`${d}/`));
+    if (files.length > count && dir !== undefined) touched.add(dir);
   }
   const unchecked = [...new Set([...before.unchecked, ...after.unchecked])];
   if (diff.length === 0 && files.length === 0 && unchecked.length === 0) {
@@ -93,9 +92,9 @@ export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot)
   if (files.length > 0) {
     lines.push('self-edit: other files in the project’s store:', ...files.map((f) => `  ${f}`));
   }
-  if (contextTouched) {
+  for (const dir of CONTEXT_DIRS.filter((d) => touched.has(d))) {
     lines.push(
-      'self-edit: context/ is the build context byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>',
+      `self-edit: ${dir}/ is ${dir === 'context' ? 'the build context' : 'the wiring build context'} byre staged; byre stages a fresh one before every build and never builds from this copy. To build by hand, write a fresh one: byre dockerfile --context <new directory>`,
     );
   }
   if (unchecked.length > 0) lines.push(`self-edit: could not check: ${unchecked.join('; ')}`);

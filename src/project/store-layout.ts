@@ -79,8 +79,10 @@ export interface ProjectStorePaths {
    */
   onboarded: string;
   launches: string;
-  /** The build context, replaced wholesale at every generate. */
+  /** The build context of the base image (all but the wiring), replaced wholesale at every generate. */
   context: string;
+  /** The box image's build context: the wiring and its three-line Dockerfile (adr/0073). */
+  wiringContext: string;
   /** The last image build's whole engine log (0600), replaced by each build. */
   buildLog: string;
 }
@@ -100,6 +102,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     onboarded: path.join(dir, 'onboarded'),
     launches: path.join(dir, 'launches'),
     context: path.join(dir, 'context'),
+    wiringContext: path.join(dir, 'wiring-context'),
     buildLog: path.join(dir, 'build.log'),
   };
 }

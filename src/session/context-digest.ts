@@ -68,7 +68,9 @@ export async function listContextFiles(root: string): Promise<DigestFile[]> {
  * hash. Null when staging itself must decide: an entry copied from the
  * project (its bytes are read at staging), or a path staging would refuse.
  */
-export function plannedContextFiles(plan: BuildPlan): DigestFile[] | null {
+export function plannedContextFiles(
+  plan: Pick<BuildPlan, 'dirs' | 'entries'>,
+): DigestFile[] | null {
   const dirs = new Set<string>();
   const addDirs = (rel: string): void => {
     for (let d = rel; d !== '.' && d !== ''; d = path.posix.dirname(d)) dirs.add(d);

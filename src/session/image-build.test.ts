@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -8,7 +8,8 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { LayerRef } from '../config/types.js';
 import type { BuildSpec } from '../engine/types.js';
 import { EngineError } from '../errors.js';
-import { planBuild } from '../gen/plan.js';
+import { renderBaseDockerfile } from '../gen/dockerfile.js';
+import { planBuild, type BuildPlan } from '../gen/plan.js';
 import { buildProgress } from './build-progress.js';
 import { ensureImage, type ImageRequest } from './image-build.js';
 
@@ -26,6 +27,7 @@ function setup(engine: FakeEngine, err: string[]): ImageRequest {
     engine,
     plan: planBuild(fakeConfig(), [], project),
     contextDir: path.join(dir, 'context'),
+    wiringContextDir: path.join(dir, 'wiring-context'),
     projectDir: project,
     projectId: 'proj-x-123456',
     storeTag: 'ab'.repeat(8),
@@ -140,23 +142,95 @@ describe('ensureImage when the build fails', () => {
   });
 });
 
-describe('ensureImage labels', () => {
-  // podman turns each `--label` flag into a committed step of its own; the
-  // labels travel as one LABEL line at the end of the Dockerfile (adr/0069).
-  it('builds a Dockerfile that is the plan`s plus one LABEL line, and passes no label flags', async () => {
+describe('ensureImage: a base image and the wiring on it (adr/0073)', () => {
+  const ready = (): { engine: FakeEngine; req: ImageRequest } => {
     const engine = new FakeEngine();
-    engine.images.set(BASE, { id: 'sha256:base', labels: {} });
-    const req = setup(engine, []);
-    await ensureImage(req);
-    const [spec] = engine.callsTo('build')[0] as [BuildSpec];
-    expect(spec.labelsInDockerfile).toBe(true);
-    expect(spec.dockerfile).toBe(path.join(req.contextDir, 'Dockerfile.labelled'));
-    const digest = spec.labels?.['byre.context'];
-    expect(digest).toMatch(/^[0-9a-f]{64}$/);
-    expect(readFileSync(spec.dockerfile ?? '', 'utf8')).toBe(
-      `${req.plan.dockerfile}LABEL "byre.context"="${digest}" "byre.project"="proj-x-123456" "byre.store"="${'ab'.repeat(8)}"\n`,
+    engine.images.set(BASE, { id: 'sha256:from', labels: {} });
+    return { engine, req: setup(engine, []) };
+  };
+  const builds = (engine: FakeEngine): BuildSpec[] =>
+    engine.callsTo('build').map(([spec]) => spec as BuildSpec);
+  /** The plan with other wiring bytes: what `mcp add` changes. */
+  const rewired = (plan: BuildPlan): BuildPlan => ({
+    ...plan,
+    entries: plan.entries.map((e) =>
+      e.path === 'wiring/mcp.json'
+        ? { ...e, source: { kind: 'bytes', bytes: '{"mcpServers":{"web":{}}}\n' } }
+        : e,
+    ),
+  });
+
+  // podman turns each `--label` flag into a committed step of its own; the
+  // labels travel as one LABEL line at the end of each Dockerfile (adr/0069).
+  it('builds the base from the context without wiring/, then the wiring FROM the base id', async () => {
+    const { engine, req } = ready();
+    const out = await ensureImage(req);
+    const [base, box] = builds(engine);
+    expect(builds(engine)).toHaveLength(2);
+    expect(base?.tag).toBe(`${req.tag}-base`);
+    expect(base?.contextDir).toBe(req.contextDir);
+    expect(base?.labelsInDockerfile).toBe(true);
+    const baseDigest = base?.labels?.['byre.base-context'];
+    expect(baseDigest).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(base?.dockerfile ?? '', 'utf8')).toBe(
+      `${renderBaseDockerfile(req.plan.dockerfileInput)}LABEL "byre.base-context"="${baseDigest}" "byre.project"="proj-x-123456" "byre.store"="${'ab'.repeat(8)}"\n`,
     );
-    // The labelled file is not part of the digest: the next develop skips.
+    expect(existsSync(path.join(req.contextDir, 'wiring'))).toBe(false);
+    const baseId = engine.images.get(`${req.tag}-base`)?.id;
+    expect(box?.tag).toBe(req.tag);
+    expect(box?.contextDir).toBe(req.wiringContextDir);
+    const digest = box?.labels?.['byre.context'];
+    expect(readFileSync(box?.dockerfile ?? '', 'utf8')).toBe(
+      `FROM ${baseId}\nCOPY wiring /etc/byre\nLABEL "byre.context"="${digest}" "byre.project"="proj-x-123456" "byre.store"="${'ab'.repeat(8)}"\n`,
+    );
+    expect(readdirSync(req.wiringContextDir).sort()).toEqual(['Dockerfile.wiring', 'wiring']);
+    expect(out).toEqual({ built: true, digest });
+    // The labelled files are not part of a digest: the next develop builds nothing.
     expect(await ensureImage(req)).toMatchObject({ built: false, digest });
+    expect(builds(engine)).toHaveLength(2);
+  });
+
+  it('a wiring change builds the wiring alone, on the same base id', async () => {
+    const { engine, req } = ready();
+    await ensureImage(req);
+    const baseId = engine.images.get(`${req.tag}-base`)?.id;
+    const out = await ensureImage({ ...req, plan: rewired(req.plan) });
+    expect(out.built).toBe(true);
+    const specs = builds(engine);
+    expect(specs.map((s) => s.tag)).toEqual([`${req.tag}-base`, req.tag, req.tag]);
+    expect(readFileSync(specs[2]?.dockerfile ?? '', 'utf8')).toContain(`FROM ${baseId}\n`);
+    expect(engine.images.get(`${req.tag}-base`)?.id).toBe(baseId);
+  });
+
+  it('a change below the wiring builds both; rebuild builds both without the cache', async () => {
+    const { engine, req } = ready();
+    await ensureImage(req);
+    await ensureImage({ ...req, uid: 2 });
+    expect(builds(engine).map((s) => s.tag)).toEqual([
+      `${req.tag}-base`,
+      req.tag,
+      `${req.tag}-base`,
+      req.tag,
+    ]);
+    await ensureImage({ ...req, noCache: true });
+    expect(
+      builds(engine)
+        .slice(4)
+        .map((s) => [s.tag, s.noCache]),
+    ).toEqual([
+      [`${req.tag}-base`, true],
+      [req.tag, true],
+    ]);
+  });
+
+  it('a failed base build builds no box, and says so once', async () => {
+    const { engine, req } = ready();
+    const err: string[] = [];
+    const failing = setup(engine, err);
+    buildFails(engine, 'make: *** Error 2\n');
+    engine.buildOutput = ['Step 2/9 : RUN make\nmake: *** Error 2\n'];
+    await expect(ensureImage(failing)).rejects.toMatchObject({ rule: 'build.failed' });
+    expect(builds(engine).map((s) => s.tag)).toEqual([`${req.tag}-base`]);
+    expect(err.join('').split("the engine's log follows")).toHaveLength(2);
   });
 });

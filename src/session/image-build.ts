@@ -1,6 +1,9 @@
-// Stage the build context and make sure the box image matches it. A build is
-// skipped only when an image already carries the digest of this exact
-// context, base image id and baked ids (adr/0003); `rebuild` always builds.
+// Stage the build contexts and make sure the box image matches them, as two
+// builds (adr/0073): the base image (everything but the wiring, tagged
+// `<tag>-base`) is skipped while it carries the digest of its own context,
+// FROM image id and baked ids; the box image is the wiring's COPY on the
+// base's id, skipped while it carries the digest of the wiring and that id
+// (adr/0003). `rebuild` builds both.
 
 import path from 'node:path';
 
@@ -8,26 +11,43 @@ import type { LayerRef } from '../config/types.js';
 import { ByreError, EngineError } from '../errors.js';
 import type { BuildPlan } from '../gen/plan.js';
 import { stageBuildContext } from './stage.js';
-import { labelInstruction } from '../gen/dockerfile.js';
+import {
+  labelInstruction,
+  renderBaseDockerfile,
+  renderWiringDockerfile,
+} from '../gen/dockerfile.js';
 import { writeFileAtomic } from '../host/atomic-write.js';
-import { LABEL } from '../gen/names.js';
-import type { Engine } from '../engine/engine.js';
+import { baseImageTag } from '../gen/names.js';
+import type { Engine, ImageInfo } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
 import { pullFailureReason } from './build-steps.js';
 import type { BuildProgress } from './build-progress.js';
-import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
+import { listContextFiles, plannedContextFiles } from './context-digest.js';
+import {
+  BASE_CONTEXT_LABEL,
+  CONTEXT_LABEL,
+  baseDigest,
+  baseLabels,
+  boxDigest,
+  boxLabels,
+  splitPlan,
+  type DigestScope,
+} from './image-parts.js';
 
-const CONTEXT_LABEL = 'byre.context';
 /**
- * The Dockerfile the engine builds: the generated one plus one LABEL line.
- * Written after the digest, so it is never part of one (adr/0069).
+ * The Dockerfiles the engine builds, each with one LABEL line at its end;
+ * written after the digests, so never part of one (adr/0069).
  */
-const LABELLED_DOCKERFILE = 'Dockerfile.labelled';
+const BASE_DOCKERFILE = 'Dockerfile.labelled';
+const BOX_DOCKERFILE = 'Dockerfile.wiring';
 
 export interface ImageRequest {
   engine: Engine;
   plan: BuildPlan;
+  /** The base image's context: the plan without its wiring. */
   contextDir: string;
+  /** The box image's context: the wiring alone, and its Dockerfile. */
+  wiringContextDir: string;
   /** Where `files` sources are read: the main worktree (the image is the whole project's). */
   projectDir: string;
   projectId: string;
@@ -48,64 +68,132 @@ export interface ImageRequest {
 export type ImageOutcome =
   { built: true; digest: string | null } | { built: false; digest: string; imageId: string };
 
+/** One build's progress, shared by both builds: one line, one log, one "built" at the end. */
+interface Run {
+  req: ImageRequest;
+  fromWasMissing: boolean;
+  progress: BuildProgress | undefined;
+  /** An engine build was started (the progress with it). */
+  started: boolean;
+  /** The progress was told how the run ended. */
+  settled: boolean;
+}
+
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
-  const [base, existing] = await Promise.all([
+  const baseTag = baseImageTag(req.tag);
+  const [from, base, box] = await Promise.all([
     req.engine.imageInfo(req.base).catch(() => null),
+    req.noCache ? null : req.engine.imageInfo(baseTag),
     req.noCache ? null : req.engine.imageInfo(req.tag),
   ]);
-  const baseId = base?.id ?? null;
-  const digestOf = (files: Parameters<typeof computeContextDigest>[0]['files']) =>
-    computeContextDigest({
-      files,
-      baseImageId: baseId ?? '',
-      uid: req.uid,
-      gid: req.gid,
-      engine: req.engine.facts.name,
-    });
+  const fromId = from?.id ?? null;
+  const scope: DigestScope = { engine: req.engine.facts.name, uid: req.uid, gid: req.gid };
+  const parts = splitPlan(req.plan);
+  const owner = { projectId: req.projectId, storeTag: req.storeTag };
   // The proof without staging: when every context file comes from the plan's
-  // own bytes, their digest is known before anything is written, and an image
-  // that carries it was built from exactly this context.
-  const planned = plannedContextFiles(req.plan);
-  if (baseId !== null && existing !== null && planned !== null) {
-    const digest = digestOf(planned);
-    if (existing.labels[CONTEXT_LABEL] === digest) {
-      return { built: false, digest, imageId: existing.id };
+  // own bytes, both digests are known before anything is written, and images
+  // that carry them were built from exactly these contexts.
+  const plannedBase = plannedContextFiles(parts.base);
+  const plannedWiring = plannedContextFiles(parts.wiring);
+  let baseId: string | null = null;
+  if (fromId !== null && base !== null && plannedBase !== null) {
+    if (base.labels[BASE_CONTEXT_LABEL] === baseDigest(plannedBase, fromId, scope)) {
+      baseId = base.id;
     }
   }
-  await stageBuildContext(req.contextDir, req.plan, req.projectDir);
-  // Without a local base image the engine must fetch one, so no digest can
-  // prove the build is a no-op.
-  const digest = baseId === null ? null : digestOf(await listContextFiles(req.contextDir));
-  if (digest !== null && existing !== null && existing.labels[CONTEXT_LABEL] === digest) {
-    return { built: false, digest, imageId: existing.id };
+  if (baseId !== null && box !== null && plannedWiring !== null) {
+    const digest = boxDigest(plannedWiring, baseId, scope);
+    if (box.labels[CONTEXT_LABEL] === digest) return { built: false, digest, imageId: box.id };
   }
-  const labels = {
-    [LABEL.project]: req.projectId,
-    [LABEL.store]: req.storeTag,
-    ...(digest === null ? {} : { [CONTEXT_LABEL]: digest }),
+  const run: Run = {
+    req,
+    fromWasMissing: fromId === null,
+    progress: undefined,
+    started: false,
+    settled: false,
   };
-  const dockerfile = path.join(req.contextDir, LABELLED_DOCKERFILE);
-  await writeFileAtomic(dockerfile, req.plan.dockerfile + labelInstruction(labels));
-  const progress = req.progress?.();
+  try {
+    baseId ??= await ensureBase(run, base, baseTag, fromId, scope, owner, parts.base);
+    return await ensureBox(run, box, baseId, scope, owner, parts.wiring);
+  } catch (error) {
+    // A failure between the two builds (staging, the base's id): the line goes.
+    if (!run.settled) run.progress?.failed({ printLog: false });
+    throw error;
+  }
+}
+
+/** The base image's id: the existing one when its digest matches the staged context, else built. */
+async function ensureBase(
+  run: Run,
+  base: ImageInfo | null,
+  baseTag: string,
+  fromId: string | null,
+  scope: DigestScope,
+  owner: { projectId: string; storeTag: string },
+  plan: ReturnType<typeof splitPlan>['base'],
+): Promise<string> {
+  const { req } = run;
+  await stageBuildContext(req.contextDir, plan, req.projectDir);
+  // Without a local FROM image the engine must fetch one, so no digest can
+  // prove the build is a no-op.
+  const digest =
+    fromId === null ? null : baseDigest(await listContextFiles(req.contextDir), fromId, scope);
+  if (digest !== null && base !== null && base.labels[BASE_CONTEXT_LABEL] === digest) {
+    return base.id;
+  }
+  const dockerfile = path.join(req.contextDir, BASE_DOCKERFILE);
+  const labels = baseLabels(owner, digest);
+  await writeFileAtomic(
+    dockerfile,
+    renderBaseDockerfile(req.plan.dockerfileInput) + labelInstruction(labels),
+  );
+  await engineBuild(run, { tag: baseTag, contextDir: req.contextDir, dockerfile, labels });
+  return req.engine.imageId(baseTag);
+}
+
+/** The box image: the existing one when its digest matches, else the wiring built on `baseId`. */
+async function ensureBox(
+  run: Run,
+  box: ImageInfo | null,
+  baseId: string,
+  scope: DigestScope,
+  owner: { projectId: string; storeTag: string },
+  plan: ReturnType<typeof splitPlan>['wiring'],
+): Promise<ImageOutcome> {
+  const { req } = run;
+  await stageBuildContext(req.wiringContextDir, plan, req.projectDir);
+  const digest = boxDigest(await listContextFiles(req.wiringContextDir), baseId, scope);
+  if (!run.started && box !== null && box.labels[CONTEXT_LABEL] === digest) {
+    return { built: false, digest, imageId: box.id };
+  }
+  const dockerfile = path.join(req.wiringContextDir, BOX_DOCKERFILE);
+  const labels = boxLabels(owner, digest);
+  await writeFileAtomic(dockerfile, renderWiringDockerfile(baseId) + labelInstruction(labels));
+  await engineBuild(run, { tag: req.tag, contextDir: req.wiringContextDir, dockerfile, labels });
+  run.progress?.succeeded();
+  run.settled = true;
+  return { built: true, digest };
+}
+
+/** One engine build, its output to the run's progress (started at the run's first build). */
+async function engineBuild(
+  run: Run,
+  spec: { tag: string; contextDir: string; dockerfile: string; labels: Record<string, string> },
+): Promise<void> {
+  const { req } = run;
+  if (!run.started) run.progress = req.progress?.();
+  run.started = true;
+  const progress = run.progress;
   try {
     await req.engine.build(
-      {
-        tag: req.tag,
-        contextDir: req.contextDir,
-        dockerfile,
-        noCache: req.noCache,
-        uid: req.uid,
-        gid: req.gid,
-        labels,
-        labelsInDockerfile: true,
-      },
+      { ...spec, noCache: req.noCache, uid: req.uid, gid: req.gid, labelsInDockerfile: true },
       progress === undefined ? {} : { onOutput: (chunk) => progress.onOutput(chunk) },
     );
   } catch (error) {
-    throw await buildFailure(req, baseId === null, progress, error);
+    const failure = await buildFailure(run, error);
+    run.settled = true;
+    throw failure;
   }
-  progress?.succeeded();
-  return { built: true, digest };
 }
 
 /**
@@ -115,12 +203,9 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
  * at the config key that chose the base. Anything else prints the engine's
  * whole log (unless it streamed already) and says so.
  */
-async function buildFailure(
-  req: ImageRequest,
-  baseWasMissing: boolean,
-  progress: BuildProgress | undefined,
-  error: unknown,
-): Promise<unknown> {
+async function buildFailure(run: Run, error: unknown): Promise<unknown> {
+  const { req, progress } = run;
+  const baseWasMissing = run.fromWasMissing;
   if (!(error instanceof EngineError)) {
     // Interrupted, or byre's own failure: its message says why; the line goes.
     progress?.failed({ printLog: false });

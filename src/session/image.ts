@@ -52,6 +52,7 @@ export async function ensureProjectImage(
     engine,
     plan: loaded.plan,
     contextDir: ctx.project.context,
+    wiringContextDir: ctx.project.wiringContext,
     projectDir: ctx.projectRoot,
     projectId: ctx.projectId,
     storeTag: storeTag(ctx.store.home),

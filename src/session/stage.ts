@@ -13,6 +13,9 @@ import { writeFailure } from '../output/system-error.js';
 import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
 import type { BuildPlan, ContextEntry } from '../gen/plan.js';
 
+/** What staging writes: a plan's directories and files (a whole plan, or one part of it). */
+export type StagePlan = Pick<BuildPlan, 'dirs' | 'entries'>;
+
 /** [[context]] files are read whole; past 16 MiB they are refused. */
 export const CONTEXT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -256,7 +259,7 @@ async function swapIn(staging: string, contextDir: string): Promise<void> {
 /** Writes `plan` into a fresh private sibling of `contextDir` and returns it; removed on failure. */
 async function writeStaging(
   contextDir: string,
-  plan: BuildPlan,
+  plan: StagePlan,
   projectDir: string,
 ): Promise<string> {
   const staging = await fs
@@ -297,7 +300,7 @@ async function writeStaging(
  */
 export async function stageBuildContext(
   contextDir: string,
-  plan: BuildPlan,
+  plan: StagePlan,
   projectDir: string,
 ): Promise<void> {
   const parent = path.dirname(contextDir);
