@@ -87,6 +87,9 @@ describe('images', () => {
     ['byre-proj-a-1a2b3c-x-ffffff-u0-g0:latest', false],
     ['byre-proj-a-1a2b3c-u0-g0:other', false],
     ['byre-proj-a-1a2b3c-u0:latest', false],
+    ['localhost/byre-proj-a-1a2b3c-u0-g0-base:latest', true],
+    ['byre-proj-a-1a2b3c-u0-g0-based:latest', false],
+    ['byre-proj-a-1a2b3c-x-ffffff-u0-g0-base:latest', false],
   ])('isProjectImageRef(%s) = %s', (ref, want) => {
     expect(isProjectImageRef(ID, ref)).toBe(want);
   });
@@ -110,5 +113,17 @@ describe('images', () => {
       'byre-proj-a-1a2b3c-u0-g0:latest',
       'sha256:3',
     ]);
+  });
+
+  // podman names them localhost/…-base:latest, which sorts before
+  // localhost/…:latest; the box goes first, then the base under it (adr/0073).
+  it('plans a base image, unlabelled or not, after the box images', () => {
+    const box = 'localhost/byre-proj-a-1a2b3c-u0-g0:latest';
+    const base = 'localhost/byre-proj-a-1a2b3c-u0-g0-base:latest';
+    const all = [
+      { id: 'sha256:5', ref: base },
+      { id: 'sha256:6', ref: box },
+    ];
+    expect(planProjectImages(ID, all, [])).toEqual([box, base]);
   });
 });

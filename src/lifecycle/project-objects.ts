@@ -81,16 +81,26 @@ export function imageBaseName(ref: string): string {
   return name.endsWith(':latest') ? name.slice(0, -':latest'.length) : name;
 }
 
-/** A box image tag of this project: `byre-<id>-u<uid>-g<gid>`, exactly. */
+/**
+ * An image tag of this project: its box image `byre-<id>-u<uid>-g<gid>` or
+ * the base image under it, `…-base` (adr/0073), exactly.
+ */
 export function isProjectImageRef(projectId: string, ref: string): boolean {
   const base = imageBaseName(ref);
   const prefix = `byre-${projectId}-u`;
-  return base.startsWith(prefix) && /^\d+-g\d+$/.test(base.slice(prefix.length));
+  return base.startsWith(prefix) && /^\d+-g\d+(-base)?$/.test(base.slice(prefix.length));
+}
+
+/** Base images (`…-base`) after the box images built on them; otherwise by name. */
+function boxesFirst(a: string, b: string): number {
+  const rank = (r: string): number => (imageBaseName(r).endsWith('-base') ? 1 : 0);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /**
  * What to pass to `image rm` for this project: each matching or labelled tag,
- * and the id of each labelled dangling image (a rebuild leaves the old one).
+ * and the id of each labelled dangling image (a rebuild leaves the old one);
+ * a base image after the box images on it.
  */
 export function planProjectImages(
   projectId: string,
@@ -102,5 +112,5 @@ export function planProjectImages(
     if (img.ref !== null && isProjectImageRef(projectId, img.ref)) out.add(img.ref);
   }
   for (const img of labelled) out.add(img.ref ?? img.id);
-  return [...out].sort();
+  return [...out].sort(boxesFirst);
 }

@@ -141,15 +141,15 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       );
       const session = runByre(moved, ['develop'], { input: 'exit\n' });
       expect(session.status, session.stderr).toBe(0);
-      const movedImage = cli(alive, [
-        'images',
-        '-q',
-        '--no-trunc',
-        '--filter',
-        `label=byre.project=${movedId}`,
-      ]);
-      expect(movedImage).toMatch(/^(sha256:)?[0-9a-f]{64}$/);
-      extra.push({ kind: 'image', id: movedImage });
+      // The box image and the base image under it (adr/0073).
+      const movedImages = lines(
+        cli(alive, ['images', '-q', '--no-trunc', '--filter', `label=byre.project=${movedId}`]),
+      );
+      expect(movedImages).toHaveLength(2);
+      for (const id of movedImages) {
+        expect(id).toMatch(/^(sha256:)?[0-9a-f]{64}$/);
+        extra.push({ kind: 'image', id });
+      }
       extra.push({ kind: 'volume', id: `byre-${movedId}-state` });
       rmSync(movedDir, { recursive: true });
       const movedBox = plant('container', ['create', ...mine(movedId), 'debian:bookworm', 'true']);
@@ -262,7 +262,7 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       expect(volumes).not.toContain(`byre-${movedId}-state`);
       expect(here(stoppedBox)).toBe(false);
       expect(here(movedBox)).toBe(false);
-      expect(images).not.toContain(movedImage.replace(/^sha256:/, ''));
+      for (const id of movedImages) expect(images).not.toContain(id.replace(/^sha256:/, ''));
       expect(images).not.toContain(goneImage);
       for (const v of [aliveVolume, otherStore, unlabelled, plainVolume])
         expect(volumes).toContain(v);

@@ -304,8 +304,13 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
     });
 
     // Last: it changes the image the checks above read.
-    it('a wiring change rebuilds only the wiring COPY, after the project block (adr/0056, adr/0069)', () => {
+    const imageId = (ref: string): string =>
+      engineCli(project, ['image', 'inspect', '--format', '{{.Id}}', ref]).trim();
+
+    it('a wiring change rebuilds only the wiring COPY, on the same base image (adr/0056, adr/0069, adr/0073)', () => {
       const stamp = inImage(`cat ${STAMP}`);
+      const base = imageId(`${image}-base`);
+      const box = imageId(image);
       const env = { HOME: userHome };
       for (const args of [
         ['mcp', 'add', 'web', 'http://127.0.0.1:9/mcp'],
@@ -325,6 +330,27 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
       expect(context).toContain('SECOND-CONTEXT');
       expect(skills).toBe('');
       expect(after).toBe(stamp);
+      // The base image was not built again: the second build was the wiring's alone.
+      expect(imageId(`${image}-base`)).toBe(base);
+      expect(imageId(image)).not.toBe(box);
+    });
+
+    // Last of all: it removes what the checks above read.
+    it('forget removes the box image and the base image under it', () => {
+      const r = runByre(project, ['forget', '-y'], { env: { HOME: userHome } });
+      expect(r.status, r.stderr).toBe(0);
+      const left = engineCli(project, [
+        'images',
+        '-a',
+        '--filter',
+        `label=byre.project=${project.id}`,
+        '--format',
+        '{{.ID}} {{.Repository}}:{{.Tag}}',
+      ]);
+      const named = engineCli(project, ['images', '--format', '{{.Repository}}:{{.Tag}}'])
+        .split('\n')
+        .filter((ref) => ref.includes(project.id));
+      expect({ left: left.trim(), named }).toEqual({ left: '', named: [] });
     });
   },
 );
