@@ -166,13 +166,52 @@ export function credentials(ctx) {
 
 /**
  * `mcp add`, then develop, on a project with apt packages, against develop
- * with nothing changed: the rebuild a wiring change costs. The wiring follows
- * the project block, so the apt install stays cached (adr/0056).
+ * with nothing changed (the rebuild a wiring change costs), and against the
+ * raw engine doing the same job: the one ejected Dockerfile (`byre dockerfile
+ * --context`) built with its wiring changed, then `run --rm -i` of it. byre
+ * builds a wiring change as the wiring's COPY on its base image (adr/0073);
+ * the raw build walks every cached step of the one Dockerfile.
  */
 export function rebuild(ctx) {
   const projects = caseProjects(ctx, 'apt', 'apt = ["jq"]\n');
+  const last = sidesOf(ctx).at(-1);
+  const ejected = path.join(ctx.root, 'apt-ejected');
+  byre(ctx, last, ['dockerfile', '--context', ejected], {}, projects[last]);
+  const image = byre(ctx, last, ['dockerrun'], {}, projects[last]).trim().split(' ').pop();
+  const [, uid, gid] = /-u(\d+)-g(\d+)$/.exec(image) ?? [];
+  const rawTag = `${ctx.tag}-raw-rebuild`;
+  const rawImages = new Set();
   let n = 0;
-  const sides = {};
+  const sides = {
+    raw: () => {
+      n += 1;
+      const wiring = {
+        mcpServers: { [`raw-${n}`]: { type: 'http', url: `http://127.0.0.1:9/raw-${n}` } },
+      };
+      writeFileSync(path.join(ejected, 'wiring', 'mcp.json'), `${JSON.stringify(wiring)}\n`);
+      const t0 = wallMs();
+      engine(ctx, [
+        'build',
+        '-t',
+        rawTag,
+        '-f',
+        path.join(ejected, 'Dockerfile.generated'),
+        ...(ctx.flavour.engine === 'podman' ? ['--format', 'docker'] : []),
+        '--build-arg',
+        `BYRE_UID=${uid}`,
+        '--build-arg',
+        `BYRE_GID=${gid}`,
+        ejected,
+      ]);
+      const out = engine(ctx, ['run', '--rm', '-i', '--label', `byre.bench=${ctx.tag}`, rawTag], {
+        input: PROBE,
+      });
+      const running = probeMs(out) - t0;
+      // Each build leaves the one before it untagged: removed at the end.
+      rawImages.add(engine(ctx, ['image', 'inspect', '--format', '{{.Id}}', rawTag]).trim());
+      return running;
+    },
+  };
   for (const s of sidesOf(ctx)) {
     const p = projects[s];
     sides[`${s}:same`] = () => timedDevelop(ctx, s, p);
@@ -182,16 +221,35 @@ export function rebuild(ctx) {
       return timedDevelop(ctx, s, p);
     };
   }
+  let samples;
+  try {
+    samples = interleave(sides, ctx.runs);
+  } finally {
+    tryRun(ctx.flavour, ctx.flavour.engine, ['rmi', '-f', rawTag, ...rawImages]);
+  }
+  const name = '`mcp add`, then `develop` (apt packages): start → box process running';
   return [
     {
-      name: '`mcp add`, then `develop` (apt packages): start → box process running',
+      name,
       what: 'warm `develop`, nothing changed',
       show: 'time',
       target: { of: 'delta', max: 5000 },
       ...measured(
         ctx,
-        interleave(sides, ctx.runs),
+        samples,
         (s) => `${s}:same`,
+        (s) => `${s}:mcp`,
+      ),
+    },
+    {
+      name,
+      what: 'raw `build` of the ejected context, wiring changed, + `run --rm -i`',
+      show: 'time',
+      target: null,
+      ...measured(
+        ctx,
+        samples,
+        () => 'raw',
         (s) => `${s}:mcp`,
       ),
     },
