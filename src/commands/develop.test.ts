@@ -143,7 +143,8 @@ describe('develop: the launch', () => {
       return create(argv);
     };
     await develop();
-    expect(w.engine.callsTo('build')).toHaveLength(1);
+    // The base image, then the wiring on it (adr/0073).
+    expect(w.engine.callsTo('build')).toHaveLength(2);
     const argv = w.engine.callsTo('create')[0]?.[0] as string[];
     const label = argv.find((a) => a.startsWith(`${LABEL.launch}=`))?.split('=')[1];
     expect(label).toMatch(/^[0-9a-f]{64}$/);
@@ -168,12 +169,17 @@ describe('develop: the launch', () => {
   });
 
   it('skips the build when the image carries this exact context, and builds again when it changes', async () => {
+    const tags = () => w.engine.callsTo('build').map((c) => (c[0] as { tag: string }).tag);
     await develop();
     await develop();
-    expect(w.engine.callsTo('build')).toHaveLength(1);
+    expect(tags()).toHaveLength(2);
     w.writeConfig('apt = ["jq"]\n');
     await develop();
-    expect(w.engine.callsTo('build')).toHaveLength(2);
+    expect(tags()).toHaveLength(4);
+    // A wiring change builds the wiring alone, on the base it already has (adr/0073).
+    w.writeConfig('apt = ["jq"]\n[[mcp]]\nname = "web"\nurl = "http://127.0.0.1:9/mcp"\n');
+    await develop();
+    expect(tags().slice(4)).toEqual([tags()[1]]);
   });
 
   it('creates a state volume and seeds it once, never again', async () => {
@@ -784,7 +790,7 @@ describe('rebuild and status on the same fake', () => {
     await develop();
     await rebuildCommand(w.io, w.deps);
     const builds = w.engine.callsTo('build').map((c) => (c[0] as { noCache: boolean }).noCache);
-    expect(builds).toEqual([false, true]);
+    expect(builds).toEqual([false, false, true, true]);
     expect(w.io.err).toContain('without the build cache');
   });
 

@@ -49,6 +49,7 @@ describe('store layout', () => {
       onboarded: '/h/projects/app-dev-abc123/onboarded',
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
+      wiringContext: '/h/projects/app-dev-abc123/wiring-context',
       buildLog: '/h/projects/app-dev-abc123/build.log',
     });
   });
