@@ -7,7 +7,6 @@
 // `projects/<id>`). develop adds to it, under its own lock, before the box is
 // created; every command that gathers the trees reads it.
 
-import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
@@ -17,6 +16,7 @@ import { isValidProjectId } from '../project/identity.js';
 import { worktreeRecords } from '../project/identity-record.js';
 import { withSetupLock } from '../host/lock.js';
 import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 
 /** One directory a box was launched with write access to. */
@@ -169,7 +169,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
   }));
   let ids: string[] = [];
   try {
-    ids = readdirSync(storePaths(home).projects).filter(isValidProjectId).sort();
+    ids = listEntries(storePaths(home).projects).filter(isValidProjectId).sort();
   } catch {
     return out;
   }
@@ -178,7 +178,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
     const dir = projectStorePaths(home, id).launches;
     let names: string[] = [];
     try {
-      names = readdirSync(dir)
+      names = listEntries(dir)
         .filter((n) => /^[0-9a-f]{64}\.toml$/.test(n))
         .sort();
     } catch {
@@ -202,7 +202,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
 
 function isGone(p: string): boolean {
   try {
-    lstatSync(p);
+    lstatEntry(p);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';

@@ -7,11 +7,11 @@
 // could have built the whole structure in (adr/0047).
 
 // Sync reads: see canonical.ts (the first async fs call is costly in the binary).
-import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
 import { canonicalPath } from '../host/canonical.js';
+import { lstatOrNull } from '../host/path-view.js';
 import { isAncestorOrSelf } from './containment.js';
 import { projectIdFor } from './identity.js';
 import { describeNotRegular, readRegularFile, type RegularRead } from '../host/read-regular.js';
@@ -140,16 +140,6 @@ function forgedStructure(claim: LinkedClaim, tree: string): RefusedError {
       remedy: `${restore}; otherwise remove ${dotGit} (a box planted it), then run byre again`,
     },
   );
-}
-
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return lstatSync(p);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
-  }
 }
 
 /** A pointer file inside a git dir (`gitdir`, `commondir`): its text, or null when absent. */
