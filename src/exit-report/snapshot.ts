@@ -37,7 +37,7 @@ const ENV_SKIP_DIRS = new Set(['.git', 'node_modules']);
  * editor's tasks, launch configs and settings, pre-commit (run by its git
  * hook), mise and just.
  */
-export const TASK_FILES = [
+const TASK_FILES = [
   'GNUmakefile',
   'makefile',
   'Makefile',

@@ -17,7 +17,7 @@ export type { Stats };
 export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
 
 /** A path's last component as the path walk sees it: a file is just `other`. */
-export type LinkKind = Exclude<EntryKind, 'file'>;
+type LinkKind = Exclude<EntryKind, 'file'>;
 
 /** lstat's answer for `abs`: a link is never followed; ENOENT, ENOTDIR and EACCES are all `missing`. */
 export function entryKind(abs: string): EntryKind {

@@ -32,7 +32,7 @@ export interface LaunchedTree {
 /** The most entries the record holds (a store of 200 projects with a few grants each). */
 export const TREES_RECORD_MAX_ENTRIES = 2048;
 /** The record's byte cap: byre never writes more, and never reads more. */
-export const TREES_RECORD_MAX_BYTES = 1024 * 1024;
+const TREES_RECORD_MAX_BYTES = 1024 * 1024;
 
 const FORMAT = 'byre launched trees';
 const VERSION = 1;
@@ -88,7 +88,7 @@ export function mergeTrees(
   return added.length === 0 ? null : [...existing, ...added];
 }
 
-export type Bounded = { kind: 'ok'; trees: LaunchedTree[] } | { kind: 'full'; count: number };
+type Bounded = { kind: 'ok'; trees: LaunchedTree[] } | { kind: 'full'; count: number };
 
 /**
  * The record within its caps. Over them, entries whose directory is gone
@@ -112,7 +112,7 @@ export function boundTrees(
 // IO
 
 /** Where the record lives, and its lock. */
-export function treesRecordPaths(home: string): { dir: string; file: string; lock: string } {
+function treesRecordPaths(home: string): { dir: string; file: string; lock: string } {
   const file = storePaths(home).launchedTrees;
   return { dir: home, file, lock: `${file}.lock` };
 }
@@ -161,7 +161,7 @@ const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;
  * read-write binds of the launch records still on disk. Records that do not
  * read are left out; what they would add is only ever more trees.
  */
-export function legacyLaunchedTrees(home: string): LaunchedTree[] {
+function legacyLaunchedTrees(home: string): LaunchedTree[] {
   const out: LaunchedTree[] = worktreeRecords(home).map((r) => ({
     path: r.dir,
     project: r.projectId,

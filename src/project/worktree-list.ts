@@ -16,7 +16,7 @@ export const WORKTREE_LIST_LIMIT = 100;
 /** The marker byre leaves in a new worktree's git dir until the box has checked it out. */
 export const NEEDS_CHECKOUT_MARKER = 'byre-needs-checkout';
 
-export type WorktreeHead = { branch: string } | { detached: string } | { unknown: string };
+type WorktreeHead = { branch: string } | { detached: string } | { unknown: string };
 
 export interface WorktreeEntry {
   /** The worktree directory as git recorded it. */
@@ -31,7 +31,7 @@ export interface WorktreeEntry {
   missing: boolean;
 }
 
-export interface WorktreeList {
+interface WorktreeList {
   entries: WorktreeEntry[];
   /** Linked worktrees beyond WORKTREE_LIST_LIMIT, not read. */
   notListed: number;

@@ -97,7 +97,7 @@ function pointerNotFile(file: string, what: string): ByreError {
 }
 
 /** A linked worktree's claim: its directory, its repository's paths and its main checkout. */
-export interface LinkedClaim {
+interface LinkedClaim {
   worktreeDir: string;
   /** The common git dir, canonical and as git's pointers name it. */
   repository: readonly string[];
@@ -170,7 +170,7 @@ async function samePath(a: string, b: string): Promise<boolean> {
   }
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** Whether a directory is one byre launched a box in (the store's records); none when absent. */
   launchedDir?: (dir: string) => boolean;
   /**

@@ -19,7 +19,7 @@ import type { ClaudeSkillFile } from './types.js';
 /** A walk that finds more entries than this (directories included) stops. */
 const MAX_ENTRIES = 4 * CLAUDE_SKILL_MAX_FILES;
 
-export interface ClaudeSkillDir {
+interface ClaudeSkillDir {
   files: ClaudeSkillFile[];
   /** Empty when the directory is a Claude Skill byre will bake. */
   problems: string[];
