@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-/** Exports only tests use that production never calls, `file#name` → why a test needs it. */
+/** Exports only tests use, `file#name` → why a test needs it (most: production never calls them). */
 const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/cli/commands-doc.ts#exitDocDrift':
     'the drift check a test runs: every exit a command documents is one it can give',
@@ -41,6 +41,8 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
   'src/credentials/presentation.ts#presentCredential':
     "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/gen/shell-exec.ts#SHELL_COMMAND_SCRIPT':
+    'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
   'src/doctor/report.ts#doctorDataJsonSchema':
     "the schema a test checks doctor's --json output against",
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
