@@ -6,7 +6,7 @@ import { ByreError } from '../errors.js';
 import type { EngineName, ExecSpec } from '../engine/types.js';
 import { DEV_HOME, WORKSPACE } from './box-layout.js';
 
-export interface ShellRequest {
+interface ShellRequest {
   /** `byre shell -- <cmd> [args…]`: run this instead of a login shell. */
   command?: readonly string[];
   id: string;
@@ -17,6 +17,9 @@ export interface ShellRequest {
   skipUidCheck: boolean;
   tty: boolean;
 }
+
+/** The `bash -lc` script `byre shell -- <cmd>` runs: its words follow as argv (`$0` is `byre-shell`). */
+export const SHELL_COMMAND_SCRIPT = 'exec "$@"';
 
 function idFrom(env: Readonly<Record<string, string>>, key: string): number | null {
   const raw = env[key];
@@ -65,7 +68,7 @@ export function shellExecSpec(req: ShellRequest): ExecSpec {
     command:
       req.command === undefined || req.command.length === 0
         ? ['bash', '-l']
-        : ['bash', '-lc', 'exec "$@"', 'byre-shell', ...req.command],
+        : ['bash', '-lc', SHELL_COMMAND_SCRIPT, 'byre-shell', ...req.command],
     user: `${uid}:${gid}`,
     workdir: WORKSPACE,
     env,
