@@ -16,7 +16,7 @@ export const CONTEXT_LABEL = 'byre.context';
 /** The base image's digest: its context, the id of the image it starts FROM, the baked ids. */
 export const BASE_CONTEXT_LABEL = 'byre.base-context';
 
-export interface PlanParts {
+interface PlanParts {
   /** Everything but the wiring: the base image's context. */
   base: StagePlan;
   /** The `wiring/` directory alone: the box image's context. */
@@ -72,7 +72,7 @@ export function boxDigest(
 }
 
 /** Whose images these are: the project and the store that built them (adr/0015). */
-export interface Owner {
+interface Owner {
   projectId: string;
   storeTag: string;
 }
