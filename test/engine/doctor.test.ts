@@ -233,6 +233,8 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
           'container path_gone',
           'container store_gone',
           'container store_gone running',
+          // The moved project's box image and the base image under it (adr/0073).
+          'image path_gone',
           'image path_gone',
           'image store_gone',
           'volume path_gone',
