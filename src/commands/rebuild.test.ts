@@ -96,8 +96,12 @@ describe('byre rebuild', () => {
     setUp();
     await rebuild();
     const tag = imageTag(w.id, 1000, 1000);
-    expect(builds()).toMatchObject([{ tag, noCache: true, uid: 1000, gid: 1000 }]);
-    expect(builds()[0]?.labels?.[LABEL.project]).toBe(w.id);
+    // The base image, then the wiring on it, both without the cache (adr/0073).
+    expect(builds()).toMatchObject([
+      { tag: `${tag}-base`, noCache: true, uid: 1000, gid: 1000 },
+      { tag, noCache: true, uid: 1000, gid: 1000 },
+    ]);
+    expect(builds().map((b) => b.labels?.[LABEL.project])).toEqual([w.id, w.id]);
     expect(w.engine.images.has(tag)).toBe(true);
     expect(otherMutations()).toEqual([]);
     expect(w.io.err).toContain(
@@ -109,8 +113,8 @@ describe('byre rebuild', () => {
     setUp();
     await rebuild();
     await rebuild();
-    expect(builds().map((b) => b.noCache)).toEqual([true, true]);
-    // It never asks whether the image is current.
+    expect(builds().map((b) => b.noCache)).toEqual([true, true, true, true]);
+    // It never asks whether the image (or its base image) is current.
     expect(w.engine.callsTo('imageInfo').map((c) => c[0])).toEqual([DEFAULT_BASE, DEFAULT_BASE]);
   });
 
@@ -146,7 +150,7 @@ describe('byre rebuild', () => {
     await rebuild(io);
     // The copy writes through w.io's streams.
     expect(w.io.err.split('\n')[0]).toContain('BYRE_ALLOW_ROOT=1');
-    expect(builds()).toHaveLength(1);
+    expect(builds()).toHaveLength(2);
   });
 
   it('project.id-collision: an id another directory owns is refused before detection', async () => {
