@@ -69,9 +69,7 @@ export const HOST_IO_EXCEPTIONS = {
   'src/transfer/grab-from-box.ts': 'makes, links and chmods what grab lands',
   'src/transfer/grab-writer.ts': 'writes what grab lands, anchored',
   'src/transfer/remote/session.ts': 'runs the remote transfer session',
-  'src/transfer/select.ts': 'opens /dev/tty for the picker; realpath of cwd',
   'src/transfer/stage-writer.ts': 'walks and reads a delivered tree',
-  'src/tui/picker.tsx': 'reads keys from /dev/tty',
 };
 
 const testSupport = {
