@@ -61,7 +61,6 @@ export const HOST_IO_EXCEPTIONS = {
   'src/skills/packages/author.ts': 'writes, links and removes package directories',
   'src/skills/packages/fetch.ts': 'fetches a package over https',
   'src/skills/packages/fs-tree.ts': 'reads a package tree to hash it',
-  'src/skills/packages/index-file.ts': 'reads the installed index',
   'src/skills/packages/install.ts': 'writes and renames an installed snapshot',
   'src/transfer/app/install.ts': 'runs the host app installer',
   'src/transfer/chunked-out.ts': 'reads file bodies into archive chunks',
