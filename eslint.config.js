@@ -52,7 +52,6 @@ export const HOST_IO_EXCEPTIONS = {
   'src/config/write.ts': 'publishes a config by link and rename beside a linked default.config',
   'src/credentials/input.ts': 'reads a secret from a file or FIFO the user names',
   'src/hostenv/editor.ts': 'runs $EDITOR on a temp file',
-  'src/hostenv/readers.ts': "runs the pinned git and reads the host's timezone link",
   'src/launch/store.ts': 'lists, reads and removes launch records',
   'src/project/store.ts': 'lists projects; publishes the id file by link',
   'src/session/build-progress.ts': 'writes the raw build log',
