@@ -53,7 +53,6 @@ export const HOST_IO_EXCEPTIONS = {
   'src/credentials/input.ts': 'reads a secret from a file or FIFO the user names',
   'src/hostenv/editor.ts': 'runs $EDITOR on a temp file',
   'src/launch/store.ts': 'lists, reads and removes launch records',
-  'src/project/store.ts': 'lists projects; publishes the id file by link',
   'src/session/build-progress.ts': 'writes the raw build log',
   'src/session/context-digest.ts': 'reads the staged context to digest it',
   'src/skills/catalog.ts': 'lists and reads the local and installed packages',
