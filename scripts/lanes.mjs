@@ -114,3 +114,49 @@ export function failureRecap({ max = 300, tail = 40 } = {}) {
     },
   };
 }
+
+/**
+ * CPU seconds this process's reaped children used (`cutime` + `cstime` of a
+ * `/proc/<pid>/stat` line). A child's time, and its own reaped children's,
+ * joins these fields only when it is reaped, so the growth across one lane's
+ * exit is that lane's whole process tree.
+ * @param {string} stat the text of /proc/self/stat
+ * @param {number} ticks clock ticks per second
+ */
+export function reapedCpuSeconds(stat, ticks = 100) {
+  // The command name may hold spaces and parentheses: fields start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name, field 3 (state) is index 0, so cutime (16) and cstime (17) are 13 and 14.
+  return (Number(fields[13]) + Number(fields[14])) / ticks;
+}
+
+/**
+ * The machine's busy and total CPU seconds from /proc/stat's `cpu` line
+ * (idle and iowait count as not busy).
+ * @param {string} procStat the text of /proc/stat
+ * @param {number} ticks clock ticks per second
+ */
+export function machineCpuSeconds(procStat, ticks = 100) {
+  const line = procStat.split('\n').find((l) => l.startsWith('cpu ')) ?? 'cpu';
+  const n = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = n.reduce((a, b) => a + b, 0);
+  const idle = (n[3] ?? 0) + (n[4] ?? 0);
+  return { busy: (total - idle) / ticks, total: total / ticks };
+}
+
+/**
+ * The run's closing CPU line: how busy the machine was, and how much of it
+ * the lanes' own processes (vitest, byre, engine clients) used rather than
+ * the engines' daemons and boxes. Where the machine was busy nearly all the
+ * time, lanes only share the cores: less work, not more lanes, is faster.
+ * @param {{ busy: number, total: number }} start
+ * @param {{ busy: number, total: number }} end
+ * @param {number} lanesCpu CPU seconds of every lane's process tree
+ */
+export function cpuSummary(start, end, lanesCpu) {
+  const busy = end.busy - start.busy;
+  const total = end.total - start.total;
+  const share = total > 0 ? Math.round((100 * busy) / total) : 0;
+  const rest = Math.max(0, busy - lanesCpu);
+  return `cpu: the machine was ${share}% busy (${Math.round(busy)} of ${Math.round(total)} cpu-seconds); the lanes' processes used ${Math.round(lanesCpu)}, engines' daemons, boxes and the rest ${Math.round(rest)}`;
+}
