@@ -2,14 +2,15 @@
 // without running it.
 
 /**
- * @typedef {{ name: string, argv: string[], env?: Record<string, string>, nice?: number }} Lane
+ * @typedef {{ name: string, argv: string[], env?: Record<string, string>, nice?: number, next?: Lane }} Lane
  * @param {string[]} engines the engines under test (BYRE_TEST_ENGINES's, else the answering ones)
  * @param {{ cross?: string[], alone?: string[] }} afterFiles engine files run after the lanes:
  *   `cross` drive two engines in one test (run only when both are under test), `alone` need
  *   no other lane's box on the machine
- * @param {{ splitRootless?: boolean }} [options] whether rootless podman gets a lane of its own
- *   (BYRE_LANES_SPLIT_ROOTLESS=1; off by default, see below)
- * @returns {{ lanes: Lane[], after: Lane[] }} `lanes` run at once, then `after`, in order
+ * @param {{ splitRootless?: boolean }} [options] whether rootless podman gets a lane of its own,
+ *   run after the host lane (see below)
+ * @returns {{ lanes: Lane[], after: Lane[] }} `lanes` run at once (each then its `next`), then
+ *   `after`, in order
  */
 export function planLanes(
   engines,
@@ -33,21 +34,23 @@ export function planLanes(
     argv: ['run', '--project', 'engine', ...exclude],
     env,
   });
-  // Rootless podman may run in a lane of its own, beside root podman (docker
-  // as the test user talks to root's daemon, so it always stays in docker's
-  // lane). It is off by default: run whole on 2 cores, the split lanes
-  // disturbed each other (rootless tests that read the machine's podman
-  // monitors, fixtures on this machine's address) and timed out at load 10-12
-  // (adr/0060).
+  // Rootless podman runs in a lane of its own, beside root podman (docker as
+  // the test user talks to root's daemon, so it always stays in docker's
+  // lane), but only once the host tiers are done: it follows the host lane
+  // (`next`), so at most three lanes share the cores at any time. Run as a
+  // fourth lane from the start (load 10-12 on 2 cores), the split lanes
+  // timed out rootless tests that pass alone (adr/0060).
+  const rootlessSplit = engines.includes('podman') && splitRootless;
+  const rootless = engineLane('rootless', {
+    BYRE_TEST_ENGINES: 'podman',
+    BYRE_TEST_FLAVORS: 'user',
+  });
   const lanes = [
-    host,
-    ...engines.flatMap((engine) =>
-      engine === 'podman' && splitRootless
-        ? [
-            engineLane('podman', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'root' }),
-            engineLane('rootless', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'user' }),
-          ]
-        : [engineLane(engine, { BYRE_TEST_ENGINES: engine })],
+    rootlessSplit ? { ...host, next: rootless } : host,
+    ...engines.map((engine) =>
+      engine === 'podman' && rootlessSplit
+        ? engineLane('podman', { BYRE_TEST_ENGINES: engine, BYRE_TEST_FLAVORS: 'root' })
+        : engineLane(engine, { BYRE_TEST_ENGINES: engine }),
     ),
   ];
   const afterFiles = [...(engines.length > 1 ? cross : []), ...alone];

@@ -37,13 +37,21 @@ describe('planLanes', () => {
     ]);
   });
 
-  it("split on request, rootless podman runs in a lane of its own; docker as the user stays in docker's", () => {
+  it("split, rootless podman runs in a lane of its own after the host tiers; docker as the user stays in docker's", () => {
     const plan = planLanes(['docker', 'podman'], {}, { splitRootless: true });
-    expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
+    expect(plan.lanes.map((l) => [l.name, l.env, l.next?.name, l.next?.env])).toEqual([
+      ['host', undefined, 'rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+      ['docker', { BYRE_TEST_ENGINES: 'docker' }, undefined, undefined],
+      ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }, undefined, undefined],
+    ]);
+    expect(plan.lanes[0]?.next?.argv).toEqual(['run', '--project', 'engine']);
+  });
+
+  it('without podman under test there is no rootless lane to split', () => {
+    const plan = planLanes(['docker'], {}, { splitRootless: true });
+    expect(plan.lanes.map((l) => [l.name, l.next])).toEqual([
       ['host', undefined],
-      ['docker', { BYRE_TEST_ENGINES: 'docker' }],
-      ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }],
-      ['rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+      ['docker', undefined],
     ]);
   });
 

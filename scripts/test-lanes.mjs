@@ -1,9 +1,10 @@
 // `npm test` after the build: every tier, in lanes that run at once (adr/0060).
 // The engine tier is one lane per engine (docker's daemon and podman's
-// storage share nothing, so their boxes and sweeps cannot meet; rootless
-// podman gets a lane of its own only with BYRE_LANES_SPLIT_ROOTLESS=1),
-// beside one lane for the tiers that need no engine; the engine files that drive both engines in one test, or need the
-// machine to themselves, run after the lanes. With arguments (`npm test --
+// storage share nothing, so their boxes and sweeps cannot meet) beside one
+// lane for the tiers that need no engine; rootless podman gets a lane of its
+// own that starts when the host tiers end (unless BYRE_LANES_SPLIT_ROOTLESS=0).
+// The engine files that drive both engines in one test, or need the machine
+// to themselves, run after the lanes. With arguments (`npm test --
 // <filter>`), this is plain `vitest run <filter>`. Each lane reports its CPU
 // seconds, and the run how busy the machine was: whether lanes that run at
 // once shared the cores or waited on engines.
@@ -46,7 +47,7 @@ const engines =
 const { lanes, after } = planLanes(engines, AFTER_LANES, {
   splitRootless:
     (process.env['BYRE_TEST_USER'] ?? '').trim() !== '' &&
-    process.env['BYRE_LANES_SPLIT_ROOTLESS'] === '1',
+    process.env['BYRE_LANES_SPLIT_ROOTLESS'] !== '0',
 });
 
 const children = new Set();
@@ -59,7 +60,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const cpuAtStart = machineCpu();
 let reapedBefore = reapedCpu();
 const stopSampling = sampleCpu();
-const results = await Promise.all(lanes.map(runLane));
+const results = (await Promise.all(lanes.map(runChain))).flat();
 for (const lane of after) results.push(await runLane(lane));
 
 process.stdout.write('\nlanes:\n');
@@ -78,6 +79,13 @@ for (const r of results.filter((r) => r.code !== 0)) {
   for (const line of r.recap) process.stdout.write(`  ${line}\n`);
 }
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+
+/** A lane, then the lane that follows it in the same slot (`next`), and so on. */
+async function runChain(lane) {
+  const results = [];
+  for (let l = lane; l !== undefined; l = l.next) results.push(await runLane(l));
+  return results;
+}
 
 /**
  * One vitest run, its lines prefixed by the lane's name; resolves with its
