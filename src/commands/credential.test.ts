@@ -186,7 +186,10 @@ describe('byre credential remove, list, rekey', () => {
 
   it('removes a sealed row, leaving the passthrough and the identity', async () => {
     const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('x'));
-    write(w.config, `[env_from_host]\nPLAIN = "env:HOST_VAR"\nAPI_KEY = "${row}"\n\n${identityText()}`);
+    write(
+      w.config,
+      `[env_from_host]\nPLAIN = "env:HOST_VAR"\nAPI_KEY = "${row}"\n\n${identityText()}`,
+    );
     await credentialRemoveCommand(w.io, 'API_KEY', {});
     const text = readFileSync(w.config, 'utf8');
     expect(text).not.toContain('API_KEY');
@@ -197,7 +200,10 @@ describe('byre credential remove, list, rekey', () => {
 
   it('list: one tab-separated line per sealed key with its file, never a value', async () => {
     const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('sk-x'));
-    write(w.config, `[env_from_host]\nPLAIN = "env:HOST_VAR"\nAPI_KEY = "${row}"\n\n${identityText()}`);
+    write(
+      w.config,
+      `[env_from_host]\nPLAIN = "env:HOST_VAR"\nAPI_KEY = "${row}"\n\n${identityText()}`,
+    );
     await credentialListCommand(w.io, {});
     expect(w.io.out).toBe(`API_KEY\tencrypted\tproject ${w.config}\n`);
     expect(w.io.out).not.toContain(row);
