@@ -2,7 +2,8 @@
 // lifecycle/rehome-project.test.ts's): with no id it lists the stored
 // projects whose directory is gone on stdout, escaped, or says there are
 // none, or explains this directory's changed identity, asking no engine;
-// with an id it moves that project onto this directory on the given pool.
+// with an id it moves that project (its volumes' data too) onto this
+// directory on the given pool.
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,6 +82,10 @@ describe('byre rehome', () => {
     const oldId = await lost('before');
     writeFileSync(path.join(w.home, 'projects', oldId, 'byre.config'), 'agent = "none"\n');
     w.engine.volumes.set(`byre-${oldId}-state`, { [LABEL.project]: oldId });
+    w.engine.volumeData.set(
+      `byre-${oldId}-state`,
+      new Map([['history', { kind: 'file' as const, bytes: Buffer.from('ls\n') }]]),
+    );
     w.engine.images.set(`byre-${oldId}-u1000-g1000`, {
       id: 'sha256:1',
       labels: { [LABEL.project]: oldId },
@@ -88,6 +93,11 @@ describe('byre rehome', () => {
     await rehomeCommand(w.io, oldId, w.deps);
     const id = projectIdFor(w.dir);
     expect(w.engine.volumes.has(`byre-${id}-state`)).toBe(true);
+    // The migration helper copied what the old volume held.
+    expect(w.engine.volumeData.get(`byre-${id}-state`)?.get('history')).toEqual({
+      kind: 'file',
+      bytes: Buffer.from('ls\n'),
+    });
     expect(w.engine.volumes.has(`byre-${oldId}-state`)).toBe(false);
     expect(readFileSync(path.join(w.home, 'projects', id, 'byre.config'), 'utf8')).toBe(
       'agent = "none"\n',
