@@ -405,6 +405,8 @@ resolver_events() {
 }
 
 # The refused set: one line per (proto, address, port) when its count moves.
+# nft names a protocol from /etc/protocols and prints its number without it
+# (an image without netbase, as firewall-open's packages leave it): both read.
 declare -A seen=()
 refused_events() {
   local fam key count
@@ -415,8 +417,8 @@ refused_events() {
       set -- ${key//|/ }
       echo "byre-wall 1 refused-connect $(now) $2 $1 $3 count=$count"
     done < <(nft list set inet byre "refused$fam" 2>/dev/null |
-      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp) \. [0-9]+ counter packets [0-9]+' |
-      awk '{print $1 "|" $3 "|" $5, $8}')
+      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp|6|17) \. [0-9]+ counter packets [0-9]+' |
+      awk '{p = $3 == 6 ? "tcp" : $3 == 17 ? "udp" : $3; print $1 "|" p "|" $5, $8}')
   done
 }
 

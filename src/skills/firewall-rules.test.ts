@@ -448,6 +448,25 @@ describe('byre-firewall: the event lines (adr/0063)', () => {
     expect(r.stderr).toContain('gate opened');
   }, 30_000);
 
+  // firewall-open's packages pull no netbase: without /etc/protocols nft
+  // prints a protocol's number, and the refused connects were never read.
+  it('reads the refused set when nft prints protocols as numbers (no /etc/protocols)', () => {
+    const r = runWall('example.test:443', '', 'refused', {
+      STUB_REFUSED:
+        'elements = { 172.18.0.1 . 6 . 42767 counter packets 2 bytes 120,\n 192.0.2.2 . 17 . 53 counter packets 1 bytes 60 }',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('refused-connect'))
+      .map((l) => l.replace(/^(byre-wall 1 [a-z-]+) \d+ /, '$1 T '));
+    expect(events.sort()).toEqual([
+      'byre-wall 1 refused-connect T tcp 172.18.0.1 42767 count=2',
+      'byre-wall 1 refused-connect T udp 192.0.2.2 53 count=1',
+    ]);
+  }, 30_000);
+
   // The helper holds no CAP_KILL (adr/0050) and the resolver runs as its own
   // user: a `kill -0` to it is refused while it runs, which said "exited".
   it.skipIf(process.getuid?.() !== 0 || !existsSync('/usr/bin/setpriv'))(

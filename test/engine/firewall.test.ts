@@ -571,8 +571,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
           probe('B_OPEN', b, open),
         ]),
       ).toEqual([`R2 ${b}`, 'B_CLOSED_REFUSED', 'A_STILL_REFUSED', 'B_OPEN_OK', 'PHASE2']);
-      // The closed name's answers are the helper's events (its refused connects
-      // are not seen there yet under firewall-open: TODO.md).
+      // The closed name's answers are the helper's events.
       const events = await waitFor(
         "the closed name's rotated answer in the wall log",
         () => {
@@ -587,7 +586,8 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       });
       const lines = events.split('\n').map((l) => l.replace(/^(byre-wall 1 \S+) \d+ /, '$1 T '));
       expect(lines).toContain(`byre-wall 1 resolved T svc.closed.test ${b} 0`);
-      // The closures' refused connects are events too, as deny-by-default's.
+      // The closures' refused connects are events too, as deny-by-default's
+      // (firewall-open's image has no /etc/protocols: nft prints tcp as 6).
       await waitFor(
         "the closures' refused connects in the wall log",
         () => {
@@ -609,6 +609,8 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       });
       expect(lines.some((l) => l.includes('free.test'))).toBe(false);
       expect(lines.some((l) => l.startsWith('byre-wall 1 refused-name'))).toBe(false);
+      // And the Denied row lists them.
+      expect(statusFull(p)).toContain(`connect ${b}:${third}/tcp`);
       session.child.stdin?.end();
       expect(await session.exited).toBe(0);
       expect(session.stderr()).toContain('open-denylist');
