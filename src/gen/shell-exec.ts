@@ -18,6 +18,9 @@ export interface ShellRequest {
   tty: boolean;
 }
 
+/** The `bash -lc` script `byre shell -- <cmd>` runs: its words follow as argv (`$0` is `byre-shell`). */
+export const SHELL_COMMAND_SCRIPT = 'exec "$@"';
+
 function idFrom(env: Readonly<Record<string, string>>, key: string): number | null {
   const raw = env[key];
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : null;
@@ -65,7 +68,7 @@ export function shellExecSpec(req: ShellRequest): ExecSpec {
     command:
       req.command === undefined || req.command.length === 0
         ? ['bash', '-l']
-        : ['bash', '-lc', 'exec "$@"', 'byre-shell', ...req.command],
+        : ['bash', '-lc', SHELL_COMMAND_SCRIPT, 'byre-shell', ...req.command],
     user: `${uid}:${gid}`,
     workdir: WORKSPACE,
     env,

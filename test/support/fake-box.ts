@@ -1,7 +1,7 @@
 // The fake engine's box: an in-memory filesystem and a tiny interpreter of
 // what byre runs in a box through exec. It knows byre's box-side scripts by
 // their text (deliver one file, deliver a staged tar, grab a path, grab a
-// tree, stop a grab) and models each one's effect on the filesystem, its
+// tree, stop a grab, byre shell's login shell and its `-- <cmd>`) and models each one's effect on the filesystem, its
 // stdout, stderr and exit status as the engine contract checks them on real
 // boxes; and it runs the few plain commands tests send (`cat`, `echo`,
 // `printf`, `exit`, `true`, `false`, `sleep`, `;`-separated, `>&2`). Anything
@@ -19,6 +19,7 @@ import {
   GRAB_TREE_SCRIPT,
   STAGE_COMPLETE,
 } from '../../src/transfer/box-scripts.js';
+import { SHELL_COMMAND_SCRIPT } from '../../src/gen/shell-exec.js';
 
 export type FakeNode =
   { kind: 'dir' } | { kind: 'file'; bytes: Buffer } | { kind: 'link'; target: string };
@@ -259,9 +260,8 @@ const PLAIN_WORDS = new Set(['echo', 'cat', 'exit', 'true', 'false', 'sleep']);
 
 /** Whether `command` is a plain script the interpreter runs: `sh -c` of known words, or one of them. */
 export function isPlain(command: readonly string[]): boolean {
-  const script =
-    command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : command.join(' ');
-  return script
+  if (command[0] !== 'sh' || command[1] !== '-c') return PLAIN_WORDS.has(command[0] ?? '');
+  return (command[2] ?? '')
     .split(/[;\n]/)
     .map((part) => part.trim().split(/\s+/)[0] ?? '')
     .every((word) => word === '' || PLAIN_WORDS.has(word));
@@ -269,14 +269,22 @@ export function isPlain(command: readonly string[]): boolean {
 
 /** The `;`-separated commands of a plain script: echo, printf '%s…', cat, exit, true, false, sleep. */
 function plain(script: string, stdin: Buffer): BoxRun {
+  const commands = script.split(/[;\n]/).map((raw) =>
+    raw
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== ''),
+  );
+  return plainWords(commands, stdin);
+}
+
+/** Runs plain commands, each already split into words (an exec'd argv is one, never re-split). */
+function plainWords(commands: readonly (readonly string[])[], stdin: Buffer): BoxRun {
   let out = Buffer.alloc(0);
   let err = '';
   let status = 0;
-  for (const raw of script.split(/[;\n]/)) {
-    const words = raw
-      .trim()
-      .split(/\s+/)
-      .filter((w) => w !== '');
+  for (const given of commands) {
+    const words = [...given];
     if (words.length === 0) continue;
     const toErr = words.at(-1) === '>&2';
     if (toErr) words.pop();
@@ -301,6 +309,11 @@ export async function runInBox(
   stdin: Buffer,
 ): Promise<BoxRun> {
   const [cmd, flag, script = '', , ...args] = command;
+  // byre shell: a login shell reads its commands from stdin; `-- <cmd>` execs its argv.
+  if (cmd === 'bash' && flag === '-l' && command.length === 2)
+    return plain(stdin.toString('latin1'), Buffer.alloc(0));
+  if (cmd === 'bash' && flag === '-lc' && script === SHELL_COMMAND_SCRIPT)
+    return runInBox(fs, command.slice(4), stdin);
   if (cmd === 'sh' && flag === '-c') {
     if (script === DELIVER_FILE_SCRIPT) return deliverFile(fs, args, stdin);
     if (script === DELIVER_TAR_SCRIPT) return deliverTar(fs, args, stdin);
@@ -309,5 +322,5 @@ export async function runInBox(
     if (script === GRAB_STOP_SCRIPT) return ok();
     return plain(script, stdin);
   }
-  return plain(command.join(' '), stdin);
+  return plainWords([command], stdin);
 }
