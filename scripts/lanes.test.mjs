@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { failureRecap, planLanes, requiredEngines } from './lanes.mjs';
+import {
+  cpuSummary,
+  failureRecap,
+  machineCpuSeconds,
+  planLanes,
+  reapedCpuSeconds,
+  requiredEngines,
+} from './lanes.mjs';
 
 describe('planLanes', () => {
   it('gives each engine its own engine-tier lane beside the host tiers, cross-engine files after', () => {
@@ -30,13 +37,21 @@ describe('planLanes', () => {
     ]);
   });
 
-  it("split on request, rootless podman runs in a lane of its own; docker as the user stays in docker's", () => {
+  it("split, rootless podman runs in a lane of its own after the host tiers; docker as the user stays in docker's", () => {
     const plan = planLanes(['docker', 'podman'], {}, { splitRootless: true });
-    expect(plan.lanes.map((l) => [l.name, l.env])).toEqual([
+    expect(plan.lanes.map((l) => [l.name, l.env, l.next?.name, l.next?.env])).toEqual([
+      ['host', undefined, 'rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+      ['docker', { BYRE_TEST_ENGINES: 'docker' }, undefined, undefined],
+      ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }, undefined, undefined],
+    ]);
+    expect(plan.lanes[0]?.next?.argv).toEqual(['run', '--project', 'engine']);
+  });
+
+  it('without podman under test there is no rootless lane to split', () => {
+    const plan = planLanes(['docker'], {}, { splitRootless: true });
+    expect(plan.lanes.map((l) => [l.name, l.next])).toEqual([
       ['host', undefined],
-      ['docker', { BYRE_TEST_ENGINES: 'docker' }],
-      ['podman', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'root' }],
-      ['rootless', { BYRE_TEST_ENGINES: 'podman', BYRE_TEST_FLAVORS: 'user' }],
+      ['docker', undefined],
     ]);
   });
 
@@ -147,5 +162,31 @@ describe('failureRecap', () => {
   it('without a banner (the run crashed), repeats the last lines', () => {
     const lines = ['one', 'two', 'three', 'Error: worker exited'];
     expect(feed(lines, { tail: 2 })).toEqual(['three', 'Error: worker exited']);
+  });
+});
+
+describe('reapedCpuSeconds', () => {
+  it('adds cutime and cstime, whatever the command name holds', () => {
+    // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+    const stat =
+      '4242 (node) x) (y) S 1 4242 4242 0 -1 4194560 100 200 0 0 700 300 1234 566 20 0 11 0';
+    expect(reapedCpuSeconds(stat)).toBe(18);
+    expect(reapedCpuSeconds(stat, 1000)).toBeCloseTo(1.8);
+  });
+});
+
+describe('machineCpuSeconds', () => {
+  it('counts idle and iowait as not busy', () => {
+    const text = 'cpu  100 5 50 800 40 0 5 0 0 0\ncpu0 50 2 25 400 20 0 3 0 0 0\nintr 1\n';
+    expect(machineCpuSeconds(text)).toEqual({ busy: 1.6, total: 10 });
+  });
+});
+
+describe('cpuSummary', () => {
+  it('says how busy the machine was and splits the lanes from the rest', () => {
+    const line = cpuSummary({ busy: 100, total: 1000 }, { busy: 1900, total: 3000 }, 1200.4);
+    expect(line).toBe(
+      "cpu: the machine was 90% busy (1800 of 2000 cpu-seconds); the lanes' processes used 1200, engines' daemons, boxes and the rest 600",
+    );
   });
 });

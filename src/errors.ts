@@ -31,7 +31,7 @@ export interface ConfigIssue {
   fix?: string;
 }
 
-export interface ByreErrorOptions {
+interface ByreErrorOptions {
   rule: string;
   remedy?: string;
   location?: Location;

@@ -114,7 +114,7 @@ export async function resolveTarget(io: Io, flags: TargetFlags): Promise<ConfigT
   };
 }
 
-export interface SplitCascade {
+interface SplitCascade {
   /** The whole cascade of this directory. */
   config: EffectiveConfig;
   /** The merge of the layers below the target file only. */

@@ -184,6 +184,10 @@ describe('develop: the launch', () => {
     const seeds = w.engine.callsTo('run');
     expect(seeds).toHaveLength(1);
     expect(seeds[0]?.[1]).toEqual({ input: 'seeded\n' });
+    expect(w.engine.volumeData.get(volume)?.get('conf/settings')).toEqual({
+      kind: 'file',
+      bytes: Buffer.from('seeded\n'),
+    });
     await develop();
     expect(w.engine.callsTo('volumeCreate')).toHaveLength(1);
     expect(w.engine.callsTo('run')).toHaveLength(1);

@@ -21,7 +21,7 @@ import { resolveEnabledSkills } from '../skills/resolve.js';
 import { packageCanon, templateLookup } from './load.js';
 
 /** An earlier identity of this directory and the restrictions a fresh config would drop. */
-export interface Loosening {
+interface Loosening {
   projectId: string;
   config: string;
   lost: string[];

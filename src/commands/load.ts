@@ -95,7 +95,7 @@ export function packageCanon(home: string, skills: PackageCatalog): PackageCanon
 }
 
 /** The packages a picker offers: templates, agents, every skill, and who vouches for each agent's shared-auth offer. */
-export interface PackageChoices {
+interface PackageChoices {
   skills: SkillCatalog;
   canon: PackageCanon;
   templates: CatalogChoice[];
@@ -284,7 +284,7 @@ export function projectTrees(io: Io, ctx: ProjectContext): TreesRead {
   return { trees: boxWritableTrees(ctx, grants, home), read };
 }
 
-export interface TreesRead {
+interface TreesRead {
   trees: BoxTree[];
   /** readBoxConfig's answer when it read cleanly, so a caller need not read again. */
   read: BoxConfig | null;

@@ -53,7 +53,7 @@ export type AskFirstRun = (
   setup: FirstRunSetup,
 ) => Promise<{ answers: OnboardAnswers; saveDefaults: boolean } | null>;
 
-export type OnboardResult =
+type OnboardResult =
   | { wrote: false }
   | {
       wrote: true;

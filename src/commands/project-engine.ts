@@ -25,7 +25,7 @@ import type { ProjectContext } from '../project/context.js';
 import type { Detect } from './deps.js';
 import { loadBoxConfig, userHome, type LoadedConfig } from './load.js';
 
-export interface ProjectEngine {
+interface ProjectEngine {
   facts: EngineFacts;
   decision: EngineDecision;
 }
@@ -108,7 +108,7 @@ const AGAIN: Readonly<Record<PinningVerb, string>> = {
   worktree: 'run the command again',
 };
 
-export type PinningVerb = 'develop' | 'rebuild' | 'worktree';
+type PinningVerb = 'develop' | 'rebuild' | 'worktree';
 
 /**
  * Under the setup lock: the config read again, and refused when it now

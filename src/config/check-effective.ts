@@ -44,7 +44,7 @@ export type PathIn = (raw: RawLayer) => PathSegment[];
 export type ValueLocation = (from: LayerRef, path: PathIn) => Location;
 
 /** Turns (layer, key path, problem) into an issue located by file, line, column and key. */
-export type LayerLocator = (
+type LayerLocator = (
   from: LayerRef,
   path: PathIn,
   rule: string,

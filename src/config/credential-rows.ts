@@ -76,7 +76,7 @@ function hasAgeHeader(bytes: Uint8Array, stanza: string): boolean {
   return startsWithText(bytes, AGE_MAGIC) && startsWithText(bytes, stanza, AGE_MAGIC.length);
 }
 
-export type RowParse = { ok: true; row: SealedRow } | { ok: false; problem: string };
+type RowParse = { ok: true; row: SealedRow } | { ok: false; problem: string };
 
 /** Parse a credential source; the problem text never quotes the ciphertext back. */
 export function parseRow(source: string): RowParse {

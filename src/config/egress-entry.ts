@@ -9,7 +9,7 @@ const DEFAULT_EGRESS_PORT = 443;
 
 const HOSTNAME = /^[A-Za-z0-9]([A-Za-z0-9.:_-]*[A-Za-z0-9])?$/;
 
-export type EgressParse =
+type EgressParse =
   { ok: true; closure: boolean; entry: EgressEntry } | { ok: false; message: string; fix: string };
 
 function refuse(raw: string, why: string, fix: string): EgressParse {

@@ -22,14 +22,14 @@ import { BOOLEAN, list, map, STRING, STRING_LIST, table, type ShapeValue } from 
 import type { LayerRef } from './types.js';
 
 /** The source prefix of a row the box never receives: the edge presents it. */
-export const INJECTED_PREFIX = 'injected:';
+const INJECTED_PREFIX = 'injected:';
 
 export function isInjectedSource(source: string): boolean {
   return source.startsWith(INJECTED_PREFIX);
 }
 
 /** One rule: these hosts get the credential, presented one way. */
-export const INJECT_RULE_SHAPE = table({
+const INJECT_RULE_SHAPE = table({
   hosts: STRING_LIST,
   header: STRING,
   bearer: BOOLEAN,
@@ -39,8 +39,8 @@ export const INJECT_RULE_SHAPE = table({
 /** `[[inject.KEY]]`: a map from the credential's name to its rules. */
 export const INJECT_SHAPE = map(list(INJECT_RULE_SHAPE));
 
-export type RawInjectRule = ShapeValue<typeof INJECT_RULE_SHAPE>;
-export type RawInject = ShapeValue<typeof INJECT_SHAPE>;
+type RawInjectRule = ShapeValue<typeof INJECT_RULE_SHAPE>;
+type RawInject = ShapeValue<typeof INJECT_SHAPE>;
 
 /** How the edge presents a value: its own header, `Authorization: Bearer`, or Basic with a user. */
 export type Presentation =
@@ -52,7 +52,7 @@ export interface InjectHost {
   port: number;
 }
 
-export interface InjectRule {
+interface InjectRule {
   hosts: InjectHost[];
   presentation: Presentation;
 }
@@ -63,7 +63,7 @@ export interface InjectLayer {
   inject?: RawInject | undefined;
 }
 
-export const DEFAULT_INJECT_PORT = 443;
+const DEFAULT_INJECT_PORT = 443;
 const MAX_HOST_LENGTH = 253;
 const MAX_BASIC_USER = 256;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -73,7 +73,7 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
  * the message (a value there would change what the request is, or where it
  * goes), and the proxy's own credentials.
  */
-export const EDGE_OWNED_HEADERS: readonly string[] = [
+const EDGE_OWNED_HEADERS: readonly string[] = [
   'connection',
   'content-length',
   'host',
@@ -112,7 +112,7 @@ export function formatInjectHost(host: InjectHost): string {
 }
 
 /** Why a header name cannot carry a credential, or null. */
-export function headerNameProblem(name: string): string | null {
+function headerNameProblem(name: string): string | null {
   if (!HEADER_NAME.test(name))
     return "not an HTTP header name (a token: letters, digits, !#$%&'*+.^_`|~-)";
   if (EDGE_OWNED_HEADERS.includes(name.toLowerCase())) {
@@ -122,7 +122,7 @@ export function headerNameProblem(name: string): string | null {
 }
 
 /** Why a Basic user cannot be used, or null (RFC 7617: no colon, no control character). */
-export function basicUserProblem(user: string): string | null {
+function basicUserProblem(user: string): string | null {
   if (user === '') return 'is empty';
   if (user.includes(':')) return 'holds a colon, which Basic auth uses to end the user';
   if (CONTROL.test(user)) return 'holds a control character';
@@ -228,7 +228,7 @@ function hostsOf(
 }
 
 /** One file's rules for one key, parsed; findings located at `inject.KEY[i]…`. */
-export function parseInjectRules(
+function parseInjectRules(
   key: string,
   rules: readonly RawInjectRule[],
 ): { rules: InjectRule[]; findings: Finding[] } {

@@ -52,7 +52,7 @@ export function removeEntry(key: EntryKey, id: string | number): TomlEdit {
  * The marker that removes an inherited entry: `!id` on its identity, or for
  * ports (identified by a number) `remove = true`.
  */
-export function removalMarker(key: EntryKey, id: string | number): TomlTable {
+function removalMarker(key: EntryKey, id: string | number): TomlTable {
   if (key === 'ports') return { container: id, remove: true };
   return { [identityField(key)]: `!${String(id)}` };
 }

@@ -23,7 +23,7 @@ export const LAYER_FILE_KINDS: readonly LayerFileKind[] = [
 ];
 
 /** Where the editor shows a key, and the chapters of docs/CONFIG.md. */
-export type KeySection = 'box' | 'grants' | 'storage' | 'build' | 'wiring' | 'raw' | 'machine';
+type KeySection = 'box' | 'grants' | 'storage' | 'build' | 'wiring' | 'raw' | 'machine';
 
 export const SECTION_TITLES: Readonly<Record<KeySection, string>> = {
   box: 'The box: engine, base, template, agent, layers',
@@ -46,7 +46,7 @@ export const SECTION_ORDER: readonly KeySection[] = [
 ];
 
 /** How a key's values from several layers combine (lowest layer first). */
-export type MergeRule =
+type MergeRule =
   /** The last layer that sets it wins; an empty string inherits. */
   | { kind: 'scalar' }
   /** An explicit true or false in a later layer wins; unset inherits. */
@@ -77,7 +77,7 @@ export interface FieldDoc {
   fields?: Readonly<Record<string, FieldDoc>>;
 }
 
-export interface KeyDoc {
+interface KeyDoc {
   section: KeySection;
   summary: string;
   merge: MergeRule;

@@ -5,7 +5,7 @@
 export type PathSegment = string | number;
 
 /** 1-based line and column. */
-export interface Position {
+interface Position {
   line: number;
   column: number;
 }
@@ -40,7 +40,7 @@ interface KeySegment {
 }
 
 /** One place the text defines a key, a table or an array-of-tables element. */
-export interface Definition {
+interface Definition {
   key: string;
   depth: number;
   offset: number;
@@ -334,7 +334,7 @@ function scanDefinitions(text: string): Definition[] {
   return scanner.definitions;
 }
 
-export interface Redefinition {
+interface Redefinition {
   key: string;
   /** The second definition is a `[table]` header. */
   table: boolean;

@@ -47,7 +47,7 @@ function refused(ref: LayerRef, problem: ConfigIssue): LayerFile {
 }
 
 /** A config-family file's text, or why it was not read. */
-export type ConfigText =
+type ConfigText =
   | { kind: 'missing' }
   /** `linkTo`: the file is a link that was followed to this (a link to nothing: `what` symlink). */
   | { kind: 'not-regular'; what: NotRegular; linkTo?: string }
@@ -154,7 +154,7 @@ export function linkedConfigTargets(home: string): string[] {
 }
 
 /** A config file present but refused before it was parsed. */
-export type ConfigTextRefusal = Exclude<ConfigText, { kind: 'ok' } | { kind: 'missing' }>;
+type ConfigTextRefusal = Exclude<ConfigText, { kind: 'ok' } | { kind: 'missing' }>;
 
 /** The located issue for a config file that was refused unread. */
 export function configTextIssue(path: string, read: ConfigTextRefusal): ConfigIssue {
@@ -258,7 +258,7 @@ export interface CascadeOptions {
   projectText?: { text: string; file: string };
 }
 
-export interface CascadeResult {
+interface CascadeResult {
   config: EffectiveConfig;
   /** Warnings only; any error throws a ConfigError instead. */
   issues: ConfigIssue[];
@@ -434,7 +434,7 @@ function templateAndChain(
   return { template, chain };
 }
 
-export interface LayersBelow {
+interface LayersBelow {
   /** core, default.config (unless it is the file), the template, the chain root first. */
   layers: CheckedLayer[];
   /** Issues in those files; the layers are incomplete when there are any. */

@@ -24,9 +24,9 @@ export const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
 
 const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
 
-export const MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING, disabled: BOOLEAN });
+const MOUNT_SHAPE = table({ host: STRING, target: STRING, mode: STRING, disabled: BOOLEAN });
 
-export const PORT_SHAPE = table({
+const PORT_SHAPE = table({
   container: INTEGER,
   host: INTEGER,
   interface: STRING,
@@ -53,9 +53,9 @@ export const MCP_SHAPE = table({
   headers: STRING_MAP,
 });
 
-export const CLAUDE_SKILL_SHAPE = table({ name: STRING, path: STRING });
+const CLAUDE_SKILL_SHAPE = table({ name: STRING, path: STRING });
 
-export const CONTEXT_SHAPE = table({ name: STRING, text: STRING, file: STRING });
+const CONTEXT_SHAPE = table({ name: STRING, text: STRING, file: STRING });
 
 /** A file's own credential identity (adr/0012); `byre credential` writes it. */
 const CREDENTIALS_SHAPE = table({ recipient: STRING, identity: STRING });

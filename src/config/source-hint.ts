@@ -7,7 +7,7 @@ import { shellQuote } from '../output/shell-quote.js';
 import type { RetiredBundled } from './grammar.js';
 import { layerLabel, type SourceHint, type Sourced } from './types.js';
 
-export type PackageKindName = 'skill' | 'template';
+type PackageKindName = 'skill' | 'template';
 
 /** `byre <kind> install <uri> [--digest …]`, shell-quoted, plus who hinted it. */
 export function installHint(kind: PackageKindName, hint: Sourced<SourceHint>): string {

@@ -50,7 +50,7 @@ export interface PortSpec {
   interface: string;
 }
 
-export type VolumeSeed = { host: string } | { literal: string; path: string };
+type VolumeSeed = { host: string } | { literal: string; path: string };
 
 export interface VolumeSpec {
   name: string;
@@ -97,7 +97,7 @@ export interface CredentialTable {
   identity: string;
 }
 
-export interface OnboardingDefaults {
+interface OnboardingDefaults {
   sharedAuth: Record<string, string>;
   skipQuestions: boolean;
 }

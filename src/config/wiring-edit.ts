@@ -63,7 +63,7 @@ export function declarersBelow(
   }
 }
 
-export type RemoveOutcome =
+type RemoveOutcome =
   /** This file's block went; nothing below declares the name. */
   | 'deleted'
   /** Nothing of this file's; a `!name` marker now hides what is below. */
@@ -97,7 +97,7 @@ export function planRemove(
   return { outcome: hidden ? 'closed' : 'not-declared', edits };
 }
 
-export interface AddPlan {
+interface AddPlan {
   /** The file carried `!name`; the add re-opens it. */
   reopened: boolean;
   /** The file already declared the name; the add replaces it in place. */

@@ -58,7 +58,7 @@ export function layerConfigFile(home: string, name: string): ConfigFile {
 }
 
 /** What a config file holds now; `exists` false reads as an empty document. */
-export interface CurrentConfig {
+interface CurrentConfig {
   text: string;
   exists: boolean;
   /** Permission bits to keep (0600 for a file not yet written). */
@@ -111,7 +111,7 @@ export function readConfigForEdit(file: ConfigFile): CurrentConfig {
 }
 
 /** The edits as data, or a function from the current text to the new one. */
-export type ConfigChange = readonly TomlEdit[] | ((text: string) => string);
+type ConfigChange = readonly TomlEdit[] | ((text: string) => string);
 
 function edited(file: ConfigFile, text: string, change: ConfigChange): string {
   try {
@@ -159,14 +159,14 @@ function refusedResult(file: ConfigFile, issues: readonly ConfigIssue[]): Config
   );
 }
 
-export interface WriteOptions {
+interface WriteOptions {
   /** Hold this project's setup lock around read, edit and publish. */
   lock?: ProjectStorePaths;
   /** Create the file; refuse when it already exists (onboarding). */
   createOnly?: boolean;
 }
 
-export interface WriteResult {
+interface WriteResult {
   before: string;
   after: string;
   /** False when the edit changed nothing (the file was not touched). */

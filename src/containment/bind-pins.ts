@@ -17,7 +17,7 @@ import { hostBinds, type RunParams } from '../gen/run-argv.js';
 const O_PATH = 0o10000000;
 
 /** A bind source as byre pinned it: the object's identity and where it really was. */
-export interface BindPin {
+interface BindPin {
   dev: bigint;
   ino: bigint;
   /** The open object's real path (symlinks resolved by the kernel, not by a second walk). */
@@ -25,7 +25,7 @@ export interface BindPin {
 }
 
 /** Pinned, or why nothing can be bound there (gone, a loop of links, a link where none may be). */
-export type PinnedSource = { kind: 'pinned'; pin: BindPin } | { kind: 'unbindable'; why: string };
+type PinnedSource = { kind: 'pinned'; pin: BindPin } | { kind: 'unbindable'; why: string };
 
 /** Pins keyed by the source string exactly as the engine gets it. */
 export type BindPins = ReadonlyMap<string, PinnedSource>;

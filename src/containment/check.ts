@@ -49,7 +49,7 @@ function executables(exe: string): string[] {
 }
 
 /** A host path as the rules compare it: canonical, symlinks resolved (injected by tests). */
-export type Canonical = (p: string) => string;
+type Canonical = (p: string) => string;
 
 function guardedPaths(
   input: ContainmentInput,

@@ -26,7 +26,7 @@ export const INJECTION_SENTINEL = 'byre-edge-sentinel';
 export const EDGE_ADDRESS = '127.31.0.1';
 
 /** The edge also listens here on :80, only to refuse plain HTTP visibly. */
-export const EDGE_PLAIN_HTTP_PORT = 80;
+const EDGE_PLAIN_HTTP_PORT = 80;
 
 /** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
 export const EDGE_CA_PATH = '/usr/local/share/ca-certificates/byre-edge.crt';
@@ -41,7 +41,7 @@ export const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
  * git reads GIT_SSL_CAINFO as http.sslCAInfo; curl and most Debian tools
  * read the system bundle already.
  */
-export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
+const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
   GIT_SSL_CAINFO: SYSTEM_BUNDLE,
   NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
   REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
@@ -49,13 +49,13 @@ export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
 };
 
 /** One host the edge terminates TLS for, and the credential it presents there. */
-export interface EdgeRoute {
+interface EdgeRoute {
   host: InjectHost;
   key: string;
   presentation: Presentation;
 }
 
-export interface InjectionPlan {
+interface InjectionPlan {
   /** Sorted by host name, then port. */
   routes: EdgeRoute[];
   /** The box's variables: each injected key holds the sentinel. */

@@ -6,13 +6,13 @@
 
 import type { Presentation } from '../config/inject.js';
 
-export interface PresentedHeader {
+interface PresentedHeader {
   /** Lowercase: HTTP/1.1 and HTTP/2 both read it so. */
   name: string;
   value: string;
 }
 
-export type PresentResult = { ok: true; header: PresentedHeader } | { ok: false; problem: string };
+type PresentResult = { ok: true; header: PresentedHeader } | { ok: false; problem: string };
 
 /**
  * RFC 9110 field-value: visible ASCII, space, tab and obs-text, less the C1

@@ -28,13 +28,13 @@ export interface UnlockedIdentity {
   secretKey: string;
 }
 
-export interface Failure {
+interface Failure {
   ok: false;
   rule: string;
   message: string;
 }
 
-export type Result<T> = ({ ok: true } & T) | Failure;
+type Result<T> = ({ ok: true } & T) | Failure;
 
 /**
  * The scrypt work factor new identities are sealed with (2^16, 64 MiB):

@@ -128,14 +128,14 @@ export function imageListArgv(filter: ImageFilter): string[] {
  * One JSON array per image: id and labels. `.ID`, not `.Id`: Podman 4.3 cannot
  * pass `.Id` to `json` ("can't evaluate field Id"); both engines accept `.ID`.
  */
-export const IMAGE_FACTS_FORMAT = '[{{json .ID}},{{json .Config.Labels}}]';
+const IMAGE_FACTS_FORMAT = '[{{json .ID}},{{json .Config.Labels}}]';
 
 export function inspectImagesArgv(ids: readonly string[]): string[] {
   return ['image', 'inspect', '-f', IMAGE_FACTS_FORMAT, ...ids];
 }
 
 /** One JSON array per volume: name and labels. */
-export const VOLUME_FACTS_FORMAT = '[{{json .Name}},{{json .Labels}}]';
+const VOLUME_FACTS_FORMAT = '[{{json .Name}},{{json .Labels}}]';
 
 export function inspectVolumesArgv(names: readonly string[]): string[] {
   return ['volume', 'inspect', '-f', VOLUME_FACTS_FORMAT, ...names];
@@ -206,7 +206,7 @@ export function inspectLabelsArgv(id: string): string[] {
  * `inspect`) so an image id never answers; `.ID` is the spelling both
  * engines accept inside `json`.
  */
-export const CONTAINER_FACTS_FORMAT =
+const CONTAINER_FACTS_FORMAT =
   '[{{json .ID}},{{json .State.Running}},{{json .Config.Labels}},{{json .Config.Env}}]';
 
 export function inspectContainersArgv(ids: readonly string[]): string[] {

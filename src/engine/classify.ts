@@ -2,7 +2,7 @@
 // an engine that is not answering, and an object that is not there. Pure;
 // anything unrecognised is 'other' and surfaces verbatim in EngineError.
 
-export type EngineFailure = 'unreachable' | 'denied' | 'other';
+type EngineFailure = 'unreachable' | 'denied' | 'other';
 
 /** The engine's socket refused this user (not in the docker group): it cannot run this user's boxes. */
 const DENIED = [/permission denied while trying to connect/i, /connect: permission denied/i];

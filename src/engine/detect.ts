@@ -15,7 +15,7 @@ import type { EngineFacts, EngineName } from './types.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface DetectOptions {
+interface DetectOptions {
   cwd?: string;
   /** Bound on each probe; `auto` must not hang on a wedged daemon socket. */
   probeTimeoutMs?: number;
@@ -195,7 +195,7 @@ async function probe(
 }
 
 /** What one run of the rootless probe comes to. */
-export type RootlessFinding =
+type RootlessFinding =
   | { kind: 'answer'; rootless: boolean }
   | { kind: 'retry' }
   | { kind: 'refuse'; error: EngineError };

@@ -38,7 +38,7 @@ export function findApiRoute(cliPath: string, env: Env): ApiRoute {
   return apiRoute(env, readConfig(configFile), nativeDocker(cliPath), (p) => socketId(p) !== null);
 }
 
-export interface ApiReply {
+interface ApiReply {
   status: number;
   body: string;
 }

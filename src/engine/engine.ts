@@ -79,12 +79,12 @@ export interface RunOptions {
 }
 
 /** Which engine answers: every role carries it (names in messages, engine-specific argv). */
-export interface EngineIdentity {
+interface EngineIdentity {
   readonly facts: EngineFacts;
 }
 
 /** Images: build, query, list and remove them; where they are kept; what a registry has. */
-export interface ImageRunner extends EngineIdentity {
+interface ImageRunner extends EngineIdentity {
   build(spec: BuildSpec, io?: BuildIo): Promise<void>;
   /** `sha256:<hex>` on both engines. */
   imageId(tag: string): Promise<string>;

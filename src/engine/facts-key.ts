@@ -21,7 +21,7 @@ export interface FileId {
   birthtimeNs: string;
 }
 
-export type DockerEndpoint = { kind: 'unix'; path: string } | { kind: 'unkeyed'; why: string };
+type DockerEndpoint = { kind: 'unix'; path: string } | { kind: 'unkeyed'; why: string };
 
 /** What the IO side found at the docker CLI's config.json. */
 export type DockerConfigText =

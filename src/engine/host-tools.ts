@@ -17,7 +17,7 @@ export type ToolResolution =
   /** `path` is where the tool's resolution enters `root`: the PATH entry's binary, a link on the way, or where it resolves. */
   | { kind: 'declined'; tool: string; path: string; root: string };
 
-export interface HostToolOptions {
+interface HostToolOptions {
   /** The box-writable trees (containment/writable-trees.ts), as paths. */
   declinedRoots: readonly string[];
   env: Readonly<Record<string, string | undefined>>;
@@ -93,7 +93,7 @@ export function resolveHostTool(tool: string, options: HostToolOptions): ToolRes
 }
 
 /** Per-invocation cache: each tool resolves once, so every spawn runs the same binary. */
-export interface HostTools {
+interface HostTools {
   resolve(tool: string): ToolResolution;
   /** The absolute path, or ShadowedToolError / AbsentToolError. */
   require(tool: string): string;

@@ -6,7 +6,7 @@ import { RefusedError } from '../errors.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface Refusal {
+interface Refusal {
   rule: string;
   message: string;
   remedy: string;
@@ -17,7 +17,7 @@ export interface Warning {
   message: string;
 }
 
-export type HostCheck =
+type HostCheck =
   { kind: 'ok' } | { kind: 'warn'; warning: Warning } | { kind: 'refuse'; refusal: Refusal };
 
 const ALLOW_ROOT = 'BYRE_ALLOW_ROOT';

@@ -7,7 +7,7 @@
 // read, two framings at once, a short body, bytes after the reply, an
 // encoding) is `null`: the caller then asks the CLI.
 
-export interface HttpReply {
+interface HttpReply {
   status: number;
   body: Buffer;
 }

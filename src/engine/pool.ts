@@ -10,7 +10,7 @@ import type { Engine } from './engine.js';
 import { createEngine } from './runner.js';
 import type { EngineFacts, EngineName } from './types.js';
 
-export type PoolMember =
+type PoolMember =
   | { name: EngineName; state: 'ok'; engine: Engine }
   | { name: EngineName; state: 'declined'; path: string; root: string };
 

@@ -12,7 +12,7 @@ export interface GitConfigEntry {
   line: number;
 }
 
-export type GitConfigParse =
+type GitConfigParse =
   { ok: true; entries: GitConfigEntry[] } | { ok: false; line: number; message: string };
 
 const NAME = /^[A-Za-z][A-Za-z0-9-]*/;

@@ -122,7 +122,7 @@ export interface GitLayout {
   complete: boolean;
 }
 
-export interface LayoutInput {
+interface LayoutInput {
   reader: WithinRoots;
   /** This session's checkout (canonical). */
   worktreeDir: string;

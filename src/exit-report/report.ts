@@ -63,14 +63,14 @@ export interface TreeSnapshot {
   unchecked: string[];
 }
 
-export interface ReportInput {
+interface ReportInput {
   before: TreeSnapshot;
   after: TreeSnapshot;
   /** The worktree was checked out by this session: `.env*` and task files it brought are not news. */
   checkedOutThisSession: boolean;
 }
 
-export interface ExitReport {
+interface ExitReport {
   changes: string[];
   unchecked: string[];
 }

@@ -8,7 +8,7 @@
 // short is said, never guessed. Runs no git.
 
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { listEntries, lstatEntry, type Stats } from '../host/path-view.js';
 import path from 'node:path';
 
 import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
@@ -37,7 +37,7 @@ const ENV_SKIP_DIRS = new Set(['.git', 'node_modules']);
  * editor's tasks, launch configs and settings, pre-commit (run by its git
  * hook), mise and just.
  */
-export const TASK_FILES = [
+const TASK_FILES = [
   'GNUmakefile',
   'makefile',
   'Makefile',
@@ -95,7 +95,7 @@ function outOfTime(walk: Walk, what: string): boolean {
 
 function lstatOrNull(p: string): Stats | null {
   try {
-    return lstatSync(p);
+    return lstatEntry(p);
   } catch {
     return null;
   }
@@ -105,7 +105,7 @@ function listDir(p: string): string[] | null {
   const stat = lstatOrNull(p);
   if (stat === null || !stat.isDirectory()) return null;
   try {
-    return readdirSync(p).sort();
+    return listEntries(p).sort();
   } catch {
     return null;
   }

@@ -2,9 +2,9 @@
 // state and `byre.config`'s text, walked without following links or opening
 // FIFOs, bounded in entries, size and time (the box could write all of it).
 
-import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
+import { listEntries, lstatEntry } from '../host/path-view.js';
 import { readRegularFile } from '../host/read-regular.js';
 import { MAX_CONFIG_BYTES } from '../config/parse.js';
 import { SNAPSHOT_BUDGET_MS } from './snapshot.js';
@@ -25,7 +25,7 @@ export function snapshotStore(dir: string, now: () => number = Date.now): StoreS
     const rel = stack.pop() as string;
     let names: string[];
     try {
-      names = readdirSync(path.join(dir, rel)).sort();
+      names = listEntries(path.join(dir, rel)).sort();
     } catch {
       continue;
     }
@@ -43,7 +43,7 @@ export function snapshotStore(dir: string, now: () => number = Date.now): StoreS
       const p = path.join(dir, childRel);
       let stat;
       try {
-        stat = lstatSync(p);
+        stat = lstatEntry(p);
       } catch {
         continue;
       }

@@ -9,7 +9,6 @@
 // through the no-follow, non-blocking, capped readers of read-regular.ts.
 
 import { createHash } from 'node:crypto';
-import { accessSync, constants, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { isAncestorOrSelf } from '../project/containment.js';
@@ -20,6 +19,7 @@ import {
   type RegularRead,
 } from '../host/read-regular.js';
 import { AnchoredDirSync } from '../host/anchored.js';
+import { listEntries, lstatEntry, maySearch, readLink, type Stats } from '../host/path-view.js';
 import type { FileState } from './report.js';
 
 /** Links followed in one resolution at most (Linux's own limit). */
@@ -48,7 +48,7 @@ function isAbsence(code: string): boolean {
 export function fileState(at: string, stat: Stats): FileState {
   if (stat.isSymbolicLink()) {
     try {
-      return { kind: 'symlink', target: readlinkSync(at) };
+      return { kind: 'symlink', target: readLink(at) };
     } catch {
       return { kind: 'symlink', target: '?' };
     }
@@ -80,7 +80,7 @@ function firstLink(root: string, dir: string): string | null {
     if (part === '') continue;
     at = path.join(at, part);
     try {
-      const stat = lstatSync(at);
+      const stat = lstatEntry(at);
       if (stat.isSymbolicLink()) return at;
       if (!stat.isDirectory()) return null;
     } catch {
@@ -137,7 +137,7 @@ export class WithinRoots {
       }
       let stat: Stats;
       try {
-        stat = lstatSync(next);
+        stat = lstatEntry(next);
       } catch (error) {
         const code = errnoOf(error);
         if (!isAbsence(code)) return { kind: 'broken', why: `${next}: ${code}` };
@@ -148,7 +148,7 @@ export class WithinRoots {
         if (++links > LINK_LIMIT) return { kind: 'broken', why: `more than ${LINK_LIMIT} links` };
         let target: string;
         try {
-          target = readlinkSync(next);
+          target = readLink(next);
         } catch (error) {
           return { kind: 'broken', why: `${next}: ${errnoOf(error)}` };
         }
@@ -230,12 +230,12 @@ export class WithinRoots {
 
   /** What `p` itself is (a link is not followed); null when it is not there. */
   lstat(p: string): Stats | null {
-    return this.atEntry(p, (at) => lstatSync(at));
+    return this.atEntry(p, (at) => lstatEntry(at));
   }
 
   /** `p`'s state for the report; null when it is not there. */
   state(p: string): FileState | null {
-    return this.atEntry(p, (at) => fileState(at, lstatSync(at)));
+    return this.atEntry(p, (at) => fileState(at, lstatEntry(at)));
   }
 
   /** A regular file's bytes, at most `cap` (readRegularFile); null when it could not be opened. */
@@ -250,25 +250,16 @@ export class WithinRoots {
 
   /** A link's own target. */
   readlink(p: string): string | null {
-    return this.atEntry(p, (at) => readlinkSync(at));
+    return this.atEntry(p, (at) => readLink(at));
   }
 
   /** The names in directory `p`, sorted; null when it is not a directory there. */
   list(p: string): string[] | null {
-    return this.inDir(p, (d) => readdirSync(d.self()).sort());
+    return this.inDir(p, (d) => listEntries(d.self()).sort());
   }
 
   /** Whether the user may search or run `p` (access X_OK), as git asks of `objects` and `refs`. */
   executable(p: string): boolean {
-    return (
-      this.atEntry(p, (at) => {
-        try {
-          accessSync(at, constants.X_OK);
-          return true;
-        } catch {
-          return false;
-        }
-      }) ?? false
-    );
+    return this.atEntry(p, (at) => maySearch(at)) ?? false;
   }
 }

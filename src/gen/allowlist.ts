@@ -9,19 +9,19 @@ import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js'
 import type { ResolvedSkill } from '../skills/types.js';
 
 /** One declarer of egress: `source` is a skill id, `config`, or `mcp:<name>`. */
-export interface EgressContribution {
+interface EgressContribution {
   source: string;
   /** Raw `host[:port]` strings (skill.toml) or already-parsed entries (config). */
   entries: readonly (string | EgressEntry)[];
 }
 
-export interface EgressClosure {
+interface EgressClosure {
   entry: EgressEntry;
   /** Who wrote the closure, for attribution (`project`, `default`, …). */
   source: string;
 }
 
-export interface DerivedEgressEntry {
+interface DerivedEgressEntry {
   host: string;
   port: number;
   /** Every declarer, in first-seen order. */

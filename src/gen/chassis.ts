@@ -4,7 +4,7 @@
 
 import { embeddedText } from '../embedded.js';
 
-export interface ChassisFiles {
+interface ChassisFiles {
   /** bash; installed as /usr/local/bin/byre-launch. */
   launcher: string;
   /** POSIX sh; installed as /etc/profile.d/byre-env.sh. */

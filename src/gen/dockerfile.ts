@@ -52,7 +52,7 @@ export interface StagedCopy {
 }
 
 /** The network-posture skill's enforcement files, re-COPYed by the security guard. */
-export interface PostureGuard {
+interface PostureGuard {
   gate: StagedCopy | null;
   netnsScript: StagedCopy | null;
 }

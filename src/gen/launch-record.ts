@@ -13,7 +13,7 @@ import type { VolumeSpec } from '../config/types.js';
 import type { Provenance } from '../skills/types.js';
 
 /** The schema version this build writes and fully understands. */
-export const LAUNCH_RECORD_VERSION = 1;
+const LAUNCH_RECORD_VERSION = 1;
 
 /** The fixed comment every record opens with; part of the hashed bytes. */
 const LAUNCH_RECORD_HEADER: readonly string[] = [
@@ -30,7 +30,7 @@ declare const envKeysBrand: unique symbol;
  * Sorted env KEY names, never values. Only `envKeysOf` (and the parser) mint
  * one, so a `KEY=value` list cannot reach the record without a cast.
  */
-export type EnvKeys = readonly string[] & { readonly [envKeysBrand]: true };
+type EnvKeys = readonly string[] & { readonly [envKeysBrand]: true };
 
 export interface LaunchBind {
   host: string;
@@ -38,7 +38,7 @@ export interface LaunchBind {
   mode: 'ro' | 'rw';
 }
 
-export interface LaunchPort {
+interface LaunchPort {
   interface: string;
   host: number;
   container: number;
@@ -55,19 +55,19 @@ export interface LaunchVolume {
   sharing: VolumeSpec['sharing'];
 }
 
-export interface LaunchSkill {
+interface LaunchSkill {
   /** Canonical id: `byre/claude`, `owner/name`, or a local bare name. */
   name: string;
   provenance: Provenance;
 }
 
 /** One `reserved_env` entry, written as `"<skill> <KEY>"`. */
-export interface ReservedEnv {
+interface ReservedEnv {
   skill: string;
   key: string;
 }
 
-export interface LaunchImage {
+interface LaunchImage {
   tag: string;
   /** The engine's image `.Id`; empty when it could not be read. */
   digest: string;
@@ -77,7 +77,7 @@ export interface LaunchImage {
   base: string;
 }
 
-export interface LaunchNetwork {
+interface LaunchNetwork {
   /** `open`, or the posture a skill declared (`deny-by-default`, `open-denylist`, …). */
   posture: string;
   /** The skill that set the posture; empty when open. */
@@ -120,7 +120,7 @@ export interface LaunchRecord {
   skills: readonly LaunchSkill[];
 }
 
-export type LaunchRecordParse =
+type LaunchRecordParse =
   | { kind: 'ok'; record: LaunchRecord }
   /** `record` is newer than this build understands; nothing else was read. */
   | { kind: 'newer_schema'; version: number }

@@ -48,7 +48,7 @@ export function machineVolumeName(uid: number, name: string): string {
   return `byre-machine-u${uid}-${name}`;
 }
 
-export type HelperKind = 'netns' | 'sockprobe';
+type HelperKind = 'netns' | 'sockprobe';
 
 /** `byre-netns-<16hex>` / `byre-sockprobe-<16hex>`; the caller mints the hex. */
 export function helperName(kind: HelperKind, hex16: string): string {

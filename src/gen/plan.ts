@@ -27,7 +27,7 @@ import {
 } from './dockerfile.js';
 
 /** Where a context file's bytes come from. */
-export type ContextSource =
+type ContextSource =
   | { kind: 'bytes'; bytes: string | Uint8Array }
   /** A config `files` entry: copied from the project at staging, confined to it. */
   | { kind: 'project-file'; key: string; src: string; hostPath: string; location: Location };
@@ -41,7 +41,7 @@ export interface ContextEntry {
 }
 
 /** Something develop and `byre dockerfile` should tell the user; not an error. */
-export interface PlanNote {
+interface PlanNote {
   rule: string;
   message: string;
 }
@@ -58,7 +58,7 @@ export interface BuildPlan {
   notes: PlanNote[];
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   /** Texts of [[context]] `file` declarations, keyed by the path as declared. */
   contextFiles?: ReadonlyMap<string, string>;
   /** Files of each config-declared Claude Skill, read and validated, by name. */

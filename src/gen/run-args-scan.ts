@@ -15,7 +15,7 @@ import { expandHostPath } from '../config/grammar.js';
  */
 export type RawArgEffect = 'hole' | 'mount' | 'port' | 'env' | 'grant' | 'inert' | 'unknown';
 
-export interface RawArg {
+interface RawArg {
   /** The tokens of this entry as written: a flag and its value, a short group, or a bare word and all after it. */
   argv: string[];
   /** Index of the first token in the scanned list. */

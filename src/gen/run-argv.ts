@@ -141,7 +141,7 @@ export function buildRunArgv(
 }
 
 /** A host bind as the engine gets it. */
-export interface HostBind {
+interface HostBind {
   /** Exactly the `source=` the engine is handed. */
   source: string;
   target: string;

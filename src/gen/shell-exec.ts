@@ -6,7 +6,7 @@ import { ByreError } from '../errors.js';
 import type { EngineName, ExecSpec } from '../engine/types.js';
 import { DEV_HOME, WORKSPACE } from './box-layout.js';
 
-export interface ShellRequest {
+interface ShellRequest {
   /** `byre shell -- <cmd> [args…]`: run this instead of a login shell. */
   command?: readonly string[];
   id: string;

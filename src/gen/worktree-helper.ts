@@ -62,7 +62,7 @@ export interface WorktreeHelperInput {
 }
 
 /** A bind of the helper: each directory at its own path, so git's recorded paths hold. */
-export interface HelperBind {
+interface HelperBind {
   path: string;
   readonly: boolean;
   /** For messages. */

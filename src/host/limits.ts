@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-export interface HostLimits {
+interface HostLimits {
   nofileSoft: number | null;
   nofileHard: number | null;
   inotifyWatches: number | null;

@@ -7,7 +7,7 @@ import { ByreError, RefusedError } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
 
 /** The project's store directory (made 0700 when missing) and the lock file in it. */
-export interface LockPaths {
+interface LockPaths {
   dir: string;
   lock: string;
 }

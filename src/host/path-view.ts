@@ -4,15 +4,20 @@
 // looks that follow links, for a yes/no only: whether a path reaches
 // anything, and a directory's entry names; neither opens a file, so neither
 // waits on a FIFO (a read goes through read-regular.ts, which never follows
-// the last link). Sync on purpose (canonical.ts says why).
+// the last link). The throwing forms (lstatEntry, readLink, listEntries) are
+// for walks that tell one error from another. Sync on purpose (canonical.ts
+// says why).
 
-import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+
+export type { Stats };
 
 /** What is at a path, its last component not followed; `missing` for anything byre cannot look past. */
 export type EntryKind = 'file' | 'dir' | 'link' | 'other' | 'missing';
 
 /** A path's last component as the path walk sees it: a file is just `other`. */
-export type LinkKind = Exclude<EntryKind, 'file'>;
+type LinkKind = Exclude<EntryKind, 'file'>;
 
 /** lstat's answer for `abs`: a link is never followed; ENOENT, ENOTDIR and EACCES are all `missing`. */
 export function entryKind(abs: string): EntryKind {
@@ -32,12 +37,43 @@ export function lstatKind(abs: string): LinkKind {
   return kind === 'file' ? 'other' : kind;
 }
 
+/** lstat(2) of `abs`: the entry itself, a link never followed. Throws as lstat does (ENOENT …). */
+export function lstatEntry(abs: string): Stats {
+  return lstatSync(abs);
+}
+
+/** lstatEntry, or null when nothing is there (ENOENT, ENOTDIR); any other error is thrown. */
+export function lstatOrNull(abs: string): Stats | null {
+  try {
+    return lstatSync(abs);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** The link text at `abs`. Throws as readlink(2) does (EINVAL for a non-link, ENOENT …). */
+export function readLink(abs: string): string {
+  return readlinkSync(abs, 'utf8');
+}
+
 /** The link text at `abs`, or null when it is not a link or cannot be read. */
 export function readlinkOrNull(abs: string): string | null {
   try {
-    return readlinkSync(abs, 'utf8');
+    return readLink(abs);
   } catch {
     return null;
+  }
+}
+
+/** Whether this user may search (a directory) or run (a file) `abs`: access(2) with X_OK, links followed. */
+export function maySearch(abs: string): boolean {
+  try {
+    accessSync(abs, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -50,10 +86,15 @@ export function pathExists(abs: string): boolean {
   return existsSync(abs);
 }
 
-/** The entry names of the directory at `dir` (a link to one followed), in the system's order; empty when it cannot be listed. */
+/** The entry names of the directory at `dir` (a link to one followed), in the system's order. Throws as readdir does. */
+export function listEntries(dir: string): string[] {
+  return readdirSync(dir);
+}
+
+/** listEntries, empty when the directory cannot be listed. */
 export function entryNames(dir: string): string[] {
   try {
-    return readdirSync(dir);
+    return listEntries(dir);
   } catch {
     return [];
   }

@@ -13,7 +13,7 @@ import { createHostTools } from '../engine/host-tools.js';
 import { ByreError } from '../errors.js';
 import { readRegularFile } from '../host/read-regular.js';
 
-export interface EditTextOptions {
+interface EditTextOptions {
   env: NodeJS.ProcessEnv;
   /** Box-writable roots: an `sh` found under one is declined, never run. */
   declinedRoots: readonly string[];

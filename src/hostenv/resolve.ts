@@ -5,7 +5,7 @@
 import type { Sourced } from '../config/types.js';
 import { isCredentialSource } from '../config/credential-rows.js';
 
-export type HostEnvState = 'delivered' | 'disabled' | 'overridden' | 'empty';
+type HostEnvState = 'delivered' | 'disabled' | 'overridden' | 'empty';
 
 export interface HostEnvEntry {
   key: string;

@@ -7,7 +7,6 @@
 // `projects/<id>`). develop adds to it, under its own lock, before the box is
 // created; every command that gathers the trees reads it.
 
-import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
@@ -17,6 +16,7 @@ import { isValidProjectId } from '../project/identity.js';
 import { worktreeRecords } from '../project/identity-record.js';
 import { withSetupLock } from '../host/lock.js';
 import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 
 /** One directory a box was launched with write access to. */
@@ -32,7 +32,7 @@ export interface LaunchedTree {
 /** The most entries the record holds (a store of 200 projects with a few grants each). */
 export const TREES_RECORD_MAX_ENTRIES = 2048;
 /** The record's byte cap: byre never writes more, and never reads more. */
-export const TREES_RECORD_MAX_BYTES = 1024 * 1024;
+const TREES_RECORD_MAX_BYTES = 1024 * 1024;
 
 const FORMAT = 'byre launched trees';
 const VERSION = 1;
@@ -88,7 +88,7 @@ export function mergeTrees(
   return added.length === 0 ? null : [...existing, ...added];
 }
 
-export type Bounded = { kind: 'ok'; trees: LaunchedTree[] } | { kind: 'full'; count: number };
+type Bounded = { kind: 'ok'; trees: LaunchedTree[] } | { kind: 'full'; count: number };
 
 /**
  * The record within its caps. Over them, entries whose directory is gone
@@ -112,7 +112,7 @@ export function boundTrees(
 // IO
 
 /** Where the record lives, and its lock. */
-export function treesRecordPaths(home: string): { dir: string; file: string; lock: string } {
+function treesRecordPaths(home: string): { dir: string; file: string; lock: string } {
   const file = storePaths(home).launchedTrees;
   return { dir: home, file, lock: `${file}.lock` };
 }
@@ -161,7 +161,7 @@ const LAUNCH_RECORD_MAX_BYTES = 1024 * 1024;
  * read-write binds of the launch records still on disk. Records that do not
  * read are left out; what they would add is only ever more trees.
  */
-export function legacyLaunchedTrees(home: string): LaunchedTree[] {
+function legacyLaunchedTrees(home: string): LaunchedTree[] {
   const out: LaunchedTree[] = worktreeRecords(home).map((r) => ({
     path: r.dir,
     project: r.projectId,
@@ -169,7 +169,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
   }));
   let ids: string[] = [];
   try {
-    ids = readdirSync(storePaths(home).projects).filter(isValidProjectId).sort();
+    ids = listEntries(storePaths(home).projects).filter(isValidProjectId).sort();
   } catch {
     return out;
   }
@@ -178,7 +178,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
     const dir = projectStorePaths(home, id).launches;
     let names: string[] = [];
     try {
-      names = readdirSync(dir)
+      names = listEntries(dir)
         .filter((n) => /^[0-9a-f]{64}\.toml$/.test(n))
         .sort();
     } catch {
@@ -202,7 +202,7 @@ export function legacyLaunchedTrees(home: string): LaunchedTree[] {
 
 function isGone(p: string): boolean {
   try {
-    lstatSync(p);
+    lstatEntry(p);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';

@@ -13,7 +13,7 @@ import {
   type VolumePlan,
 } from './project-objects.js';
 
-export interface EngineInventory {
+interface EngineInventory {
   engineName: EngineName;
   engine: Engine;
   volumes: VolumePlan;

@@ -32,7 +32,7 @@ export function longerProjectClaim(projectId: string, name: string): string | nu
   return null;
 }
 
-export interface VolumeListing {
+interface VolumeListing {
   /** Names the engine returned for the `byre-<id>-` name filter (docker matches substrings). */
   byName: readonly string[];
   /** Names carrying `byre.project=<id>`. */

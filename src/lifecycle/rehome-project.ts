@@ -50,7 +50,7 @@ const FALLBACK_HELPER_IMAGE = 'debian:bookworm';
 /** Store files rehome carries to the new id, verbatim. */
 const MIGRATED_FILES = ['byre.config', 'applied', 'onboarded'] as const;
 
-export interface RehomeCandidate {
+interface RehomeCandidate {
   id: string;
   /** The recorded path, which no longer exists. */
   path: string;
@@ -146,7 +146,7 @@ async function readMaybe(file: string): Promise<string | null> {
   }
 }
 
-export interface RehomeRequest {
+interface RehomeRequest {
   ctx: ProjectContext;
   oldId: string;
   pool: EnginePool;

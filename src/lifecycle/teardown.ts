@@ -21,7 +21,7 @@ import { censusSessions, pidAlive } from '../session/census.js';
 
 export type TeardownVerb = 'reset' | 'forget';
 
-export interface TeardownRequest {
+interface TeardownRequest {
   verb: TeardownVerb;
   projectId: string;
   pool: EnginePool;

@@ -9,7 +9,7 @@ import { isMachineVolume } from './project-objects.js';
 import { askPool, failedAnswers, openAnswers, type EnginePool } from '../engine/pool.js';
 import { describeUnchecked } from '../session/census.js';
 
-export interface ClearOutcome {
+interface ClearOutcome {
   ok: boolean;
   message: string;
 }

@@ -7,7 +7,7 @@ import { shellQuote } from '../output/shell-quote.js';
 import type { EngineName } from '../engine/types.js';
 import { GATE_OPENED, NETNS_HELPER_PRIVILEGES } from './netns.js';
 
-export interface EjectInput {
+interface EjectInput {
   engine: EngineName;
   image: string;
   hook: string;

@@ -7,12 +7,12 @@ import type { ConfigIssue } from '../errors.js';
 import { formatLocation } from './render-error.js';
 import { escapeTerminal } from './escape.js';
 
-export interface Note {
+interface Note {
   rule: string;
   message: string;
 }
 
-export type Voice = 'plain' | 'note' | 'warning';
+type Voice = 'plain' | 'note' | 'warning';
 
 /**
  * `byre: [note: |warning: ]<text>`, then each detail line indented two spaces

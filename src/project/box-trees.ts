@@ -60,7 +60,7 @@ export function plantableLink(walk: PathWalk, trees: readonly BoxTree[]): Planta
 }
 
 /** Why a host tool is declined: which tree, and the step that reached it. */
-export interface ToolInTree {
+interface ToolInTree {
   tree: BoxTree;
   /** The PATH directory, a link on the way, or the binary's resolved location. */
   via: string;

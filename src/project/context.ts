@@ -48,7 +48,7 @@ export interface ProjectContext {
   forged: RefusedError | null;
 }
 
-export interface ResolveContextOptions {
+interface ResolveContextOptions {
   /**
    * `refuse` (every verb): a directory whose records name another identity is
    * refused. `report`: the change is returned on the context, for the verbs

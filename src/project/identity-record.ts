@@ -28,7 +28,7 @@ export interface RecordedIdentity {
   file: string;
 }
 
-export interface WorktreeRecord {
+interface WorktreeRecord {
   dir: string;
   projectId: string;
 }
@@ -81,7 +81,7 @@ export function isLaunchedDir(home: string, dir: string): boolean {
   return recordedIdentities(home, dir).length > 0;
 }
 
-export interface IdentityToRecord {
+interface IdentityToRecord {
   projectId: string;
   projectRoot: string;
   worktreeDir: string;

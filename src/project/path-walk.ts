@@ -7,7 +7,7 @@
 import path from 'node:path';
 
 /** What one path names, without following it. */
-export type PathKind = 'link' | 'dir' | 'other' | 'missing';
+type PathKind = 'link' | 'dir' | 'other' | 'missing';
 
 export interface PathView {
   kind(abs: string): PathKind;

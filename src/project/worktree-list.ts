@@ -4,10 +4,10 @@
 // to write, so it is read like a planted file: no links followed, no FIFO
 // opened, bounded in size and count.
 
-import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { readRegularFile } from '../host/read-regular.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
 import { POINTER_MAX_BYTES } from './worktree.js';
 
 /** At most this many linked worktrees are read; the rest are reported as not listed. */
@@ -16,7 +16,7 @@ export const WORKTREE_LIST_LIMIT = 100;
 /** The marker byre leaves in a new worktree's git dir until the box has checked it out. */
 export const NEEDS_CHECKOUT_MARKER = 'byre-needs-checkout';
 
-export type WorktreeHead = { branch: string } | { detached: string } | { unknown: string };
+type WorktreeHead = { branch: string } | { detached: string } | { unknown: string };
 
 export interface WorktreeEntry {
   /** The worktree directory as git recorded it. */
@@ -31,7 +31,7 @@ export interface WorktreeEntry {
   missing: boolean;
 }
 
-export interface WorktreeList {
+interface WorktreeList {
   entries: WorktreeEntry[];
   /** Linked worktrees beyond WORKTREE_LIST_LIMIT, not read. */
   notListed: number;
@@ -64,7 +64,7 @@ function smallFile(file: string): string | null {
 
 function exists(p: string): boolean {
   try {
-    lstatSync(p);
+    lstatEntry(p);
     return true;
   } catch {
     return false;
@@ -73,7 +73,7 @@ function exists(p: string): boolean {
 
 function isRealDir(p: string): boolean {
   try {
-    return lstatSync(p).isDirectory();
+    return lstatEntry(p).isDirectory();
   } catch {
     return false;
   }
@@ -100,7 +100,7 @@ export function listWorktrees(commonGitDir: string, mainWorktree: string): Workt
   let names: string[] = [];
   if (isRealDir(adminRoot)) {
     try {
-      names = readdirSync(adminRoot).sort();
+      names = listEntries(adminRoot).sort();
     } catch {
       names = [];
     }

@@ -7,11 +7,11 @@
 // could have built the whole structure in (adr/0047).
 
 // Sync reads: see canonical.ts (the first async fs call is costly in the binary).
-import { lstatSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 import { ByreError, RefusedError } from '../errors.js';
 import { canonicalPath } from '../host/canonical.js';
+import { lstatOrNull } from '../host/path-view.js';
 import { isAncestorOrSelf } from './containment.js';
 import { projectIdFor } from './identity.js';
 import { describeNotRegular, readRegularFile, type RegularRead } from '../host/read-regular.js';
@@ -97,7 +97,7 @@ function pointerNotFile(file: string, what: string): ByreError {
 }
 
 /** A linked worktree's claim: its directory, its repository's paths and its main checkout. */
-export interface LinkedClaim {
+interface LinkedClaim {
   worktreeDir: string;
   /** The common git dir, canonical and as git's pointers name it. */
   repository: readonly string[];
@@ -142,16 +142,6 @@ function forgedStructure(claim: LinkedClaim, tree: string): RefusedError {
   );
 }
 
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return lstatSync(p);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
-  }
-}
-
 /** A pointer file inside a git dir (`gitdir`, `commondir`): its text, or null when absent. */
 function readPointer(file: string): string | null {
   const read: RegularRead = readRegularFile(file, POINTER_MAX_BYTES);
@@ -180,7 +170,7 @@ async function samePath(a: string, b: string): Promise<boolean> {
   }
 }
 
-export interface ResolveOptions {
+interface ResolveOptions {
   /** Whether a directory is one byre launched a box in (the store's records); none when absent. */
   launchedDir?: (dir: string) => boolean;
   /**

@@ -27,7 +27,7 @@ function layerWords(from: LayerRef): string {
   }
 }
 
-export interface BaseFailure {
+interface BaseFailure {
   base: string;
   engine: EngineName;
   /** The engine's reason, one line. */

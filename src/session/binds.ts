@@ -13,7 +13,7 @@ import type { ResolvedSkill } from '../skills/types.js';
 import type { SessionContext } from './context.js';
 import { selfEditBind } from './self-edit.js';
 
-export interface JudgedBinds {
+interface JudgedBinds {
   pins: BindPins | null;
   /** Why the binds cannot be proven; null when the engine runs here. */
   elsewhere: string | null;

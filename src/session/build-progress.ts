@@ -30,7 +30,7 @@ export interface BuildProgress {
   started(): boolean;
 }
 
-export interface BuildProgressOptions {
+interface BuildProgressOptions {
   stderr: Writer;
   tty: boolean;
   verbose: boolean;

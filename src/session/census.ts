@@ -16,7 +16,7 @@ export interface LiveBox {
   labels?: Readonly<Record<string, string>>;
 }
 
-export interface SessionQuery {
+interface SessionQuery {
   projectId: string;
   worktreeId?: string;
   /** Include stopped and created containers. */
@@ -73,7 +73,7 @@ export function judgeBox(
   return pid !== null && pid !== selfPid && alive(pid) ? 'starting' : 'stale';
 }
 
-export interface SessionCensus extends SessionScan {
+interface SessionCensus extends SessionScan {
   /** Boxes left created by a byre that is gone: safe to remove. */
   stale: LiveBox[];
 }

@@ -7,7 +7,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildPlan } from '../gen/plan.js';
 
-export interface DigestFile {
+interface DigestFile {
   /** `/`-separated, relative to the context root. */
   path: string;
   kind: 'file' | 'dir';

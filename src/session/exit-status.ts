@@ -5,8 +5,7 @@
 
 import { signalName } from '../engine/signals.js';
 
-export type ExitOutcome =
-  { kind: 'passthrough'; code: number } | { kind: 'failed'; message: string };
+type ExitOutcome = { kind: 'passthrough'; code: number } | { kind: 'failed'; message: string };
 
 export function interpretExit(code: number): ExitOutcome {
   if (code >= 0 && code <= 127) return { kind: 'passthrough', code };

@@ -29,7 +29,7 @@ export function projectImage(
   return { tag: imageTag(projectId, ids.uid, ids.gid), ...ids };
 }
 
-export interface ImageOptions {
+interface ImageOptions {
   /** `rebuild`: build without the engine's layer cache. */
   noCache: boolean;
   /** byre's progress line (or, verbose, the engine's whole log); absent, the log streams raw. */
@@ -70,7 +70,7 @@ export async function ensureProjectImage(
 }
 
 /** The image as the launch record names it; an id that cannot be asked is recorded as such. */
-export interface ImageDigest {
+interface ImageDigest {
   digest: string;
   digestError?: string;
 }

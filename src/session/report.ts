@@ -15,7 +15,7 @@ import { say, sayAll } from '../output/notes.js';
 import type { ProjectContext } from '../project/context.js';
 import { NEEDS_CHECKOUT_MARKER } from '../project/worktree-list.js';
 
-export interface SessionSnapshots {
+interface SessionSnapshots {
   tree: TreeSnapshot | { error: string };
   /** This worktree was registered by byre and not yet checked out: the box checks it out. */
   checkout: boolean;
@@ -23,7 +23,7 @@ export interface SessionSnapshots {
 }
 
 /** The trees the report watches: the worktree, the main one, and git's common dir. */
-export function treeScope(
+function treeScope(
   ctx: Pick<ProjectContext, 'worktreeDir' | 'projectRoot' | 'commonGitDir'>,
 ): SnapshotScope {
   return {

@@ -10,7 +10,7 @@ import { bindProofValue } from '../gen/bind-proof.js';
 import type { PortChoice } from '../gen/port-block.js';
 import type { RunBind, RunParams } from '../gen/run-argv.js';
 
-export interface SessionChoices {
+interface SessionChoices {
   /** The nonce both outside-the-box steps (wall, credentials) find the box by; absent when neither runs. */
   run: string | undefined;
   ports: PortChoice;

@@ -113,7 +113,7 @@ export function parseGid(stdout: string): number | null {
   return gid <= 0xffffffff ? gid : null;
 }
 
-export interface SockGroups {
+interface SockGroups {
   /** Sorted, unique; never the overflow gid. */
   gids: number[];
   /** A socket whose group the box cannot join, said plainly. */

@@ -34,7 +34,7 @@ export interface SeedContext {
 }
 
 /** Which project and store a volume belongs to (the store: adr/0015). */
-export interface VolumeOwner {
+interface VolumeOwner {
   projectId: string;
   storeTag: string;
 }

@@ -3,11 +3,11 @@
 // stops at the bounds, so a hostile or huge directory costs byre nothing.
 // The rules that judge what it found live in claude-skill.ts.
 
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { ClaudeSkillSpec, Sourced } from '../config/types.js';
 import { ByreError } from '../errors.js';
 import { readRegularFile } from '../host/read-regular.js';
+import { listEntries, lstatEntry, type Stats } from '../host/path-view.js';
 import {
   CLAUDE_SKILL_MAX_BYTES,
   CLAUDE_SKILL_MAX_FILES,
@@ -19,7 +19,7 @@ import type { ClaudeSkillFile } from './types.js';
 /** A walk that finds more entries than this (directories included) stops. */
 const MAX_ENTRIES = 4 * CLAUDE_SKILL_MAX_FILES;
 
-export interface ClaudeSkillDir {
+interface ClaudeSkillDir {
   files: ClaudeSkillFile[];
   /** Empty when the directory is a Claude Skill byre will bake. */
   problems: string[];
@@ -39,7 +39,7 @@ function kindOf(stat: Stats): FoundEntry['kind'] {
 export function readClaudeSkillDir(dir: string, name: string): ClaudeSkillDir {
   let root: Stats;
   try {
-    root = lstatSync(dir);
+    root = lstatEntry(dir);
   } catch {
     return { files: [], problems: [`${dir} does not exist`] };
   }
@@ -53,11 +53,11 @@ export function readClaudeSkillDir(dir: string, name: string): ClaudeSkillDir {
   let bytes = 0;
   let truncated = false;
   const walk = (abs: string, rel: string): void => {
-    for (const entry of readdirSync(abs).sort()) {
+    for (const entry of listEntries(abs).sort()) {
       if (truncated) return;
       const childAbs = path.join(abs, entry);
       const childRel = rel === '' ? entry : `${rel}/${entry}`;
-      const stat = lstatSync(childAbs);
+      const stat = lstatEntry(childAbs);
       const kind = kindOf(stat);
       entries.push({ rel: childRel, kind, size: stat.size });
       if (entries.length > MAX_ENTRIES || files.length >= CLAUDE_SKILL_MAX_FILES + 1) {

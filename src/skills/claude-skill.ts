@@ -16,8 +16,7 @@ export interface FoundEntry {
 }
 
 /** The name and description a SKILL.md declares, or why it does not. */
-export type FrontMatter =
-  { ok: true; name: string; description: string } | { ok: false; problem: string };
+type FrontMatter = { ok: true; name: string; description: string } | { ok: false; problem: string };
 
 const FENCE = /^---[ \t]*$/;
 

@@ -7,7 +7,7 @@ import { normalizeTarget } from '../config/grammar.js';
 import { ByreError } from '../errors.js';
 import type { ResolvedSkill } from './types.js';
 
-export interface SetFinding {
+interface SetFinding {
   rule: string;
   message: string;
   remedy: string;

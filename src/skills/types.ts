@@ -37,7 +37,7 @@ export interface ClaudeSkillFile {
 }
 
 /** Package facts that are not contributions: pairing, docs, where it came from. */
-export interface SkillMeta {
+interface SkillMeta {
   /** The agent this skill pairs with (no vouch). */
   companionFor: string | null;
   /** The agent whose shared-auth onboarding offer this skill vouches for. */

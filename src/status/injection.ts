@@ -34,7 +34,7 @@ export function injectionDetailText(injection: Injection): string {
 }
 
 /** What byre knows of the running box's edge. */
-export type EdgeState =
+type EdgeState =
   /** Its helper runs and printed its ready line. */
   | 'up'
   /** Its helper is gone or never became ready: injected hosts cannot be reached. */
@@ -63,13 +63,13 @@ export function edgeStateText(state: EdgeState, injections: readonly Injection[]
 // one a line, ASCII, at most 600 bytes; `<name>` is the server name (or the
 // Host header) in the wall's escaped form, `-` when the client sent none.
 
-export const EDGE_LOG_VERSION = '1';
+const EDGE_LOG_VERSION = '1';
 const EDGE_LINE_MAX_BYTES = 600;
 const EDGE_MAX_ENTRIES = 200;
 const EDGE_MAX_COUNT = 1_000_000_000;
 
 /** Why the edge refused a request. */
-export const EDGE_REFUSALS = [
+const EDGE_REFUSALS = [
   /** Plain HTTP to an injected name: answered 403, never forwarded. */
   'plain-http',
   /** A TLS client whose server name is no injected host (or none). */
@@ -79,9 +79,9 @@ export const EDGE_REFUSALS = [
   /** The real server's certificate did not verify: nothing was sent. */
   'upstream-unverified',
 ] as const;
-export type EdgeRefusal = (typeof EDGE_REFUSALS)[number];
+type EdgeRefusal = (typeof EDGE_REFUSALS)[number];
 
-export interface EdgeRefused {
+interface EdgeRefused {
   reason: EdgeRefusal;
   /** Escaped, or `-`. */
   name: string;
@@ -90,7 +90,7 @@ export interface EdgeRefused {
   last: number;
 }
 
-export interface EdgeEvents {
+interface EdgeEvents {
   refused: EdgeRefused[];
   /** Distinct entries past the bound, not kept. */
   more: number;

@@ -16,7 +16,7 @@ export type StatusRow = {
 
 export type StatusTier = 'default' | 'full';
 
-export type RenderRowsOptions = {
+type RenderRowsOptions = {
   /** Target width in terminal cells (see layoutWidth). */
   width: number;
   tier: StatusTier;
@@ -130,7 +130,7 @@ function truncateLines(lines: string[], budget: number, valueWidth: number): str
 }
 
 /** Column geometry shared by every row of one page, in terminal cells. */
-export type StatusColumns = {
+type StatusColumns = {
   /** Width of `Label:` plus padding. */
   labelColumn: number;
   /** Cell offset where every value line starts (label column plus gutter). */

@@ -33,7 +33,7 @@ function consumedEnv(spec: Pick<McpSpec, 'env' | 'headers'>): string[] {
   return out;
 }
 
-export interface EnvSources {
+interface EnvSources {
   hostEnv: StatusData['host_env'];
   credentials: StatusData['credentials'];
   /** `[env]` keys: baked into the image. */

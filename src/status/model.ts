@@ -29,7 +29,7 @@ import { networkFacts, RECORD_SOURCE } from './network.js';
 import { declaredMcp, skillSource, wiringFacts } from './wiring.js';
 import { statusRows, type ModelRow } from './rows.js';
 
-export interface StatusProject {
+interface StatusProject {
   projectId: string;
   worktreeId: string;
   projectRoot: string;
@@ -208,7 +208,7 @@ export type GrantFacts = Pick<
   | 'skill_grants'
 >;
 
-export interface GrantInput {
+interface GrantInput {
   config: EffectiveConfig;
   skills: readonly ResolvedSkill[];
   skillError: string | null;

@@ -17,7 +17,7 @@ export const ALLOWLIST_POSTURE = 'deny-by-default';
 export const DENYLIST_POSTURE = 'open-denylist';
 export const RECORD_SOURCE = 'launch record';
 
-export interface NetworkInput {
+interface NetworkInput {
   config: EffectiveConfig;
   skills: readonly ResolvedSkill[];
   skillError: string | null;
@@ -36,7 +36,7 @@ export interface NetworkInput {
  * any network (`--network host` or `none` on an open box too); raw build lines
  * and reserved keys only skew a firewall's own machinery.
  */
-export function degradations(n: NetworkInput, posture: string): string[] {
+function degradations(n: NetworkInput, posture: string): string[] {
   if (posture === 'unknown') return [];
   const runArgs = n.projectRunArgs ? ['raw run_args'] : [];
   if (posture === 'open') return runArgs;
@@ -50,7 +50,7 @@ export function degradations(n: NetworkInput, posture: string): string[] {
 }
 
 /** What a closure does under a posture: only a firewall acts on it. */
-export function closureState(posture: string): ClosureState {
+function closureState(posture: string): ClosureState {
   switch (posture) {
     case ALLOWLIST_POSTURE:
       return 'enforced';

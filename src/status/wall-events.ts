@@ -8,13 +8,13 @@
 import { canonicalIPv6, isCanonicalIPv4 } from '../config/address.js';
 
 /** The format version this reader knows; a line of another version is ignored. */
-export const WALL_LOG_VERSION = '1';
+const WALL_LOG_VERSION = '1';
 /** A longer line is ignored whole (the helper never writes one). */
-export const WALL_LINE_MAX_BYTES = 600;
+const WALL_LINE_MAX_BYTES = 600;
 /** The most lines byre reads from the end of the log (the engine's `logs --tail`). */
 export const WALL_LOG_TAIL_LINES = 5000;
 /** The most bytes of log text parsed: the tail of a larger text. */
-export const WALL_LOG_MAX_BYTES = WALL_LOG_TAIL_LINES * (WALL_LINE_MAX_BYTES + 1);
+const WALL_LOG_MAX_BYTES = WALL_LOG_TAIL_LINES * (WALL_LINE_MAX_BYTES + 1);
 /** Distinct entries kept per kind; the rest are counted in `…More`. */
 export const WALL_MAX_ENTRIES = 200;
 /** Addresses kept per resolved name (the latest). */
@@ -64,7 +64,7 @@ export interface WallEvents {
   partial: boolean;
 }
 
-export type WallEvent =
+type WallEvent =
   | { kind: 'resolved'; time: number; name: string; address: string; ttl: number }
   | { kind: 'refused-name'; time: number; name: string; qtype: string }
   | {

@@ -18,8 +18,8 @@ import {
   type WallProto,
 } from './wall-events.js';
 
-export const WALL_RECORD_FORMAT = 'byre-wall-record';
-export const WALL_RECORD_VERSION = 1;
+const WALL_RECORD_FORMAT = 'byre-wall-record';
+const WALL_RECORD_VERSION = 1;
 /** Above the largest record the bounds allow (200 entries a kind); a larger file is not byre's. */
 export const WALL_RECORD_MAX_BYTES = 512 * 1024;
 

@@ -9,7 +9,7 @@ const MAX_LAYOUT_WIDTH = 160;
 /** Width for non-terminal output and for a terminal whose size cannot be read. */
 const FIXED_LAYOUT_WIDTH = 80;
 
-export type LayoutWidthInput = { isTty: boolean; columns: number | undefined };
+type LayoutWidthInput = { isTty: boolean; columns: number | undefined };
 
 /** The width in terminal cells the status page should be laid out to. */
 export function layoutWidth({ isTty, columns }: LayoutWidthInput): number {

@@ -9,7 +9,7 @@ import type { ResolvedSkill, SkillAgent } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
 
 /** One declared server as the list verbs show it: the env NAMES it consumes, as written. */
-export interface DeclaredMcpRow {
+interface DeclaredMcpRow {
   name: string;
   transport: 'command' | 'url';
   target: string;
@@ -21,7 +21,7 @@ export interface DeclaredMcpRow {
  * The wiring facts; `mcp_servers` here is the declared set (status adds,
  * per server, whether its env is provided and its endpoint reachable).
  */
-export type WiringFacts = Pick<
+type WiringFacts = Pick<
   StatusData,
   | 'mcp_closed'
   | 'mcp_delivery'

@@ -18,7 +18,7 @@ export interface TomlTable {
 }
 
 /** Half-open byte range [start, end) in the document text (UTF-16 offsets). */
-export interface Span {
+interface Span {
   start: number;
   end: number;
 }
@@ -41,7 +41,7 @@ export interface OtherScalarNode extends Span {
   value: number | bigint | boolean | TomlDateTime;
 }
 
-export interface ArrayItem {
+interface ArrayItem {
   value: ValueNode;
   /** Offset just past the comma that follows this item, or null. */
   commaEnd: number | null;
@@ -69,7 +69,7 @@ export interface InlineTableNode extends Span {
 export type ValueNode = StringNode | OtherScalarNode | ArrayNode | InlineTableNode;
 
 /** A blank line, or a line holding only a comment. */
-export interface TriviaStatement extends Span {
+interface TriviaStatement extends Span {
   kind: 'trivia';
   comment: boolean;
 }

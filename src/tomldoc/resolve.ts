@@ -14,7 +14,7 @@ import type {
   ValueNode,
 } from './cst.js';
 
-export type ValueOwner =
+type ValueOwner =
   | { kind: 'keyval'; statement: KeyValueStatement; block: Block }
   | { kind: 'inline'; entry: InlineEntry; table: InlineTableNode; path: TomlPath }
   | { kind: 'item'; array: ArrayNode; index: number; path: TomlPath };
@@ -31,11 +31,11 @@ export type Target =
   /** Inside a dotted key of an inline table: readable, not editable here. */
   | { kind: 'opaque' };
 
-export function startsWith(path: TomlPath, prefix: TomlPath): boolean {
+function startsWith(path: TomlPath, prefix: TomlPath): boolean {
   return prefix.length <= path.length && prefix.every((s, n) => path[n] === s);
 }
 
-export function samePath(a: TomlPath, b: TomlPath): boolean {
+function samePath(a: TomlPath, b: TomlPath): boolean {
   return a.length === b.length && startsWith(a, b);
 }
 

@@ -16,7 +16,7 @@ export interface DeliverBox extends BoxUser {
   handle: ExecRunner;
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** stderr when it is a terminal; undefined for no meter. */
   meterTo?: Writer;
 }

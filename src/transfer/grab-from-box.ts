@@ -79,7 +79,7 @@ function parseGrabHeader(line: string): 'file' | 'dir' {
 
 export type GrabDestination = { kind: 'stdout'; stream: Writable } | { kind: 'path'; path: string };
 
-export interface GrabFromBoxOptions extends GrabLimits {
+interface GrabFromBoxOptions extends GrabLimits {
   /** Each entry that was skipped or renamed, as it happens (names already escaped). */
   note: (line: string) => void;
 }
@@ -279,7 +279,7 @@ async function execToFile(
   }
 }
 
-export interface GrabResult {
+interface GrabResult {
   /** The host path that landed (empty for stdout). */
   landed: string;
 }

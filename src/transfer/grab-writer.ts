@@ -27,7 +27,7 @@ import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './nam
 const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;
 
 /** Somewhere byre can create names: a directory open as a descriptor. */
-export interface Dir {
+interface Dir {
   at(name: string): string;
 }
 

@@ -42,7 +42,7 @@ export function ancestors(cwd: string): { dir: string; id: string }[] {
 }
 
 /** Worktree ids of `cwd` and every ancestor, nearest first. */
-export function ancestorIds(cwd: string): string[] {
+function ancestorIds(cwd: string): string[] {
   return ancestors(cwd).map((a) => a.id);
 }
 
@@ -90,7 +90,7 @@ async function loadPicker(): Promise<PickFn> {
   return mod.pickBox as PickFn;
 }
 
-export interface PickOptions {
+interface PickOptions {
   /** Boxes of another uid discovery left out: named only where they would change the choice. */
   hidden?: readonly BoxSummary[];
   /** Which verb asks: remedies name it. Defaults to deliver. */

@@ -9,7 +9,7 @@ import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
 
-export interface Rename {
+interface Rename {
   from: string;
   to: string;
 }

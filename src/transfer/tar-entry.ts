@@ -6,11 +6,11 @@
 // deliver refuses the whole delivery on the first refusal; grab skips the
 // entry, names it, and calls the grab partial. Pure.
 
-export type TarEntryCheck =
+type TarEntryCheck =
   | { ok: true; components: string[]; kind: 'file' | 'dir' }
   | { ok: false; rule: string; reason: string };
 
-export interface TarHeaderLike {
+interface TarHeaderLike {
   name: string;
   type?: string | null;
 }

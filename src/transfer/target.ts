@@ -28,7 +28,7 @@ export interface TargetQuery<T extends BoxSummary> {
   canPick: boolean;
 }
 
-export type TargetDecision<T extends BoxSummary> =
+type TargetDecision<T extends BoxSummary> =
   | { kind: 'box'; box: T; via: 'flag' | 'cwd' | 'sole' }
   | { kind: 'pick'; candidates: T[] }
   | { kind: 'error'; error: ByreError };

@@ -15,7 +15,7 @@ import {
   type PickerState,
 } from './model/picker.js';
 
-export interface BoxPickerProps {
+interface BoxPickerProps {
   candidates: readonly PickerCandidate[];
   onSettled: (outcome: PickerOutcome) => void;
 }

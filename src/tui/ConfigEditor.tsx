@@ -26,7 +26,7 @@ export interface EditorEffects {
   clearVolume(volume: string): Promise<EditorEvent>;
 }
 
-export interface ConfigEditorProps {
+interface ConfigEditorProps {
   world: EditorWorld;
   initial: EditorState;
   color: boolean;

@@ -13,7 +13,7 @@ import {
   type FirstRunState,
 } from './model/first-run.js';
 
-export interface FirstRunPickerProps {
+interface FirstRunPickerProps {
   setup: FirstRunSetup;
   color: boolean;
   onSettled: (state: FirstRunState) => void;

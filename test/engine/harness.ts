@@ -243,17 +243,23 @@ export function engineCli(project: TestProject, args: string[], input?: string):
   });
 }
 
+/**
+ * Polls `probe` until it answers, first every 250 ms, then backing off to
+ * once a second: most probes ask an engine (a `podman ps` costs ~0.15 CPU
+ * seconds as root and twice that rootless), and a wait on an image build
+ * that polled 4 times a second kept a core busy on the 2-core CI machine.
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => T | null | undefined,
   timeoutMs = 120_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  for (let pause = 250; ; pause = Math.min(1000, Math.round(pause * 1.5))) {
     const value = probe();
     if (value !== null && value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, pause));
   }
 }
 

@@ -15,9 +15,12 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rootShellHelperArgv } from '../../src/engine/argv.js';
 import { isNotFound } from '../../src/engine/classify.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { EngineError } from '../../src/errors.js';
+import { ByreError, EngineError } from '../../src/errors.js';
+import { migrateVolumeArgv } from '../../src/lifecycle/rehome-project.js';
+import { seedFreshVolumes, type PlannedVolume } from '../../src/session/volume-ops.js';
 import {
   BOX_EXIT,
   STAGE_COMPLETE,
@@ -447,6 +450,54 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(await s.engine.volumeRemove(vol)).toBe(true);
       expect(await s.engine.volumeRemove(vol)).toBe(false);
       expect(await s.engine.volumeExists(vol)).toBe(false);
+    });
+
+    it('volume helpers: a literal seed lands at its path, a copy carries it over, a failed seed is removed', async () => {
+      const keepId = s.engine.facts.keepId;
+      const [a, b, c] = [name('seed-a'), name('seed-b'), name('seed-c')];
+      for (const v of [a, b, c]) await s.engine.volumeCreate(v, { [TEST]: '1', ...mine });
+      const seeded = (vol: string, at: string): PlannedVolume => ({
+        name: vol,
+        decl: {
+          name: 'prefs',
+          role: 'state',
+          target: '/home/dev/prefs',
+          scope: 'project',
+          sharing: 'shared',
+          seed: { literal: `seeded ${at}\n`, path: at },
+        },
+      });
+      const seed = { image: s.image, uid: 1000, gid: 1000, keepId, home: '/nonexistent' };
+      const read = async (vol: string, file: string): Promise<string> =>
+        (
+          await s.engine.run([
+            ...rootShellHelperArgv(keepId),
+            '--mount',
+            `type=volume,source=${vol},target=/v`,
+            s.image,
+            '-c',
+            `cat /v/${file}`,
+          ])
+        ).stdout;
+      try {
+        expect(
+          await seedFreshVolumes(s.engine, [seeded(a, 'conf/settings')], new Set([a]), seed),
+        ).toEqual([a]);
+        expect(await read(a, 'conf/settings')).toBe('seeded conf/settings\n');
+        await s.engine.run(migrateVolumeArgv(a, b, s.image, keepId));
+        expect(await read(b, 'conf/settings')).toBe('seeded conf/settings\n');
+        // A seed whose path runs through a file fails; the volume goes, so the next launch retries.
+        await seedFreshVolumes(s.engine, [seeded(c, 'conf')], new Set([c]), seed);
+        const failed = await thrown(
+          seedFreshVolumes(s.engine, [seeded(c, 'conf/settings')], new Set([c]), seed),
+        );
+        expect(failed).toBeInstanceOf(ByreError);
+        expect((failed as ByreError).rule).toBe('volume.seed-failed');
+        expect(await s.engine.volumeExists(c)).toBe(false);
+        expect(await thrown(read(a, 'absent'))).toBeInstanceOf(EngineError);
+      } finally {
+        for (const v of [a, b, c]) await s.engine.volumeRemove(v).catch(() => false);
+      }
     });
 
     it('storage and registry: a local root; an unreachable registry is an answer, never a throw', async () => {

@@ -1,12 +1,14 @@
 // The fake engine's box: an in-memory filesystem and a tiny interpreter of
 // what byre runs in a box through exec. It knows byre's box-side scripts by
 // their text (deliver one file, deliver a staged tar, grab a path, grab a
-// tree, stop a grab, byre shell's login shell and its `-- <cmd>`) and models each one's effect on the filesystem, its
-// stdout, stderr and exit status as the engine contract checks them on real
-// boxes; and it runs the few plain commands tests send (`cat`, `echo`,
-// `printf`, `exit`, `true`, `false`, `sleep`, `;`-separated, `>&2`). Anything
-// else exits 127 like a shell that has no such command, so a test never
-// passes on an answer nobody wrote. It must never spawn or touch disk.
+// tree, stop a grab, byre shell's login shell and its `-- <cmd>`, and the
+// volume helpers' literal seed and volume copy) and models each one's effect
+// on the filesystem, its stdout, stderr and exit status as the engine
+// contract checks them on real boxes; and it runs the few plain commands
+// tests send (`cat`, `cat <file>`, `echo`, `printf`, `exit`, `true`, `false`,
+// `sleep`, `;`-separated, `>&2`). Anything else exits 127 like a shell that
+// has no such command, so a test never passes on an answer nobody wrote. It
+// must never spawn or touch disk.
 
 import path from 'node:path/posix';
 import tar from 'tar-stream';
@@ -62,6 +64,15 @@ export class FakeBoxFs {
     if (this.stat(path.dirname(at))?.kind !== 'dir' || this.lstat(at)?.kind === 'dir') return false;
     this.nodes.set(at, { kind: 'file', bytes: Buffer.from(bytes) });
     return true;
+  }
+
+  /** `mkdir -p`: false when something on the way is not a directory. */
+  mkdirp(p: string): boolean {
+    const at = path.resolve('/', p);
+    if (at === '/') return true;
+    if (!this.mkdirp(path.dirname(at))) return false;
+    if (this.lstat(at) === undefined) this.nodes.set(at, { kind: 'dir' });
+    return this.stat(at)?.kind === 'dir';
   }
 
   mkdir(p: string): boolean {
@@ -256,6 +267,49 @@ async function grabTree(fs: FakeBoxFs, args: readonly string[]): Promise<BoxRun>
   return ok(Buffer.concat(chunks), head);
 }
 
+/** A literal volume seed (session/volume-ops.ts): stdin lands at /dest/$BYRE_DEST, parents made. */
+const SEED_LITERAL =
+  /^set -e; f="\/dest\/\$BYRE_DEST"; mkdir -p "\$\(dirname "\$f"\)"; cat > "\$f"; chown -R \d+:\d+ \/dest$/;
+/** A volume copy (rehome's migration, lifecycle/rehome-project.ts): one mount's tree into another. */
+const VOLUME_COPY = /^cp -a (\/[a-z]+)\/\. (\/[a-z]+)\/$/;
+
+/** Copies the tree under `from` to under `to` (cp -a /from/. /to/); owners and modes are not modelled. */
+function copyTree(fs: FakeBoxFs, from: string, to: string): BoxRun {
+  if (fs.stat(from)?.kind !== 'dir')
+    return fail(1, `cp: cannot stat '${from}/.': No such file or directory\n`);
+  if (!fs.mkdirp(to)) return fail(1, `cp: cannot create directory '${to}': File exists\n`);
+  for (const at of fs.tree(from).slice(1)) {
+    const node = fs.lstat(at);
+    if (node !== undefined) fs.nodes.set(path.join(to, path.relative(from, at)), node);
+  }
+  return ok();
+}
+
+/** byre's volume helper scripts, recognised by their text; null for any other script. */
+function volumeHelper(
+  fs: FakeBoxFs,
+  script: string,
+  env: Readonly<Record<string, string>>,
+  stdin: Buffer,
+): BoxRun | null {
+  if (SEED_LITERAL.test(script)) {
+    const f = path.join('/dest', env['BYRE_DEST'] ?? '');
+    if (!fs.mkdirp(path.dirname(f)))
+      return fail(1, `mkdir: cannot create directory '${path.dirname(f)}': File exists\n`);
+    if (!fs.writeFile(f, stdin)) return fail(1, `sh: 1: cannot create ${f}: Is a directory\n`);
+    return ok();
+  }
+  const copy = VOLUME_COPY.exec(script);
+  if (copy !== null) return copyTree(fs, copy[1] ?? '', copy[2] ?? '');
+  return null;
+}
+
+/** Whether `script` is one of byre's volume helpers the box models. */
+export function isVolumeHelper(command: readonly string[]): boolean {
+  const script = command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : '';
+  return SEED_LITERAL.test(script) || VOLUME_COPY.test(script);
+}
+
 const PLAIN_WORDS = new Set(['echo', 'cat', 'exit', 'true', 'false', 'sleep']);
 
 /** Whether `command` is a plain script the interpreter runs: `sh -c` of known words, or one of them. */
@@ -268,18 +322,22 @@ export function isPlain(command: readonly string[]): boolean {
 }
 
 /** The `;`-separated commands of a plain script: echo, printf '%s…', cat, exit, true, false, sleep. */
-function plain(script: string, stdin: Buffer): BoxRun {
+function plain(fs: FakeBoxFs, script: string, stdin: Buffer): BoxRun {
   const commands = script.split(/[;\n]/).map((raw) =>
     raw
       .trim()
       .split(/\s+/)
       .filter((w) => w !== ''),
   );
-  return plainWords(commands, stdin);
+  return plainWords(fs, commands, stdin);
 }
 
 /** Runs plain commands, each already split into words (an exec'd argv is one, never re-split). */
-function plainWords(commands: readonly (readonly string[])[], stdin: Buffer): BoxRun {
+function plainWords(
+  fs: FakeBoxFs,
+  commands: readonly (readonly string[])[],
+  stdin: Buffer,
+): BoxRun {
   let out = Buffer.alloc(0);
   let err = '';
   let status = 0;
@@ -293,7 +351,18 @@ function plainWords(commands: readonly (readonly string[])[], stdin: Buffer): Bo
     if (cmd === 'exit') return { exitCode: Number(rest[0] ?? status), stdout: out, stderr: err };
     else if (cmd === 'echo') said = `${rest.join(' ')}\n`;
     else if (cmd === 'cat' && rest.length === 0) said = stdin.toString('latin1');
-    else if (cmd === 'true' || cmd === 'sleep') status = 0;
+    else if (cmd === 'cat') {
+      for (const f of rest) {
+        const node = fs.stat(f);
+        if (node?.kind !== 'file')
+          return {
+            exitCode: 1,
+            stdout: out,
+            stderr: `${err}cat: ${f}: No such file or directory\n`,
+          };
+        said += node.bytes.toString('latin1');
+      }
+    } else if (cmd === 'true' || cmd === 'sleep') status = 0;
     else if (cmd === 'false') status = 1;
     else return { exitCode: 127, stdout: out, stderr: `${err}sh: ${cmd ?? ''}: not found\n` };
     if (toErr) err += said;
@@ -307,20 +376,21 @@ export async function runInBox(
   fs: FakeBoxFs,
   command: readonly string[],
   stdin: Buffer,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<BoxRun> {
   const [cmd, flag, script = '', , ...args] = command;
   // byre shell: a login shell reads its commands from stdin; `-- <cmd>` execs its argv.
   if (cmd === 'bash' && flag === '-l' && command.length === 2)
-    return plain(stdin.toString('latin1'), Buffer.alloc(0));
+    return plain(fs, stdin.toString('latin1'), Buffer.alloc(0));
   if (cmd === 'bash' && flag === '-lc' && script === SHELL_COMMAND_SCRIPT)
-    return runInBox(fs, command.slice(4), stdin);
+    return runInBox(fs, command.slice(4), stdin, env);
   if (cmd === 'sh' && flag === '-c') {
     if (script === DELIVER_FILE_SCRIPT) return deliverFile(fs, args, stdin);
     if (script === DELIVER_TAR_SCRIPT) return deliverTar(fs, args, stdin);
     if (script === GRAB_SCRIPT) return grab(fs, args);
     if (script === GRAB_TREE_SCRIPT) return grabTree(fs, args);
     if (script === GRAB_STOP_SCRIPT) return ok();
-    return plain(script, stdin);
+    return volumeHelper(fs, script, env, stdin) ?? plain(fs, script, stdin);
   }
-  return plainWords([command], stdin);
+  return plainWords(fs, [command], stdin);
 }

@@ -7,8 +7,16 @@
 // Over 500 lines: one in-memory engine, a method for each Engine method.
 
 import { EngineError } from '../../src/errors.js';
+import path from 'node:path/posix';
 import { Readable } from 'node:stream';
-import { FakeBoxFs, isPlain, runInBox, type BoxRun } from './fake-box.js';
+import {
+  FakeBoxFs,
+  isPlain,
+  isVolumeHelper,
+  runInBox,
+  type BoxRun,
+  type FakeNode,
+} from './fake-box.js';
 import type {
   BuildIo,
   Engine,
@@ -91,16 +99,57 @@ function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
   );
 }
 
-/** The named volume a `--mount` value mounts: none unless it is `type=volume`. */
-function volumeOfMount(spec: string): string[] {
+/** A `--mount` value's type, source and target. */
+function mountOf(spec: string): { type: string; source: string; target: string } {
   const fields = new Map(
     spec.split(',').map((f): [string, string] => {
       const eq = f.indexOf('=');
       return eq < 0 ? [f, ''] : [f.slice(0, eq), f.slice(eq + 1)];
     }),
   );
-  const source = fields.get('source') ?? fields.get('src');
-  return fields.get('type') === 'volume' && source !== undefined ? [source] : [];
+  return {
+    type: fields.get('type') ?? '',
+    source: fields.get('source') ?? fields.get('src') ?? '',
+    target: fields.get('target') ?? fields.get('dst') ?? fields.get('destination') ?? '',
+  };
+}
+
+/** The named volume a `--mount` value mounts: none unless it is `type=volume`. */
+function volumeOfMount(spec: string): string[] {
+  const m = mountOf(spec);
+  return m.type === 'volume' && m.source !== '' ? [m.source] : [];
+}
+
+/** Every `--mount` of a run/create argv, before its image. */
+function mountsOf(argv: readonly string[]): { type: string; source: string; target: string }[] {
+  const out: { type: string; source: string; target: string }[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--mount') out.push(mountOf(argv[i + 1] ?? ''));
+    if (VALUED.has(a)) i++;
+    else if (!a.startsWith('-')) break;
+  }
+  return out;
+}
+
+/** The `-e K=V` of a run argv, and its `--entrypoint`. */
+function envAndEntrypoint(argv: readonly string[]): {
+  env: Record<string, string>;
+  entrypoint: string[];
+} {
+  const env: Record<string, string> = {};
+  let entrypoint: string[] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const next = argv[i + 1] ?? '';
+    if (a === '-e') {
+      const eq = next.indexOf('=');
+      if (eq > 0) env[next.slice(0, eq)] = next.slice(eq + 1);
+    } else if (a === '--entrypoint') entrypoint = [next];
+    if (VALUED.has(a)) i++;
+    else if (!a.startsWith('-')) break;
+  }
+  return { env, entrypoint };
 }
 
 /** Run/create flags that take the next word as their value. */
@@ -146,6 +195,8 @@ export class FakeEngine implements Engine {
   readonly images = new Map<string, FakeImage>();
   readonly containers = new Map<string, FakeContainer>();
   readonly volumes = new Map<string, Record<string, string>>();
+  /** What each named volume holds, by path under its root; a helper box sees it at its mount. */
+  readonly volumeData = new Map<string, Map<string, FakeNode>>();
   /** What `startAttached` returns; unset: the status of the box's own command (0 when not modelled). */
   exitCode: number | undefined = undefined;
   /** The session itself: runs while the started box is running (default: ends at once). */
@@ -324,12 +375,20 @@ export class FakeEngine implements Engine {
       return { stdout: `${c.id}\n`, stderr: '' };
     }
     if (this.onRun !== undefined) return this.onRun(argv, options);
-    // A helper box: its command runs in a fresh one; a non-zero exit is the
-    // engine's failure. The seed, copy and probe helpers' scripts are not
-    // modelled yet: they answer empty output, exit 0.
-    const command = commandOf(argv);
-    if (!isPlain(command)) return { stdout: '', stderr: '' };
-    const r = await runInBox(new FakeBoxFs(), command, Buffer.from(options.input ?? ''));
+    // A helper box: its command runs in a fresh one over the volumes it
+    // mounts; a non-zero exit is the engine's failure. A helper with a host
+    // bind (a host seed, the worktree and sock-probe helpers) and the netns
+    // helper are not modelled (the fake never reads the host): they answer
+    // empty output, exit 0.
+    const { env, entrypoint } = envAndEntrypoint(argv);
+    const command = [...entrypoint, ...commandOf(argv)];
+    const mounts = mountsOf(argv);
+    const modelled =
+      (isPlain(command) || isVolumeHelper(command)) && mounts.every((m) => m.type === 'volume');
+    if (!modelled) return { stdout: '', stderr: '' };
+    const fs = this.mountVolumes(mounts);
+    const r = await runInBox(fs, command, Buffer.from(options.input ?? ''), env);
+    this.keepVolumes(fs, mounts);
     if (r.exitCode === 0) return { stdout: r.stdout.toString(), stderr: r.stderr };
     throw new EngineError(`${this.facts.name} run failed (exit ${r.exitCode})`, {
       engine: this.facts.name,
@@ -337,6 +396,31 @@ export class FakeEngine implements Engine {
       exitCode: r.exitCode,
       stderr: r.stderr,
     });
+  }
+
+  /** A helper box's files: each mounted volume's at its target (made, like the engines, when missing). */
+  private mountVolumes(mounts: readonly { source: string; target: string }[]): FakeBoxFs {
+    const fs = new FakeBoxFs();
+    for (const m of mounts) {
+      if (!this.volumes.has(m.source)) this.volumes.set(m.source, {});
+      fs.mkdirp(m.target);
+      for (const [rel, node] of this.volumeData.get(m.source) ?? [])
+        fs.nodes.set(path.join(m.target, rel), node);
+    }
+    return fs;
+  }
+
+  /** What a helper left under each volume's mount is what the volume holds now. */
+  private keepVolumes(fs: FakeBoxFs, mounts: readonly { source: string; target: string }[]): void {
+    for (const m of mounts) {
+      const root = path.resolve('/', m.target);
+      const data = new Map<string, FakeNode>();
+      for (const at of fs.tree(root).slice(1)) {
+        const node = fs.lstat(at);
+        if (node !== undefined) data.set(path.relative(root, at), node);
+      }
+      this.volumeData.set(m.source, data);
+    }
   }
 
   async ps(query: PsQuery): Promise<string[]> {
@@ -430,6 +514,7 @@ export class FakeEngine implements Engine {
 
   async volumeRemove(name: string): Promise<boolean> {
     this.record('volumeRemove', name);
+    this.volumeData.delete(name);
     return this.volumes.delete(name);
   }
 

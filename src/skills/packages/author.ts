@@ -40,7 +40,7 @@ import { tombstoneInstall } from '../../config/source-hint.js';
 import { FETCH_LIMITS } from './fetch.js';
 import { fsTree } from './fs-tree.js';
 
-export interface PayloadFile {
+interface PayloadFile {
   rel: string;
   content: Uint8Array;
   executable: boolean;
@@ -302,10 +302,7 @@ export async function forkPackage(
   return publishLocal(home, kind, newId, manifest, payloadOf(source));
 }
 
-export function scaffold(
-  kind: PackageKind,
-  id: string,
-): { manifest: string; files: PayloadFile[] } {
+function scaffold(kind: PackageKind, id: string): { manifest: string; files: PayloadFile[] } {
   if (kind === 'template') {
     return {
       manifest:
@@ -407,7 +404,7 @@ export async function adoptPackage(
   return entry;
 }
 
-export interface Packed {
+interface Packed {
   id: string;
   text: string;
   digest: string;
@@ -513,7 +510,7 @@ export async function syncBundledMirror(home: string, version: string = VERSION)
 
 // ---------------------------------------------------------------- who references an id
 
-export interface Reference {
+interface Reference {
   file: string;
   key: string;
 }

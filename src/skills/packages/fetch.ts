@@ -25,7 +25,7 @@ export interface FetchOptions {
 }
 
 /** Where a manifest came from, and how its payload sources resolve. */
-export type ManifestLocation = { kind: 'https'; url: URL } | { kind: 'file'; path: string };
+type ManifestLocation = { kind: 'https'; url: URL } | { kind: 'file'; path: string };
 
 export function describeLocation(loc: ManifestLocation): string {
   return loc.kind === 'https' ? loc.url.href : loc.path;

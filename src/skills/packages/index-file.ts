@@ -26,7 +26,7 @@ function indexPath(home: string): string {
   return path.join(packagesDir(home), 'index.toml');
 }
 
-export interface IndexRead {
+interface IndexRead {
   entries: IndexEntry[];
   problems: string[];
 }

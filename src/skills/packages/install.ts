@@ -26,7 +26,7 @@ import {
 } from './fetch.js';
 import { packagesDir, readIndex, writeIndex, type IndexEntry } from './index-file.js';
 
-export interface FetchedPackage {
+interface FetchedPackage {
   kind: PackageKind;
   /** The URI as the user gave it. */
   uri: string;
@@ -179,7 +179,7 @@ async function writeSnapshot(dir: string, fetched: FetchedPackage): Promise<void
   }
 }
 
-export type InstallOutcome = 'installed' | 'unchanged' | 'replaced';
+type InstallOutcome = 'installed' | 'unchanged' | 'replaced';
 
 /**
  * Snapshot a fetched, verified package and point the index at it. The caller

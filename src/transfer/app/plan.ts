@@ -25,7 +25,7 @@ export type Artifact =
   /** Judged by content: only byre's own icon bytes are replaced. */
   | { kind: 'icon'; path: string; bytes: Uint8Array };
 
-export interface DeliverAppPlan {
+interface DeliverAppPlan {
   app: ResolvedApp;
   artifacts: Artifact[];
   notes: string[];

@@ -8,20 +8,20 @@ import { shellQuote } from '../../output/shell-quote.js';
 
 export type ToolLookup = (tool: string) => ToolResolution;
 
-export interface ClipboardHost {
+interface ClipboardHost {
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
   lookup: ToolLookup;
 }
 
 /** One way to put text on the clipboard: run `path args`, text on stdin. */
-export interface CopyStep {
+interface CopyStep {
   tool: string;
   path: string;
   args: string[];
 }
 
-export interface CopyPlan {
+interface CopyPlan {
   /** Tried in order; the first that exits 0 wins. */
   steps: CopyStep[];
   /** Fall back to OSC 52 on stderr when every step fails (or there are none). */
@@ -108,7 +108,7 @@ export interface ReadCommand {
 }
 
 /** How this host reads its clipboard, per flavour; a missing flavour cannot be read here. */
-export interface ReadPlan {
+interface ReadPlan {
   /** Lists the clipboard's types (Linux); null where flavours are probed directly (macOS). */
   types: ReadCommand | null;
   files: ReadCommand | null;

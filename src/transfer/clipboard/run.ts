@@ -11,7 +11,7 @@ export interface RunResult {
   timedOut: boolean;
 }
 
-export interface ClipboardRunOptions {
+interface ClipboardRunOptions {
   input?: string;
   timeoutMs: number;
   /** Capture stdout (reads); copies discard it so a forked server cannot hold the pipe open. */

@@ -13,7 +13,7 @@ const CTRL_D = '\x04';
 const CTRL_V = '\x16';
 const ESC = '\x1b';
 
-export type KeyOutcome =
+type KeyOutcome =
   { kind: 'capture'; capture: PasteCapture } | { kind: 'cancel' } | { kind: 'more' };
 
 /**

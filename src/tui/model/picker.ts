@@ -25,7 +25,7 @@ export interface PickerState {
 export type PickerKey = 'up' | 'down' | 'home' | 'end' | 'choose' | 'cancel' | 'none';
 
 /** The subset of ink's Key the picker reads; kept structural so the model stays ink-free. */
-export interface KeyFlags {
+interface KeyFlags {
   upArrow?: boolean;
   downArrow?: boolean;
   return?: boolean;
@@ -73,12 +73,12 @@ export function reducePicker(state: PickerState, action: PickerKey): PickerState
   }
 }
 
-export interface PickerRow {
+interface PickerRow {
   text: string;
   selected: boolean;
 }
 
-export interface PickerView {
+interface PickerView {
   title: string;
   rows: PickerRow[];
   hint: string;

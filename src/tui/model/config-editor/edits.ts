@@ -19,7 +19,7 @@ import type { TomlEdit, TomlTable, TomlValue } from '../../../tomldoc/index.js';
 export { upsertEntry, removeEntry, addRemovalMarker, dropRemovalMarker, type EntryKey };
 
 /** A key whose value is a plain list: names (`!x` drops an inherited x) or raw lines. */
-export type ListKey = NameListKey | 'dockerfile_pre' | 'dockerfile_post' | 'run_args';
+type ListKey = NameListKey | 'dockerfile_pre' | 'dockerfile_post' | 'run_args';
 
 export function listAdd(key: ListKey, value: string): TomlEdit {
   return key === 'dockerfile_pre' || key === 'dockerfile_post' || key === 'run_args'

@@ -23,14 +23,14 @@ function need(values: Values, name: string, what: string): FieldError | null {
 }
 
 /** Words split at spaces; "double quotes" keep spaces inside one word. */
-export function splitWords(text: string): string[] {
+function splitWords(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2] ?? '');
   return out;
 }
 
 /** The inverse of splitWords, for a form's initial text. */
-export function joinWords(words: readonly string[]): string {
+function joinWords(words: readonly string[]): string {
   return words.map((w) => (w === '' || /\s/.test(w) ? `"${w}"` : w)).join(' ');
 }
 

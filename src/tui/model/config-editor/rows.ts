@@ -12,7 +12,7 @@ export type { ConfigKey };
 /** The files the editor edits: the project's byre.config, default.config, a named layer. */
 export type EditorFileKind = 'project' | 'default' | 'layer';
 
-export type SectionId =
+type SectionId =
   'grants' | 'build' | 'extends' | 'advanced' | 'favourites' | 'worktrees' | 'defaults';
 
 export const EDITOR_SECTION_TITLES: Readonly<Record<SectionId, string>> = {
@@ -59,7 +59,7 @@ export type RowEditor =
   | 'legacy-shared-auth'
   | 'credentials';
 
-export interface RowPlan {
+interface RowPlan {
   label: string;
   /** Where the project and layer editors show it. */
   section: SectionId;

@@ -28,19 +28,19 @@ export interface FormOverlay {
   errors: string[];
 }
 
-export type Overlay =
+type Overlay =
   | FormOverlay
   | { kind: 'choose'; chooser: ChooserSpec; cursor: number }
   | { kind: 'help' }
   | { kind: 'quit' };
 
 /** What $EDITOR's text goes back into. */
-export type ExternalPurpose =
+type ExternalPurpose =
   | { kind: 'file' }
   | { kind: 'prose'; apply: (text: string) => Change }
   | { kind: 'field'; field: string };
 
-export type Effect =
+type Effect =
   | { kind: 'save' }
   | { kind: 'external'; text: string; suffix: '.toml' | '.md'; purpose: ExternalPurpose }
   | { kind: 'reload-below'; key: string }
@@ -628,7 +628,7 @@ export function reduceEditor(
 }
 
 /** The subset of ink's Key the editor reads; structural, so the model stays ink-free. */
-export interface InkKeyFlags {
+interface InkKeyFlags {
   upArrow?: boolean;
   downArrow?: boolean;
   leftArrow?: boolean;

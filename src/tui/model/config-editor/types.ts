@@ -71,7 +71,7 @@ export interface EditorWorld {
 }
 
 /** A name the wall refused, and how often. */
-export interface DeniedOffer {
+interface DeniedOffer {
   name: string;
   count: number;
 }

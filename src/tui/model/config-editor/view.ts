@@ -33,12 +33,12 @@ export type LineTone =
   | 'info'
   | 'hint';
 
-export interface ScreenLine {
+interface ScreenLine {
   text: string;
   tone: LineTone;
 }
 
-export interface ScreenInput {
+interface ScreenInput {
   world: EditorWorld;
   derived: Derived;
   items: readonly Item[];
@@ -49,7 +49,7 @@ export interface ScreenInput {
   scroll: number;
 }
 
-export interface Screen {
+interface Screen {
   lines: ScreenLine[];
   scroll: number;
   /** Body lines, for page keys. */

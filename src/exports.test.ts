@@ -1,0 +1,422 @@
+// Every export of src/ is used outside its own file by production code: by
+// another module of src/, or by the build and doc scripts in scripts/. An
+// export only its own file uses stops being exported, one nothing uses is
+// deleted, and one only tests use is named below: TEST_ONLY_EXPORTS with
+// why, or TESTED_DIRECTLY, the list that only shrinks. (Over 500 lines: the
+// TESTED_DIRECTLY list is data, one line per module.) The
+// reading is syntactic, like the import-graph test: named imports and
+// re-exports count per name; a namespace import, `export *` or a lazy
+// `import()` counts every export of the module it names.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** Exports only tests use, `file#name` → why a test needs it (most: production never calls them). */
+const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
+  'src/cli/commands-doc.ts#exitDocDrift':
+    'the drift check a test runs: every exit a command documents is one it can give',
+  'src/config/inject.ts#checkInjections':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/config/inject.ts#effectiveInjections':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/config/inject.ts#injectionBinding':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/config/inject.ts#injectionConflicts':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/config/key-edits.ts#ENTRY_KEYS':
+    "a test proves the list equals the key registry's identity keys",
+  'src/config/key-edits.ts#NAME_LIST_KEYS':
+    "a test proves the list equals the key registry's union keys",
+  'src/credentials/injection-plan.ts#ejectedInjectionLines':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/credentials/injection-plan.ts#planInjection':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/credentials/injection-plan.ts#routeFor':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/credentials/presentation.ts#applyPresentation':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/credentials/presentation.ts#presentCredential':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/gen/shell-exec.ts#SHELL_COMMAND_SCRIPT':
+    'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
+  'src/doctor/report.ts#doctorDataJsonSchema':
+    "the schema a test checks doctor's --json output against",
+  'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
+  'src/status/injection.ts#edgeRefusedSummary':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/status/injection.ts#edgeStateText':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/status/injection.ts#injectionDetailText':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/status/injection.ts#injectionRowText':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/status/injection.ts#parseEdgeEvents':
+    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/status/wall-events.ts#NO_WALL_EVENTS':
+    'the empty wall log, a fixture the denial tests spread',
+};
+
+/**
+ * Exports production uses in their own file and tests reach directly: pure
+ * units tested on their own. This list only shrinks: each name is to be
+ * reached through its module's exported API, or to move to
+ * TEST_ONLY_EXPORTS with its own reason (TODO.md counts them).
+ */
+const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
+  'src/cli/commands-doc.ts': ['REGENERATE', 'commandPaths'],
+  'src/config/config-doc.ts': ['CONFIG_DOC_REGENERATE'],
+  'src/config/core-layer.ts': ['CORE_LAYER'],
+  'src/config/inject.ts': [
+    'isInjectedSource',
+    'INJECT_SHAPE',
+    'InjectLayer',
+    'parseInjectHost',
+    'LayerInjections',
+  ],
+  'src/config/key-edits.ts': ['identityField'],
+  'src/config/merge.ts': ['LayerInput', 'emptyConfig'],
+  'src/config/parse.ts': ['LayerSource'],
+  'src/config/read.ts': ['CascadeOptions'],
+  'src/config/schema.ts': ['SHARED_AUTH_SHAPE'],
+  'src/config/shape.ts': ['shapeAt'],
+  'src/config/suggest.ts': ['editDistance'],
+  'src/config/wiring-edit.ts': ['Declarers'],
+  'src/config/write.ts': ['migrateOnWrite'],
+  'src/containment/bind-pins.ts': ['changedBinds'],
+  'src/containment/check.ts': ['ContainmentInput', 'boxPaths'],
+  'src/containment/granted-paths.ts': ['GrantedPath'],
+  'src/containment/writable-trees.ts': ['TreeContext', 'LaunchGrants'],
+  'src/credentials/injection-plan.ts': [
+    'INJECTION_SENTINEL',
+    'EDGE_ADDRESS',
+    'EDGE_CA_PATH',
+    'SYSTEM_BUNDLE',
+  ],
+  'src/credentials/presentation.ts': ['headerValueProblem', 'headersToStrip'],
+  'src/credentials/seal.ts': ['sealIdentity'],
+  'src/doctor/findings.ts': ['DISK_WARN_BYTES', 'DISK_FAIL_BYTES'],
+  'src/doctor/report.ts': ['DoctorReport'],
+  'src/embedded.ts': ['COMMIT'],
+  'src/engine/detect.ts': [
+    'localPodmanRootless',
+    'judgeRootlessProbe',
+    'parsePodmanRootless',
+    'parseDockerRootless',
+    'parseVersion',
+  ],
+  'src/engine/docker-api-shape.ts': ['parseContainerInspect', 'isNoSuchContainer'],
+  'src/engine/docker-api.ts': ['ApiGetOptions'],
+  'src/engine/facts-cache.ts': ['cacheDir'],
+  'src/engine/facts-key.ts': ['DOCKER_DEFAULT_SOCKET', 'KeyParts'],
+  'src/engine/host-user.ts': ['versionAtLeast'],
+  'src/engine/idle-engine.ts': ['PodmanActivityFacts', 'monitorArgv', 'monitoredIds'],
+  'src/engine/idle-probe.ts': ['systemExecutable'],
+  'src/engine/locality.ts': ['LocalityFacts'],
+  'src/exit-report/git-layout.ts': [
+    'PointerValue',
+    'gitfileTarget',
+    'commondirTarget',
+    'pointerPath',
+    'headTextIsValid',
+  ],
+  'src/exit-report/report.ts': ['REPORT_LINE_LIMIT'],
+  'src/exit-report/snapshot.ts': ['HOOK_ENTRY_LIMIT', 'ENV_FILE_LIMIT'],
+  'src/exit-report/store-report.ts': ['DIFF_LINE_LIMIT'],
+  'src/exit-report/within-roots.ts': ['LINK_LIMIT', 'Resolution'],
+  'src/gen/allowlist.ts': ['deriveEgress'],
+  'src/gen/bind-proof.ts': ['BIND_PROOF_SH'],
+  'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
+  'src/gen/copy-operand.ts': ['isPlainOperand', 'jsonCopyOperand'],
+  'src/gen/dockerfile.ts': ['orderSkillsForImage', 'nodeLines'],
+  'src/gen/launch-record.ts': ['tomlString'],
+  'src/gen/names.ts': ['projectVolumeName'],
+  'src/gen/plan.ts': ['projectRelativeSource', 'agentCmdScript'],
+  'src/gen/port-block.ts': ['PORT_BLOCK_STRIDE', 'firstBlock', 'blockOrder'],
+  'src/gen/run-args-scan.ts': ['RawArgEffect', 'reachesEngineSocket'],
+  'src/gen/worktree-helper.ts': ['ADD_SCRIPT', 'REMOVE_SCRIPT'],
+  'src/host/canonical.ts': ['trimTrailingSlashes'],
+  'src/host/lock.ts': ['lockError'],
+  'src/host/read-regular.ts': ['readCapped'],
+  'src/host/runtime-dir.ts': ['runtimeDirFor', 'privateDirAt'],
+  'src/hostenv/editor.ts': ['stripComments'],
+  'src/io.ts': ['isYes', 'readAnswer'],
+  'src/launch/trees-record.ts': [
+    'TREES_RECORD_MAX_ENTRIES',
+    'renderTreesRecord',
+    'parseTreesRecord',
+    'mergeTrees',
+    'boundTrees',
+  ],
+  'src/lifecycle/project-objects.ts': ['longerProjectClaim', 'imageBaseName', 'isProjectImageRef'],
+  'src/lifecycle/rehome-project.ts': [
+    'renamedVolume',
+    'migrateVolumeArgv',
+    'chooseHelperImage',
+    'storeConflict',
+  ],
+  'src/lifecycle/teardown.ts': ['stateVolumeWarning'],
+  'src/output/cell-width.ts': ['stringWidthLib'],
+  'src/output/redact.ts': ['REDACTED'],
+  'src/output/render-error.ts': ['renderError', 'renderCrash'],
+  'src/project/box-trees.ts': ['isBelow', 'isAtOrBelow'],
+  'src/project/identity-change.ts': ['identityChangeRemedy'],
+  'src/project/identity-record.ts': ['formatWorktreeRecord', 'parseWorktreeRecord'],
+  'src/project/identity.ts': ['slugFor'],
+  'src/project/path-walk.ts': ['MAX_LINKS'],
+  'src/project/store-guide.ts': ['storeGuideText'],
+  'src/project/worktree-list.ts': ['WORKTREE_LIST_LIMIT', 'parseHead'],
+  'src/project/worktree-name.ts': ['worktreeNameProblem', 'worktreeDirName', 'TargetInput'],
+  'src/project/worktree.ts': ['parseGitFile', 'forgingTree'],
+  'src/session/attach.ts': ['sessionOutcome'],
+  'src/session/build-progress.ts': ['buildProgress'],
+  'src/session/build-steps.ts': ['shorten'],
+  'src/session/census.ts': ['judgeBox'],
+  'src/session/claim.ts': ['liveSessionRefusal', 'launchingEngineRefusal'],
+  'src/session/context-digest.ts': ['DigestInput'],
+  'src/session/create.ts': ['mountTargets'],
+  'src/session/image-build.ts': ['ImageRequest'],
+  'src/session/mount-points.ts': ['workspaceMountPoints'],
+  'src/session/seed-prefs.ts': ['EntryKind', 'seedPrefsArgv'],
+  'src/session/sock-groups.ts': ['OVERFLOW_GID', 'SockProbe', 'sockProbeArgv', 'parseGid'],
+  'src/session/stage.ts': ['contextFileRoot'],
+  'src/skills/catalog.ts': ['EntryStatus', 'CatalogOptions', 'Source', 'CatalogSlot'],
+  'src/skills/materialize.ts': ['MaterializeInput', 'filesUnder'],
+  'src/skills/packages/author.ts': ['rebasedManifest', 'packedManifest', 'newIdProblem'],
+  'src/skills/packages/fs-tree.ts': ['FsTree'],
+  'src/skills/resolve.ts': ['KEY_ONLY'],
+  'src/skills/set-rules.ts': ['checkSkillSet'],
+  'src/status/banner.ts': ['bannerLines'],
+  'src/status/data-schema.ts': ['STATUS_DATA_VERSION'],
+  'src/status/denials.ts': ['isoSeconds', 'deniedSummary'],
+  'src/status/layout.ts': ['MIN_VALUE_WIDTH', 'DEFAULT_MAX_VALUE_LINES', 'wrapValue', 'columnsFor'],
+  'src/status/wall-events.ts': ['parseWallLine'],
+  'src/transfer/app/desktop.ts': ['desktopExecArg'],
+  'src/transfer/app/droplet.ts': ['appleScriptString'],
+  'src/transfer/app/identity.ts': ['labelFromSsh'],
+  'src/transfer/box-memo.ts': ['formatMemo', 'parseMemo'],
+  'src/transfer/box-scripts.ts': [
+    'DELIVER_FILE_SCRIPT',
+    'DELIVER_TAR_SCRIPT',
+    'GRAB_SCRIPT',
+    'GRAB_TREE_SCRIPT',
+    'GRAB_STOP_SCRIPT',
+  ],
+  'src/transfer/chunked-out.ts': ['AHEAD'],
+  'src/transfer/clipboard/run.ts': ['RunResult'],
+  'src/transfer/discover.ts': ['assessBox'],
+  'src/transfer/grab-from-box.ts': [
+    'parseGrabPid',
+    'boxStderr',
+    'GrabDestination',
+    'partialReasons',
+  ],
+  'src/transfer/grab-limits.ts': ['DEFAULT_GRAB_LIMITS', 'parseByteSize', 'parseEntryCount'],
+  'src/transfer/podman-memo.ts': ['podmanShortcut'],
+  'src/transfer/remote/protocol.ts': ['quoteRemoteArgv'],
+  'src/transfer/select.ts': ['ancestors'],
+  'src/transfer/tar-entry.ts': ['TAR_NAME_MAX', 'TAR_PATH_MAX'],
+  'src/transfer/tar-header.ts': ['BLOCK', 'TarFields'],
+  'src/transfer/target.ts': ['TargetQuery'],
+  'src/tui/model/config-editor/state.ts': ['EditorKey'],
+  'src/tui/model/picker.ts': ['PickerKey'],
+};
+
+const isTest = (rel: string): boolean =>
+  /\.test\.(ts|tsx|mjs)$/.test(rel) || rel.startsWith('test/');
+
+function filesUnder(dir: string, exts: RegExp): string[] {
+  const abs = path.join(ROOT, dir);
+  if (!existsSync(abs)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(abs, { withFileTypes: true })) {
+    const rel = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (rel !== 'src/generated') out.push(...filesUnder(rel, exts));
+    } else if (exts.test(entry.name)) out.push(rel);
+  }
+  return out;
+}
+
+function parse(rel: string): ts.SourceFile {
+  const kind = rel.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  return ts.createSourceFile(
+    rel,
+    readFileSync(path.join(ROOT, rel), 'utf8'),
+    ts.ScriptTarget.Latest,
+    true,
+    kind,
+  );
+}
+
+/** The src/ file a relative specifier names, or null (a package, or outside src/). */
+function resolve(from: string, spec: string): string | null {
+  if (!spec.startsWith('.')) return null;
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
+  const stem = base.replace(/\.(m?js|jsx)$/, '');
+  for (const candidate of [`${stem}.ts`, `${stem}.tsx`, `${stem}/index.ts`]) {
+    if (existsSync(path.join(ROOT, candidate))) return candidate;
+  }
+  return null;
+}
+
+const hasExport = (node: ts.Node): boolean =>
+  ts.canHaveModifiers(node) &&
+  (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+
+/** The names a module exports by its own declarations and `export { … }` lists (not re-exports), once each. */
+function exportedNames(sf: ts.SourceFile): string[] {
+  const names: string[] = [];
+  for (const st of sf.statements) {
+    if (ts.isExportDeclaration(st)) {
+      if (
+        st.moduleSpecifier === undefined &&
+        st.exportClause &&
+        ts.isNamedExports(st.exportClause)
+      ) {
+        names.push(...st.exportClause.elements.map((e) => e.name.text));
+      }
+      continue;
+    }
+    if (!hasExport(st)) continue;
+    if (ts.isVariableStatement(st)) {
+      for (const d of st.declarationList.declarations) {
+        if (ts.isIdentifier(d.name)) names.push(d.name.text);
+      }
+    } else if (
+      (ts.isFunctionDeclaration(st) ||
+        ts.isClassDeclaration(st) ||
+        ts.isInterfaceDeclaration(st) ||
+        ts.isTypeAliasDeclaration(st) ||
+        ts.isEnumDeclaration(st)) &&
+      st.name !== undefined
+    ) {
+      names.push(st.name.text);
+    }
+  }
+  return [...new Set(names)];
+}
+
+/** Adds to `used` every `file#name` (or `file#*`) that `rel` imports or re-exports. */
+function collectUses(rel: string, sf: ts.SourceFile, used: Set<string>): void {
+  const mark = (spec: ts.Expression | undefined, names: string[] | '*'): void => {
+    if (spec === undefined || !ts.isStringLiteral(spec)) return;
+    const target = resolve(rel, spec.text);
+    if (target === null) return;
+    for (const n of names === '*' ? ['*'] : names) used.add(`${target}#${n}`);
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) mark(node.moduleSpecifier, '*');
+      else if (bindings) {
+        mark(
+          node.moduleSpecifier,
+          bindings.elements.map((e) => (e.propertyName ?? e.name).text),
+        );
+      }
+      if (clause?.name) mark(node.moduleSpecifier, ['default']);
+    } else if (ts.isExportDeclaration(node)) {
+      const clause = node.exportClause;
+      if (clause && ts.isNamedExports(clause)) {
+        mark(
+          node.moduleSpecifier,
+          clause.elements.map((e) => (e.propertyName ?? e.name).text),
+        );
+      } else mark(node.moduleSpecifier, '*');
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      mark(node.arguments[0], '*');
+    } else if (ts.isImportTypeNode(node)) {
+      const arg = node.argument;
+      if (ts.isLiteralTypeNode(arg)) mark(arg.literal, '*');
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+}
+
+/** How often `name` appears as an identifier in `sf` (its declaration included). */
+function mentions(sf: ts.SourceFile, name: string): number {
+  let n = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isIdentifier(node) && node.text === name) n++;
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return n;
+}
+
+interface Finding {
+  key: string;
+  /** Who uses it besides its declaration: tests only, its own file only, or nothing. */
+  use: 'tests' | 'own file' | 'nothing';
+}
+
+function findings(): Finding[] {
+  const sources = filesUnder('src', /\.(ts|tsx)$/);
+  const users = [
+    ...sources,
+    ...filesUnder('scripts', /\.(ts|mjs)$/),
+    ...filesUnder('bench', /\.mjs$/),
+  ];
+  const testFiles = [...sources.filter(isTest), ...filesUnder('test', /\.(ts|tsx)$/)];
+  const parsed = new Map<string, ts.SourceFile>();
+  const sf = (rel: string): ts.SourceFile => {
+    let s = parsed.get(rel);
+    if (s === undefined) parsed.set(rel, (s = parse(rel)));
+    return s;
+  };
+  const prodUse = new Set<string>();
+  for (const rel of users.filter((f) => !isTest(f))) collectUses(rel, sf(rel), prodUse);
+  const testUse = new Set<string>();
+  for (const rel of testFiles) collectUses(rel, sf(rel), testUse);
+  const out: Finding[] = [];
+  for (const rel of sources.filter((f) => !isTest(f) && f !== 'src/main.ts')) {
+    if (prodUse.has(`${rel}#*`)) continue;
+    for (const name of exportedNames(sf(rel))) {
+      const key = `${rel}#${name}`;
+      if (prodUse.has(key)) continue;
+      const use =
+        testUse.has(key) || testUse.has(`${rel}#*`)
+          ? 'tests'
+          : mentions(sf(rel), name) > 1
+            ? 'own file'
+            : 'nothing';
+      out.push({ key, use });
+    }
+  }
+  return out;
+}
+
+const testedDirectly = new Set(
+  Object.entries(TESTED_DIRECTLY).flatMap(([file, names]) => names.map((n) => `${file}#${n}`)),
+);
+const named = (key: string): boolean =>
+  TEST_ONLY_EXPORTS[key] !== undefined || testedDirectly.has(key);
+
+describe('exports', () => {
+  const found = findings();
+
+  it('every export is used outside its file by production code, or named here', () => {
+    const stray = found.filter((f) => f.use !== 'tests' || !named(f.key));
+    expect(stray.map((f) => `${f.key} (used by ${f.use})`)).toEqual([]);
+  });
+
+  it('names only exports that tests alone use, each once, with a reason', () => {
+    const testOnly = new Set(found.filter((f) => f.use === 'tests').map((f) => f.key));
+    const keys = [...Object.keys(TEST_ONLY_EXPORTS), ...testedDirectly];
+    expect(keys.filter((k) => !testOnly.has(k))).toEqual([]);
+    expect(Object.keys(TEST_ONLY_EXPORTS).filter((k) => testedDirectly.has(k))).toEqual([]);
+    expect(Object.entries(TEST_ONLY_EXPORTS).filter(([, why]) => why.trim() === '')).toEqual([]);
+  });
+
+  it("is counted by TODO.md's line", () => {
+    const todo = readFileSync(path.join(ROOT, 'TODO.md'), 'utf8');
+    const count = /^- (\d+) exports of `src\/` are reached directly by tests only/m.exec(todo);
+    expect(Number(count?.[1])).toBe(testedDirectly.size);
+  });
+});
