@@ -52,16 +52,13 @@ export const HOST_IO_EXCEPTIONS = {
   'src/config/write.ts': 'publishes a config by link and rename beside a linked default.config',
   'src/credentials/input.ts': 'reads a secret from a file or FIFO the user names',
   'src/hostenv/editor.ts': 'runs $EDITOR on a temp file',
-  'src/hostenv/readers.ts': "runs the pinned git and reads the host's timezone link",
   'src/launch/store.ts': 'lists, reads and removes launch records',
-  'src/project/store.ts': 'lists projects; publishes the id file by link',
   'src/session/build-progress.ts': 'writes the raw build log',
   'src/session/context-digest.ts': 'reads the staged context to digest it',
   'src/skills/catalog.ts': 'lists and reads the local and installed packages',
   'src/skills/packages/author.ts': 'writes, links and removes package directories',
   'src/skills/packages/fetch.ts': 'fetches a package over https',
   'src/skills/packages/fs-tree.ts': 'reads a package tree to hash it',
-  'src/skills/packages/index-file.ts': 'reads the installed index',
   'src/skills/packages/install.ts': 'writes and renames an installed snapshot',
   'src/transfer/app/install.ts': 'runs the host app installer',
   'src/transfer/chunked-out.ts': 'reads file bodies into archive chunks',
@@ -69,9 +66,7 @@ export const HOST_IO_EXCEPTIONS = {
   'src/transfer/grab-from-box.ts': 'makes, links and chmods what grab lands',
   'src/transfer/grab-writer.ts': 'writes what grab lands, anchored',
   'src/transfer/remote/session.ts': 'runs the remote transfer session',
-  'src/transfer/select.ts': 'opens /dev/tty for the picker; realpath of cwd',
   'src/transfer/stage-writer.ts': 'walks and reads a delivered tree',
-  'src/tui/picker.tsx': 'reads keys from /dev/tty',
 };
 
 const testSupport = {

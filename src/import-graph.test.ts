@@ -111,6 +111,7 @@ const DIRECTIONS: Readonly<Record<string, readonly string[]>> = {
   'tui/': [
     'config/',
     'gen/',
+    'host/',
     'hostenv/',
     'output/',
     'project/',

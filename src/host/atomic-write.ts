@@ -6,7 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFailure } from '../output/system-error.js';
 
@@ -85,6 +85,30 @@ export async function writeFileAtomic(
     throw writeFailure(err, target);
   }
   await syncDir(path.dirname(target));
+}
+
+/**
+ * Publishes `data` at `target` only when nothing is there: a fsynced temp
+ * sibling linked in with link(2), which fails rather than replaces, so of
+ * two racing writers exactly one publishes. False when `target` already
+ * existed (left as it was); the temp is removed either way.
+ */
+export async function publishNew(
+  target: string,
+  data: string | Uint8Array,
+  mode: number = PRIVATE_FILE_MODE,
+): Promise<boolean> {
+  const temp = await writeTempSibling(target, data, mode);
+  try {
+    await link(temp, target);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw writeFailure(err, target);
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+  await syncDir(path.dirname(target));
+  return true;
 }
 
 /**

@@ -4,27 +4,16 @@
 // per reader with one `git config --list` however many keys are asked for
 // (the core layer asks for user.name and user.email twice each).
 
-import { execFileSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
+import { readLink } from '../host/path-view.js';
+import { toolOutputSync } from '../host/run-tool.js';
 import type { HostReaders } from './resolve.js';
 import { canonicalGitKey, parseGitConfigList, zoneFromLocaltimeTarget } from './resolve.js';
 
 function runGit(gitPath: string, args: string[]): string | null {
-  try {
-    // From `/`, never the project: git there would read the repository's own
-    // config, which the box writes (the repository's git never runs on the
-    // host). Outside a repository git reads the user's and the system's
-    // config only.
-    return execFileSync(gitPath, args, {
-      cwd: '/',
-      encoding: 'utf8',
-      timeout: 5_000,
-      maxBuffer: 4 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-  } catch {
-    return null;
-  }
+  // From `/` (toolOutputSync's rule), never the project: git there would read
+  // the repository's own config, which the box writes. Outside a repository
+  // git reads the user's and the system's config only.
+  return toolOutputSync(gitPath, args, { timeoutMs: 5_000, maxBytes: 4 * 1024 * 1024 });
 }
 
 export function hostReaders(env: NodeJS.ProcessEnv, gitPath: string | null): HostReaders {
@@ -51,7 +40,7 @@ export function hostReaders(env: NodeJS.ProcessEnv, gitPath: string | null): Hos
       const fromVar = env['TZ'];
       if (fromVar !== undefined && fromVar !== '') return fromVar;
       try {
-        return zoneFromLocaltimeTarget(readlinkSync('/etc/localtime'));
+        return zoneFromLocaltimeTarget(readLink('/etc/localtime'));
       } catch {
         return null;
       }

@@ -1,10 +1,19 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
-import { writeFileAtomic } from '../host/atomic-write.js';
+import { publishNew, writeFileAtomic } from '../host/atomic-write.js';
 import { projectIdFor } from './identity.js';
 import { readProjectPath, recordProjectPath } from './store.js';
 import { byreHome, projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';
@@ -98,6 +107,43 @@ describe('recordProjectPath', () => {
 
   it('returns null when nothing is recorded', async () => {
     expect(await readProjectPath(home, id)).toBeNull();
+  });
+
+  it('refuses a record that is a link (even to a good one) or a FIFO, without waiting', async () => {
+    const p = projectStorePaths(home, id);
+    mkdirSync(p.dir, { recursive: true });
+    writeFileSync(path.join(home, 'good'), '/work/app\n');
+    symlinkSync(path.join(home, 'good'), p.path);
+    const refused = { rule: 'project.record-unreadable' };
+    await expect(readProjectPath(home, id)).rejects.toMatchObject(refused);
+    await expect(recordProjectPath(home, id, '/work/app')).rejects.toMatchObject(refused);
+    rmSync(p.path);
+    execFileSync('mkfifo', [p.path]);
+    await expect(readProjectPath(home, id)).rejects.toMatchObject(refused);
+  });
+});
+
+describe('publishNew', () => {
+  it('publishes only where nothing is, privately, and never leaves a temp', async () => {
+    const target = path.join(home, 'a', 'new');
+    expect(await publishNew(target, 'one')).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('one');
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(statSync(path.join(home, 'a')).mode & 0o777).toBe(0o700);
+    expect(await publishNew(target, 'two', 0o644)).toBe(false);
+    expect(readFileSync(target, 'utf8')).toBe('one');
+    expect(readdirSync(path.join(home, 'a'))).toEqual(['new']);
+  });
+
+  it('never replaces a link, and of racing writers exactly one publishes', async () => {
+    const link = path.join(home, 'link');
+    symlinkSync(path.join(home, 'elsewhere'), link);
+    expect(await publishNew(link, 'x')).toBe(false);
+    expect(readdirSync(home).sort()).toEqual(['link']);
+    const target = path.join(home, 'raced');
+    const won = await Promise.all([publishNew(target, 'a'), publishNew(target, 'b')]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(['a', 'b']).toContain(readFileSync(target, 'utf8'));
   });
 });
 

@@ -1,13 +1,11 @@
 // The one write identity needs in byre's host-side store: the per-id
 // canonical path record. Where things live is store-layout.ts.
 
-import { readdirSync, readFileSync } from 'node:fs';
-import { link, unlink } from 'node:fs/promises';
-
 import { ByreError, RefusedError } from '../errors.js';
-import { ensurePrivateDir, writeTempSibling } from '../host/atomic-write.js';
+import { publishNew } from '../host/atomic-write.js';
+import { listEntries } from '../host/path-view.js';
 import { isValidProjectId } from './identity.js';
-import { readRegularFile } from '../host/read-regular.js';
+import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
 import { projectStorePaths, storePaths } from './store-layout.js';
 
 function decodeRecord(text: string): string {
@@ -19,22 +17,40 @@ export async function readProjectPath(home: string, id: string): Promise<string 
   return projectPathOf(home, id);
 }
 
+/** The longest path record byre reads (a path record is one canonical path). */
+const PATH_RECORD_MAX_BYTES = 8192;
+
 /**
  * readProjectPath, sync: every command reads it before its first engine call
- * (see canonical.ts), and identity reads one per ancestor directory.
+ * (see canonical.ts), and identity reads one per ancestor directory. The
+ * record is read as a store file (a box may write the store under
+ * --self-edit): never through a link, never waiting on a FIFO, capped; what
+ * byre did not write there is refused, never followed or waited on.
  */
 export function projectPathOf(home: string, id: string): string | null {
-  try {
-    return decodeRecord(readFileSync(projectStorePaths(home, id).path, 'utf8'));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
+  const file = projectStorePaths(home, id).path;
+  const read = readRegularFile(file, PATH_RECORD_MAX_BYTES);
+  switch (read.kind) {
+    case 'missing':
+      return null;
+    case 'ok':
+      return decodeRecord(read.bytes.toString('utf8'));
+    case 'not-regular':
+      throw unreadableRecord(file, describeNotRegular(read.what));
+    case 'too-large':
+      throw unreadableRecord(
+        file,
+        `${read.size} bytes, over the ${PATH_RECORD_MAX_BYTES} byre reads`,
+      );
   }
 }
 
-/** The longest path record byre reads (a path record is one canonical path). */
-const PATH_RECORD_MAX_BYTES = 8192;
+function unreadableRecord(file: string, what: string): ByreError {
+  return new ByreError(`the project record ${file} is ${what}; byre writes it as a regular file`, {
+    rule: 'project.record-unreadable',
+    remedy: `remove ${file}; the project's next launch records it again`,
+  });
+}
 
 /**
  * Every project directory the store at `home` records, by id (adr/0046: each
@@ -45,7 +61,7 @@ export function recordedProjectPaths(home: string): Map<string, string> {
   const out = new Map<string, string>();
   let ids: string[];
   try {
-    ids = readdirSync(storePaths(home).projects);
+    ids = listEntries(storePaths(home).projects);
   } catch {
     return out;
   }
@@ -84,22 +100,13 @@ export async function recordProjectPath(
   id: string,
   canonicalPath: string,
 ): Promise<void> {
-  const paths = projectStorePaths(home, id);
   const existing = await readProjectPath(home, id);
   if (existing !== null) {
     if (existing !== canonicalPath) throw projectIdCollision(id, existing, canonicalPath);
     return;
   }
-  await ensurePrivateDir(paths.dir);
-  const temp = await writeTempSibling(paths.path, `${canonicalPath}\n`);
-  try {
-    await link(temp, paths.path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const winner = await readProjectPath(home, id);
-    if (winner !== canonicalPath)
-      throw projectIdCollision(id, winner ?? '(unreadable)', canonicalPath);
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
+  if (await publishNew(projectStorePaths(home, id).path, `${canonicalPath}\n`)) return;
+  const winner = await readProjectPath(home, id);
+  if (winner !== canonicalPath)
+    throw projectIdCollision(id, winner ?? '(unreadable)', canonicalPath);
 }

@@ -2,12 +2,13 @@
 // cwd, the picker on a terminal (stdin's, or /dev/tty when stdin carries the
 // payload), and discovery notes on stderr. Shared by deliver and grab.
 
-import { closeSync, openSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
 import type { EnginePool } from '../engine/pool.js';
 import { ByreError } from '../errors.js';
+import { canonicalPathSync } from '../host/canonical.js';
+import { ttyAvailable } from '../host/tty.js';
 import { say, sayAll } from '../output/notes.js';
 import { projectIdFor } from '../project/identity.js';
 import { projectIdCollision, readProjectPath } from '../project/store.js';
@@ -28,7 +29,7 @@ import { FULL_CONTAINER_ID } from '../engine/types.js';
 export function ancestors(cwd: string): { dir: string; id: string }[] {
   let dir: string;
   try {
-    dir = realpathSync(cwd);
+    dir = canonicalPathSync(cwd);
   } catch {
     dir = path.resolve(cwd);
   }
@@ -61,15 +62,6 @@ async function foreignIds(io: Io, boxes: readonly BoxSummary[]): Promise<Map<str
     if (recorded !== null && recorded !== dir) out.set(id, projectIdCollision(id, recorded, dir));
   }
   return out;
-}
-
-function ttyAvailable(): boolean {
-  try {
-    closeSync(openSync('/dev/tty', 'r+'));
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Which terminal a picker may use, or null when none can ask. */

@@ -1,11 +1,11 @@
 // packages/index.toml: which installed id points at which snapshot. byre owns
 // the file; a malformed entry is skipped (and reported), never guessed at.
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml, stringify } from 'smol-toml';
 import { DIGEST } from '../../config/grammar.js';
 import { writeFileAtomic } from '../../host/atomic-write.js';
+import { describeNotRegular, readRegularFile } from '../../host/read-regular.js';
 import { storePaths } from '../../project/store-layout.js';
 import type { PackageKind } from '../manifest/index.js';
 
@@ -31,13 +31,35 @@ interface IndexRead {
   problems: string[];
 }
 
-export function readIndex(home: string): IndexRead {
-  let text: string;
+/** The largest index byre reads: a line or three per installed package. */
+const INDEX_MAX_BYTES = 4 * 1024 * 1024;
+
+/** The index's text; null when there is none (or it cannot be opened); a problem when it is not a file byre reads. */
+function indexText(file: string): string | null | { problem: string } {
+  let read;
   try {
-    text = readFileSync(indexPath(home), 'utf8');
+    read = readRegularFile(file, INDEX_MAX_BYTES);
   } catch {
-    return { entries: [], problems: [] };
+    return null;
   }
+  switch (read.kind) {
+    case 'ok':
+      return read.bytes.toString('utf8');
+    case 'missing':
+      return null;
+    case 'not-regular':
+      return {
+        problem: `${file} is ${describeNotRegular(read.what)}; byre reads only a regular file`,
+      };
+    case 'too-large':
+      return { problem: `${file} is ${read.size} bytes, over the ${INDEX_MAX_BYTES} byre reads` };
+  }
+}
+
+export function readIndex(home: string): IndexRead {
+  const text = indexText(indexPath(home));
+  if (text === null) return { entries: [], problems: [] };
+  if (typeof text !== 'string') return { entries: [], problems: [text.problem] };
   let table: Record<string, unknown>;
   try {
     table = parseToml(text) as Record<string, unknown>;

@@ -1,0 +1,45 @@
+// The controlling terminal's primitives: the polled key reader on a
+// non-blocking descriptor (a FIFO stands in for the terminal), and the
+// answer when there is no terminal to open.
+
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { testTempDir } from '../../test/support/temp.js';
+import { openTtyDescriptors, PolledTtyInput, ttyAvailable } from './tty.js';
+
+function collect(input: PolledTtyInput): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    input.on('data', (c: Buffer) => chunks.push(c));
+    input.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    input.on('error', reject);
+  });
+}
+
+describe('host tty', () => {
+  it('PolledTtyInput pushes what arrives on a non-blocking descriptor, ends at EOF, closes it', async () => {
+    const fifo = path.join(testTempDir('tty'), 'keys');
+    execFileSync('mkfifo', [fifo]);
+    const keys = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const raw: boolean[] = [];
+    const input = new PolledTtyInput(keys, { setRawMode: (on) => raw.push(on) });
+    const text = collect(input);
+    input.setRawMode(true);
+    writeSync(writer, 'q');
+    await new Promise((r) => setTimeout(r, 50));
+    writeSync(writer, '\x1b[A');
+    closeSync(writer);
+    expect(await text).toBe('q\x1b[A');
+    expect(raw).toEqual([true]);
+    input.destroy();
+  });
+
+  it('without a controlling terminal: not available, and opening throws', () => {
+    const has = ttyAvailable();
+    if (has) return; // a developer's terminal: nothing to refuse here
+    expect(() => openTtyDescriptors()).toThrow();
+  });
+});
