@@ -1,6 +1,6 @@
 #!/bin/bash
 # byre-firewall: the netns init hook of byre/firewall, and (the same file) of
-# byre/firewall-open. byre runs it on the host's behalf in a helper container
+# byre/firewall-open. (Over 500 lines: a package ships one hook file, run alone.) byre runs it on the host's behalf in a helper container
 # that shares ONLY the box's network namespace (root, NET_ADMIN), and the
 # helper stays up for the session: it runs the box's resolver (adr/0063).
 # BYRE_WALL_POSTURE says which wall: deny-by-default (the default) or
@@ -58,39 +58,57 @@ case ${BYRE_WALL_POSTURE:-deny-by-default} in
   *) die "BYRE_WALL_POSTURE holds \"$BYRE_WALL_POSTURE\", not a posture this hook builds" ;;
 esac
 
-# A closure's port may be "all"; an allowlist entry's is a port.
-port_ok() { valid_port "$1" || { [ "$open" = 1 ] && [ "$1" = all ]; }; }
-
 # --- the entries: names (resolved later, by the resolver) and addresses -------
-# Under deny-by-default the allowlist (an entry without a port is port 443);
-# under open-denylist the closures (without a port: every port, "all").
+# Under deny-by-default the allowlist (an entry without a port is port 443),
+# and the closures of names, which carve names out of it; under open-denylist
+# the closures (without a port: every port, "all").
 names=()       # "name port"
 static4=()     # "address port"
 static6=()     # "address port"
-if [ "$open" = 1 ]; then src=BYRE_EGRESS_DENY bare=all; else src=BYRE_EGRESS bare=443; fi
-list=${!src:-}
-for entry in ${list//,/ }; do
-  [ -n "$entry" ] || continue
-  if [[ $entry == \[*\]* ]]; then
-    addr=${entry%%]*}; addr=${addr#[}; rest=${entry#*]}
-    case $rest in '') p=$bare ;; :*) p=${rest#:} ;; *) die "$src holds \"$entry\", not an entry" ;; esac
-    [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "$src holds \"$entry\", not an entry"
-    port_ok "$p" || die "$src holds \"$entry\", not an entry"
-    static6+=("$addr $p")
-    continue
-  fi
-  host=${entry%:*}; p=${entry##*:}
-  [ "$host" != "$entry" ] || p=$bare
-  port_ok "$p" || die "$src holds \"$entry\", not an entry"
-  host=${host,,}
-  if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
-    static4+=("$host $p")
-  elif [[ $host =~ ^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$ && $host != *..* ]]; then
-    names+=("${host%.} $p")
-  else
-    die "$src holds \"$entry\", not an entry"
-  fi
-done
+closed=()      # deny-by-default: "name port|all", names only (adr/0063)
+
+# A closure's port may be "all" (the port of a closure without one); an
+# allowlist entry's is a port.
+port_ok() { valid_port "$1" || { [ "$2" = all ] && [ "$1" = all ]; }; } # port, bare
+
+read_entries() { # variable, port of an entry without one, names, addresses v4, v6
+  local src=$1 bare=$2 entry addr rest host p
+  local -n into_names=$3 into4=$4 into6=$5
+  local list=${!src:-}
+  for entry in ${list//,/ }; do
+    [ -n "$entry" ] || continue
+    if [[ $entry == \[*\]* ]]; then
+      addr=${entry%%]*}; addr=${addr#[}; rest=${entry#*]}
+      case $rest in '') p=$bare ;; :*) p=${rest#:} ;; *) die "$src holds \"$entry\", not an entry" ;; esac
+      [[ $addr =~ ^[0-9a-fA-F:.]+$ ]] || die "$src holds \"$entry\", not an entry"
+      port_ok "$p" "$bare" || die "$src holds \"$entry\", not an entry"
+      into6+=("$addr $p")
+      continue
+    fi
+    host=${entry%:*}; p=${entry##*:}
+    [ "$host" != "$entry" ] || p=$bare
+    port_ok "$p" "$bare" || die "$src holds \"$entry\", not an entry"
+    host=${host,,}
+    if [[ $host =~ ^[0-9]+(\.[0-9]+){3}$ ]]; then
+      into4+=("$host $p")
+    elif [[ $host =~ ^[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?$ && $host != *..* ]]; then
+      into_names+=("${host%.} $p")
+    else
+      die "$src holds \"$entry\", not an entry"
+    fi
+  done
+}
+
+if [ "$open" = 1 ]; then
+  read_entries BYRE_EGRESS_DENY all names static4 static6
+else
+  read_entries BYRE_EGRESS 443 names static4 static6
+  # A closed name closes it and the names under it out of the allowlist's
+  # names. A closed address entry left the allowlist before it got here; an
+  # allowed name's answer that is a closed address is not refused (TODO.md).
+  closed_static4=() closed_static6=()
+  read_entries BYRE_EGRESS_DENY all closed closed_static4 closed_static6
+fi
 
 # --- the published ports: the only doors in ---------------------------------
 inbound=()
@@ -145,13 +163,36 @@ ports_for() { # name
   printf '%s\n' "${out[@]+"${out[@]}"}" | sort -un
 }
 
+# The ports a name's own answers open: those of the entries covering it, less
+# those of the closures covering it (deny-by-default; a closure covers its
+# name and every name below it, as an entry does). None when a closure without
+# a port covers it.
+ports_open() { # name
+  local e n p
+  local -A shut=()
+  for e in "${closed[@]+"${closed[@]}"}"; do
+    n=${e% *}; p=${e#* }
+    [[ $1 == "$n" || $1 == *."$n" ]] || continue
+    [ "$p" != all ] || return 0
+    shut[$p]=1
+  done
+  for p in $(ports_for "$1"); do [ -n "${shut[$p]:-}" ] || echo "$p"; done
+}
+
+# The names the resolver is told about: the entries', and the closed names
+# below them (deny-by-default), so the most specific match is the closure's.
 distinct_names() {
   local e
-  for e in "${names[@]+"${names[@]}"}"; do echo "${e% *}"; done | sort -u
+  {
+    for e in "${names[@]+"${names[@]}"}"; do echo "${e% *}"; done
+    for e in "${closed[@]+"${closed[@]}"}"; do
+      [ -z "$(ports_for "${e% *}")" ] || echo "${e% *}"
+    done
+  } | sort -u
 }
 
 dnsmasq_conf() {
-  local n p u sets
+  local n p u sets ports
   cat <<EOF
 keep-in-foreground
 log-facility=-
@@ -169,11 +210,17 @@ EOF
     for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=$u"; done
   fi
   for n in $(distinct_names); do
+    ports=$(ports_open "$n")
+    if [ "$open" = 0 ] && [ -z "$ports" ]; then
+      # Closed on every port it had: answered locally, never forwarded (refused).
+      echo "server=/$n/"
+      continue
+    fi
     if [ "$open" = 0 ]; then
       for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
     fi
     sets=()
-    for p in $(ports_for "$n"); do sets+=("4#inet#byre#${kind}4_$p" "6#inet#byre#${kind}6_$p"); done
+    for p in $ports; do sets+=("4#inet#byre#${kind}4_$p" "6#inet#byre#${kind}6_$p"); done
     (IFS=,; echo "nftset=/$n/${sets[*]}")
   done
 }
@@ -325,13 +372,10 @@ escape_name() {
   REPLY=$out
 }
 
-covered() { # name: on the allowlist, or closed (the entry itself or a name below it)
-  local e n
-  for e in "${names[@]+"${names[@]}"}"; do
-    n=${e% *}
-    [[ $1 == "$n" || $1 == *."$n" ]] && return 0
-  done
-  return 1
+# A name the resolver forwards as the wall's business: allowed on some port
+# (deny-by-default), or closed (open-denylist); the entry itself or a name below it.
+covered() { # name
+  [ -n "$(ports_open "$1")" ]
 }
 
 # dnsmasq's own lines: `query[TYPE] NAME from ADDR` and `reply NAME is ADDR`.
@@ -361,6 +405,8 @@ resolver_events() {
 }
 
 # The refused set: one line per (proto, address, port) when its count moves.
+# nft names a protocol from /etc/protocols and prints its number without it
+# (an image without netbase, as firewall-open's packages leave it): both read.
 declare -A seen=()
 refused_events() {
   local fam key count
@@ -371,8 +417,8 @@ refused_events() {
       set -- ${key//|/ }
       echo "byre-wall 1 refused-connect $(now) $2 $1 $3 count=$count"
     done < <(nft list set inet byre "refused$fam" 2>/dev/null |
-      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp) \. [0-9]+ counter packets [0-9]+' |
-      awk '{print $1 "|" $3 "|" $5, $8}')
+      grep -oE '[0-9a-fA-F:.]+ \. (tcp|udp|6|17) \. [0-9]+ counter packets [0-9]+' |
+      awk '{p = $3 == 6 ? "tcp" : $3 == 17 ? "udp" : $3; print $1 "|" p "|" $5, $8}')
   done
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closureCovers, egressKey, parseEgressEntry } from './egress-entry.js';
+import { closureCovers, closureReaches, egressKey, parseEgressEntry } from './egress-entry.js';
 
 describe('parseEgressEntry', () => {
   it.each([
@@ -89,5 +89,16 @@ describe('egress identity', () => {
     [{ host: 'a.com', port: null }, { host: 'b.com', port: 443 }, false],
   ])('closure %j covers %j: %s', (closure, entry, expected) => {
     expect(closureCovers(closure, entry)).toBe(expected);
+  });
+
+  it.each([
+    [{ host: 'github.com', port: null }, { host: 'api.github.com', port: 443 }, true],
+    [{ host: 'github.com', port: 443 }, { host: 'api.github.com', port: 443 }, true],
+    [{ host: 'github.com', port: 22 }, { host: 'api.github.com', port: 443 }, false],
+    [{ host: 'api.github.com', port: null }, { host: 'github.com', port: 443 }, false],
+    [{ host: 'hub.com', port: null }, { host: 'github.com', port: 443 }, false],
+    [{ host: '10.0.0.1', port: null }, { host: 'x.10.0.0.1', port: 443 }, false],
+  ])('closure %j reaches %j at the wall: %s', (closure, entry, expected) => {
+    expect(closureReaches(closure, entry)).toBe(expected);
   });
 });

@@ -112,3 +112,19 @@ export function egressKey(entry: EgressEntry): string {
 export function closureCovers(closure: EgressEntry, entry: EgressEntry): boolean {
   return closure.host === entry.host && (closure.port === null || closure.port === entry.port);
 }
+
+/**
+ * Does a closure reach this entry at the wall? As closureCovers, and a closed
+ * name reaches every name under it (`!github.com` closes `api.github.com`), as
+ * an entry covers the names under it (adr/0063). Merging layers keeps
+ * closureCovers: a closure there cancels or is cancelled by its own host only.
+ */
+export function closureReaches(closure: EgressEntry, entry: EgressEntry): boolean {
+  if (closureCovers(closure, entry)) return true;
+  const name = !/^[0-9.]+$/.test(closure.host) && !closure.host.includes(':');
+  return (
+    name &&
+    entry.host.endsWith(`.${closure.host}`) &&
+    (closure.port === null || closure.port === entry.port)
+  );
+}

@@ -39,6 +39,16 @@ describe('deriveEgress', () => {
       cfg('z.com', null),
       ['x.com:443', 'x.com:8443', 'y.com:443'],
     ],
+    [
+      'a closed name closes the names under it; a name under it closes nothing above',
+      cfg('com', 8443),
+      ['x.com:443', 'y.com:443'],
+    ],
+    [
+      'a closure below an entry subtracts nothing here',
+      cfg('api.x.com', null),
+      ['x.com:443', 'x.com:8443', 'y.com:443'],
+    ],
   ])('%s', (_name, closure, allowed) => {
     const d = deriveEgress(
       [

@@ -1,9 +1,10 @@
 // The egress allowlist derivation: every skill's [runtime]
 // egress ∪ MCP-implied egress ∪ the config's egress key, minus the config's
-// `!host[:port]` closures applied LAST (skill entries included). Pure; it never
+// `!host[:port]` closures applied LAST (skill entries included), a closed
+// name closing the names under it too (adr/0063). Pure; it never
 // decides posture or enforcement, and egress_offered is never an input.
 
-import { closureCovers, parseEgressEntry } from '../config/egress-entry.js';
+import { closureReaches, parseEgressEntry } from '../config/egress-entry.js';
 import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
 
@@ -90,7 +91,7 @@ export function deriveEgress(
   }
   const entries = [...byKey.values()];
   for (const e of entries) {
-    const closure = closures.find((c) => closureCovers(c.entry, e));
+    const closure = closures.find((c) => closureReaches(c.entry, e));
     if (closure !== undefined) e.closedBy = `!${egressText(closure.entry)}`;
   }
   return {

@@ -288,6 +288,56 @@ describe('byre-firewall: one ruleset and one resolver config per allowlist (adr/
   );
 
   it.each([
+    [
+      'a closed name below an allowed one is refused, never forwarded, and fills no set',
+      'github.com',
+      'api.github.com',
+      ['server=/api.github.com/', 'server=/github.com/192.0.2.53', nftset('github.com', 443)],
+    ],
+    [
+      "a closure on one of the name's ports keeps it resolving: its answers open the other ports only",
+      'example.test:443 example.test:22',
+      'git.example.test:22',
+      [
+        'server=/example.test/192.0.2.53',
+        nftset('example.test', 22, 443),
+        'server=/git.example.test/192.0.2.53',
+        nftset('git.example.test', 443),
+      ],
+    ],
+    [
+      'closures on every port it had refuse it; a closure on a port it never had changes nothing',
+      'example.test:443 example.test:22',
+      'a.example.test:443 a.example.test:22 b.example.test:8080',
+      [
+        'server=/a.example.test/',
+        'server=/b.example.test/192.0.2.53',
+        nftset('b.example.test', 22, 443),
+        'server=/example.test/192.0.2.53',
+        nftset('example.test', 22, 443),
+      ],
+    ],
+    [
+      'a closure outside the allowlist, or of an address, is nothing the resolver is told',
+      'example.test',
+      'other.test 192.0.2.9 [2001:db8::9]:22',
+      ['server=/example.test/192.0.2.53', nftset('example.test', 443)],
+    ],
+  ])(
+    '%s (adr/0063)',
+    (_label, egress, deny, conf) => {
+      const r = runWall(egress, '', 'refused', { BYRE_EGRESS_DENY: deny });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.conf).toEqual([...RESOLVER_BASE, ...conf]);
+      // The allow sets and rules are the allowlist's alone.
+      const ports = [...new Set(egress.split(' ').map((e) => Number(e.split(':')[1] ?? 443)))];
+      ports.sort((a, b) => a - b);
+      expect(ruleset(r.log)).toEqual(wall(probePort(r.log), sets(...ports), setRules(...ports)));
+    },
+    30_000,
+  );
+
+  it.each([
     ['no published port', '', []],
     ['two published ports', '3000 8080', ['tcp dport { 3000,8080 } accept']],
     ['one, with stray spaces', '  443 ', ['tcp dport { 443 } accept']],
@@ -398,6 +448,25 @@ describe('byre-firewall: the event lines (adr/0063)', () => {
     expect(r.stderr).toContain('gate opened');
   }, 30_000);
 
+  // firewall-open's packages pull no netbase: without /etc/protocols nft
+  // prints a protocol's number, and the refused connects were never read.
+  it('reads the refused set when nft prints protocols as numbers (no /etc/protocols)', () => {
+    const r = runWall('example.test:443', '', 'refused', {
+      STUB_REFUSED:
+        'elements = { 172.18.0.1 . 6 . 42767 counter packets 2 bytes 120,\n 192.0.2.2 . 17 . 53 counter packets 1 bytes 60 }',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('refused-connect'))
+      .map((l) => l.replace(/^(byre-wall 1 [a-z-]+) \d+ /, '$1 T '));
+    expect(events.sort()).toEqual([
+      'byre-wall 1 refused-connect T tcp 172.18.0.1 42767 count=2',
+      'byre-wall 1 refused-connect T udp 192.0.2.2 53 count=1',
+    ]);
+  }, 30_000);
+
   // The helper holds no CAP_KILL (adr/0050) and the resolver runs as its own
   // user: a `kill -0` to it is refused while it runs, which said "exited".
   it.skipIf(process.getuid?.() !== 0 || !existsSync('/usr/bin/setpriv'))(
@@ -416,6 +485,28 @@ describe('byre-firewall: the event lines (adr/0063)', () => {
     },
     30_000,
   );
+
+  it('a query for a closed name below an allowed one is a refused name; the allowed names around it are not', () => {
+    const r = runWall('github.com', '', 'refused', {
+      BYRE_EGRESS_DENY: 'api.github.com',
+      STUB_RESOLVER_LOG: [
+        'dnsmasq: query[A] api.github.com from 172.17.0.2',
+        'dnsmasq: config api.github.com is NXDOMAIN',
+        'dnsmasq: query[A] x.api.github.com from 172.17.0.2',
+        'dnsmasq: query[A] codeload.github.com from 172.17.0.2',
+        'dnsmasq: query[A] github.com from 172.17.0.2',
+      ].join('\n'),
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/^(byre-wall 1 [a-z-]+) \d+ /, '$1 T '));
+    expect(events).toEqual([
+      'byre-wall 1 refused-name T api.github.com A',
+      'byre-wall 1 refused-name T x.api.github.com A',
+    ]);
+  }, 30_000);
 
   it('a name too long for an event line keeps its last labels', () => {
     const long = `${'a'.repeat(60)}.`.repeat(12) + 'off-list.test';

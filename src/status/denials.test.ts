@@ -152,13 +152,13 @@ describe('the Denied rows', () => {
     expect(rowsOf(n).map((r) => r.value)).toEqual([value, value]);
   });
 
-  it('under firewall-open an empty log claims nothing: its refused connects are not logged', () => {
+  it("under firewall-open an empty log is nothing refused: its closures' refused connects are events too", () => {
     const n = withWall(network('open-denylist', []), {
       of: 'running_box',
       events: { ...NO_WALL_EVENTS },
       error: null,
     });
-    const value = "none recorded (firewall-open's refused connects are not logged)";
+    const value = 'nothing refused';
     expect(rowsOf(n).map((r) => r.value)).toEqual([value, value]);
   });
 

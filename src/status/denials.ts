@@ -7,7 +7,6 @@
 import { isCanonicalIPv4 } from '../config/address.js';
 import type { StatusData } from './data-schema.js';
 import type { StatusRow, StatusTier } from './layout.js';
-import { DENYLIST_POSTURE } from './network.js';
 import { hostResolution, type WallEvents } from './wall-events.js';
 import type { WallRecord } from './wall-record.js';
 
@@ -114,22 +113,11 @@ function some<T>(items: readonly T[], more: number, text: (t: T) => string): str
   return `${shown.join(', ')}${items.length > SHOWN || more > 0 ? ', …' : ''}`;
 }
 
-/**
- * What status may say when no event was read. Under firewall-open the
- * closures' refused connects are not logged yet (TODO.md), so an empty log
- * there proves nothing was refused no more than silence does.
- */
-function noEventsText(posture: string): string {
-  return posture === DENYLIST_POSTURE
-    ? "none recorded (firewall-open's refused connects are not logged)"
-    : 'nothing refused';
-}
-
 /** `3 names refused (evil.example ×12, …); 2 connects rejected (10.0.0.5:443/tcp ×4)`. */
-export function deniedSummary(d: Denials, posture = 'deny-by-default'): string {
+export function deniedSummary(d: Denials): string {
   const names = d.names.length + d.names_more;
   const connects = d.connects.length + d.connects_more;
-  if (names === 0 && connects === 0) return noEventsText(posture);
+  if (names === 0 && connects === 0) return 'nothing refused';
   const parts: string[] = [];
   if (names > 0) {
     parts.push(
@@ -158,7 +146,7 @@ export function deniedRows(d: StatusData): ModelRow[] {
     return [{ label: 'Denied', value: `unknown — ${w.error}`, kind: 'never-truncate' }];
   }
   const partial = w.partial ? '  (older events not read: counts are at least these)' : '';
-  const summary = `${whose(w)}${deniedSummary(w, d.network.posture)}${partial}`;
+  const summary = `${whose(w)}${deniedSummary(w)}${partial}`;
   const rows: ModelRow[] = [
     { label: 'Denied', value: summary, tier: 'default' },
     { label: 'Denied', value: summary, tier: 'full' },

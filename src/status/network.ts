@@ -3,7 +3,7 @@
 // does under the posture. Pure; it states only what the posture enforces, so
 // an entry that is not a grant (skill egress on an open network) is not listed.
 
-import { closureCovers, parseEgressEntry } from '../config/egress-entry.js';
+import { closureReaches, parseEgressEntry } from '../config/egress-entry.js';
 import type { EffectiveConfig, EgressEntry, LayerRef } from '../config/types.js';
 import { NETWORK_CLAIM } from '../gen/box-layout.js';
 import { deriveBoxEgress, parseRecordedEgress } from '../gen/allowlist.js';
@@ -88,7 +88,7 @@ function offeredEgress(
   const out: Network['offered'] = [];
   for (const { entry, source } of declared) {
     if (entry.port === null || open.has(key(entry))) continue;
-    if (config.egressClosed.some((c) => closureCovers(c.value, entry))) continue;
+    if (config.egressClosed.some((c) => closureReaches(c.value, entry))) continue;
     const seen = out.find((o) => o.host === entry.host && o.port === entry.port);
     if (seen === undefined) out.push({ host: entry.host, port: entry.port, source: [source] });
     else if (!seen.source.includes(source)) seen.source.push(source);

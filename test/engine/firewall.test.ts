@@ -571,8 +571,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
           probe('B_OPEN', b, open),
         ]),
       ).toEqual([`R2 ${b}`, 'B_CLOSED_REFUSED', 'A_STILL_REFUSED', 'B_OPEN_OK', 'PHASE2']);
-      // The closed name's answers are the helper's events (its refused connects
-      // are not seen there yet under firewall-open: TODO.md).
+      // The closed name's answers are the helper's events.
       const events = await waitFor(
         "the closed name's rotated answer in the wall log",
         () => {
@@ -587,8 +586,31 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       });
       const lines = events.split('\n').map((l) => l.replace(/^(byre-wall 1 \S+) \d+ /, '$1 T '));
       expect(lines).toContain(`byre-wall 1 resolved T svc.closed.test ${b} 0`);
+      // The closures' refused connects are events too, as deny-by-default's
+      // (firewall-open's image has no /etc/protocols: nft prints tcp as 6).
+      await waitFor(
+        "the closures' refused connects in the wall log",
+        () => {
+          const text = engineCli(p, ['logs', helper]);
+          return [`tcp ${a} ${other} `, `tcp ${b} ${third} `, `tcp ${b} ${other} `].every((c) =>
+            new RegExp(`refused-connect \\d+ ${c.replaceAll('.', '\\.')}`).test(text),
+          )
+            ? text
+            : null;
+        },
+        20_000,
+      ).catch((error: Error) => {
+        const table = spawnSync(engine, ['exec', helper, 'nft', 'list', 'ruleset'], {
+          encoding: 'utf8',
+        });
+        throw new Error(
+          `${error.message}; the helper said:\n${containerLogs(engine, helper).slice(-2500)}\nits ruleset:\n${table.stdout}${table.stderr}`,
+        );
+      });
       expect(lines.some((l) => l.includes('free.test'))).toBe(false);
       expect(lines.some((l) => l.startsWith('byre-wall 1 refused-name'))).toBe(false);
+      // And the Denied row lists them.
+      expect(statusFull(p)).toContain(`connect ${b}:${third}/tcp`);
       session.child.stdin?.end();
       expect(await session.exited).toBe(0);
       expect(session.stderr()).toContain('open-denylist');
@@ -768,12 +790,16 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
       const hosts = resolverHosts(p, net);
       const { a, b } = hosts;
       dns.answers.set('svc.allowed.test', a);
+      // Closed below the allowed name: refused by the resolver, never asked
+      // upstream. Closed on a port the name never had: it still resolves.
+      dns.answers.set('closed.svc.allowed.test', a);
+      dns.answers.set('port.svc.allowed.test', a);
       // Allowlisted, never answered: bring-up must not wait on it.
       dns.silent.add('never.allowed.test');
       p.writeConfig(
         [
           'skills = ["firewall"]',
-          `egress = ["svc.allowed.test:${open}", "never.allowed.test"]`,
+          `egress = ["svc.allowed.test:${open}", "never.allowed.test", "!closed.svc.allowed.test", "!port.svc.allowed.test:${other}"]`,
           `run_args = ["--network", "${net.name}"]`,
           '',
         ].join('\n'),
@@ -794,6 +820,8 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
             probe('AOTHER', a, other),
             resolveLine('OFF', 'name.off-list.test'),
             resolveLine('TUNNEL', tunnel),
+            resolveLine('CLOSED', 'closed.svc.allowed.test'),
+            resolveLine('PORTCLOSED', 'port.svc.allowed.test'),
           ]),
         ).toEqual([
           `R1 ${a}`,
@@ -802,6 +830,8 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
           'AOTHER_REFUSED',
           'OFF NONE',
           'TUNNEL NONE',
+          'CLOSED NONE',
+          `PORTCLOSED ${a}`,
           'PHASE1',
         ]);
         // A direct connect off the list is refused in under 100 ms (adr/0061).
@@ -819,6 +849,7 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         ).toEqual([`R2 ${b}`, 'B2_OK', 'A2_OK', 'PHASE2']);
         // Off-list names never reached the upstream, the tunnel-shaped one included.
         expect(dns.seen.filter((n) => n.endsWith('off-list.test'))).toEqual([]);
+        expect(dns.seen).not.toContain('closed.svc.allowed.test');
         expect(dns.seen).toContain('svc.allowed.test');
         const events = await waitFor('the refused connect in the wall log', () => {
           const text = engineCli(p, ['logs', helper]);
@@ -829,6 +860,7 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         expect(lines).toContain(`byre-wall 1 resolved T svc.allowed.test ${b} 0`);
         expect(lines).toContain('byre-wall 1 refused-name T name.off-list.test A');
         expect(lines).toContain(`byre-wall 1 refused-name T ${tunnel} A`);
+        expect(lines).toContain('byre-wall 1 refused-name T closed.svc.allowed.test A');
         expect(
           lines.some((l) => l.startsWith(`byre-wall 1 refused-connect T tcp ${b} ${open} count=`)),
         ).toBe(true);
@@ -841,12 +873,13 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         expect(page).toContain(`name ${tunnel}`);
         expect(page).toContain(`connect ${a}:${other}/tcp`);
         expect(page).toMatch(/never\.allowed\.test:443 .*— allowed, not resolved yet/);
+        expect(page).toMatch(/!closed\.svc\.allowed\.test\s+\(project\) — enforced/);
         const data = statusData(p);
         const denials = data.network.denials;
         expect(denials?.of).toBe('running_box');
         expect(denials?.error).toBeNull();
         expect(denials?.names.map((n) => n.name).sort()).toEqual(
-          ['name.off-list.test', tunnel].sort(),
+          ['name.off-list.test', tunnel, 'closed.svc.allowed.test'].sort(),
         );
         expect(denials?.connects).toContainEqual(
           expect.objectContaining({ proto: 'tcp', address: a, port: other }),
