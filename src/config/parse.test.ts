@@ -134,6 +134,23 @@ const BAD: BadCase[] = [
     key: 'env.A',
   },
   {
+    // zod 4 took a date for an empty table: the config loaded without its [defaults].
+    name: 'date where a table goes',
+    toml: ['defaults = 1979-05-27T07:32:00Z'],
+    rule: 'config.wrong-type',
+    line: 1,
+    column: 1,
+    key: 'defaults',
+  },
+  {
+    name: 'date in a list of tables',
+    toml: ['ports = [1979-05-27]'],
+    rule: 'config.wrong-type',
+    line: 1,
+    column: 10,
+    key: 'ports[0]',
+  },
+  {
     name: 'date where a string goes',
     toml: ['base = 1979-05-27'],
     rule: 'config.wrong-type',

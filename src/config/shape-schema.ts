@@ -24,6 +24,13 @@ function zodLib(): typeof import('zod') {
 
 const built = new WeakMap<ValueShape, z.ZodType>();
 
+/** A table as TOML makes one: an object whose prototype is Object's (or none). */
+function isPlainTable(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
 function build(shape: ValueShape): z.ZodType {
   const z = zodLib();
   switch (shape.kind) {
@@ -39,12 +46,23 @@ function build(shape: ValueShape): z.ZodType {
       return z.array(schemaOf(shape.of));
     case 'map':
       return z.record(z.string(), schemaOf(shape.of));
-    case 'table':
-      return z.strictObject(
+    case 'table': {
+      const table = z.strictObject(
         Object.fromEntries(
           Object.entries(shape.fields).map(([key, field]) => [key, schemaOf(field).optional()]),
         ),
       );
+      // zod 4 takes any object that is not an array for a table, a TOML date
+      // included (as an empty one): only a plain table is one.
+      return z
+        .unknown()
+        .superRefine((value, ctx) => {
+          if (!isPlainTable(value)) {
+            ctx.addIssue({ code: 'invalid_type', expected: 'object', input: value });
+          }
+        })
+        .pipe(table);
+    }
     case 'one-of':
       return z.union(shape.options.map(schemaOf));
   }
