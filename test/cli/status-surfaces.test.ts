@@ -77,9 +77,10 @@ describe('status under a firewall', () => {
     expect(egress).toContain(
       'offered, not open: proxy.golang.org, sum.golang.org  (template byre/go)',
     );
-    expect(egress).toContain('api.github.com');
-    // Closed on purpose: not offered.
+    expect(egress).toContain('objects.githubusercontent.com');
+    // Closed on purpose, and the names under a closed name with it: not offered.
     expect(egress).not.toMatch(/[ ,]github\.com,/);
+    expect(egress).not.toMatch(/api\.github\.com|codeload\.github\.com/);
     expect(egress).toContain(
       `to open a host: byre config (Egress), or add it to egress in ${configFile}`,
     );
