@@ -186,6 +186,40 @@ exec ${SLEEP} 30
     ]);
   });
 
+  it('an interrupted build’s step container docker is already removing counts as removed once it is gone', async () => {
+    writeFileSync(
+      enginePath,
+      `#!/bin/sh
+${LOG_ARGV}if [ "$1 $2" = "rm -f" ]; then
+  n=$(grep -c "^rm" "$FAKE_LOG")
+  [ "$n" -le 1 ] && { echo "Error response from daemon: removal of container $3 is already in progress" >&2; exit 1; }
+  echo "Error: No such container: $3" >&2; exit 1
+fi
+[ "$1" = build ] || exit 0
+printf 'Step 1/2 : FROM debian:bookworm\\n ---> fcec78cd917e\\n'
+printf 'Step 2/2 : RUN sleep 600\\n ---> Running in b43f0fe81715\\n'
+exec ${SLEEP} 30
+`,
+    );
+    let out = '';
+    const caught = engine({}, 'docker')
+      .build(
+        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
+        { onOutput: (chunk) => (out += chunk) },
+      )
+      .catch((e: unknown) => e);
+    for (let i = 0; i < 1000 && !out.includes('Running in'); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    process.emit('SIGINT', 'SIGINT');
+    const error = await caught;
+    expect((error as Error).message).toBe('the build was interrupted (SIGINT)');
+    expect(calls().filter((c) => c[0] === 'rm')).toEqual([
+      ['rm', '-f', 'b43f0fe81715'],
+      ['rm', '-f', 'b43f0fe81715'],
+    ]);
+  });
+
   it('streams output as it happens, stdout and stderr both', async () => {
     // The engine writes its first lines and then waits for a file that only
     // the output callback creates once it has seen them: buffered output

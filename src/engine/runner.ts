@@ -251,8 +251,7 @@ class CliEngine implements Engine {
     const committed = committedImages(steps);
     const failed: string[] = [];
     for (const id of stepContainers(steps)) {
-      const gone = await this.call(removeArgv(id));
-      if (gone.exitCode !== 0 && !isNotFound(gone.stderr)) failed.push(`container ${id}`);
+      if (!(await this.removeStepContainer(id))) failed.push(`container ${id}`);
     }
     if (this.facts.name === 'podman') {
       const known = new Set((before ?? []).map((c) => c.id));
@@ -266,6 +265,21 @@ class CliEngine implements Engine {
     }
     const kept = await this.removeImagesNewestFirst(committed);
     return [...failed, ...kept.map((id) => `image ${id}`)];
+  }
+
+  /**
+   * Removes an interrupted build's step container. Docker stops and removes
+   * it too once its client went away, and while it does, a remove is refused
+   * ("removal of container … is already in progress", or the kill still under
+   * way): a refused remove is tried again for a while, until it is gone.
+   */
+  private async removeStepContainer(id: string): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      const gone = await this.call(removeArgv(id));
+      if (gone.exitCode === 0 || isNotFound(gone.stderr)) return true;
+      if (attempt >= LEFTOVER_ATTEMPTS) return false;
+      await new Promise((r) => setTimeout(r, LEFTOVER_RETRY_MS));
+    }
   }
 
   /**
