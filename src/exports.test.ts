@@ -19,43 +19,45 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/cli/commands-doc.ts#exitDocDrift':
     'the drift check a test runs: every exit a command documents is one it can give',
-  'src/config/inject.ts#checkInjections':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/config/inject.ts#effectiveInjections':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/config/inject.ts#injectionBinding':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/config/inject.ts#injectionConflicts':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
   'src/config/key-edits.ts#ENTRY_KEYS':
     "a test proves the list equals the key registry's identity keys",
   'src/config/key-edits.ts#NAME_LIST_KEYS':
     "a test proves the list equals the key registry's union keys",
-  'src/credentials/injection-plan.ts#ejectedInjectionLines':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+  'src/credentials/edge-decision.ts#EDGE_RENEW_BEFORE_MS':
+    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+  'src/credentials/edge-decision.ts#LeafFacts':
+    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+  'src/credentials/edge-store.ts#ensureEdgeSet':
+    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+  'src/credentials/edge-store.ts#readEdgeStore':
+    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+  'src/credentials/edge-store.ts#writeEdgeStore':
+    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
   'src/credentials/injection-plan.ts#planInjection':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/credentials/injection-plan.ts#routeFor':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
+  'src/credentials/edge-input.ts#encodeEdgeInput':
+    "the edge's stdin, which develop's step will write; the edge process test feeds the edge with it",
   'src/credentials/presentation.ts#applyPresentation':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/credentials/presentation.ts#presentCredential':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/gen/shell-exec.ts#SHELL_COMMAND_SCRIPT':
     'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
   'src/doctor/report.ts#doctorDataJsonSchema':
     "the schema a test checks doctor's --json output against",
+  'src/network/edge.ts#edgeHelperName':
+    "issue 31's edge helper, landed ahead of develop's step that starts it (adr/0070); the engine test finds the helper by it",
+  'src/network/edge.ts#startEdge':
+    "issue 31's edge helper, landed ahead of develop's step that starts it (adr/0070); the engine test drives it",
+  'src/network/edge.ts#endEdge':
+    "issue 31's edge helper, landed ahead of develop's step that ends it with the box (adr/0070)",
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
   'src/status/injection.ts#edgeRefusedSummary':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/status/injection.ts#edgeStateText':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/status/injection.ts#injectionDetailText':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
-  'src/status/injection.ts#injectionRowText':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/status/injection.ts#parseEdgeEvents':
-    "issue 31's credential injection, landed ahead of the edge that calls it (branch i31-edge)",
+    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
 };
@@ -70,17 +72,10 @@ const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/cli/commands-doc.ts': ['REGENERATE', 'commandPaths'],
   'src/config/config-doc.ts': ['CONFIG_DOC_REGENERATE'],
   'src/config/core-layer.ts': ['CORE_LAYER'],
-  'src/config/inject.ts': [
-    'isInjectedSource',
-    'INJECT_SHAPE',
-    'InjectLayer',
-    'parseInjectHost',
-    'LayerInjections',
-  ],
+  'src/config/inject.ts': ['InjectLayer', 'LayerInjections'],
   'src/config/key-edits.ts': ['identityField'],
   'src/config/merge.ts': ['LayerInput', 'emptyConfig'],
   'src/config/parse.ts': ['LayerSource'],
-  'src/config/read.ts': ['CascadeOptions'],
   'src/config/schema.ts': ['SHARED_AUTH_SHAPE'],
   'src/config/shape.ts': ['shapeAt'],
   'src/config/suggest.ts': ['editDistance'],
@@ -90,16 +85,10 @@ const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/containment/check.ts': ['ContainmentInput', 'boxPaths'],
   'src/containment/granted-paths.ts': ['GrantedPath'],
   'src/containment/writable-trees.ts': ['TreeContext', 'LaunchGrants'],
-  'src/credentials/injection-plan.ts': [
-    'INJECTION_SENTINEL',
-    'EDGE_ADDRESS',
-    'EDGE_CA_PATH',
-    'SYSTEM_BUNDLE',
-  ],
-  'src/credentials/presentation.ts': ['headerValueProblem', 'headersToStrip'],
+  'src/credentials/injection-plan.ts': ['INJECTION_SENTINEL', 'EDGE_ADDRESS'],
+  'src/credentials/presentation.ts': ['headersToStrip'],
   'src/credentials/seal.ts': ['sealIdentity'],
   'src/doctor/findings.ts': ['DISK_WARN_BYTES', 'DISK_FAIL_BYTES'],
-  'src/doctor/report.ts': ['DoctorReport'],
   'src/embedded.ts': ['COMMIT'],
   'src/engine/detect.ts': [
     'localPodmanRootless',
@@ -140,7 +129,6 @@ const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/gen/worktree-helper.ts': ['ADD_SCRIPT', 'REMOVE_SCRIPT'],
   'src/host/canonical.ts': ['trimTrailingSlashes'],
   'src/host/lock.ts': ['lockError'],
-  'src/host/read-regular.ts': ['readCapped'],
   'src/host/runtime-dir.ts': ['runtimeDirFor', 'privateDirAt'],
   'src/hostenv/editor.ts': ['stripComments'],
   'src/io.ts': ['isYes', 'readAnswer'],
@@ -163,35 +151,26 @@ const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/output/redact.ts': ['REDACTED'],
   'src/output/render-error.ts': ['renderError', 'renderCrash'],
   'src/project/box-trees.ts': ['isBelow', 'isAtOrBelow'],
-  'src/project/identity-change.ts': ['identityChangeRemedy'],
   'src/project/identity-record.ts': ['formatWorktreeRecord', 'parseWorktreeRecord'],
-  'src/project/identity.ts': ['slugFor'],
   'src/project/path-walk.ts': ['MAX_LINKS'],
-  'src/project/store-guide.ts': ['storeGuideText'],
   'src/project/worktree-list.ts': ['WORKTREE_LIST_LIMIT', 'parseHead'],
   'src/project/worktree-name.ts': ['worktreeNameProblem', 'worktreeDirName', 'TargetInput'],
   'src/project/worktree.ts': ['parseGitFile', 'forgingTree'],
   'src/session/attach.ts': ['sessionOutcome'],
   'src/session/build-progress.ts': ['buildProgress'],
   'src/session/build-steps.ts': ['shorten'],
-  'src/session/census.ts': ['judgeBox'],
   'src/session/claim.ts': ['liveSessionRefusal', 'launchingEngineRefusal'],
-  'src/session/context-digest.ts': ['DigestInput'],
   'src/session/create.ts': ['mountTargets'],
-  'src/session/image-build.ts': ['ImageRequest'],
   'src/session/mount-points.ts': ['workspaceMountPoints'],
   'src/session/seed-prefs.ts': ['EntryKind', 'seedPrefsArgv'],
   'src/session/sock-groups.ts': ['OVERFLOW_GID', 'SockProbe', 'sockProbeArgv', 'parseGid'],
   'src/session/stage.ts': ['contextFileRoot'],
-  'src/skills/catalog.ts': ['EntryStatus', 'CatalogOptions', 'Source', 'CatalogSlot'],
-  'src/skills/materialize.ts': ['MaterializeInput', 'filesUnder'],
+  'src/skills/materialize.ts': ['filesUnder'],
   'src/skills/packages/author.ts': ['rebasedManifest', 'packedManifest', 'newIdProblem'],
-  'src/skills/packages/fs-tree.ts': ['FsTree'],
   'src/skills/resolve.ts': ['KEY_ONLY'],
   'src/skills/set-rules.ts': ['checkSkillSet'],
   'src/status/banner.ts': ['bannerLines'],
   'src/status/data-schema.ts': ['STATUS_DATA_VERSION'],
-  'src/status/denials.ts': ['isoSeconds', 'deniedSummary'],
   'src/status/layout.ts': ['MIN_VALUE_WIDTH', 'DEFAULT_MAX_VALUE_LINES', 'wrapValue', 'columnsFor'],
   'src/status/wall-events.ts': ['parseWallLine'],
   'src/transfer/app/desktop.ts': ['desktopExecArg'],

@@ -41,6 +41,12 @@ set -euo pipefail
 set -f
 export LC_ALL=C
 
+# Stopped by its engine (the session ended: `rm -f`), the helper ends at once.
+# As PID 1, bash ignores a TERM it has no trap for, and podman's `rm -f` then
+# waits out the stop timeout before it kills (docker kills at once). A trapped
+# signal interrupts a `wait`, so every long wait below is one.
+trap 'exit 143' TERM
+
 log() { printf 'byre-firewall: %s\n' "$*" >&2; }
 die() { log "FATAL: $*"; exit 1; }
 
@@ -104,8 +110,8 @@ if [ "$open" = 1 ]; then
 else
   read_entries BYRE_EGRESS 443 names static4 static6
   # A closed name closes it and the names under it out of the allowlist's
-  # names. A closed address entry left the allowlist before it got here; an
-  # allowed name's answer that is a closed address is not refused (TODO.md).
+  # names. A closed address is refused ahead of every accept, so an allowed
+  # name's answer that hands it out stays closed.
   closed_static4=() closed_static6=()
   read_entries BYRE_EGRESS_DENY all closed closed_static4 closed_static6
 fi
@@ -258,11 +264,8 @@ EOF
 EOF
 }
 
-# open-denylist: OUTPUT accepts but for the closures, each sent to one refusal;
-# loopback only on the probe port, while it is in its set.
-ruleset_open() { # probe port
-  local e a p fam
-  ruleset_head "$1" deny
+# The one refusal: counted for the event lines, then refused at once.
+refuse_chain() {
   cat <<EOF
 	chain refuse {
 		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
@@ -270,13 +273,13 @@ ruleset_open() { # probe port
 		meta l4proto tcp reject with tcp reset
 		reject with icmpx admin-prohibited
 	}
-	chain output {
-		type filter hook output priority 0; policy accept;
-		oifname "lo" tcp dport @probe goto refuse
-		oifname "lo" accept
-		ct state established,related accept
 EOF
-  for e in "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"; do
+}
+
+# A rule sending each closed address ("address port|all") to the refusal.
+address_closures() { # "address port" entries
+  local e a p fam
+  for e in "$@"; do
     read -r a p <<< "$e"
     if [[ $a == *:* ]]; then fam=ip6; else fam=ip; fi
     if [ "$p" = all ]; then
@@ -285,6 +288,22 @@ EOF
       printf '\t\t%s daddr %s meta l4proto { tcp, udp } th dport %s goto refuse\n' "$fam" "$a" "$p"
     fi
   done
+}
+
+# open-denylist: OUTPUT accepts but for the closures, each sent to one refusal;
+# loopback only on the probe port, while it is in its set.
+ruleset_open() { # probe port
+  local p
+  ruleset_head "$1" deny
+  refuse_chain
+  cat <<EOF
+	chain output {
+		type filter hook output priority 0; policy accept;
+		oifname "lo" tcp dport @probe goto refuse
+		oifname "lo" accept
+		ct state established,related accept
+EOF
+  address_closures "${static4[@]+"${static4[@]}"}" "${static6[@]+"${static6[@]}"}"
   for p in $(name_ports); do
     if [ "$p" = all ]; then
       printf '\t\tip daddr @deny4_all goto refuse\n\t\tip6 daddr @deny6_all goto refuse\n'
@@ -298,7 +317,9 @@ EOF
 
 ruleset_deny() { # probe port
   local probe=$1 p e u a fam
+  local closures=("${closed_static4[@]+"${closed_static4[@]}"}" "${closed_static6[@]+"${closed_static6[@]}"}")
   ruleset_head "$probe" allow
+  [ "${#closures[@]}" -eq 0 ] || refuse_chain
   cat <<EOF
 	chain output {
 		type filter hook output priority 0; policy drop;
@@ -316,6 +337,7 @@ EOF
 		ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport 53 accept
 		ip6 daddr ::1 meta l4proto { tcp, udp } th dport 53 accept
 EOF
+  address_closures "${closures[@]+"${closures[@]}"}"
   for e in "${static4[@]+"${static4[@]}"}"; do printf '\t\tip daddr %s tcp dport %s accept\n' ${e}; done
   for e in "${static6[@]+"${static6[@]}"}"; do printf '\t\tip6 daddr %s tcp dport %s accept\n' ${e}; done
   for p in $(name_ports); do
@@ -518,7 +540,8 @@ else
 fi
 
 # --- open the gate: one listen on the shared loopback ----------------------
-timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null || die "the box never connected to the launch gate"
+timeout 60 nc -l 127.0.0.1 "$port" </dev/null >/dev/null &
+wait $! || die "the box never connected to the launch gate"
 log "gate opened"
 
 had=$(links)
@@ -529,5 +552,6 @@ while :; do
     resolver=''
   fi
   if [ -n "$had" ] && [ -z "$(links)" ]; then exit 0; fi
-  sleep 1
+  sleep 1 &
+  wait $!
 done

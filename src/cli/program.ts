@@ -371,6 +371,10 @@ interface CredentialFlags {
   layer?: string;
   passphraseFd?: string;
   file?: string;
+  inject?: string;
+  header?: string;
+  bearer?: boolean;
+  basic?: string;
 }
 
 /** `byre credential …`: encrypted env_from_host rows (adr/0012). */
@@ -409,14 +413,35 @@ function addCredentialCommands(program: Command, io: Io): void {
           'Seal a value for KEY into this project’s config (value typed unechoed, piped on stdin, or --file).',
         )
         .argument('<KEY>', 'the variable the agent sees')
-        .option('--file <path>', 'seal this file instead; the box gets KEY=<path of a 0600 copy>'),
+        .option('--file <path>', 'seal this file instead; the box gets KEY=<path of a 0600 copy>')
+        .option(
+          '--inject <host[,host]>',
+          'inject at the edge for these hosts instead: the box holds a sentinel (again on an injected KEY: add hosts, asking the passphrase)',
+        )
+        .option('--header <name>', 'with --inject: present the value as this header')
+        .option('--bearer', 'with --inject: present it as Authorization: Bearer')
+        .option(
+          '--basic <user>',
+          'with --inject: present it as Authorization: Basic (git over HTTPS)',
+        ),
     ),
   ).action(async (key: string, flags: CredentialFlags) => {
-    const options = {
-      ...(await target(flags)),
-      ...(flags.file === undefined ? {} : { file: flags.file }),
-    };
-    await (await load()).credentialAddCommand(io, key, options);
+    const where = await target(flags);
+    const file = flags.file === undefined ? {} : { file: flags.file };
+    const { inject, header, bearer, basic } = flags;
+    if ([inject, header, bearer, basic].some((f) => f !== undefined)) {
+      const { credentialInjectAddCommand } = await import('../commands/credential-inject.js');
+      await credentialInjectAddCommand(io, key, {
+        ...where,
+        ...file,
+        ...(inject === undefined ? {} : { inject }),
+        ...(header === undefined ? {} : { header }),
+        ...(bearer === undefined ? {} : { bearer }),
+        ...(basic === undefined ? {} : { basic }),
+      });
+      return;
+    }
+    await (await load()).credentialAddCommand(io, key, { ...where, ...file });
   });
   where(
     group
@@ -429,10 +454,20 @@ function addCredentialCommands(program: Command, io: Io): void {
     group
       .command('remove')
       .description('Remove KEY’s encrypted row from this project’s config (or --global, --layer).')
-      .argument('<KEY>', 'the credential to remove'),
-  ).action(async (key: string, flags: CredentialFlags) =>
-    (await load()).credentialRemoveCommand(io, key, await target(flags)),
-  );
+      .argument('<KEY>', 'the credential to remove')
+      .option(
+        '--inject <host>',
+        'drop only this host from an injected KEY (asks the passphrase; value and other hosts are sealed again)',
+      )
+      .option('--passphrase-fd <n>', 'with --inject: read the passphrase from file descriptor n'),
+  ).action(async (key: string, flags: CredentialFlags) => {
+    if (flags.inject === undefined) {
+      await (await load()).credentialRemoveCommand(io, key, await target(flags));
+      return;
+    }
+    const { credentialInjectRemoveCommand } = await import('../commands/credential-inject.js');
+    await credentialInjectRemoveCommand(io, key, flags.inject, await target(flags));
+  });
   fd(
     where(
       group

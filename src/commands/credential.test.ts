@@ -13,7 +13,7 @@ import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { createIdentity, sealValue } from '../credentials/seal.js';
 import type { CredentialTable } from '../config/credential-rows.js';
-import { ByreError, ConfigError, UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
 import {
   credentialAddCommand,
@@ -21,6 +21,7 @@ import {
   credentialRekeyCommand,
   credentialRemoveCommand,
 } from './credential.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   tmp: string;
@@ -62,15 +63,6 @@ function valueFile(value: string): string {
   const file = path.join(w.tmp, 'value');
   writeFileSync(file, value);
   return file;
-}
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
 }
 
 describe('byre credential: usage refusals, before any file is read or written', () => {

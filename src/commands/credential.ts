@@ -13,7 +13,9 @@ import {
   type CredentialTable,
 } from '../config/credential-rows.js';
 import { ENV_KEY } from '../config/grammar.js';
+import { isInjectedSource } from '../config/inject.js';
 import { parseLayer } from '../config/parse.js';
+import type { RawLayer } from '../config/schema.js';
 import { layerNameProblem } from '../config/rules/index.js';
 import type { LayerRef } from '../config/types.js';
 import {
@@ -33,7 +35,7 @@ import {
   type PassphraseSource,
 } from '../credentials/input.js';
 import type { DeliveredValue } from '../credentials/channel.js';
-import { openSealedRow, unlockFor } from '../credentials/open.js';
+import { openFileRow, resealRow, unlockFor, type OpenedInjected } from '../credentials/open.js';
 import { createIdentity, sealValue, unlockIdentity, valueProblem } from '../credentials/seal.js';
 import { ByreError, ConfigError, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
@@ -58,7 +60,7 @@ export interface CredentialAddOptions extends CredentialTarget {
   file?: string;
 }
 
-interface Target {
+export interface Target {
   file: ConfigFile;
   /** The project's setup lock, for a project write. */
   lock?: ProjectStorePaths;
@@ -74,7 +76,7 @@ interface Target {
 }
 
 /** Write `edits` to the target, preparing a project store that is not there yet. */
-async function writeTarget(target: Target, edits: readonly TomlEdit[]): Promise<void> {
+export async function writeTarget(target: Target, edits: readonly TomlEdit[]): Promise<void> {
   await target.prepare?.();
   const seed = target.seed ?? '';
   await writeConfig(
@@ -84,7 +86,7 @@ async function writeTarget(target: Target, edits: readonly TomlEdit[]): Promise<
   );
 }
 
-async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
+export async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
   if (opts.global === true && opts.layer !== undefined) {
     throw new UsageError('--global and --layer name two different files; pick one', {
       rule: 'credential.target-exclusive',
@@ -115,10 +117,11 @@ async function resolveTarget(io: Io, opts: CredentialTarget): Promise<Target> {
   };
 }
 
-/** What one file holds now: its identity (if any) and its env_from_host rows. */
-function fileState(file: ConfigFile): {
+/** What one file holds now: its identity (if any), its env_from_host rows and its inject rules. */
+export function fileState(file: ConfigFile): {
   table: CredentialTable | null;
   rows: Record<string, string>;
+  inject: NonNullable<RawLayer['inject']>;
 } {
   const current = readConfigForEdit(file);
   const parsed = parseLayer(current.text, { file: file.path, kind: file.kind, name: file.name });
@@ -128,10 +131,14 @@ function fileState(file: ConfigFile): {
     raw?.recipient !== undefined && raw.identity !== undefined
       ? { recipient: raw.recipient, identity: raw.identity }
       : null;
-  return { table, rows: { ...(parsed.value.env_from_host ?? {}) } };
+  return {
+    table,
+    rows: { ...(parsed.value.env_from_host ?? {}) },
+    inject: { ...(parsed.value.inject ?? {}) },
+  };
 }
 
-function checkKey(key: string): void {
+export function checkKey(key: string): void {
   if (!ENV_KEY.test(key) || key.startsWith('BYRE_')) {
     throw new UsageError(
       `${JSON.stringify(key)} cannot be a credential: it must be a variable name outside byre's BYRE_ namespace`,
@@ -143,7 +150,7 @@ function checkKey(key: string): void {
   }
 }
 
-function passphraseSource(io: Io, opts: CredentialTarget): PassphraseSource {
+export function passphraseSource(io: Io, opts: CredentialTarget): PassphraseSource {
   return { fd: opts.passphraseFd ?? null, terminal: io.terminal ?? null };
 }
 
@@ -155,7 +162,7 @@ function stripOneNewline(bytes: Uint8Array): Uint8Array {
 }
 
 /** The value: a file (`--file`, `-` for stdin as is), the terminal unechoed, or stdin's text. */
-async function readValue(
+export async function readValue(
   io: Io,
   key: string,
   opts: CredentialAddOptions,
@@ -227,6 +234,45 @@ async function checkSharedPassphrase(io: Io, file: ConfigFile, passphrase: strin
   );
 }
 
+/**
+ * The recipient a new row of the file is sealed to: its identity's, or a new
+ * identity's (asking a new passphrase, the one the project's other files
+ * share), whose table the returned edits write.
+ */
+export async function fileIdentity(
+  io: Io,
+  target: Target,
+  table: CredentialTable | null,
+  opts: CredentialTarget,
+): Promise<{ recipient: string; edits: TomlEdit[]; created: string | null }> {
+  if (table !== null) return { recipient: table.recipient, edits: [], created: null };
+  const passphrase = await askNewPassphrase(
+    passphraseSource(io, opts),
+    `byre: ${target.file.path} has no credentials yet; choose a passphrase for them: `,
+  );
+  await checkSharedPassphrase(io, target.file, passphrase);
+  const made = (await createIdentity(passphrase)).table;
+  return {
+    recipient: made.recipient,
+    edits: [
+      { op: 'set', path: ['credentials', 'recipient'], value: made.recipient },
+      { op: 'set', path: ['credentials', 'identity'], value: made.identity },
+    ],
+    created: keyIdOf(made.recipient),
+  };
+}
+
+export function saidCreated(io: Io, target: Target, created: string | null): void {
+  if (created !== null) {
+    say(io.stderr, `created a credential identity (key id ${created}) in ${target.file.path}`);
+  }
+}
+
+/** The edit that drops a key's inject rules from a file, when it has any (they go with their row). */
+export function dropRules(state: ReturnType<typeof fileState>, key: string): TomlEdit[] {
+  return state.inject[key] === undefined ? [] : [{ op: 'delete', path: ['inject', key] }];
+}
+
 export async function credentialAddCommand(
   io: Io,
   key: string,
@@ -236,31 +282,11 @@ export async function credentialAddCommand(
   const target = await resolveTarget(io, opts);
   const state = fileState(target.file);
   const { kind, value } = await readValue(io, key, opts);
-  const edits: TomlEdit[] = [];
-  let recipient: string;
-  let created: string | null = null;
-  if (state.table === null) {
-    const passphrase = await askNewPassphrase(
-      passphraseSource(io, opts),
-      `byre: ${target.file.path} has no credentials yet; choose a passphrase for them: `,
-    );
-    await checkSharedPassphrase(io, target.file, passphrase);
-    const { table } = await createIdentity(passphrase);
-    edits.push(
-      { op: 'set', path: ['credentials', 'recipient'], value: table.recipient },
-      { op: 'set', path: ['credentials', 'identity'], value: table.identity },
-    );
-    recipient = table.recipient;
-    created = keyIdOf(recipient);
-  } else {
-    recipient = state.table.recipient;
-  }
+  const { recipient, edits, created } = await fileIdentity(io, target, state.table, opts);
   const row = await sealValue(recipient, kind, key, value);
-  edits.push({ op: 'set', path: ['env_from_host', key], value: row });
+  edits.push({ op: 'set', path: ['env_from_host', key], value: row }, ...dropRules(state, key));
   await writeTarget(target, edits);
-  if (created !== null) {
-    say(io.stderr, `created a credential identity (key id ${created}) in ${target.file.path}`);
-  }
+  saidCreated(io, target, created);
   const replaced = state.rows[key] !== undefined ? ' (replacing its previous row)' : '';
   say(io.stderr, `sealed ${key} as ${kind} into ${target.file.path}${replaced}`);
   say(io.stderr, 'byre develop delivers it to the box; byre status lists it');
@@ -273,14 +299,15 @@ export async function credentialRemoveCommand(
 ): Promise<void> {
   checkKey(key);
   const target = await resolveTarget(io, opts);
-  const source = fileState(target.file).rows[key];
+  const state = fileState(target.file);
+  const source = state.rows[key];
   if (source === undefined) {
     throw new ByreError(`${target.file.path} has no env_from_host ${key}`, {
       rule: 'credential.not-found',
       remedy: 'byre credential list shows where each credential comes from (--global, --layer)',
     });
   }
-  if (credentialKindOf(source) === null) {
+  if (credentialKindOf(source) === null && !isInjectedSource(source)) {
     throw new ByreError(`env_from_host ${key} in ${target.file.path} is not a credential row`, {
       rule: 'credential.not-a-credential',
       remedy: 'edit that passthrough in the file itself',
@@ -288,7 +315,7 @@ export async function credentialRemoveCommand(
   }
   await writeConfig(
     target.file,
-    [{ op: 'delete', path: ['env_from_host', key] }],
+    [{ op: 'delete', path: ['env_from_host', key] }, ...dropRules(state, key)],
     target.lock === undefined ? {} : { lock: target.lock },
   );
   say(io.stderr, `removed ${key} from ${target.file.path}`);
@@ -311,7 +338,8 @@ export async function credentialListCommand(io: Io, opts: CredentialTarget): Pro
     lines = Object.keys(state.rows)
       .sort()
       .flatMap((key) => {
-        const kind = credentialKindOf(state.rows[key] ?? '');
+        const source = state.rows[key] ?? '';
+        const kind = isInjectedSource(source) ? 'injected' : credentialKindOf(source);
         return kind === null ? [] : [listLine(key, kind, target.file.path)];
       });
   } else {
@@ -322,7 +350,11 @@ export async function credentialListCommand(io: Io, opts: CredentialTarget): Pro
       projectId: ctx.projectId,
       bundledTemplate: templateLookup(ctx.store.home),
     });
-    lines = credentialRows(config).map((r) =>
+    const rows = [
+      ...credentialRows(config),
+      ...config.injections.map((i) => ({ ...i, kind: 'injected', overridden: false })),
+    ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    lines = rows.map((r) =>
       listLine(
         r.key,
         r.kind,
@@ -355,11 +387,11 @@ export async function credentialRekeyCommand(io: Io, opts: CredentialTarget): Pr
   const current = await askPassphrase(source, `byre: current passphrase for ${target.file.path}: `);
   const from: LayerRef = { kind: target.file.kind, name: target.file.name, path: target.file.path };
   const identity = await unlockFor(from, state.table, current, new Map());
-  const values: DeliveredValue[] = [];
+  const values: (DeliveredValue | OpenedInjected)[] = [];
   for (const key of Object.keys(state.rows).sort()) {
     const row = state.rows[key] ?? '';
-    if (credentialKindOf(row) !== null) {
-      values.push(await openSealedRow(identity, { key, source: row, from }));
+    if (credentialKindOf(row) !== null || isInjectedSource(row)) {
+      values.push(await openFileRow(identity, { key, source: row, from }));
     }
   }
   const next = await askNewPassphrase(source, 'byre: new passphrase: ');
@@ -372,7 +404,7 @@ export async function credentialRekeyCommand(io: Io, opts: CredentialTarget): Pr
     edits.push({
       op: 'set',
       path: ['env_from_host', v.key],
-      value: await sealValue(table.recipient, v.kind, v.key, v.value),
+      value: await resealRow(table.recipient, v),
     });
   }
   await writeConfig(target.file, edits, target.lock === undefined ? {} : { lock: target.lock });

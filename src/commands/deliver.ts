@@ -3,12 +3,9 @@
 // machine verbs a remote byre answers (`--boxes`, `--tar -`) and
 // `--install-app`. Stdout is the landed paths, one per line; the rest is stderr.
 
-import { createWriteStream, fstatSync, statSync } from 'node:fs';
-import { mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 
 import type { Io } from '../io.js';
 import { createHostTools, requireResolved } from '../engine/host-tools.js';
@@ -49,6 +46,15 @@ import { say, sayAll } from '../output/notes.js';
 const stageWriter = () => import('../transfer/stage-writer.js');
 import { describeBox } from '../transfer/target.js';
 import { withDefaults, type CommandDeps } from './deps.js';
+import { pathExists, reachesRegularFile } from '../host/path-view.js';
+import {
+  lazyPrivateTempDir,
+  streamToNewFile,
+  writeNewFileSync,
+  type LazyPrivateTempDir,
+} from '../host/private-temp.js';
+import { describeNotRegular, withNamedRegularFile } from '../host/read-regular.js';
+import { isCharacterDevice } from '../host/tty.js';
 
 export type { DeliverOptions } from '../transfer/deliver-args.js';
 
@@ -72,30 +78,8 @@ export interface DeliverDeps extends CommandDeps {
   stdinIsDevice?: boolean;
 }
 
-function stdinIsDevice(): boolean {
-  try {
-    return fstatSync(0).isCharacterDevice();
-  } catch {
-    return false;
-  }
-}
-
 /** A private temp directory for stdin and clipboard bytes, made only when first needed. */
-interface Spool {
-  dir(): Promise<string>;
-  remove(): Promise<void>;
-}
-
-function lazySpool(): Spool {
-  let made: Promise<string> | null = null;
-  return {
-    dir: () => (made ??= mkdtemp(path.join(tmpdir(), 'byre-deliver-'))),
-    remove: async () => {
-      const dir = made === null ? null : await made.catch(() => null);
-      if (dir !== null) await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
+type Spool = LazyPrivateTempDir;
 
 /** A gathered payload: host paths, or one private temp file with its landing name. */
 type Payload = { kind: 'paths'; paths: string[] } | { kind: 'file'; file: string; name: string };
@@ -120,7 +104,7 @@ export async function deliverCommand(
 ): Promise<void> {
   const plan = planDelivery(args, options, {
     stdinIsTty: io.stdinIsTty,
-    stdinIsDevice: deps.stdinIsDevice ?? (!io.stdinIsTty && stdinIsDevice()),
+    stdinIsDevice: deps.stdinIsDevice ?? (!io.stdinIsTty && isCharacterDevice(0)),
   });
   const skipUidCheck = options.skipUidCheck === true;
   switch (plan.kind) {
@@ -183,7 +167,7 @@ async function deliverPayload(
       : await localDestination(io, options, deps, input.kind !== 'tar', stdinBusy);
   const meterTo = io.stderrIsTty === true ? { meterTo: io.stderr } : {};
   const notes: string[] = [];
-  const spool = lazySpool();
+  const spool = lazyPrivateTempDir('byre-deliver-');
   let result: DeliverResult;
   try {
     if (input.kind === 'tar') {
@@ -280,7 +264,7 @@ async function gather(
     case 'stdin': {
       // The box needs the exact size to tell a died stream from a finished one.
       const file = path.join(await spool.dir(), 'payload');
-      await pipeline(readable(io), createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+      await streamToNewFile(readable(io), file, 0o600);
       return { kind: 'file', file, name: options.name ?? stdinName(now) };
     }
     case 'paste':
@@ -329,7 +313,7 @@ async function pasteBeat(
     capture,
     clipboard: clip.snapshot,
     now,
-    exists: hostPathExists,
+    exists: pathExists,
   });
   switch (decision.kind) {
     case 'files':
@@ -344,7 +328,7 @@ async function pasteBeat(
     case 'text': {
       const file = path.join(await spool.dir(), 'clipboard');
       const bytes = decision.kind === 'image' ? decision.png : decision.text;
-      await writeFile(file, bytes, { mode: 0o600, flag: 'wx' });
+      writeNewFileSync(file, bytes, 0o600);
       return { kind: 'file', file, name: decision.name };
     }
     case 'nothing':
@@ -355,24 +339,14 @@ async function pasteBeat(
   }
 }
 
-async function statSource(p: string): Promise<void> {
-  try {
-    await stat(p);
-  } catch (cause) {
-    throw new ByreError(`cannot read ${escapeTerminal(p)}: no such file or directory`, {
-      rule: 'transfer.no-such-path',
-      cause,
-    });
-  }
+function noSuchPath(p: string): ByreError {
+  return new ByreError(`cannot read ${escapeTerminal(p)}: no such file or directory`, {
+    rule: 'transfer.no-such-path',
+  });
 }
 
-function hostPathExists(p: string): boolean {
-  try {
-    statSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+function statSource(p: string): void {
+  if (!pathExists(p)) throw noSuchPath(p);
 }
 
 async function deliverLocal(
@@ -397,7 +371,7 @@ async function deliverRemote(
   meter: { meterTo?: Io['stderr'] },
 ): Promise<DeliverResult> {
   // Fail on a missing source before connecting.
-  if (payload.kind === 'paths') for (const p of payload.paths) await statSource(p);
+  if (payload.kind === 'paths') for (const p of payload.paths) statSource(p);
   const { buildStage, stageLocalSources, stageNamedFile } = await stageWriter();
   const { uploadArchive } = await import('../transfer/remote/session.js');
   const { writer, done } = buildStage(
@@ -448,22 +422,19 @@ async function deliverFilePath(
   name: string,
   meter: { meterTo?: Io['stderr'] },
 ): Promise<DeliverResult> {
-  const fh = await open(file, 'r');
-  try {
-    const st = await fh.stat();
-    return await deliverOneFile(
-      box,
+  const r = await withNamedRegularFile(file, (open) =>
+    deliverOneFile(box, { ...open, name }, meter),
+  );
+  if (r.kind === 'missing') throw noSuchPath(file);
+  if (r.kind === 'not-regular') {
+    throw new ByreError(
+      `${escapeTerminal(file)} is ${describeNotRegular(r.what)}, not a regular file`,
       {
-        fd: fh.fd,
-        size: st.size,
-        name,
-        stream: () => fh.createReadStream({ autoClose: false, start: 0 }),
+        rule: 'transfer.not-a-file',
       },
-      meter,
     );
-  } finally {
-    await fh.close();
   }
+  return r.value;
 }
 
 async function deliverPaths(
@@ -473,11 +444,10 @@ async function deliverPaths(
   notes: string[],
   meter: { meterTo?: Io['stderr'] },
 ): Promise<DeliverResult> {
-  for (const p of args) await statSource(p);
+  for (const p of args) statSource(p);
   const only = args[0];
   if (args.length === 1 && only !== undefined) {
-    const st = await stat(only);
-    if (st.isFile()) {
+    if (reachesRegularFile(only)) {
       const base = path.basename(path.resolve(only));
       return deliverFilePath(box, only, landingName(io, base), meter);
     }

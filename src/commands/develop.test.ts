@@ -19,8 +19,9 @@ import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../engine/pool.js';
+import type { BuildSpec } from '../engine/types.js';
 import { DEFAULT_BASE } from '../config/types.js';
-import { createIdentity, sealValue } from '../credentials/seal.js';
+import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js';
 import { containerName, LABEL } from '../gen/names.js';
 import { wallHelperName } from '../network/netns.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
@@ -408,6 +409,64 @@ describe('develop: every refusal', () => {
     expect(mutations(w.engine)).toEqual([]);
   });
 
+  async function injectedConfig(key = 'API_KEY'): Promise<string> {
+    const { table } = await createIdentity('passphrase', 10);
+    const rules = [
+      {
+        hosts: [{ name: 'api.example.com', port: 443 }],
+        presentation: { kind: 'bearer' as const },
+      },
+    ];
+    const row = await sealInjected(table.recipient, key, rules, Buffer.from('sk-test'));
+    return `[env_from_host]\n${key} = "${row}"\n\n[[inject.${key}]]\nhosts = ["api.example.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`;
+  }
+
+  it('develop.inject-not-yet: an injected credential is refused at its row, never delivered instead', async () => {
+    w.writeConfig(await injectedConfig());
+    const error = await refusal(develop());
+    expect(error).toBeInstanceOf(RefusedError);
+    expect(error.rule).toBe('develop.inject-not-yet');
+    expect(error.location).toEqual({
+      file: path.join(w.store, 'byre.config'),
+      line: 2,
+      column: 1,
+      key: 'env_from_host.API_KEY',
+    });
+    expect(error.message).toMatch(/not yet available to byre develop/);
+    expect(w.io.err).not.toMatch(/passphrase/);
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('develop.inject-not-yet: an injection that appears by the time the lock is held', async () => {
+    w.writeConfig('engine = "auto"\n');
+    const injected = await injectedConfig();
+    const error = await refusal(
+      develop({
+        detect: async () => {
+          w.writeConfig(injected);
+          return FAKE_FACTS;
+        },
+      }),
+    );
+    expect(error.rule).toBe('develop.inject-not-yet');
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it('a delivered row above an injected one is not refused as an injection', async () => {
+    const defaults = path.join(w.home, 'default.config');
+    mkdirSync(w.home, { recursive: true });
+    writeFileSync(defaults, await injectedConfig());
+    const { table } = await createIdentity('passphrase', 10);
+    const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('sk-test'));
+    w.writeConfig(
+      `[env_from_host]\nAPI_KEY = "${row}"\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
+    );
+    const error = await refusal(develop());
+    // It gets as far as asking the passphrase (there is no terminal here to answer).
+    expect(error.rule).not.toBe('develop.inject-not-yet');
+    expect(error.rule).toMatch(/^credential\./);
+  });
+
   it.each([
     [137, /exited 137 \(SIGKILL\)/],
     [139, /possibly SIGSEGV/],
@@ -439,6 +498,38 @@ describe('develop: every refusal', () => {
       'byre: the network wall did not apply, so the box was stopped (fail closed):',
       '  docker inspect failed (exit 1)',
     ]);
+  });
+});
+
+describe('develop: who removes the box', () => {
+  const box = (): string => containerName(w.id);
+
+  it('a walled box is created without --rm and removed by byre after its helper', async () => {
+    w.writeConfig('skills = ["firewall"]\n');
+    w.engine.onStart = async () => {
+      await until(() => w.engine.callsTo('run').length > 0);
+      w.engine.addContainer({ name: wallHelperName(box()) });
+      w.engine.logText.set(wallHelperName(box()), {
+        stderr: 'byre-firewall: gate opened\n',
+        stdout: '',
+      });
+    };
+    await develop();
+    expect(w.engine.callsTo('create')[0]?.[0]).not.toContain('--rm');
+    // A stale helper is removed before the wall goes up; at the end the
+    // helper first, then the box: podman cannot remove a box another
+    // container joins.
+    expect(w.engine.callsTo('remove')).toEqual([
+      [wallHelperName(box())],
+      [wallHelperName(box())],
+      [box()],
+    ]);
+  });
+
+  it('an open box is the engine’s to remove (--rm), and byre removes nothing', async () => {
+    await develop();
+    expect(w.engine.callsTo('create')[0]?.[0]).toContain('--rm');
+    expect(w.engine.callsTo('remove')).toEqual([]);
   });
 });
 
@@ -825,5 +916,97 @@ describe('rebuild and status on the same fake', () => {
     await develop();
     const data = JSON.parse(page) as { container: { state: string; client_pid?: number } };
     expect(data.container.state).toBe('running');
+  });
+});
+
+// Rootless podman binds the wiring read-only from the store (adr/0075).
+describe('develop on rootless podman: the wiring bound from the store', () => {
+  const ROOTLESS = {
+    name: 'podman' as const,
+    path: '/usr/bin/podman',
+    rootless: true,
+    keepId: true,
+    version: '4.3.1',
+  };
+  function rootless(): CommandDeps {
+    const engine = new FakeEngine(ROOTLESS);
+    engine.images.set(DEFAULT_BASE, { id: 'sha256:base', labels: {} });
+    w.engine = engine;
+    return {
+      detect: async () => ({ ...FAKE_FACTS, ...ROOTLESS }),
+      createEngine: () => engine,
+      pool: poolOf(engine),
+    };
+  }
+  const createArgv = (n: number): string[] => w.engine.callsTo('create')[n]?.[0] as string[];
+  const wiringMounts = (argv: string[]): string[] =>
+    argv.filter((a) => a.includes('target=/etc/byre/'));
+
+  it('builds one image without the wiring, binds each wiring entry read-only and proves it', async () => {
+    const deps = rootless();
+    await develop(deps);
+    const builds = w.engine.callsTo('build').map((c) => c[0] as BuildSpec);
+    expect(builds.map((b) => b.tag)).toEqual([`byre-${w.id}-u1000-g1000`]);
+    expect(readFileSync(builds[0]?.dockerfile ?? '', 'utf8')).not.toContain('COPY wiring');
+    const root = path.join(w.home, 'wiring', w.id);
+    const [dir, ...others] = readdirSync(root);
+    expect(others).toEqual([]);
+    expect(dir).toMatch(/^[0-9a-f]{64}$/);
+    const wiring = path.join(root, dir ?? '', 'wiring');
+    // The Claude Skills tree is there, empty, as the COPY makes it.
+    expect(wiringMounts(createArgv(0))).toEqual([
+      `type=bind,source=${wiring}/claude-skills,target=/etc/byre/claude-skills,readonly`,
+      `type=bind,source=${wiring}/mcp.json,target=/etc/byre/mcp.json,readonly`,
+    ]);
+    expect(readFileSync(path.join(wiring, 'mcp.json'), 'utf8')).toContain('mcpServers');
+    const st = statSync(path.join(wiring, 'mcp.json'), { bigint: true });
+    expect(createArgv(0).find((a) => a.startsWith('BYRE_BIND_PROOF='))).toContain(
+      `,${st.dev}:${st.ino}:/etc/byre/mcp.json`,
+    );
+    // The launch record names where the wiring came from.
+    const records = readdirSync(path.join(w.store, 'launches')).filter((f) => f.endsWith('.toml'));
+    const record = readFileSync(path.join(w.store, 'launches', records[0] ?? ''), 'utf8');
+    expect(record).toContain(`wiring = "${path.join(root, dir ?? '')}"`);
+  });
+
+  it('a wiring change builds nothing and binds a new directory; the old one is left as it was', async () => {
+    const deps = rootless();
+    await develop(deps);
+    const root = path.join(w.home, 'wiring', w.id);
+    const [first] = readdirSync(root);
+    const before = readFileSync(path.join(root, first ?? '', 'wiring', 'mcp.json'), 'utf8');
+    w.writeConfig('[[mcp]]\nname = "web"\nurl = "http://127.0.0.1:9/mcp"\n');
+    await develop(deps);
+    expect(w.engine.callsTo('build')).toHaveLength(1);
+    const second = readdirSync(root).find((d) => d !== first);
+    expect(second).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(path.join(root, first ?? '', 'wiring', 'mcp.json'), 'utf8')).toBe(before);
+    expect(wiringMounts(createArgv(1))).toContain(
+      `type=bind,source=${path.join(root, second ?? '', 'wiring')}/mcp.json,target=/etc/byre/mcp.json,readonly`,
+    );
+    expect(readFileSync(path.join(root, second ?? '', 'wiring', 'mcp.json'), 'utf8')).toContain(
+      '"web"',
+    );
+  });
+
+  it('a wiring directory that is not what its name says is written again', async () => {
+    const deps = rootless();
+    await develop(deps);
+    const root = path.join(w.home, 'wiring', w.id);
+    const [dir] = readdirSync(root);
+    const mcp = path.join(root, dir ?? '', 'wiring', 'mcp.json');
+    const good = readFileSync(mcp, 'utf8');
+    writeFileSync(mcp, '{"mcpServers":{"evil":{}}}\n');
+    await develop(deps);
+    expect(readFileSync(mcp, 'utf8')).toBe(good);
+  });
+
+  it('against an engine elsewhere, the image carries the wiring as on docker', async () => {
+    const deps = rootless();
+    w.io.env['CONTAINER_HOST'] = 'ssh://me@build-host/run/podman.sock';
+    await develop(deps);
+    expect(w.engine.callsTo('build')).toHaveLength(2);
+    expect(wiringMounts(createArgv(0))).toEqual([]);
+    expect(existsSync(path.join(w.home, 'wiring'))).toBe(false);
   });
 });

@@ -31,6 +31,7 @@ import {
   openCredentialSession,
   type CredentialSession,
 } from '../session/credentials.js';
+import { refuseInjectionUntilEdge } from '../session/edge-not-yet.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -91,6 +92,7 @@ async function pinLaunchEngine(
   deps: ReturnType<typeof withDefaults>,
 ): Promise<{ pinned: PinnedEngine; early: Awaited<ReturnType<typeof loadBoxConfig>> }> {
   const early = await loadBoxConfig(ctx, userHome(io));
+  refuseInjectionUntilEdge(early.config, early.locate);
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
@@ -111,6 +113,7 @@ async function prepareUnderLock(
 ): Promise<PreparedSession> {
   const { io, ctx } = s;
   const loaded = await rereadPinned(io, ctx, pinned, 'develop');
+  refuseInjectionUntilEdge(loaded.config, loaded.locate);
   const binds = await judgeBinds(s, loaded);
   const values = await credentialValues(loaded.config, credentials);
   const plan = await planBox(io, { ctx, ...loaded });

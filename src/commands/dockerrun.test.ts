@@ -5,14 +5,14 @@
 // posture skill's wall, a socket's group, sealed credentials). It asks the
 // engine nothing: detection is injected, and no engine adapter is made.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { createIdentity, sealValue } from '../credentials/seal.js';
+import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js';
 import type { EngineFacts } from '../engine/types.js';
 import { ByreError } from '../errors.js';
 import { imageTag, LABEL } from '../gen/names.js';
@@ -97,6 +97,23 @@ describe('byre dockerrun', () => {
     expect(out).toContain('keep-id');
   });
 
+  it('rootless podman: binds the wiring develop would, staged in the store, read-only, and says so (adr/0075)', async () => {
+    w.facts = {
+      ...FAKE_FACTS,
+      name: 'podman',
+      path: '/usr/bin/podman',
+      rootless: true,
+      keepId: true,
+    };
+    const out = await dockerrun();
+    const root = path.join(w.home, 'wiring', w.id);
+    const [dir] = readdirSync(root);
+    const wiring = path.join(root, dir ?? '', 'wiring');
+    expect(out).toContain(`type=bind,source=${wiring}/mcp.json,target=/etc/byre/mcp.json,readonly`);
+    expect(w.io.err).toContain(`binds the box's wiring`);
+    expect(w.io.err).toContain(path.join(root, dir ?? ''));
+  });
+
   it('a terminal on stdin asks the engine for one', async () => {
     w.io = fakeIo({ cwd: w.io.cwd, env: w.io.env, stdinIsTty: true });
     expect(await dockerrun()).toMatch(/ -it? /);
@@ -119,6 +136,22 @@ describe('byre dockerrun', () => {
     expect(w.io.err).toContain('byre ejectfirewall');
   });
 
+  it('a posture skill on podman: prints no --rm, and says to remove the wall helper, then the box (adr/0063)', async () => {
+    writeConfig('skills = ["firewall"]\n');
+    w.facts = { ...FAKE_FACTS, name: 'podman', path: '/usr/bin/podman' };
+    const out = await dockerrun();
+    expect(out.startsWith('podman run -i ')).toBe(true);
+    expect(out).not.toContain('--rm');
+    const box = /--name (\S+)/.exec(out)?.[1] ?? '';
+    expect(w.io.err).toContain(`podman rm -f ${box}-wall; podman rm -f ${box}`);
+  });
+
+  it('a posture skill on docker keeps --rm: docker removes a box its wall helper joins', async () => {
+    writeConfig('skills = ["firewall"]\n');
+    expect(await dockerrun()).toMatch(/^docker run --rm -i /);
+    expect(w.io.err).not.toContain('podman rm');
+  });
+
   it('sealed credentials: notes they are not carried, naming the keys, never a value', async () => {
     const { table } = await createIdentity('passphrase', 10);
     const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('sk-secret'));
@@ -128,5 +161,26 @@ describe('byre dockerrun', () => {
     const out = await dockerrun();
     expect(w.io.err).toContain('credentials (API_KEY) are not carried');
     expect(out + w.io.err).not.toContain('sk-secret');
+  });
+
+  it('injected credentials: one comment per key, and the box gets no value, not even the sentinel', async () => {
+    const { table } = await createIdentity('passphrase', 10);
+    const rules = [
+      { hosts: [{ name: 'api.github.com', port: 443 }], presentation: { kind: 'bearer' as const } },
+    ];
+    const row = await sealInjected(table.recipient, 'GH_TOKEN', rules, Buffer.from('sk-secret'));
+    writeConfig(
+      `[env_from_host]\nGH_TOKEN = "${row}"\n\n[[inject.GH_TOKEN]]\nhosts = ["api.github.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
+    );
+    const out = await dockerrun();
+    const lines = out.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      '# GH_TOKEN: injected at the edge for api.github.com by byre develop; not carried here — this box gets no GH_TOKEN (add -e GH_TOKEN yourself to hand the box the secret)',
+    );
+    expect(lines[1]).not.toContain('GH_TOKEN');
+    expect(out).not.toContain('byre-edge-sentinel');
+    expect(out + w.io.err).not.toContain('sk-secret');
+    expect(out + w.io.err).not.toContain(row.slice(20, 60));
   });
 });

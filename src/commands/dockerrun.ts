@@ -1,6 +1,8 @@
 // `byre dockerrun`: print the exact engine run command develop would use for
 // this directory, shell-quoted, less the byre.client label that names the byre
-// process staying with a box. Runs nothing in the engine beyond detection.
+// process staying with a box, after one comment per credential injected at
+// the edge (not carried). Runs nothing in the engine beyond detection;
+// on rootless podman it stages the wiring the command binds (adr/0075).
 
 import type { Io } from '../io.js';
 import { checkContainment, containmentInput } from '../containment/check.js';
@@ -9,16 +11,21 @@ import { sockProbes } from '../session/sock-groups.js';
 import { planPorts, portRefusal } from '../session/port-plan.js';
 import { buildRunArgv } from '../gen/run-argv.js';
 import { say } from '../output/notes.js';
+import { ejectedInjectionLines } from '../credentials/injection-plan.js';
 import { shellQuote } from '../output/shell-quote.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { postureFacts } from '../gen/posture.js';
 import { storeTag } from '../project/store-layout.js';
-import { boxHostEnv, loadBox, userHome } from './load.js';
+import { containerName } from '../gen/names.js';
+import { stageBoundWiring, wiringDeliveryNow } from '../session/bound-wiring.js';
+import { splitPlan } from '../session/image-parts.js';
+import { boxHostEnv, loadBox, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { projectEngineFacts } from './project-engine.js';
 
 export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<void> {
-  const { ctx, config, skills, trees } = await loadBox(io);
+  const loaded = await loadBox(io);
+  const { ctx, config, skills, trees } = loaded;
   await checkContainment(containmentInput(ctx, ctx.store.home, userHome(io), config, skills));
   const detect = withDefaults(deps).detect;
   const engine = await projectEngineFacts(detect, ctx, { config, trees }, io.env);
@@ -53,11 +60,38 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
       `${posture.skill?.id ?? 'a posture skill'} is on: this box waits at its launch gate and fails closed after ~30 s unless \`byre ejectfirewall\`'s script walls it`,
       'note',
     );
+    if (engine.name === 'podman') {
+      // podman cannot remove a box another container joins: with --rm its
+      // run would wait ~20 s after the box exits and leave it behind (adr/0063).
+      params.removedBy = 'user';
+      const box = containerName(ctx.worktreeId);
+      say(
+        io.stderr,
+        `the command has no --rm: podman cannot remove a box the wall's helper joins; after the session run \`podman rm -f ${box}-wall; podman rm -f ${box}\``,
+        'note',
+      );
+    }
   }
   for (const sock of sockProbes(skills, userHome(io))) {
     say(
       io.stderr,
       `${sock.skill} mounts ${sock.target}; byre develop probes its group in the built image and adds --group-add <gid>, which this command cannot: add it yourself (the gid \`stat -c %g ${sock.target}\` shows in the box)`,
+      'note',
+    );
+  }
+  if (wiringDeliveryNow(engine, io.env) === 'bound') {
+    // The image holds no wiring on this engine (adr/0075): the command binds
+    // the directory develop would, staged now, read-only.
+    const plan = await planBox(io, loaded);
+    const wiring = await stageBoundWiring(
+      ctx.project.boundWiring,
+      splitPlan(plan).wiring,
+      ctx.projectRoot,
+    );
+    params.extraBinds = [...params.extraBinds, ...wiring.binds];
+    say(
+      io.stderr,
+      `rootless podman binds the box's wiring (MCP servers, Claude Skills, agent context) read-only from ${wiring.dir}; byre develop proves each bind at start, this command cannot`,
       'note',
     );
   }
@@ -69,5 +103,8 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
       'note',
     );
   }
+  // The edge is not carried (adr/0070): one comment per injected key, and no
+  // value for it in the command, not even the sentinel.
+  for (const line of ejectedInjectionLines(config.injections)) io.stdout.write(`${line}\n`);
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);
 }

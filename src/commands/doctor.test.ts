@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,6 +114,21 @@ describe('projectState', () => {
     // A store without a path record proves nothing gone.
     expect(projectState(home, 'norecord-123456')).toEqual({ state: 'present' });
     expect(projectState(home, '../etc')).toEqual({ state: 'store_gone' });
+  });
+
+  it('reads a path record never through a link and never waiting on a FIFO: either proves nothing gone', async () => {
+    const piped = await project('piped', false);
+    const record = path.join(home, 'projects', piped, 'path');
+    rmSync(record);
+    execFileSync('mkfifo', [record]);
+    expect(projectState(home, piped)).toEqual({ state: 'present' });
+    const linked = await project('linked', false);
+    const planted = path.join(root, 'planted');
+    writeFileSync(planted, path.join(root, 'never-there'));
+    const linkRecord = path.join(home, 'projects', linked, 'path');
+    rmSync(linkRecord);
+    symlinkSync(planted, linkRecord);
+    expect(projectState(home, linked)).toEqual({ state: 'present' });
   });
 });
 
@@ -234,9 +258,20 @@ describe('byre doctor --prune', () => {
     it('is pruned alone when no engine object is left, and a live project’s stays', async () => {
       const gone = await project('deleted', false);
       const live = await project('kept', true);
+      // The wiring rootless podman's boxes bound (adr/0075) and the edge's
+      // certificates (adr/0070) go with its folder.
+      const beside = (kind: string, id: string): string => path.join(home, kind, id);
+      for (const kind of ['wiring', 'edge']) {
+        mkdirSync(beside(kind, gone), { recursive: true });
+        mkdirSync(beside(kind, live), { recursive: true });
+      }
       await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(new FakeEngine()) });
       expect(existsSync(folder(gone))).toBe(false);
       expect(existsSync(folder(live))).toBe(true);
+      for (const kind of ['wiring', 'edge']) {
+        expect(existsSync(beside(kind, gone))).toBe(false);
+        expect(existsSync(beside(kind, live))).toBe(true);
+      }
     });
 
     it('stays when the answer is no', async () => {

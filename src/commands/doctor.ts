@@ -6,11 +6,13 @@
 // Reads only, except what --prune removes.
 // Over 500 lines: one fact gatherer per doctor line, and --prune reads the same store facts.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, statfsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import { diskSpace } from '../host/disk-space.js';
 import { hostLimits } from '../host/limits.js';
+import { entryNames, lstatEntry, pathExists } from '../host/path-view.js';
+import { readRegularFile } from '../host/read-regular.js';
+import { removeTree } from '../host/remove.js';
 import { terminalConfirm, type Io } from '../io.js';
 import {
   pruneLeftovers,
@@ -65,6 +67,7 @@ import { say } from '../output/notes.js';
 import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { retargetWorktreeRecords } from '../project/identity-record.js';
+import { PATH_RECORD_MAX_BYTES } from '../project/store.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, projectDeclinedRoots, userHome } from './load.js';
 
@@ -161,14 +164,7 @@ async function diskFact(
         why: 'inside a VM or on a remote host; not measured from here',
       };
     }
-    const s = statfsSync(info.root);
-    return {
-      engine: name,
-      state: 'measured',
-      root: info.root,
-      freeBytes: s.bavail * s.bsize,
-      totalBytes: s.blocks * s.bsize,
-    };
+    return { engine: name, state: 'measured', root: info.root, ...diskSpace(info.root) };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { engine: name, state: 'unmeasured', root: null, why };
@@ -219,7 +215,7 @@ async function baseFact(
 
 function entryOf(p: string): StoreEntry | null {
   try {
-    const st = lstatSync(p);
+    const st = lstatEntry(p);
     const kind = st.isSymbolicLink()
       ? 'symlink'
       : st.isDirectory()
@@ -234,11 +230,7 @@ function entryOf(p: string): StoreEntry | null {
 }
 
 function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
+  return entryNames(dir).sort();
 }
 
 /**
@@ -274,12 +266,15 @@ export function projectState(home: string, id: string): ProjectState {
   if (entryOf(paths.dir)?.kind !== 'dir') return { state: 'store_gone' };
   let recorded: string;
   try {
-    recorded = readFileSync(paths.path, 'utf8').replace(/\n$/, '');
+    // Never through a link, never waiting on a FIFO: a box may write the store under --self-edit.
+    const read = readRegularFile(paths.path, PATH_RECORD_MAX_BYTES);
+    if (read.kind !== 'ok') return { state: 'present' };
+    recorded = read.bytes.toString('utf8').replace(/\n$/, '');
   } catch {
     // No record (or an unreadable one) proves nothing gone.
     return { state: 'present' };
   }
-  if (recorded === '' || existsSync(recorded)) return { state: 'present' };
+  if (recorded === '' || pathExists(recorded)) return { state: 'present' };
   return { state: 'path_gone', path: recorded };
 }
 
@@ -391,8 +386,8 @@ interface FolderOutcome {
  * Removes the leftover store folders once the engine objects are dealt with.
  * A folder stays while its project may still have a box or object byre could
  * not remove or could not see (its launch records verify a running box), and
- * when its directory is back since the listing. Its worktrees' records go
- * with it, as with `byre forget`.
+ * when its directory is back since the listing. Its worktrees' records and
+ * its bound wiring go with it, as with `byre forget`.
  */
 async function pruneStoreFolders(
   home: string,
@@ -415,7 +410,12 @@ async function pruneStoreFolders(
       out.kept.push({ folder, why: `project ${folder.project} is back` });
     } else {
       try {
-        await rm(folder.dir, { recursive: true, force: true });
+        await removeTree(folder.dir);
+        // The wiring its boxes bound on rootless podman (adr/0075) and its
+        // edge certificates (adr/0070), beside the folder.
+        const paths = projectStorePaths(home, folder.project);
+        await removeTree(paths.boundWiring);
+        await removeTree(paths.edge);
         await retargetWorktreeRecords(home, folder.project, null);
         out.removed.push(folder);
       } catch (error) {

@@ -13,11 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine, type FakeContainer } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { ByreError } from '../errors.js';
+
 import { LABEL } from '../gen/names.js';
 import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { grabCommand, type GrabOptions } from './grab.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   dir: string;
@@ -61,15 +62,6 @@ function fileBytes(): string {
 
 function grab(boxPath: string, host?: string, options: GrabOptions = {}): Promise<void> {
   return grabCommand(w.io, boxPath, host, options, w.deps);
-}
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
 }
 
 describe('byre grab', () => {

@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { ByreError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { layerListCommand, layerNewCommand, layerValidateCommand } from './layer.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   home: string;
@@ -30,15 +31,6 @@ const file = (name: string): string => path.join(w.home, 'layers', name, 'layer.
 function putLayer(name: string, text: string): void {
   mkdirSync(path.dirname(file(name)), { recursive: true });
   writeFileSync(file(name), text);
-}
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
 }
 
 describe('byre layer new', () => {

@@ -160,14 +160,15 @@ function readCascade(ctx: ProjectContext, home: string | undefined): BoxConfig {
   return { config, warnings: issues, catalog: catalog.asSkillCatalog(), locate };
 }
 
-/** A box's config as loaded for a project already resolved. */
-export type LoadedConfig = Omit<LoadedBox, 'ctx'>;
+/** A box's config as loaded for a project already resolved, and where its values sit. */
+export type LoadedConfig = Omit<LoadedBox, 'ctx'> & { locate: ValueLocation };
 
 /** Resolve config and skills for the current directory. */
 export async function loadBoxConfig(ctx: ProjectContext, home: string): Promise<LoadedConfig> {
   const { config, warnings, catalog, locate } = readBoxConfig(ctx, home);
   const skills = resolveEnabledSkills(config, catalog, locate);
-  return { config, skills, warnings, trees: checkedTrees(ctx, config, skills, home, locate) };
+  const trees = checkedTrees(ctx, config, skills, home, locate);
+  return { config, skills, warnings, trees, locate };
 }
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { ByreError } from '../errors.js';
+
 import {
   packageInitCommand,
   packageInspectCommand,
@@ -18,6 +18,7 @@ import {
   packageUninstallCommand,
   packageValidateCommand,
 } from './package.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   tmp: string;
@@ -36,15 +37,6 @@ useTempDir('package-cmd', (tmp) => {
     io: fakeIo({ cwd: tmp, env: { BYRE_HOME: home, HOME: path.join(tmp, 'user') } }),
   };
 });
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
-}
 
 /** A local skill packed to a manifest file; its id, manifest path and digest. */
 async function packed(name = 'tool'): Promise<{ id: string; manifest: string; digest: string }> {

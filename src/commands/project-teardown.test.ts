@@ -13,7 +13,7 @@ import { FakeEngine } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../engine/pool.js';
-import { ByreError } from '../errors.js';
+
 import { LABEL } from '../gen/names.js';
 import { formatWorktreeRecord } from '../project/identity-record.js';
 import { projectIdFor } from '../project/identity.js';
@@ -21,6 +21,7 @@ import { worktreeRecordPath } from '../project/store-layout.js';
 import { recordProjectPath } from '../project/store.js';
 import { forgetCommand } from './forget.js';
 import { resetCommand } from './reset.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   dir: string;
@@ -68,15 +69,6 @@ function worktreeRecord(worktreeId: string, projectId: string): string {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, formatWorktreeRecord({ dir: `/elsewhere/${worktreeId}`, projectId }));
   return file;
-}
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
 }
 
 const STATE = 'state volumes hold agent logins and shell history and cannot be recovered';
@@ -137,6 +129,25 @@ describe('forget and reset differ', () => {
     expect(existsSync(mine)).toBe(false);
     expect(existsSync(theirs)).toBe(true);
   });
+
+  // The wiring rootless podman binds (adr/0075) and the edge's certificates
+  // (adr/0070) live beside the project's folder, and go with it.
+  it.each(['wiring', 'edge'])(
+    'forget removes %s/<id> with the store; reset keeps it',
+    async (kind) => {
+      await launched('');
+      const mine = path.join(w.home, kind, w.id);
+      const other = path.join(w.home, kind, 'other-123456');
+      mkdirSync(path.join(mine, 'abc', 'wiring'), { recursive: true });
+      mkdirSync(other, { recursive: true });
+      await resetCommand(w.io, { force: true }, { pool: w.pool });
+      expect(existsSync(mine)).toBe(true);
+      await forgetCommand(w.io, { force: true }, { pool: w.pool });
+      expect(existsSync(mine)).toBe(false);
+      expect(existsSync(other)).toBe(true);
+      expect(w.io.err).toContain(`store ${mine}`);
+    },
+  );
 
   it('forget of a project that never launched removes only what an engine holds, no store', async () => {
     const db = volume('db');

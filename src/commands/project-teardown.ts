@@ -35,7 +35,11 @@ export async function tearDownProject(
     projectId: ctx.projectId,
     pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: forget,
-    storeDir: forget && pathExists(ctx.project.dir) ? ctx.project.dir : null,
+    // The wiring rootless podman's boxes bind (adr/0075) and the edge's
+    // certificates (adr/0070) live beside the folder.
+    storeDirs: forget
+      ? [ctx.project.dir, ctx.project.boundWiring, ctx.project.edge].filter((d) => pathExists(d))
+      : [],
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),
     stderr: io.stderr,

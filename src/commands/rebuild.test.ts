@@ -14,12 +14,13 @@ import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import type { BuildSpec } from '../engine/types.js';
-import { ByreError, ConfigError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { imageTag, LABEL } from '../gen/names.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
 import type { CommandDeps } from './deps.js';
 import { rebuildCommand } from './rebuild.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   dir: string;
@@ -70,15 +71,6 @@ function setUp(config = ''): void {
 
 function rebuild(io: FakeIo = w.io): Promise<void> {
   return rebuildCommand(io, w.deps);
-}
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
 }
 
 /** What rebuild asked the engine to change besides the build. */

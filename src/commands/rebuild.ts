@@ -11,6 +11,7 @@ import { checkHostUser, throwIfRefused } from '../engine/host-user.js';
 import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
+import { wiringDeliveryNow } from '../session/bound-wiring.js';
 import { ensureProjectImage, projectImage } from '../session/image.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -50,6 +51,7 @@ export async function rebuildCommand(
       noCache: true,
       progress: { io, verbose: options.verbose === true },
       locateBase: true,
+      wiring: wiringDeliveryNow(pinned.engine.facts, io.env),
     });
   });
   say(io.stderr, `rebuilt ${image.tag} without the build cache; volumes were left as they are`);

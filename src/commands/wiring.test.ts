@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { ByreError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
 import {
   claudeSkillAddCommand,
@@ -20,6 +20,7 @@ import {
   wiringListCommand,
   wiringRemoveCommand,
 } from './wiring.js';
+import { failure } from '../../test/support/failure.js';
 
 interface World {
   tmp: string;
@@ -54,15 +55,6 @@ function write(file: string, text: string): void {
 }
 
 const text = (file: string): string => readFileSync(file, 'utf8');
-
-async function failure(run: Promise<void>): Promise<ByreError> {
-  const error = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ByreError)) throw new Error(`expected a ByreError, got ${String(error)}`);
-  return error;
-}
 
 describe('context add', () => {
   it('--text writes a [[context]] block into the project config, made on first use', async () => {

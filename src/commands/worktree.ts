@@ -3,7 +3,6 @@
 // git runs only in short-lived, network-less helper containers on the
 // project's image; the host reads git's files structurally and runs no git.
 
-import { lstatSync, mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 
 import type { Io } from '../io.js';
@@ -41,6 +40,9 @@ import {
 } from '../project/context.js';
 import { removeWorktreeRecord } from '../project/identity-record.js';
 import { withSetupLock } from '../host/lock.js';
+import { makeDirSync } from '../host/make-dirs.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
+import { removeEmptyDirSync } from '../host/remove.js';
 import { resolveWorktree, worktreeIdFor } from '../project/worktree.js';
 import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree-list.js';
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
@@ -48,6 +50,7 @@ import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
 import { treeRoots } from '../containment/writable-trees.js';
 import { pinEngine, rereadPinned, type PinnedEngine } from './project-engine.js';
+import { wiringDeliveryNow } from '../session/bound-wiring.js';
 import { ensureProjectImage, projectImage, type ProjectImage } from '../session/image.js';
 
 export interface WorktreeOptions {
@@ -71,7 +74,7 @@ async function gitProject(io: Io): Promise<ProjectContext & { commonGitDir: stri
 
 function requireSetUp(ctx: ProjectContext): void {
   try {
-    lstatSync(ctx.project.config);
+    lstatEntry(ctx.project.config);
   } catch {
     throw new ByreError(`this project has no byre setup yet (${ctx.project.config} is missing)`, {
       rule: 'worktree.not-set-up',
@@ -116,6 +119,7 @@ async function ensureWorktreeImage(io: Io, ctx: ProjectContext, e: WorktreeEngin
   printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
   await ensureProjectImage(e.engine, ctx, { config: loaded.config, plan }, e.image, {
     noCache: false,
+    wiring: wiringDeliveryNow(e.engine.facts, io.env),
   });
 }
 
@@ -146,11 +150,11 @@ function helperFailure(error: unknown, what: string, proof: BoxProof | null): By
 function targetState(target: string): 'absent' | 'empty' {
   let stat;
   try {
-    stat = lstatSync(target);
+    stat = lstatEntry(target);
   } catch {
     return 'absent';
   }
-  if (!stat.isDirectory() || readdirSync(target).length > 0) {
+  if (!stat.isDirectory() || listEntries(target).length > 0) {
     throw new ByreError(`${target} already exists`, {
       rule: 'worktree.target-exists',
       remedy: 'pick another name, or another place with --path <dir>',
@@ -253,14 +257,15 @@ export async function worktreeCommand(
   const e = await projectEngine(io, ctx, deps);
   await withSetupLock(ctx.project, async () => {
     await ensureWorktreeImage(io, ctx, e);
-    if (state === 'absent') mkdirSync(target, { mode: 0o755 });
+    if (state === 'absent') makeDirSync(target, 0o755);
     const input = helperInput(ctx, e, target, true);
     let proof: BoxProof | null = null;
     try {
       proof = await helperProof(io, ctx, e, input);
       await e.engine.run(worktreeAddArgv({ ...input, proof: proof?.proven ?? null }, name));
     } catch (error) {
-      rmdirQuietly(target);
+      // Not empty, or gone: left as it is.
+      removeEmptyDirSync(target);
       throw helperFailure(error, `register the worktree ${target}`, proof);
     }
   });
@@ -280,14 +285,6 @@ export async function worktreeCommand(
   );
   const flags: DevelopOptions = options.selfEdit === true ? { selfEdit: true } : {};
   await runDevelop({ ...io, cwd: target }, flags);
-}
-
-function rmdirQuietly(dir: string): void {
-  try {
-    rmdirSync(dir);
-  } catch {
-    // Not empty, or gone: left as it is.
-  }
 }
 
 interface SessionIndex {
@@ -389,7 +386,7 @@ function findWorktree(entries: readonly WorktreeEntry[], name: string, cwd: stri
 function neverCheckedOut(entry: WorktreeEntry): boolean {
   if (!entry.pendingCheckout || entry.missing) return false;
   try {
-    return readdirSync(entry.path).every((name) => name === '.git');
+    return listEntries(entry.path).every((name) => name === '.git');
   } catch {
     return false;
   }
@@ -397,7 +394,7 @@ function neverCheckedOut(entry: WorktreeEntry): boolean {
 
 function adminGone(ctx: { commonGitDir: string }, entry: WorktreeEntry): boolean {
   try {
-    lstatSync(path.join(ctx.commonGitDir, 'worktrees', entry.admin ?? ''));
+    lstatEntry(path.join(ctx.commonGitDir, 'worktrees', entry.admin ?? ''));
     return false;
   } catch {
     return true;
@@ -474,7 +471,7 @@ export async function worktreeRemoveCommand(
         remedy: 'look at it with `byre worktree list`',
       });
     }
-    if (!entry.missing) rmdirQuietly(entry.path);
+    if (!entry.missing) removeEmptyDirSync(entry.path);
     // The path is free again: a later project there is not this worktree (adr/0047).
     removeWorktreeRecord(ctx.store.home, id);
   });

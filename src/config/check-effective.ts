@@ -1,5 +1,5 @@
 // Rules that only show once layers combine: two layers binding the same box
-// path or the same host port. Pure; each issue is located in the file of the
+// path or the same host port, two files injecting credentials for one host. Pure; each issue is located in the file of the
 // later entry, which is the one a user would change.
 
 import type { ConfigIssue, Location } from '../errors.js';
@@ -7,6 +7,7 @@ import type { ContainmentRefusal } from '../project/containment.js';
 import { indexKeys, type KeyIndex, type PathSegment } from './locate.js';
 import { locateFinding } from './parse.js';
 import { expandHostPath, normalizeTarget } from './grammar.js';
+import { injectionConflicts } from './inject.js';
 import {
   layerPortBindings,
   mountClaimLabel,
@@ -216,6 +217,14 @@ export function checkEffective(
         PORT_COLLISION_FIX,
       ),
     );
+  }
+
+  // Two files' injections claiming one host: located in the later key's file (adr/0070).
+  for (const f of injectionConflicts(config.injections)) {
+    const key = f.path[1];
+    const from = config.injections.find((i) => i.key === key)?.from;
+    if (from === undefined) continue;
+    issues.push(locate(from, () => f.path, f.rule, f.message, f.fix ?? ''));
   }
   return issues;
 }

@@ -87,7 +87,8 @@ function fieldLines(
 
 /** The shape of one entry of a list or map of tables. */
 function entryShape(shape: ValueShape): ValueShape | undefined {
-  if (shape.kind === 'list' || shape.kind === 'map') return shape.of;
+  // A map of lists (`[[inject.KEY]]`) documents the tables of its lists.
+  if (shape.kind === 'list' || shape.kind === 'map') return entryShape(shape.of);
   return shape.kind === 'table' ? shape : undefined;
 }
 

@@ -6,6 +6,8 @@
 //
 //   KEY = "encrypted:<key id>:<base64 age file>"        (exported as KEY=value)
 //   KEY = "encrypted-file:<key id>:<base64 age file>"   (KEY=path of a 0600 file)
+//   KEY = "injected:<key id>:<base64 age file>"         (presented at the edge, adr/0070;
+//                                                         the box holds a sentinel)
 //
 // The key id names the [credentials] identity the row was sealed to: the first
 // 16 hex digits of sha256 over that identity's age1 recipient.
@@ -18,10 +20,20 @@ export type { CredentialTable } from './types.js';
 
 export type CredentialKind = 'encrypted' | 'encrypted-file';
 
-export const CREDENTIAL_KINDS: readonly CredentialKind[] = ['encrypted', 'encrypted-file'];
+const CREDENTIAL_KINDS: readonly CredentialKind[] = ['encrypted', 'encrypted-file'];
 
-export interface SealedRow {
-  kind: CredentialKind;
+/**
+ * Every kind a row is sealed as: the delivered kinds and `injected`, whose
+ * value only the edge receives (adr/0070). `credentialKindOf` answers for
+ * the delivered kinds alone: an `injected:` row is never delivered into the
+ * box (config/inject.ts reads it).
+ */
+export type SealedKind = CredentialKind | 'injected';
+
+export const SEALED_KINDS: readonly SealedKind[] = [...CREDENTIAL_KINDS, 'injected'];
+
+export interface SealedRow<K extends SealedKind = CredentialKind> {
+  kind: K;
   keyId: string;
   /** The binary age file. */
   ciphertext: Uint8Array;
@@ -56,7 +68,7 @@ export function keyIdOf(recipient: string): string {
   return createHash('sha256').update(recipient).digest('hex').slice(0, 16);
 }
 
-export function formatRow(kind: CredentialKind, keyId: string, ciphertext: Uint8Array): string {
+export function formatRow(kind: SealedKind, keyId: string, ciphertext: Uint8Array): string {
   return `${kind}:${keyId}:${Buffer.from(ciphertext).toString('base64')}`;
 }
 
@@ -76,12 +88,10 @@ function hasAgeHeader(bytes: Uint8Array, stanza: string): boolean {
   return startsWithText(bytes, AGE_MAGIC) && startsWithText(bytes, stanza, AGE_MAGIC.length);
 }
 
-type RowParse = { ok: true; row: SealedRow } | { ok: false; problem: string };
+type RowParse<K extends SealedKind> =
+  { ok: true; row: SealedRow<K> } | { ok: false; problem: string };
 
-/** Parse a credential source; the problem text never quotes the ciphertext back. */
-export function parseRow(source: string): RowParse {
-  const kind = credentialKindOf(source);
-  if (kind === null) return { ok: false, problem: 'not an encrypted: or encrypted-file: row' };
+function parseRowAs<K extends SealedKind>(kind: K, source: string): RowParse<K> {
   const rest = source.slice(kind.length + 1);
   const colon = rest.indexOf(':');
   if (colon < 0) return { ok: false, problem: `${kind}: needs <key id>:<ciphertext>` };
@@ -100,6 +110,19 @@ export function parseRow(source: string): RowParse {
     };
   }
   return { ok: true, row: { kind, keyId, ciphertext } };
+}
+
+/** Parse a credential source; the problem text never quotes the ciphertext back. */
+export function parseRow(source: string): RowParse<CredentialKind> {
+  const kind = credentialKindOf(source);
+  if (kind === null) return { ok: false, problem: 'not an encrypted: or encrypted-file: row' };
+  return parseRowAs(kind, source);
+}
+
+/** Parse an `injected:` source (adr/0070), as parseRow does the delivered kinds. */
+export function parseInjectedRow(source: string): RowParse<'injected'> {
+  if (!source.startsWith('injected:')) return { ok: false, problem: 'not an injected: row' };
+  return parseRowAs('injected', source);
 }
 
 /** Why a [credentials] table is unusable, or null. `identity` plaintext keys are refused. */

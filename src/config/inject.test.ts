@@ -7,17 +7,22 @@ import { describe, expect, it } from 'vitest';
 
 import type { ConfigIssue } from '../errors.js';
 import {
+  bindingFindings,
   checkInjections,
   effectiveInjections,
   formatInjectHost,
-  INJECT_SHAPE,
   injectionBinding,
   injectionConflicts,
   isInjectedSource,
   parseInjectHost,
+  parseInjectionBinding,
+  type InjectHost,
   type InjectLayer,
+  type InjectRule,
   type LayerInjections,
+  type Presentation,
 } from './inject.js';
+import { INJECT_SHAPE } from './inject-shape.js';
 import { checkShape, locatorFor, shapeFindings } from './parse.js';
 import type { LayerRef } from './types.js';
 
@@ -387,5 +392,133 @@ describe('the sealed binding', () => {
     ]) {
       expect(injectionBinding(parsed(changed))).not.toBe(base);
     }
+  });
+});
+
+describe('the canonical binding and develop’s check of it', () => {
+  const rule = (hosts: string[], presentation: Presentation): InjectRule => ({
+    hosts: hosts.map((h) => parseInjectHost(h) as InjectHost),
+    presentation,
+  });
+  const bearer: Presentation = { kind: 'bearer' };
+  const apiKey: Presentation = { kind: 'header', name: 'x-api-key' };
+  const git: Presentation = { kind: 'basic', user: 'x-access-token' };
+  const sealed = [rule(['api.github.com'], bearer), rule(['github.com'], git)];
+  const SEALED = injectionBinding(sealed);
+
+  it('is one exact text: sorted pairs, explicit ports, no spaces', () => {
+    expect(SEALED).toBe(
+      '[["api.github.com:443","bearer"],["github.com:443","basic x-access-token"]]',
+    );
+    expect(parseInjectionBinding(SEALED)).toEqual([
+      rule(['api.github.com'], bearer),
+      rule(['github.com'], git),
+    ]);
+  });
+
+  it.each([
+    ['the rules reversed', [rule(['github.com'], git), rule(['api.github.com'], bearer)]],
+    [
+      'a host in capitals with its default port',
+      [rule(['API.GitHub.com:443'], bearer), rule(['github.com'], git)],
+    ],
+  ])('accepts the same rules written another way: %s', (_why, rules) => {
+    expect(injectionBinding(rules)).toBe(SEALED);
+    expect(bindingFindings('GITHUB_TOKEN', SEALED, rules)).toEqual([]);
+  });
+
+  it('is order-independent over every permutation of hosts and rules', () => {
+    const hosts = ['a.example.com', 'b.example.com:8443', 'c.example.com'];
+    const perms = [
+      [0, 1, 2],
+      [0, 2, 1],
+      [1, 0, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+      [2, 1, 0],
+    ];
+    const texts = perms.flatMap((p) => {
+      const hs = p.map((i) => hosts[i] as string);
+      return [
+        injectionBinding([rule(hs, apiKey)]),
+        injectionBinding(hs.map((h) => rule([h], apiKey))),
+      ];
+    });
+    expect(new Set(texts).size).toBe(1);
+  });
+
+  it('orders pairs of one host by presentation, so even rules the config refuses bind one way', () => {
+    const twice = [rule(['a.example.com'], bearer), rule(['a.example.com'], apiKey)];
+    expect(injectionBinding(twice)).toBe(injectionBinding([...twice].reverse()));
+  });
+
+  it.each([
+    [
+      'a host added',
+      [...sealed, rule(['evil.example.com'], bearer)],
+      'not sealed: evil.example.com:443 bearer',
+    ],
+    [
+      'a host removed',
+      [rule(['api.github.com'], bearer)],
+      'sealed but gone: github.com:443 basic x-access-token',
+    ],
+    [
+      'a host swapped',
+      [rule(['api.github.com'], bearer), rule(['gitlab.com'], git)],
+      'gitlab.com:443',
+    ],
+    [
+      'a port changed',
+      [rule(['api.github.com:8443'], bearer), rule(['github.com'], git)],
+      'api.github.com:8443 bearer',
+    ],
+    [
+      'bearer become a header',
+      [rule(['api.github.com'], apiKey), rule(['github.com'], git)],
+      'header x-api-key',
+    ],
+    [
+      'the header name changed',
+      [rule(['api.github.com'], { kind: 'header', name: 'x-other' }), rule(['github.com'], git)],
+      'header x-other',
+    ],
+    [
+      'the basic user changed',
+      [rule(['api.github.com'], bearer), rule(['github.com'], { kind: 'basic', user: 'oauth2' })],
+      'basic oauth2',
+    ],
+    ['every rule gone', [], 'sealed but gone'],
+  ])('refuses %s: credential.binding-changed at inject.KEY', (_why, rules, says) => {
+    const found = bindingFindings('GITHUB_TOKEN', SEALED, rules);
+    expect(found.map((f) => [f.rule, f.path])).toEqual([
+      ['credential.binding-changed', ['inject', 'GITHUB_TOKEN']],
+    ]);
+    expect(found[0]?.message).toContain(says);
+    expect(found[0]?.fix).toContain('byre credential add GITHUB_TOKEN --inject');
+  });
+
+  it.each([
+    ['not JSON', 'api.github.com:443 bearer'],
+    ['an empty list', '[]'],
+    ['an object', '{"api.github.com:443":"bearer"}'],
+    ['spaces', '[["api.github.com:443", "bearer"]]'],
+    ['a trailing newline', '[["api.github.com:443","bearer"]]\n'],
+    ['no port', '[["api.github.com","bearer"]]'],
+    ['a capital', '[["API.github.com:443","bearer"]]'],
+    ['a leading-zero port', '[["api.github.com:0443","bearer"]]'],
+    ['an address', '[["10.0.0.1:443","bearer"]]'],
+    ['unsorted', '[["github.com:443","bearer"],["api.github.com:443","bearer"]]'],
+    ['a host twice', '[["a.example.com:443","bearer"],["a.example.com:443","header x-k"]]'],
+    ['a pair of three', '[["api.github.com:443","bearer","x"]]'],
+    ['a number', '[["api.github.com:443",1]]'],
+    ['an unknown presentation', '[["api.github.com:443","cookie x"]]'],
+    ['a capital header', '[["api.github.com:443","header X-Api-Key"]]'],
+    ['an edge-owned header', '[["api.github.com:443","header host"]]'],
+    ['a basic user with a colon', '[["github.com:443","basic a:b"]]'],
+    ['a presentation with a NUL', '[["api.github.com:443","bearer\\u0000"]]'],
+    ['a plain character escaped', '[["api.github.com:443","\\u0062earer"]]'],
+  ])('parseInjectionBinding refuses %s', (_why, line) => {
+    expect(parseInjectionBinding(line)).toBeNull();
   });
 });

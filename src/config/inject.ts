@@ -1,9 +1,11 @@
 // The grammar of a credential injected at the edge (adr/0070): the
 // `injected:` row in env_from_host and the `[[inject.KEY]]` rules beside it in
 // the same file, which say for which host(s) and how the edge presents it.
-// Pure text in, typed values and located findings out. NOT yet part of the
-// config vocabulary: nothing user-facing reads this module until the edge
-// exists and is proven on the engines (adr/0070's "what is built").
+// Pure text in, typed values and located findings out; also the canonical
+// binding sealed with the value and develop's check of it. The layer shape
+// (schema.ts), the layer rules (rules/index.ts), the merge (merge.ts) and the
+// cross-file check (check-effective.ts) are built from it.
+// Over 500 lines: the grammar, its rules and the sealed binding share one reading of a rule and its host and presentation checks.
 //
 //   [env_from_host]
 //   GITHUB_TOKEN = "injected:<key id>:<base64 age file>"
@@ -17,9 +19,10 @@
 import { isCanonicalIPv4 } from './address.js';
 import { CONTROL, ENV_KEY, HEADER_NAME } from './grammar.js';
 import type { PathSegment } from './locate.js';
+import { INJECT_SHAPE, type RawInjectRule } from './inject-shape.js';
 import { finding, q, type Finding } from './rules/finding.js';
-import { BOOLEAN, list, map, STRING, STRING_LIST, table, type ShapeValue } from './shape.js';
-import type { LayerRef } from './types.js';
+import type { ShapeValue } from './shape.js';
+import type { InjectHost, InjectRule, Injection, LayerRef, Presentation } from './types.js';
 
 /** The source prefix of a row the box never receives: the edge presents it. */
 const INJECTED_PREFIX = 'injected:';
@@ -28,36 +31,11 @@ export function isInjectedSource(source: string): boolean {
   return source.startsWith(INJECTED_PREFIX);
 }
 
-/** One rule: these hosts get the credential, presented one way. */
-const INJECT_RULE_SHAPE = table({
-  hosts: STRING_LIST,
-  header: STRING,
-  bearer: BOOLEAN,
-  basic: STRING,
-});
-
-/** `[[inject.KEY]]`: a map from the credential's name to its rules. */
-export const INJECT_SHAPE = map(list(INJECT_RULE_SHAPE));
-
-type RawInjectRule = ShapeValue<typeof INJECT_RULE_SHAPE>;
 type RawInject = ShapeValue<typeof INJECT_SHAPE>;
 
-/** How the edge presents a value: its own header, `Authorization: Bearer`, or Basic with a user. */
-export type Presentation =
-  { kind: 'header'; name: string } | { kind: 'bearer' } | { kind: 'basic'; user: string };
+export type { InjectHost, InjectRule, Injection, Presentation } from './types.js';
 
-/** A host the edge answers for: a DNS name and the TLS port (443 unless written). */
-export interface InjectHost {
-  name: string;
-  port: number;
-}
-
-interface InjectRule {
-  hosts: InjectHost[];
-  presentation: Presentation;
-}
-
-/** What a file's own keys look like to these rules (a RawLayer once wired). */
+/** What a file's own keys look like to these rules (a RawLayer is one). */
 export interface InjectLayer {
   env_from_host?: Record<string, string> | undefined;
   inject?: RawInject | undefined;
@@ -228,7 +206,7 @@ function hostsOf(
 }
 
 /** One file's rules for one key, parsed; findings located at `inject.KEY[i]…`. */
-function parseInjectRules(
+export function parseInjectRules(
   key: string,
   rules: readonly RawInjectRule[],
 ): { rules: InjectRule[]; findings: Finding[] } {
@@ -345,13 +323,6 @@ export function checkInjections(layer: InjectLayer): Finding[] {
   return [...findings, ...duplicateHosts(parsed)];
 }
 
-/** One credential the edge presents, with the file whose row (and rules) won. */
-export interface Injection {
-  key: string;
-  rules: InjectRule[];
-  from: LayerRef;
-}
-
 export interface LayerInjections {
   ref: LayerRef;
   layer: InjectLayer;
@@ -421,16 +392,110 @@ function presentationText(p: Presentation): string {
   }
 }
 
+function comparePairs(a: readonly [string, string], b: readonly [string, string]): number {
+  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
+  if (a[1] !== b[1]) return a[1] < b[1] ? -1 : 1;
+  return 0;
+}
+
 /**
  * The canonical text of a key's rules, sealed into its row's frame with the
  * value (adr/0070): the edge uses the rules it opened, and develop refuses a
  * row whose sealed rules differ from the file's, so a file edited to send the
- * secret elsewhere opens nothing. One JSON array of [host:port, presentation]
- * pairs, sorted, so equal rule sets give equal bytes.
+ * secret elsewhere opens nothing. Canonical: `JSON.stringify` (no spaces) of
+ * one array of `["name:port", presentation]` pairs — the name lowercased, the
+ * port always written, the presentation `header NAME` (lowercased), `bearer`
+ * or `basic USER` — sorted by host, then presentation, in code-unit order.
+ * Equal rule sets give equal bytes whatever their order in the file; this is
+ * the one function that writes it, and parseInjectionBinding accepts only
+ * what it writes.
  */
 export function injectionBinding(rules: readonly InjectRule[]): string {
   const pairs = rules
     .flatMap((r) => r.hosts.map((h) => [hostKey(h), presentationText(r.presentation)] as const))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(comparePairs);
   return JSON.stringify(pairs);
+}
+
+function parsePresentation(text: string): Presentation | null {
+  if (text === 'bearer') return { kind: 'bearer' };
+  if (text.startsWith('header ')) {
+    const name = text.slice('header '.length);
+    return headerNameProblem(name) === null && name === name.toLowerCase()
+      ? { kind: 'header', name }
+      : null;
+  }
+  if (text.startsWith('basic ')) {
+    const user = text.slice('basic '.length);
+    return basicUserProblem(user) === null ? { kind: 'basic', user } : null;
+  }
+  return null;
+}
+
+/**
+ * The rules a sealed binding line names (one rule per host), or null unless
+ * the line is exactly what injectionBinding writes for a non-empty rule set
+ * naming each host once: anything else was not sealed by byre, and is refused
+ * rather than read generously.
+ */
+export function parseInjectionBinding(line: string): InjectRule[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return null;
+  const rules: InjectRule[] = [];
+  const hosts = new Set<string>();
+  for (const pair of parsed as unknown[]) {
+    if (!Array.isArray(pair) || pair.length !== 2) return null;
+    const [hostText, presText] = pair as unknown[];
+    if (typeof hostText !== 'string' || typeof presText !== 'string') return null;
+    const host = parseInjectHost(hostText);
+    const presentation = parsePresentation(presText);
+    if (host === null || presentation === null || hosts.has(hostKey(host))) return null;
+    hosts.add(hostKey(host));
+    rules.push({ hosts: [host], presentation });
+  }
+  return injectionBinding(rules) === line ? rules : null;
+}
+
+/** The binding's pairs as `host:port presentation` lines, for a refusal that says what moved. */
+function bindingPairs(binding: string): string[] {
+  return (parseInjectionBinding(binding) ?? []).flatMap((r) =>
+    r.hosts.map((h) => `${hostKey(h)} ${presentationText(r.presentation)}`),
+  );
+}
+
+/**
+ * develop's check of an opened injected row (adr/0070): the rules sealed with
+ * the value must be exactly the file's rules for that key, in any order. Any
+ * difference — a host added or removed, a port, a presentation — is
+ * `credential.binding-changed` at `inject.KEY`, naming what differs; the
+ * sealed value is never an argument, so no refusal can quote it.
+ */
+export function bindingFindings(
+  key: string,
+  sealedBinding: string,
+  rules: readonly InjectRule[],
+): Finding[] {
+  const current = injectionBinding(rules);
+  if (current === sealedBinding) return [];
+  const sealed = bindingPairs(sealedBinding);
+  const now = bindingPairs(current);
+  const added = now.filter((p) => !sealed.includes(p));
+  const removed = sealed.filter((p) => !now.includes(p));
+  const parts = [
+    ...(added.length === 0 ? [] : [`not sealed: ${added.join(', ')}`]),
+    ...(removed.length === 0 ? [] : [`sealed but gone: ${removed.join(', ')}`]),
+  ];
+  return [
+    finding(
+      'credential.binding-changed',
+      ['inject', key],
+      `inject ${key}: the rules differ from those sealed with its value (${parts.length === 0 ? 'they differ' : parts.join('; ')}); widening where a secret goes needs the passphrase`,
+      `restore the rules, or seal them with the value again: byre credential add ${key} --inject HOST …`,
+    ),
+  ];
 }

@@ -17,19 +17,22 @@ function ruleIdsIn(file: string): string[] {
   return [...readFileSync(file, 'utf8').matchAll(/'(config\.[a-z0-9-]+)'/g)].map((m) => m[1] ?? '');
 }
 
-/** The files that hold the loader's rules: the per-family rules, parse, read and the cascade check. */
+/** The files that hold the loader's rules: the per-family rules, parse, read, the cascade check and inject's grammar. */
 function ruleFiles(): string[] {
   const rules = path.join(ROOT, 'src/config/rules');
   return [
     ...readdirSync(rules)
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
       .map((f) => path.join(rules, f)),
-    ...['parse.ts', 'read.ts', 'check-effective.ts'].map((f) => path.join(ROOT, 'src/config', f)),
+    ...['parse.ts', 'read.ts', 'check-effective.ts', 'inject.ts'].map((f) =>
+      path.join(ROOT, 'src/config', f),
+    ),
   ];
 }
 
 function entryShape(shape: ValueShape): ValueShape | undefined {
-  if (shape.kind === 'list' || shape.kind === 'map') return shape.of;
+  // A map of lists (`[[inject.KEY]]`) documents the tables of its lists.
+  if (shape.kind === 'list' || shape.kind === 'map') return entryShape(shape.of);
   return shape.kind === 'table' ? shape : undefined;
 }
 
@@ -71,7 +74,9 @@ describe('the key registry', () => {
     const kind = k.layers.includes('project') ? 'project' : 'default';
     const result = parseLayer(`${k.example}\n`, { file: 'example', kind, name: kind });
     expect(result.issues).toEqual([]);
-    expect(Object.keys(result.value ?? {})).toEqual([key]);
+    // An injection needs its sealed row and the identity that row is sealed to, in the same file.
+    const companions = key === 'inject' ? ['env_from_host', 'credentials'] : [];
+    expect(Object.keys(result.value ?? {}).sort()).toEqual([key, ...companions].sort());
   });
 
   it('derives the layers from the placement bans', () => {

@@ -68,7 +68,9 @@ type MergeRule =
   /** Onboarding answers: the last layer that sets one wins; never part of a box. */
   | { kind: 'picker' }
   /** Not merged: each file keeps its own, for its own rows only. */
-  | { kind: 'per-file' };
+  | { kind: 'per-file' }
+  /** Not merged: a key's entries come from the file whose env_from_host row for it wins. */
+  | { kind: 'with-row' };
 
 export interface FieldDoc {
   summary: string;
@@ -217,7 +219,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       '`host[:port]` (port defaults to 443), an IPv4 address, or `[IPv6]:port`; hostnames are lowercased. `!host` closes every port of a host, `!host:port` one port.',
     example: 'egress = ["registry.npmjs.org", "!statsig.anthropic.com"]',
     rules: ['config.egress-invalid'],
-    note: 'Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so. Under `firewall` a connect to anything off the list, and under `firewall-open` one to a closed host, is refused at once ("connection refused" for tcp), never left to time out. Under `firewall` a host entry covers that name and every name under it (`github.com` admits `api.github.com` too, on the same port), as the wall\'s resolver answers them during the session: nothing is resolved at launch, and a name off the list does not resolve in the box at all. A closure `!name` closes that name and every name under it, after everything else, from the entries above it too (`!github.com` closes `api.github.com:443`), and below one (`github.com` with `!api.github.com`): the resolver refuses the closed name as a name off the list. `!name:port` closes only that port: the name still resolves, and its own answers open its other ports only (an address it shares with an allowed name stays open on that name\'s ports). An address entry admits that address only. Under `firewall-open` a closed name closes that name and every name under it, as the same resolver answers them (a fresh address of a closed host is closed too); a closure that does not resolve blocks nothing and never stops a launch.',
+    note: "Without a posture skill (`firewall`, `firewall-open`) the network is open and these entries are unenforced; status says so. Under `firewall` a connect to anything off the list, and under `firewall-open` one to a closed host, is refused at once (\"connection refused\" for tcp), never left to time out. Under `firewall` a host entry covers that name and every name under it (`github.com` admits `api.github.com` too, on the same port), as the wall's resolver answers them during the session: nothing is resolved at launch, and a name off the list does not resolve in the box at all. A closure `!name` closes that name and every name under it, after everything else, from the entries above it too (`!github.com` closes `api.github.com:443`), and below one (`github.com` with `!api.github.com`): the resolver refuses the closed name as a name off the list. `!name:port` closes only that port: the name still resolves, and its own answers open its other ports only (an address it shares with an allowed name stays open on that name's ports). An address entry admits that address only, and an address closure (`!192.0.2.7`, `!192.0.2.7:22`) refuses that address (on that port) whatever else admits it, an allowed name's answer included. Under `firewall-open` a closed name closes that name and every name under it, as the same resolver answers them (a fresh address of a closed host is closed too); a closure that does not resolve blocks nothing and never stops a launch.",
   },
   env_from_host: {
     section: 'grants',
@@ -225,7 +227,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'Box variables whose values are read from the host at each launch (a grant); never baked into the image or written to a record.',
     merge: { kind: 'map', unset: '`KEY = ""` disables an inherited passthrough' },
     grammar:
-      'Keys are variable names (not `BYRE_…`). Sources: `git:<config key>`, `env:<HOST_VAR>`, `tz:` (the host time zone), `""` (disabled), or an encrypted credential row `byre credential add` writes: `encrypted:<key id>:<ciphertext>` (the box gets the value) or `encrypted-file:<key id>:<ciphertext>` (the box gets the path of a 0600 file on a tmpfs). A literal value belongs in `env`.',
+      'Keys are variable names (not `BYRE_…`). Sources: `git:<config key>`, `env:<HOST_VAR>`, `tz:` (the host time zone), `""` (disabled), or an encrypted credential row `byre credential add` writes: `encrypted:<key id>:<ciphertext>` (the box gets the value) or `encrypted-file:<key id>:<ciphertext>` (the box gets the path of a 0600 file on a tmpfs), or `injected:<key id>:<ciphertext>` (the box holds a sentinel; the edge presents the value to the hosts `[[inject.KEY]]` names). A literal value belongs in `env`.',
     example: '[env_from_host]\nGITHUB_TOKEN = "env:GITHUB_TOKEN"',
     rules: [
       'config.env-key-invalid',
@@ -233,6 +235,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'config.env-source-invalid',
       'config.credential-no-identity',
       'config.credential-foreign',
+      'config.inject-undeclared',
     ],
     note: "The built-in core layer passes git user.name/user.email (as GIT_AUTHOR_*/GIT_COMMITTER_*), TERM and TZ. An `env` key of the same name overrides the passthrough. An encrypted row asks the host for nothing: it opens only with its own file's `[credentials]` identity, only in `byre develop` (which asks the passphrase), and reaches the box over the credential channel, never as `-e` (docs/CREDENTIALS.md). Edit these rows with `byre credential`, not by hand.",
   },
@@ -249,6 +252,37 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
     fields: {
       recipient: { summary: 'The public half: rows are sealed to it without the passphrase.' },
       identity: { summary: 'The private half, sealed with your passphrase.' },
+    },
+  },
+  inject: {
+    section: 'grants',
+    summary:
+      'For which hosts, and how, the edge presents a credential injected at the edge: the box holds only a sentinel (adr/0070).',
+    merge: { kind: 'with-row' },
+    grammar:
+      '`[[inject.KEY]]` beside an `injected:` row for KEY in the same file; each rule has `hosts` (DNS names with a dot, `name[:port]`, port 443 by default, lowercased; no scheme, path, wildcard or address: an exact name, not a suffix as in `egress`) and exactly one presentation: `header = "NAME"` (the value as that header; not one that frames or routes the request: `host`, `content-length`, `transfer-encoding`, `connection`, `upgrade`, `te`, `trailer`, `keep-alive`, `proxy-*`), `bearer = true` (`Authorization: Bearer <value>`) or `basic = "USER"` (`Authorization: Basic`, no colon or control character in USER). A host is given once across every key and file of the cascade.',
+    example: `[env_from_host]\nGITHUB_TOKEN = "injected:d3eeac9b7373788d:YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBjMkZ0Y0d4bAo="\n\n[[inject.GITHUB_TOKEN]]\nhosts = ["api.github.com"]\nbearer = true\n\n[[inject.GITHUB_TOKEN]]\nhosts = ["github.com"]\nbasic = "x-access-token"\n\n[credentials]\nrecipient = "age1${'q'.repeat(58)}"\nidentity = "YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IHNjcnlwdCBjMkZzZEEgMTgK"`,
+    rules: [
+      'config.inject-no-row',
+      'config.inject-undeclared',
+      'config.inject-host-twice',
+      'config.inject-host-invalid',
+      'config.inject-hosts-empty',
+      'config.inject-presentation',
+      'config.env-key-invalid',
+      'config.key-banned-here',
+    ],
+    note: 'The rules are sealed with the value: a file whose rules differ from the sealed ones opens nothing, so widening where a secret goes needs the passphrase. Written by `byre credential add KEY --inject HOST[,HOST] --header NAME|--bearer|--basic USER` (again to add a host, `byre credential remove KEY --inject HOST` to drop one), not by hand; docs/CREDENTIALS.md has recipes. `byre develop` does not start the edge yet: it refuses a config that injects a credential. Not allowed in template.config.',
+    fields: {
+      hosts: {
+        summary: 'The hosts (`name[:port]`) the edge presents the credential to.',
+        required: true,
+      },
+      header: { summary: 'Present the value as this header.' },
+      bearer: { summary: '`true`: present it as `Authorization: Bearer <value>`.' },
+      basic: {
+        summary: 'Present it as `Authorization: Basic` with this user (GitHub: `x-access-token`).',
+      },
     },
   },
   volumes: {
@@ -609,5 +643,7 @@ export function mergeText(merge: MergeRule): string {
       return 'The last layer that sets an answer wins; stripped from the resolved box config.';
     case 'per-file':
       return 'Not merged: each file keeps its own, and it opens only the rows written in that same file.';
+    case 'with-row':
+      return "Not merged: a key's rules are those of the file whose `env_from_host` row for the key wins (the highest layer naming it); rules never mix across files.";
   }
 }

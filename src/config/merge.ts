@@ -5,6 +5,7 @@
 import { CORE_REF } from './core-layer.js';
 import { closureCovers, egressKey, parseEgressEntry } from './egress-entry.js';
 import { normalizeTarget } from './grammar.js';
+import { effectiveInjections } from './inject.js';
 import { DEFAULT_INTERFACE } from './rules/index.js';
 import type {
   RawClaudeSkill,
@@ -57,6 +58,7 @@ export function emptyConfig(): EffectiveConfig {
     env: {},
     envFromHost: {},
     credentials: [],
+    injections: [],
     files: {},
     skills: [],
     mounts: [],
@@ -81,6 +83,11 @@ export function emptyConfig(): EffectiveConfig {
 export function mergeLayers(layers: readonly LayerInput[]): EffectiveConfig {
   const config = emptyConfig();
   for (const layer of layers) applyLayer(config, layer.raw, layer.ref);
+  // The highest layer naming a key decides it; an injected row brings its own file's rules.
+  config.injections = effectiveInjections(
+    layers.map((l) => ({ ref: l.ref, layer: l.raw })),
+    (key) => key in config.env,
+  );
   if (config.template?.value === NONE_SENTINEL) config.template = null;
   if (config.agent?.value === NONE_SENTINEL) config.agent = null;
   return config;

@@ -18,7 +18,9 @@ import {
   projectConfigPath,
   templateConfigPath,
 } from '../project/store-layout.js';
-import { linkedConfigTargets, loadCascade, readLayerFile, type CascadeOptions } from './read.js';
+import { linkedConfigTargets, loadCascade, readLayerFile } from './read.js';
+
+type CascadeOptions = Parameters<typeof loadCascade>[0];
 
 const PROJECT_ID = 'demo-work-0877d7';
 let home: string;

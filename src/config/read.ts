@@ -3,7 +3,15 @@
 // only; it never creates, fixes or migrates a file.
 // Over 500 lines: the extends walk and its file reads share one set of refusals.
 
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { canonicalPathSync } from '../host/canonical.js';
+import {
+  entryKind,
+  entryNames,
+  listEntries,
+  presentUnlessMissing,
+  readlinkOrNull,
+} from '../host/path-view.js';
 import { describeNotRegular, readRegularFile, type NotRegular } from '../host/read-regular.js';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { isValidProjectId } from '../project/identity.js';
@@ -60,21 +68,12 @@ type ConfigText =
  * link (or not there), `{ dangling }` when it leads nowhere.
  */
 function followLink(path: string): { target: string } | { dangling: string } | null {
+  if (entryKind(path) !== 'link') return null;
   try {
-    if (!lstatSync(path).isSymbolicLink()) return null;
+    return { target: canonicalPathSync(path) };
   } catch {
-    return null;
-  }
-  try {
-    return { target: realpathSync(path) };
-  } catch {
-    let said = '?';
-    try {
-      said = readlinkSync(path);
-    } catch {
-      // Gone since the lstat: named by what is known.
-    }
-    return { dangling: said };
+    // Gone since the lstat: named by what is known.
+    return { dangling: readlinkOrNull(path) ?? '?' };
   }
 }
 
@@ -112,21 +111,18 @@ function followsLinks(kind: LayerKind): boolean {
 
 /** Every entry of the named layers directory but hidden ones, sorted; none when it cannot be read (the editor's choices). */
 export function layerEntryNames(home: string): string[] {
-  try {
-    return readdirSync(storePaths(home).layers)
-      .filter((name) => !name.startsWith('.'))
-      .sort();
-  } catch {
-    return [];
-  }
+  return entryNames(storePaths(home).layers)
+    .filter((name) => !name.startsWith('.'))
+    .sort();
 }
 
 /** The named layers' directories (not hidden), sorted; none without a layers directory, other errors thrown. */
 export function layerDirNames(home: string): string[] {
+  const dir = storePaths(home).layers;
   try {
-    return readdirSync(storePaths(home).layers, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
-      .map((d) => d.name)
+    // A directory itself, never a link to one (lstat, as readdir's entry types).
+    return listEntries(dir)
+      .filter((name) => !name.startsWith('.') && entryKind(join(dir, name)) === 'dir')
       .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
@@ -140,12 +136,8 @@ export function layerDirNames(home: string): string[] {
  * containment keeps every box away from them (adr/0058).
  */
 export function linkedConfigTargets(home: string): string[] {
-  let layers: string[] = [];
-  try {
-    layers = readdirSync(storePaths(home).layers);
-  } catch {
-    // No layers directory: no layer links.
-  }
+  // No layers directory: no layer links.
+  const layers = entryNames(storePaths(home).layers);
   const files = [defaultConfigPath(home), ...layers.map((n) => layerConfigPath(home, n))];
   return files.flatMap((f) => {
     const link = followLink(f);
@@ -237,7 +229,7 @@ export function readLayerFile(path: string, kind: LayerKind, name: string): Laye
   return { ref, text: read.text, ...parseLayer(read.text, { file: path, kind, name }) };
 }
 
-export interface CascadeOptions {
+interface CascadeOptions {
   /** BYRE_HOME (normally ~/.byre). */
   home: string;
   projectId: string;
@@ -270,13 +262,7 @@ interface CascadeResult {
 
 /** A host path exists for the engine when stat (following links) finds it; EACCES and the like are the engine's to judge. */
 export function hostPathExists(hostPath: string): boolean {
-  try {
-    statSync(hostPath);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException | null)?.code;
-    return code !== 'ENOENT' && code !== 'ENOTDIR';
-  }
+  return presentUnlessMissing(hostPath);
 }
 
 function canonicalFile<T extends LayerFile | null>(file: T, canon: PackageCanon): T {

@@ -16,6 +16,7 @@ import {
   table,
   type ShapeValue,
 } from './shape.js';
+import { INJECT_SHAPE } from './inject-shape.js';
 
 const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
 
@@ -76,6 +77,8 @@ export const LAYER_SHAPE = table({
   env: STRING_MAP,
   env_from_host: STRING_MAP,
   credentials: CREDENTIALS_SHAPE,
+  /** `[[inject.KEY]]`: for which hosts, and how, the edge presents an injected row (adr/0070). */
+  inject: INJECT_SHAPE,
   files: STRING_MAP,
   skills: STRING_LIST,
   mounts: list(MOUNT_SHAPE),

@@ -97,6 +97,28 @@ export interface CredentialTable {
   identity: string;
 }
 
+/** How the edge presents a value: its own header, `Authorization: Bearer`, or Basic with a user. */
+export type Presentation =
+  { kind: 'header'; name: string } | { kind: 'bearer' } | { kind: 'basic'; user: string };
+
+/** A host the edge answers for: a DNS name and the TLS port (443 unless written). */
+export interface InjectHost {
+  name: string;
+  port: number;
+}
+
+export interface InjectRule {
+  hosts: InjectHost[];
+  presentation: Presentation;
+}
+
+/** One credential the edge presents (adr/0070), with the file whose row (and rules) won. */
+export interface Injection {
+  key: string;
+  rules: InjectRule[];
+  from: LayerRef;
+}
+
 interface OnboardingDefaults {
   sharedAuth: Record<string, string>;
   skipQuestions: boolean;
@@ -120,13 +142,19 @@ export interface EffectiveConfig {
   sources: Record<string, Sourced<SourceHint>>;
   apt: Sourced<string>[];
   env: Record<string, Sourced<string>>;
-  /** KEY -> source (`git:…`, `env:…`, `tz:`, `encrypted:…`, `encrypted-file:…`, or "" for disabled). */
+  /** KEY -> source (`git:…`, `env:…`, `tz:`, `encrypted:…`, `encrypted-file:…`, `injected:…`, or "" for disabled). */
   envFromHost: Record<string, Sourced<string>>;
   /**
    * Each file's own [credentials] identity, lowest layer first. Not merged:
    * a credential row is opened only by the identity of the file it sits in.
    */
   credentials: Sourced<CredentialTable>[];
+  /**
+   * The credentials injected at the edge (adr/0070), sorted by key: the
+   * env_from_host keys whose winning row is `injected:` (no `[env]` key of
+   * the name wins), each with the rules of the file that row sits in.
+   */
+  injections: Injection[];
   /** project-relative src -> absolute dest. */
   files: Record<string, Sourced<string>>;
   skills: Sourced<string>[];

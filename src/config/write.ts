@@ -3,13 +3,11 @@
 // loader for that layer kind, and publish it atomically with the file's mode.
 // Any refusal leaves the old bytes in place; nothing else in byre writes config.
 
-import { realpathSync } from 'node:fs';
-import { link, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { withSetupLock } from '../host/lock.js';
 import { ByreError, ConfigError, type ConfigIssue } from '../errors.js';
-import { PRIVATE_FILE_MODE, syncDir, writeTempSibling } from '../host/atomic-write.js';
+import { PRIVATE_FILE_MODE, publishNew, writeFileAtomic } from '../host/atomic-write.js';
+import { canonicalPathSync } from '../host/canonical.js';
 import {
   defaultConfigPath,
   layerConfigPath,
@@ -87,7 +85,7 @@ export function readConfigForEdit(file: ConfigFile): CurrentConfig {
         // writes through a link: the file it leads to is the user's to edit.
         let target = 'the file it points to';
         try {
-          target = realpathSync(file.path);
+          target = canonicalPathSync(file.path);
         } catch {
           // A link to nothing: named generically.
         }
@@ -179,35 +177,29 @@ async function publish(
   text: string,
   createOnly: boolean,
 ): Promise<void> {
-  const temp = await writeTempSibling(file.path, text, current.mode);
-  try {
-    if (createOnly) {
-      // link(2) refuses an existing name, so a file made meanwhile is never replaced.
-      await link(temp, file.path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-        refuse(
-          file,
-          'config.write-exists',
-          `${file.path} already exists`,
-          'edit that file instead of creating it',
-        );
-      });
-    } else {
-      const now = readConfigForEdit(file);
-      if (now.exists !== current.exists || now.text !== current.text) {
-        refuse(
-          file,
-          'config.write-raced',
-          `${file.path} changed while byre was editing it`,
-          'run the command again',
-        );
-      }
-      await rename(temp, file.path);
+  if (createOnly) {
+    // publishNew links the file in only where nothing is: one made meanwhile is never replaced.
+    if (!(await publishNew(file.path, text, current.mode))) {
+      refuse(
+        file,
+        'config.write-exists',
+        `${file.path} already exists`,
+        'edit that file instead of creating it',
+      );
     }
-  } finally {
-    await unlink(temp).catch(() => undefined);
+    return;
   }
-  await syncDir(dirname(file.path));
+  await writeFileAtomic(file.path, text, current.mode, () => {
+    const now = readConfigForEdit(file);
+    if (now.exists !== current.exists || now.text !== current.text) {
+      refuse(
+        file,
+        'config.write-raced',
+        `${file.path} changed while byre was editing it`,
+        'run the command again',
+      );
+    }
+  });
 }
 
 async function writeUnlocked(

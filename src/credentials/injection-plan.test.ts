@@ -5,16 +5,17 @@ import { describe, expect, it } from 'vitest';
 
 import type { Injection } from '../config/inject.js';
 import type { LayerRef } from '../config/types.js';
+import { EDGE_CA_PATH } from '../gen/box-layout.js';
 import {
   EDGE_ADDRESS,
-  EDGE_CA_PATH,
   ejectedInjectionLines,
   INJECTION_SENTINEL,
   planInjection,
   routeFor,
-  SYSTEM_BUNDLE,
 } from './injection-plan.js';
 
+/** Debian's system bundle, which update-ca-certificates rewrites. */
+const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const from: LayerRef = { kind: 'project', name: 'project', path: '/p' };
 
 const claude: Injection = {

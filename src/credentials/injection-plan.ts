@@ -10,6 +10,7 @@ import {
   type Injection,
   type Presentation,
 } from '../config/inject.js';
+import { EDGE_TRUST_ENV } from '../gen/box-layout.js';
 
 /**
  * What the box's variable holds instead of the value: agents that refuse to
@@ -27,26 +28,6 @@ export const EDGE_ADDRESS = '127.31.0.1';
 
 /** The edge also listens here on :80, only to refuse plain HTTP visibly. */
 const EDGE_PLAIN_HTTP_PORT = 80;
-
-/** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
-export const EDGE_CA_PATH = '/usr/local/share/ca-certificates/byre-edge.crt';
-/** Debian's system bundle, which update-ca-certificates rewrites with the CA in it. */
-export const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
-
-/**
- * The variables common clients read for their trust roots, set with the CA
- * layer. Node adds NODE_EXTRA_CA_CERTS to its own roots; OpenSSL-based tools
- * (Python's ssl, Rust's openssl and rustls-native-certs) read SSL_CERT_FILE;
- * requests reads REQUESTS_CA_BUNDLE (else certifi's bundle, without the CA);
- * git reads GIT_SSL_CAINFO as http.sslCAInfo; curl and most Debian tools
- * read the system bundle already.
- */
-const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
-  GIT_SSL_CAINFO: SYSTEM_BUNDLE,
-  NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
-  REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
-  SSL_CERT_FILE: SYSTEM_BUNDLE,
-};
 
 /** One host the edge terminates TLS for, and the credential it presents there. */
 interface EdgeRoute {

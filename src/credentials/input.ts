@@ -4,9 +4,8 @@
 // variable or an argument: those are visible to every process of the user.
 // Nothing read here is ever printed, and errors never quote it.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-
 import { ByreError, UsageError } from '../errors.js';
+import { readSecretAll, readSecretFile, readSecretLine } from '../host/secret-read.js';
 import type { Terminal } from '../io.js';
 import { MAX_CREDENTIAL_BYTES } from '../config/credential-rows.js';
 
@@ -60,49 +59,30 @@ export async function readHiddenLine(terminal: Terminal, prompt: string): Promis
   }
 }
 
-function readByte(fd: number, buffer: Buffer): number {
-  for (;;) {
-    try {
-      return readSync(fd, buffer, 0, 1, null);
-    } catch (error) {
-      // A non-blocking pipe with nothing yet: wait a moment for the writer.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
-  }
-}
-
 /**
  * One line from an open descriptor, read a byte at a time so nothing after
  * the newline is consumed (fd 0 may carry the box's input next).
  */
 export function readFdLine(fd: number): string {
-  const bytes: number[] = [];
-  const one = Buffer.alloc(1);
-  for (;;) {
-    let n: number;
-    try {
-      n = readByte(fd, one);
-    } catch (error) {
-      throw new UsageError(
-        `cannot read the passphrase from file descriptor ${fd}: ${(error as NodeJS.ErrnoException).code ?? 'read failed'}`,
-        {
-          rule: 'credential.passphrase-fd',
-          remedy: `open it for byre, e.g. byre … --passphrase-fd ${fd} ${fd}<passphrase-file`,
-        },
-      );
-    }
-    if (n === 0 || one[0] === 0x0a) break;
-    bytes.push(one[0] as number);
-    if (bytes.length > MAX_PASSPHRASE_BYTES) {
-      throw new UsageError(
-        `the line on file descriptor ${fd} is longer than ${MAX_PASSPHRASE_BYTES} bytes; that is not a passphrase`,
-        { rule: 'credential.passphrase-fd' },
-      );
-    }
+  let line: ReturnType<typeof readSecretLine>;
+  try {
+    line = readSecretLine(fd, MAX_PASSPHRASE_BYTES);
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the passphrase from file descriptor ${fd}: ${(error as NodeJS.ErrnoException).code ?? 'read failed'}`,
+      {
+        rule: 'credential.passphrase-fd',
+        remedy: `open it for byre, e.g. byre … --passphrase-fd ${fd} ${fd}<passphrase-file`,
+      },
+    );
   }
-  if (bytes[bytes.length - 1] === 0x0d) bytes.pop();
-  return Buffer.from(bytes).toString('utf8');
+  if (line.kind === 'too-long') {
+    throw new UsageError(
+      `the line on file descriptor ${fd} is longer than ${MAX_PASSPHRASE_BYTES} bytes; that is not a passphrase`,
+      { rule: 'credential.passphrase-fd' },
+    );
+  }
+  return line.text;
 }
 
 export interface PassphraseSource {
@@ -164,53 +144,29 @@ function tooLarge(what: string): ByreError {
 
 /** Read a descriptor to its end, refusing more than the credential cap. */
 export function readFdAll(fd: number, what: string): Uint8Array {
-  const buffer = Buffer.alloc(MAX_CREDENTIAL_BYTES + 1);
-  let length = 0;
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(fd, buffer, length, buffer.length - length, null);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-        continue;
-      }
-      if ((error as NodeJS.ErrnoException).code === 'EOF') break;
-      throw error;
-    }
-    if (n === 0) break;
-    length += n;
-    if (length > MAX_CREDENTIAL_BYTES) throw tooLarge(what);
-  }
-  const out = new Uint8Array(buffer.subarray(0, length));
-  buffer.fill(0);
-  return out;
+  const bytes = readSecretAll(fd, MAX_CREDENTIAL_BYTES);
+  if (bytes === 'too-large') throw tooLarge(what);
+  return bytes;
 }
 
 /** A regular file's bytes, capped; FIFOs and devices are refused before any read. */
 export function readValueFile(path: string): Uint8Array {
-  let fd: number;
-  try {
-    // O_NONBLOCK: opening a FIFO must not hang before the type check below.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw new ByreError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? 'open failed'}`,
-      { rule: 'credential.file-unreadable', remedy: 'name a readable regular file' },
-    );
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
+  const read = readSecretFile(path, MAX_CREDENTIAL_BYTES);
+  switch (read.kind) {
+    case 'ok':
+      return read.bytes;
+    case 'unopenable':
+      throw new ByreError(`cannot read ${path}: ${read.code}`, {
+        rule: 'credential.file-unreadable',
+        remedy: 'name a readable regular file',
+      });
+    case 'not-regular':
       throw new ByreError(`${path} is not a regular file`, {
         rule: 'credential.file-unreadable',
         remedy: 'name a regular file (pipes and devices are refused)',
       });
-    }
-    if (stat.size > MAX_CREDENTIAL_BYTES) throw tooLarge(path);
-    return readFdAll(fd, path);
-  } finally {
-    closeSync(fd);
+    case 'too-large':
+      throw tooLarge(path);
   }
 }
 

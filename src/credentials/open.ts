@@ -1,20 +1,36 @@
 // Opening the credential rows a box takes (adr/0012): each file's identity is
 // unlocked once with the one passphrase develop asked for, then every row is
 // opened with the identity of the file it sits in. Values stay in memory and
-// are registered with the redactor the moment they exist. No IO.
+// are registered with the redactor the moment they exist. Also rekey's two
+// halves: open every sealed row of a file, and seal each frame again as it
+// was, injected rows included (adr/0070). No IO.
 
 import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { registerSecret } from '../output/redact.js';
 import type { DeliveredValue } from './channel.js';
-import { parseRow, sealedIdentityBytes, type CredentialTable } from '../config/credential-rows.js';
+import {
+  parseInjectedRow,
+  parseRow,
+  sealedIdentityBytes,
+  type CredentialTable,
+} from '../config/credential-rows.js';
+import { isInjectedSource, type InjectRule } from '../config/inject.js';
 import {
   deliveredCredentialRows,
   sameLayer,
   type CredentialRowRef,
 } from '../config/credential-rows.js';
 import { sealedWorkFactor } from './scrypt-stanza.js';
-import { DEFAULT_WORK_FACTOR, openRow, unlockIdentity, type UnlockedIdentity } from './seal.js';
+import {
+  DEFAULT_WORK_FACTOR,
+  openInjected,
+  openRow,
+  sealInjected,
+  sealValue,
+  unlockIdentity,
+  type UnlockedIdentity,
+} from './seal.js';
 
 /** Identities already unlocked this run, by file and sealed identity. */
 export type UnlockCache = Map<string, UnlockedIdentity>;
@@ -107,33 +123,38 @@ export function slowIdentityNotes(config: EffectiveConfig): string[] {
   });
 }
 
+type RowAt = { key: string; source: string; from: LayerRef };
+
+/** The located refusal of a row: its rule and text (never a value), where it sits, how to fix it. */
+function rowRefusal(row: RowAt, rule: string, message: string): ByreError {
+  return new ByreError(`env_from_host ${row.key}: ${message}`, {
+    rule,
+    location: located(row.from, `env_from_host.${row.key}`),
+    remedy: rowRemedy(row.key),
+  });
+}
+
 /**
- * Open one row with its file's identity, registering the value with the
- * redactor. A located ByreError (never quoting a value) when the row is
- * malformed, foreign, moved or altered.
+ * Parse and open a row with `open`, registering the value with the redactor;
+ * a located ByreError when the row is malformed, foreign, moved or altered.
  */
-export async function openSealedRow(
-  identity: UnlockedIdentity,
-  row: { key: string; source: string; from: LayerRef },
-): Promise<DeliveredValue> {
-  const parsed = parseRow(row.source);
-  const where = located(row.from, `env_from_host.${row.key}`);
-  if (!parsed.ok) {
-    throw new ByreError(`env_from_host ${row.key}: ${parsed.problem}`, {
-      rule: 'config.env-source-invalid',
-      location: where,
-      remedy: rowRemedy(row.key),
-    });
-  }
-  const opened = await openRow(identity, row.key, parsed.row);
-  if (!opened.ok) {
-    throw new ByreError(`env_from_host ${row.key}: ${opened.message}`, {
-      rule: opened.rule,
-      location: where,
-      remedy: rowRemedy(row.key),
-    });
-  }
+async function openLocated<R extends { ok: true; row: unknown }, T extends { value: Uint8Array }>(
+  row: RowAt,
+  parsed: R | { ok: false; problem: string },
+  open: (parsed: R) => Promise<({ ok: true } & T) | { ok: false; rule: string; message: string }>,
+): Promise<{ parsed: R; opened: T }> {
+  if (!parsed.ok) throw rowRefusal(row, 'config.env-source-invalid', parsed.problem);
+  const opened = await open(parsed);
+  if (!opened.ok) throw rowRefusal(row, opened.rule, opened.message);
   registerSecret(opened.value);
+  return { parsed, opened };
+}
+
+/** Open one delivered row with its file's identity (see openLocated). */
+async function openSealedRow(identity: UnlockedIdentity, row: RowAt): Promise<DeliveredValue> {
+  const { parsed, opened } = await openLocated(row, parseRow(row.source), (p) =>
+    openRow(identity, row.key, p.row),
+  );
   return { key: row.key, kind: parsed.row.kind, value: opened.value };
 }
 
@@ -153,4 +174,44 @@ export async function openCredentials(
     out.push(await openSealedRow(identity, row));
   }
   return out;
+}
+
+/** An opened injected row: the value only the edge receives, and the rules sealed with it. */
+export interface OpenedInjected {
+  key: string;
+  kind: 'injected';
+  value: Uint8Array;
+  binding: string;
+  rules: InjectRule[];
+}
+
+/**
+ * Open one row of a file whatever its sealed kind (rekey's first half),
+ * registering the value with the redactor. Located ByreErrors as
+ * openSealedRow's, never quoting a value.
+ */
+export async function openFileRow(
+  identity: UnlockedIdentity,
+  row: RowAt,
+): Promise<DeliveredValue | OpenedInjected> {
+  if (!isInjectedSource(row.source)) return openSealedRow(identity, row);
+  const { opened } = await openLocated(row, parseInjectedRow(row.source), (p) =>
+    openInjected(identity, row.key, p.row),
+  );
+  const { value, binding, rules } = opened;
+  return { key: row.key, kind: 'injected', value, binding, rules };
+}
+
+/**
+ * Seal an opened row to another recipient with the frame it had (rekey's
+ * second half): same kind, key, value, and for an injected row the same
+ * binding bytes, since injectionBinding writes back exactly the line opened.
+ */
+export async function resealRow(
+  recipient: string,
+  opened: DeliveredValue | OpenedInjected,
+): Promise<string> {
+  return opened.kind === 'injected'
+    ? sealInjected(recipient, opened.key, opened.rules, opened.value)
+    : sealValue(recipient, opened.kind, opened.key, opened.value);
 }

@@ -3,12 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 import { doctorDataSchema } from './data-schema.js';
 import { configFinding, hostUserFinding } from './findings.js';
-import {
-  doctorDataJsonSchema,
-  renderDoctorData,
-  renderDoctorText,
-  type DoctorReport,
-} from './report.js';
+import { doctorDataJsonSchema, renderDoctorData, renderDoctorText } from './report.js';
+
+type DoctorReport = Parameters<typeof renderDoctorText>[0];
 
 const GOLDEN = new URL('../../test/golden/doctor-data.schema.json', import.meta.url);
 

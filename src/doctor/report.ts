@@ -16,7 +16,7 @@ import {
   type LeftoverReport,
 } from './leftovers.js';
 
-export interface DoctorReport {
+interface DoctorReport {
   workdir: string;
   projectId: string | null;
   findings: Finding[];

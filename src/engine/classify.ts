@@ -43,6 +43,21 @@ export function isNotFound(stderr: string): boolean {
 }
 
 /**
+ * A podman listing that failed because an object vanished while it read the
+ * store: podman has no daemon, so an image, layer, container or volume that
+ * another client removes mid-listing fails the whole listing ("… not known").
+ * A listing names no object, so "not known" can only be that race.
+ */
+export function isListingRace(stderr: string): boolean {
+  return (
+    classifyEngineFailure(stderr) === 'other' &&
+    /\b(image|layer|container|volume) not known\b|no such (container|image|volume|layer)/i.test(
+      stderr,
+    )
+  );
+}
+
+/**
  * Every line of a failed batch query says "no such …": the objects that
  * vanished between a listing and the query, while the engine answered for
  * the rest.

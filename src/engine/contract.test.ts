@@ -22,6 +22,7 @@ const METHODS: Record<EngineMethod, true> = {
   create: true,
   startAttached: true,
   run: true,
+  runStream: true,
   ps: true,
   psLabels: true,
   inspectLabels: true,

@@ -115,6 +115,12 @@ export interface SessionRunner extends EngineIdentity {
   startAttached(name: string, options: { tty: boolean }): Promise<number>;
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
+  /**
+   * A `run -i …` argv attached, its stdin and stdout streamed: a helper fed
+   * on its stdin that talks on its stdout for as long as it runs (the edge,
+   * adr/0070). Settles when the helper ends; its exit status is data.
+   */
+  runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult>;
   ps(query: PsQuery): Promise<string[]>;
   /** `ps` with the values of `keys` per container, in one call (absent labels are left out). */
   psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]>;

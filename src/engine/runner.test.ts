@@ -146,6 +146,22 @@ exec ${SLEEP} 30
     },
   );
 
+  /** A no-cache docker build through the engine script, sent SIGINT once its output shows `marker`; what it rejected with. */
+  async function interruptedDockerBuild(marker: string): Promise<unknown> {
+    let out = '';
+    const caught = engine({}, 'docker')
+      .build(
+        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
+        { onOutput: (chunk) => (out += chunk) },
+      )
+      .catch((e: unknown) => e);
+    for (let i = 0; i < 1000 && !out.includes(marker); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    process.emit('SIGINT', 'SIGINT');
+    return caught;
+  }
+
   it('an interrupted build’s image still held by the step docker is tearing down is removed once it lets go', async () => {
     // Docker stops the running step a moment after its client went away; until
     // then the newest image is in use and every image under it has a child.
@@ -164,18 +180,7 @@ printf 'Step 2/3 : RUN a\\n ---> 1111111111aa\\nStep 3/3 : RUN b\\n ---> 3333333
 exec ${SLEEP} 30
 `,
     );
-    let out = '';
-    const caught = engine({}, 'docker')
-      .build(
-        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
-        { onOutput: (chunk) => (out += chunk) },
-      )
-      .catch((e: unknown) => e);
-    for (let i = 0; i < 1000 && !out.includes('Step 4/4'); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    process.emit('SIGINT', 'SIGINT');
-    const error = await caught;
+    const error = await interruptedDockerBuild('Step 4/4');
     expect(error).toMatchObject({ rule: 'build.interrupted', exitCode: 130 });
     expect((error as Error).message).toBe('the build was interrupted (SIGINT)');
     expect(calls().filter((c) => c[0] === 'image' && c[1] === 'rm')).toEqual([
@@ -201,18 +206,7 @@ printf 'Step 2/2 : RUN sleep 600\\n ---> Running in b43f0fe81715\\n'
 exec ${SLEEP} 30
 `,
     );
-    let out = '';
-    const caught = engine({}, 'docker')
-      .build(
-        { tag: 't', contextDir: '/ctx', noCache: true, uid: 1, gid: 1 },
-        { onOutput: (chunk) => (out += chunk) },
-      )
-      .catch((e: unknown) => e);
-    for (let i = 0; i < 1000 && !out.includes('Running in'); i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    process.emit('SIGINT', 'SIGINT');
-    const error = await caught;
+    const error = await interruptedDockerBuild('Running in');
     expect((error as Error).message).toBe('the build was interrupted (SIGINT)');
     expect(calls().filter((c) => c[0] === 'rm')).toEqual([
       ['rm', '-f', 'b43f0fe81715'],
@@ -551,6 +545,49 @@ describe('queries', () => {
       rule: 'engine.timeout',
       engine: 'podman',
     });
+  });
+});
+
+describe('a podman listing that raced a removal', () => {
+  // Podman lists from its store, not a daemon: an image, layer or container
+  // another process removes while the listing reads it fails the whole
+  // listing (exit 125, "… not known"). Seen as forget's "could not check:
+  // podman" while another podman client removed its own images.
+  const RACED = `#!/bin/sh
+${LOG_ARGV}n=$(wc -l < "$FAKE_LOG")
+if [ "$n" -le "\${FAKE_RACES:-1}" ]; then
+  echo "Error: locating item named \\"sha256:7e3c\\" for image with ID \\"7e3c\\": image not known" >&2; exit 125
+fi
+printf 'abc\\n'
+`;
+  const asks: [string, (e: Engine) => Promise<unknown>][] = [
+    ['imageList', (e) => e.imageList({ labels: { 'byre.project': 'p' } })],
+    ['volumeList', (e) => e.volumeList({ labels: { 'byre.project': 'p' } })],
+    ['ps', (e) => e.ps({ labels: { 'byre.project': 'p' }, all: true })],
+  ];
+
+  it.each(asks)('%s asks again and answers', async (_name, ask) => {
+    writeFileSync(enginePath, RACED);
+    await expect(ask(engine({}, 'podman'))).resolves.toBeTruthy();
+    expect(calls()).toHaveLength(2);
+  });
+
+  it('a race that does not settle is the engine’s failure, quoting it, after three asks', async () => {
+    writeFileSync(enginePath, RACED);
+    const error = await engine({ FAKE_RACES: '9' }, 'podman')
+      .imageList({ labels: { 'byre.project': 'p' } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EngineError);
+    expect((error as EngineError).stderr).toContain('image not known');
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('docker answers from its daemon: its failure is not asked again', async () => {
+    writeFileSync(enginePath, RACED);
+    await expect(engine({}, 'docker').imageList({ labels: {} })).rejects.toBeInstanceOf(
+      EngineError,
+    );
+    expect(calls()).toHaveLength(1);
   });
 });
 

@@ -49,7 +49,13 @@ import {
   isStepLine,
   stepContainers,
 } from './build-output.js';
-import { classifyEngineFailure, isNotFound, onlyNotFound, tail } from './classify.js';
+import {
+  classifyEngineFailure,
+  isListingRace,
+  isNotFound,
+  onlyNotFound,
+  tail,
+} from './classify.js';
 import { InterruptedError } from '../errors.js';
 import { signalNumber } from './signals.js';
 
@@ -98,6 +104,8 @@ const IMAGE_IN_USE = /being used by|in use by|image is in use|dependent child im
 /** An interrupted build's images are tried this often, this far apart: ten seconds in all. */
 const LEFTOVER_ATTEMPTS = 20;
 const LEFTOVER_RETRY_MS = 500;
+/** How often a podman listing that raced a removal is asked in all (`listQuery`). */
+const LISTING_ASKS = 3;
 /**
  * One CLI adapter serves both engines: every docker/podman difference (build
  * `--format docker`, the keep-id userns flag) is an argv difference, so it
@@ -133,6 +141,21 @@ class CliEngine implements Engine {
     const c = await this.call(args, { timeoutMs });
     if (c.exitCode !== 0) throw engineFailure(this.facts.name, args, c);
     return c.stdout;
+  }
+
+  /**
+   * A listing (ps, images, volumes). On podman one that raced a removal by
+   * another client (`isListingRace`) is asked again, up to three asks a
+   * moment apart; docker's daemon lists consistently.
+   */
+  private async listQuery(args: readonly string[]): Promise<string> {
+    for (let ask = 1; ; ask++) {
+      const c = await this.call(args, { timeoutMs: this.queryTimeoutMs });
+      if (c.exitCode === 0) return c.stdout;
+      const again = this.facts.name === 'podman' && ask < LISTING_ASKS && isListingRace(c.stderr);
+      if (!again) throw engineFailure(this.facts.name, args, c);
+      await new Promise((r) => setTimeout(r, 100 * ask));
+    }
   }
 
   /** Like query, but "no such object" is an answer (null) rather than an error. */
@@ -333,7 +356,7 @@ class CliEngine implements Engine {
   }
 
   async imageList(filter: ImageFilter): Promise<ImageRef[]> {
-    return parseImageList(await this.query(imageListArgv(filter)));
+    return parseImageList(await this.listQuery(imageListArgv(filter)));
   }
 
   async create(argv: readonly string[]): Promise<string> {
@@ -388,12 +411,34 @@ class CliEngine implements Engine {
     return { stdout: c.stdout, stderr: c.stderr };
   }
 
+  /** A streamed call whose engine client never ran or was killed: the engine's failure, not a status. */
+  private throwIfClientFailed(
+    args: readonly string[],
+    r: { stderr: string; spawnError?: string; signal?: string },
+  ): void {
+    if (r.spawnError === undefined && r.signal === undefined) return;
+    throw engineFailure(this.facts.name, args, {
+      exitCode: undefined,
+      stderr: r.stderr,
+      timedOut: false,
+      spawnError: r.spawnError,
+      signal: r.signal,
+    });
+  }
+
+  async runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult> {
+    if (argv[0] !== 'run') throw new TypeError('Engine.runStream takes a `run …` argv');
+    const r = await streamEngineExec(this.facts.path, argv, io, this.env);
+    this.throwIfClientFailed(argv, r);
+    return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };
+  }
+
   async ps(query: PsQuery): Promise<string[]> {
-    return lines(await this.query(psArgv(query)));
+    return lines(await this.listQuery(psArgv(query)));
   }
 
   async psLabels(query: PsQuery, keys: readonly string[]): Promise<LabelledContainer[]> {
-    return parseLabelRows(await this.query(psLabelsArgv(this.facts.name, query, keys)), keys);
+    return parseLabelRows(await this.listQuery(psLabelsArgv(this.facts.name, query, keys)), keys);
   }
 
   async inspectLabels(id: string): Promise<Record<string, string>> {
@@ -461,10 +506,10 @@ class CliEngine implements Engine {
   async volumeList(filter: VolumeFilter): Promise<string[]> {
     // Podman ORs a name filter with label filters; ask by label and match the name here, so both AND.
     if (filter.name === undefined || filter.labels === undefined) {
-      return lines(await this.query(volumeListArgv(filter)));
+      return lines(await this.listQuery(volumeListArgv(filter)));
     }
     const name = filter.name;
-    const byLabel = lines(await this.query(volumeListArgv({ labels: filter.labels })));
+    const byLabel = lines(await this.listQuery(volumeListArgv({ labels: filter.labels })));
     return byLabel.filter((v) => v.includes(name));
   }
 
@@ -523,15 +568,7 @@ class CliEngine implements Engine {
   async execStream(spec: ExecSpec, io: StreamIo): Promise<StreamResult> {
     const args = execArgv(spec, io.stdin !== undefined);
     const r = await streamEngineExec(this.facts.path, args, io, this.env);
-    if (r.spawnError !== undefined || r.signal !== undefined) {
-      throw engineFailure(this.facts.name, args, {
-        exitCode: undefined,
-        stderr: r.stderr,
-        timedOut: false,
-        spawnError: r.spawnError,
-        signal: r.signal,
-      });
-    }
+    this.throwIfClientFailed(args, r);
     if (r.exitCode !== 0 && classifyEngineFailure(r.stderr) !== 'other') {
       throw engineFailure(this.facts.name, args, { ...r, timedOut: false, spawnError: undefined });
     }

@@ -165,7 +165,7 @@ export function engineFailure(
 const STDERR_HEAD = 4096;
 
 /**
- * Runs one engine exec with streamed stdio. Shared by CliEngine; exported for
+ * Runs one engine exec (or attached `run -i`) with streamed stdio. Shared by CliEngine; exported for
  * the runner's own tests. An early box exit (EPIPE on stdin) is not an error:
  * the exit status says what happened.
  */

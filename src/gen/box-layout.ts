@@ -44,6 +44,29 @@ export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
  * develop sets it after skill and delivered env, so neither can replace it.
  */
 export const BIND_PROOF_ENV = 'BYRE_BIND_PROOF';
+/**
+ * Credentials injected at the edge (adr/0070): the edge process's script,
+ * baked root-owned, which the edge helper runs with the image's node.
+ */
+export const EDGE_SCRIPT_PATH = '/usr/local/lib/byre/byre-edge.mjs';
+/** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
+export const EDGE_CA_PATH = '/usr/local/share/ca-certificates/byre-edge.crt';
+/** Debian's system bundle, which update-ca-certificates rewrites with the CA in it. */
+const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+/**
+ * The variables common clients read for their trust roots, baked with the
+ * CA. Node adds NODE_EXTRA_CA_CERTS to its own roots; OpenSSL-based tools
+ * (Python's ssl, Rust's openssl and rustls-native-certs) read SSL_CERT_FILE;
+ * requests reads REQUESTS_CA_BUNDLE (else certifi's bundle, without the CA);
+ * git reads GIT_SSL_CAINFO as http.sslCAInfo; curl and most Debian tools
+ * read the system bundle already.
+ */
+export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
+  GIT_SSL_CAINFO: SYSTEM_BUNDLE,
+  NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
+  REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
+  SSL_CERT_FILE: SYSTEM_BUNDLE,
+};
 /** The session tmpfs credentials are delivered onto; its parent is root's, so the box cannot swap it for a link. */
 export const CREDENTIAL_DIR = '/run/byre/credentials';
 

@@ -1,5 +1,6 @@
-// The chassis scripts byre bakes into every image: the launcher (ENTRYPOINT)
-// and the login-shell env shim. They come from the module the build embeds
+// The chassis scripts byre bakes into images: the launcher (ENTRYPOINT), the
+// login-shell env shim, the node helper, and the edge process (only when the
+// project injects credentials). They come from the module the build embeds
 // (scripts/embed.mjs), never from the checkout at run time.
 
 import { embeddedText } from '../embedded.js';
@@ -14,6 +15,8 @@ interface ChassisFiles {
    * install npm-published CLIs call it to get a new enough node and npm.
    */
   ensureNode: string;
+  /** Node ESM, the edge process (adr/0070); baked only when the project injects. */
+  edge: string;
 }
 
 function required(path: string): string {
@@ -28,5 +31,6 @@ export function chassisFiles(): ChassisFiles {
     launcher: required('src/gen/chassis/byre-launch.sh'),
     profileEnv: required('src/gen/chassis/byre-profile-env.sh'),
     ensureNode: required('src/gen/chassis/byre-ensure-node.sh'),
+    edge: required('src/gen/chassis/byre-edge.mjs'),
   };
 }

@@ -23,7 +23,7 @@ export interface RecordInput {
   hostUid: number;
   version: string;
   now: Date;
-  image: { digest: string; digestError?: string };
+  image: { digest: string; digestError?: string; wiring?: string };
 }
 
 function binds(params: RunParams): LaunchBind[] {
@@ -68,6 +68,7 @@ export function launchRecordFor(input: RecordInput): LaunchRecord {
       digest: input.image.digest,
       ...(input.image.digestError === undefined ? {} : { digestError: input.image.digestError }),
       base: config.base.value,
+      ...(input.image.wiring === undefined ? {} : { wiring: input.image.wiring }),
     },
     network: {
       posture: posture?.runtime.networkPosture ?? 'open',

@@ -46,6 +46,16 @@ describe('renderLaunchRecord', () => {
     expect(renderLaunchRecord(sampleRecord())).not.toContain('digest_error');
   });
 
+  it('writes wiring (a bound wiring, adr/0075) only when present, after base, and reads it back', () => {
+    const record = sampleRecord();
+    record.image = { tag: 't', digest: 'd', base: 'b', wiring: '/s/wiring/p/ab' };
+    expect(renderLaunchRecord(record)).toContain(
+      '[image]\ntag = "t"\ndigest = "d"\nbase = "b"\nwiring = "/s/wiring/p/ab"\n',
+    );
+    expect(roundTrip(record).image).toEqual(record.image);
+    expect(renderLaunchRecord(sampleRecord())).not.toContain('wiring');
+  });
+
   it('omits empty arrays of tables', () => {
     const record = { ...sampleRecord(), binds: [], ports: [], volumes: [], skills: [] };
     const text = renderLaunchRecord(record);

@@ -75,6 +75,11 @@ interface LaunchImage {
   digestError?: string;
   /** The effective base image. */
   base: string;
+  /**
+   * The store directory the box's wiring is bound from, read-only (rootless
+   * podman, adr/0075); omitted when the image carries the wiring.
+   */
+  wiring?: string;
 }
 
 interface LaunchNetwork {
@@ -282,6 +287,7 @@ export function renderLaunchRecord(record: LaunchRecord): string {
   kv('digest', tomlString(image.digest));
   if (image.digestError !== undefined) kv('digest_error', tomlString(image.digestError));
   kv('base', tomlString(image.base));
+  if (image.wiring !== undefined) kv('wiring', tomlString(image.wiring));
 
   lines.push('', '[network]');
   kv('posture', tomlString(network.posture));
@@ -356,6 +362,7 @@ function buildSchema() {
       digest: z.string(),
       digest_error: z.string().optional(),
       base: z.string(),
+      wiring: z.string().optional(),
     }),
     network: z.strictObject({
       posture: z.string(),
@@ -459,6 +466,7 @@ export function parseLaunchRecord(text: string): LaunchRecordParse {
         digest: raw.image.digest,
         ...(raw.image.digest_error === undefined ? {} : { digestError: raw.image.digest_error }),
         base: raw.image.base,
+        ...(raw.image.wiring === undefined ? {} : { wiring: raw.image.wiring }),
       },
       network: {
         posture: raw.network.posture,

@@ -56,9 +56,9 @@ export function machineVolumeName(uid: number, name: string): string {
   return `byre-machine-u${uid}-${name}`;
 }
 
-type HelperKind = 'netns' | 'sockprobe';
+type HelperKind = 'netns' | 'edge' | 'sockprobe';
 
-/** `byre-netns-<16hex>` / `byre-sockprobe-<16hex>`; the caller mints the hex. */
+/** `byre-netns-<16hex>` / `byre-edge-<16hex>` / `byre-sockprobe-<16hex>`; the caller mints the hex. */
 export function helperName(kind: HelperKind, hex16: string): string {
   if (!/^[0-9a-f]{16}$/.test(hex16))
     throw new RangeError(`helper suffix must be 16 lowercase hex digits, got "${hex16}"`);

@@ -17,6 +17,8 @@ import {
   compareStrings,
   CREDENTIAL_GATE_STAGED,
   CREDENTIAL_GATE_TEXT,
+  EDGE_CA_STAGED,
+  EDGE_SCRIPT_STAGED,
   guardedPathCollisions,
   wiringPathCollisions,
   WIRING_STAGED_DIR,
@@ -63,6 +65,12 @@ interface PlanOptions {
   contextFiles?: ReadonlyMap<string, string>;
   /** Files of each config-declared Claude Skill, read and validated, by name. */
   claudeSkillFiles?: ReadonlyMap<string, readonly ClaudeSkillFile[]>;
+  /**
+   * The project CA's certificate (PEM) when the project injects credentials
+   * at the edge (adr/0070): baked with the edge's script after the project
+   * block. A certificate only: its key was discarded when it was minted.
+   */
+  edgeCa?: string;
 }
 
 const DOCKERFILE_NAME = 'Dockerfile.generated';
@@ -251,10 +259,12 @@ function contextFileNotes(
 
 function guardNotes(files: readonly ProjectFile[], input: DockerfileInput): PlanNote[] {
   return files.flatMap(({ key, copy }) => [
-    ...guardedPathCollisions([copy.dest], input.guard, input.credentialGate).map((guarded) => ({
-      rule: 'files.guarded-path',
-      message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
-    })),
+    ...guardedPathCollisions([copy.dest], input.guard, input.credentialGate, input.edge).map(
+      (guarded) => ({
+        rule: 'files.guarded-path',
+        message: `files entry "${key}" targets ${guarded}, a path byre guards; byre's copy takes precedence`,
+      }),
+    ),
     ...wiringPathCollisions([copy.dest], input.agent !== null).map((wired) => ({
       rule: 'files.wiring-path',
       message: `files entry "${key}" targets ${wired}, where byre puts the box's wiring after the project block; byre's copy takes precedence`,
@@ -358,6 +368,7 @@ export function planBuild(
     dockerfilePost: config.dockerfilePost.map((l) => l.value),
     guard: postureGuardFor(skills),
     credentialGate: deliveredCredentialRows(config).length > 0,
+    edge: options.edgeCa !== undefined,
   };
   const dockerfile = renderDockerfile(dockerfileInput);
   const agentCmd = agent === null ? null : agentCmdScript(agent.command);
@@ -373,6 +384,9 @@ export function planBuild(
     ...(dockerfileInput.credentialGate === true
       ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
       : []),
+    ...(options.edgeCa === undefined
+      ? []
+      : [bytes(EDGE_SCRIPT_STAGED, chassis.edge), bytes(EDGE_CA_STAGED, options.edgeCa)]),
     ...(agentCmd === null
       ? []
       : [

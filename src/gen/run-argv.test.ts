@@ -81,6 +81,23 @@ describe('buildRunArgv', () => {
     ]);
   });
 
+  it('a box byre removes itself (the wall joins it) is created without --rm; the printed run keeps it', () => {
+    const walled: RunParams = { ...base, removedBy: 'byre' };
+    expect(buildRunArgv(walled, 'create', false).slice(0, 4)).toEqual([
+      'create',
+      '--pull=never',
+      '-i',
+      '--name',
+    ]);
+    expect(buildRunArgv(base, 'run', false).slice(0, 3)).toEqual(['run', '--rm', '-i']);
+    expect(buildRunArgv(base, 'create', false).slice(0, 2)).toEqual(['create', '--rm']);
+  });
+
+  it('a printed run whose user removes the box (podman beside an ejected wall) has no --rm', () => {
+    const ejected: RunParams = { ...base, removedBy: 'user' };
+    expect(buildRunArgv(ejected, 'run', false).slice(0, 3)).toEqual(['run', '-i', '--name']);
+  });
+
   it('places every section in its fixed order, 1-13', () => {
     const full: RunParams = {
       ...base,

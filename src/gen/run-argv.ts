@@ -89,6 +89,16 @@ export interface RunParams {
    * absent for `byre dockerrun` and a remote engine.
    */
   bindProof?: string;
+  /**
+   * 'byre': the box is created without the engine's `--rm`, and develop
+   * removes it after the wall's helper that joins its network namespace
+   * (podman cannot remove a box another container still joins: its `start
+   * --attach` then waits ~20 s after the box exits and leaves it behind).
+   * 'user': the same for a box `byre dockerrun` prints on podman beside
+   * `byre ejectfirewall`'s helper; whoever runs it removes the helper, then
+   * the box. Absent: the engine removes the box when it exits.
+   */
+  removedBy?: 'byre' | 'user';
 }
 
 /** Keys byre owns; reasserted after skill and delivered env so neither can rewrite the box's identity. */
@@ -101,8 +111,8 @@ export function buildRunArgv(
 ): string[] {
   // byre's own create never pulls; the printed `dockerrun` line stays the
   // reference's, for the user to run as they see fit.
-  const argv: string[] =
-    mode === 'create' ? [mode, '--rm', NEVER_PULL, '-i'] : [mode, '--rm', '-i'];
+  const rm = params.removedBy === undefined ? ['--rm'] : [];
+  const argv: string[] = mode === 'create' ? [mode, ...rm, NEVER_PULL, '-i'] : [mode, ...rm, '-i'];
   if (stdinIsTty) argv.push('-t');
   argv.push('--name', containerName(params.worktreeId));
 

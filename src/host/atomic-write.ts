@@ -5,7 +5,16 @@
 // names the target, never the temp file, so no writer shows the crash banner.
 
 import { randomBytes } from 'node:crypto';
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFailure } from '../output/system-error.js';
@@ -25,7 +34,7 @@ export function tempSiblingPath(target: string): string {
 }
 
 /** Writes `data` to a fresh temp file beside `target`, fsyncs it, and returns its path. */
-export async function writeTempSibling(
+async function writeTempSibling(
   target: string,
   data: string | Uint8Array,
   mode: number = PRIVATE_FILE_MODE,
@@ -59,7 +68,7 @@ async function writeTemp(target: string, data: string | Uint8Array, mode: number
 }
 
 /** fsync a directory so a rename or link in it survives a crash (best effort). */
-export async function syncDir(dir: string): Promise<void> {
+async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r').catch(() => null);
   if (handle === null) return;
   try {
@@ -71,13 +80,25 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Atomically replaces `target` with `data` (temp in the same dir + fsync + rename). */
+/**
+ * Atomically replaces `target` with `data` (temp in the same dir + fsync +
+ * rename). `beforeRename`, when given, runs once the new bytes are safe on
+ * disk and just before they replace the old: a throw there (a writer that
+ * finds the file changed under it) leaves `target` as it was and no temp.
+ */
 export async function writeFileAtomic(
   target: string,
   data: string | Uint8Array,
   mode: number = PRIVATE_FILE_MODE,
+  beforeRename?: () => void,
 ): Promise<void> {
   const temp = await writeTempSibling(target, data, mode);
+  try {
+    beforeRename?.();
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
   try {
     await rename(temp, target);
   } catch (err) {
@@ -134,5 +155,44 @@ export function replaceFileBestEffortSync(
       // Never written.
     }
     return false;
+  }
+}
+
+/**
+ * writeFileAtomic for a synchronous caller (a launch record, a receipt): a
+ * fresh temp sibling made with O_EXCL|O_NOFOLLOW (never a planted file or
+ * link), written whole, fsynced when `durable`, renamed over `target`. A
+ * failure leaves the old file (or none) and no temp, and is thrown as the OS
+ * gave it, for the caller to name.
+ */
+export function writeFileAtomicSync(
+  target: string,
+  data: string | Uint8Array,
+  opts: { mode?: number; durable: boolean },
+): void {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+  const temp = tempSiblingPath(target);
+  const fd = openSync(
+    temp,
+    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+    opts.mode ?? PRIVATE_FILE_MODE,
+  );
+  try {
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      let at = 0;
+      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+      if (opts.durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, target);
+  } catch (err) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already renamed, or never written.
+    }
+    throw err;
   }
 }

@@ -1,6 +1,7 @@
 // The path view's looks: which follow a link and which do not, and what
 // each says for a path it cannot look past.
 
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,10 @@ import {
   lstatEntry,
   lstatOrNull,
   maySearch,
+  reachesDirectory,
+  reachesRegularFile,
   pathExists,
+  presentUnlessMissing,
   readLink,
   readlinkOrNull,
 } from './path-view.js';
@@ -94,5 +98,45 @@ describe('path view', () => {
     expect(maySearch(path.join(dir, 'missing'))).toBe(false);
     // No execute bit at all: refused even to root.
     expect(maySearch(path.join(dir, 'f'))).toBe(false);
+  });
+
+  it('reachesDirectory follows a link to a directory, and is false for a file, a dangling link or nothing', () => {
+    const dir = testTempDir('path-view');
+    mkdirSync(path.join(dir, 'd'));
+    writeFileSync(path.join(dir, 'f'), '');
+    symlinkSync(path.join(dir, 'd'), path.join(dir, 'to-d'));
+    symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'dangling'));
+    expect(reachesDirectory(path.join(dir, 'd'))).toBe(true);
+    expect(reachesDirectory(path.join(dir, 'to-d'))).toBe(true);
+    expect(reachesDirectory(path.join(dir, 'f'))).toBe(false);
+    expect(reachesDirectory(path.join(dir, 'dangling'))).toBe(false);
+    expect(reachesDirectory(path.join(dir, 'missing'))).toBe(false);
+  });
+
+  it('reachesRegularFile follows a link to a file, and is false for a directory, a FIFO, a dangling link or nothing', () => {
+    const dir = testTempDir('path-view');
+    mkdirSync(path.join(dir, 'd'));
+    writeFileSync(path.join(dir, 'f'), '');
+    symlinkSync(path.join(dir, 'f'), path.join(dir, 'to-f'));
+    symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'dangling'));
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    expect(reachesRegularFile(path.join(dir, 'f'))).toBe(true);
+    expect(reachesRegularFile(path.join(dir, 'to-f'))).toBe(true);
+    expect(reachesRegularFile(path.join(dir, 'd'))).toBe(false);
+    expect(reachesRegularFile(path.join(dir, 'fifo'))).toBe(false);
+    expect(reachesRegularFile(path.join(dir, 'dangling'))).toBe(false);
+    expect(reachesRegularFile(path.join(dir, 'missing'))).toBe(false);
+  });
+
+  it('presentUnlessMissing follows links, and only ENOENT and ENOTDIR are absent', () => {
+    const dir = testTempDir('path-view');
+    writeFileSync(path.join(dir, 'f'), '');
+    symlinkSync(path.join(dir, 'f'), path.join(dir, 'to-f'));
+    symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'dangling'));
+    expect(presentUnlessMissing(path.join(dir, 'f'))).toBe(true);
+    expect(presentUnlessMissing(path.join(dir, 'to-f'))).toBe(true);
+    expect(presentUnlessMissing(path.join(dir, 'dangling'))).toBe(false);
+    expect(presentUnlessMissing(path.join(dir, 'missing'))).toBe(false);
+    expect(presentUnlessMissing(path.join(dir, 'f', 'under-a-file'))).toBe(false);
   });
 });

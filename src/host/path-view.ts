@@ -8,7 +8,15 @@
 // for walks that tell one error from another. Sync on purpose (canonical.ts
 // says why).
 
-import { accessSync, constants, existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+} from 'node:fs';
 import type { Stats } from 'node:fs';
 
 export type { Stats };
@@ -84,6 +92,42 @@ export function maySearch(abs: string): boolean {
  */
 export function pathExists(abs: string): boolean {
   return existsSync(abs);
+}
+
+/**
+ * Whether `abs` reaches a directory, links followed (a local package may be a
+ * link to a checkout): a yes/no only, false for anything byre cannot look past.
+ */
+export function reachesDirectory(abs: string): boolean {
+  try {
+    return statSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `abs` reaches a regular file, links followed: a yes/no only, false for anything byre cannot look past. */
+export function reachesRegularFile(abs: string): boolean {
+  try {
+    return statSync(abs).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether anything is at `abs` as one who may be allowed where byre is not
+ * sees it (an engine's mount source): links followed, and only ENOENT and
+ * ENOTDIR are absent; EACCES and the like say something is there.
+ */
+export function presentUnlessMissing(abs: string): boolean {
+  try {
+    statSync(abs);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | null)?.code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }
 
 /** The entry names of the directory at `dir` (a link to one followed), in the system's order. Throws as readdir does. */

@@ -1,9 +1,25 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { text } from 'node:stream/consumers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCapped, readRegularFile, readRegularHead } from './read-regular.js';
+import {
+  readCapped,
+  readRegularFile,
+  readRegularHead,
+  sha256OfRegularFile,
+  withNamedRegularFile,
+} from './read-regular.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'byre-read-regular-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,5 +96,63 @@ describe('readRegularHead', () => {
     const fifo = path.join(dir, 'head-fifo');
     execFileSync('mkfifo', [fifo]);
     expect(readRegularHead(fifo, 10)).toEqual({ kind: 'not-regular', what: 'fifo' });
+  });
+});
+
+describe('sha256OfRegularFile', () => {
+  it('hashes a file larger than its chunk, with its mode', () => {
+    const file = path.join(dir, 'big.bin');
+    const bytes = bytesOf(200_000);
+    writeFileSync(file, bytes, { mode: 0o755 });
+    chmodSync(file, 0o755);
+    expect(sha256OfRegularFile(file)).toEqual({
+      kind: 'ok',
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      mode: 0o755,
+    });
+  });
+
+  it('refuses a link and a FIFO without following or waiting, and says missing', () => {
+    const target = path.join(dir, 'hash-target');
+    writeFileSync(target, 'x');
+    symlinkSync(target, path.join(dir, 'hash-link'));
+    expect(sha256OfRegularFile(path.join(dir, 'hash-link'))).toEqual({
+      kind: 'not-regular',
+      what: 'symlink',
+    });
+    execFileSync('mkfifo', [path.join(dir, 'hash-fifo')]);
+    expect(sha256OfRegularFile(path.join(dir, 'hash-fifo'))).toEqual({
+      kind: 'not-regular',
+      what: 'fifo',
+    });
+    expect(sha256OfRegularFile(path.join(dir, 'nothing'))).toEqual({ kind: 'missing' });
+  });
+});
+
+describe('withNamedRegularFile', () => {
+  it('hands fn the descriptor, size and a stream from the start, following a link the user named', async () => {
+    const target = fileOf('named-target', Buffer.from('hello'));
+    symlinkSync(target, path.join(dir, 'named-link'));
+    for (const named of [target, path.join(dir, 'named-link')]) {
+      const got = await withNamedRegularFile(named, async (open) => ({
+        size: open.size,
+        fd: typeof open.fd,
+        body: await text(open.stream()),
+        again: await text(open.stream()),
+      }));
+      expect(got).toEqual({
+        kind: 'ok',
+        value: { size: 5, fd: 'number', body: 'hello', again: 'hello' },
+      });
+    }
+  });
+
+  it('refuses a FIFO without waiting for a writer, and a directory; says missing; never calls fn', async () => {
+    const fifo = path.join(dir, 'named-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fn = (): Promise<never> => Promise.reject(new Error('fn must not run'));
+    expect(await withNamedRegularFile(fifo, fn)).toEqual({ kind: 'not-regular', what: 'fifo' });
+    expect(await withNamedRegularFile(dir, fn)).toEqual({ kind: 'not-regular', what: 'directory' });
+    expect(await withNamedRegularFile(path.join(dir, 'nothing'), fn)).toEqual({ kind: 'missing' });
   });
 });

@@ -1,9 +1,16 @@
 // The one way byre reads a small file that someone else could have planted:
 // never through a symbolic link (the last component), never blocking on a
 // FIFO, only a regular file, and never more than a cap. Config files, git's
-// worktree pointers and [[context]] files all come through here.
+// worktree pointers and [[context]] files all come through here. A file of any
+// size that is only hashed (a staged build context) is streamed through the
+// hash in bounded chunks, opened the same way. A file the user named to send
+// (deliver's one file) is the one read that follows its last link -- it is the
+// user's own path -- but it too never waits on a FIFO and is only a regular file.
 
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 
 /** What is at a path that is not a readable regular file, as data. */
 export type NotRegular = 'symlink' | 'directory' | 'fifo' | 'socket' | 'device' | 'other';
@@ -82,7 +89,56 @@ export function readRegularHead(path: string, n: number): RegularRead {
   return readRegular(path, n, 'truncate');
 }
 
-function readRegular(path: string, cap: number, over: 'refuse' | 'truncate'): RegularRead {
+/** A regular file held open: its descriptor, its size then, and a stream from its start that leaves the descriptor open. */
+interface OpenRegularFile {
+  fd: number;
+  size: number;
+  stream: () => Readable;
+}
+
+/**
+ * `fn` over the regular file at `path`, its last link followed (the user
+ * named it), opened O_NONBLOCK so a FIFO is refused, never waited on; closed
+ * once `fn` settles. A missing path is `missing`; other open errors are thrown.
+ */
+export async function withNamedRegularFile<T>(
+  path: string,
+  fn: (file: OpenRegularFile) => Promise<T>,
+): Promise<
+  { kind: 'missing' } | { kind: 'not-regular'; what: NotRegular } | { kind: 'ok'; value: T }
+> {
+  let fh;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    if (code === 'ENXIO') return { kind: 'not-regular', what: 'socket' };
+    throw error;
+  }
+  try {
+    const stat = await fh.stat();
+    const what = kindOf(stat);
+    if (what !== null) return { kind: 'not-regular', what };
+    const handle = fh;
+    const value = await fn({
+      fd: fh.fd,
+      size: stat.size,
+      stream: () => handle.createReadStream({ autoClose: false, start: 0 }),
+    });
+    return { kind: 'ok', value };
+  } finally {
+    await fh.close();
+  }
+}
+
+type Opened =
+  | { kind: 'missing' }
+  | { kind: 'not-regular'; what: NotRegular }
+  | { kind: 'open'; fd: number; stat: Stats };
+
+/** Opens `path` with O_NOFOLLOW|O_NONBLOCK and keeps the descriptor only for a regular file; the caller closes it. */
+function openRegular(path: string): Opened {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused.
@@ -95,10 +151,24 @@ function readRegular(path: string, cap: number, over: 'refuse' | 'truncate'): Re
     if (code === 'ENXIO') return { kind: 'not-regular', what: 'socket' };
     throw error;
   }
+  let stat: Stats;
   try {
-    const stat = fstatSync(fd);
-    const what = kindOf(stat);
-    if (what !== null) return { kind: 'not-regular', what };
+    stat = fstatSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const what = kindOf(stat);
+  if (what === null) return { kind: 'open', fd, stat };
+  closeSync(fd);
+  return { kind: 'not-regular', what };
+}
+
+function readRegular(path: string, cap: number, over: 'refuse' | 'truncate'): RegularRead {
+  const opened = openRegular(path);
+  if (opened.kind !== 'open') return opened;
+  const { fd, stat } = opened;
+  try {
     if (over === 'truncate') {
       return { kind: 'ok', bytes: readCapped(fd, cap, stat.size + 1), mode: stat.mode & 0o7777 };
     }
@@ -107,6 +177,35 @@ function readRegular(path: string, cap: number, over: 'refuse' | 'truncate'): Re
     const bytes = readCapped(fd, cap + 1, stat.size + 1);
     if (bytes.length > cap) return { kind: 'too-large', size: bytes.length };
     return { kind: 'ok', bytes, mode: stat.mode & 0o7777 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+type RegularHash =
+  | { kind: 'missing' }
+  | { kind: 'not-regular'; what: NotRegular }
+  | { kind: 'ok'; sha256: string; mode: number };
+
+const HASH_CHUNK = 64 * 1024;
+
+/**
+ * The sha256 of a regular file, opened as readRegularFile opens it (no link,
+ * no FIFO), read in 64 KiB chunks so its size costs time, never memory.
+ */
+export function sha256OfRegularFile(path: string): RegularHash {
+  const opened = openRegular(path);
+  if (opened.kind !== 'open') return opened;
+  const { fd, stat } = opened;
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(HASH_CHUNK);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      hash.update(buffer.subarray(0, n));
+    }
+    return { kind: 'ok', sha256: hash.digest('hex'), mode: stat.mode & 0o7777 };
   } finally {
     closeSync(fd);
   }

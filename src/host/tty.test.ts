@@ -3,11 +3,11 @@
 // answer when there is no terminal to open.
 
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../test/support/temp.js';
-import { openTtyDescriptors, PolledTtyInput, ttyAvailable } from './tty.js';
+import { isCharacterDevice, openTtyDescriptors, PolledTtyInput, ttyAvailable } from './tty.js';
 
 function collect(input: PolledTtyInput): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -19,6 +19,25 @@ function collect(input: PolledTtyInput): Promise<string> {
 }
 
 describe('host tty', () => {
+  it('isCharacterDevice is true for /dev/null, false for a file, a FIFO and a descriptor not open', () => {
+    const dir = testTempDir('tty');
+    const file = path.join(dir, 'f');
+    writeFileSync(file, '');
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fds = [
+      openSync('/dev/null', 'r'),
+      openSync(file, 'r'),
+      openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK),
+    ];
+    try {
+      expect(fds.map(isCharacterDevice)).toEqual([true, false, false]);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+    expect(isCharacterDevice(1_000_000)).toBe(false);
+  });
+
   it('PolledTtyInput pushes what arrives on a non-blocking descriptor, ends at EOF, closes it', async () => {
     const fifo = path.join(testTempDir('tty'), 'keys');
     execFileSync('mkfifo', [fifo]);

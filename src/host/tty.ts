@@ -3,9 +3,10 @@
 // screen), and its keys read by polling a non-blocking descriptor. A tty
 // ReadStream on /dev/tty cannot carry the keys: under bun (the shipped
 // binary) its pending blocking read outlives destroy() and keeps byre alive
-// until the next keypress; a poll stops the moment the picker closes.
+// until the next keypress; a poll stops the moment the picker closes. Beside
+// it, whether a descriptor (stdin) is a character device, as /dev/null is.
 
-import { closeSync, constants, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 
 const TTY = '/dev/tty';
@@ -15,6 +16,15 @@ export function ttyAvailable(): boolean {
   try {
     closeSync(openSync(TTY, 'r+'));
     return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `fd` is open on a character device (a terminal, /dev/null); false when it is not open. */
+export function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
   } catch {
     return false;
   }

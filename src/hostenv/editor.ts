@@ -4,14 +4,13 @@
 // comment lines dropped, is the result. An empty result is the user saying
 // "abort". The temp directory is always removed.
 
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { createHostTools } from '../engine/host-tools.js';
 import { ByreError } from '../errors.js';
+import { withPrivateTempDirSync, writeNewFileSync } from '../host/private-temp.js';
 import { readRegularFile } from '../host/read-regular.js';
+import { runInteractiveSync } from '../host/spawn.js';
 
 interface EditTextOptions {
   env: NodeJS.ProcessEnv;
@@ -55,20 +54,20 @@ export function editText(options: EditTextOptions): string {
     'sh',
   );
   const editor = editorCommand(options.env);
-  const dir = mkdtempSync(path.join(tmpdir(), 'byre-edit-'));
-  try {
+  return withPrivateTempDirSync('byre-edit-', (dir) => {
     const file = path.join(dir, options.name);
     const help = options.help.map((line) => (line === '' ? '#' : `# ${line}`));
     const text =
       options.verbatim === true ? options.initial : `${options.initial}\n\n${help.join('\n')}\n`;
-    writeFileSync(file, text, { mode: 0o600 });
-    const run = spawnSync(sh, ['-c', `${editor} "$@"`, 'byre-editor', file], {
-      stdio: 'inherit',
+    writeNewFileSync(file, text, 0o600);
+    // From where the user ran byre, as git runs it: the editor's relative paths are theirs.
+    const run = runInteractiveSync(sh, ['-c', `${editor} "$@"`, 'byre-editor', file], {
       env: options.env,
+      cwd: process.cwd(),
     });
-    if (run.error !== undefined || run.status !== 0) {
+    if (run.error !== null || run.status !== 0) {
       throw new ByreError(
-        `the editor (${editor}) ${run.error === undefined ? `exited ${String(run.status ?? run.signal)}` : `could not run: ${run.error.message}`}; nothing was written`,
+        `the editor (${editor}) ${run.error === null ? `exited ${String(run.status ?? run.signal)}` : `could not run: ${run.error.message}`}; nothing was written`,
         {
           rule: 'editor.failed',
           remedy: 'set $EDITOR (or $VISUAL) to an editor that exits 0 when you save',
@@ -86,7 +85,5 @@ export function editText(options: EditTextOptions): string {
     }
     const edited = read.bytes.toString('utf8');
     return options.verbatim === true ? edited : stripComments(edited);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -67,6 +67,15 @@ describe('resolveHostEnv', () => {
     expect(entries.map((e) => e.key)).toEqual(['TERM']);
   });
 
+  it('leaves injected rows to the edge (adr/0070): not a host value, never -e', () => {
+    const entries = resolveHostEnv(
+      { GH: s('injected:0123456789abcdef:YWdl', project), TERM: s('env:TERM') },
+      new Set(),
+      readers,
+    );
+    expect(entries.map((e) => e.key)).toEqual(['TERM']);
+  });
+
   it('deliveredHostEnv keeps only delivered values', () => {
     const entries = resolveHostEnv({ A: s('tz:'), B: s(''), C: s('env:NOPE') }, new Set(), readers);
     expect(deliveredHostEnv(entries)).toEqual({ A: 'Europe/London' });

@@ -4,6 +4,7 @@
 
 import type { Sourced } from '../config/types.js';
 import { isCredentialSource } from '../config/credential-rows.js';
+import { isInjectedSource } from '../config/inject.js';
 
 type HostEnvState = 'delivered' | 'disabled' | 'overridden' | 'empty';
 
@@ -72,7 +73,10 @@ export function resolveHostEnv(
   readers: HostReaders,
 ): HostEnvEntry[] {
   return Object.keys(envFromHost)
-    .filter((key) => !isCredentialSource((envFromHost[key] as Sourced<string>).value))
+    .filter((key) => {
+      const source = (envFromHost[key] as Sourced<string>).value;
+      return !isCredentialSource(source) && !isInjectedSource(source);
+    })
     .sort()
     .map((key): HostEnvEntry => {
       const sourced = envFromHost[key] as Sourced<string>;

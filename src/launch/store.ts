@@ -2,27 +2,15 @@
 // under its own hash and reaping the ones no box points at. It never deletes
 // on partial knowledge: an engine byre could not ask means nothing is reaped.
 
-import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-  fsyncSync,
-} from 'node:fs';
 import path from 'node:path';
 
 import { ByreError } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
+import { writeFileAtomicSync } from '../host/atomic-write.js';
+import { ensurePrivateDirSync } from '../host/make-dirs.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
 import { readRegularFile } from '../host/read-regular.js';
+import { removeEntrySync } from '../host/remove.js';
 import { launchRecordHash, renderLaunchRecord } from '../gen/launch-record.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
 import { launchRecordFileName } from './verify.js';
@@ -35,16 +23,6 @@ const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Create (or tighten) the directory and refuse one that is a symlink or not a directory. */
-function ensureLaunchesDir(launchesDir: string): void {
-  mkdirSync(launchesDir, { recursive: true, mode: 0o700 });
-  const stat = lstatSync(launchesDir);
-  if (stat.isSymbolicLink() || !stat.isDirectory()) {
-    throw new Error(`${launchesDir} is not a directory`);
-  }
-  if ((stat.mode & 0o777) !== 0o700) chmodSync(launchesDir, 0o700);
 }
 
 /**
@@ -60,35 +38,11 @@ export function writeLaunchRecord(launchesDir: string, record: LaunchRecord): st
   // Content-addressed: the same launch again finds its own bytes there (a
   // warm develop of an unchanged config), and needs no write and no fsync.
   if (holdsExactly(target, text)) return hash;
-  const temp = path.join(launchesDir, `.${hash}.${randomBytes(6).toString('hex')}.tmp`);
-  let created = false;
   try {
-    ensureLaunchesDir(launchesDir);
-    const fd = openSync(
-      temp,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
-    created = true;
-    try {
-      const bytes = Buffer.from(text, 'utf8');
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
-    created = false;
+    ensurePrivateDirSync(launchesDir);
+    writeFileAtomicSync(target, text, { mode: 0o600, durable: true });
     return hash;
   } catch (error) {
-    if (created) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Best effort: a stray temp file is never mistaken for a record.
-      }
-    }
     const failure = writeFailure(error, target, {
       rule: 'launch.write-failed',
       what: 'the launch record',
@@ -119,7 +73,7 @@ export function launchHashesOnDisk(launchesDir: string): Set<string> {
   const out = new Set<string>();
   let names: string[] = [];
   try {
-    names = readdirSync(launchesDir);
+    names = listEntries(launchesDir);
   } catch {
     return out;
   }
@@ -162,7 +116,7 @@ export function reapLaunchRecords(
   }
   let names: string[];
   try {
-    const stat = lstatSync(launchesDir);
+    const stat = lstatEntry(launchesDir);
     if (stat.isSymbolicLink() || !stat.isDirectory()) {
       return {
         kind: 'abandoned',
@@ -170,7 +124,7 @@ export function reapLaunchRecords(
         message: `${launchesDir} is not a directory`,
       };
     }
-    names = readdirSync(launchesDir).sort();
+    names = listEntries(launchesDir).sort();
   } catch (error) {
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
       return { kind: 'reaped', deleted: [], kept: 0, failed: [] };
@@ -188,7 +142,7 @@ export function reapLaunchRecords(
     const receipt = RECEIPT_FILE.exec(name)?.[1];
     if (receipt !== undefined && !referenced.has(receipt)) {
       try {
-        unlinkSync(path.join(launchesDir, name));
+        removeEntrySync(path.join(launchesDir, name));
       } catch {
         // A stale receipt names no live box; the next reap tries again.
       }
@@ -201,7 +155,7 @@ export function reapLaunchRecords(
       continue;
     }
     try {
-      unlinkSync(path.join(launchesDir, name));
+      removeEntrySync(path.join(launchesDir, name));
       result.deleted.push(hash);
     } catch (error) {
       result.failed.push({ hash, message: message(error) });
@@ -222,48 +176,26 @@ export function writeDeliveryReceipt(
 ): void {
   if (!/^[0-9a-f]{64}$/.test(hash)) throw new RangeError('not a launch record hash');
   for (const key of keys) if (!KEY.test(key)) throw new RangeError('not a variable name');
-  ensureLaunchesDir(launchesDir);
-  const target = path.join(launchesDir, `${hash}.delivered`);
-  const temp = path.join(launchesDir, `.${hash}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(
-    temp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
+  ensurePrivateDirSync(launchesDir);
+  writeFileAtomicSync(
+    path.join(launchesDir, `${hash}.delivered`),
+    `${[...keys].sort().join('\n')}\n`,
+    { mode: 0o600, durable: false },
   );
-  try {
-    writeSync(fd, `${[...keys].sort().join('\n')}\n`);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, target);
 }
 
 /** The keys a receipt names; null when there is none or it is not byre's shape. */
 export function readDeliveryReceipt(launchesDir: string, hash: string): string[] | null {
   if (!/^[0-9a-f]{64}$/.test(hash)) return null;
-  let fd: number;
   try {
-    fd = openSync(
-      path.join(launchesDir, `${hash}.delivered`),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > RECEIPT_MAX_BYTES) return null;
-    const buffer = Buffer.alloc(Math.min(stat.size, RECEIPT_MAX_BYTES));
-    const n = readSync(fd, buffer, 0, buffer.length, 0);
-    const keys = buffer
-      .subarray(0, n)
+    const read = readRegularFile(path.join(launchesDir, `${hash}.delivered`), RECEIPT_MAX_BYTES);
+    if (read.kind !== 'ok') return null;
+    const keys = read.bytes
       .toString('utf8')
       .split('\n')
       .filter((k) => k !== '');
     return keys.every((k) => KEY.test(k)) ? keys : null;
   } catch {
     return null;
-  } finally {
-    closeSync(fd);
   }
 }

@@ -6,6 +6,7 @@ import { LABEL } from '../gen/names.js';
 import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import { askPool, failedAnswers, type EnginePool, type PoolAnswer } from '../engine/pool.js';
+import { escapeTerminal } from '../output/escape.js';
 import {
   planProjectImages,
   planProjectVolumes,
@@ -95,7 +96,16 @@ export async function removeInventory(inv: EngineInventory): Promise<RemovalFail
   return failures;
 }
 
-/** `docker (not answering); podman (declined …)` for messages. */
+/**
+ * `docker (not answering); podman (podman images failed (exit 125): it said …)`
+ * for messages: the engine's own last words quoted, escaped, when it said any.
+ */
 export function describeUnreached(unreached: readonly Unreached[]): string {
-  return unreached.map((u) => `${u.name} (${u.message})`).join('; ');
+  return unreached
+    .map((u) => {
+      const said =
+        u.said === undefined || u.said === '' ? '' : `: it said ${escapeTerminal(u.said)}`;
+      return `${u.name} (${u.message}${said})`;
+    })
+    .join('; ');
 }

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
@@ -56,6 +65,20 @@ describe('listRehomeCandidates', () => {
       [newer.id, newer.dir],
       [older.id, older.dir],
     ]);
+  });
+
+  it('skips a path record byre did not write: a FIFO (never waited on) and a link', async () => {
+    const piped = await stored('piped', true);
+    const linked = await stored('linked', true);
+    const fifoRecord = path.join(home, 'projects', piped.id, 'path');
+    rmSync(fifoRecord);
+    execFileSync('mkfifo', [fifoRecord]);
+    const planted = path.join(root, 'planted');
+    writeFileSync(planted, `${path.join(root, 'gone-elsewhere')}\n`);
+    const linkRecord = path.join(home, 'projects', linked.id, 'path');
+    rmSync(linkRecord);
+    symlinkSync(planted, linkRecord);
+    expect(await listRehomeCandidates(path.join(home, 'projects'), 'x')).toEqual([]);
   });
 
   it('an absent store lists nothing', async () => {
@@ -133,7 +156,16 @@ describe('rehomeProject', () => {
   it('copies volumes, moves the config, records the path, retires the old id', async () => {
     const { oldId, dir, engine, pool } = await setup();
     const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    // The wiring the old id's boxes bound on rootless podman (adr/0075) and
+    // its edge certificates (adr/0070) go with it.
+    const oldWiring = path.join(home, 'wiring', oldId);
+    const oldEdge = path.join(home, 'edge', oldId);
+    mkdirSync(path.join(oldWiring, 'abc'), { recursive: true });
+    mkdirSync(oldEdge, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(oldEdge, 'ca.crt'), 'x', { mode: 0o600 });
     await rehomeProject({ ctx, oldId, pool, stderr });
+    expect(existsSync(oldWiring)).toBe(false);
+    expect(existsSync(oldEdge)).toBe(false);
     const newVol = `byre-${ctx.projectId}-state`;
     expect(engine.volumes.get(newVol)).toEqual({
       'byre.project': ctx.projectId,

@@ -9,12 +9,9 @@
 // (adr/0047): a project root that became a linked worktree is rehomed in place;
 // a linked worktree that became something else leaves its project.
 
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Writer } from '../io.js';
 import { projectConfigFile, writeConfig } from '../config/write.js';
-import { parseLayer } from '../config/parse.js';
 import { ByreError, ConfigError, RefusedError } from '../errors.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { LABEL } from '../gen/names.js';
@@ -22,6 +19,10 @@ import type { Engine } from '../engine/engine.js';
 import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';
 import { writeFileAtomic } from '../host/atomic-write.js';
+import { listEntries, lstatEntry, pathExists } from '../host/path-view.js';
+import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
+import { removeTree } from '../host/remove.js';
+import { MAX_CONFIG_BYTES, parseLayer } from '../config/parse.js';
 import type { ProjectContext } from '../project/context.js';
 import { isValidProjectId } from '../project/identity.js';
 import { identityChangeRefusal } from '../project/identity-change.js';
@@ -30,7 +31,7 @@ import {
   removeWorktreeRecord,
   retargetWorktreeRecords,
 } from '../project/identity-record.js';
-import { readProjectPath } from '../project/store.js';
+import { PATH_RECORD_MAX_BYTES, readProjectPath } from '../project/store.js';
 import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import {
   describeUnreached,
@@ -65,7 +66,7 @@ export async function listRehomeCandidates(
 ): Promise<RehomeCandidate[]> {
   let entries: string[];
   try {
-    entries = await readdir(projectsDir);
+    entries = listEntries(projectsDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -77,13 +78,16 @@ export async function listRehomeCandidates(
     let text: string;
     let mtime: Date;
     try {
-      text = await readFile(record, 'utf8');
-      mtime = (await stat(record)).mtime;
+      // A record byre did not write (a link, a FIFO, a huge file) names no candidate.
+      const read = readRegularFile(record, PATH_RECORD_MAX_BYTES);
+      if (read.kind !== 'ok') continue;
+      text = read.bytes.toString('utf8');
+      mtime = lstatEntry(record).mtime;
     } catch {
       continue;
     }
     const recorded = text.endsWith('\n') ? text.slice(0, -1) : text;
-    if (recorded === '' || existsSync(recorded)) continue;
+    if (recorded === '' || pathExists(recorded)) continue;
     out.push({ id, path: recorded, recordedAt: mtime });
   }
   return out.sort(
@@ -137,12 +141,27 @@ export function storeConflict(
   );
 }
 
-async function readMaybe(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+/**
+ * A store file that rehome carries over (a config, a marker), or null when
+ * absent; one byre did not write there (a link, a FIFO, over the config cap)
+ * is refused, never followed or waited on.
+ */
+function readMaybe(file: string): string | null {
+  const read = readRegularFile(file, MAX_CONFIG_BYTES);
+  switch (read.kind) {
+    case 'missing':
+      return null;
+    case 'ok':
+      return read.bytes.toString('utf8');
+    case 'not-regular':
+    case 'too-large':
+      throw new ByreError(
+        `${file} is ${read.kind === 'too-large' ? `over ${MAX_CONFIG_BYTES} bytes` : describeNotRegular(read.what)}; byre writes it as a small regular file`,
+        {
+          rule: 'rehome.store-file-unreadable',
+          remedy: `remove ${file}, or move it aside, and run byre rehome again`,
+        },
+      );
   }
 }
 
@@ -171,8 +190,8 @@ export async function leaveProject(
 ): Promise<void> {
   const { ctx, oldId, stderr } = req;
   const home = ctx.store.home;
-  const old = await readMaybe(projectStorePaths(home, oldId).config);
-  const current = await readMaybe(ctx.project.config);
+  const old = readMaybe(projectStorePaths(home, oldId).config);
+  const current = readMaybe(ctx.project.config);
   if (old !== null && current === null) {
     const file = projectStorePaths(home, oldId).config;
     const checked = parseLayer(old, { file, kind: 'project', name: 'project' });
@@ -222,7 +241,7 @@ export async function rehomeProject(req: RehomeRequest): Promise<void> {
   await moveStoreFiles(ctx, files, stderr);
   await recordIdentity(home, ctx);
   await retargetWorktreeRecords(home, oldId, newId);
-  await retireOldId(oldInv, unreached, oldId, oldPaths.dir, stderr);
+  await retireOldId(oldInv, unreached, oldId, oldPaths, stderr);
   say(
     stderr,
     `rehomed ${oldId} (was ${oldPath}) onto ${newId}; its old volumes, images and store are gone`,
@@ -263,7 +282,7 @@ async function checkRehomeIds(ctx: ProjectContext, oldId: string): Promise<strin
       remedy: 'run byre rehome with no argument to list the ids of moved projects',
     });
   }
-  if (existsSync(oldPath) && !(inPlace && oldPath === ctx.worktreeDir)) {
+  if (pathExists(oldPath) && !(inPlace && oldPath === ctx.worktreeDir)) {
     throw new ByreError(`project ${oldId} still has its directory ${oldPath}; nothing moved`, {
       rule: 'rehome.not-moved',
       remedy:
@@ -286,13 +305,11 @@ async function checkRehomeIds(ctx: ProjectContext, oldId: string): Promise<strin
  * file at the old file, before any volume is copied.
  */
 async function readCarriedFiles(ctx: ProjectContext, oldDir: string): Promise<CarriedFile[]> {
-  const files = await Promise.all(
-    MIGRATED_FILES.map(async (name) => ({
-      name,
-      old: await readMaybe(path.join(oldDir, name)),
-      current: await readMaybe(path.join(ctx.project.dir, name)),
-    })),
-  );
+  const files = MIGRATED_FILES.map((name) => ({
+    name,
+    old: readMaybe(path.join(oldDir, name)),
+    current: readMaybe(path.join(ctx.project.dir, name)),
+  }));
   const conflict = storeConflict(files);
   if (conflict !== null) {
     const file = path.join(ctx.project.dir, conflict);
@@ -412,9 +429,10 @@ async function retireOldId(
   oldInv: Inventory,
   unreached: readonly Unreached[],
   oldId: string,
-  oldDir: string,
+  oldPaths: Pick<ReturnType<typeof projectStorePaths>, 'dir' | 'boundWiring' | 'edge'>,
   stderr: Writer,
 ): Promise<void> {
+  const oldDir = oldPaths.dir;
   const failures: RemovalFailure[] = [];
   for (const inv of oldInv.engines) failures.push(...(await removeInventory(inv)));
   for (const a of oldInv.engines.flatMap((e) => e.volumes.ambiguous)) {
@@ -433,5 +451,9 @@ async function retireOldId(
       },
     );
   }
-  await rm(oldDir, { recursive: true, force: true });
+  await removeTree(oldDir);
+  // The wiring its boxes bound (adr/0075): the new id stages its own. Its
+  // edge certificates (adr/0070) too: the new id's image gets its own CA.
+  await removeTree(oldPaths.boundWiring);
+  await removeTree(oldPaths.edge);
 }

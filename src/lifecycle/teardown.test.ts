@@ -176,6 +176,27 @@ describe('forget', () => {
     expect(docker.volumes.has(`byre-${id}-state`)).toBe(false);
   });
 
+  it('quotes what the engine it could not check said, escaped', async () => {
+    const docker = seeded('docker');
+    const podman = new FakeEngine({ name: 'podman' });
+    const failed = new EngineError('podman images failed (exit 125)', {
+      engine: 'podman',
+      argv: ['images'],
+      stderr: 'Error: locating image with ID "7e3c\x1b[31m": image not known\n',
+    });
+    podman.failNext('imageList', failed, 3);
+    await expect(
+      forgetCommand(io, { force: true }, { pool: poolOf(docker, podman) }),
+    ).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'podman (podman images failed (exit 125): it said Error: locating image with ID "7e3c\\x1b[31m": image not known)',
+      ),
+    });
+    expect(io.err).toContain(
+      'could not check: podman (podman images failed (exit 125): it said Error',
+    );
+  });
+
   it('completes past an engine that refuses this user (docker socket, permission denied)', async () => {
     const podman = seeded('podman');
     const docker = new FakeEngine({ name: 'docker' });

@@ -27,8 +27,8 @@ interface TeardownRequest {
   pool: EnginePool;
   /** forget: images too. */
   images: boolean;
-  /** forget: the store directory, when it exists. */
-  storeDir: string | null;
+  /** forget: the project's store directories that exist (its folder, its bound wiring). */
+  storeDirs: readonly string[];
   yes: boolean;
   confirm: Confirm;
   stderr: Writer;
@@ -75,7 +75,7 @@ function describeTeardown(
   verb: TeardownVerb,
   projectId: string,
   inv: Inventory,
-  storeDir: string | null,
+  storeDirs: readonly string[],
 ): { doomed: string[]; notes: string[] } {
   const doomed: string[] = [];
   const notes: string[] = [];
@@ -83,7 +83,7 @@ function describeTeardown(
     for (const v of e.volumes.doomed) doomed.push(`${e.engineName} volume ${v}`);
     for (const i of e.images) doomed.push(`${e.engineName} image ${i}`);
   }
-  if (storeDir !== null) doomed.push(`store ${storeDir}`);
+  for (const dir of storeDirs) doomed.push(`store ${dir}`);
   const machine = [...new Set(inv.engines.flatMap((e) => e.volumes.machine))].sort();
   if (machine.length > 0) {
     notes.push(`left alone (machine-scoped, shared by every project): ${machine.join(', ')}`);
@@ -114,7 +114,7 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     );
   }
   const inv = await takeInventory(req.pool, req.projectId, { images: req.images });
-  const { doomed, notes } = describeTeardown(req.verb, req.projectId, inv, req.storeDir);
+  const { doomed, notes } = describeTeardown(req.verb, req.projectId, inv, req.storeDirs);
   const unreached = inv.unreached;
   if (doomed.length > 0) {
     say(req.stderr, `${req.verb} removes, for project ${req.projectId}:`);
@@ -152,14 +152,14 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     for (const i of e.images)
       if (!failedWhat.has(`image ${i}`)) outcome.removed.push(`${e.engineName} image ${i}`);
   }
-  if (req.storeDir !== null) {
+  for (const dir of req.storeDirs) {
     try {
-      await removeTree(req.storeDir);
-      outcome.removed.push(`store ${req.storeDir}`);
+      await removeTree(dir);
+      outcome.removed.push(`store ${dir}`);
     } catch (error) {
       outcome.failures.push({
         where: 'store',
-        what: req.storeDir,
+        what: dir,
         message: error instanceof Error ? error.message : String(error),
       });
     }

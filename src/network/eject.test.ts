@@ -36,11 +36,13 @@ describe('ejectFirewallScript', () => {
       'BOX',
       'name',
     );
-    // The privilege flags, in develop's order, and nothing more.
+    // The privilege flags and the stop grace, in develop's order, and nothing more.
     const privileges = helper.slice(helper.indexOf('--cap-drop'), helper.indexOf('--entrypoint'));
     expect(privileges).toEqual([
       ...DROP_PRIVILEGES,
       ...['NET_ADMIN', 'NET_BIND_SERVICE', 'SETGID', 'SETUID'].flatMap((c) => ['--cap-add', c]),
+      '--stop-timeout',
+      '1',
     ]);
     expect(line).toContain(`-d --name "$HELPER" -u 0:0 ${privileges.join(' ')} `);
     expect(line.match(/--cap-add/g)).toHaveLength(4);

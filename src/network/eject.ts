@@ -5,7 +5,7 @@
 
 import { shellQuote } from '../output/shell-quote.js';
 import type { EngineName } from '../engine/types.js';
-import { GATE_OPENED, NETNS_HELPER_PRIVILEGES } from './netns.js';
+import { GATE_OPENED, NETNS_HELPER_PRIVILEGES, NETNS_HELPER_STOP } from './netns.js';
 
 interface EjectInput {
   engine: EngineName;
@@ -25,7 +25,7 @@ export function ejectFirewallScript(input: EjectInput): string {
     .map((k) => `-e ${shellQuote([`${k}=${input.env[k] ?? ''}`])}`);
   const e = input.engine;
   const argv = [
-    `${e} run -d --name "$HELPER" -u 0:0 ${NETNS_HELPER_PRIVILEGES.join(' ')}`,
+    `${e} run -d --name "$HELPER" -u 0:0 ${[...NETNS_HELPER_PRIVILEGES, ...NETNS_HELPER_STOP].join(' ')}`,
     `--entrypoint ${shellQuote([input.hook])}`,
     ...env,
     ...(input.joinUserns ? ['--userns "container:$BOX"'] : []),

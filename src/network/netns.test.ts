@@ -21,8 +21,18 @@ const plan: NetnsPlan = {
   joinUserns: false,
 };
 
+/** The box this plan's run nonce finds, with a network mode, created or running. */
+function boxOf(engine: FakeEngine, networkMode: string, running: boolean) {
+  return engine.addContainer({
+    name: 'box',
+    labels: { 'byre.run': plan.nonce },
+    networkMode,
+    running,
+  });
+}
+
 describe('netnsHelperArgv', () => {
-  it("shares only the box network namespace, detached, as root with only the wall's and its resolver's capabilities and no new privileges, env sorted", () => {
+  it("shares only the box network namespace, detached, as root with only the wall's and its resolver's capabilities and no new privileges, a one-second stop grace, env sorted", () => {
     expect(netnsHelperArgv(plan, 'box123', 'byre-netns-0123456789abcdef')).toEqual([
       'run',
       '-d',
@@ -42,6 +52,8 @@ describe('netnsHelperArgv', () => {
       'SETGID',
       '--cap-add',
       'SETUID',
+      '--stop-timeout',
+      '1',
       '--entrypoint',
       '/usr/local/bin/byre-firewall',
       '-e',
@@ -84,7 +96,7 @@ describe('mintNonce', () => {
 });
 
 describe('enforcePosture', () => {
-  const fast = { findMs: 50, pollMs: 5, helperMs: 1000 };
+  const fast = { findMs: 50, pollMs: 5, startPollMs: 5, helperMs: 1000, helperPollMs: 5 };
 
   it('fails closed when the box never appears', async () => {
     const engine = new FakeEngine();
@@ -93,12 +105,7 @@ describe('enforcePosture', () => {
 
   it('stops a box whose network namespace is shared, without running the hook', async () => {
     const engine = new FakeEngine();
-    const box = engine.addContainer({
-      name: 'box',
-      labels: { 'byre.run': plan.nonce },
-      networkMode: 'host',
-      running: true,
-    });
+    const box = boxOf(engine, 'host', true);
     await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(
       /shares a network namespace \(host\)/,
     );
@@ -108,14 +115,42 @@ describe('enforcePosture', () => {
     expect(engine.containers.get(box.id)?.running).toBe(false);
   });
 
+  it('finds the box as created and checks its network while it starts; the helper runs only once it runs', async () => {
+    const engine = new FakeEngine();
+    const box = boxOf(engine, 'bridge', false);
+    const walling = enforcePosture(engine, plan, fast);
+    await new Promise((r) => setTimeout(r, 30));
+    const before = engine.calls.map((c) => c.method);
+    expect(before).toEqual(expect.arrayContaining(['ps', 'remove', 'networkMode']));
+    expect(before).not.toContain('run');
+    expect(engine.calls.find((c) => c.method === 'ps')?.args[0]).toMatchObject({ all: true });
+    box.running = true;
+    engine.logText.set(wallHelperName(plan.box), { stdout: '', stderr: `${GATE_OPENED}\n` });
+    await walling;
+    const run = engine.calls.find((c) => c.method === 'run');
+    expect(run?.args[0]).toEqual(expect.arrayContaining(['--net', `container:${box.id}`]));
+  });
+
+  it('a shared network namespace is refused before the box runs', async () => {
+    const engine = new FakeEngine();
+    boxOf(engine, 'container:other', false);
+    await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(/shares a network namespace/);
+    expect(engine.calls.map((c) => c.method)).not.toContain('run');
+  });
+
+  it('fails closed when the created box goes without ever running', async () => {
+    const engine = new FakeEngine();
+    const box = boxOf(engine, 'bridge', false);
+    const walling = enforcePosture(engine, plan, fast);
+    await new Promise((r) => setTimeout(r, 20));
+    await engine.remove(box.id);
+    await expect(walling).rejects.toThrow(/never started/);
+    expect(engine.calls.map((c) => c.method)).not.toContain('run');
+  });
+
   it('runs the hook against the box it found by nonce, and stops the box when the hook fails', async () => {
     const engine = new FakeEngine();
-    engine.addContainer({
-      name: 'box',
-      labels: { 'byre.run': plan.nonce },
-      networkMode: 'bridge',
-      running: true,
-    });
+    boxOf(engine, 'bridge', true);
     engine.failNext('run');
     await expect(enforcePosture(engine, plan, fast)).rejects.toThrow();
     const run = engine.calls.find((c) => c.method === 'run');
@@ -125,14 +160,8 @@ describe('enforcePosture', () => {
 });
 
 describe('the wall helper for the session (adr/0063)', () => {
-  const fast = { findMs: 50, pollMs: 5, helperMs: 1000 };
-  const box = (engine: FakeEngine) =>
-    engine.addContainer({
-      name: 'box',
-      labels: { 'byre.run': plan.nonce },
-      networkMode: 'bridge',
-      running: true,
-    });
+  const fast = { findMs: 50, pollMs: 5, startPollMs: 5, helperMs: 1000, helperPollMs: 5 };
+  const box = (engine: FakeEngine) => boxOf(engine, 'bridge', true);
 
   it('names one helper per box, stable, in the netns helper shape', () => {
     expect(wallHelperName('byre-p-1a2b3c')).toMatch(/^byre-netns-[0-9a-f]{16}$/);

@@ -41,6 +41,16 @@ export const NETNS_HELPER_PRIVILEGES: readonly string[] = [
 ];
 
 /**
+ * How long the engine waits for the helper to end on its stop signal before
+ * it kills it: a second. The helper keeps nothing to flush (byre reads its
+ * event lines before removing it), and podman's `rm -f` waits out this grace
+ * (docker's kills at once), so a hook that ignores TERM as PID 1 would hold
+ * up the end of every session by the engine's default ten. The bundled hook
+ * ends on TERM at once.
+ */
+export const NETNS_HELPER_STOP: readonly string[] = ['--stop-timeout', '1'];
+
+/**
  * The wall's helper container for a box (by the box's container name): one
  * per box, so byre can read its event lines and remove it (adr/0063).
  */
@@ -53,6 +63,15 @@ export async function endWall(engine: SessionRunner, box: string): Promise<boole
   return engine.remove(wallHelperName(box)).catch(() => false);
 }
 
+/**
+ * What every helper in the box's network namespace runs with (the wall's
+ * and the edge's): never pulled, named for the box, root inside, sharing
+ * only the box's network.
+ */
+export function boxNetHelperFlags(name: string, boxId: string): string[] {
+  return [NEVER_PULL, '--name', name, '-u', '0:0', '--net', `container:${boxId}`];
+}
+
 /** The helper's run argv (pure): detached, it outlives this call. */
 export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
   const env = Object.keys(plan.env)
@@ -61,14 +80,9 @@ export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): s
   return [
     'run',
     '-d',
-    NEVER_PULL,
-    '--name',
-    name,
-    '-u',
-    '0:0',
-    '--net',
-    `container:${boxId}`,
+    ...boxNetHelperFlags(name, boxId),
     ...NETNS_HELPER_PRIVILEGES,
+    ...NETNS_HELPER_STOP,
     '--entrypoint',
     plan.hook,
     ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
@@ -85,32 +99,65 @@ export function sharedNetworkMode(mode: string): boolean {
 
 export interface NetnsTimeouts {
   findMs: number;
+  /** Between looks for the running box by its nonce (credential delivery). */
   pollMs: number;
+  /** Between looks at the created box until it runs (the wall's start). */
+  startPollMs: number;
   helperMs: number;
+  /** Between looks at the helper until its hook opened the gate. */
+  helperPollMs: number;
 }
 
-export const NETNS_TIMEOUTS: NetnsTimeouts = { findMs: 120_000, pollMs: 200, helperMs: 600_000 };
+export const NETNS_TIMEOUTS: NetnsTimeouts = {
+  findMs: 120_000,
+  pollMs: 200,
+  startPollMs: 25,
+  helperMs: 600_000,
+  helperPollMs: 200,
+};
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
 /**
- * The running box this invocation created, found by its `byre.run` nonce
- * label; null when it never showed up in time. Shared by the network wall
- * and credential delivery, which both act on the box from outside.
+ * The box this invocation created, found by its `byre.run` nonce label;
+ * null when it never showed up in time. Running only, unless `created`
+ * (a box not started yet counts). Shared by the network wall and
+ * credential delivery, which both act on the box from outside.
  */
 export async function findBoxByNonce(
   engine: SessionRunner,
   nonce: string,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
+  created = false,
 ): Promise<string | null> {
   const deadline = Date.now() + timeouts.findMs;
   for (;;) {
-    const boxId = (await engine.ps({ labels: { [LABEL.run]: nonce }, all: false }))[0];
+    const boxId = (await engine.ps({ labels: { [LABEL.run]: nonce }, all: created }))[0];
     if (boxId !== undefined) return boxId;
     if (Date.now() > deadline) return null;
     await sleep(timeouts.pollMs);
+  }
+}
+
+/**
+ * Resolves once the box runs (its network namespace exists to be joined);
+ * rejects when it is gone, or still not running at the deadline.
+ */
+async function boxRunning(
+  engine: SessionRunner,
+  boxId: string,
+  timeouts: Pick<NetnsTimeouts, 'findMs' | 'startPollMs'>,
+): Promise<void> {
+  const deadline = Date.now() + timeouts.findMs;
+  for (;;) {
+    const [facts] = await engine.inspectContainers([boxId]);
+    if (facts?.running === true) return;
+    if (facts === undefined || Date.now() > deadline) {
+      throw new Error('the box never started, so its network was never walled');
+    }
+    await sleep(timeouts.startPollMs);
   }
 }
 
@@ -124,7 +171,7 @@ export const GATE_OPENED = 'byre-firewall: gate opened';
 async function helperReady(
   engine: SessionRunner,
   name: string,
-  timeouts: Pick<NetnsTimeouts, 'pollMs' | 'helperMs'>,
+  timeouts: Pick<NetnsTimeouts, 'helperPollMs' | 'helperMs'>,
 ): Promise<void> {
   const deadline = Date.now() + timeouts.helperMs;
   for (;;) {
@@ -136,7 +183,7 @@ async function helperReady(
       const why = facts?.running === true ? 'never opened the gate' : 'exited';
       throw new Error(`the wall's helper ${why}${said === '' ? '' : `:\n${said}`}`);
     }
-    await sleep(timeouts.pollMs);
+    await sleep(timeouts.helperPollMs);
   }
 }
 
@@ -144,13 +191,23 @@ async function helperReady(
  * Wall the box off. Resolves when the hook succeeded (it has opened the
  * gate; its helper runs on, see endWall); rejects with the reason otherwise,
  * after removing the helper and stopping the box.
+ *
+ * What does not need the box running (finding it as created, its network
+ * mode, which is fixed at create, and a stale helper's removal) overlaps its
+ * start, so the helper's `run` follows the box's start as closely as the
+ * engine tells it (issue 30's gate budget).
  */
 export async function enforcePosture(
   engine: SessionRunner,
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
 ): Promise<void> {
-  const boxId = await findBoxByNonce(engine, plan.nonce, timeouts);
+  const name = wallHelperName(plan.box);
+  // A helper left by an earlier session of this box (byre killed) goes first.
+  const [boxId] = await Promise.all([
+    findBoxByNonce(engine, plan.nonce, timeouts, true),
+    engine.remove(name).catch(() => false),
+  ]);
   if (boxId === null) throw new Error('the box never started, so its network was never walled');
   const stopBox = async (): Promise<void> => {
     await engine.stop(boxId, 2).catch(() => undefined);
@@ -162,9 +219,7 @@ export async function enforcePosture(
         `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
       );
     }
-    // A helper left by an earlier session of this box (byre killed) goes first.
-    const name = wallHelperName(plan.box);
-    await engine.remove(name).catch(() => false);
+    await boxRunning(engine, boxId, timeouts);
     try {
       await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
       await helperReady(engine, name, timeouts);

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   findIdentityChange,
   identityChangeRefusal,
-  identityChangeRemedy,
   type IdentityChange,
 } from './identity-change.js';
 import type { RecordedIdentity } from './identity-record.js';
@@ -86,8 +85,8 @@ describe('the refusal and its remedy', () => {
       'remove /h/worktrees/w-x-111111',
     ],
   ])('%s', (_what, c, want) => {
-    expect(identityChangeRemedy(c)).toContain(want);
     const refusal = identityChangeRefusal(c);
+    expect(refusal.remedy).toContain(want);
     expect(refusal).toMatchObject({ rule: 'project.identity-changed', exitCode: 3 });
     expect(refusal.message).toContain('/src/w was launched as');
   });

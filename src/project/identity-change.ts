@@ -49,7 +49,7 @@ function nowText(resolved: ResolvedIdentity): string {
 }
 
 /** The remedy: the rehome that accepts a change the user made, or what to restore. Pure. */
-export function identityChangeRemedy(change: IdentityChange): string {
+function identityChangeRemedy(change: IdentityChange): string {
   const { recorded, resolved, recordedRoot } = change;
   if (recorded.projectId === null) {
     return `remove ${recorded.file} if this directory's identity is what byre status now shows, then run byre again`;

@@ -4,11 +4,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { trimTrailingSlashes } from '../host/canonical.js';
-import { isValidProjectId, projectIdFor, slugFor } from './identity.js';
+import { isValidProjectId, projectIdFor } from './identity.js';
 
 const hash6 = (p: string) => createHash('sha256').update(p).digest('hex').slice(0, 6);
 
-describe('slugFor', () => {
+/** The readable half of the id: what precedes its `-<hash6>`. */
+function slugOf(p: string): string {
+  const id = projectIdFor(p);
+  expect(id.endsWith(`-${hash6(p)}`)).toBe(true);
+  return id.slice(0, -7);
+}
+
+describe("the id's slug", () => {
   const cases: [string, string][] = [
     ['/Users/me/dev/byre', 'byre-dev'],
     ['/home/Pat/Code/My App', 'my-app-code'],
@@ -25,7 +32,7 @@ describe('slugFor', () => {
     [`/parent/${'z'.repeat(38)}`, `${'z'.repeat(38)}-p`],
   ];
   for (const [input, want] of cases) {
-    it(`${input} -> ${want}`, () => expect(slugFor(input)).toBe(want));
+    it(`${input} -> ${want}`, () => expect(slugOf(input)).toBe(want));
   }
 });
 
@@ -42,7 +49,7 @@ describe('slugFor', () => {
  * full mapping, under which U+0130 becomes "i" + U+0307, which is the slug
  * `i-stanbul` the first row guards against.
  */
-describe("slugFor over non-ASCII names (the reference's Go lowercase)", () => {
+describe("the id's slug over non-ASCII names (the reference's Go lowercase)", () => {
   const cases: [string, string, string][] = [
     ['Turkish dotted capital I', '/tmp/\u0130stanbul', 'istanbul-tmp'],
     ['Turkish dotted capital I alone', '/x/\u0130', 'i-x'],
@@ -70,7 +77,7 @@ describe("slugFor over non-ASCII names (the reference's Go lowercase)", () => {
     ['parent with non-ASCII', '/\u0130zmir/app', 'app-izmir'],
   ];
   for (const [name, input, want] of cases) {
-    it(`${name}: ${JSON.stringify(input)} -> ${want}`, () => expect(slugFor(input)).toBe(want));
+    it(`${name}: ${JSON.stringify(input)} -> ${want}`, () => expect(slugOf(input)).toBe(want));
   }
 
   it("agrees with JavaScript's lowercase wherever the full and simple mappings agree", () => {
@@ -96,7 +103,7 @@ describe("slugFor over non-ASCII names (the reference's Go lowercase)", () => {
       fc.property(fc.array(fc.string({ unit: 'grapheme' }), { maxLength: 3 }), (parts) => {
         const p = `/${parts.join('/')}`;
         fc.pre(!p.includes('\u0130'));
-        expect(slugFor(p)).toBe(viaJs(p));
+        expect(slugOf(p)).toBe(viaJs(p));
       }),
     );
   });

@@ -37,7 +37,7 @@ function slugPart(component: string): string {
  * The readable half of an id: the leaf and its parent (in that order),
  * lowercased, runs of anything outside [a-z0-9] folded to `-`, capped at 40.
  */
-export function slugFor(p: string): string {
+function slugFor(p: string): string {
   const components = p.split('/').filter((c) => c !== '');
   const leafFirst = components.slice(-2).reverse();
   const slug = leafFirst

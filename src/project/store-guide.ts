@@ -12,7 +12,7 @@ import { readRegularFile } from '../host/read-regular.js';
 const STORE_GUIDE = 'AGENTS.md';
 
 /** This binary's copy of the guide. */
-export function storeGuideText(version: string = VERSION): string {
+function storeGuideText(version: string = VERSION): string {
   const template = embeddedText('src/project/guide/AGENTS.md');
   if (template === null) throw new Error('the store guide is missing from this build');
   return template.replaceAll('{{VERSION}}', version);

@@ -83,6 +83,17 @@ export interface ProjectStorePaths {
   context: string;
   /** The box image's build context: the wiring and its three-line Dockerfile (adr/0073). */
   wiringContext: string;
+  /**
+   * Where rootless podman's boxes bind their wiring from, one directory per
+   * wiring digest (adr/0075): beside the project's folder, never in it, so
+   * a `--self-edit` box (which may write that folder) cannot reach it.
+   */
+  boundWiring: string;
+  /**
+   * The project's edge certificates: the CA's certificate and the leaves'
+   * keys (adr/0070), beside the project's folder for the same reason.
+   */
+  edge: string;
   /** The last image build's whole engine log (0600), replaced by each build. */
   buildLog: string;
 }
@@ -103,6 +114,8 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     launches: path.join(dir, 'launches'),
     context: path.join(dir, 'context'),
     wiringContext: path.join(dir, 'wiring-context'),
+    boundWiring: path.join(home, 'wiring', id),
+    edge: path.join(home, 'edge', id),
     buildLog: path.join(dir, 'build.log'),
   };
 }

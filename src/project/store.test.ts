@@ -59,6 +59,8 @@ describe('store layout', () => {
       launches: '/h/projects/app-dev-abc123/launches',
       context: '/h/projects/app-dev-abc123/context',
       wiringContext: '/h/projects/app-dev-abc123/wiring-context',
+      boundWiring: '/h/wiring/app-dev-abc123',
+      edge: '/h/edge/app-dev-abc123',
       buildLog: '/h/projects/app-dev-abc123/build.log',
     });
   });

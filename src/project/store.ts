@@ -18,7 +18,7 @@ export async function readProjectPath(home: string, id: string): Promise<string 
 }
 
 /** The longest path record byre reads (a path record is one canonical path). */
-const PATH_RECORD_MAX_BYTES = 8192;
+export const PATH_RECORD_MAX_BYTES = 8192;
 
 /**
  * readProjectPath, sync: every command reads it before its first engine call

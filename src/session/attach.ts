@@ -99,10 +99,12 @@ export async function attachSession(
       s.clock(),
     );
   } finally {
-    // The wall's helper runs for the session (adr/0063); it ends with it.
+    // The wall's helper runs for the session (adr/0063); it ends with it,
+    // and then the box it joined, which the engine's --rm could not remove.
     if (prepared.netns !== null) {
       await walling;
       await endWall(engine, prepared.name);
+      await engine.remove(prepared.name).catch(() => false);
     }
   }
   reportSession(io, ctx, before);

@@ -4,8 +4,7 @@
 // The raw log is kept whole in the project's store and printed when the build
 // fails; with --verbose it streams as it comes, as before.
 
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
-
+import { openLogFile } from '../host/log-file.js';
 import type { Writer } from '../io.js';
 import { escapeTerminal, escapeTerminalBlock } from '../output/escape.js';
 import { say } from '../output/notes.js';
@@ -43,23 +42,10 @@ interface BuildProgressOptions {
 const MAX_KEPT = 4 * 1024 * 1024;
 const FRAME_MS = 100;
 
-function openLog(file: string | null): number | null {
-  if (file === null) return null;
-  try {
-    return openSync(
-      file,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o600,
-    );
-  } catch {
-    return null;
-  }
-}
-
 export function buildProgress(opts: BuildProgressOptions): BuildProgress {
   const now = opts.now ?? Date.now;
   const start = now();
-  const fd = openLog(opts.logFile);
+  const logFile = opts.logFile === null ? null : openLogFile(opts.logFile);
   let kept = '';
   let cut = false;
   let partial = '';
@@ -93,20 +79,13 @@ export function buildProgress(opts: BuildProgressOptions): BuildProgress {
     else say(opts.stderr, progressText(step, now() - start));
   };
 
-  const closeLog = (): void => {
-    if (fd !== null) closeSync(fd);
-  };
+  const closeLog = (): void => logFile?.close();
 
   return {
     onOutput(chunk) {
       if (opts.verbose) opts.stderr.write(chunk);
-      if (fd !== null) {
-        try {
-          writeSync(fd, chunk);
-        } catch {
-          // The kept copy below still has it.
-        }
-      }
+      // A failed write is dropped: the kept copy below still has it.
+      logFile?.write(chunk);
       kept += chunk;
       if (kept.length > MAX_KEPT) {
         kept = kept.slice(kept.length - MAX_KEPT);
@@ -128,7 +107,7 @@ export function buildProgress(opts: BuildProgressOptions): BuildProgress {
       clear();
       closeLog();
       if (opts.verbose || !options.printLog) return;
-      const where = fd === null || opts.logFile === null ? '' : ` (also in ${opts.logFile})`;
+      const where = logFile === null || opts.logFile === null ? '' : ` (also in ${opts.logFile})`;
       say(opts.stderr, `the image build failed; the engine's log follows${where}:`);
       if (cut) opts.stderr.write('[… the start of the log is only in the file …]\n');
       opts.stderr.write(escapeTerminalBlock(kept.replace(/\r\n/g, '\n')));

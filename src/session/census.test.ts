@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { LABEL } from '../gen/names.js';
-import { censusSessions, judgeBox, pidAlive } from './census.js';
+import { censusSessions, pidAlive } from './census.js';
 
 const alive = (pid: number): boolean => pid === 4242;
 
-describe('judgeBox', () => {
+describe('how a box of the project is judged', () => {
   it.each([
-    ['running, whoever made it', true, { [LABEL.client]: '99' }, 'running'],
-    ['created by a byre that is alive', false, { [LABEL.client]: '4242' }, 'starting'],
+    ['running, whoever made it', true, { [LABEL.client]: '99' }, 'session'],
+    ['created by a byre that is alive', false, { [LABEL.client]: '4242' }, 'session'],
     ['created by a byre that is gone', false, { [LABEL.client]: '99' }, 'stale'],
     [
       'created by this very byre (a leftover of a pid reused)',
@@ -19,8 +19,20 @@ describe('judgeBox', () => {
     ['no client label', false, {}, 'stale'],
     ['a client label that is no pid', false, { [LABEL.client]: '42x' }, 'stale'],
     ['pid 0 is no byre', false, { [LABEL.client]: '0' }, 'stale'],
-  ] as const)('%s -> %s', (_label, running, labels, expected) => {
-    expect(judgeBox({ running, labels }, alive, 7)).toBe(expected);
+  ] as const)('%s', async (_label, running, labels, expected) => {
+    const engine = new FakeEngine();
+    engine.addContainer({ name: 'a', labels: { ...labels, [LABEL.project]: 'p' }, running });
+    const pool = { members: [{ name: 'docker' as const, state: 'ok' as const, engine }] };
+    // This byre (pid 7) is alive, as it always is to itself.
+    const census = await censusSessions(
+      pool,
+      { projectId: 'p' },
+      (pid) => alive(pid) || pid === 7,
+      7,
+    );
+    expect([census.boxes.length, census.stale.length]).toEqual(
+      expected === 'session' ? [1, 0] : [0, 1],
+    );
   });
 
   it('reads this process as alive and an unused pid as gone', () => {

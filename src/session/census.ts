@@ -62,7 +62,7 @@ export function pidAlive(pid: number): boolean {
  * (its creating byre is alive, so removing it would kill a session being
  * born); or stale, left created by a byre that is gone. Pure.
  */
-export function judgeBox(
+function judgeBox(
   box: Pick<ContainerFacts, 'running' | 'labels'>,
   alive: PidAlive,
   selfPid: number,

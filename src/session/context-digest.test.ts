@@ -2,14 +2,11 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testTempDir } from '../../test/support/temp.js';
-import {
-  computeContextDigest,
-  listContextFiles,
-  plannedContextFiles,
-  type DigestInput,
-} from './context-digest.js';
+import { computeContextDigest, listContextFiles, plannedContextFiles } from './context-digest.js';
 import { planBuild, type BuildPlan, type ContextEntry } from '../gen/plan.js';
 import { stageBuildContext } from './stage.js';
+
+type DigestInput = Parameters<typeof computeContextDigest>[0];
 import { fakeConfig, fakeSkill, text } from '../../test/support/config.js';
 
 const base: DigestInput = {

@@ -3,9 +3,10 @@
 // the baked ids. The engine still owns layer caching (adr/0003).
 
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { BuildPlan } from '../gen/plan.js';
+import { listEntries, lstatEntry } from '../host/path-view.js';
+import { sha256OfRegularFile } from '../host/read-regular.js';
 
 export interface DigestFile {
   /** `/`-separated, relative to the context root. */
@@ -16,7 +17,7 @@ export interface DigestFile {
   sha256: string;
 }
 
-export interface DigestInput {
+interface DigestInput {
   files: readonly DigestFile[];
   baseImageId: string;
   uid: number;
@@ -39,25 +40,27 @@ export function computeContextDigest(input: DigestInput): string {
 /** Walk a staged context (no symlinks are followed; staging writes none). */
 export async function listContextFiles(root: string): Promise<DigestFile[]> {
   const out: DigestFile[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
+  const nonRegular = (full: string): Error =>
+    new Error(`build context holds a non-regular file: ${full}`);
+  const walk = (dir: string): void => {
+    for (const name of listEntries(dir)) {
+      const full = path.join(dir, name);
       const rel = path.relative(root, full).split(path.sep).join('/');
-      const st = await lstat(full);
+      const st = lstatEntry(full);
       if (st.isDirectory()) {
         out.push({ path: rel, kind: 'dir', executable: false, sha256: '' });
-        await walk(full);
+        walk(full);
       } else if (st.isFile()) {
-        const sha256 = createHash('sha256')
-          .update(await readFile(full))
-          .digest('hex');
-        out.push({ path: rel, kind: 'file', executable: (st.mode & 0o111) !== 0, sha256 });
+        const hashed = sha256OfRegularFile(full);
+        if (hashed.kind !== 'ok') throw nonRegular(full);
+        const executable = (hashed.mode & 0o111) !== 0;
+        out.push({ path: rel, kind: 'file', executable, sha256: hashed.sha256 });
       } else {
-        throw new Error(`build context holds a non-regular file: ${full}`);
+        throw nonRegular(full);
       }
     }
   };
-  await walk(root);
+  walk(root);
   return out;
 }
 

@@ -11,7 +11,9 @@ import { EngineError } from '../errors.js';
 import { renderBaseDockerfile } from '../gen/dockerfile.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
 import { buildProgress } from './build-progress.js';
-import { ensureImage, type ImageRequest } from './image-build.js';
+import { ensureImage } from './image-build.js';
+
+type ImageRequest = Parameters<typeof ensureImage>[0];
 
 const tmp = useTempDir('image');
 const BASE = 'localhost:1/byre-nope:1';
@@ -36,6 +38,7 @@ function setup(engine: FakeEngine, err: string[]): ImageRequest {
     uid: 1,
     gid: 1,
     noCache: false,
+    wiring: 'image',
     progress: () =>
       buildProgress({
         stderr: { write: (s: string) => err.push(s) },
@@ -232,5 +235,68 @@ describe('ensureImage: a base image and the wiring on it (adr/0073)', () => {
     await expect(ensureImage(failing)).rejects.toMatchObject({ rule: 'build.failed' });
     expect(builds(engine).map((s) => s.tag)).toEqual([`${req.tag}-base`]);
     expect(err.join('').split("the engine's log follows")).toHaveLength(2);
+  });
+});
+
+// Rootless podman binds the wiring from the store (adr/0075): the box image is
+// the base's Dockerfile under the box's tag, and a wiring change builds nothing.
+describe('ensureImage for a bound wiring (adr/0075)', () => {
+  const ready = (): { engine: FakeEngine; req: ImageRequest } => {
+    const engine = new FakeEngine();
+    engine.images.set(BASE, { id: 'sha256:from', labels: {} });
+    return { engine, req: { ...setup(engine, []), wiring: 'bound' } };
+  };
+  const builds = (engine: FakeEngine): BuildSpec[] =>
+    engine.callsTo('build').map(([spec]) => spec as BuildSpec);
+
+  it('builds the base Dockerfile alone, under the box tag, with no wiring in its context', async () => {
+    const { engine, req } = ready();
+    const out = await ensureImage(req);
+    const [box, ...rest] = builds(engine);
+    expect(rest).toEqual([]);
+    expect(box?.tag).toBe(req.tag);
+    expect(box?.contextDir).toBe(req.contextDir);
+    const digest = box?.labels?.['byre.context'];
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(readFileSync(box?.dockerfile ?? '', 'utf8')).toBe(
+      `${renderBaseDockerfile(req.plan.dockerfileInput)}LABEL "byre.context"="${digest}" "byre.project"="proj-x-123456" "byre.store"="${'ab'.repeat(8)}"\n`,
+    );
+    expect(readFileSync(box?.dockerfile ?? '', 'utf8')).not.toContain('COPY wiring');
+    expect(existsSync(path.join(req.contextDir, 'wiring'))).toBe(false);
+    expect(existsSync(req.wiringContextDir)).toBe(false);
+    expect(out).toEqual({ built: true, digest });
+  });
+
+  it('a wiring change builds nothing; a change below it builds the one image again', async () => {
+    const { engine, req } = ready();
+    await ensureImage(req);
+    const rewired: BuildPlan = {
+      ...req.plan,
+      entries: req.plan.entries.map((e) =>
+        e.path === 'wiring/mcp.json' ? { ...e, source: { kind: 'bytes', bytes: '{}\n' } } : e,
+      ),
+    };
+    expect(await ensureImage({ ...req, plan: rewired })).toMatchObject({ built: false });
+    expect(builds(engine)).toHaveLength(1);
+    await ensureImage({ ...req, uid: 2 });
+    await ensureImage({ ...req, noCache: true });
+    expect(builds(engine).map((s) => [s.tag, s.noCache])).toEqual([
+      [req.tag, false],
+      [req.tag, false],
+      [req.tag, true],
+    ]);
+  });
+
+  it('never takes an image that carries the wiring for one built without it, nor the reverse', async () => {
+    const { engine, req } = ready();
+    await ensureImage({ ...req, wiring: 'image' });
+    await ensureImage(req);
+    await ensureImage({ ...req, wiring: 'image' });
+    expect(builds(engine).map((s) => s.tag)).toEqual([
+      `${req.tag}-base`,
+      req.tag,
+      req.tag,
+      req.tag,
+    ]);
   });
 });

@@ -3,7 +3,9 @@
 // `<tag>-base`) is skipped while it carries the digest of its own context,
 // FROM image id and baked ids; the box image is the wiring's COPY on the
 // base's id, skipped while it carries the digest of the wiring and that id
-// (adr/0003). `rebuild` builds both.
+// (adr/0003). `rebuild` builds both. Where the wiring is bound at run time
+// (rootless podman, adr/0075) the box image is the base's Dockerfile alone,
+// built under the box's tag: no wiring, no second build.
 
 import path from 'node:path';
 
@@ -21,6 +23,7 @@ import { baseImageTag } from '../gen/names.js';
 import type { Engine, ImageInfo } from '../engine/engine.js';
 import { baseImageError, locateBase } from './base-image.js';
 import { pullFailureReason } from './build-steps.js';
+import type { WiringDelivery } from './bound-wiring.js';
 import type { BuildProgress } from './build-progress.js';
 import { listContextFiles, plannedContextFiles } from './context-digest.js';
 import {
@@ -28,6 +31,7 @@ import {
   CONTEXT_LABEL,
   baseDigest,
   baseLabels,
+  boundBoxDigest,
   boxDigest,
   boxLabels,
   splitPlan,
@@ -41,7 +45,7 @@ import {
 const BASE_DOCKERFILE = 'Dockerfile.labelled';
 const BOX_DOCKERFILE = 'Dockerfile.wiring';
 
-export interface ImageRequest {
+interface ImageRequest {
   engine: Engine;
   plan: BuildPlan;
   /** The base image's context: the plan without its wiring. */
@@ -58,6 +62,8 @@ export interface ImageRequest {
   uid: number;
   gid: number;
   noCache: boolean;
+  /** Whether the box image carries the wiring or the box binds it (adr/0075). */
+  wiring: WiringDelivery;
   /** Started only when the engine builds; absent, the engine's output streams to stderr raw. */
   progress?: () => BuildProgress;
   /** The layer that set `base` and the project's config file, to locate an unpullable base. */
@@ -79,7 +85,19 @@ interface Run {
   settled: boolean;
 }
 
+/** A run not yet started, its FROM image missing when no id was found. */
+function freshRun(req: ImageRequest, fromId: string | null): Run {
+  return {
+    req,
+    fromWasMissing: fromId === null,
+    progress: undefined,
+    started: false,
+    settled: false,
+  };
+}
+
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
+  if (req.wiring === 'bound') return ensureBoundImage(req);
   const baseTag = baseImageTag(req.tag);
   const [from, base, box] = await Promise.all([
     req.engine.imageInfo(req.base).catch(() => null),
@@ -105,13 +123,7 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
     const digest = boxDigest(plannedWiring, baseId, scope);
     if (box.labels[CONTEXT_LABEL] === digest) return { built: false, digest, imageId: box.id };
   }
-  const run: Run = {
-    req,
-    fromWasMissing: fromId === null,
-    progress: undefined,
-    started: false,
-    settled: false,
-  };
+  const run = freshRun(req, fromId);
   try {
     baseId ??= await ensureBase(run, base, baseTag, fromId, scope, owner, parts.base);
     return await ensureBox(run, box, baseId, scope, owner, parts.wiring);
@@ -120,6 +132,45 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
     if (!run.settled) run.progress?.failed({ printLog: false });
     throw error;
   }
+}
+
+/**
+ * The box image without its wiring (adr/0075): the base's Dockerfile built
+ * under the box's tag, skipped while it carries the digest of that context,
+ * its FROM image's id and the baked ids, marked as built for a bound wiring
+ * so an image that carries the wiring is never taken for it, nor the reverse.
+ */
+async function ensureBoundImage(req: ImageRequest): Promise<ImageOutcome> {
+  const [from, box] = await Promise.all([
+    req.engine.imageInfo(req.base).catch(() => null),
+    req.noCache ? null : req.engine.imageInfo(req.tag),
+  ]);
+  const fromId = from?.id ?? null;
+  const scope: DigestScope = { engine: req.engine.facts.name, uid: req.uid, gid: req.gid };
+  const plan = splitPlan(req.plan).base;
+  const planned = plannedContextFiles(plan);
+  if (fromId !== null && box !== null && planned !== null) {
+    const digest = boundBoxDigest(planned, fromId, scope);
+    if (box.labels[CONTEXT_LABEL] === digest) return { built: false, digest, imageId: box.id };
+  }
+  await stageBuildContext(req.contextDir, plan, req.projectDir);
+  const digest =
+    fromId === null ? null : boundBoxDigest(await listContextFiles(req.contextDir), fromId, scope);
+  if (digest !== null && box !== null && box.labels[CONTEXT_LABEL] === digest) {
+    return { built: false, digest, imageId: box.id };
+  }
+  const run = freshRun(req, fromId);
+  const owner = { projectId: req.projectId, storeTag: req.storeTag };
+  const labels = digest === null ? baseLabels(owner, null) : boxLabels(owner, digest);
+  const dockerfile = path.join(req.contextDir, BASE_DOCKERFILE);
+  await writeFileAtomic(
+    dockerfile,
+    renderBaseDockerfile(req.plan.dockerfileInput) + labelInstruction(labels),
+  );
+  await engineBuild(run, { tag: req.tag, contextDir: req.contextDir, dockerfile, labels });
+  run.progress?.succeeded();
+  run.settled = true;
+  return { built: true, digest };
 }
 
 /** The base image's id: the existing one when its digest matches the staged context, else built. */

@@ -71,6 +71,24 @@ export function boxDigest(
   return computeContextDigest({ files, baseImageId, ...scope });
 }
 
+/**
+ * The digest of a box image built for a bound wiring (adr/0075): the base's
+ * context, its FROM image's id and the scope, under another engine name so
+ * it never equals a base's or a wired box's digest.
+ */
+export function boundBoxDigest(
+  files: readonly DigestFile[],
+  fromImageId: string,
+  scope: DigestScope,
+): string {
+  return computeContextDigest({
+    files,
+    baseImageId: fromImageId,
+    ...scope,
+    engine: `${scope.engine}+bound-wiring`,
+  });
+}
+
 /** Whose images these are: the project and the store that built them (adr/0015). */
 interface Owner {
   projectId: string;

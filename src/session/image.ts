@@ -6,6 +6,7 @@
 import type { Io } from '../io.js';
 import { buildProgressFor } from './build-progress.js';
 import { ensureImage, type ImageOutcome } from './image-build.js';
+import type { WiringDelivery } from './bound-wiring.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { Engine } from '../engine/engine.js';
 import { bakedIds, imageTag } from '../gen/names.js';
@@ -36,6 +37,8 @@ interface ImageOptions {
   progress?: { io: Io; verbose: boolean };
   /** Locate an unpullable base in the config's layers, for the error. */
   locateBase?: boolean;
+  /** Whether the box image carries the wiring or the box binds it (adr/0075). */
+  wiring: WiringDelivery;
 }
 
 /** Build this project's image from `plan` unless it is current; under the setup lock. */
@@ -61,6 +64,7 @@ export async function ensureProjectImage(
     uid: image.uid,
     gid: image.gid,
     noCache: options.noCache,
+    wiring: options.wiring,
     ...(progress === undefined
       ? {}
       : { progress: buildProgressFor(progress.io, ctx.project.buildLog, progress.verbose) }),

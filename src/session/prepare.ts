@@ -7,7 +7,7 @@
 // delivery, the bind proof) is returned, decided here.
 
 import { exposureLines } from '../status/banner.js';
-import type { BoxProof } from '../containment/bind-pins.js';
+import { pinSources, type BoxProof } from '../containment/bind-pins.js';
 import { launchedTreesOf } from '../containment/writable-trees.js';
 import type { CredentialDelivery } from '../credentials/box-delivery.js';
 import { VERSION } from '../embedded.js';
@@ -30,8 +30,12 @@ import { portBanner, sessionPorts } from './ports.js';
 import { writeLaunchRecordOrRefuse } from './record.js';
 import { sealRunParams, sessionRunParams } from './run-params.js';
 import { selfEditBind } from './self-edit.js';
+import { stageBoundWiring, wiringDelivery } from './bound-wiring.js';
+import { splitPlan } from './image-parts.js';
 import { fillVolumes, plannedVolumes } from './volumes.js';
 import { netnsPlan } from './wall.js';
+
+type BoundWiring = Awaited<ReturnType<typeof stageBoundWiring>>;
 
 /** A created box, and what the steps beside its start need. */
 export interface PreparedSession {
@@ -76,6 +80,7 @@ async function recordLaunch(
   inputs: LaunchInputs,
   described: RunParams,
   digest: Awaited<ReturnType<typeof imageDigest>>,
+  wiring: BoundWiring | null,
 ): Promise<{ params: RunParams; proof: BoxProof | null; launchHash: string }> {
   const record = launchRecordFor({
     params: described,
@@ -84,7 +89,7 @@ async function recordLaunch(
     hostUid: s.io.uid,
     version: VERSION,
     now: s.clock(),
-    image: digest,
+    image: wiring === null ? digest : { ...digest, wiring: wiring.dir },
   });
   // Fail closed: a box without its record is one status cannot describe
   // (it would show the current config and a wrong reason), so none is created.
@@ -101,7 +106,13 @@ async function recordLaunch(
       projectRoot: s.ctx.projectRoot,
     }),
   );
-  return { ...sealRunParams(described, launchHash, inputs.pins), launchHash };
+  // The wiring's sources are pinned beside the others, so the launcher proves
+  // them too (adr/0045); byre wrote them, and no rule judges its own files.
+  const pins =
+    wiring === null || inputs.pins === null
+      ? inputs.pins
+      : new Map([...inputs.pins, ...pinSources(wiring.binds.map((b) => b.host))]);
+  return { ...sealRunParams(described, launchHash, pins, wiring?.binds ?? []), launchHash };
 }
 
 /** Every step under the lock, in order; the box exists, created, when this returns. */
@@ -123,11 +134,21 @@ export async function prepareSession(
   );
   const image = projectImage(ctx.projectId, engine.facts.keepId, io);
   const progress = { io, verbose: s.verbose };
+  const delivery = wiringDelivery(engine.facts, inputs.elsewhere);
   const built = await ensureProjectImage(engine, ctx, inputs, image, {
     noCache: false,
     progress,
     locateBase: true,
+    wiring: delivery,
   });
+  const wiring =
+    delivery === 'bound'
+      ? await stageBoundWiring(
+          ctx.project.boundWiring,
+          splitPlan(inputs.plan).wiring,
+          ctx.projectRoot,
+        )
+      : null;
   await fillVolumes(s, inputs, volumes, image);
   const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
   const described = sessionRunParams(sharedRunParams(s, inputs, posture), {
@@ -136,12 +157,14 @@ export async function prepareSession(
     ports,
     selfEdit: s.selfEdit ? selfEditBind(ctx) : null,
     groupAdd,
+    walled: posture.hook !== null,
   });
   const sealed = await recordLaunch(
     s,
     inputs,
     described,
     await imageDigest(engine, image.tag, built),
+    wiring,
   );
   await createBox(s, sealed.params, volumes);
   const name = containerName(ctx.worktreeId);

@@ -18,6 +18,8 @@ interface SessionChoices {
   selfEdit: RunBind | null;
   /** The socket groups the probe found in the image. */
   groupAdd: number[];
+  /** A wall's helper will join the box's network namespace: byre removes the box after it. */
+  walled: boolean;
 }
 
 /** The params the launch record describes. */
@@ -29,16 +31,27 @@ export function sessionRunParams(shared: RunParams, choices: SessionChoices): Ru
     extraBinds:
       choices.selfEdit === null ? shared.extraBinds : [...shared.extraBinds, choices.selfEdit],
     groupAdd: choices.groupAdd,
+    ...(choices.walled ? { removedBy: 'byre' as const } : {}),
   };
 }
 
-/** The params the box is created with, and what its launcher proves first (null: nothing pinned). */
+/**
+ * The params the box is created with, and what its launcher proves first
+ * (null: nothing pinned). `wiring`: the read-only binds of a bound wiring
+ * (adr/0075), last; the record names their directory, not each bind, as it
+ * names the image rather than its files.
+ */
 export function sealRunParams(
   described: RunParams,
   launchHash: string,
   pins: BindPins | null,
+  wiring: readonly RunBind[] = [],
 ): { params: RunParams; proof: BoxProof | null } {
-  const labelled: RunParams = { ...described, labels: { ...described.labels, launch: launchHash } };
+  const labelled: RunParams = {
+    ...described,
+    extraBinds: [...described.extraBinds, ...wiring],
+    labels: { ...described.labels, launch: launchHash },
+  };
   if (pins === null) return { params: labelled, proof: null };
   const proof = proofOfBox(labelled, pins);
   return { params: { ...labelled, bindProof: bindProofValue(proof.proven) }, proof };

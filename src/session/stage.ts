@@ -1,16 +1,24 @@
 // Writes a build plan to disk as the project's build context: the building
 // step's IO, kept out of the pure core (gen/) that made the plan. It owns the
 // two host reads generation needs (config `files`, [[context]] files) and must
-// never leave a half-written context where a later build would trust it.
+// never leave a half-written context where a later build would trust it. Its
+// IO is host/'s: a walked file is copied no-follow, never waiting on a FIFO,
+// into a new file of a fresh private staging directory swapped in whole.
 
-import * as fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 import type { EffectiveConfig } from '../config/types.js';
 import { ByreError, type Location } from '../errors.js';
 import { writeFailure } from '../output/system-error.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
+import { canonicalPath } from '../host/canonical.js';
+import { copyRegularToNew } from '../host/copy-regular.js';
+import { makeUserDirsSync } from '../host/make-dirs.js';
+import { entryNames, listEntries, lstatEntry, type Stats } from '../host/path-view.js';
+import { makeStagingDir, writeNewFileExactModeSync } from '../host/private-temp.js';
 import { describeNotRegular, readRegularFile } from '../host/read-regular.js';
+import { moveTreeIn, removeTree, swapTreeIn } from '../host/remove.js';
 import type { BuildPlan, ContextEntry } from '../gen/plan.js';
 
 /** What staging writes: a plan's directories and files (a whole plan, or one part of it). */
@@ -20,7 +28,6 @@ export type StagePlan = Pick<BuildPlan, 'dirs' | 'entries'>;
 export const CONTEXT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 const STALE_STAGING_MS = 60 * 60 * 1000;
-const COPY_CHUNK_BYTES = 1024 * 1024;
 
 function isErrno(err: unknown, code: string): boolean {
   return (err as NodeJS.ErrnoException | undefined)?.code === code;
@@ -62,7 +69,7 @@ function escapesProject(ref: FileRef, where: string): ByreError {
 
 async function realpathOrNull(p: string): Promise<string | null> {
   try {
-    return await fs.realpath(p);
+    return await canonicalPath(p);
   } catch (err) {
     if (isErrno(err, 'ENOENT') || isErrno(err, 'ELOOP')) return null;
     throw err;
@@ -89,7 +96,9 @@ async function walkConfined(
   ancestors: ReadonlySet<string>,
   out: ConfinedTree,
 ): Promise<void> {
-  const info = await fs.stat(real);
+  // `real` has no link left in it: one there now was swapped in since the resolve.
+  const info = lstatEntry(real);
+  if (info.isSymbolicLink()) throw escapesProject(ref, `${real} became a symbolic link`);
   if (info.isFile()) {
     out.files.push({ real, rel });
     return;
@@ -97,7 +106,7 @@ async function walkConfined(
   if (!info.isDirectory() || ancestors.has(real)) return;
   out.dirs.push(rel);
   const inner = new Set(ancestors).add(real);
-  for (const name of (await fs.readdir(real)).sort()) {
+  for (const name of listEntries(real).sort()) {
     const child = path.join(real, name);
     const childReal = await realpathOrNull(child);
     if (childReal === null) continue;
@@ -131,32 +140,9 @@ async function confinedSource(root: string, ref: FileRef, src: string): Promise<
  * is refused, not read.
  */
 async function copyRegular(ref: FileRef, real: string, dest: string, shown: string): Promise<void> {
-  let source: fs.FileHandle;
-  try {
-    const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-    source = await fs.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (err) {
-    if (isErrno(err, 'ELOOP')) throw escapesProject(ref, `${real} became a symbolic link`);
-    throw err;
-  }
-  try {
-    const info = await source.stat();
-    if (!info.isFile()) throw escapesProject(ref, `${real} is no longer a regular file`);
-    const target = await fs.open(dest, 'wx', info.mode & 0o777).catch(named(shown));
-    try {
-      const buffer = Buffer.alloc(COPY_CHUNK_BYTES);
-      for (;;) {
-        const { bytesRead } = await source.read(buffer, 0, buffer.length, null);
-        if (bytesRead === 0) break;
-        await target.write(buffer, 0, bytesRead).catch(named(shown));
-      }
-      await target.chmod(info.mode & 0o777).catch(named(shown));
-    } finally {
-      await target.close().catch(named(shown));
-    }
-  } finally {
-    await source.close();
-  }
+  const refused = await copyRegularToNew(real, dest, named(shown));
+  if (refused === 'symlink') throw escapesProject(ref, `${real} became a symbolic link`);
+  if (refused !== null) throw escapesProject(ref, `${real} is no longer a regular file`);
 }
 
 /** A rejection handler naming `shown`, the file's place in the live context, in an OS refusal. */
@@ -175,7 +161,7 @@ async function stageProjectFile(
 ): Promise<void> {
   const tree = await confinedSource(root, ref, src);
   for (const dir of tree.dirs) {
-    await fs.mkdir(path.join(dest, dir), { recursive: true }).catch(named(path.join(shown, dir)));
+    makeDirs(path.join(dest, dir), path.join(shown, dir));
   }
   for (const file of tree.files) {
     const rel = file.rel;
@@ -192,7 +178,7 @@ export async function checkProjectFiles(plan: BuildPlan, projectDir: string): Pr
   let root: string | null = null;
   for (const entry of plan.entries) {
     if (entry.source.kind !== 'project-file') continue;
-    root ??= await fs.realpath(path.resolve(projectDir));
+    root ??= await canonicalPath(projectDir);
     const { key, location, src } = entry.source;
     await confinedSource(root, { key, location }, src);
   }
@@ -208,52 +194,58 @@ async function writeEntry(
   const dest = path.join(staging, rel);
   // Errors name the file's place in the live context, not the staging dir.
   const shown = path.join(contextDir, rel);
-  await fs.mkdir(path.dirname(dest), { recursive: true }).catch(named(shown));
+  makeDirs(path.dirname(dest), shown);
   if (entry.source.kind === 'bytes') {
-    await fs.writeFile(dest, entry.source.bytes, { mode: entry.mode }).catch(named(shown));
-    await fs.chmod(dest, entry.mode).catch(named(shown));
+    try {
+      writeNewFileExactModeSync(dest, entry.source.bytes, entry.mode);
+    } catch (error) {
+      named(shown)(error);
+    }
     return;
   }
   const { key, location, src } = entry.source;
   await stageProjectFile(await projectRoot(), { key, location }, src, dest, shown);
 }
 
+/** mkdir -p of `dir` in the staging tree byre is building; an OS refusal names `shown`. */
+function makeDirs(dir: string, shown: string): void {
+  try {
+    makeUserDirsSync(dir);
+  } catch (error) {
+    named(shown)(error);
+  }
+}
+
 async function reapStale(parent: string, base: string): Promise<void> {
-  const names = await fs.readdir(parent).catch(() => [] as string[]);
-  for (const name of names) {
+  for (const name of entryNames(parent)) {
     const full = path.join(parent, name);
     if (name.startsWith(`.${base}.old-`)) {
-      await fs.rm(full, { recursive: true, force: true });
+      await removeTree(full);
     } else if (name.startsWith(`.${base}.staging-`)) {
-      const info = await fs.stat(full).catch(() => null);
+      const info = statOrNull(full);
       if (info !== null && Date.now() - info.mtimeMs > STALE_STAGING_MS) {
-        await fs.rm(full, { recursive: true, force: true });
+        await removeTree(full);
       }
     }
   }
 }
 
+/** The entry at `p` itself (a link not followed), or null when it cannot be looked at. */
+function statOrNull(p: string): Stats | null {
+  try {
+    return lstatEntry(p);
+  } catch {
+    return null;
+  }
+}
+
 /** Moves a fully written staging dir over the live context; the old one is discarded. */
 async function swapIn(staging: string, contextDir: string): Promise<void> {
-  const parent = path.dirname(contextDir);
   const old = path.join(
-    parent,
+    path.dirname(contextDir),
     `.${path.basename(contextDir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`,
   );
-  let moved = false;
-  try {
-    await fs.rename(contextDir, old);
-    moved = true;
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-  }
-  try {
-    await fs.rename(staging, contextDir);
-  } catch (err) {
-    if (moved) await fs.rename(old, contextDir).catch(() => undefined);
-    throw err;
-  }
-  if (moved) await fs.rm(old, { recursive: true, force: true });
+  await swapTreeIn(staging, contextDir, old);
 }
 
 /** Writes `plan` into a fresh private sibling of `contextDir` and returns it; removed on failure. */
@@ -262,17 +254,15 @@ async function writeStaging(
   plan: StagePlan,
   projectDir: string,
 ): Promise<string> {
-  const staging = await fs
-    .mkdtemp(path.join(path.dirname(contextDir), `.${path.basename(contextDir)}.staging-`))
-    .catch(named(contextDir));
+  const staging = await makeStagingDir(
+    path.join(path.dirname(contextDir), `.${path.basename(contextDir)}.staging-`),
+  ).catch(named(contextDir));
   let root: Promise<string> | null = null;
-  const projectRoot = () => (root ??= fs.realpath(path.resolve(projectDir)));
+  const projectRoot = () => (root ??= canonicalPath(projectDir));
   try {
     for (const dir of plan.dirs) {
       const rel = contextRelative(dir);
-      await fs
-        .mkdir(path.join(staging, rel), { recursive: true })
-        .catch(named(path.join(contextDir, rel)));
+      makeDirs(path.join(staging, rel), path.join(contextDir, rel));
     }
     const seen = new Set<string>();
     for (const entry of plan.entries) {
@@ -288,7 +278,7 @@ async function writeStaging(
     return staging;
   } catch (err) {
     // Best effort: a cleanup failure must not hide why staging failed.
-    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(staging).catch(() => undefined);
     throw err;
   }
 }
@@ -304,14 +294,14 @@ export async function stageBuildContext(
   projectDir: string,
 ): Promise<void> {
   const parent = path.dirname(contextDir);
-  await fs.mkdir(parent, { recursive: true, mode: 0o700 }).catch(named(contextDir));
+  await ensurePrivateDir(parent).catch(named(contextDir));
   await reapStale(parent, path.basename(contextDir));
   const staging = await writeStaging(contextDir, plan, projectDir);
   try {
     await swapIn(staging, contextDir).catch(named(contextDir));
   } catch (err) {
     // Best effort: a cleanup failure must not hide why staging failed.
-    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(staging).catch(() => undefined);
     throw err;
   }
 }
@@ -323,15 +313,15 @@ export async function stageBuildContext(
  */
 export async function stageFreshContext(
   target: string,
-  plan: BuildPlan,
+  plan: StagePlan,
   projectDir: string,
 ): Promise<void> {
   const staging = await writeStaging(target, plan, projectDir);
   try {
     // rename(2) onto a directory succeeds only when that one is empty.
-    await fs.rename(staging, target);
+    await moveTreeIn(staging, target);
   } catch (err) {
-    await fs.rm(staging, { recursive: true, force: true });
+    await removeTree(staging);
     throw err;
   }
 }

@@ -56,8 +56,14 @@ const selfEdit = { host: '/store/p', target: '/byre-store', mode: 'rw' as const 
 
 describe('sessionRunParams', () => {
   it.each([
-    ['nothing chosen', { run: undefined, ports: okPorts, selfEdit: null, groupAdd: [] }],
-    ['a nonce, the store and a group', { run: 'n1', ports: okPorts, selfEdit, groupAdd: [998] }],
+    [
+      'nothing chosen',
+      { run: undefined, ports: okPorts, selfEdit: null, groupAdd: [], walled: false },
+    ],
+    [
+      'a nonce, the store and a group, walled',
+      { run: 'n1', ports: okPorts, selfEdit, groupAdd: [998], walled: true },
+    ],
   ])('%s: the shared params with this session’s choices, the shared ones untouched', (_n, c) => {
     const before = structuredClone(shared);
     const out = sessionRunParams(shared, c);
@@ -71,17 +77,20 @@ describe('sessionRunParams', () => {
       ...(c.selfEdit === null ? [] : [selfEdit]),
     ]);
     expect(out.groupAdd).toEqual(c.groupAdd);
-    expect({ ...out, labels: 0, ports: 0, extraBinds: 0, groupAdd: 0 }).toEqual({
+    // A box the wall's helper joins is byre's to remove; any other, the engine's.
+    expect(out.removedBy).toBe(c.walled ? 'byre' : undefined);
+    expect({ ...out, labels: 0, ports: 0, extraBinds: 0, groupAdd: 0, removedBy: 0 }).toEqual({
       ...shared,
       labels: 0,
       ports: 0,
       extraBinds: 0,
       groupAdd: 0,
+      removedBy: 0,
     });
   });
 
   it('keeps the configured ports when the plan did not choose any', () => {
-    const choices = { run: undefined, selfEdit: null, groupAdd: [] };
+    const choices = { run: undefined, selfEdit: null, groupAdd: [], walled: false };
     const refused: PortChoice = {
       kind: 'collision',
       port: '127.0.0.1:3000',

@@ -4,13 +4,14 @@
 // Reads only; a package that fails validation is listed INVALID, never loaded.
 // Over 500 lines: the three provenances decode into one slot shape here.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseLayer } from '../config/parse.js';
 import { configTextIssue, readConfigText } from '../config/read.js';
 import { PACKAGE_REF } from '../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../embedded.js';
 import { ByreError, type ConfigIssue } from '../errors.js';
+import { entryNames, pathExists, reachesDirectory } from '../host/path-view.js';
+import { readRegularFile } from '../host/read-regular.js';
 import { packageRoot } from '../project/store-layout.js';
 import { digestHex, packageDigest, sha256Hex } from './digest.js';
 import {
@@ -28,9 +29,12 @@ import { packagesDir, readIndex, type IndexEntry } from './packages/index-file.j
 import type { SkillCatalog } from './resolve.js';
 import type { Provenance, ResolvedSkill } from './types.js';
 
+/** The most a snapshot file can hold: install's bound on a whole package (FETCH_LIMITS.maxBytes). */
+const SNAPSHOT_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
 export const BUNDLED_OWNER = 'byre';
 
-export type EntryStatus = 'ok' | 'invalid' | 'shadowed';
+type EntryStatus = 'ok' | 'invalid' | 'shadowed';
 
 export interface CatalogEntry {
   id: string;
@@ -55,7 +59,7 @@ export interface CatalogEntry {
   uri: string | null;
 }
 
-export interface CatalogOptions {
+interface CatalogOptions {
   home: string;
   kind: PackageKind;
   /** The running byre's version, for requires_byre. */
@@ -73,7 +77,7 @@ function issueFor(file: string, rule: string, message: string, fix: string): Con
 
 // ---------------------------------------------------------------- building one entry
 
-export interface Source {
+interface Source {
   id: string;
   provenance: Provenance;
   kind: PackageKind;
@@ -242,14 +246,6 @@ function bundledSource(kind: PackageKind, name: string, paths: readonly string[]
   };
 }
 
-function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 function localSource(home: string, kind: PackageKind, id: string): Source | null {
   const dir = localPackageDir(home, kind, id);
   const file = path.join(dir, MANIFEST_FILE[kind]);
@@ -286,21 +282,18 @@ function localSource(home: string, kind: PackageKind, id: string): Source | null
 /** Local package ids: `<name>` with a manifest, else `<owner>/<name>` one level down. */
 function localIds(home: string, kind: PackageKind): string[] {
   const root = packageRoot(home, kind);
-  const names = (dir: string): string[] => {
-    try {
-      return readdirSync(dir)
-        .filter((n) => !n.startsWith('.') && PACKAGE_REF.test(n) && isDir(path.join(dir, n)))
-        .sort();
-    } catch {
-      return [];
-    }
-  };
+  const names = (dir: string): string[] =>
+    entryNames(dir)
+      .filter(
+        (n) => !n.startsWith('.') && PACKAGE_REF.test(n) && reachesDirectory(path.join(dir, n)),
+      )
+      .sort();
   const ids: string[] = [];
   for (const name of names(root)) {
-    if (existsSync(path.join(root, name, MANIFEST_FILE[kind]))) ids.push(name);
+    if (pathExists(path.join(root, name, MANIFEST_FILE[kind]))) ids.push(name);
     else
       for (const child of names(path.join(root, name))) {
-        if (existsSync(path.join(root, name, child, MANIFEST_FILE[kind])))
+        if (pathExists(path.join(root, name, child, MANIFEST_FILE[kind])))
           ids.push(`${name}/${child}`);
       }
   }
@@ -336,24 +329,30 @@ export function readSnapshotDir(
       ),
     );
   };
-  let manifest: Uint8Array = new Uint8Array();
-  try {
-    manifest = new Uint8Array(readFileSync(file));
-  } catch {
+  // Snapshot files are read never through a link, never waiting on a FIFO,
+  // and no larger than install accepts a whole package to be.
+  const readStored = (abs: string): Uint8Array | null => {
+    try {
+      const read = readRegularFile(abs, SNAPSHOT_FILE_MAX_BYTES);
+      return read.kind === 'ok' ? new Uint8Array(read.bytes) : null;
+    } catch {
+      return null;
+    }
+  };
+  const stored = readStored(file);
+  if (stored === null) {
     tampered(
       `installed ${entry.kind} ${entry.id}: snapshot ${dir} has no ${MANIFEST_FILE[entry.kind]}`,
     );
   }
+  const manifest = stored ?? new Uint8Array();
   const text = decode(manifest);
   const listed = listedFiles(text, file, entry.kind);
   const files: Record<string, { content: Uint8Array; executable: boolean }> = {};
   for (const f of listed) {
     const abs = path.join(dir, ...f.dest.split('/'));
-    let content: Uint8Array;
-    try {
-      if (!lstatSync(abs).isFile()) throw new Error('not a regular file');
-      content = new Uint8Array(readFileSync(abs));
-    } catch {
+    const content = readStored(abs);
+    if (content === null) {
       tampered(`installed ${entry.kind} ${entry.id}: payload ${f.dest} is missing from ${dir}`);
       continue;
     }
@@ -398,7 +397,7 @@ export function listedFiles(text: string, file: string, kind: PackageKind): Pack
  * the entry is first asked for. A command that resolves one skill parses one
  * manifest, not every bundled one.
  */
-export interface CatalogSlot {
+interface CatalogSlot {
   id: string;
   provenance: Provenance;
   /** An installed package a local one of the same id shadows. */

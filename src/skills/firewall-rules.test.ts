@@ -11,7 +11,7 @@
 // closures' sets, filled by the resolver. The engine tier proves
 // the rules on real bridges; IPv6, which no bridge here has, only here.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,13 +49,15 @@ const STUBS: Record<string, string> = {
     '[ -z "$STUB_RESOLVER_STAYS" ] || exec setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sleep "$STUB_RESOLVER_STAYS"',
   ].join('\n'),
   id: '[ "$1 $2" = "-u dnsmasq" ] && echo "${STUB_DNS_UID:-101}"',
-  // The box's network goes on the first wait of the event loop.
-  sleep: 'rm -f "$STUB_NET/eth0"',
+  // The box's network goes on the first wait of the event loop, unless the
+  // wait is to last (STUB_WAITS).
+  sleep: '[ -z "$STUB_WAITS" ] || exec /bin/sleep 60\nrm -f "$STUB_NET/eth0"',
   getent: 'echo "203.0.113.5    STREAM $2"',
   // The probe's listener, started in the background.
   nc: 'echo "nc $*" >> "$STUB_LOG"',
   timeout: [
     'echo "timeout $*" >> "$STUB_LOG"',
+    '[ "$2" = nc ] && [ -n "$STUB_GATE_WAITS" ] && exec /bin/sleep 60', // no box yet
     '[ "$2" = nc ] && exit 0', // the gate: the box connected
     'case "$*" in */53) exit 0 ;; esac', // the resolver answers
     '[ "$1" = 2 ] || exit 0', // the allow probe connects
@@ -82,21 +84,20 @@ interface HookRun {
   conf: string[];
 }
 
-function runHook(
-  hook: string,
+/** A directory of stubs and the hook's environment over it. */
+function hookSetup(
   env: Record<string, string>,
-  probe: ProbeMode = 'refused',
-  wrap: readonly string[] = [],
-): HookRun {
+  probe: ProbeMode,
+): { dir: string; log: string; env: Record<string, string> } {
   const dir = testTempDir('firewall-hook');
   for (const [name, body] of Object.entries(STUBS)) {
     putFile(dir, `bin/${name}`, `#!/bin/sh\n${body}\n`, 0o755);
   }
   const log = putFile(dir, 'calls.log', '');
   putFile(dir, 'net/eth0', '');
-  const [command = 'bash', ...args] = [...wrap, 'bash', hook];
-  const r = spawnSync(command, args, {
-    encoding: 'utf8',
+  return {
+    dir,
+    log,
     env: {
       PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin`,
       STUB_LOG: log,
@@ -108,10 +109,23 @@ function runHook(
       STUB_RESOLVER_LOG: '',
       STUB_RESOLVER_STAYS: '',
       STUB_REFUSED: '',
+      STUB_WAITS: '',
+      STUB_GATE_WAITS: '',
       BYRE_LAUNCH_GATE_FILE: putFile(dir, 'gate', '7227\n'),
       ...env,
     },
-  });
+  };
+}
+
+function runHook(
+  hook: string,
+  env: Record<string, string>,
+  probe: ProbeMode = 'refused',
+  wrap: readonly string[] = [],
+): HookRun {
+  const { dir, log, env: hookEnv } = hookSetup(env, probe);
+  const [command = 'bash', ...args] = [...wrap, 'bash', hook];
+  const r = spawnSync(command, args, { encoding: 'utf8', env: hookEnv });
   let conf: string[] = [];
   try {
     conf = readFileSync(path.join(dir, 'run/dnsmasq.conf'), 'utf8').split('\n').filter(Boolean);
@@ -161,12 +175,21 @@ const LOOPBACK6 = /^0{31}1 /m.test(
 const UPSTREAM = [
   'meta skuid 101 ip daddr 192.0.2.53 meta l4proto { tcp, udp } th dport 53 accept',
 ];
+const REFUSE_CHAIN = [
+  'chain refuse {',
+  'oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }',
+  'oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }',
+  'meta l4proto tcp reject with tcp reset',
+  'reject with icmpx admin-prohibited',
+  '}',
+];
 const wall = (
   p: string,
   sets: string[],
   allow: string[],
   inbound: string[] = [],
   upstream: string[] = UPSTREAM,
+  closures: string[] = [],
 ): string[] => [
   'table inet byre',
   'delete table inet byre',
@@ -180,6 +203,7 @@ const wall = (
   'meta skuid 101 return',
   'meta l4proto { tcp, udp } th dport 53 redirect to :53',
   '}',
+  ...(closures.length === 0 ? [] : REFUSE_CHAIN),
   'chain output {',
   'type filter hook output priority 0; policy drop;',
   'oifname "lo" tcp dport != @probe accept',
@@ -188,6 +212,7 @@ const wall = (
   ...upstream,
   'ip daddr 127.0.0.1 meta l4proto { tcp, udp } th dport 53 accept',
   'ip6 daddr ::1 meta l4proto { tcp, udp } th dport 53 accept',
+  ...closures,
   ...allow,
   'ct state invalid drop',
   'oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }',
@@ -318,21 +343,27 @@ describe('byre-firewall: one ruleset and one resolver config per allowlist (adr/
       ],
     ],
     [
-      'a closure outside the allowlist, or of an address, is nothing the resolver is told',
+      'a closure outside the allowlist, or of an address, is nothing the resolver is told; an address is refused ahead of every accept, so an allowed answer cannot open it',
       'example.test',
       'other.test 192.0.2.9 [2001:db8::9]:22',
       ['server=/example.test/192.0.2.53', nftset('example.test', 443)],
+      [
+        'ip daddr 192.0.2.9 goto refuse',
+        'ip6 daddr 2001:db8::9 meta l4proto { tcp, udp } th dport 22 goto refuse',
+      ],
     ],
   ])(
     '%s (adr/0063)',
-    (_label, egress, deny, conf) => {
+    (_label, egress, deny, conf, closures: string[] = []) => {
       const r = runWall(egress, '', 'refused', { BYRE_EGRESS_DENY: deny });
       expect(r.status, r.stderr).toBe(0);
       expect(r.conf).toEqual([...RESOLVER_BASE, ...conf]);
       // The allow sets and rules are the allowlist's alone.
       const ports = [...new Set(egress.split(' ').map((e) => Number(e.split(':')[1] ?? 443)))];
       ports.sort((a, b) => a - b);
-      expect(ruleset(r.log)).toEqual(wall(probePort(r.log), sets(...ports), setRules(...ports)));
+      expect(ruleset(r.log)).toEqual(
+        wall(probePort(r.log), sets(...ports), setRules(...ports), [], UPSTREAM, closures),
+      );
     },
     30_000,
   );
@@ -407,6 +438,58 @@ describe('byre-firewall: one ruleset and one resolver config per allowlist (adr/
     },
     30_000,
   );
+});
+
+/**
+ * The hook run until `stage` says it is waiting, then sent TERM, as its
+ * engine stops it; how it ended. Its process group goes after (the stubs'
+ * sleeps).
+ */
+async function termHook(
+  env: Record<string, string>,
+  stage: (stderr: string, log: string) => boolean,
+): Promise<{ status: number | null; signal: string | null; stderr: string }> {
+  const setup = hookSetup({ BYRE_EGRESS: 'a.test', ...env }, 'refused');
+  const child = spawn('bash', [HOOKS.firewall], { env: setup.env, detached: true });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.resume();
+  const ended = new Promise<{ status: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (status, signal) => resolve({ status, signal })),
+  );
+  try {
+    while (!stage(stderr, readFileSync(setup.log, 'utf8'))) {
+      if (child.exitCode !== null) throw new Error(`the hook ended first:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill('SIGTERM');
+    return { ...(await ended), stderr };
+  } finally {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      // all gone
+    }
+  }
+}
+
+describe('byre-firewall: stopped by its engine (TERM)', () => {
+  // As PID 1 in its helper, bash ignores a TERM it has no trap for, and
+  // podman's `rm -f` waited out the stop grace at every session's end. Here
+  // (not PID 1) an untrapped TERM kills it by the signal instead: 143 is the
+  // trap's. A wait the trap cannot interrupt would hold it the stub's 60 s.
+  it('ends at once by its trap while the gate waits for the box, the gate never opened', async () => {
+    const r = await termHook({ STUB_GATE_WAITS: '1' }, (_e, log) =>
+      log.includes('timeout 60 nc -l'),
+    );
+    expect(r).toMatchObject({ status: 143, signal: null });
+    expect(r.stderr).not.toContain('gate opened');
+  }, 20_000);
+
+  it('ends at once by its trap while it reports the session', async () => {
+    const r = await termHook({ STUB_WAITS: '1' }, (stderr) => stderr.includes('gate opened'));
+    expect(r).toMatchObject({ status: 143, signal: null });
+  }, 20_000);
 });
 
 describe('byre-firewall: the event lines (adr/0063)', () => {
@@ -600,12 +683,7 @@ describe('byre-firewall-open: the same hook, closures refused through the resolv
     'meta skuid 101 return',
     'meta l4proto { tcp, udp } th dport 53 redirect to :53',
     '}',
-    'chain refuse {',
-    'oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }',
-    'oifname != "lo" meta l4proto { tcp, udp } update @refused6 { ip6 daddr . meta l4proto . th dport }',
-    'meta l4proto tcp reject with tcp reset',
-    'reject with icmpx admin-prohibited',
-    '}',
+    ...REFUSE_CHAIN,
     'chain output {',
     'type filter hook output priority 0; policy accept;',
     'oifname "lo" tcp dport @probe goto refuse',

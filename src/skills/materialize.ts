@@ -39,7 +39,7 @@ export function memoryTree(
   };
 }
 
-export interface MaterializeInput {
+interface MaterializeInput {
   id: string;
   provenance: Provenance;
   manifest: SkillManifest;

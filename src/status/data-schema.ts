@@ -292,6 +292,19 @@ function buildStatusDataSchema() {
         }),
       ),
       credential_delivery: nullableText,
+      injections: z
+        .array(
+          z.object({
+            key: text,
+            layer: source,
+            hosts: z.array(text).describe('name, or name:port when not 443'),
+            text: text.describe('the one-line row status shows'),
+            detail: text.describe('how each host gets it (the full tier)'),
+          }),
+        )
+        .describe(
+          'credentials injected at the edge (adr/0070), from the config: the box holds a sentinel',
+        ),
       env_keys: z.array(text),
       run_args: z.array(text),
       raw_run_args: z
@@ -354,7 +367,15 @@ function buildStatusDataSchema() {
         created: nullableText,
         engine: nullableText,
         image: z
-          .object({ tag: text, digest: text, digest_error: nullableText, base: text })
+          .object({
+            tag: text,
+            digest: text,
+            digest_error: nullableText,
+            base: text,
+            wiring: nullableText.describe(
+              "the store directory the box's wiring is bound from, read-only (rootless podman); null when the image carries it",
+            ),
+          })
           .nullable(),
         box_env_keys: z.array(text).nullable(),
       }),

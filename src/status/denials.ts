@@ -23,7 +23,7 @@ export type WallInput =
   | { of: 'last_session'; record: WallRecord };
 
 /** `2026-12-02T07:01:02Z`. */
-export function isoSeconds(unix: number): string {
+function isoSeconds(unix: number): string {
   return new Date(unix * 1000).toISOString().replace(/\.000Z$/, 'Z');
 }
 
@@ -114,7 +114,7 @@ function some<T>(items: readonly T[], more: number, text: (t: T) => string): str
 }
 
 /** `3 names refused (evil.example ×12, …); 2 connects rejected (10.0.0.5:443/tcp ×4)`. */
-export function deniedSummary(d: Denials): string {
+function deniedSummary(d: Denials): string {
   const names = d.names.length + d.names_more;
   const connects = d.connects.length + d.connects_more;
   if (names === 0 && connects === 0) return 'nothing refused';

@@ -1012,6 +1012,31 @@ describe('launch record states', () => {
     );
     expect(t.get('Image')).toEqual([`${record.image.tag}  0f0e0d0c0b0a  base node:22`]);
     expect(t.get('Next launch')).toEqual(['+ bind /data -> /data (ro)']);
+    // A box whose wiring is bound from the store says where from (adr/0075).
+    const bound: LaunchRecord = {
+      ...record,
+      image: { ...record.image, wiring: '/s/wiring/app/ab' },
+    };
+    const b = statusModel(
+      input({
+        container: running,
+        launch: { kind: 'verified', hash, record: bound },
+        nextLaunch: next,
+      }),
+    );
+    expect(b.data.launch.image?.wiring).toBe('/s/wiring/app/ab');
+    expect(m.data.launch.image?.wiring).toBeNull();
+    expect(
+      table(
+        input({
+          container: running,
+          launch: { kind: 'verified', hash, record: bound },
+          nextLaunch: next,
+        }),
+      ).get('Image'),
+    ).toEqual([
+      `${record.image.tag}  0f0e0d0c0b0a  base node:22  wiring bound read-only from /s/wiring/app/ab`,
+    ]);
     // Grants from the record: its port, its bind, its posture and egress.
     expect(t.get('Ports')).toEqual(['127.0.0.1:3000 -> 3000  (launch record)']);
     expect(t.get('Host mounts')).toEqual([
@@ -1139,6 +1164,55 @@ describe('text layout', () => {
     const text = renderStatusText(statusModel(input({ config })), 'default', 80);
     expect(text).not.toContain('\u001b');
     expect(text).toContain('/evil\\x1b[31m');
+  });
+});
+
+describe('credentials injected at the edge (adr/0070)', () => {
+  const config = fakeConfig({
+    injections: [
+      {
+        key: 'GITHUB_TOKEN',
+        rules: [
+          { hosts: [{ name: 'api.github.com', port: 443 }], presentation: { kind: 'bearer' } },
+          {
+            hosts: [{ name: 'github.com', port: 443 }],
+            presentation: { kind: 'basic', user: 'x-access-token' },
+          },
+        ],
+        from: DEFAULT_LAYER,
+      },
+      {
+        key: 'ANTHROPIC_API_KEY',
+        rules: [
+          {
+            hosts: [{ name: 'api.anthropic.com', port: 443 }],
+            presentation: { kind: 'header', name: 'x-api-key' },
+          },
+        ],
+        from: { kind: 'project', name: 'project', path: '/p/byre.config' },
+      },
+    ],
+  });
+
+  it('is one row per injected key, from the config; the full tier says how each host gets it', () => {
+    expect(table(input({ config })).get('Injected')).toEqual([
+      'GITHUB_TOKEN -> injected at the edge for api.github.com, github.com; the box holds a sentinel  (default)',
+      'ANTHROPIC_API_KEY -> injected at the edge for api.anthropic.com; the box holds a sentinel  (project)',
+    ]);
+    expect(table(input({ config }), 'full').get('Injected')).toEqual([
+      'GITHUB_TOKEN -> injected at the edge for api.github.com, github.com; the box holds a sentinel  (default): api.github.com as Authorization: Bearer; github.com as Authorization: Basic (user x-access-token)',
+      'ANTHROPIC_API_KEY -> injected at the edge for api.anthropic.com; the box holds a sentinel  (project): api.anthropic.com as header x-api-key',
+    ]);
+    expect(statusModel(input({ config })).data.injections[0]).toMatchObject({
+      key: 'GITHUB_TOKEN',
+      layer: 'default',
+      hosts: ['api.github.com', 'github.com'],
+    });
+  });
+
+  it('has no row when nothing is injected', () => {
+    expect(table(input()).has('Injected')).toBe(false);
+    expect(statusModel(input()).data.injections).toEqual([]);
   });
 });
 

@@ -16,6 +16,8 @@ import {
 } from '../gen/box-layout.js';
 import { scanRunArgs } from '../gen/run-args-scan.js';
 import { credentialRows } from '../config/credential-rows.js';
+import { formatInjectHost } from '../config/inject.js';
+import { injectionDetailText, injectionRowText } from './injection.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../gen/launch-diff.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
@@ -566,6 +568,7 @@ function launchData(state: LaunchRecordState | null, starter: Starter): StatusDa
           digest: r.image.digest,
           digest_error: r.image.digestError ?? null,
           base: r.image.base,
+          wiring: r.image.wiring ?? null,
         },
         box_env_keys: [...r.envKeys],
       };
@@ -801,6 +804,13 @@ export function statusModel(input: StatusInput): StatusModel {
     host_env: facts.host_env,
     credentials: facts.credentials,
     credential_delivery: credentialDelivery(facts.credentials, verified !== null),
+    injections: config.injections.map((i) => ({
+      key: i.key,
+      layer: layerLabel(i.from),
+      hosts: i.rules.flatMap((r) => r.hosts.map(formatInjectHost)),
+      text: injectionRowText(i),
+      detail: injectionDetailText(i),
+    })),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     raw_run_args: facts.raw_run_args,

@@ -392,7 +392,10 @@ function placeRows(d: StatusData): ModelRow[] {
   }
   const image = d.launch.image;
   if (d.launch.state === 'verified' && image !== null)
-    rows.push({ label: 'Image', value: `${image.tag}  ${imageDigest(image)}  base ${image.base}` });
+    rows.push({
+      label: 'Image',
+      value: `${image.tag}  ${imageDigest(image)}  base ${image.base}${image.wiring === null ? '' : `  wiring bound read-only from ${image.wiring}`}`,
+    });
   return rows;
 }
 
@@ -561,9 +564,29 @@ function instructionRows(d: StatusData): ModelRow[] {
   ];
 }
 
-/** Environment: from the host, credentials, baked keys, keys passed at launch. */
+/**
+ * One row per credential injected at the edge, from the config; the full
+ * tier adds how each host gets it. Whether the edge is up is not here.
+ */
+function injectionRows(d: StatusData): ModelRow[] {
+  return d.injections.flatMap((inj, i): ModelRow[] => {
+    const head = {
+      label: i === 0 ? 'Injected' : '',
+      ...(i === 0 ? {} : { continuation: true }),
+      value: `${inj.text}  (${inj.layer})`,
+      // Where a secret goes is a disclosure: shown whole, as containment is.
+      kind: 'never-truncate' as const,
+    };
+    return [
+      { ...head, tier: 'default' },
+      { ...head, value: `${head.value}: ${inj.detail}`, tier: 'full' },
+    ];
+  });
+}
+
+/** Environment: from the host, credentials, injected credentials, baked keys, keys passed at launch. */
 function envSectionRows(d: StatusData): ModelRow[] {
-  const rows = [...hostEnvRows(d), ...credentialRowsOf(d)];
+  const rows = [...hostEnvRows(d), ...credentialRowsOf(d), ...injectionRows(d)];
   if (d.env_keys.length > 0)
     rows.push({ label: 'Env', value: `${d.env_keys.join(', ')}  (baked into the image)` });
   const boxEnv = d.launch.box_env_keys;

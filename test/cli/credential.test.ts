@@ -160,6 +160,94 @@ describe('byre credential', { timeout: 120_000 }, () => {
     expectNoValue();
   });
 
+  it('injects at the edge (adr/0070): the row and its rules, a host added and dropped, status says so, develop refuses', () => {
+    const bad = byre([
+      'credential',
+      'add',
+      'GH_TOKEN',
+      '--inject',
+      'https://api.github.com',
+      '--bearer',
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--inject: inject host "https://api.github.com": not a host name');
+    const two = byre([
+      'credential',
+      'add',
+      'GH_TOKEN',
+      '--inject',
+      'api.github.com',
+      '--bearer',
+      '--header',
+      'x-k',
+    ]);
+    expect(two.status).toBe(2);
+    expect(two.stderr).toContain('--header and --bearer name two presentations');
+
+    const add = byre(['credential', 'add', 'GH_TOKEN', '--inject', 'api.github.com', '--bearer'], {
+      input: `${SECRET}\n`,
+    });
+    expect(add.status, add.stderr).toBe(0);
+    expect(readFileSync(config, 'utf8')).toMatch(/GH_TOKEN = "injected:[0-9a-f]{16}:/);
+    const more = byre(
+      [
+        'credential',
+        'add',
+        'GH_TOKEN',
+        '--inject',
+        'github.com',
+        '--basic',
+        'x-access-token',
+        '--passphrase-fd',
+        '3',
+      ],
+      { fd3: `${PASS}\n` },
+    );
+    expect(more.status, more.stderr).toBe(0);
+    const rules = (parse(readFileSync(config, 'utf8')) as { inject: Record<string, unknown> })
+      .inject;
+    expect(rules['GH_TOKEN']).toEqual([
+      { hosts: ['api.github.com'], bearer: true },
+      { hosts: ['github.com'], basic: 'x-access-token' },
+    ]);
+    expect(byre(['credential', 'list']).stdout).toContain(
+      `GH_TOKEN\tinjected\tproject ${config}\n`,
+    );
+
+    // The row wraps at the page's width: read it with the wrapping undone.
+    const flat = (args: string[]): string => byre(args).stdout.replace(/\s+/g, ' ');
+    expect(flat(['status'])).toContain(
+      'GH_TOKEN -> injected at the edge for api.github.com, github.com; the box holds a sentinel (project)',
+    );
+    expect(flat(['status', '--full'])).toContain(
+      'github.com as Authorization: Basic (user x-access-token)',
+    );
+    // dockerrun's comment lines are src/commands/dockerrun.test.ts's (it needs an engine's facts).
+    const empty = path.join(root, 'no-tools');
+    const dev = spawnSync(BIN, ['develop'], {
+      cwd: project,
+      input: '',
+      encoding: 'utf8',
+      env: { BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', PATH: empty, HOME: root },
+    });
+    outputs.push(dev.stdout, dev.stderr);
+    expect(dev.status).toBe(3);
+    expect(dev.stderr).toContain('injection at the edge is not yet available to byre develop');
+    expect(dev.stderr).toContain(`${config}:`);
+
+    const drop = byre(
+      ['credential', 'remove', 'GH_TOKEN', '--inject', 'api.github.com', '--passphrase-fd', '3'],
+      {
+        fd3: `${PASS}\n`,
+      },
+    );
+    expect(drop.status, drop.stderr).toBe(0);
+    expect(flat(['status'])).toContain('GH_TOKEN -> injected at the edge for github.com;');
+    expect(byre(['credential', 'remove', 'GH_TOKEN']).status).toBe(0);
+    expect(readFileSync(config, 'utf8')).not.toContain('GH_TOKEN');
+    expectNoValue();
+  });
+
   it('refuses a wrong passphrase on rekey, and leaves the file as it was', () => {
     const before = readFileSync(config, 'utf8');
     const r = byre(['credential', 'rekey', '--passphrase-fd', '3'], { fd3: 'wrong\nnew\n' });

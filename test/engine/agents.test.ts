@@ -190,8 +190,7 @@ async function buildByDevelop(p: TestProject, tag: string): Promise<void> {
       1_500_000,
     );
   } finally {
-    session.child.kill('SIGKILL');
-    await session.exited;
+    await session.kill();
     const boxes = engineCli(p, ['ps', '-aq', '--filter', `label=byre.project=${p.id}`]).trim();
     if (boxes !== '') engineCli(p, ['rm', '-f', ...boxes.split('\n')]);
   }

@@ -3,6 +3,8 @@
 // without it, the tier runs on whatever answers.
 
 import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 export type EngineName = 'docker' | 'podman';
 const ALL: EngineName[] = ['docker', 'podman'];
@@ -100,4 +102,24 @@ export function flavorsUnderTest(): Flavor[] {
  */
 export function rootEnginesUnderTest(): EngineName[] {
   return flavorScope() === 'user' ? [] : enginesUnderTest();
+}
+
+/**
+ * The engine CLI as the flavor runs it, for tests that drive the adapters
+ * (not the binary): the engine itself for root, else a runuser wrapper
+ * written into `dir` that runs it as the test user.
+ */
+export function flavorEnginePath(flavor: Flavor, dir: string): string {
+  const own = execFileSync('sh', ['-c', `command -v ${flavor.engine}`], {
+    encoding: 'utf8',
+  }).trim();
+  if (flavor.user === null) return own;
+  const home = execFileSync('getent', ['passwd', flavor.user], { encoding: 'utf8' }).split(':')[5];
+  const wrapper = path.join(dir, flavor.engine);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec runuser -u ${flavor.user} -- env HOME=${home ?? '/'} ${own} "$@"\n`,
+  );
+  chmodSync(wrapper, 0o755);
+  return wrapper;
 }

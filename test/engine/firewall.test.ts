@@ -32,14 +32,10 @@ import {
 } from './harness.js';
 
 const flavors = flavorsUnderTest().filter((f) => f.user === null);
-// The resolver's session is written for rootless podman too (resolverHosts)
-// and passed there alone, but timed out in a whole run at load 10-12, so it
-// runs there only with BYRE_TEST_ROOTLESS_RESOLVER=1 (TODO.md).
-const resolverFlavors = flavorsUnderTest().filter(
-  (f) =>
-    f.user === null ||
-    (f.engine === 'podman' && process.env['BYRE_TEST_ROOTLESS_RESOLVER'] === '1'),
-);
+// The resolver's session runs on rootless podman too (resolverHosts): the
+// wall there is its own user namespace's, so it proves what the root
+// flavours cannot. Docker run by a user is root docker's wall again.
+const resolverFlavors = flavorsUnderTest().filter((f) => f.user === null || f.engine === 'podman');
 
 let servers: Server[] = [];
 let open = 0; // a port the allowlist opens
@@ -375,8 +371,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
         'LISTENING',
       ]);
     } finally {
-      session.child.kill('SIGKILL');
-      await session.exited;
+      await session.kill();
       try {
         engineCli(p, ['rm', '-f', neighbour]);
       } catch {
@@ -450,7 +445,15 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       .split('\0')
       .filter((a) => a !== '');
     const name = argv[argv.indexOf('--name') + 1] ?? '';
-    const detached = argv.map((a) => (a === '--rm' ? '-d' : a)).filter((a) => a !== '-i');
+    // podman cannot remove a box the wall's helper joins: its command has no
+    // --rm (which would make its run wait ~20 s after the box exits) and the
+    // note says how to remove both (adr/0063).
+    expect(argv.includes('--rm')).toBe(engine !== 'podman');
+    if (engine === 'podman') {
+      expect(run.stderr).toContain(`podman rm -f ${name}-wall; podman rm -f ${name}`);
+    }
+    const detached = argv.filter((a) => a !== '--rm' && a !== '-i');
+    detached.splice(2, 0, '-d');
     // Long enough for the helper below to open the first gate (under a
     // second here: the deny probe waits on nothing, adr/0061), and the whole
     // wait after the restart.
@@ -508,10 +511,13 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       });
       expect(state).not.toBe('exited 0');
     } finally {
-      try {
-        engineCli(p, ['rm', '-f', name, `${name}-wall`]);
-      } catch {
-        // already gone
+      // The helper first: podman refuses to remove a box another container joins.
+      for (const box of [`${name}-wall`, name]) {
+        try {
+          engineCli(p, ['rm', '-f', box]);
+        } catch {
+          // already gone
+        }
       }
     }
   });
@@ -614,10 +620,12 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
       session.child.stdin?.end();
       expect(await session.exited).toBe(0);
       expect(session.stderr()).toContain('open-denylist');
-      expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(helper);
+      // The helper went, and then the box it joined (podman's --rm could not remove it).
+      const left = engineCli(p, ['ps', '-a', '--format', '{{.Names}}']).split('\n');
+      expect(left).not.toContain(helper);
+      expect(left).not.toContain(containerName(p.id));
     } finally {
-      session.child.kill('SIGKILL');
-      await session.exited;
+      await session.kill();
       await dns.close();
       try {
         engineCli(p, ['rm', '-f', helper]);
@@ -640,14 +648,18 @@ describe.skipIf(flavors.length === 0).each(flavors)('network postures on $label'
 /** Feeds a session's box shell lines, then waits for the marker; the lines it printed since. */
 function stepper(
   session: ReturnType<typeof startByre>,
-): (marker: string, lines: string[]) => Promise<string[]> {
-  return async (marker, lines) => {
+): (marker: string, lines: string[], timeoutMs?: number) => Promise<string[]> {
+  return async (marker, lines, timeoutMs) => {
     const before = session.stdout().length;
     session.child.stdin?.write([...lines, `echo ${marker}`, ''].join('\n'));
-    const out = await waitFor(marker, () => {
-      const text = session.stdout().slice(before);
-      return text.includes(marker) ? text : null;
-    }).catch((error: Error) => {
+    const out = await waitFor(
+      marker,
+      () => {
+        const text = session.stdout().slice(before);
+        return text.includes(marker) ? text : null;
+      },
+      timeoutMs,
+    ).catch((error: Error) => {
       throw new Error(`${error.message}; byre said:\n${session.stderr().slice(-1500)}`);
     });
     return out.trim().split('\n');
@@ -813,16 +825,22 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
       try {
         // Address A: reachable by name; B (not handed out yet) and another port refused at once.
         expect(
-          await step('PHASE1', [
-            resolveLine('R1', 'svc.allowed.test'),
-            probe('A1', a, open),
-            probe('B1', b, open),
-            probe('AOTHER', a, other),
-            resolveLine('OFF', 'name.off-list.test'),
-            resolveLine('TUNNEL', tunnel),
-            resolveLine('CLOSED', 'closed.svc.allowed.test'),
-            resolveLine('PORTCLOSED', 'port.svc.allowed.test'),
-          ]),
+          await step(
+            'PHASE1',
+            [
+              resolveLine('R1', 'svc.allowed.test'),
+              probe('A1', a, open),
+              probe('B1', b, open),
+              probe('AOTHER', a, other),
+              resolveLine('OFF', 'name.off-list.test'),
+              resolveLine('TUNNEL', tunnel),
+              resolveLine('CLOSED', 'closed.svc.allowed.test'),
+              resolveLine('PORTCLOSED', 'port.svc.allowed.test'),
+              // The first step waits out develop's whole bring-up as well,
+              // minutes on rootless podman at a CI machine's load.
+            ],
+            600_000,
+          ),
         ).toEqual([
           `R1 ${a}`,
           'A1_OK',
@@ -834,9 +852,16 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
           `PORTCLOSED ${a}`,
           'PHASE1',
         ]);
-        // A direct connect off the list is refused in under 100 ms (adr/0061).
-        const fast = (await step('PHASE1B', [timedConnect('FAST', b, open)]))[0] ?? '';
-        expect(Number(/^FAST (\d+)$/.exec(fast)?.[1] ?? 'NaN')).toBeLessThan(100);
+        // A direct connect off the list is refused in under 100 ms (adr/0061):
+        // the fastest of five, since one timed connect on a loaded two-core CI
+        // machine took 115 ms. A dropped packet would time out every time.
+        const timed = await step(
+          'PHASE1B',
+          [1, 2, 3, 4, 5].map((i) => timedConnect(`FAST${i}`, b, open)),
+        );
+        const millis = timed.flatMap((l) => /^FAST\d (\d+)$/.exec(l)?.[1] ?? []).map(Number);
+        expect(millis, timed.join('\n')).toHaveLength(5);
+        expect(Math.min(...millis)).toBeLessThan(100);
         // The rotation: the name now answers B; A stays admitted for the session.
         dns.answers.set('svc.allowed.test', b);
         expect(
@@ -917,10 +942,19 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         ).toEqual(['R3 NONE', 'AOTHER3_REFUSED', 'PHASE3']);
         expect(dns.seen.length).toBe(asked);
 
+        // The helper ends on its engine's stop signal, by its own trap: as PID 1
+        // bash ignores a TERM it does not trap, and podman's `rm -f` at the
+        // session's end then waited out the stop grace. Stopped here with a long
+        // grace, it exits 143 (the trap), not 137 (killed when the grace ran out).
+        engineCli(p, ['stop', '-t', '20', helper]);
+        expect(engineCli(p, ['inspect', '-f', '{{.State.ExitCode}}', helper]).trim()).toBe('143');
+
         session.child.stdin?.end();
         expect(await session.exited).toBe(0);
-        // The session's end removed its helper.
-        expect(engineCli(p, ['ps', '-a', '--format', '{{.Names}}'])).not.toContain(helper);
+        // The session's end removed its helper, then the box it joined.
+        const left = engineCli(p, ['ps', '-a', '--format', '{{.Names}}']).split('\n');
+        expect(left).not.toContain(helper);
+        expect(left).not.toContain(containerName(p.id));
         // The last session's record (adr/0064): status shows it once the box is gone.
         const after = statusData(p).network.denials;
         expect(after?.of).toBe('last_session');
@@ -930,8 +964,7 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         );
         expect(statusFull(p)).toMatch(/^\s*Denied:\s+last session \(ended /m);
       } finally {
-        session.child.kill('SIGKILL');
-        await session.exited;
+        await session.kill();
         await dns.close();
         try {
           engineCli(p, ['rm', '-f', helper]);

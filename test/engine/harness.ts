@@ -197,6 +197,13 @@ export interface BackgroundSession {
   stdout(): string;
   exited: Promise<number | null>;
   end(): Promise<number | null>;
+  /**
+   * Kills byre and lets go of its pipes. `exited` waits for the pipes to
+   * close, and a `docker start --attach` byre started outlives a SIGKILL
+   * holding them (and the box's stdin) open for as long as the box runs:
+   * awaiting `exited` after a bare kill hangs on a box that waits for input.
+   */
+  kill(): Promise<number | null>;
 }
 
 export function startByre(
@@ -224,6 +231,15 @@ export function startByre(
     exited,
     end: async () => {
       child.stdin?.end();
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((res) => child.once('exit', res));
+        child.kill('SIGKILL');
+        await gone;
+      }
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
       return exited;
     },
   };
@@ -405,10 +421,7 @@ export function testScope(when: 'each' | 'all' = 'each'): {
   const projects: TestProject[] = [];
   const sessions: BackgroundSession[] = [];
   (when === 'each' ? afterEach : afterAll)(async () => {
-    for (const s of sessions.splice(0)) {
-      s.child.kill('SIGKILL');
-      await s.exited;
-    }
+    for (const s of sessions.splice(0)) await s.kill();
     for (const p of projects.splice(0)) cleanupProject(p);
   });
   return {

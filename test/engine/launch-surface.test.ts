@@ -96,7 +96,12 @@ describe.skipIf(flavors.length === 0).each(flavors)('what reaches the box on $la
     const inBox = runByre(project, ['shell', '--', 'cat', '/raw-extra/marker']);
     expect(inBox.stdout).toBe('raw bind\n');
 
-    const banner = session.stderr();
+    // The banner is written before the box starts, but this file's own
+    // reads of it wait on the event loop, which the synchronous probes above
+    // may not have turned since: wait for it rather than read a partial one.
+    const banner = await waitFor('the launch banner', () =>
+      session.stderr().includes('byre: run_args -v ') ? session.stderr() : null,
+    );
     expect(banner).toMatch(
       /^byre: exposure: \/workspace rw · 1 host mount \(1 via run_args\) · 0 ports · /m,
     );

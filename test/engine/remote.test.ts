@@ -177,8 +177,7 @@ describe.skipIf(flavor === undefined)('deliver through ssh:// (docker, real sshd
 
   afterAll(async () => {
     if (session !== null) {
-      session.child.kill('SIGKILL');
-      await session.exited;
+      await session.kill();
     }
     if (project !== null) cleanupProject(project);
     if (sshd !== null) {

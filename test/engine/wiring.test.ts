@@ -9,7 +9,15 @@
 // and seed_prefs copies the claude skill's [agent.prefs] into its fresh
 // state volume.
 
-import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, documentData, getValue, parseDocument } from '../../src/tomldoc/index.js';
@@ -351,6 +359,94 @@ describe.skipIf(rootFlavors.length === 0).each(rootFlavors)(
         .split('\n')
         .filter((ref) => ref.includes(project.id));
       expect({ left: left.trim(), named }).toEqual({ left: '', named: [] });
+    });
+  },
+);
+
+// Where the wiring comes from per engine (adr/0073, adr/0075): docker and root
+// podman bake it into the box image, so a wiring change builds that image
+// again; rootless podman binds it read-only from a directory of byre's store
+// named by its digest, so a wiring change builds nothing. On every flavour
+// the box reads the new wiring.
+const deliveryFlavors = flavorsUnderTest().filter((f) => f.engine === 'podman' || f.user === null);
+
+describe.skipIf(deliveryFlavors.length === 0).each(deliveryFlavors)(
+  'a wiring change on $label',
+  (flavor) => {
+    const bound = flavor.engine === 'podman' && flavor.user !== null;
+    let project: TestProject;
+    let image: string;
+    const session = (): string => {
+      const r = runByre(project, ['develop'], {
+        input: [
+          "cat /etc/byre/mcp.json; echo '#--'",
+          '(echo x > /etc/byre/mcp.json) 2>/dev/null && echo WROTE-MCP || echo REFUSED-MCP',
+          '(touch /etc/byre/claude-skills/x) 2>/dev/null && echo WROTE-SKILLS || echo REFUSED-SKILLS',
+          'echo \'#--\'; awk \'$5 ~ "^/etc/byre" { print $5 " " $4 }\' /proc/self/mountinfo | sort',
+          'exit',
+        ].join('\n'),
+      });
+      expect(r.status, r.stderr.slice(-3000)).toBe(0);
+      return r.stdout;
+    };
+    const imageId = (): string =>
+      engineCli(project, ['image', 'inspect', '--format', '{{.Id}}', image]).trim();
+    const wiringRoot = (): string => path.join(project.home, 'wiring', project.id);
+
+    beforeAll(() => {
+      project = scope.project(flavor, 'delivery');
+      image = `byre-${project.id}-${flavor.user === null ? 'u0-g0' : 'u1000-g1000'}`;
+      project.writeConfig('template = "none"\nagent = "none"\n');
+    });
+
+    it('the box reads each wiring change; bound, it can write none of it and the image stays', () => {
+      const add = (name: string): void => {
+        const r = runByre(project, ['mcp', 'add', name, `http://127.0.0.1:9/${name}`]);
+        expect(r.status, r.stderr).toBe(0);
+      };
+      add('one');
+      const [servers, writes, mounts] = session().split('#--\n');
+      expect(Object.keys(JSON.parse(servers ?? '{}').mcpServers)).toEqual(['one']);
+      const before = imageId();
+      add('two');
+      const [servers2, writes2, mounts2] = session().split('#--\n');
+      expect(Object.keys(JSON.parse(servers2 ?? '{}').mcpServers)).toEqual(['one', 'two']);
+      if (bound) {
+        // The box user owns the files here (keep-id maps the host user to it):
+        // only the read-only binds refuse the writes. (The root flavours bake
+        // uid 0, which owns the image's root-owned wiring: their refusal is the
+        // owner and mode checked above.)
+        for (const w of [writes, writes2]) {
+          expect(w).toContain('REFUSED-MCP');
+          expect(w).toContain('REFUSED-SKILLS');
+        }
+        // Two read-only binds, of the wiring's entries alone; the image did not change.
+        for (const m of [mounts, mounts2]) {
+          const lines = (m ?? '').trim().split('\n');
+          expect(lines.map((l) => l.split(' ')[0])).toEqual([
+            '/etc/byre/claude-skills',
+            '/etc/byre/mcp.json',
+          ]);
+          for (const l of lines)
+            expect(l.split(' ')[1]).toMatch(/\/wiring\/(claude-skills|mcp\.json)$/);
+        }
+        expect(imageId()).toBe(before);
+        expect(readdirSync(wiringRoot())).toHaveLength(2);
+      } else {
+        expect({ mounts, mounts2 }).toEqual({ mounts: '', mounts2: '' });
+        expect(imageId()).not.toBe(before);
+        expect(existsSync(wiringRoot())).toBe(false);
+      }
+    });
+
+    it('forget removes the image and the bound wiring', () => {
+      const r = runByre(project, ['forget', '-y']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(existsSync(wiringRoot())).toBe(false);
+      const named = engineCli(project, ['images', '--format', '{{.Repository}}:{{.Tag}}'])
+        .split('\n')
+        .filter((ref) => ref.includes(project.id));
+      expect(named).toEqual([]);
     });
   },
 );

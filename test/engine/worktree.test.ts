@@ -215,8 +215,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
         expect(existsSync(wtDir)).toBe(false);
       } finally {
         // A failure above must not leave sessions running into the next test.
-        for (const s of sessions) s.child.kill('SIGKILL');
-        await Promise.all(sessions.map((s) => s.exited));
+        await Promise.all(sessions.map((s) => s.kill()));
         const left = engineCli(project, [
           'ps',
           '-aq',
@@ -311,8 +310,7 @@ describe.skipIf(flavors.length === 0).each(flavors)(
         main.child.stdin?.write('exit\n');
         expect(await main.end()).toBe(0);
       } finally {
-        main.child.kill('SIGKILL');
-        await main.exited;
+        await main.kill();
         if (existsSync(`${gitDir}.real`)) {
           rmSync(gitDir, { force: true });
           renameSync(`${gitDir}.real`, gitDir);

@@ -12,7 +12,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rootShellHelperArgv } from '../../src/engine/argv.js';
@@ -424,6 +424,16 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(failed).toBeInstanceOf(EngineError);
       expect((failed as EngineError).engineExitCode).toBe(3);
       expect(await s.engine.ps({ labels: { ...mine, 'byre.case': 'rm' }, all: true })).toEqual([]);
+    });
+
+    it('runStream: an attached helper reads its stdin to the end and streams its stdout', async () => {
+      const out = sink();
+      const r = await s.engine.runStream(
+        ['run', '-i', '--rm', '--name', name('stream'), ...labels('stream'), s.image, 'cat'],
+        { stdin: Readable.from([Buffer.from('one\ntwo\n')]), stdout: out.stream },
+      );
+      expect(r.exitCode).toBe(0);
+      expect(out.bytes().toString()).toBe('one\ntwo\n');
     });
 
     it('volumes: created with labels, listed by label and by name, inspected, removed once', async () => {

@@ -216,6 +216,13 @@ export class FakeEngine implements Engine {
         stdin: Buffer,
       ) => { exitCode: number; stdout: Buffer | string; stderr: string })
     | undefined = undefined;
+  /** Answers `runStream` with the stdin bytes it was fed (it may never settle: a helper that hangs); unset: modelled like `run`. */
+  onRunStream:
+    | ((
+        argv: readonly string[],
+        stdin: Buffer,
+      ) => Promise<{ exitCode: number; stdout: Buffer | string; stderr: string }>)
+    | undefined = undefined;
   /** What `execStream` was asked to write to a descriptor, instead of writing it. */
   readonly descriptorOutput: { fd: number; bytes: Buffer }[] = [];
   /** Output `build` streams to onOutput; empty: one line naming the tag, as an engine says something. */
@@ -620,9 +627,16 @@ export class FakeEngine implements Engine {
       this.onExecStream !== undefined
         ? this.onExecStream(spec, stdin)
         : await this.inBox(box, spec, stdin);
+    return this.streamOut(io, r);
+  }
+
+  /** A streamed call's answer delivered to its io: stderr, then stdout (a descriptor is kept, not written: the fake never touches disk). */
+  private async streamOut(
+    io: StreamIo,
+    r: { exitCode: number; stdout: Buffer | string; stderr: string },
+  ): Promise<StreamResult> {
     if (r.stderr !== '') io.onStderr?.(r.stderr);
     const out = io.stdout;
-    // A descriptor is kept, not written: the fake never touches disk.
     if (typeof out === 'number')
       this.descriptorOutput.push({ fd: out, bytes: Buffer.from(r.stdout) });
     else {
@@ -632,6 +646,29 @@ export class FakeEngine implements Engine {
       });
     }
     return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderr.slice(0, 4096) };
+  }
+
+  /**
+   * An attached helper fed on stdin: modelled like `run`'s helpers (a plain
+   * command over volumes), the rest answer nothing, exit 0.
+   */
+  async runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult> {
+    this.record('runStream', [...argv]);
+    const chunks: Buffer[] = [];
+    if (io.stdin instanceof Readable) {
+      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    }
+    const { env, entrypoint } = envAndEntrypoint(argv);
+    const command = [...entrypoint, ...commandOf(argv)];
+    const mounts = mountsOf(argv);
+    const modelled = isPlain(command) && mounts.every((m) => m.type === 'volume');
+    const r =
+      this.onRunStream !== undefined
+        ? await this.onRunStream(argv, Buffer.concat(chunks))
+        : modelled
+          ? await runInBox(this.mountVolumes(mounts), command, Buffer.concat(chunks), env)
+          : { exitCode: 0, stdout: Buffer.alloc(0), stderr: '' };
+    return this.streamOut(io, r);
   }
 
   /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */

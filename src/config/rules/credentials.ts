@@ -1,11 +1,18 @@
-// Rules for a file's [credentials] table and its encrypted env_from_host rows
-// (adr/0012): the table is well formed and passphrase-protected, and every
+// Rules for a file's [credentials] table and its sealed env_from_host rows
+// (adr/0012; injected rows too, adr/0070): the table is well formed and passphrase-protected, and every
 // row is sealed to this file's own identity. A row copied from another file
 // is refused here, at its own line, before anyone is asked for a passphrase.
 
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
-import { credentialKindOf, keyIdOf, parseRow, tableProblem } from '../credential-rows.js';
+import {
+  credentialKindOf,
+  keyIdOf,
+  parseInjectedRow,
+  parseRow,
+  tableProblem,
+} from '../credential-rows.js';
+import { isInjectedSource } from '../inject.js';
 import { finding, type Finding } from './finding.js';
 
 const RESEAL_FIX = (key: string): string =>
@@ -41,16 +48,17 @@ export function checkCredentialsTable(layer: RawLayer): Finding[] {
   ];
 }
 
-/** Every encrypted row: well formed, with an identity in this file, and sealed to it. */
+/** Every sealed row (encrypted, or injected at the edge): well formed, with an identity in this file, and sealed to it. */
 export function checkCredentialRows(layer: RawLayer): Finding[] {
   const table = layer.credentials;
   const recipient =
     table?.recipient !== undefined && table.identity !== undefined ? table.recipient : null;
   const keyId = recipient === null ? null : keyIdOf(recipient);
   return Object.entries(layer.env_from_host ?? {}).flatMap(([key, source]): Finding[] => {
-    if (credentialKindOf(source) === null) return [];
+    const injected = isInjectedSource(source);
+    if (credentialKindOf(source) === null && !injected) return [];
     const path: PathSegment[] = ['env_from_host', key];
-    const parsed = parseRow(source);
+    const parsed = injected ? parseInjectedRow(source) : parseRow(source);
     if (!parsed.ok) {
       return [
         finding(

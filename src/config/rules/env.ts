@@ -1,6 +1,7 @@
 // Rules for [env] and [env_from_host]: variable names, the reserved BYRE_
 // namespace, and the host sources byre knows how to read.
 
+import { isInjectedSource } from '../inject.js';
 import { ENV_KEY, GIT_CONFIG_KEY, unbakeableEnvValue } from '../grammar.js';
 import type { PathSegment } from '../locate.js';
 import type { RawLayer } from '../schema.js';
@@ -69,7 +70,7 @@ export function checkEnv(
 }
 
 const ENV_SOURCES_HINT =
-  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:", "" (disabled) and the encrypted rows `byre credential add` writes; a literal value belongs in [env]';
+  'supported sources are "git:<key>", "env:<HOST_VAR>", "tz:", "" (disabled) and the sealed rows `byre credential add` writes (encrypted:, encrypted-file:, injected:); a literal value belongs in [env]';
 
 /** Why an env_from_host source is refused (rule and message), or null. */
 function envSourceProblem(source: string): { rule: string; message: string } | null {
@@ -90,8 +91,8 @@ function envSourceProblem(source: string): { rule: string; message: string } | n
   if (source.startsWith('tz:')) {
     return { rule: 'config.env-source-invalid', message: 'tz: takes no argument' };
   }
-  // Encrypted rows have their own rules (credentials.ts).
-  if (credentialKindOf(source) !== null) return null;
+  // Sealed rows (encrypted, and injected at the edge) have their own rules (credentials.ts, inject.ts).
+  if (credentialKindOf(source) !== null || isInjectedSource(source)) return null;
   return { rule: 'config.env-source-invalid', message: 'unknown source' };
 }
 

@@ -6,6 +6,7 @@
 import { checkCredentialRows, checkCredentialsTable } from './credentials.js';
 import { checkEgress } from './egress.js';
 import { checkEnv, checkEnvFromHost } from './env.js';
+import { checkInjections } from '../inject.js';
 import type { LayerRule } from './finding.js';
 import { checkApt, checkFiles, checkSkills, checkSources } from './lists.js';
 import { checkMcp } from './mcp.js';
@@ -81,6 +82,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
   checkEnvFromHost,
   checkCredentialsTable,
   checkCredentialRows,
+  checkInjections,
   checkFiles,
   checkSkills,
   checkMounts,

@@ -54,6 +54,12 @@ const BANS: readonly Ban[] = [
     fix: 'remove [credentials] and its encrypted rows; add them with byre credential add (--global, --layer or the project)',
   },
   {
+    key: 'inject',
+    kinds: ['template'],
+    why: 'a template is a package others install; an injected credential belongs to a file you own',
+    fix: 'remove [[inject.*]] and its injected rows; add them with byre credential add KEY --inject HOST (--global, --layer or the project)',
+  },
+  {
     key: 'extends',
     kinds: ['default'],
     why: 'default.config is the baseline of every box and cannot extend a layer',

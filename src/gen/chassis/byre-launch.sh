@@ -103,13 +103,14 @@ if [ -s "$gate_file" ]; then
   fi
   gate_timeout="$(gate_tenths "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
   gate_open=0
-  # One attempt every 0.2 s, and at least one.
-  for ((attempt = 0; attempt < (gate_timeout + 1) / 2 || attempt == 0; attempt++)); do
+  # One attempt every 0.05 s, and at least one: the wait between the wall
+  # going up and the box seeing it is paid on every walled launch.
+  for ((attempt = 0; attempt < gate_timeout * 2 || attempt == 0; attempt++)); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
       gate_open=1
       break
     fi
-    sleep 0.2
+    sleep 0.05
   done
   if [ "$gate_open" -ne 1 ]; then
     fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after $(gate_shown "$gate_timeout")s"

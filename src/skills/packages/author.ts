@@ -1,11 +1,11 @@
 // Authoring verbs over the store: init, fork, adopt and pack a package, the
 // bundled display mirror, and the reverse lookup of which configs name an id.
-// Every write is staged and then renamed; a failed check rolls back.
+// Every write is staged and then renamed; a failed check rolls back. Its IO is
+// host/'s: a package's files are read never through a link, never waiting on
+// a FIFO, under a cap, and written new into a fresh staging directory.
 // Over 500 lines: init, fork, adopt and pack share the staged-write and manifest helpers.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { chmod, mkdir, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { applyEdits, TomlDocError, type TomlEdit } from '../../tomldoc/index.js';
@@ -18,6 +18,15 @@ import {
 } from '../../config/grammar.js';
 import { embeddedBytes, embeddedIsExecutable, embeddedPaths, VERSION } from '../../embedded.js';
 import { ByreError, ConfigError } from '../../errors.js';
+import { configTextIssue, readConfigText } from '../../config/read.js';
+import { ensurePrivateDir } from '../../host/atomic-write.js';
+import { canonicalPathSync } from '../../host/canonical.js';
+import { linkNewDir } from '../../host/link.js';
+import { makeDirsNoFollow, makeUserDirsSync } from '../../host/make-dirs.js';
+import { entryKind, listEntries, pathExists } from '../../host/path-view.js';
+import { writeNewFileExactModeSync, writeNewFileSync } from '../../host/private-temp.js';
+import { readRegularFile } from '../../host/read-regular.js';
+import { moveTreeIn, removeEntry, removeTree, replaceTree } from '../../host/remove.js';
 import { writeFailure } from '../../output/system-error.js';
 import { LAYER_CONFIG_FILE, PROJECT_CONFIG_FILE, storePaths } from '../../project/store-layout.js';
 import {
@@ -38,7 +47,7 @@ import {
 } from '../manifest/index.js';
 import { tombstoneInstall } from '../../config/source-hint.js';
 import { FETCH_LIMITS } from './fetch.js';
-import { fsTree } from './fs-tree.js';
+import { fsTree, readPackageFile } from './fs-tree.js';
 
 interface PayloadFile {
   rel: string;
@@ -47,6 +56,9 @@ interface PayloadFile {
 }
 
 const q = (s: string): string => JSON.stringify(s);
+
+/** The bundled mirror's version stamp is one short line. */
+const STAMP_MAX_BYTES = 256;
 
 // ---------------------------------------------------------------- manifest edits
 
@@ -151,19 +163,11 @@ function checkNewId(home: string, kind: PackageKind, id: string): void {
     throw new ByreError(problem.message, { rule: problem.rule, remedy: problem.remedy });
   }
   const dir = localPackageDir(home, kind, id);
-  if (existsSync(dir) || isLink(dir)) {
+  if (entryKind(dir) !== 'missing') {
     throw new ByreError(`${dir} already exists`, {
       rule: 'package.exists',
       remedy: 'pick another id, or remove the existing directory first',
     });
-  }
-}
-
-function isLink(p: string): boolean {
-  try {
-    return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 
@@ -191,10 +195,10 @@ function payloadOf(entry: CatalogEntry): PayloadFile[] {
   }
   const dir = entry.dir ?? '';
   if (entry.provenance === 'installed') {
-    const text = readFileSync(entry.file, 'utf8');
+    const text = manifestFileText(entry.file);
     return listedFiles(text, entry.file, entry.kind).map((f) => ({
       rel: f.dest,
-      content: new Uint8Array(readFileSync(path.join(dir, ...f.dest.split('/')))),
+      content: readPackageFile(path.join(dir, ...f.dest.split('/'))),
       executable: f.executable,
     }));
   }
@@ -221,7 +225,12 @@ function manifestTextOf(entry: CatalogEntry): string {
     );
     return new TextDecoder().decode(bytes ?? new Uint8Array());
   }
-  return readFileSync(entry.file, 'utf8');
+  return manifestFileText(entry.file);
+}
+
+/** A stored or local manifest's text, read as any package file is (readPackageFile). */
+function manifestFileText(file: string): string {
+  return Buffer.from(readPackageFile(file)).toString('utf8');
 }
 
 function findEntry(home: string, kind: PackageKind, reference: string): CatalogEntry {
@@ -235,19 +244,22 @@ function findEntry(home: string, kind: PackageKind, reference: string): CatalogE
   return entry;
 }
 
+/** Writes a package into the fresh staging directory `dir`: every file new, none through a link, a payload file's mode exact. */
 async function writeTree(
   dir: string,
   manifestName: string,
   manifest: string,
   files: readonly PayloadFile[],
 ): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(path.join(dir, manifestName), manifest, { mode: 0o644 });
+  await ensurePrivateDir(dir);
+  writeNewFileSync(path.join(dir, manifestName), manifest, 0o644);
   for (const f of files) {
+    const parent = path.posix.dirname(f.rel);
+    if (parent !== '.' && !(await makeDirsNoFollow(dir, parent, 0o755))) {
+      throw Object.assign(new Error(`${parent} is not a directory`), { code: 'ENOTDIR' });
+    }
     const abs = path.join(dir, ...f.rel.split('/'));
-    await mkdir(path.dirname(abs), { recursive: true, mode: 0o755 });
-    await writeFile(abs, f.content);
-    await chmod(abs, f.executable ? 0o755 : 0o644);
+    writeNewFileExactModeSync(abs, f.content, f.executable ? 0o755 : 0o644);
   }
 }
 
@@ -260,24 +272,24 @@ async function publishLocal(
   files: readonly PayloadFile[],
 ): Promise<CatalogEntry> {
   const dir = localPackageDir(home, kind, id);
-  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  await ensurePrivateDir(path.dirname(dir));
   const staging = path.join(
     path.dirname(dir),
     `.staging-${process.pid}-${randomBytes(6).toString('hex')}`,
   );
   try {
     await writeTree(staging, MANIFEST_FILE[kind], manifest, files);
-    await rename(staging, dir);
+    await moveTreeIn(staging, dir);
   } catch (error) {
     // Every byte comes from memory: an OS refusal here is the store's.
     throw writeFailure(error, dir);
   } finally {
     // Best effort: a cleanup failure must not hide why the write failed.
-    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(staging).catch(() => undefined);
   }
   const entry = loadCatalog({ home, kind }).find(id);
   if (entry?.provenance !== 'local' || entry.status !== 'ok') {
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
     if (entry !== null && entry.issues.length > 0) throw new ConfigError(entry.issues);
     throw new ByreError(`the new ${kind} ${id} did not load as a local package; nothing was kept`, {
       rule: 'package.not-local',
@@ -349,7 +361,7 @@ export async function adoptPackage(
 ): Promise<CatalogEntry> {
   let real: string;
   try {
-    real = realpathSync(dir);
+    real = canonicalPathSync(dir);
   } catch {
     throw new ByreError(`${dir} does not exist`, {
       rule: 'package.not-found',
@@ -357,15 +369,18 @@ export async function adoptPackage(
     });
   }
   const file = path.join(real, MANIFEST_FILE[kind]);
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
+  // Read as the catalog will read it once adopted: never through a link,
+  // never waiting on a FIFO, under the config cap; refused with the issue the
+  // catalog would raise.
+  const read = readConfigText(file);
+  if (read.kind === 'missing') {
     throw new ByreError(`${dir} has no ${MANIFEST_FILE[kind]}`, {
       rule: 'package.manifest-missing',
       remedy: `adopt the directory that holds the package's ${MANIFEST_FILE[kind]}`,
     });
   }
+  if (read.kind !== 'ok') throw new ConfigError([configTextIssue(file, read)]);
+  const text = read.text;
   const meta = metaOf(text, file, kind);
   const id = meta?.id ?? null;
   if (id === null) {
@@ -381,17 +396,17 @@ export async function adoptPackage(
     });
   }
   const target = localPackageDir(home, kind, id);
-  if (existsSync(target) || isLink(target)) {
+  if (entryKind(target) !== 'missing') {
     throw new ByreError(`${target} already exists`, {
       rule: 'package.exists',
       remedy: 'remove or rename the existing local package first',
     });
   }
-  await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-  await symlink(real, target, 'dir');
+  await ensurePrivateDir(path.dirname(target));
+  await linkNewDir(real, target);
   const entry = loadCatalog({ home, kind }).find(id);
   if (entry?.provenance !== 'local' || entry.status !== 'ok') {
-    await unlink(target);
+    await removeEntry(target);
     if (entry !== null && entry.issues.length > 0) throw new ConfigError(entry.issues);
     throw new ByreError(
       `${dir} did not load as the local ${kind} ${id}; the link was rolled back`,
@@ -459,7 +474,7 @@ export function packPackage(
     sha256: sha256Hex(f.content),
     executable: f.executable,
   }));
-  const text = packedManifest(readFileSync(entry.file, 'utf8'), entry.file, entry.id, files);
+  const text = packedManifest(manifestFileText(entry.file), entry.file, entry.id, files);
   return {
     id: entry.id,
     text,
@@ -478,9 +493,10 @@ export async function syncBundledMirror(home: string, version: string = VERSION)
   const dir = path.join(home, 'bundled');
   const stamp = path.join(dir, '.byre-version');
   try {
-    if (readFileSync(stamp, 'utf8').trim() === version) return false;
+    const read = readRegularFile(stamp, STAMP_MAX_BYTES);
+    if (read.kind === 'ok' && read.bytes.toString('utf8').trim() === version) return false;
   } catch {
-    // absent or unreadable: regenerate
+    // unreadable: regenerate
   }
   const staging = path.join(
     home,
@@ -489,21 +505,24 @@ export async function syncBundledMirror(home: string, version: string = VERSION)
   try {
     for (const p of [...embeddedPaths('skills/'), ...embeddedPaths('templates/')]) {
       const abs = path.join(staging, ...p.split('/'));
-      await mkdir(path.dirname(abs), { recursive: true, mode: 0o755 });
-      await writeFile(abs, embeddedBytes(p) ?? new Uint8Array());
-      await chmod(abs, embeddedIsExecutable(p) ? 0o555 : 0o444);
+      makeUserDirsSync(path.dirname(abs), 0o755);
+      writeNewFileExactModeSync(
+        abs,
+        embeddedBytes(p) ?? new Uint8Array(),
+        embeddedIsExecutable(p) ? 0o555 : 0o444,
+      );
     }
-    await writeFile(
+    writeNewFileSync(
       path.join(staging, 'README'),
       'Written by byre: a display copy of the packages bundled in this byre binary.\n' +
         'byre never loads from here; edits are overwritten. To change one: byre skill fork byre/<name> <new-id>\n',
+      0o666,
     );
-    await writeFile(path.join(staging, '.byre-version'), `${version}\n`);
-    await rm(dir, { recursive: true, force: true });
-    await rename(staging, dir);
+    writeNewFileSync(path.join(staging, '.byre-version'), `${version}\n`, 0o666);
+    await replaceTree(staging, dir);
   } finally {
     // Best effort: a cleanup failure must not hide why the write failed.
-    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(staging).catch(() => undefined);
   }
   return true;
 }
@@ -520,14 +539,14 @@ function configFiles(home: string): string[] {
   const out = [paths.defaultConfig];
   const sub = (dir: string, file: string): void => {
     try {
-      for (const name of readdirSync(dir).sort()) out.push(path.join(dir, name, file));
+      for (const name of listEntries(dir).sort()) out.push(path.join(dir, name, file));
     } catch {
       // no such dir
     }
   };
   sub(paths.projects, PROJECT_CONFIG_FILE);
   sub(paths.layers, LAYER_CONFIG_FILE);
-  return out.filter((f) => existsSync(f));
+  return out.filter((f) => pathExists(f));
 }
 
 /** Config files (projects, layers, default) that name `id` (or its bare name, for bundled aliases). */
@@ -535,9 +554,12 @@ export function findReferences(home: string, kind: PackageKind, id: string): Ref
   const names = new Set([id]);
   const out: Reference[] = [];
   for (const file of configFiles(home)) {
+    // Links followed, as the user's own config may be one (a FIFO never waited on, the config cap).
+    const read = readConfigText(file, true);
+    if (read.kind !== 'ok') continue;
     let table: Record<string, unknown>;
     try {
-      table = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      table = parseToml(read.text) as Record<string, unknown>;
     } catch {
       continue;
     }

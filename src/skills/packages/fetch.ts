@@ -2,13 +2,13 @@
 // and plain paths only (http:// is refused), one 60 s deadline for the whole
 // install, at most 5 redirects per request, and a byte budget shared by every read.
 
-import { readFileSync, realpathSync, statSync } from 'node:fs';
-import https from 'node:https';
 import path from 'node:path';
-import tls from 'node:tls';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isContainedRelative } from '../../config/grammar.js';
 import { ByreError } from '../../errors.js';
+import { canonicalPathSync } from '../../host/canonical.js';
+import { httpsGetOnce, type HttpsGetResult } from '../../host/https-get.js';
+import { readCapped, withNamedRegularFile } from '../../host/read-regular.js';
 
 export const FETCH_LIMITS = {
   timeoutMs: 60_000,
@@ -104,62 +104,20 @@ function timeoutError(what: string): ByreError {
   );
 }
 
-function getOnce(
-  url: URL,
-  budget: FetchBudget,
-): Promise<{ status: number; location: string | null; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const remaining = budget.remainingMs();
-    if (remaining <= 0) {
-      reject(timeoutError(url.href));
-      return;
-    }
-    const ca = budget.ca;
-    const request = https.get(
-      url,
-      {
-        timeout: remaining,
-        headers: { 'user-agent': 'byre-package-fetch' },
-        ...(ca === undefined
-          ? {}
-          : { ca: [...tls.rootCertificates, Buffer.from(ca).toString('utf8')] }),
-      },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        if (status >= 300 && status < 400) {
-          response.resume();
-          resolve({ status, location: response.headers.location ?? null, body: Buffer.alloc(0) });
-          return;
-        }
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => {
-          try {
-            budget.charge(chunk.length, url.href);
-          } catch (error) {
-            request.destroy();
-            reject(error);
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve({ status, location: null, body: Buffer.concat(chunks) }));
-        response.on('error', reject);
-      },
-    );
-    const timer = setTimeout(() => request.destroy(timeoutError(url.href)), remaining);
-    request.on('close', () => clearTimeout(timer));
-    request.on('timeout', () => request.destroy(timeoutError(url.href)));
-    request.on('error', (error) => {
-      reject(
-        error instanceof ByreError
-          ? error
-          : new ByreError(`fetching ${url.href} failed: ${error.message}`, {
-              rule: 'package.fetch-failed',
-              remedy: 'check the URL and the network, then retry',
-              cause: error,
-            }),
-      );
-    });
+function getOnce(url: URL, budget: FetchBudget): Promise<HttpsGetResult> {
+  const ca = budget.ca;
+  return httpsGetOnce(url, {
+    timeoutMs: budget.remainingMs(),
+    headers: { 'user-agent': 'byre-package-fetch' },
+    ...(ca === undefined ? {} : { ca }),
+    onChunk: (n) => budget.charge(n, url.href),
+    timeoutError: () => timeoutError(url.href),
+    requestError: (error) =>
+      new ByreError(`fetching ${url.href} failed: ${error.message}`, {
+        rule: 'package.fetch-failed',
+        remedy: 'check the URL and the network, then retry',
+        cause: error,
+      }),
   });
 }
 
@@ -207,20 +165,33 @@ export async function fetchHttps(
   }
 }
 
-function readLocal(file: string, budget: FetchBudget): Buffer {
-  let size: number;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new Error('not a regular file');
-    size = stat.size;
-  } catch (error) {
-    throw new ByreError(`cannot read ${file}: ${(error as Error).message}`, {
+/**
+ * A local manifest or payload, its last link followed (the user named it) but
+ * only a regular file, never waited on as a FIFO, charged to the budget
+ * before it is read and never read past it.
+ */
+async function readLocal(file: string, budget: FetchBudget): Promise<Buffer> {
+  const cannot = (why: string): ByreError =>
+    new ByreError(`cannot read ${file}: ${why}`, {
       rule: 'package.fetch-failed',
       remedy: 'check the path',
     });
+  let read;
+  try {
+    read = await withNamedRegularFile(file, async ({ fd, size }) => {
+      budget.charge(size, file);
+      const bytes = readCapped(fd, budget.maxBytes + 1, size + 1);
+      // A file that grew since its size was charged is charged the rest.
+      if (bytes.length > size) budget.charge(bytes.length - size, file);
+      return bytes;
+    });
+  } catch (error) {
+    if (error instanceof ByreError) throw error;
+    throw cannot((error as Error).message);
   }
-  budget.charge(size, file);
-  return readFileSync(file);
+  if (read.kind === 'missing') throw cannot('no such file or directory');
+  if (read.kind === 'not-regular') throw cannot('not a regular file');
+  return read.value;
 }
 
 /** Fetch the manifest; returns its bytes and where its payload sources resolve from. */
@@ -228,7 +199,7 @@ export async function fetchManifest(
   loc: ManifestLocation,
   budget: FetchBudget,
 ): Promise<{ bytes: Buffer; base: ManifestLocation }> {
-  if (loc.kind === 'file') return { bytes: readLocal(loc.path, budget), base: loc };
+  if (loc.kind === 'file') return { bytes: await readLocal(loc.path, budget), base: loc };
   const { url, body } = await fetchHttps(loc.url, budget);
   return { bytes: body, base: { kind: 'https', url } };
 }
@@ -261,14 +232,14 @@ export async function fetchPayload(
   const file = path.join(dir, ...src.split('/'));
   let real: string;
   try {
-    real = realpathSync(file);
+    real = canonicalPathSync(file);
   } catch {
     throw new ByreError(`payload ${file} does not exist`, {
       rule: 'package.fetch-failed',
       remedy: 'publish the payload next to the manifest',
     });
   }
-  const realDir = realpathSync(dir);
+  const realDir = canonicalPathSync(dir);
   if (!real.startsWith(`${realDir}${path.sep}`)) {
     throw new ByreError(`payload ${file} is a symlink leading outside the manifest's directory`, {
       rule: 'skill.payload-escapes',

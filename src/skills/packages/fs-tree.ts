@@ -1,15 +1,25 @@
 // A PackageTree over a real directory (local packages, adopted checkouts):
 // walks it once, follows symlinks that stay inside the package, and reports
-// the ones that leave it as escapes instead of reading through them.
+// the ones that leave it as escapes instead of reading through them. Its IO
+// is host/'s: each entry is resolved to its real path once, looked at there
+// without following (a link swapped in after the resolve is skipped, never
+// followed out), and read no-follow, never waiting on a FIFO, under a cap.
 
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { ByreError } from '../../errors.js';
+import { canonicalPathSync } from '../../host/canonical.js';
+import { entryKind, listEntries, lstatOrNull } from '../../host/path-view.js';
+import { describeNotRegular, readRegularFile } from '../../host/read-regular.js';
 import type { PackageTree } from '../materialize.js';
+import { FETCH_LIMITS } from './fetch.js';
 
 /** Walks stop here: a package with more entries is refused rather than slurped. */
 const MAX_TREE_ENTRIES = 4096;
 
-export interface FsTree extends PackageTree {
+/** No one file of a local package is read past what a whole fetched package may hold. */
+const MAX_FILE_BYTES = FETCH_LIMITS.maxBytes;
+
+interface FsTree extends PackageTree {
   /** True when the walk hit MAX_TREE_ENTRIES. */
   truncated: boolean;
 }
@@ -20,7 +30,7 @@ function inside(root: string, target: string): boolean {
 
 /** The tree under `dir`; `exclude` names package-relative files to leave out (the manifest). */
 export function fsTree(dir: string, exclude: readonly string[]): FsTree {
-  const root = realpathSync(dir);
+  const root = canonicalPathSync(dir);
   const files = new Map<string, { abs: string; executable: boolean }>();
   const escaping = new Set<string>();
   const linked = new Set<string>();
@@ -31,7 +41,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
   const walk = (abs: string, rel: string, seen: Set<string>, viaLink: boolean): void => {
     let names: string[];
     try {
-      names = readdirSync(abs).sort();
+      names = listEntries(abs).sort();
     } catch {
       return;
     }
@@ -45,7 +55,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
       const childRel = rel === '' ? name : `${rel}/${name}`;
       let real: string;
       try {
-        real = realpathSync(childAbs);
+        real = canonicalPathSync(childAbs);
       } catch {
         continue; // dangling link: nothing to ship
       }
@@ -54,8 +64,11 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
         files.set(childRel, { abs: childAbs, executable: false });
         continue;
       }
-      const stat = statSync(real);
-      const throughLink = viaLink || isSymlink(childAbs);
+      // `real` has no link left in it: looked at without following, so one
+      // swapped in since the resolve is neither a directory nor a file here.
+      const stat = lstatOrNull(real);
+      if (stat === null) continue;
+      const throughLink = viaLink || entryKind(childAbs) === 'link';
       if (stat.isDirectory()) {
         dirs.add(childRel);
         if (seen.has(real)) continue;
@@ -74,7 +87,7 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
     read: (rel) => {
       const entry = files.get(rel);
       if (entry === undefined || escaping.has(rel)) return null;
-      return new Uint8Array(readFileSync(entry.abs));
+      return readPackageFile(entry.abs);
     },
     executable: (rel) => files.get(rel)?.executable ?? false,
     escapes: (rel) => escaping.has(rel),
@@ -83,11 +96,23 @@ export function fsTree(dir: string, exclude: readonly string[]): FsTree {
   };
 }
 
-/** Whether `p` is a symlink (not followed). */
-function isSymlink(p: string): boolean {
-  try {
-    return lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
+/**
+ * The bytes of a package's file, read no-follow, never waiting on a FIFO,
+ * capped at what a whole fetched package may hold; anything else (gone, a
+ * link or FIFO swapped in since the walk, too large) is refused.
+ */
+export function readPackageFile(abs: string): Uint8Array {
+  const read = readRegularFile(abs, MAX_FILE_BYTES);
+  if (read.kind === 'ok') return new Uint8Array(read.bytes);
+  const why =
+    read.kind === 'missing'
+      ? 'is gone'
+      : read.kind === 'too-large'
+        ? `is ${read.size} bytes, past the ${MAX_FILE_BYTES / 1024 / 1024} MiB a package file may be`
+        : `is ${describeNotRegular(read.what)}`;
+  throw new ByreError(`package file ${abs} ${why}`, {
+    rule: 'package.file-unreadable',
+    remedy:
+      "a package's files are read only as regular files, never through a link: leave the package alone while byre reads it",
+  });
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   cpSync,
@@ -20,7 +21,7 @@ import {
   packagePackCommand,
   packageUninstallCommand,
 } from '../../commands/package.js';
-import { loadCatalog } from '../catalog.js';
+import { loadCatalog, type CatalogEntry } from '../catalog.js';
 import { digestHex } from '../digest.js';
 import {
   adoptPackage,
@@ -181,16 +182,34 @@ describe('install from a file manifest', () => {
     );
   });
 
-  it('a tampered manifest refuses to load', async () => {
+  /** me/demo installed from a file with no local copy left; the path of its snapshot's manifest. */
+  async function installedManifest(): Promise<string> {
     writeSkill('me/demo');
     const { manifest, digest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
     await packageInstallCommand(pkgIo(), 'skill', manifest, {});
-    const file = path.join(packagesDir(home), digestHex(digest), 'skill.toml');
+    return path.join(packagesDir(home), digestHex(digest), 'skill.toml');
+  }
+
+  const firstRule = (): string | undefined =>
+    loadCatalog({ home, kind: 'skill' }).find('me/demo')?.issues[0]?.rule;
+
+  it('a tampered manifest refuses to load', async () => {
+    const file = await installedManifest();
     writeFileSync(file, readFileSync(file, 'utf8').replace('api.example.com', 'evil.example.com'));
-    expect(loadCatalog({ home, kind: 'skill' }).find('me/demo')?.issues[0]?.rule).toBe(
-      'package.tampered',
-    );
+    expect(firstRule()).toBe('package.tampered');
+  });
+
+  it('a snapshot manifest that is a FIFO or a link is tampered, never waited on or followed', async () => {
+    const file = await installedManifest();
+    const copy = path.join(root, 'manifest-copy.toml');
+    writeFileSync(copy, readFileSync(file));
+    rmSync(file);
+    symlinkSync(copy, file);
+    expect(firstRule()).toBe('package.tampered');
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(firstRule()).toBe('package.tampered');
   });
 
   it('a digest mismatch installs nothing', async () => {
@@ -248,6 +267,19 @@ describe('install from a file manifest', () => {
     });
   });
 
+  it('a file manifest reached through a link is read; a FIFO payload is refused unwaited', async () => {
+    writeSkill('me/demo');
+    const { manifest, dir } = publish('me/demo');
+    const link = path.join(dir, 'via-link.toml');
+    symlinkSync(manifest, link);
+    expect((await fetchPackage(link, 'skill', { cwd: root })).entry.status).toBe('ok');
+    rmSync(path.join(dir, 'context.md'));
+    execFileSync('mkfifo', [path.join(dir, 'context.md')]);
+    await expect(fetchPackage(manifest, 'skill', { cwd: root })).rejects.toMatchObject({
+      rule: 'package.fetch-failed',
+    });
+  });
+
   it('replacing an installed id needs confirmation; --yes replaces and drops the old snapshot', async () => {
     writeSkill('me/demo');
     const first = publish('me/demo');
@@ -301,12 +333,17 @@ describe('install from a file manifest', () => {
 });
 
 describe('fork and adopt', () => {
-  it('round trip: fork an installed package, move the fork out, adopt it back', async () => {
+  /** me/demo packed, its local copy gone, installed: the catalog's entry for it. */
+  const installedDemo = async (): Promise<CatalogEntry | null> => {
     writeSkill('me/demo');
     const { manifest } = publish('me/demo');
     rmSync(path.join(home, 'skills'), { recursive: true });
     await packageInstallCommand(pkgIo(), 'skill', manifest, {});
-    const installed = loadCatalog({ home, kind: 'skill' }).find('me/demo');
+    return loadCatalog({ home, kind: 'skill' }).find('me/demo');
+  };
+
+  it('round trip: fork an installed package, move the fork out, adopt it back', async () => {
+    const installed = await installedDemo();
 
     const fork = await forkPackage(home, 'skill', 'me/demo', 'me/forked');
     expect(fork).toMatchObject({ provenance: 'local', status: 'ok', id: 'me/forked' });
@@ -337,6 +374,36 @@ describe('fork and adopt', () => {
     const catalog = loadCatalog({ home, kind: 'skill' });
     expect(catalog.entries.find((e) => e.provenance === 'installed')?.status).toBe('shadowed');
     expect(catalog.asSkillCatalog().lookup('me/demo')?.provenance).toBe('local');
+  });
+
+  it('forking an installed package whose payload became a link out copies nothing through it', async () => {
+    const installed = await installedDemo();
+    const secret = path.join(root, 'secret');
+    writeFileSync(secret, 'not for the fork\n');
+    const context = path.join(installed?.dir ?? '', 'context.md');
+    rmSync(context);
+    symlinkSync(secret, context);
+    await expect(forkPackage(home, 'skill', 'me/demo', 'me/forked')).rejects.toMatchObject({
+      rule: 'package.file-unreadable',
+    });
+    expect(existsSync(path.join(home, 'skills', 'me', 'forked'))).toBe(false);
+  });
+
+  it('adopting a checkout whose manifest is a FIFO or a link is refused unread, no link left', async () => {
+    const checkout = path.join(root, 'fifo');
+    mkdirSync(checkout);
+    execFileSync('mkfifo', [path.join(checkout, 'skill.toml')]);
+    await expect(adoptPackage(home, 'skill', checkout)).rejects.toMatchObject({
+      issues: [expect.objectContaining({ rule: 'config.not-file' })],
+    });
+    const linked = path.join(root, 'linked');
+    mkdirSync(linked);
+    writeFileSync(path.join(root, 'elsewhere.toml'), '[package]\nid = "me/linked"\n');
+    symlinkSync(path.join(root, 'elsewhere.toml'), path.join(linked, 'skill.toml'));
+    await expect(adoptPackage(home, 'skill', linked)).rejects.toMatchObject({
+      issues: [expect.objectContaining({ rule: 'config.symlink' })],
+    });
+    expect(existsSync(path.join(home, 'skills'))).toBe(false);
   });
 
   it('adopting an invalid package rolls the link back', async () => {

@@ -3,11 +3,12 @@
 // (stage, re-verify from disk, rename). A mismatch anywhere installs nothing.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, ByreError } from '../../errors.js';
-import { ensurePrivateDir } from '../../host/atomic-write.js';
+import { ensurePrivateDir, publishNew } from '../../host/atomic-write.js';
+import { pathExists } from '../../host/path-view.js';
+import { writeNewFileSync } from '../../host/private-temp.js';
+import { removeTree, replaceTree } from '../../host/remove.js';
 import { writeFailure } from '../../output/system-error.js';
 import { VERSION } from '../../embedded.js';
 import { BUNDLED_OWNER, buildEntry, readSnapshotDir, type CatalogEntry } from '../catalog.js';
@@ -167,15 +168,18 @@ export function checkExpectedDigest(fetched: FetchedPackage, expected: string | 
   );
 }
 
+/** Writes a snapshot into the fresh staging directory `dir`: every file new, none through a link. */
 async function writeSnapshot(dir: string, fetched: FetchedPackage): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(path.join(dir, MANIFEST_FILE[fetched.kind]), fetched.manifest, { mode: 0o600 });
+  await ensurePrivateDir(dir);
+  writeNewFileSync(path.join(dir, MANIFEST_FILE[fetched.kind]), fetched.manifest, 0o600);
   for (const file of fetched.files) {
     const abs = path.join(dir, ...file.dest.split('/'));
-    await mkdir(path.dirname(abs), { recursive: true, mode: 0o700 });
-    await writeFile(abs, fetched.contents.get(file.dest) ?? new Uint8Array(), {
-      mode: file.executable ? 0o700 : 0o600,
-    });
+    await ensurePrivateDir(path.dirname(abs));
+    writeNewFileSync(
+      abs,
+      fetched.contents.get(file.dest) ?? new Uint8Array(),
+      file.executable ? 0o700 : 0o600,
+    );
   }
 }
 
@@ -196,20 +200,18 @@ export async function installFetched(
   const root = packagesDir(home);
   await ensurePrivateDir(root);
   const gitignore = path.join(root, '.gitignore');
-  if (!existsSync(gitignore)) {
-    await writeFile(
+  if (!pathExists(gitignore)) {
+    // Only where nothing is: a link planted there is never written through.
+    await publishNew(
       gitignore,
       '# Written by byre: snapshots are reproducible from their manifests.\n*\n',
-      { mode: 0o600 },
-    ).catch((error: unknown) => {
-      throw writeFailure(error, gitignore);
-    });
+    );
   }
   const { entries } = readIndex(home);
   const previous = entries.find((e) => e.id === id);
   const target = path.join(root, digestHex(fetched.digest));
   const indexEntry = { id, digest: fetched.digest, kind: fetched.kind, uri: fetched.uri };
-  const intact = existsSync(target) && readSnapshotDir(target, indexEntry).problems.length === 0;
+  const intact = pathExists(target) && readSnapshotDir(target, indexEntry).problems.length === 0;
   if (previous?.digest === fetched.digest && intact) return 'unchanged';
   if (!intact) {
     const staging = path.join(root, `.staging-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -226,11 +228,10 @@ export async function installFetched(
           remedy: 'nothing was installed; retry, and report it if it repeats',
         });
       }
-      await rm(target, { recursive: true, force: true });
-      await rename(staging, target);
+      await replaceTree(staging, target);
     } finally {
       // Best effort: a cleanup failure must not hide why the write failed.
-      await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+      await removeTree(staging).catch(() => undefined);
     }
   }
   const next: IndexEntry = {
@@ -253,7 +254,7 @@ export async function installFetched(
 async function removeSnapshotIfUnused(home: string, digest: string): Promise<void> {
   const { entries } = readIndex(home);
   if (entries.some((e) => e.digest === digest)) return;
-  await rm(path.join(packagesDir(home), digestHex(digest)), { recursive: true, force: true });
+  await removeTree(path.join(packagesDir(home), digestHex(digest)));
 }
 
 /** Drop an installed id from the index and remove its snapshot when unused. */

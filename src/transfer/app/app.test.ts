@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
 
@@ -182,6 +190,33 @@ describe('installDeliverApp on Linux', () => {
     mkdirSync(path.dirname(desktop(home)), { recursive: true });
     symlinkSync('/etc/hostname', desktop(home));
     expect(await refusal(linux(home))).toBe('install-app.foreign-file');
+  });
+
+  it('refuses a FIFO where the entry goes without waiting on it', async () => {
+    const home = tempHome();
+    mkdirSync(path.dirname(desktop(home)), { recursive: true });
+    execFileSync('mkfifo', [desktop(home)]);
+    expect(await refusal(linux(home))).toBe('install-app.foreign-file');
+  });
+
+  it('leaves a link or a FIFO where the icon goes alone, unread and unfollowed', async () => {
+    const home = tempHome();
+    const ours = path.join(home, 'elsewhere.png');
+    writeFileSync(ours, renderIconPng());
+    mkdirSync(path.dirname(icon(home)), { recursive: true });
+    symlinkSync(ours, icon(home));
+    expect((await linux(home)).installed).toEqual([desktop(home)]);
+    expect(readFileSync(ours)).toEqual(Buffer.from(renderIconPng()));
+    execFileSync('rm', [icon(home)]);
+    execFileSync('mkfifo', [icon(home)]);
+    expect((await linux(home)).installed).toEqual([desktop(home)]);
+  });
+
+  it('leaves nothing but what it wrote beside the entry (no temp file)', async () => {
+    const home = tempHome();
+    await linux(home);
+    await linux(home);
+    expect(readdirSync(path.dirname(desktop(home)))).toEqual(['byre-deliver.desktop']);
   });
 
   it('installs labelled targets side by side and refuses a clashing label', async () => {

@@ -1,22 +1,19 @@
 // installDeliverApp: writes the planned deliver-app artifacts. Every gate is
 // checked before anything is written, so a refusal leaves no half install;
-// text files are replaced by rename, bundles by a staged copy swapped in.
+// text files are replaced by rename, bundles by a staged copy swapped in. Its
+// IO is host/'s: what is there is read never through a link, never waiting on
+// a FIFO, under a cap; a file lands through a fresh no-follow temp renamed in.
 
-import { spawn } from 'node:child_process';
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  type Stats,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 import { ByreError } from '../../errors.js';
+import { writeFileAtomicSync } from '../../host/atomic-write.js';
+import { makeUserDirsSync } from '../../host/make-dirs.js';
+import { entryKind } from '../../host/path-view.js';
+import { lazyPrivateTempDir, writeNewFileSync } from '../../host/private-temp.js';
+import { readRegularFile } from '../../host/read-regular.js';
+import { removeTreeSync, swapTreeInSync } from '../../host/remove.js';
+import { runProgram } from '../../host/spawn.js';
 import { escapeTerminal } from '../../output/escape.js';
 import type { ToolLookup } from '../clipboard/plan.js';
 import { isByreIcon } from './icon.js';
@@ -29,6 +26,9 @@ import {
   type Artifact,
   type Existing,
 } from './plan.js';
+
+/** What is already where an artifact goes is read up to this (byre's own are a few KiB). */
+const EXISTING_CAP = 1024 * 1024;
 
 export type RunCommand = (
   file: string,
@@ -89,7 +89,7 @@ export async function installDeliverApp(opts: InstallDeliverAppOptions): Promise
       }
       case 'bundle':
         swapIn(a.path, (staged) => {
-          for (const f of a.files) writeFile(path.join(staged, f.rel), f.content);
+          for (const f of a.files) writeTextAtomic(path.join(staged, f.rel), f.content);
         });
         installed.push(a.path);
         break;
@@ -103,18 +103,20 @@ export async function installDeliverApp(opts: InstallDeliverAppOptions): Promise
 }
 
 function inspect(a: Exclude<Artifact, { kind: 'icon' }>): Existing {
-  const st = lstatOrNull(a.path);
-  if (st === null) return { kind: 'absent' };
-  if (a.kind === 'text') {
-    return st.isFile() ? { kind: 'text', text: readFileSync(a.path, 'utf8') } : { kind: 'other' };
-  }
-  if (!st.isDirectory()) return { kind: 'other' };
+  if (a.kind === 'text') return existingText(a.path, { kind: 'absent' });
+  const kind = entryKind(a.path);
+  if (kind === 'missing') return { kind: 'absent' };
+  if (kind !== 'dir') return { kind: 'other' };
   const markerPath = path.join(a.path, a.kind === 'applet' ? APPLET_MARKER : a.marker);
-  const mst = lstatOrNull(markerPath);
-  if (mst === null) return { kind: 'text', text: null };
-  return mst.isFile()
-    ? { kind: 'text', text: readFileSync(markerPath, 'utf8') }
-    : { kind: 'other' };
+  return existingText(markerPath, { kind: 'text', text: null });
+}
+
+/** The text of the regular file at `p`; `other` for a link, a FIFO, anything else, or one past the cap. */
+function existingText(p: string, absent: Existing): Existing {
+  const read = readRegularFile(p, EXISTING_CAP);
+  if (read.kind === 'missing') return absent;
+  if (read.kind !== 'ok') return { kind: 'other' };
+  return { kind: 'text', text: read.bytes.toString('utf8') };
 }
 
 async function buildApplet(
@@ -130,10 +132,10 @@ async function buildApplet(
   const osacompile = tool('osacompile');
   if (osacompile === null)
     throw new ByreError('osacompile vanished', { rule: 'install-app.osacompile' });
-  const scratch = mkdtempSync(path.join(tmpdir(), 'byre-droplet-'));
+  const scratch = lazyPrivateTempDir('byre-droplet-');
   try {
-    const src = path.join(scratch, 'droplet.applescript');
-    writeFileSync(src, a.source);
+    const src = path.join(await scratch.dir(), 'droplet.applescript');
+    writeNewFileSync(src, a.source);
     await swapInAsync(a.path, async (staged) => {
       const r = await run(osacompile, ['-o', staged, src]);
       if (r.code !== 0) {
@@ -141,8 +143,8 @@ async function buildApplet(
           rule: 'install-app.osacompile',
         });
       }
-      writeFile(path.join(staged, APPLET_MARKER), a.source);
-      writeBytes(path.join(staged, 'Contents/Resources/droplet.icns'), a.icns);
+      writeTextAtomic(path.join(staged, APPLET_MARKER), a.source);
+      writeBytesAtomic(path.join(staged, 'Contents/Resources/droplet.icns'), a.icns);
       const plutil = tool('plutil');
       const plist = path.join(staged, 'Contents/Info.plist');
       if (
@@ -165,15 +167,15 @@ async function buildApplet(
       }
     });
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    await scratch.remove();
   }
 }
 
 /** Builds a bundle beside its final path, then swaps it in (old copy removed only after). */
 function swapIn(finalPath: string, build: (staged: string) => void): void {
-  const staged = stagedPath(finalPath);
-  rmSync(staged, { recursive: true, force: true });
-  mkdirSync(staged, { recursive: true });
+  const staged = siblingPath(finalPath, 'staged');
+  removeTreeSync(staged);
+  makeUserDirsSync(staged);
   build(staged);
   commitStaged(finalPath, staged);
 }
@@ -182,76 +184,49 @@ async function swapInAsync(
   finalPath: string,
   build: (staged: string) => Promise<void>,
 ): Promise<void> {
-  const staged = stagedPath(finalPath);
-  mkdirSync(path.dirname(finalPath), { recursive: true });
-  rmSync(staged, { recursive: true, force: true });
+  const staged = siblingPath(finalPath, 'staged');
+  makeUserDirsSync(path.dirname(finalPath));
+  removeTreeSync(staged);
   try {
     await build(staged);
   } catch (e) {
-    rmSync(staged, { recursive: true, force: true });
+    removeTreeSync(staged);
     throw e;
   }
   commitStaged(finalPath, staged);
 }
 
-function stagedPath(finalPath: string): string {
+/** `.<name>.<role><ext>` beside `finalPath`: the staged and the old copy of a bundle. */
+function siblingPath(finalPath: string, role: 'staged' | 'old'): string {
   const ext = path.extname(finalPath);
-  return path.join(path.dirname(finalPath), `.${path.basename(finalPath, ext)}.staged${ext}`);
+  return path.join(path.dirname(finalPath), `.${path.basename(finalPath, ext)}.${role}${ext}`);
 }
 
 function commitStaged(finalPath: string, staged: string): void {
-  const ext = path.extname(finalPath);
-  const old = path.join(path.dirname(finalPath), `.${path.basename(finalPath, ext)}.old${ext}`);
-  rmSync(old, { recursive: true, force: true });
-  const had = lstatOrNull(finalPath) !== null;
-  if (had) renameSync(finalPath, old);
-  renameSync(staged, finalPath);
-  if (had) rmSync(old, { recursive: true, force: true });
+  swapTreeInSync(staged, finalPath, siblingPath(finalPath, 'old'));
 }
 
 function writeTextAtomic(p: string, content: string): void {
   writeBytesAtomic(p, new TextEncoder().encode(content));
 }
 
+/** Replaces `p` through a fresh no-follow temp sibling renamed over it, 0644 under the umask. */
 function writeBytesAtomic(p: string, bytes: Uint8Array): void {
-  mkdirSync(path.dirname(p), { recursive: true });
-  const tmp = path.join(path.dirname(p), `.${path.basename(p)}.byre-tmp-${process.pid}`);
-  writeFileSync(tmp, bytes, { mode: 0o644 });
-  renameSync(tmp, p);
+  makeUserDirsSync(path.dirname(p));
+  writeFileAtomicSync(p, bytes, { mode: 0o644, durable: false });
 }
 
-function writeFile(p: string, content: string): void {
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, content, { mode: 0o644 });
-}
-
-function writeBytes(p: string, bytes: Uint8Array): void {
-  mkdirSync(path.dirname(p), { recursive: true });
-  writeFileSync(p, bytes, { mode: 0o644 });
-}
-
+/** The icon where it goes: null when none; a link, directory, FIFO or one past the cap reads as empty, which is not byre's. */
 function readBytes(p: string): Uint8Array | null {
-  const st = lstatOrNull(p);
-  if (st === null) return null;
-  // A symlink or directory where the icon goes is not byre's: judged foreign by content.
-  return st.isFile() ? new Uint8Array(readFileSync(p)) : new Uint8Array();
+  const read = readRegularFile(p, EXISTING_CAP);
+  if (read.kind === 'missing') return null;
+  return read.kind === 'ok' ? new Uint8Array(read.bytes) : new Uint8Array();
 }
 
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
-
-const runCommand: RunCommand = (file, args) =>
-  new Promise((resolve) => {
-    const child = spawn(file, [...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => {
-      if (stderr.length < 65536) stderr += c.toString('utf8');
-    });
-    child.on('error', (e) => resolve({ code: null, stderr: e.message }));
-    child.on('close', (code) => resolve({ code, stderr }));
+const runCommand: RunCommand = async (file, args) => {
+  const r = await runProgram(file, args, {
+    env: process.env,
+    stderr: { maxBytes: 65536, over: 'cut' },
   });
+  return { code: r.code, stderr: r.error?.message ?? r.stderr.toString('utf8') };
+};

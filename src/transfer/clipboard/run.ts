@@ -1,8 +1,8 @@
-// The one spawner the clipboard uses: absolute tool paths only, no shell,
-// bounded by a timeout. Copy tools (xclip, wl-copy) fork a server that keeps
+// The one spawner the clipboard uses, over host/spawn.ts: absolute tool paths
+// only, no shell, bounded by a timeout and in what it keeps. Copy tools (xclip, wl-copy) fork a server that keeps
 // serving the selection, so a copy waits for 'exit' with its output ignored.
 
-import { spawn } from 'node:child_process';
+import { runProgram } from '../../host/spawn.js';
 
 export interface RunResult {
   code: number | null;
@@ -26,41 +26,15 @@ export type RunTool = (
   opts: ClipboardRunOptions,
 ) => Promise<RunResult>;
 
-export const runTool: RunTool = (file, args, opts) =>
-  new Promise((resolve) => {
-    const child = spawn(file, [...args], {
-      stdio: [
-        opts.input === undefined ? 'ignore' : 'pipe',
-        opts.capture ? 'pipe' : 'ignore',
-        'ignore',
-      ],
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let timedOut = false;
-    let overflow = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs);
-    child.stdout?.on('data', (c: Buffer) => {
-      size += c.length;
-      if (opts.maxBytes !== undefined && size > opts.maxBytes) {
-        overflow = true;
-        child.kill('SIGKILL');
-        return;
-      }
-      chunks.push(c);
-    });
-    const done = (code: number | null): void => {
-      clearTimeout(timer);
-      resolve({ code: overflow ? null : code, stdout: Buffer.concat(chunks), timedOut });
-    };
-    child.on('error', () => done(null));
+export const runTool: RunTool = async (file, args, opts) => {
+  const r = await runProgram(file, args, {
+    // The clipboard tools read the session's display variables from byre's own environment.
+    env: process.env,
+    ...(opts.input === undefined ? {} : { stdin: opts.input }),
+    stdout: opts.capture ? { maxBytes: opts.maxBytes ?? Infinity, over: 'kill' } : 'ignore',
+    timeoutMs: opts.timeoutMs,
     // Reads wait for 'close' (all output drained); copies only for 'exit'.
-    child.on(opts.capture ? 'close' : 'exit', (code) => done(code));
-    if (opts.input !== undefined && child.stdin !== null) {
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(opts.input);
-    }
+    settle: opts.capture ? 'close' : 'exit',
   });
+  return { code: r.code, stdout: r.stdout, timedOut: r.failed === 'timeout' };
+};

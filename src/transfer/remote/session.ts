@@ -1,13 +1,13 @@
 // The ssh legs of a remote delivery: list the remote's boxes (one exec), and
 // stream one archive up one exec into the remote's `deliver --tar -`. ssh runs
-// by absolute path, with no shell on this side; the remote's stderr is
+// by absolute path, with no shell on this side (host/spawn.ts); the remote's stderr is
 // relayed escaped and marked as the remote's, never as byre's own voice.
 
-import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 
 import type { Writer } from '../../io.js';
 import { ByreError } from '../../errors.js';
+import { runProgram } from '../../host/spawn.js';
 import { escapeTerminal } from '../../output/escape.js';
 import { parseBoxLines } from '../boxes-grammar.js';
 import { DeliveryFailure, parseLanded, type DeliverResult } from '../deliver-to-box.js';
@@ -63,37 +63,24 @@ function relay(stderr: Writer): { push(chunk: Buffer): void; end(): string } {
   };
 }
 
-function runSsh(
+async function runSsh(
   ctx: RemoteContext,
   remoteArgv: readonly string[],
   stdin: Readable | null,
   onSpawn: (kill: () => void) => void = () => undefined,
 ): Promise<SshRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ctx.ssh, sshArgv(ctx.target, remoteArgv), {
-      env: ctx.env,
-      stdio: [stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    const said = relay(ctx.stderr);
-    child.stdout?.on('data', (c: Buffer) => {
-      outBytes += c.length;
-      if (outBytes <= MAX_STDOUT) out.push(c);
-    });
-    child.stderr?.on('data', (c: Buffer) => said.push(c));
-    if (stdin !== null && child.stdin !== null) {
-      // ssh may exit before reading everything; its exit code says why.
-      child.stdin.on('error', () => undefined);
-      stdin.on('error', () => child.stdin?.destroy());
-      stdin.pipe(child.stdin);
-    }
-    onSpawn(() => child.kill('SIGKILL'));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), said: said.end() });
-    });
+  const said = relay(ctx.stderr);
+  const r = await runProgram(ctx.ssh, sshArgv(ctx.target, remoteArgv), {
+    env: ctx.env,
+    // ssh resolves a relative identity or config path from where byre was run.
+    cwd: process.cwd(),
+    ...(stdin === null ? {} : { stdin }),
+    stdout: { maxBytes: MAX_STDOUT, over: 'cut' },
+    stderr: { onChunk: (c) => said.push(c) },
+    onStart: onSpawn,
   });
+  if (r.failed === 'start') throw r.error ?? new Error('ssh did not start');
+  return { code: r.code, stdout: r.stdout.toString('utf8'), said: said.end() };
 }
 
 /** The remote's usable boxes; `partial` when its pool answered only in part (exit 4). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeSkill } from '../../../../test/support/config.js';
 import { lowerLayers, Session } from '../../../../test/support/editor.js';
 import { bannerLines } from '../../../status/banner.js';
-import { createIdentity, sealValue } from '../../../credentials/seal.js';
+import { createIdentity, sealInjected, sealValue } from '../../../credentials/seal.js';
 import { exposureParts } from '../../../status/exposure.js';
 import { editorKeysFor } from './state.js';
 
@@ -299,6 +299,25 @@ describe('GRANTS: credentials', () => {
     expect(s.message()).toMatch(/byre credential/);
     expect(s.text).toBe(text);
     expect(s.row('credentials:id:').label).toBe(table.recipient);
+  });
+
+  it('an injected row and its rules are read-only, owned by byre credential (adr/0070)', async () => {
+    const { table, identity } = await createIdentity('pass phrase', 10);
+    const rules = [
+      { hosts: [{ name: 'api.github.com', port: 443 }], presentation: { kind: 'bearer' as const } },
+    ];
+    const row = await sealInjected(identity.recipient, 'GH', rules, new TextEncoder().encode('s3'));
+    const text = `[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n\n[env_from_host]\nGH = "${row}"\n\n[[inject.GH]]\nhosts = ["api.github.com"]\nbearer = true\n`;
+    const s = new Session({ text });
+    expect(s.row('env_from_host:k:GH').value).toMatch(/^credential injected at the edge/);
+    s.select('env_from_host:k:GH').press('enter', 'x');
+    expect(s.message()).toMatch(/byre credential/);
+    expect(s.row('inject:inject:GH').value).toBe('api.github.com as Authorization: Bearer');
+    s.select('inject:inject:GH').press('enter', 'x');
+    expect(s.message()).toMatch(
+      /byre credential remove GH --inject|byre credential add KEY --inject/,
+    );
+    expect(s.text).toBe(text);
   });
 });
 

@@ -7,6 +7,7 @@
 import { isCredentialSource } from '../../../config/credential-rows.js';
 import { closureCovers, parseEgressEntry } from '../../../config/egress-entry.js';
 import { normalizeTarget } from '../../../config/grammar.js';
+import { isInjectedSource } from '../../../config/inject.js';
 import type { EgressEntry } from '../../../config/types.js';
 import { deriveBoxEgress } from '../../../gen/allowlist.js';
 import type { TomlTable } from '../../../tomldoc/index.js';
@@ -514,12 +515,13 @@ function hostEnv(ctx: RowContext): Item[] {
     const { origin, here } = sourcedRow(ctx, entry);
     const state = facts.host_env.find((h) => h.key === key)?.state ?? '';
     const source = entry.value;
-    if (isCredentialSource(source)) {
+    if (isCredentialSource(source) || isInjectedSource(source)) {
       const owner = 'a credential: byre credential add|list|remove owns it';
+      const what = isInjectedSource(source) ? 'credential injected at the edge' : 'credential';
       items.push(
         row(ctx, `k:${key}`, {
           label: key,
-          value: `credential  ${state}`,
+          value: `${what}  ${state}`,
           origin,
           here,
           tone: 'dim',
@@ -562,36 +564,7 @@ function hostEnv(ctx: RowContext): Item[] {
   return items;
 }
 
-/** Each file's own credential identity: `byre credential` writes it; the editor only shows it. */
-function credentials(ctx: RowContext): Item[] {
-  const owner = 'byre credential add|list|remove|rekey owns it (docs/CREDENTIALS.md)';
-  const tables = ctx.derived.config.credentials;
-  if (tables.length === 0) {
-    return [
-      row(ctx, 'none', {
-        depth: 1,
-        label: 'Credentials',
-        value: 'none sealed',
-        tone: 'dim',
-        act: { note: owner },
-      }),
-    ];
-  }
-  return [
-    heading(ctx, 'identities that open encrypted host env rows'),
-    ...tables.map((t) =>
-      row(ctx, `id:${originTag(t.from)}`, {
-        label: t.value.recipient,
-        ...sourcedRow(ctx, t),
-        tone: 'dim',
-        act: { note: owner, remove: owner },
-      }),
-    ),
-  ];
-}
-
 export const buildGrantRows = {
-  credentials,
   mounts,
   ports,
   egress,

@@ -16,12 +16,14 @@ import {
 import type { Derived, EditorWorld, Item } from './types.js';
 import { row, type RowBuilder, type RowContext } from './kit.js';
 import { buildBuildRows } from './items-build.js';
+import { buildCredentialRows } from './items-credentials.js';
 import { buildGrantRows } from './items-grants.js';
 import { buildOtherRows } from './items-other.js';
 
 // Spread into a total record: a RowEditor with no builder does not compile.
 const BUILDERS: Readonly<Record<RowEditor, RowBuilder>> = {
   ...buildGrantRows,
+  ...buildCredentialRows,
   ...buildBuildRows,
   ...buildOtherRows,
 };

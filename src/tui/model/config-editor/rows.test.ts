@@ -37,7 +37,9 @@ function everyKey(omit: readonly string[]): string {
     shared_auth: 'shared_auth = ["claude"]',
     apt: 'apt = ["jq"]',
     env: 'env = { FOO = "bar" }',
-    env_from_host: 'env_from_host = { TOKEN = "env:TOKEN" }',
+    env_from_host:
+      'env_from_host = { TOKEN = "env:TOKEN", GH = "injected:d3eeac9b7373788d:YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBjMkZ0Y0d4bAo=" }',
+    inject: '[[inject.GH]]\nhosts = ["api.github.com"]\nbearer = true',
     files: 'files = { "seed" = "/opt/seed" }',
     skills: 'skills = ["byre/firewall"]',
     egress: 'egress = ["example.com"]',

@@ -57,7 +57,8 @@ export type RowEditor =
   | 'worktree-base'
   | 'defaults'
   | 'legacy-shared-auth'
-  | 'credentials';
+  | 'credentials'
+  | 'inject';
 
 interface RowPlan {
   label: string;
@@ -103,6 +104,11 @@ export const EDITOR_ROWS: Readonly<Record<ConfigKey, RowPlan>> = {
     label: 'Credentials',
     section: 'grants',
     editor: 'credentials',
+  },
+  inject: {
+    label: 'Injected',
+    section: 'grants',
+    editor: 'inject',
   },
   base: {
     label: 'Base',

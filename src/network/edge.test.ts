@@ -1,0 +1,155 @@
+// The edge helper's runner against the fake engine (adr/0070): its argv
+// (attached, only the box's network, three capabilities, no value), its
+// stdin (the encoded input, whole), and failing closed — a helper that
+// exits or stays silent before its ready line is removed with the box.
+// test/engine/edge.test.ts proves it on docker and podman.
+
+import { describe, expect, it } from 'vitest';
+
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { edgeHelperName, endEdge, startEdge } from './edge.js';
+
+// edge.ts's MAX_EDGE_EVENTS.
+const KEPT_EVENTS = 1000;
+
+const SECRET = 'sk-test-not-in-argv';
+const INPUT = `{"byre-edge":1,"route":{"value":"${SECRET}"}}\n{"byre-edge":1,"end":true}\n`;
+
+function setup(): { engine: FakeEngine; boxId: string; fed: Buffer[] } {
+  const engine = new FakeEngine({ name: 'docker' });
+  const box = engine.addContainer({ name: 'byre-box' });
+  return { engine, boxId: box.id, fed: [] };
+}
+
+const plan = (joinUserns = false) => ({
+  box: 'byre-box',
+  image: 'byre-img',
+  ports: [8443, 443, 443],
+  input: INPUT,
+  joinUserns,
+});
+
+describe('startEdge', () => {
+  it('runs the baked edge under node, attached, in the box’s network only, with three capabilities and no value', async () => {
+    const { engine, boxId, fed } = setup();
+    engine.onRunStream = async (_argv, stdin) => {
+      fed.push(stdin);
+      return {
+        exitCode: 0,
+        stdout: 'byre-edge 1 ready\nbyre-edge 1 refused 1 plain-http x.com\n',
+        stderr: '',
+      };
+    };
+    const edge = await startEdge(engine, plan(), boxId);
+    const argv = engine.calls.find((c) => c.method === 'runStream')?.args[0] as string[];
+    const name = edgeHelperName('byre-box');
+    expect(name).toMatch(/^byre-edge-[0-9a-f]{16}$/);
+    expect(argv).toEqual([
+      'run',
+      '-i',
+      '--pull=never',
+      '--name',
+      name,
+      '-u',
+      '0:0',
+      '--net',
+      `container:${boxId}`,
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
+      '--cap-add',
+      'NET_BIND_SERVICE',
+      '--cap-add',
+      'SETGID',
+      '--cap-add',
+      'SETUID',
+      '--stop-timeout',
+      '1',
+      '--entrypoint',
+      'node',
+      'byre-img',
+      '/usr/local/lib/byre/byre-edge.mjs',
+      '--port',
+      '443',
+      '--port',
+      '8443',
+    ]);
+    expect(argv.join(' ')).not.toContain(SECRET);
+    expect(Buffer.concat(fed).toString()).toBe(INPUT);
+    await edge.ended;
+    expect(edge.events).toEqual(['byre-edge 1 refused 1 plain-http x.com']);
+    // A stale helper of the box goes before the run.
+    expect(engine.calls.map((c) => c.method).slice(0, 2)).toEqual(['remove', 'runStream']);
+  });
+
+  it('keeps the newest event lines only: the box causes them', async () => {
+    const { engine, boxId } = setup();
+    const lines = Array.from(
+      { length: KEPT_EVENTS + 5 },
+      (_, i) => `byre-edge 1 refused ${i} plain-http x.com`,
+    );
+    engine.onRunStream = async () => ({
+      exitCode: 0,
+      stdout: `byre-edge 1 ready\n${lines.join('\n')}\n`,
+      stderr: '',
+    });
+    const edge = await startEdge(engine, plan(), boxId);
+    await edge.ended;
+    expect(edge.events).toEqual(lines.slice(5));
+  });
+
+  it('joins the box’s user namespace on rootless podman', async () => {
+    const { engine, boxId } = setup();
+    engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
+    await startEdge(engine, plan(true), boxId);
+    const argv = engine.calls.find((c) => c.method === 'runStream')?.args[0] as string[];
+    expect(argv).toContain(`--userns=container:${boxId}`);
+    expect(argv.indexOf(`--userns=container:${boxId}`)).toBeLessThan(argv.indexOf('byre-img'));
+  });
+
+  it('fails closed when the edge exits before its ready line: helper and box removed', async () => {
+    const { engine, boxId } = setup();
+    engine.onRunStream = async () => ({
+      exitCode: 2,
+      stdout: '',
+      stderr: 'byre-edge: stdin ended before the end line\n',
+    });
+    await expect(startEdge(engine, plan(), boxId)).rejects.toMatchObject({
+      rule: 'edge.not-ready',
+      message: expect.stringContaining('stdin ended before the end line') as string,
+    });
+    const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
+    expect(removed).toEqual([edgeHelperName('byre-box'), edgeHelperName('byre-box'), boxId]);
+    expect(engine.containers.size).toBe(0);
+  });
+
+  it('fails closed when the edge stays silent past its bound', async () => {
+    const { engine, boxId } = setup();
+    let release = (): void => undefined;
+    engine.onRunStream = () =>
+      new Promise((resolve) => {
+        release = () => resolve({ exitCode: 137, stdout: '', stderr: '' });
+      });
+    const removeBox = engine.remove.bind(engine);
+    engine.remove = async (id) => {
+      const r = await removeBox(id);
+      if (id === edgeHelperName('byre-box') && engine.calls.length > 2) release();
+      return r;
+    };
+    await expect(startEdge(engine, plan(), boxId, 20)).rejects.toMatchObject({
+      rule: 'edge.not-ready',
+      message: expect.stringContaining('never became ready') as string,
+    });
+    expect(engine.containers.size).toBe(0);
+  });
+});
+
+describe('endEdge', () => {
+  it('removes the box’s helper by name; false when there was none', async () => {
+    const { engine } = setup();
+    engine.addContainer({ name: edgeHelperName('byre-box') });
+    expect(await endEdge(engine, 'byre-box')).toBe(true);
+    expect(await endEdge(engine, 'byre-box')).toBe(false);
+  });
+});

@@ -1,0 +1,180 @@
+// The edge-only helper (adr/0070): a container on the box's image that
+// shares only the box's network namespace and runs the baked edge process
+// under node, attached (`run -i`), fed the routes, credentials and leaves on
+// its stdin, which is then closed. Values travel on that pipe only: never in
+// argv, env, a file or anything `inspect` shows. It must be ready (its
+// `byre-edge 1 ready` line) before the box's gate opens; if it is not, the
+// launch fails closed: the helper and the box are removed.
+
+import { createHash } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+
+import type { SessionRunner, StreamResult } from '../engine/engine.js';
+import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
+import { ByreError } from '../errors.js';
+import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
+import { helperName } from '../gen/names.js';
+import { boxNetHelperFlags, NETNS_HELPER_STOP } from './netns.js';
+
+/**
+ * The edge's privileges: bind its ports (NET_BIND_SERVICE), then drop to
+ * 65534 (SETUID, SETGID). Nothing else (adr/0050); no NET_ADMIN, which is
+ * the wall's.
+ */
+const EDGE_HELPER_PRIVILEGES: readonly string[] = [
+  ...DROP_PRIVILEGES,
+  ...capAddFlags(['NET_BIND_SERVICE', 'SETGID', 'SETUID']),
+];
+
+/** The line the edge prints once it listens, has dropped to 65534 and has read its routes. */
+const EDGE_READY = 'byre-edge 1 ready';
+
+/** Bytes of the edge's stdout kept before its ready line (it prints nothing else before it). */
+const MAX_PRE_READY = 4096;
+
+/**
+ * Event lines kept, the newest: the box causes them (a refused request is
+ * one), so a session of them must not grow byre's memory without bound.
+ */
+const MAX_EDGE_EVENTS = 1000;
+
+interface EdgePlan {
+  /** The box's container name; names its edge helper. */
+  box: string;
+  /** The box's image: its node and its baked edge script. */
+  image: string;
+  /** The TLS ports the edge listens on (every injected host's; :80 is the script's default). */
+  ports: readonly number[];
+  /**
+   * The edge's whole stdin (src/credentials/edge-input.ts's encoding): the
+   * values. Written to the helper's stdin and nowhere else.
+   */
+  input: string;
+  /** Rootless podman: the helper joins the box's user namespace, as the wall's does. */
+  joinUserns: boolean;
+  /** Tests only: the edge connects upstream here instead of resolving the name. */
+  upstreamAddress?: string;
+}
+
+/** The edge helper for a box (by the box's container name): one per box. */
+export function edgeHelperName(box: string): string {
+  return helperName('edge', createHash('sha256').update(box).digest('hex').slice(0, 16));
+}
+
+/** The helper's run argv (pure): attached with stdin open; no value in it. */
+function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
+  const ports = [...new Set(plan.ports)].sort((a, b) => a - b);
+  return [
+    'run',
+    '-i',
+    ...boxNetHelperFlags(name, boxId),
+    ...EDGE_HELPER_PRIVILEGES,
+    ...NETNS_HELPER_STOP,
+    '--entrypoint',
+    'node',
+    ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
+    plan.image,
+    EDGE_SCRIPT_PATH,
+    ...ports.flatMap((p) => ['--port', String(p)]),
+    ...(plan.upstreamAddress === undefined ? [] : ['--upstream-address', plan.upstreamAddress]),
+  ];
+}
+
+interface EdgeHandle {
+  name: string;
+  /** The edge's lines after its ready line (its refusal events), the last MAX_EDGE_EVENTS, as they came. */
+  events: string[];
+  /** Settles when the helper ends (removed with the box, or failed). */
+  ended: Promise<StreamResult | { error: unknown }>;
+}
+
+/** Splits the edge's stdout into lines: the ready line resolves `ready`, the rest are events. */
+function lineSink(onLine: (line: string) => void): Writable {
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      pending += chunk.toString('utf8');
+      let nl = pending.indexOf('\n');
+      while (nl >= 0) {
+        onLine(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf('\n');
+      }
+      if (pending.length > MAX_PRE_READY) pending = '';
+      done();
+    },
+  });
+}
+
+function notReady(why: string, stderr: string): ByreError {
+  // The edge's stderr quotes no input (its script's rule), so it may be shown.
+  const said = stderr.trim().split('\n').slice(-5).join('\n');
+  return new ByreError(
+    `the edge for injected credentials ${why}${said === '' ? '' : `:\n${said}`}`,
+    {
+      rule: 'edge.not-ready',
+      remedy:
+        'the box was removed; check that its image has node (adr/0062) and run byre develop again',
+    },
+  );
+}
+
+/**
+ * Start the box's edge helper and wait for its ready line (at most
+ * `readyMs`). Resolves with its handle; rejects with `edge.not-ready` after
+ * removing the helper and the box when it exits or stays silent.
+ */
+export async function startEdge(
+  engine: SessionRunner,
+  plan: EdgePlan,
+  boxId: string,
+  readyMs = 30_000,
+): Promise<EdgeHandle> {
+  const name = edgeHelperName(plan.box);
+  // A helper left by an earlier session of this box (byre killed) goes first.
+  await engine.remove(name).catch(() => false);
+  const events: string[] = [];
+  let stderr = '';
+  let sawReady = false;
+  let onReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => {
+    onReady = resolve;
+  });
+  const stdout = lineSink((line) => {
+    if (sawReady) {
+      if (events.length >= MAX_EDGE_EVENTS) events.shift();
+      events.push(line);
+    } else if (line === EDGE_READY) {
+      sawReady = true;
+      onReady();
+    }
+  });
+  const ended: EdgeHandle['ended'] = engine
+    .runStream(edgeHelperArgv(plan, boxId, name), {
+      stdin: Readable.from([Buffer.from(plan.input, 'utf8')]),
+      stdout,
+      onStderr: (chunk) => {
+        stderr = (stderr + chunk).slice(-4096);
+      },
+    })
+    .catch((error: unknown) => ({ error }));
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    ready.then(() => 'ready' as const),
+    ended.then(() => 'ended' as const),
+    new Promise<'silent'>((resolve) => {
+      timer = setTimeout(() => resolve('silent'), readyMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'ready') return { name, events, ended };
+  await engine.remove(name).catch(() => false);
+  await engine.remove(boxId).catch(() => false);
+  await ended;
+  throw notReady(outcome === 'ended' ? 'exited before it was ready' : 'never became ready', stderr);
+}
+
+/** End the box's edge helper; false when there was none. Before the box (podman, adr/0063). */
+export async function endEdge(engine: SessionRunner, box: string): Promise<boolean> {
+  return engine.remove(edgeHelperName(box)).catch(() => false);
+}

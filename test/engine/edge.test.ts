@@ -1,0 +1,436 @@
+// Engine tier for the edge helper (adr/0070) on docker, podman and rootless
+// podman (the test user's, through a runuser wrapper, as the contract): a box
+// built with the generated edge layer (planBuild's staging, the project CA
+// minted by byre), a fixture HTTPS server on a private engine network (its
+// own CA, made with openssl here, handed to the edge as the test-only
+// upstream CA) that logs the headers it receives, and the edge started by
+// startEdge in the box's network namespace. A request from the box to the
+// injected name (its /etc/hosts entry points at the edge) reaches the
+// fixture carrying the real credential; a request to a second fixture name
+// carries only the sentinel; the secret and the leaf key are nowhere in the
+// box, and nowhere in `inspect` of box, helper or image. An edge fed a
+// malformed input never becomes ready: helper and box are removed.
+//
+// On docker the edge finds the fixture by the network's DNS (an alias), as
+// it finds a real host; podman 4.3 here runs CNI without dnsname (no names
+// on its networks), so there the edge is told the fixture's address. One
+// image and one fixture per engine; every object carries this run's
+// `byre.test.run` label (the edge helper, which byre names, by its name).
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { mintEdgeSet, type EdgeSet } from '../../src/credentials/edge-ca.js';
+import { encodeEdgeInput } from '../../src/credentials/edge-input.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { createEngine } from '../../src/engine/runner.js';
+import { runEngineCommand } from '../../src/engine/spawn.js';
+import type { EngineFacts } from '../../src/engine/types.js';
+import { planBuild } from '../../src/gen/plan.js';
+import { edgeHelperName, endEdge, startEdge } from '../../src/network/edge.js';
+import { fakeConfig } from '../support/config.js';
+import { flavorEnginePath, flavorsUnderTest } from './engines.js';
+
+// Docker as the test user talks to the same daemon as root: nothing new to prove.
+const flavors = flavorsUnderTest().filter((f) => f.user === null || f.engine === 'podman');
+const env = { ...process.env, BYRE_ALLOW_ROOT: '1' };
+const SECRET = `sk-edge-${randomBytes(12).toString('hex')}`;
+const SENTINEL = 'byre-edge-sentinel';
+const INJECTED = 'api.fixture.test';
+const OTHER = 'other.fixture.test';
+
+/** The fixture: HTTPS on 443, one JSON line per request on stdout (what it received), `ok` back. */
+const FIXTURE_SERVER = `import https from 'node:https';
+import fs from 'node:fs';
+const server = https.createServer(
+  { cert: fs.readFileSync('/fixture/fixture.crt'), key: fs.readFileSync('/fixture/fixture.key') },
+  (req, res) => {
+    process.stdout.write(JSON.stringify({ servername: req.socket.servername, url: req.url, headers: req.headers }) + '\\n');
+    req.resume();
+    res.end('ok\\n');
+  },
+);
+server.listen(443, () => process.stdout.write('fixture ready\\n'));
+`;
+
+function openssl(dir: string, args: string[]): void {
+  execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+}
+
+/** The fixture's own CA and its leaf for both fixture names; returns the CA's PEM. */
+function fixtureCerts(dir: string): string {
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...ec,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=byretest fixture CA',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  ]);
+  openssl(dir, [
+    'req',
+    ...ec,
+    '-subj',
+    `/CN=${INJECTED}`,
+    '-keyout',
+    'fixture.key',
+    '-out',
+    'f.csr',
+  ]);
+  writeFileSync(path.join(dir, 'f.ext'), `subjectAltName=DNS:${INJECTED},DNS:${OTHER}\n`);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'f.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    'f.ext',
+    '-out',
+    'fixture.crt',
+  ]);
+  rmSync(path.join(dir, 'ca.key'));
+  for (const f of ['fixture.crt', 'fixture.key', 'ca.crt']) chmodSync(path.join(dir, f), 0o644);
+  writeFileSync(path.join(dir, 'server.mjs'), FIXTURE_SERVER, { mode: 0o644 });
+  return readFileSync(path.join(dir, 'ca.crt'), 'utf8');
+}
+
+if (flavors.length === 0) {
+  describe.skip('the edge helper (no engine answers)', () => {
+    it('needs docker or podman', () => {});
+  });
+}
+
+describe.each(flavors)('the edge helper on $label', (flavor) => {
+  const name = flavor.engine;
+  const rootless = flavor.user !== null;
+  const run = randomBytes(4).toString('hex');
+  const prefix = `byretest-edge-${run}`;
+  const labels = ['--label', 'byre.test=1', '--label', `byre.test.run=${run}`];
+  const image = `${prefix}-img`;
+  const network = `${prefix}-net`;
+  const fixture = `${prefix}-fixture`;
+  let facts: EngineFacts;
+  let engine: Engine;
+  let dir = '';
+  let fixtureCa = '';
+  let fixtureIp = '';
+  let edgeSet: EdgeSet;
+  /** Boxes this file made, by name: their edge helpers are removed by name. */
+  const boxes: string[] = [];
+
+  const raw = async (args: string[], input?: string) =>
+    runEngineCommand(facts.path, args, { env, ...(input === undefined ? {} : { input }) });
+  const ok = async (args: string[]): Promise<string> => {
+    const c = await raw(args);
+    if (c.exitCode !== 0) throw new Error(`${name} ${args.join(' ')}: ${c.stderr}`);
+    return c.stdout;
+  };
+  const ids = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
+
+  const cleanup = async (): Promise<void> => {
+    for (const b of boxes) await raw(['rm', '-f', edgeHelperName(b)]);
+    const mine = ids((await raw(['ps', '-aq', '--filter', `label=byre.test.run=${run}`])).stdout);
+    if (mine.length > 0) await raw(['rm', '-f', ...mine]);
+    await raw(['network', 'rm', network]);
+    const imgs = ids(
+      (await raw(['images', '-q', '--filter', `label=byre.test.run=${run}`])).stdout,
+    );
+    if (imgs.length > 0) await raw(['rmi', '-f', ...new Set(imgs)]);
+  };
+
+  /** A box on the fixture's network, as develop would start it for an injecting project. */
+  const startBox = async (box: string): Promise<string> => {
+    boxes.push(box);
+    const id = await ok([
+      'run',
+      '-d',
+      '--pull=never',
+      '--name',
+      box,
+      ...labels,
+      '--network',
+      network,
+      '--add-host',
+      `${INJECTED}:127.31.0.1`,
+      '--add-host',
+      `${OTHER}:${fixtureIp}`,
+      '-e',
+      `API_KEY=${SENTINEL}`,
+      // As develop runs a rootless podman box: keep-id, whose user namespace the edge joins.
+      ...(rootless ? ['--userns=keep-id'] : []),
+      '-u',
+      '1000:1000',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
+      '--entrypoint',
+      'sleep',
+      image,
+      'infinity',
+    ]);
+    return id.trim();
+  };
+  const edgeInput = (): string => {
+    const leaf = edgeSet.leaves[0];
+    if (leaf === undefined) throw new Error('no leaf minted');
+    const encoded = encodeEdgeInput({
+      routes: [
+        {
+          host: { name: INJECTED, port: 443 },
+          presentation: { kind: 'header', name: 'x-api-key' },
+          value: SECRET,
+          cert: leaf.certPem,
+          key: leaf.keyPem,
+        },
+      ],
+      upstreamCa: fixtureCa,
+    });
+    if (!encoded.ok) throw new Error(encoded.problem);
+    return encoded.text;
+  };
+  const inBox = async (box: string, script: string, user = '1000:1000') =>
+    raw(['exec', '-u', user, box, 'sh', '-c', script]);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'byretest-edge-'));
+    chmodSync(dir, 0o755);
+    facts = {
+      name,
+      path: flavorEnginePath(flavor, dir),
+      rootless,
+      keepId: false,
+      version: '',
+      warnings: [],
+    };
+    engine = createEngine(facts, { env });
+    const certs = path.join(dir, 'fixture');
+    execFileSync('mkdir', ['-m', '0755', certs]);
+    fixtureCa = fixtureCerts(certs);
+    edgeSet = await mintEdgeSet([INJECTED], `byretest-${run}`);
+    // The image: node and curl on the local base, then the edge layer exactly
+    // as planBuild renders and stages it (the script and the CA, no key).
+    const plan = planBuild(fakeConfig(), [], dir, { edgeCa: edgeSet.caPem });
+    const lines = plan.dockerfile.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('# --- edge:'));
+    const layer = lines.slice(from, lines.indexOf('HEALTHCHECK NONE', from));
+    const context = path.join(dir, 'context');
+    execFileSync('mkdir', [context]);
+    for (const e of plan.entries) {
+      if (!e.path.startsWith('byre-edge')) continue;
+      if (e.source.kind !== 'bytes') throw new Error(`${e.path} is not bytes`);
+      writeFileSync(path.join(context, e.path), e.source.bytes, { mode: e.mode });
+    }
+    writeFileSync(
+      path.join(context, 'Dockerfile'),
+      [
+        'FROM debian:bookworm-slim',
+        'RUN apt-get update && apt-get install -y --no-install-recommends nodejs ca-certificates curl && rm -rf /var/lib/apt/lists/*',
+        ...layer,
+        '',
+      ].join('\n'),
+    );
+    try {
+      await engine.build(
+        {
+          tag: image,
+          contextDir: context,
+          dockerfile: path.join(context, 'Dockerfile'),
+          noCache: false,
+          uid: 1000,
+          gid: 1000,
+          labels: { 'byre.test': '1', 'byre.test.run': run },
+        },
+        { onOutput: () => undefined },
+      );
+      await ok(['network', 'create', ...labels, network]);
+      await ok([
+        'run',
+        '-d',
+        '--pull=never',
+        '--name',
+        fixture,
+        ...labels,
+        '--network',
+        network,
+        ...(name === 'docker' ? ['--network-alias', INJECTED, '--network-alias', OTHER] : []),
+        '-v',
+        `${certs}:/fixture:ro`,
+        '--entrypoint',
+        'node',
+        image,
+        '/fixture/server.mjs',
+      ]);
+      const fmt = `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`;
+      fixtureIp = (await ok(['inspect', '-f', fmt, fixture])).trim();
+      expect(fixtureIp).toMatch(/^[0-9.]+$/);
+    } catch (error) {
+      await cleanup();
+      throw error;
+    }
+  });
+
+  afterAll(async () => {
+    await cleanup();
+    rmSync(dir, { recursive: true, force: true });
+    const left = ids((await raw(['ps', '-aq', '--filter', `label=byre.test.run=${run}`])).stdout);
+    const helpers = [];
+    for (const b of boxes) {
+      if ((await raw(['inspect', edgeHelperName(b)])).exitCode === 0) helpers.push(b);
+    }
+    expect([...left, ...helpers]).toEqual([]);
+  });
+
+  it('injects the credential for the injected name only; the box holds the sentinel and never the secret or the leaf key', async () => {
+    const box = `${prefix}-box`;
+    const boxId = await startBox(box);
+    const edge = await startEdge(
+      engine,
+      {
+        box,
+        image,
+        ports: [443],
+        input: edgeInput(),
+        joinUserns: rootless,
+        // docker: the network's DNS finds the fixture, as a real host's would be.
+        ...(name === 'docker' ? {} : { upstreamAddress: fixtureIp }),
+      },
+      boxId,
+    );
+    // curl trusts the CA through the system store, node through NODE_EXTRA_CA_CERTS.
+    const viaCurl = await inBox(
+      box,
+      `curl -sS --max-time 30 -H "x-api-key: $API_KEY" https://${INJECTED}/curl`,
+    );
+    expect(viaCurl.stderr).toBe('');
+    expect(viaCurl.stdout).toBe('ok\n');
+    const viaNode = await inBox(
+      box,
+      `node -e "require('https').get('https://${INJECTED}/node', { headers: { 'x-api-key': process.env.API_KEY } }, (r) => r.pipe(process.stdout)).on('error', (e) => { console.error(e.message); process.exit(1); })"`,
+    );
+    expect(viaNode.stderr).toBe('');
+    expect(viaNode.stdout).toBe('ok\n');
+    const direct = await inBox(
+      box,
+      `curl -sS -k --max-time 30 -H "x-api-key: $API_KEY" https://${OTHER}/direct`,
+    );
+    expect(direct.stdout).toBe('ok\n');
+    const plain = await inBox(
+      box,
+      `curl -s -o /dev/null -w '%{http_code}' --max-time 30 -H "x-api-key: $API_KEY" http://${INJECTED}/plain`,
+    );
+    expect(plain.stdout).toBe('403');
+
+    const seen = ids((await engine.logs(fixture))?.stdout ?? '')
+      .filter((l) => l.startsWith('{'))
+      .map(
+        (l) =>
+          JSON.parse(l) as { servername: string; url: string; headers: Record<string, string> },
+      );
+    const byUrl = (url: string) => seen.filter((s) => s.url === url);
+    for (const url of ['/curl', '/node']) {
+      expect(byUrl(url).map((s) => [s.servername, s.headers['x-api-key']])).toEqual([
+        [INJECTED, SECRET],
+      ]);
+    }
+    expect(byUrl('/direct').map((s) => [s.servername, s.headers['x-api-key']])).toEqual([
+      [OTHER, SENTINEL],
+    ]);
+    expect(byUrl('/plain')).toEqual([]);
+    expect(edge.events.some((l) => / refused [0-9]+ plain-http api\.fixture\.test$/.test(l))).toBe(
+      true,
+    );
+
+    // The edge runs as 65534 with no capability left, in the helper only.
+    const status = await raw(['exec', edgeHelperName(box), 'cat', '/proc/1/status']);
+    expect(status.stdout).toMatch(/^Uid:\s+65534\s+65534\s+65534\s+65534$/m);
+    expect(status.stdout).toMatch(/^CapEff:\s+0+$/m);
+
+    // Nowhere in the box: env, every process's environ and cmdline, its files.
+    const keyLine = (edgeSet.leaves[0]?.keyPem ?? '').split('\n')[1] ?? '';
+    expect(keyLine.length).toBeGreaterThan(40);
+    const env = await inBox(box, 'env');
+    expect(env.stdout).toContain(`API_KEY=${SENTINEL}`);
+    const procs = await inBox(
+      box,
+      'for p in /proc/[0-9]*; do cat "$p/environ" "$p/cmdline"; done 2>/dev/null; echo procs-read',
+      '0:0',
+    );
+    expect(procs.stdout).toContain('procs-read');
+    expect(procs.stdout).toContain(SENTINEL);
+    // The secret and the key line are grep's arguments (sh -c's $1 and $2), never in a file.
+    const search = await raw([
+      'exec',
+      '-u',
+      '0:0',
+      box,
+      'sh',
+      '-c',
+      'grep -rIlF -e "$1" -e "$2" /etc /usr/local /home /root /tmp /run /var/tmp 2>/dev/null; echo searched',
+      'sh',
+      SECRET,
+      keyLine,
+    ]);
+    expect(search.stdout).toBe('searched\n');
+    for (const text of [env.stdout, procs.stdout]) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(keyLine);
+    }
+    // Nor in what the engine shows of box, helper, image, or the helper's output.
+    for (const what of [box, edgeHelperName(box)]) {
+      const shown = await ok(['inspect', what]);
+      expect(shown).not.toContain(SECRET);
+      expect(shown).not.toContain(keyLine);
+    }
+    expect(await ok(['image', 'inspect', image])).not.toContain(SECRET);
+    const helperOut = await engine.logs(edgeHelperName(box));
+    expect(`${helperOut?.stdout ?? ''}${helperOut?.stderr ?? ''}`).not.toContain(SECRET);
+
+    // Torn down with the box: the helper goes, and its attached run ends.
+    expect(await endEdge(engine, box)).toBe(true);
+    await edge.ended;
+    expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
+  });
+
+  it('fails closed: an edge that never becomes ready takes the box with it', async () => {
+    const box = `${prefix}-unready`;
+    const boxId = await startBox(box);
+    await expect(
+      startEdge(
+        engine,
+        {
+          box,
+          image,
+          ports: [443],
+          input: '{"byre-edge":1,"route":"not a route"}\n',
+          joinUserns: rootless,
+        },
+        boxId,
+      ),
+    ).rejects.toMatchObject({ rule: 'edge.not-ready' });
+    expect((await raw(['inspect', box])).exitCode).not.toBe(0);
+    expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
+  });
+});
