@@ -221,7 +221,11 @@ describe('grab scripts', () => {
     expect(gone.stderr).toContain('no longer a directory');
   });
 
-  it('the stop script kills the process group the grab leads, by the pid it said, children too', async () => {
+  it.each([
+    ['by the pid it said: the process group it leads', 'pid'],
+    // The pid line can come late or never: the mark its environment carries finds it.
+    ['by its mark alone, when no pid came', 'mark'],
+  ] as const)('the stop script kills the grab and its children %s', async (_how, by) => {
     // The agent's tar: a child that would run on, then a stream that never ends.
     const bin = path.join(root, 'bin');
     mkdirSync(bin);
@@ -232,15 +236,21 @@ describe('grab scripts', () => {
         `sleep 300 & echo $! > ${childPid}\nexec cat /dev/zero\n`,
       { mode: 0o755 },
     );
+    const mark = `test${process.pid}x${Date.now()}`;
     // Its own session and group, as an engine starts an exec.
     const grabbing = spawn(SH, ['-c', GRAB_TREE_SCRIPT, 'byre-grab', inbox], {
       detached: true,
-      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+        // What grabSpec names the mark.
+        BYRE_GRAB: mark,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     grabbing.stdout.resume();
     try {
-      await stopsTheGroup(grabbing, childPid);
+      await stopsTheGroup(grabbing, childPid, (pid) => [by === 'pid' ? pid : '', mark]);
     } finally {
       // Whatever this test failed at, nothing of it runs on.
       if (grabbing.exitCode === null && grabbing.signalCode === null)
@@ -253,6 +263,7 @@ describe('grab scripts', () => {
 async function stopsTheGroup(
   grabbing: ChildProcessByStdio<null, Readable, Readable>,
   childPid: string,
+  stopArgs: (pid: string) => string[],
 ): Promise<void> {
   const ended = new Promise<NodeJS.Signals | null>((r) => grabbing.on('exit', (_c, sig) => r(sig)));
   let stderr = '';
@@ -266,7 +277,7 @@ async function stopsTheGroup(
     await new Promise((r) => setTimeout(r, 10));
   }
   const child = Number(readFileSync(childPid, 'utf8'));
-  const stopped = spawnSync(SH, ['-c', GRAB_STOP_SCRIPT, 'byre-grab', pid ?? '']);
+  const stopped = spawnSync(SH, ['-c', GRAB_STOP_SCRIPT, 'byre-grab', ...stopArgs(pid ?? '')]);
   expect(stopped.status).toBe(0);
   expect(await ended).toBe('SIGKILL');
   // The child is gone, or dead and waiting to be reaped.

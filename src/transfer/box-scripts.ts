@@ -166,12 +166,32 @@ exec tar -c -f - .
 `;
 
 /**
- * Stops a grab exec the host no longer reads: \`$1\` the pid its script
- * said. Kills the process group it leads (what the box's \`tar\` or \`cat\`
- * started too), or the process alone if it leads none. Runs as the grab's
- * own user, so a pid the box lied about reaches only that user's processes.
+ * The variable each grab exec carries, set to a fresh random mark: what the
+ * exec and everything it starts inherit, so the host can find them even when
+ * the box's pid line never arrived (each engine relays stdout and stderr on
+ * their own, so a box writing fast can send the cap's worth of stdout before
+ * the pid line; seen on docker under load).
  */
-export const GRAB_STOP_SCRIPT = String.raw`kill -s KILL -- "-$1" 2>/dev/null || kill -s KILL -- "$1"`;
+const GRAB_MARK_VAR = 'BYRE_GRAB';
+
+/**
+ * Stops a grab exec the host no longer reads: \`$1\` the pid its script
+ * said (empty when it said none), \`$2\` the exec's mark. Kills the process
+ * group that pid leads (what the box's \`tar\` or \`cat\` started too), or
+ * the process alone if it leads none; then every process whose environment
+ * still carries the mark. Runs as the grab's own user, so a pid the box lied
+ * about, or a mark it copied, reaches only that user's processes. Exits 0
+ * whatever it found: anything else is the engine failing to run it.
+ */
+export const GRAB_STOP_SCRIPT = String.raw`
+set -u
+[ -z "$1" ] || kill -s KILL -- "-$1" 2>/dev/null || kill -s KILL -- "$1" 2>/dev/null
+cd /proc || exit 0
+for p in [0-9]*; do
+  grep -qsF "${GRAB_MARK_VAR}=$2" "$p/environ" 2>/dev/null && kill -s KILL -- "$p" 2>/dev/null
+done
+exit 0
+`;
 
 export interface BoxUser {
   id: string;
@@ -179,11 +199,17 @@ export interface BoxUser {
   gid: number;
 }
 
-function spec(box: BoxUser, script: string, argv0: string, args: readonly string[]): ExecSpec {
+function spec(
+  box: BoxUser,
+  script: string,
+  argv0: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): ExecSpec {
   return {
     id: box.id,
     user: `${box.uid}:${box.gid}`,
-    env: { HOME: DEV_HOME },
+    env: { HOME: DEV_HOME, ...env },
     command: ['sh', '-c', script, argv0, ...args],
   };
 }
@@ -198,14 +224,17 @@ export function deliverTarSpec(box: BoxUser, inbox = INBOX): ExecSpec {
   return spec(box, DELIVER_TAR_SCRIPT, 'byre-deliver', [inbox]);
 }
 
-export function grabSpec(box: BoxUser, boxPath: string): ExecSpec {
-  return spec(box, GRAB_SCRIPT, 'byre-grab', [boxPath]);
+/** A grab's first exec; `mark` is its GRAB_MARK_VAR value, for grabStopSpec. */
+export function grabSpec(box: BoxUser, boxPath: string, mark: string): ExecSpec {
+  return spec(box, GRAB_SCRIPT, 'byre-grab', [boxPath], { [GRAB_MARK_VAR]: mark });
 }
 
-export function grabTreeSpec(box: BoxUser, boxPath: string): ExecSpec {
-  return spec(box, GRAB_TREE_SCRIPT, 'byre-grab', [boxPath]);
+/** A grab's tree exec; `mark` as for grabSpec. */
+export function grabTreeSpec(box: BoxUser, boxPath: string, mark: string): ExecSpec {
+  return spec(box, GRAB_TREE_SCRIPT, 'byre-grab', [boxPath], { [GRAB_MARK_VAR]: mark });
 }
 
-export function grabStopSpec(box: BoxUser, pid: number): ExecSpec {
-  return spec(box, GRAB_STOP_SCRIPT, 'byre-grab', [String(pid)]);
+/** Stops the grab exec carrying `mark` (the mark is an argument here, not the stop's own environment). */
+export function grabStopSpec(box: BoxUser, pid: number | null, mark: string): ExecSpec {
+  return spec(box, GRAB_STOP_SCRIPT, 'byre-grab', [pid === null ? '' : String(pid), mark]);
 }

@@ -104,14 +104,26 @@ async function send(
 }
 
 /** An engine playing the box for both grab execs, as the script says; `stopped` gets each stop exec. */
-function box(script: Script, stopped: ExecSpec[] = []) {
+function box(
+  script: Script,
+  stopped: ExecSpec[] = [],
+  stopResult: { exitCode: number; stderr: string } = { exitCode: 0, stderr: '' },
+) {
+  // Each grab exec's mark; a stop naming one of them is recorded with MARK in its place.
+  const marks: string[] = [];
   const pidLine = script.pidLine ?? `byre-grab pid ${PID}\n`;
   const handle = {
     async exec(spec: ExecSpec) {
-      stopped.push(spec);
-      return { exitCode: 0, stdout: '', stderr: '' };
+      // The stop names the mark its grab exec carried: the fake hands back the pid it found.
+      const mark = spec.command[5] ?? '';
+      stopped.push({
+        ...spec,
+        command: [...spec.command.slice(0, 5), marks.includes(mark) ? 'MARK' : mark],
+      });
+      return { ...stopResult, stdout: '' };
     },
     async execStream(spec: ExecSpec, io: StreamIo) {
+      marks.push(spec.env?.['BYRE_GRAB'] ?? '');
       const out = io.stdout;
       const exitCode = script.exitCode ?? 0;
       io.onStderr?.(pidLine);
@@ -146,12 +158,13 @@ async function grab(
   boxPath = '/w/t',
   to: GrabDestination = { kind: 'path', path: dest },
   limits: Partial<GrabLimits> = {},
+  stopResult?: { exitCode: number; stderr: string },
 ): Promise<{ notes: string[]; stopped: ExecSpec[]; landed?: string; error?: unknown }> {
   const notes: string[] = [];
   const stopped: ExecSpec[] = [];
   const options = { ...DEFAULT_GRAB_LIMITS, ...limits, note: (l: string) => notes.push(l) };
   try {
-    const r = await grabFromBox(box(script, stopped), boxPath, to, options);
+    const r = await grabFromBox(box(script, stopped, stopResult), boxPath, to, options);
     return { notes, stopped, landed: r.landed };
   } catch (error) {
     return { notes, stopped, error };
@@ -472,7 +485,7 @@ describe('grabFromBox', () => {
 describe('the caps stop a runaway with nothing landed', () => {
   const MIB = 1024 * 1024;
   /** The exec that kills the box's side of a grab byre stopped reading. */
-  const stop = grabStopSpec({ id: 'f'.repeat(64), uid: 1000, gid: 1000 }, PID);
+  const stop = grabStopSpec({ id: 'f'.repeat(64), uid: 1000, gid: 1000 }, PID, 'MARK');
 
   it('a file over the byte cap lands nothing, whether it ends or runs on', async () => {
     const ended = await grab({ kind: 'f', file: Buffer.alloc(MIB + 1) }, '/w/x', undefined, {
@@ -598,7 +611,7 @@ describe('the caps stop a runaway with nothing landed', () => {
     expect(endless.stopped).toEqual([stop]);
   });
 
-  it('says so when the box never said which process to stop', async () => {
+  it('stops by the mark alone when the box never said which process it is', async () => {
     const r = await grab(
       { kind: 'f', pidLine: '', fileParts: () => Array<Buffer>(64).fill(Buffer.alloc(64 * 1024)) },
       '/w/x',
@@ -606,9 +619,23 @@ describe('the caps stop a runaway with nothing landed', () => {
       { maxBytes: MIB },
     );
     expect(r.error).toMatchObject({ rule: 'grab.too-large' });
-    expect(r.stopped).toEqual([]);
+    expect(r.stopped).toEqual([
+      grabStopSpec({ id: 'f'.repeat(64), uid: 1000, gid: 1000 }, null, 'MARK'),
+    ]);
+    expect(r.notes).toEqual([]);
+  });
+
+  it('says so when the engine could not run the stop', async () => {
+    const r = await grab(
+      { kind: 'f', fileParts: () => Array<Buffer>(64).fill(Buffer.alloc(64 * 1024)) },
+      '/w/x',
+      { kind: 'stdout', stream: new PassThrough().resume() },
+      { maxBytes: MIB },
+      { exitCode: 126, stderr: 'OCI runtime exec failed: \x1b[31mbusy\n' },
+    );
+    expect(r.error).toMatchObject({ rule: 'grab.too-large' });
     expect(r.notes).toEqual([
-      'the box never said which process sends the grab; what it ran in the box may still be running (it ends with the box)',
+      'could not stop the grab in the box (exit 126: OCI runtime exec failed: \\x1b[31mbusy); what it ran in the box may still be running (it ends with the box)',
     ]);
   });
 });

@@ -8,6 +8,7 @@
 // that the host cannot finish writing, stops and removes all it made.
 // Over 500 lines: the file and tree grabs share the destination, caps and failure judgement.
 
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -180,7 +181,7 @@ function suggestBytes(max: number): string {
  */
 async function execInto(
   box: DeliverBox & BoxUser,
-  spec: ExecSpec,
+  specFor: (mark: string) => ExecSpec,
   stdout: Writable,
   consuming: Promise<unknown>,
   note: (line: string) => void,
@@ -189,7 +190,7 @@ async function execInto(
   try {
     return {
       side,
-      r: await box.handle.execStream(spec, { stdout, onStderr: side.hear }),
+      r: await box.handle.execStream(specFor(side.mark), { stdout, onStderr: side.hear }),
       execError: null,
     };
   } catch (error) {
@@ -205,10 +206,14 @@ async function execInto(
  * it: on both engines the exec runs on, and the engine drains what it writes
  * (seen: a `cat /dev/zero` at full speed, with the engine's shim or conmon
  * busy draining it, until the box went away). So when byre stops reading, it
- * kills the process group the exec leads, by the pid its script said first.
+ * kills the process group the exec leads, by the pid its script said first,
+ * and every process still carrying the exec's mark (the pid line can arrive
+ * after the cap's worth of stdout, or never).
  */
 class BoxSide {
   private said = '';
+  /** This exec's GRAB_MARK_VAR value. */
+  readonly mark = randomBytes(16).toString('hex');
 
   constructor(
     private readonly box: DeliverBox & BoxUser,
@@ -222,14 +227,15 @@ class BoxSide {
 
   /** Kills the exec byre stopped reading (one that already ended has nothing to kill). */
   async stop(): Promise<void> {
-    const pid = parseGrabPid(this.said);
     const left = 'what it ran in the box may still be running (it ends with the box)';
-    if (pid === null) {
-      this.note(`the box never said which process sends the grab; ${left}`);
-      return;
-    }
     try {
-      await this.box.handle.exec(grabStopSpec(this.box, pid));
+      const r = await this.box.handle.exec(
+        grabStopSpec(this.box, parseGrabPid(this.said), this.mark),
+      );
+      if (r.exitCode !== 0) {
+        const said = escapeTerminal(r.stderr.trim().split('\n').slice(-2).join('; '));
+        this.note(`could not stop the grab in the box (exit ${r.exitCode}: ${said}); ${left}`);
+      }
     } catch (error) {
       this.note(`could not stop the grab in the box: ${(error as Error).message}; ${left}`);
     }
@@ -247,7 +253,7 @@ const SIZE_LOOK_MS = 50;
  */
 async function execToFile(
   box: DeliverBox & BoxUser,
-  spec: ExecSpec,
+  specFor: (mark: string) => ExecSpec,
   fd: number,
   boxPath: string,
   options: GrabFromBoxOptions,
@@ -262,7 +268,7 @@ async function execToFile(
   try {
     let r: StreamResult;
     try {
-      r = await box.handle.execStream(spec, {
+      r = await box.handle.execStream(specFor(side.mark), {
         stdout: fd,
         signal: stop.signal,
         onStderr: side.hear,
@@ -303,7 +309,13 @@ export async function grabFromBox(
     let kind: 'file' | 'dir';
     try {
       try {
-        const r = await execToFile(box, grabSpec(box, boxPath), tmp.fd, boxPath, options);
+        const r = await execToFile(
+          box,
+          (mark) => grabSpec(box, boxPath, mark),
+          tmp.fd,
+          boxPath,
+          options,
+        );
         kind = judgeFirstExec(r, boxPath);
         if (kind === 'file') fchmodSync(tmp.fd, 0o644);
       } finally {
@@ -387,7 +399,7 @@ async function grabToStream(
   });
   const { side, r, execError } = await execInto(
     box,
-    grabSpec(box, boxPath),
+    (mark) => grabSpec(box, boxPath, mark),
     pass,
     consuming,
     options.note,
@@ -450,7 +462,7 @@ async function grabTree(
     });
   const { side, r, execError } = await execInto(
     box,
-    grabTreeSpec(box, boxPath),
+    (mark) => grabTreeSpec(box, boxPath, mark),
     stream,
     consuming,
     options.note,

@@ -346,7 +346,11 @@ describe.skipIf(flavors.length === 0).each(flavors)('deliver and grab on $label'
         )
           // Said below, with which ran on.
           .catch(() => null);
-        expect(runningOn()).toBe('3 runaways\n');
+        // Which grab left its runaway: the pids run in the order tree, file, piped.
+        expect(
+          runningOn(),
+          [tree.stderr, file.stderr, piped.stderr].map((e) => `--- ${e}`).join('\n'),
+        ).toBe('3 runaways\n');
       } finally {
         // The runaways are the box user's: the box's root holds no capability to kill them (adr/0050).
         asBoxUser(

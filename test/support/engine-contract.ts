@@ -351,7 +351,7 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
 
       const grab = async (p: string) => {
         out = sink();
-        return s.engine.execStream(grabSpec(who, p), { stdout: out.stream });
+        return s.engine.execStream(grabSpec(who, p, 'contract'), { stdout: out.stream });
       };
       const file = await grab('/tmp/note-2.txt');
       expect(file.exitCode).toBe(0);
@@ -376,7 +376,7 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(tree.exitCode).toBe(0);
       expect(out.bytes().toString()).toBe('/tmp/tree\n');
       out = sink();
-      const back = await s.engine.execStream(grabTreeSpec(who, '/tmp/tree'), {
+      const back = await s.engine.execStream(grabTreeSpec(who, '/tmp/tree', 'contract'), {
         stdout: out.stream,
       });
       expect(back.exitCode).toBe(0);
