@@ -10,7 +10,7 @@
 // once shared the cores or waited on engines.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
   cpuSummary,
@@ -170,6 +170,8 @@ function sampleCpu() {
   if (dir === '' || last === null) return () => {};
   const started = Date.now();
   const file = `${dir}/cpu.tsv`;
+  // The first writer here: the lanes' JSON reports go beside it.
+  mkdirSync(dir, { recursive: true });
   appendFileSync(file, 'seconds\tbusy%\tload1\n');
   const timer = setInterval(() => {
     const now = machineCpu();
