@@ -27,18 +27,12 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
   'src/credentials/edge-decision.ts#LeafFacts':
     "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
-  'src/credentials/edge-store.ts#ensureEdgeSet':
-    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
   'src/credentials/edge-store.ts#readEdgeStore':
     "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
   'src/credentials/edge-store.ts#writeEdgeStore':
     "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
-  'src/credentials/injection-plan.ts#planInjection':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/credentials/injection-plan.ts#routeFor':
     "issue 31's credential injection, landed ahead of the develop and status steps that call it",
-  'src/credentials/edge-input.ts#encodeEdgeInput':
-    "the edge's stdin, which develop's step will write; the edge process test feeds the edge with it",
   'src/credentials/presentation.ts#applyPresentation':
     "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/gen/shell-exec.ts#SHELL_COMMAND_SCRIPT':
@@ -47,10 +41,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     "the schema a test checks doctor's --json output against",
   'src/network/edge.ts#edgeHelperName':
     "issue 31's edge helper, landed ahead of develop's step that starts it (adr/0070); the engine test finds the helper by it",
-  'src/network/edge.ts#startEdge':
-    "issue 31's edge helper, landed ahead of develop's step that starts it (adr/0070); the engine test drives it",
-  'src/network/edge.ts#endEdge':
-    "issue 31's edge helper, landed ahead of develop's step that ends it with the box (adr/0070)",
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
   'src/status/injection.ts#edgeRefusedSummary':
     "issue 31's credential injection, landed ahead of the develop and status steps that call it",
@@ -85,7 +75,7 @@ const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/containment/check.ts': ['ContainmentInput', 'boxPaths'],
   'src/containment/granted-paths.ts': ['GrantedPath'],
   'src/containment/writable-trees.ts': ['TreeContext', 'LaunchGrants'],
-  'src/credentials/injection-plan.ts': ['INJECTION_SENTINEL', 'EDGE_ADDRESS'],
+  'src/credentials/injection-plan.ts': ['EDGE_ADDRESS'],
   'src/credentials/presentation.ts': ['headersToStrip'],
   'src/credentials/seal.ts': ['sealIdentity'],
   'src/doctor/findings.ts': ['DISK_WARN_BYTES', 'DISK_FAIL_BYTES'],

@@ -409,7 +409,7 @@ describe('develop: every refusal', () => {
     expect(mutations(w.engine)).toEqual([]);
   });
 
-  async function injectedConfig(key = 'API_KEY'): Promise<string> {
+  async function injectedConfig(key = 'API_KEY', top = ''): Promise<string> {
     const { table } = await createIdentity('passphrase', 10);
     const rules = [
       {
@@ -418,28 +418,40 @@ describe('develop: every refusal', () => {
       },
     ];
     const row = await sealInjected(table.recipient, key, rules, Buffer.from('sk-test'));
-    return `[env_from_host]\n${key} = "${row}"\n\n[[inject.${key}]]\nhosts = ["api.example.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`;
+    return `${top}[env_from_host]\n${key} = "${row}"\n\n[[inject.${key}]]\nhosts = ["api.example.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`;
   }
 
-  it('develop.inject-not-yet: an injected credential is refused at its row, never delivered instead', async () => {
-    w.writeConfig(await injectedConfig());
+  const WALLED = 'skills = ["firewall"]\n';
+
+  it('develop.inject-not-yet: an injected credential behind a wall is refused at its row, never delivered instead', async () => {
+    w.writeConfig(await injectedConfig('API_KEY', WALLED));
     const error = await refusal(develop());
     expect(error).toBeInstanceOf(RefusedError);
     expect(error.rule).toBe('develop.inject-not-yet');
     expect(error.location).toEqual({
       file: path.join(w.store, 'byre.config'),
-      line: 2,
+      line: 3,
       column: 1,
       key: 'env_from_host.API_KEY',
     });
-    expect(error.message).toMatch(/not yet available to byre develop/);
+    expect(error.message).toMatch(
+      /not yet available behind a network wall \(skill byre\/firewall, deny-by-default\)/,
+    );
     expect(w.io.err).not.toMatch(/passphrase/);
     expect(mutations(w.engine)).toEqual([]);
   });
 
-  it('develop.inject-not-yet: an injection that appears by the time the lock is held', async () => {
+  it('an injected credential without a wall is not refused as not yet built', async () => {
+    w.writeConfig(await injectedConfig());
+    const error = await refusal(develop());
+    // It gets as far as asking the passphrase (there is no terminal here to answer).
+    expect(error.rule).not.toBe('develop.inject-not-yet');
+    expect(error.rule).toMatch(/^credential\./);
+  });
+
+  it('develop.inject-not-yet: a walled injection that appears by the time the lock is held', async () => {
     w.writeConfig('engine = "auto"\n');
-    const injected = await injectedConfig();
+    const injected = await injectedConfig('API_KEY', WALLED);
     const error = await refusal(
       develop({
         detect: async () => {

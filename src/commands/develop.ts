@@ -28,10 +28,12 @@ import { judgeBinds } from '../session/binds.js';
 import type { SessionContext } from '../session/context.js';
 import {
   credentialValues,
+  edgeCredentials,
   openCredentialSession,
   type CredentialSession,
 } from '../session/credentials.js';
 import { refuseInjectionUntilEdge } from '../session/edge-not-yet.js';
+import { prepareEdge } from '../session/edge.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -92,7 +94,7 @@ async function pinLaunchEngine(
   deps: ReturnType<typeof withDefaults>,
 ): Promise<{ pinned: PinnedEngine; early: Awaited<ReturnType<typeof loadBoxConfig>> }> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  refuseInjectionUntilEdge(early.config, early.locate);
+  refuseInjectionUntilEdge(early.config, early.skills, early.locate);
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
@@ -113,13 +115,19 @@ async function prepareUnderLock(
 ): Promise<PreparedSession> {
   const { io, ctx } = s;
   const loaded = await rereadPinned(io, ctx, pinned, 'develop');
-  refuseInjectionUntilEdge(loaded.config, loaded.locate);
+  refuseInjectionUntilEdge(loaded.config, loaded.skills, loaded.locate);
   const binds = await judgeBinds(s, loaded);
   const values = await credentialValues(loaded.config, credentials);
-  const plan = await planBox(io, { ctx, ...loaded });
+  const edge = await prepareEdge(
+    ctx.project.edge,
+    ctx.projectId,
+    await edgeCredentials(loaded.config, credentials),
+    io.env,
+  );
+  const plan = await planBox(io, { ctx, ...loaded }, edge?.caPem);
   printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
   const hostEnv = boxHostEnv(io, loaded.trees, loaded.config);
-  return prepareSession(s, { ...loaded, ...binds, plan, hostEnv, credentials: values });
+  return prepareSession(s, { ...loaded, ...binds, plan, hostEnv, credentials: values, edge });
 }
 
 export async function developCommand(

@@ -301,14 +301,18 @@ export function projectDeclinedRoots(io: Io, ctx: ProjectContext): string[] {
  * and checked (`[[context]]` files, Claude Skills, `files` sources): develop, rebuild and
  * `byre dockerfile` refuse the same declarations, named, before any build.
  */
-export async function planBox(io: Io, loaded: LoadedBox): Promise<BuildPlan> {
+export async function planBox(io: Io, loaded: LoadedBox, edgeCa?: string): Promise<BuildPlan> {
   const { ctx, config, skills } = loaded;
   const home = userHome(io);
   const contextFiles = await readContextFiles(config, home, treeRoots(loaded.trees));
   const claudeSkillFiles = readConfigClaudeSkills(config.claudeSkills, home);
   // `files` come from the main worktree: the image is the project's, shared by
   // every worktree, and a linked one is empty until its box checks it out.
-  const plan = planBuild(config, skills, ctx.projectRoot, { contextFiles, claudeSkillFiles });
+  const plan = planBuild(config, skills, ctx.projectRoot, {
+    contextFiles,
+    claudeSkillFiles,
+    ...(edgeCa === undefined ? {} : { edgeCa }),
+  });
   await checkProjectFiles(plan, ctx.projectRoot);
   return plan;
 }

@@ -14,6 +14,7 @@ import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { wiringDeliveryNow } from '../session/bound-wiring.js';
 import { ensureProjectImage, projectImage } from '../session/image.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
+import { projectEdgeCa } from '../session/edge.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { pinEngine, rereadPinned } from './project-engine.js';
 
@@ -45,7 +46,8 @@ export async function rebuildCommand(
 
   await withSetupLock(ctx.project, async () => {
     const loaded = await rereadPinned(io, ctx, pinned, 'rebuild');
-    const plan = await planBox(io, { ctx, ...loaded });
+    const edgeCa = await projectEdgeCa(ctx.project.edge, ctx.projectId, loaded.config.injections);
+    const plan = await planBox(io, { ctx, ...loaded }, edgeCa);
     printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
     await ensureProjectImage(pinned.engine, ctx, { config: loaded.config, plan }, image, {
       noCache: true,

@@ -48,6 +48,7 @@ import { headText, listWorktrees, type WorktreeEntry } from '../project/worktree
 import { checkWorktreeName, worktreeTarget } from '../project/worktree-name.js';
 import { runDevelop, type DevelopOptions } from './develop.js';
 import { loadBoxConfig, planBox, projectDeclinedRoots, userHome } from './load.js';
+import { projectEdgeCa } from '../session/edge.js';
 import { treeRoots } from '../containment/writable-trees.js';
 import { pinEngine, rereadPinned, type PinnedEngine } from './project-engine.js';
 import { wiringDeliveryNow } from '../session/bound-wiring.js';
@@ -115,7 +116,8 @@ async function projectEngine(
 /** The project's image as develop would build it (a no-op when it is current), under the lock. */
 async function ensureWorktreeImage(io: Io, ctx: ProjectContext, e: WorktreeEngine): Promise<void> {
   const loaded = await rereadPinned(io, ctx, e, 'worktree');
-  const plan = await planBox(io, { ctx, ...loaded });
+  const edgeCa = await projectEdgeCa(ctx.project.edge, ctx.projectId, loaded.config.injections);
+  const plan = await planBox(io, { ctx, ...loaded }, edgeCa);
   printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
   await ensureProjectImage(e.engine, ctx, { config: loaded.config, plan }, e.image, {
     noCache: false,

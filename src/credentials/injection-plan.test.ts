@@ -86,7 +86,7 @@ describe('planInjection', () => {
   });
 
   it('a key whose rules were all dropped still holds a sentinel and routes nothing', () => {
-    const plan = planInjection([{ key: 'K', from, rules: [] }]);
+    const plan = planInjection([{ key: 'K', rules: [] }]);
     expect(plan.boxEnv).toEqual({ K: INJECTION_SENTINEL });
     expect(plan.routes).toEqual([]);
     expect(plan.listenPorts).toEqual([]);

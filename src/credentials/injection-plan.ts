@@ -27,7 +27,7 @@ export const INJECTION_SENTINEL = 'byre-edge-sentinel';
 export const EDGE_ADDRESS = '127.31.0.1';
 
 /** The edge also listens here on :80, only to refuse plain HTTP visibly. */
-const EDGE_PLAIN_HTTP_PORT = 80;
+export const EDGE_PLAIN_HTTP_PORT = 80;
 
 /** One host the edge terminates TLS for, and the credential it presents there. */
 interface EdgeRoute {
@@ -55,7 +55,9 @@ function byHost(a: EdgeRoute, b: EdgeRoute): number {
 }
 
 /** The plan for a cascade's effective injections (conflicts already refused). */
-export function planInjection(injections: readonly Injection[]): InjectionPlan {
+export function planInjection(
+  injections: readonly Pick<Injection, 'key' | 'rules'>[],
+): InjectionPlan {
   const routes = injections
     .flatMap((inj) =>
       inj.rules.flatMap((rule) =>

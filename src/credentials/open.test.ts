@@ -4,8 +4,21 @@ import type { EffectiveConfig, LayerRef } from '../config/types.js';
 import { fakeConfig } from '../../test/support/config.js';
 import { clearSecrets, redactSecrets } from '../output/redact.js';
 import type { CredentialTable } from '../config/credential-rows.js';
-import { credentialFiles, openCredentials, slowIdentityNotes, type UnlockCache } from './open.js';
-import { createIdentity, DEFAULT_WORK_FACTOR, sealIdentity, sealValue } from './seal.js';
+import type { InjectRule } from '../config/inject.js';
+import {
+  credentialFiles,
+  openCredentials,
+  openInjections,
+  slowIdentityNotes,
+  type UnlockCache,
+} from './open.js';
+import {
+  createIdentity,
+  DEFAULT_WORK_FACTOR,
+  sealIdentity,
+  sealInjected,
+  sealValue,
+} from './seal.js';
 
 const FAST = 10;
 const PROJECT: LayerRef = { kind: 'project', name: 'project', path: '/s/projects/p/byre.config' };
@@ -93,6 +106,69 @@ describe('openCredentials', () => {
     await expect(openCredentials(moved, 'one passphrase')).rejects.toMatchObject({
       rule: 'credential.row-moved',
       location: { key: 'env_from_host.OTHER' },
+    });
+  });
+});
+
+describe('openInjections', () => {
+  const rules: InjectRule[] = [
+    { hosts: [{ name: 'api.example.com', port: 443 }], presentation: { kind: 'bearer' } },
+  ];
+  const LAYER: LayerRef = { kind: 'layer', name: 'work', path: '/s/layers/work/layer.config' };
+  let injectedRow: string;
+  let injecting: EffectiveConfig;
+
+  beforeAll(async () => {
+    const l = await createIdentity('one passphrase', FAST);
+    injectedRow = await sealInjected(l.identity.recipient, 'TOKEN', rules, text('sk-edge-test'));
+    injecting = fakeConfig({
+      ...config,
+      envFromHost: { ...config.envFromHost, TOKEN: { value: injectedRow, from: LAYER } },
+      credentials: [...config.credentials, { value: l.table, from: LAYER }],
+      injections: [{ key: 'TOKEN', rules, from: LAYER }],
+    });
+  });
+
+  it('opens each injected row with its file’s identity: the value and the rules sealed with it', async () => {
+    expect(await openInjections(injecting, 'one passphrase')).toEqual([
+      { key: 'TOKEN', value: text('sk-edge-test'), rules },
+    ]);
+    // The passphrase opens the injected row’s file too, and only delivered rows are delivered.
+    expect(credentialFiles(injecting)).toEqual([PROJECT, DEFAULT, LAYER]);
+    expect((await openCredentials(injecting, 'one passphrase')).map((v) => v.key)).toEqual([
+      'API_KEY',
+      'CERT',
+    ]);
+    expect(redactSecrets('x sk-edge-test x')).not.toContain('sk-edge-test');
+  });
+
+  it('refuses rules that differ from the sealed ones at inject.KEY, naming what moved and no value', async () => {
+    const widened = fakeConfig({
+      ...injecting,
+      injections: [
+        {
+          key: 'TOKEN',
+          rules: [
+            ...rules,
+            { hosts: [{ name: 'evil.example', port: 443 }], presentation: { kind: 'bearer' } },
+          ],
+          from: LAYER,
+        },
+      ],
+    });
+    const failure = openInjections(widened, 'one passphrase');
+    await expect(failure).rejects.toMatchObject({
+      rule: 'credential.binding-changed',
+      location: { file: LAYER.path, key: 'inject.TOKEN' },
+      message: expect.stringContaining('not sealed: evil.example:443 bearer') as string,
+    });
+    await expect(failure).rejects.not.toThrow(/sk-edge-test/);
+  });
+
+  it('refuses a wrong passphrase at the injected row’s file', async () => {
+    await expect(openInjections(injecting, 'wrong')).rejects.toMatchObject({
+      rule: 'credential.wrong-passphrase',
+      location: { file: LAYER.path, key: 'credentials.identity' },
     });
   });
 });

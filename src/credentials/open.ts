@@ -15,7 +15,7 @@ import {
   sealedIdentityBytes,
   type CredentialTable,
 } from '../config/credential-rows.js';
-import { isInjectedSource, type InjectRule } from '../config/inject.js';
+import { bindingFindings, isInjectedSource, type InjectRule } from '../config/inject.js';
 import {
   deliveredCredentialRows,
   sameLayer,
@@ -77,7 +77,10 @@ export async function unlockFor(
   return opened.identity;
 }
 
-function tableFor(config: EffectiveConfig, row: CredentialRowRef): CredentialTable {
+function tableFor(
+  config: EffectiveConfig,
+  row: Pick<CredentialRowRef, 'key' | 'from'>,
+): CredentialTable {
   const table = config.credentials.find((t) => sameLayer(t.from, row.from));
   if (table === undefined) {
     throw new ByreError(
@@ -92,13 +95,26 @@ function tableFor(config: EffectiveConfig, row: CredentialRowRef): CredentialTab
   return table.value;
 }
 
-/** The files whose identities the delivered rows need: what a passphrase must open. */
+/** The files whose identities the delivered and injected rows need: what a passphrase must open. */
 export function credentialFiles(config: EffectiveConfig): LayerRef[] {
   const files: LayerRef[] = [];
-  for (const row of deliveredCredentialRows(config)) {
+  const rows = [...deliveredCredentialRows(config), ...injectedRows(config)];
+  for (const row of rows) {
     if (!files.some((f) => sameLayer(f, row.from))) files.push(row.from);
   }
   return files;
+}
+
+/** The effective injections' rows, each where its `env_from_host` entry sits. */
+function injectedRows(config: EffectiveConfig): RowAt[] {
+  return config.injections.map((inj) => {
+    const entry = config.envFromHost[inj.key];
+    // effectiveInjections names only keys whose winning entry is an injected row.
+    if (entry === undefined || !isInjectedSource(entry.value)) {
+      throw new TypeError(`inject ${inj.key} has no injected env_from_host row`);
+    }
+    return { key: inj.key, source: entry.value, from: entry.from };
+  });
 }
 
 /** The `byre credential` flag that names a file of the cascade. */
@@ -172,6 +188,45 @@ export async function openCredentials(
   for (const row of deliveredCredentialRows(config)) {
     const identity = await unlockFor(row.from, tableFor(config, row), passphrase, cache);
     out.push(await openSealedRow(identity, row));
+  }
+  return out;
+}
+
+/** A credential the edge presents: its value, and the rules sealed with it (the file's, checked). */
+export interface EdgeCredential {
+  key: string;
+  value: Uint8Array;
+  rules: InjectRule[];
+}
+
+/**
+ * Open every effective injected row (develop's half of adr/0070) and check
+ * that the rules sealed with each value are the file's rules for its key: a
+ * file edited to send a secret elsewhere opens nothing
+ * (`credential.binding-changed`, at `inject.KEY`). Located ByreErrors as
+ * openCredentials', never quoting a value.
+ */
+export async function openInjections(
+  config: EffectiveConfig,
+  passphrase: string,
+  cache: UnlockCache = new Map(),
+): Promise<EdgeCredential[]> {
+  const out: EdgeCredential[] = [];
+  for (const [i, row] of injectedRows(config).entries()) {
+    const injection = config.injections[i] as (typeof config.injections)[number];
+    const identity = await unlockFor(row.from, tableFor(config, row), passphrase, cache);
+    const { opened } = await openLocated(row, parseInjectedRow(row.source), (p) =>
+      openInjected(identity, row.key, p.row),
+    );
+    const [changed] = bindingFindings(row.key, opened.binding, injection.rules);
+    if (changed !== undefined) {
+      throw new ByreError(changed.message, {
+        rule: changed.rule,
+        location: located(injection.from, `inject.${row.key}`),
+        ...(changed.fix === undefined ? {} : { remedy: changed.fix }),
+      });
+    }
+    out.push({ key: row.key, value: opened.value, rules: opened.rules });
   }
   return out;
 }

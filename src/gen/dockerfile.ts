@@ -272,10 +272,12 @@ function guardLines(guard: PostureGuard | null, credentialGate: boolean): string
  * The edge's layer (adr/0070), after the project block and the guard, so no
  * `files` entry or project line can replace the CA or the script, and so a
  * change of injected names (a new CA) rebuilds only this tail. Root runs it
- * (the USER line comes after). The system store takes the CA through
- * update-ca-certificates (ca-certificates comes with node's Debian install;
- * installed here when a base lacks it), and the trust variables point the
- * clients that skip the store at it.
+ * (the USER line comes after). The edge runs under the image's node: an
+ * agent's (adr/0062), or else Debian's `nodejs` (18 on bookworm, what the
+ * script needs), installed here alone, without npm. The system store takes
+ * the CA through update-ca-certificates (installed here too when a base
+ * lacks it), and the trust variables point the clients that skip the store
+ * at it.
  */
 function edgeLines(): string[] {
   const trust = Object.keys(EDGE_TRUST_ENV)
@@ -285,8 +287,11 @@ function edgeLines(): string[] {
     `COPY ${EDGE_SCRIPT_STAGED} ${EDGE_SCRIPT_PATH}`,
     `COPY ${EDGE_CA_STAGED} ${EDGE_CA_PATH}`,
     'RUN set -e; \\',
-    '    if ! command -v update-ca-certificates >/dev/null; then \\',
-    '      apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*; \\',
+    '    need=; \\',
+    '    command -v node >/dev/null || need="$need nodejs"; \\',
+    '    command -v update-ca-certificates >/dev/null || need="$need ca-certificates"; \\',
+    '    if [ -n "$need" ]; then \\',
+    '      apt-get update && apt-get install -y --no-install-recommends $need && rm -rf /var/lib/apt/lists/*; \\',
     '    fi; \\',
     `    chmod 0644 ${EDGE_SCRIPT_PATH} ${EDGE_CA_PATH}; \\`,
     '    update-ca-certificates',

@@ -367,7 +367,8 @@ export function planBuild(
     apt: config.apt.map((a) => a.value),
     dockerfilePost: config.dockerfilePost.map((l) => l.value),
     guard: postureGuardFor(skills),
-    credentialGate: deliveredCredentialRows(config).length > 0,
+    // An injecting box waits for its sentinels too: they arrive once its edge is ready.
+    credentialGate: deliveredCredentialRows(config).length > 0 || options.edgeCa !== undefined,
     edge: options.edgeCa !== undefined,
   };
   const dockerfile = renderDockerfile(dockerfileInput);

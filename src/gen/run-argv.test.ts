@@ -498,4 +498,20 @@ describe('credential channel', () => {
   it('adds nothing without credential keys', () => {
     expect(buildRunArgv({ ...base, credentialKeys: [] }, 'create', false)).not.toContain('--tmpfs');
   });
+
+  it('an injecting box: its names point at the edge, and the tmpfs takes the sentinels', () => {
+    const argv = buildRunArgv(
+      { ...base, edgeHosts: ['api.a.test:127.31.0.1', 'api.b.test:127.31.0.1'] },
+      'create',
+      false,
+    );
+    expect(argv.filter((a, i) => argv[i - 1] === '--add-host')).toEqual([
+      'api.a.test:127.31.0.1',
+      'api.b.test:127.31.0.1',
+    ]);
+    expect(argv).toContain('--tmpfs');
+    // No sentinel or value as -e: the sentinels come over the channel.
+    expect(argv.filter((a) => a.includes('sentinel'))).toEqual([]);
+    expect(buildRunArgv({ ...base, edgeHosts: [] }, 'create', false)).not.toContain('--add-host');
+  });
 });

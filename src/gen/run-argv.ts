@@ -62,6 +62,12 @@ export interface RunParams {
    * Non-empty adds the session tmpfs the channel lands on.
    */
   credentialKeys?: readonly string[];
+  /**
+   * `--add-host NAME:ADDRESS` entries pointing injected names at the box's
+   * edge (adr/0070); develop's only (an ejected box has no edge). Non-empty
+   * adds the session tmpfs too: the sentinels arrive over the channel.
+   */
+  edgeHosts?: readonly string[];
   /** The worktree directory bound rw at /workspace. */
   workspaceDir: string;
   /** For `~` expansion of bind sources. */
@@ -127,9 +133,10 @@ export function buildRunArgv(
       `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
     );
   }
-  if ((params.credentialKeys ?? []).length > 0) {
+  if ((params.credentialKeys ?? []).length > 0 || (params.edgeHosts ?? []).length > 0) {
     argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
+  for (const h of params.edgeHosts ?? []) argv.push('--add-host', h);
   for (const p of params.ports) argv.push('-p', portFlag(p));
   // The box runs as the baked user from its first process (the image's USER;
   // gosu is build-time only) and needs no capability: only a skill's declared

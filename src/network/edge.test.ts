@@ -50,6 +50,9 @@ describe('startEdge', () => {
       '--pull=never',
       '--name',
       name,
+      // The image's project label emptied: a census never counts a helper as a box.
+      '--label',
+      'byre.project=',
       '-u',
       '0:0',
       '--net',
@@ -117,7 +120,9 @@ describe('startEdge', () => {
     });
     await expect(startEdge(engine, plan(), boxId)).rejects.toMatchObject({
       rule: 'edge.not-ready',
-      message: expect.stringContaining('stdin ended before the end line') as string,
+      message: 'the edge for injected credentials exited before it was ready',
+      // What the edge said, line by line, as details (escaped there).
+      details: ['byre-edge: stdin ended before the end line'],
     });
     const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
     expect(removed).toEqual([edgeHelperName('byre-box'), edgeHelperName('byre-box'), boxId]);

@@ -12,6 +12,7 @@ import { Readable, Writable } from 'node:stream';
 import type { SessionRunner, StreamResult } from '../engine/engine.js';
 import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
+import { escapeTerminal } from '../output/escape.js';
 import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
 import { helperName } from '../gen/names.js';
 import { boxNetHelperFlags, NETNS_HELPER_STOP } from './netns.js';
@@ -108,15 +109,13 @@ function lineSink(onLine: (line: string) => void): Writable {
 
 function notReady(why: string, stderr: string): ByreError {
   // The edge's stderr quotes no input (its script's rule), so it may be shown.
-  const said = stderr.trim().split('\n').slice(-5).join('\n');
-  return new ByreError(
-    `the edge for injected credentials ${why}${said === '' ? '' : `:\n${said}`}`,
-    {
-      rule: 'edge.not-ready',
-      remedy:
-        'the box was removed; check that its image has node (adr/0062) and run byre develop again',
-    },
-  );
+  const said = stderr.trim().split('\n').slice(-5);
+  return new ByreError(`the edge for injected credentials ${why}`, {
+    rule: 'edge.not-ready',
+    ...(said.join('') === '' ? {} : { details: said.map(escapeTerminal) }),
+    remedy:
+      'the box was removed; check that its image has node (adr/0062) and run byre develop again',
+  });
 }
 
 /**

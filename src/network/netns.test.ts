@@ -39,6 +39,9 @@ describe('netnsHelperArgv', () => {
       '--pull=never',
       '--name',
       'byre-netns-0123456789abcdef',
+      // The image's project label emptied: a census never counts a helper as a box.
+      '--label',
+      'byre.project=',
       '-u',
       '0:0',
       '--net',

@@ -66,10 +66,22 @@ export async function endWall(engine: SessionRunner, box: string): Promise<boole
 /**
  * What every helper in the box's network namespace runs with (the wall's
  * and the edge's): never pulled, named for the box, root inside, sharing
- * only the box's network.
+ * only the box's network. It runs on the box's image, whose `byre.project`
+ * label every container inherits; the helper's is emptied, so a census of
+ * the project's sessions (labels only) never counts a helper as a box.
  */
 export function boxNetHelperFlags(name: string, boxId: string): string[] {
-  return [NEVER_PULL, '--name', name, '-u', '0:0', '--net', `container:${boxId}`];
+  return [
+    NEVER_PULL,
+    '--name',
+    name,
+    '--label',
+    `${LABEL.project}=`,
+    '-u',
+    '0:0',
+    '--net',
+    `container:${boxId}`,
+  ];
 }
 
 /** The helper's run argv (pure): detached, it outlives this call. */

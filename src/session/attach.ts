@@ -19,6 +19,7 @@ import { reapQuietly } from './record.js';
 import { reportSession, sessionSnapshots } from './report.js';
 import { wallBeside } from './wall.js';
 import { keepWallSession } from '../network/wall-log.js';
+import { endEdge } from '../network/edge.js';
 import { endWall, wallHelperName } from '../network/netns.js';
 
 type Failure = { error: unknown } | null;
@@ -78,6 +79,7 @@ export async function attachSession(
     ctx.project.launches,
     prepared.launchHash,
     prepared.credentials,
+    prepared.edge,
   );
   const before = sessionSnapshots(ctx, s.selfEdit);
   let code: number;
@@ -99,11 +101,13 @@ export async function attachSession(
       s.clock(),
     );
   } finally {
-    // The wall's helper runs for the session (adr/0063); it ends with it,
-    // and then the box it joined, which the engine's --rm could not remove.
-    if (prepared.netns !== null) {
-      await walling;
-      await endWall(engine, prepared.name);
+    // The wall's and the edge's helpers run for the session (adr/0063,
+    // adr/0070); they end with it, and then the box they joined, which the
+    // engine's --rm could not remove.
+    if (prepared.netns !== null || prepared.edge !== null) {
+      await Promise.all([walling, delivering]);
+      if (prepared.netns !== null) await endWall(engine, prepared.name);
+      if (prepared.edge !== null) await endEdge(engine, prepared.name);
       await engine.remove(prepared.name).catch(() => false);
     }
   }

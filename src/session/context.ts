@@ -16,6 +16,7 @@ import type { HostEnvEntry } from '../hostenv/resolve.js';
 import type { ProjectContext } from '../project/context.js';
 import type { BoxTree } from '../project/box-trees.js';
 import type { ResolvedSkill } from '../skills/types.js';
+import type { EdgeLaunch } from './edge.js';
 
 /** Where and with what this launch runs: fixed before the setup lock is taken. */
 export interface SessionContext {
@@ -50,4 +51,6 @@ export interface LaunchInputs {
   elsewhere: string | null;
   /** The credential rows' values, opened with the passphrase asked before the lock. */
   credentials: DeliveredValue[];
+  /** The edge's part of the launch (adr/0070); null when nothing is injected. */
+  edge: EdgeLaunch | null;
 }

@@ -1,8 +1,9 @@
 // The credentials step: the passphrase asked once, before the setup lock,
 // and every row opened then, so a wrong passphrase or a damaged row fails
-// before any image, volume or box exists; the values for the config read
-// under the lock; the delivery plan (by the run nonce, over the channel);
-// and the delivery beside the session, whose failure stops the box.
+// before any image, volume or box exists; the values (and the injected
+// credentials, for the edge) for the config read under the lock; the
+// delivery plan (by the run nonce, over the channel); and, beside the
+// session, the edge started and then the delivery, whose failure stops the box.
 
 import type { Io } from '../io.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -13,11 +14,16 @@ import { askPassphrase } from '../credentials/input.js';
 import {
   credentialFiles,
   openCredentials,
+  openInjections,
   slowIdentityNotes,
+  type EdgeCredential,
   type UnlockCache,
 } from '../credentials/open.js';
 import type { Engine } from '../engine/engine.js';
-import { RefusedError } from '../errors.js';
+import { ByreError, RefusedError } from '../errors.js';
+import { startEdge } from '../network/edge.js';
+import { findBoxByNonce, NETNS_TIMEOUTS } from '../network/netns.js';
+import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
 import { say } from '../output/notes.js';
@@ -42,8 +48,16 @@ export async function openCredentialSession(
   );
   const session: CredentialSession = { passphrase, cache: new Map() };
   await openCredentials(config, passphrase, session.cache);
+  await openInjections(config, passphrase, session.cache);
   for (const note of slowIdentityNotes(config)) say(io.stderr, note, 'note');
   return session;
+}
+
+function addedWhileStarting(): RefusedError {
+  return new RefusedError('credential rows were added to the config while byre was starting', {
+    rule: 'develop.config-changed',
+    remedy: 'run byre develop again',
+  });
 }
 
 /** The values for the config read under the lock, opened with the passphrase already asked. */
@@ -52,43 +66,91 @@ export async function credentialValues(
   session: CredentialSession | null,
 ): Promise<DeliveredValue[]> {
   if (deliveredCredentialRows(config).length === 0) return [];
-  if (session === null) {
-    throw new RefusedError('credential rows were added to the config while byre was starting', {
-      rule: 'develop.config-changed',
-      remedy: 'run byre develop again',
-    });
-  }
+  if (session === null) throw addedWhileStarting();
   return openCredentials(config, session.passphrase, session.cache);
 }
 
-/** What is delivered into the box, found by its run nonce; null when nothing is. */
+/** The injected credentials for the config read under the lock, their sealed rules checked. */
+export async function edgeCredentials(
+  config: EffectiveConfig,
+  session: CredentialSession | null,
+): Promise<EdgeCredential[]> {
+  if (config.injections.length === 0) return [];
+  if (session === null) throw addedWhileStarting();
+  return openInjections(config, session.passphrase, session.cache);
+}
+
+/**
+ * What is delivered into the box, found by its run nonce; null when nothing
+ * is. An injected key's sentinel travels with the values, so the credential
+ * gate opens only once the edge is ready (deliverBeside starts it first).
+ */
 export function credentialDelivery(
   params: Pick<RunParams, 'labels' | 'uid' | 'gid'>,
   values: DeliveredValue[],
+  edge: Pick<EdgeLaunch, 'sentinels'> | null = null,
 ): CredentialDelivery | null {
-  if (values.length === 0 || params.labels.run === undefined) return null;
-  return { nonce: params.labels.run, uid: params.uid, gid: params.gid, values };
+  const all = [...values, ...(edge?.sentinels ?? [])];
+  if (all.length === 0 || params.labels.run === undefined) return null;
+  return { nonce: params.labels.run, uid: params.uid, gid: params.gid, values: all };
 }
 
-/** Deliver beside the session; a failure is reported after the box (which it stopped) exits. */
+/** The box's edge, as the steps beside its start need it. */
+export interface EdgeStart {
+  launch: EdgeLaunch;
+  /** The box's container name (names its edge helper). */
+  box: string;
+  image: string;
+  joinUserns: boolean;
+}
+
+/** Starts the box's edge once the box runs; resolves when it is ready. Throws (box removed) otherwise. */
+async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Promise<void> {
+  const boxId = await findBoxByNonce(engine, nonce, NETNS_TIMEOUTS);
+  if (boxId === null) {
+    throw new ByreError('the box never started, so its edge was not started', {
+      rule: 'edge.not-ready',
+    });
+  }
+  const { launch } = edge;
+  await startEdge(
+    engine,
+    {
+      box: edge.box,
+      image: edge.image,
+      ports: launch.ports,
+      input: launch.input,
+      joinUserns: edge.joinUserns,
+      ...(launch.upstreamAddress === undefined ? {} : { upstreamAddress: launch.upstreamAddress }),
+    },
+    boxId,
+  );
+}
+
+/**
+ * Start the edge (when the box injects), then deliver, beside the session; a
+ * failure is reported after the box (which it stopped) exits. The receipt
+ * names the delivered keys only: a sentinel is not a delivery.
+ */
 export async function deliverBeside(
   engine: Engine,
   launchesDir: string,
   launchHash: string,
   delivery: CredentialDelivery | null,
+  edge: EdgeStart | null = null,
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
+    if (edge !== null) await startBoxEdge(engine, delivery.nonce, edge);
     await deliverCredentials(engine, delivery);
   } catch (error) {
     return { error };
   }
+  const sentinels = new Set(edge?.launch.sentinels.map((v) => v.key) ?? []);
+  const delivered = delivery.values.map((v) => v.key).filter((k) => !sentinels.has(k));
+  if (delivered.length === 0) return null;
   try {
-    writeDeliveryReceipt(
-      launchesDir,
-      launchHash,
-      delivery.values.map((v) => v.key),
-    );
+    writeDeliveryReceipt(launchesDir, launchHash, delivered);
   } catch {
     // Only status's "delivered" line depends on it; the box has its credentials.
   }

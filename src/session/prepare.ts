@@ -24,7 +24,7 @@ import { unprovenBanner } from './binds.js';
 import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
-import { credentialDelivery } from './credentials.js';
+import { credentialDelivery, type EdgeStart } from './credentials.js';
 import { ensureProjectImage, imageDigest, projectImage } from './image.js';
 import { portBanner, sessionPorts } from './ports.js';
 import { writeLaunchRecordOrRefuse } from './record.js';
@@ -43,8 +43,10 @@ export interface PreparedSession {
   banner: string[];
   /** Set when a posture skill must wall the box from outside. */
   netns: NetnsPlan | null;
-  /** Set when credential rows must be delivered over the channel. */
+  /** Set when credential rows (or an injected key's sentinel) must be delivered over the channel. */
   credentials: CredentialDelivery | null;
+  /** Set when the box injects: its edge, started before the delivery. */
+  edge: EdgeStart | null;
   /** The launch record's hash (the delivery receipt names it). */
   launchHash: string;
   /** What the launcher proves first (adr/0045); null when the engine runs elsewhere. */
@@ -153,11 +155,15 @@ export async function prepareSession(
   const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
   const described = sessionRunParams(sharedRunParams(s, inputs, posture), {
     // Both outside-the-box steps find the box by this per-invocation nonce.
-    run: posture.hook !== null || inputs.credentials.length > 0 ? mintNonce() : undefined,
+    run:
+      posture.hook !== null || inputs.credentials.length > 0 || inputs.edge !== null
+        ? mintNonce()
+        : undefined,
     ports,
     selfEdit: s.selfEdit ? selfEditBind(ctx) : null,
     groupAdd,
-    walled: posture.hook !== null,
+    walled: posture.hook !== null || inputs.edge !== null,
+    edgeHosts: inputs.edge?.hostEntries ?? [],
   });
   const sealed = await recordLaunch(
     s,
@@ -182,7 +188,16 @@ export async function prepareSession(
       name,
       io.env['BYRE_WALL_UPSTREAM'],
     ),
-    credentials: credentialDelivery(sealed.params, inputs.credentials),
+    credentials: credentialDelivery(sealed.params, inputs.credentials, inputs.edge),
+    edge:
+      inputs.edge === null
+        ? null
+        : {
+            launch: inputs.edge,
+            box: name,
+            image: sealed.params.image,
+            joinUserns: engine.facts.keepId,
+          },
     launchHash: sealed.launchHash,
     proof: sealed.proof,
   };

@@ -11,15 +11,20 @@ import type { PortChoice } from '../gen/port-block.js';
 import type { RunBind, RunParams } from '../gen/run-argv.js';
 
 interface SessionChoices {
-  /** The nonce both outside-the-box steps (wall, credentials) find the box by; absent when neither runs. */
+  /** The nonce the outside-the-box steps (wall, edge, credentials) find the box by; absent when none runs. */
   run: string | undefined;
   ports: PortChoice;
   /** `--self-edit`'s bind of the store; null without it. */
   selfEdit: RunBind | null;
   /** The socket groups the probe found in the image. */
   groupAdd: number[];
-  /** A wall's helper will join the box's network namespace: byre removes the box after it. */
+  /**
+   * A helper (the wall's, or the edge's) will join the box's network
+   * namespace: byre removes the box after it.
+   */
   walled: boolean;
+  /** The edge's host entries; empty when nothing is injected. */
+  edgeHosts: readonly string[];
 }
 
 /** The params the launch record describes. */
@@ -32,6 +37,7 @@ export function sessionRunParams(shared: RunParams, choices: SessionChoices): Ru
       choices.selfEdit === null ? shared.extraBinds : [...shared.extraBinds, choices.selfEdit],
     groupAdd: choices.groupAdd,
     ...(choices.walled ? { removedBy: 'byre' as const } : {}),
+    ...(choices.edgeHosts.length === 0 ? {} : { edgeHosts: choices.edgeHosts }),
   };
 }
 

@@ -58,11 +58,25 @@ describe('sessionRunParams', () => {
   it.each([
     [
       'nothing chosen',
-      { run: undefined, ports: okPorts, selfEdit: null, groupAdd: [], walled: false },
+      {
+        run: undefined,
+        ports: okPorts,
+        selfEdit: null,
+        groupAdd: [],
+        walled: false,
+        edgeHosts: [] as string[],
+      },
     ],
     [
-      'a nonce, the store and a group, walled',
-      { run: 'n1', ports: okPorts, selfEdit, groupAdd: [998], walled: true },
+      'a nonce, the store and a group, walled, an edge',
+      {
+        run: 'n1',
+        ports: okPorts,
+        selfEdit,
+        groupAdd: [998],
+        walled: true,
+        edgeHosts: ['api.x.test:127.31.0.1'],
+      },
     ],
   ])('%s: the shared params with this session’s choices, the shared ones untouched', (_n, c) => {
     const before = structuredClone(shared);
@@ -79,18 +93,14 @@ describe('sessionRunParams', () => {
     expect(out.groupAdd).toEqual(c.groupAdd);
     // A box the wall's helper joins is byre's to remove; any other, the engine's.
     expect(out.removedBy).toBe(c.walled ? 'byre' : undefined);
-    expect({ ...out, labels: 0, ports: 0, extraBinds: 0, groupAdd: 0, removedBy: 0 }).toEqual({
-      ...shared,
-      labels: 0,
-      ports: 0,
-      extraBinds: 0,
-      groupAdd: 0,
-      removedBy: 0,
-    });
+    // Only an injecting session points names at its edge.
+    expect(out.edgeHosts).toEqual(c.edgeHosts.length === 0 ? undefined : c.edgeHosts);
+    const rest = { labels: 0, ports: 0, extraBinds: 0, groupAdd: 0, removedBy: 0, edgeHosts: 0 };
+    expect({ ...out, ...rest }).toEqual({ ...shared, ...rest });
   });
 
   it('keeps the configured ports when the plan did not choose any', () => {
-    const choices = { run: undefined, selfEdit: null, groupAdd: [], walled: false };
+    const choices = { run: undefined, selfEdit: null, groupAdd: [], walled: false, edgeHosts: [] };
     const refused: PortChoice = {
       kind: 'collision',
       port: '127.0.0.1:3000',

@@ -3,17 +3,24 @@
 // planted values over the credential channel, where the agent process sees
 // them, and nowhere else: not the image history, the launch record, inspect,
 // any host process's command line during the launch, byre's output or the
-// store. One project and one box per flavour (root docker and podman, and
-// rootless podman, whose keep-id ownership is the point); the tests of a
-// flavour run in order and share them.
+// store. The same box injects a third credential at the edge (adr/0070): it
+// holds only the sentinel, and a request to the injected name reaches a
+// fixture HTTPS server on this machine (the edge told its address and CA,
+// test-only) carrying the real value. One project and one box per flavour
+// (root docker and podman, and rootless podman, whose keep-id ownership is
+// the point); the tests of a flavour run in order and share them.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { createIdentity, sealValue } from '../../src/credentials/seal.js';
+import { createIdentity, sealInjected, sealValue } from '../../src/credentials/seal.js';
+import { edgeHelperName } from '../../src/network/edge.js';
+import { fixtureCerts } from './edge-fixture.js';
 import { flavorsUnderTest } from './engines.js';
 import {
   engineCli,
@@ -32,8 +39,16 @@ const scope = testScope('all');
 const PASSPHRASE = 'correct horse battery staple';
 const SECRET = `byre-planted-${randomBytes(8).toString('hex')}`;
 const FILE_SECRET = `{"planted":"${randomBytes(8).toString('hex')}"}\n`;
+/** Injected at the edge: only the edge and the fixture ever hold it. */
+const EDGE_SECRET = `byre-injected-${randomBytes(8).toString('hex')}`;
+const INJECTED = 'api.fixture.test';
 const forms = (value: string): string[] => [value, Buffer.from(value).toString('base64')];
-const PLANTED = [...forms(SECRET), ...forms(FILE_SECRET), FILE_SECRET.trim()];
+const PLANTED = [
+  ...forms(SECRET),
+  ...forms(FILE_SECRET),
+  FILE_SECRET.trim(),
+  ...forms(EDGE_SECRET),
+];
 
 function expectClean(what: string, text: string): void {
   for (const form of PLANTED) {
@@ -41,7 +56,57 @@ function expectClean(what: string, text: string): void {
   }
 }
 
-async function credentialConfig(): Promise<string> {
+/** This machine's first non-loopback IPv4: every flavour's box reaches the host there. */
+function hostAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+  if (address === undefined) throw new Error('no non-loopback IPv4 address on this machine');
+  return address;
+}
+
+/** A TCP port free on this machine now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '0.0.0.0', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** The fixture on the host: its requests as parsed lines, and its stop. */
+interface Fixture {
+  port: number;
+  ca: string;
+  requests(): { url: string; headers: Record<string, string> }[];
+  stop(): void;
+}
+
+async function startFixture(dir: string): Promise<Fixture> {
+  const ca = fixtureCerts(dir, [INJECTED]);
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(dir, 'server.mjs'), String(port), dir, hostAddress()],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor('the fixture', () => (out.startsWith('fixture ready') ? true : null), 10_000);
+  return {
+    port,
+    ca,
+    requests: () =>
+      out
+        .split('\n')
+        .slice(1)
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { url: string; headers: Record<string, string> }),
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+async function credentialConfig(edgePort: number): Promise<string> {
   // A low scrypt work factor keeps the tier fast; the format is the same.
   const { table, identity } = await createIdentity(PASSPHRASE, 10);
   const env = await sealValue(
@@ -56,12 +121,23 @@ async function credentialConfig(): Promise<string> {
     'SERVICE_JSON',
     new TextEncoder().encode(FILE_SECRET),
   );
+  const injected = await sealInjected(
+    identity.recipient,
+    'EDGE_KEY',
+    [{ hosts: [{ name: INJECTED, port: edgePort }], presentation: { kind: 'bearer' } }],
+    new TextEncoder().encode(EDGE_SECRET),
+  );
   return [
     'agent = "testagent"',
     '',
     '[env_from_host]',
     `API_KEY = "${env}"`,
     `SERVICE_JSON = "${file}"`,
+    `EDGE_KEY = "${injected}"`,
+    '',
+    '[[inject.EDGE_KEY]]',
+    `hosts = ["${INJECTED}:${edgePort}"]`,
+    'bearer = true',
     '',
     '[credentials]',
     `recipient = "${table.recipient}"`,
@@ -146,14 +222,32 @@ function filesUnder(dir: string): string[] {
 }
 
 describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (flavor) => {
+  /** The box's edge helper, by the box's container name. */
+  const edgeHelperOf = (id: string): string =>
+    edgeHelperName(
+      engineCli(project, ['inspect', '-f', '{{.Name}}', id]).trim().replace(/^\//, ''),
+    );
   let project: TestProject;
   let session: BackgroundSession | null = null;
   let box = '';
+  let dir = '';
+  let fixture: Fixture;
+  /** The edge is told where the fixture is and whose CA it has (test-only). */
+  let edgeEnv: Record<string, string>;
 
   beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'byretest-edge-fixture-'));
+    chmodSync(dir, 0o755);
+    fixture = await startFixture(dir);
+    edgeEnv = { BYRE_EDGE_UPSTREAM: hostAddress(), BYRE_EDGE_UPSTREAM_CA: fixture.ca };
     project = scope.project(flavor);
     installTestAgent(project);
-    project.writeConfig(await credentialConfig());
+    project.writeConfig(await credentialConfig(fixture.port));
+  });
+
+  afterAll(() => {
+    fixture.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a wrong passphrase fails before any container, volume or image exists', () => {
@@ -176,11 +270,23 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     const sampler = await sampleCmdlines();
     session = scope.start(project, ['develop', '--passphrase-fd', '3'], {
       fd3: `${PASSPHRASE}\n`,
+      env: edgeEnv,
     });
+    let ended = false;
+    void session.exited.then(() => (ended = true));
     try {
-      box = await waitFor('the box', () => runningBox(project), 500_000);
+      box = await waitFor(
+        'the box',
+        () => {
+          // A develop that ended before its box ran says why.
+          if (ended) throw new Error(`develop ended first:\n${session?.stderr() ?? ''}`);
+          return runningBox(project);
+        },
+        500_000,
+      );
       // Delivered once the agent process (the box's PID 1) carries the key.
       await waitFor('the agent to hold its credentials', () => {
+        if (ended) throw new Error(`develop ended first:\n${session?.stderr() ?? ''}`);
         try {
           const env = engineCli(project, ['exec', box, 'cat', '/proc/1/environ']);
           return env.includes('SERVICE_JSON=') ? true : null;
@@ -191,8 +297,9 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     } finally {
       const { leaks, sawReceiver } = await sampler.stop();
       expect(leaks).toEqual([]);
-      // The sampler ran while the receiver did, so the check above can fail.
-      expect(sawReceiver).toBe(true);
+      // The sampler ran while the receiver did, so the check above can fail
+      // (unless develop ended first, which the error above says).
+      if (!ended) expect(sawReceiver).toBe(true);
     }
   });
 
@@ -212,6 +319,38 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expect(owner).toBe(probe[1]);
     expect(probe[2]).toMatch(/^tmpfs \/run\/byre\/credentials tmpfs .*\bnoexec\b/);
     expect(probe.slice(3).join('\n')).toBe(FILE_SECRET);
+  });
+
+  it('an injected key: the box holds the sentinel, and the edge presents the value to the injected name only', async () => {
+    const environ = engineCli(project, ['exec', box, 'cat', '/proc/1/environ']).split('\0');
+    expect(environ).toContain('EDGE_KEY=byre-edge-sentinel');
+    const fetch = (url: string): string =>
+      engineCli(project, [
+        'exec',
+        box,
+        'node',
+        '-e',
+        `fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer byre-edge-sentinel' } })` +
+          '.then(async (r) => console.log(r.status, (await r.text()).trim()))' +
+          '.catch((e) => console.log("failed", e.cause?.code ?? e.message))',
+      ]).trim();
+    // node trusts the project CA through NODE_EXTRA_CA_CERTS, baked by the edge layer.
+    expect(fetch(`https://${INJECTED}:${fixture.port}/through-the-edge`)).toBe('200 ok');
+    // The fixture's lines arrive once this process reads its pipe again.
+    const seen = await waitFor(
+      'the fixture to log the request',
+      () => fixture.requests().find((r) => r.url === '/through-the-edge') ?? null,
+      10_000,
+    );
+    expect(seen.headers['authorization']).toBe(`Bearer ${EDGE_SECRET}`);
+    // Plain HTTP to the injected name is refused by the edge, and carries nothing upstream.
+    expect(fetch(`http://${INJECTED}/plain`)).toMatch(/^403 /);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fixture.requests().map((r) => r.url)).toEqual(['/through-the-edge']);
+    // The edge runs beside the box, outside it.
+    const helper = edgeHelperOf(box);
+    expect(engineCli(project, ['inspect', '-f', '{{.State.Running}}', helper]).trim()).toBe('true');
+    expectClean('the edge helper’s inspect', engineCli(project, ['inspect', helper]));
   });
 
   it('no value in inspect, the image, the launch record, the store or status', () => {
@@ -244,8 +383,12 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
   it('byre’s own output never carries a value, through to the session’s end', async () => {
     const s = session;
     expect(s).not.toBeNull();
+    const helper = edgeHelperOf(box);
     const code = await s?.end();
     expect(code).toBe(0);
+    // The edge went with the session, and the box after it.
+    expect(() => engineCli(project, ['inspect', helper])).toThrow();
+    expect(() => engineCli(project, ['inspect', box])).toThrow();
     expect(s?.stderr()).toContain('· 2 credentials');
     expectClean('byre output', (s?.stdout() ?? '') + (s?.stderr() ?? ''));
   });

@@ -19,7 +19,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -34,6 +34,7 @@ import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
 import { edgeHelperName, endEdge, startEdge } from '../../src/network/edge.js';
 import { fakeConfig } from '../support/config.js';
+import { fixtureCerts } from './edge-fixture.js';
 import { flavorEnginePath, flavorsUnderTest } from './engines.js';
 
 // Docker as the test user talks to the same daemon as root: nothing new to prove.
@@ -43,78 +44,6 @@ const SECRET = `sk-edge-${randomBytes(12).toString('hex')}`;
 const SENTINEL = 'byre-edge-sentinel';
 const INJECTED = 'api.fixture.test';
 const OTHER = 'other.fixture.test';
-
-/** The fixture: HTTPS on 443, one JSON line per request on stdout (what it received), `ok` back. */
-const FIXTURE_SERVER = `import https from 'node:https';
-import fs from 'node:fs';
-const server = https.createServer(
-  { cert: fs.readFileSync('/fixture/fixture.crt'), key: fs.readFileSync('/fixture/fixture.key') },
-  (req, res) => {
-    process.stdout.write(JSON.stringify({ servername: req.socket.servername, url: req.url, headers: req.headers }) + '\\n');
-    req.resume();
-    res.end('ok\\n');
-  },
-);
-server.listen(443, () => process.stdout.write('fixture ready\\n'));
-`;
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-}
-
-/** The fixture's own CA and its leaf for both fixture names; returns the CA's PEM. */
-function fixtureCerts(dir: string): string {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(dir, [
-    'req',
-    '-x509',
-    ...ec,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=byretest fixture CA',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign',
-  ]);
-  openssl(dir, [
-    'req',
-    ...ec,
-    '-subj',
-    `/CN=${INJECTED}`,
-    '-keyout',
-    'fixture.key',
-    '-out',
-    'f.csr',
-  ]);
-  writeFileSync(path.join(dir, 'f.ext'), `subjectAltName=DNS:${INJECTED},DNS:${OTHER}\n`);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    'f.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    'f.ext',
-    '-out',
-    'fixture.crt',
-  ]);
-  rmSync(path.join(dir, 'ca.key'));
-  for (const f of ['fixture.crt', 'fixture.key', 'ca.crt']) chmodSync(path.join(dir, f), 0o644);
-  writeFileSync(path.join(dir, 'server.mjs'), FIXTURE_SERVER, { mode: 0o644 });
-  return readFileSync(path.join(dir, 'ca.crt'), 'utf8');
-}
 
 if (flavors.length === 0) {
   describe.skip('the edge helper (no engine answers)', () => {
@@ -228,7 +157,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     engine = createEngine(facts, { env });
     const certs = path.join(dir, 'fixture');
     execFileSync('mkdir', ['-m', '0755', certs]);
-    fixtureCa = fixtureCerts(certs);
+    fixtureCa = fixtureCerts(certs, [INJECTED, OTHER]);
     edgeSet = await mintEdgeSet([INJECTED], `byretest-${run}`);
     // The image: node and curl on the local base, then the edge layer exactly
     // as planBuild renders and stages it (the script and the CA, no key).

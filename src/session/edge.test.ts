@@ -1,0 +1,130 @@
+import path from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import { useSharedTempDir } from '../../test/support/temp.js';
+import type { InjectRule } from '../config/inject.js';
+import { readEdgeStore } from '../credentials/edge-store.js';
+import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
+import { credentialDelivery } from './credentials.js';
+import { prepareEdge, projectEdgeCa } from './edge.js';
+
+const text = (s: string): Uint8Array => new TextEncoder().encode(s);
+const bearer = (name: string, port = 443): InjectRule => ({
+  hosts: [{ name, port }],
+  presentation: { kind: 'bearer' },
+});
+const tmp = useSharedTempDir('edge-session');
+
+/** The edge's stdin, one parsed line each. */
+function lines(input: string): Record<string, unknown>[] {
+  return input
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('prepareEdge', () => {
+  it('nothing injected: no edge, nothing minted', async () => {
+    const dir = path.join(tmp.path, 'none');
+    expect(await prepareEdge(dir, 'p', [], {})).toBeNull();
+    expect(await projectEdgeCa(dir, 'p', [])).toBeUndefined();
+    expect(readEdgeStore(dir).kind).toBe('missing');
+  });
+
+  it('mints the project set for the injected names; host entries, TLS ports, sentinels and the values on stdin only', async () => {
+    const dir = path.join(tmp.path, 'two');
+    const edge = await prepareEdge(
+      dir,
+      'proj-abc',
+      [
+        { key: 'GH', value: text('ghp-secret'), rules: [bearer('api.github.com')] },
+        { key: 'INTERNAL', value: text('int-secret'), rules: [bearer('api.x.test', 8443)] },
+      ],
+      {},
+    );
+    expect(edge).not.toBeNull();
+    if (edge === null) return;
+    expect(edge.hostEntries).toEqual(['api.github.com:127.31.0.1', 'api.x.test:127.31.0.1']);
+    // :80 is the edge's own (refusing plain HTTP); it is told only the TLS ports.
+    expect(edge.ports).toEqual([443, 8443]);
+    expect(edge.sentinels).toEqual([
+      { key: 'GH', kind: 'encrypted', value: text(INJECTION_SENTINEL) },
+      { key: 'INTERNAL', kind: 'encrypted', value: text(INJECTION_SENTINEL) },
+    ]);
+    expect(edge.upstreamAddress).toBeUndefined();
+    const stored = readEdgeStore(dir);
+    expect(stored.kind).toBe('set');
+    expect(edge.caPem).toBe(stored.kind === 'set' ? stored.set.caPem : '');
+    // The CA's certificate only: no key goes where the image is built from.
+    expect(edge.caPem).not.toMatch(/PRIVATE KEY/);
+    const routes = lines(edge.input).map((l) => l['route'] as Record<string, unknown> | undefined);
+    expect(routes.map((r) => r?.['host'])).toEqual(['api.github.com', 'api.x.test', undefined]);
+    expect(routes[0]?.['header']).toEqual({ name: 'authorization', value: 'Bearer ghp-secret' });
+    expect(routes[1]?.['port']).toBe(8443);
+    expect(lines(edge.input).at(-1)).toEqual({ 'byre-edge': 1, end: true });
+    // The same names again: the stored set, the same CA (the image is not rebuilt).
+    expect(
+      await projectEdgeCa(dir, 'proj-abc', [
+        {
+          key: 'GH',
+          rules: [bearer('api.github.com'), bearer('api.x.test', 8443)],
+          from: { kind: 'project', name: 'p', path: '/p' },
+        },
+      ]),
+    ).toBe(edge.caPem);
+  });
+
+  it('tests only: BYRE_EDGE_UPSTREAM and its CA reach the edge', async () => {
+    const dir = path.join(tmp.path, 'upstream');
+    const first = await prepareEdge(
+      dir,
+      'p',
+      [{ key: 'K', value: text('v'), rules: [bearer('api.x.test')] }],
+      {},
+    );
+    const stored = readEdgeStore(dir);
+    const ca = stored.kind === 'set' ? stored.set.caPem : '';
+    const edge = await prepareEdge(
+      dir,
+      'p',
+      [{ key: 'K', value: text('v'), rules: [bearer('api.x.test')] }],
+      { BYRE_EDGE_UPSTREAM: ' 192.0.2.9 ', BYRE_EDGE_UPSTREAM_CA: ca },
+    );
+    expect(first?.upstreamAddress).toBeUndefined();
+    expect(edge?.upstreamAddress).toBe('192.0.2.9');
+    expect(lines(edge?.input ?? '').some((l) => l['upstreamCa'] === ca)).toBe(true);
+  });
+
+  it('a value a header cannot carry is refused without quoting it', async () => {
+    const dir = path.join(tmp.path, 'bad');
+    const failure = prepareEdge(
+      dir,
+      'p',
+      [{ key: 'K', value: text('line\nbreak-secret'), rules: [bearer('api.x.test')] }],
+      {},
+    );
+    await expect(failure).rejects.toMatchObject({ rule: 'edge.input' });
+    await expect(failure).rejects.not.toThrow(/break-secret/);
+  });
+});
+
+describe('credentialDelivery', () => {
+  const params = { labels: { run: 'n1' }, uid: 1000, gid: 1000 };
+  const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
+  const sentinel = { key: 'GH', kind: 'encrypted' as const, value: text(INJECTION_SENTINEL) };
+
+  it('delivers the sentinels with the values, so the gate waits for the edge', () => {
+    expect(credentialDelivery(params, [value], { sentinels: [sentinel] })?.values).toEqual([
+      value,
+      sentinel,
+    ]);
+    expect(credentialDelivery(params, [], { sentinels: [sentinel] })?.values).toEqual([sentinel]);
+  });
+
+  it('nothing to deliver, or no nonce to find the box by: none', () => {
+    expect(credentialDelivery(params, [], null)).toBeNull();
+    expect(credentialDelivery(params, [], { sentinels: [] })).toBeNull();
+    expect(credentialDelivery({ ...params, labels: {} }, [value])).toBeNull();
+  });
+});

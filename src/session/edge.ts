@@ -1,0 +1,126 @@
+// The edge's part of a launch (adr/0070), for a box without a wall. Under
+// the setup lock: the project's CA and a leaf per injected name (minted when
+// missing, expiring or for other names), the box's host entries and
+// sentinels, and the edge's stdin with the values. Beside the box's start
+// (src/session/credentials.ts): the edge helper started in the box's network
+// namespace and ready before the credential gate opens, which the sentinels'
+// delivery opens. The edge inside a wall's helper is not built: develop
+// refuses a walled box that injects (src/session/edge-not-yet.ts).
+
+import type { Injection } from '../config/types.js';
+import type { DeliveredValue } from '../credentials/channel.js';
+import type { EdgeSet } from '../credentials/edge-ca.js';
+import { encodeEdgeInput } from '../credentials/edge-input.js';
+import { ensureEdgeSet } from '../credentials/edge-store.js';
+import {
+  EDGE_PLAIN_HTTP_PORT,
+  INJECTION_SENTINEL,
+  planInjection,
+} from '../credentials/injection-plan.js';
+import type { EdgeCredential } from '../credentials/open.js';
+import { ByreError } from '../errors.js';
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** What the launch carries for the edge; null when nothing is injected. */
+export interface EdgeLaunch {
+  /** The project CA's certificate, baked into the image (its key is long gone). */
+  caPem: string;
+  /** `--add-host NAME:ADDRESS`, one per injected name: the box reaches them at the edge. */
+  hostEntries: string[];
+  /** The TLS ports the edge is told to listen on (it listens on :80 itself, to refuse plain HTTP visibly). */
+  ports: number[];
+  /** The edge's whole stdin: the values. Written to the helper's stdin and nowhere else. */
+  input: string;
+  /** Each injected key with the sentinel the box holds instead, over the credential channel. */
+  sentinels: DeliveredValue[];
+  /** Tests only (BYRE_EDGE_UPSTREAM): where the edge connects instead of resolving the name. */
+  upstreamAddress?: string;
+}
+
+function edgeFailed(message: string): ByreError {
+  return new ByreError(message, {
+    rule: 'edge.input',
+    remedy: 'nothing was started; check the inject rules with byre credential list',
+  });
+}
+
+/** The names the edge serves for these injections, and the project's set for them (minted when it must be). */
+async function projectEdgeSet(
+  dir: string,
+  label: string,
+  injections: readonly Pick<Injection, 'key' | 'rules'>[],
+): Promise<{ plan: ReturnType<typeof planInjection>; set: EdgeSet }> {
+  const plan = planInjection(injections);
+  const names = [...new Set(plan.routes.map((r) => r.host.name))];
+  const { set } = await ensureEdgeSet(dir, names, label);
+  return { plan, set };
+}
+
+/**
+ * The CA certificate an image of this config bakes (rebuild and worktree
+ * build the image develop runs); undefined when nothing is injected.
+ */
+export async function projectEdgeCa(
+  dir: string,
+  label: string,
+  injections: readonly Injection[],
+): Promise<string | undefined> {
+  if (injections.length === 0) return undefined;
+  return (await projectEdgeSet(dir, label, injections)).set.caPem;
+}
+
+/**
+ * The edge's half of the launch, minting the project's set when it must.
+ * `dir` is the project's edge store; `label` names its CA (the project id).
+ * `env` may name a test-only upstream (BYRE_EDGE_UPSTREAM, an address, and
+ * BYRE_EDGE_UPSTREAM_CA, a PEM the edge also trusts upstream).
+ */
+export async function prepareEdge(
+  dir: string,
+  label: string,
+  credentials: readonly EdgeCredential[],
+  env: Env,
+): Promise<EdgeLaunch | null> {
+  if (credentials.length === 0) return null;
+  const { plan, set } = await projectEdgeSet(dir, label, credentials);
+  const values = new Map(credentials.map((c) => [c.key, c.value]));
+  const routes = [];
+  for (const r of plan.routes) {
+    const leaf = set.leaves.find((l) => l.name === r.host.name);
+    if (leaf === undefined)
+      throw edgeFailed(`the project's edge set has no leaf for ${r.host.name}`);
+    let value: string;
+    try {
+      value = new TextDecoder('utf-8', { fatal: true }).decode(values.get(r.key));
+    } catch {
+      throw edgeFailed(`${r.key}: its value is not UTF-8 text, which a header cannot carry`);
+    }
+    routes.push({
+      host: r.host,
+      presentation: r.presentation,
+      value,
+      cert: leaf.certPem,
+      key: leaf.keyPem,
+    });
+  }
+  const upstreamCa = (env['BYRE_EDGE_UPSTREAM_CA'] ?? '').trim();
+  const encoded = encodeEdgeInput({
+    routes,
+    ...(upstreamCa === '' ? {} : { upstreamCa: `${upstreamCa}\n` }),
+  });
+  if (!encoded.ok) throw edgeFailed(`the edge's input: ${encoded.problem}`);
+  const upstreamAddress = (env['BYRE_EDGE_UPSTREAM'] ?? '').trim();
+  return {
+    caPem: set.caPem,
+    hostEntries: plan.hostEntries,
+    // The edge listens on :80 of its own accord (to refuse plain HTTP); it is told the TLS ports.
+    ports: plan.listenPorts.filter((p) => p !== EDGE_PLAIN_HTTP_PORT),
+    input: encoded.text,
+    sentinels: credentials.map((c) => ({
+      key: c.key,
+      kind: 'encrypted',
+      value: new TextEncoder().encode(INJECTION_SENTINEL),
+    })),
+    ...(upstreamAddress === '' ? {} : { upstreamAddress }),
+  };
+}
