@@ -566,6 +566,19 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     }
   });
 
+  it('ends at once, exit 0, on SIGTERM (as a container PID 1 it has no default action)', async () => {
+    const e = startEdge([
+      '--port',
+      String(await freePort(EDGE_ADDR)),
+      '--plain-port',
+      String(await freePort(EDGE_ADDR)),
+    ]);
+    // Listening and waiting for its input: the state a helper is removed in.
+    await new Promise((r) => setTimeout(r, 300));
+    e.child.kill('SIGTERM');
+    expect(await e.exited).toBe(0);
+  });
+
   it('refuses to run on when it cannot drop to 65534 (started unprivileged), before reading input', async () => {
     const p = await freePort(EDGE_ADDR);
     const e = startEdge(['--port', String(p), '--plain-port', String(await freePort(EDGE_ADDR))], {

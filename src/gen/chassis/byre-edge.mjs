@@ -456,6 +456,9 @@ function listen(server, port, address) {
 }
 
 async function main() {
+  // As a container's PID 1 no signal has a default action: without these,
+  // `rm -f` on podman waits out the stop timeout before it kills the edge.
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));
   const opts = parseArgs(process.argv.slice(2));
   const tlsServers = new Map();
   for (const port of new Set(opts.ports)) {
