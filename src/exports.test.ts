@@ -39,15 +39,7 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
   'src/doctor/report.ts#doctorDataJsonSchema':
     "the schema a test checks doctor's --json output against",
-  'src/network/edge.ts#edgeHelperName':
-    "issue 31's edge helper, landed ahead of develop's step that starts it (adr/0070); the engine test finds the helper by it",
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
-  'src/status/injection.ts#edgeRefusedSummary':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
-  'src/status/injection.ts#edgeStateText':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
-  'src/status/injection.ts#parseEdgeEvents':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
 };

@@ -360,6 +360,39 @@ async function wallOf(
 }
 
 /**
+ * The running box's edge when the config injects (adr/0070): up when its
+ * helper runs (found by its label) and said it is ready, with what it
+ * refused, read from its log through the box's own engine. Null without
+ * injections: the page has no Edge row.
+ */
+async function edgeOf(
+  ctx: ProjectContext,
+  config: EffectiveConfig,
+  own: StatusScanBox | undefined,
+  answers: readonly PoolAnswer<StatusScanBox[]>[],
+): Promise<NonNullable<StatusInput['edge']> | null> {
+  if (config.injections.length === 0) return null;
+  if (own === undefined) return { state: 'no-box', events: null };
+  const answer = answers.find((a) => a.name === own.engine && a.state === 'ok');
+  if (answer?.state !== 'ok') return { state: 'unknown', events: null };
+  const [{ edgeHelperName }, { parseEdgeEvents }] = await Promise.all([
+    import('../network/edge.js'),
+    import('../status/injection.js'),
+  ]);
+  const box = containerName(ctx.worktreeId);
+  try {
+    const running = await answer.engine.ps({ labels: { [LABEL.edge]: box }, all: false });
+    const log = running.length === 0 ? null : await answer.engine.logs(edgeHelperName(box));
+    if (log === null) return { state: 'down', events: null };
+    const ready = log.stdout.split('\n').includes('byre-edge 1 ready');
+    return { state: ready ? 'up' : 'down', events: parseEdgeEvents(log.stdout) };
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    return { state: 'unknown', events: null };
+  }
+}
+
+/**
  * What the next launch of a verified running box would record, and the
  * credentials its launch delivered, for the page's "Next launch" rows; none
  * without such a box.
@@ -479,7 +512,10 @@ export async function statusCommand(
   const found = foundBoxes(ctx, answers, questions.decision.recorded, deps.pidAlive);
   const { own } = found;
   const launch = own === undefined ? null : await ownLaunch(ctx, own);
-  const wall = await wallOf(ctx, own, launch, answers);
+  const [wall, edge] = await Promise.all([
+    wallOf(ctx, own, launch, answers),
+    edgeOf(ctx, config, own, answers),
+  ]);
 
   const refusals = [
     ...identityRefusals(ctx),
@@ -520,6 +556,7 @@ export async function statusCommand(
     container: found.container,
     launch,
     wall,
+    edge,
     siblings: found.siblings,
     siblingsError: found.uncheckedText,
     ...next,

@@ -17,6 +17,8 @@ export const LABEL = {
   gid: 'byre.gid',
   /** Which byre store made the object (storeTag), so doctor prunes only its own (adr/0015). */
   store: 'byre.store',
+  /** On a box's edge helper: the box's container name (adr/0070); status finds it running by it. */
+  edge: 'byre.edge',
 } as const;
 
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */

@@ -57,6 +57,8 @@ describe('startEdge', () => {
       '0:0',
       '--net',
       `container:${boxId}`,
+      '--label',
+      'byre.edge=byre-box',
       '--cap-drop',
       'ALL',
       '--security-opt',

@@ -14,7 +14,7 @@ import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
-import { helperName } from '../gen/names.js';
+import { helperName, LABEL } from '../gen/names.js';
 import { boxNetHelperFlags, NETNS_HELPER_STOP } from './netns.js';
 
 /**
@@ -69,6 +69,8 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
     'run',
     '-i',
     ...boxNetHelperFlags(name, boxId),
+    '--label',
+    `${LABEL.edge}=${plan.box}`,
     ...EDGE_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
     '--entrypoint',

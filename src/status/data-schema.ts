@@ -305,6 +305,16 @@ function buildStatusDataSchema() {
         .describe(
           'credentials injected at the edge (adr/0070), from the config: the box holds a sentinel',
         ),
+      edge: z
+        .object({
+          state: z
+            .enum(['up', 'down', 'unknown', 'no-box'])
+            .describe("the running box's edge: its helper runs and said it is ready, or not"),
+          text: text.describe('the row status shows'),
+          refused: nullableText.describe('what the running edge refused, summed up; null: nothing'),
+        })
+        .nullable()
+        .describe('null when nothing is injected'),
       env_keys: z.array(text),
       run_args: z.array(text),
       raw_run_args: z

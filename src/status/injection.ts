@@ -34,7 +34,7 @@ export function injectionDetailText(injection: Injection): string {
 }
 
 /** What byre knows of the running box's edge. */
-type EdgeState =
+export type EdgeState =
   /** Its helper runs and printed its ready line. */
   | 'up'
   /** Its helper is gone or never became ready: injected hosts cannot be reached. */
@@ -90,7 +90,7 @@ interface EdgeRefused {
   last: number;
 }
 
-interface EdgeEvents {
+export interface EdgeEvents {
   refused: EdgeRefused[];
   /** Distinct entries past the bound, not kept. */
   more: number;

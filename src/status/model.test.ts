@@ -15,6 +15,7 @@ import type { LaunchRecordState } from '../launch/verify.js';
 import { bannerLines, exposureLines } from './banner.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { StatusData } from './data-schema.js';
+import { parseEdgeEvents } from './injection.js';
 import { readClientLabel, statusModel, type StatusInput } from './model.js';
 import { renderStatusText } from './render-text.js';
 import { rowsForTier } from './rows.js';
@@ -1213,6 +1214,41 @@ describe('credentials injected at the edge (adr/0070)', () => {
   it('has no row when nothing is injected', () => {
     expect(table(input()).has('Injected')).toBe(false);
     expect(statusModel(input()).data.injections).toEqual([]);
+    // Nor an Edge row, whatever the engine said.
+    const edge = { state: 'up' as const, events: null };
+    expect(table(input({ edge })).has('Edge')).toBe(false);
+    expect(statusModel(input({ edge })).data.edge).toBeNull();
+  });
+
+  it.each([
+    ['up', 'up for the running box: it alone holds the injected values'],
+    [
+      'down',
+      'NOT up for the running box: requests to the injected hosts fail (the box holds only sentinels)',
+    ],
+    ['unknown', 'unknown — the engine did not say whether the edge runs'],
+    ['no-box', 'starts with the box (byre develop asks the passphrase and hands it the values)'],
+  ] as const)('says whether the edge is %s, beside the wall’s denials', (state, text) => {
+    const i = input({ config, edge: { state, events: null } });
+    expect(table(i).get('Edge')).toEqual([text]);
+    expect(statusModel(i).data.edge).toEqual({ state, text, refused: null });
+  });
+
+  it('sums up what the running edge refused, as the box named it (escaped)', () => {
+    const events = parseEdgeEvents(
+      [
+        'byre-edge 1 ready',
+        'byre-edge 1 refused 1700000000 plain-http api.github.com',
+        'byre-edge 1 refused 1700000001 plain-http api.github.com',
+        'byre-edge 1 refused 1700000002 unknown-host evil\\033.test',
+        'byre-edge 1 refused 1700000003 nonsense x',
+      ].join('\n'),
+    );
+    const i = input({ config, edge: { state: 'up', events } });
+    expect(table(i).get('Edge')).toEqual([
+      'up for the running box: it alone holds the injected values',
+      '3 requests refused at the edge (plain-http api.github.com ×2, unknown-host evil\\033.test)',
+    ]);
   });
 });
 

@@ -17,7 +17,14 @@ import {
 import { scanRunArgs } from '../gen/run-args-scan.js';
 import { credentialRows } from '../config/credential-rows.js';
 import { formatInjectHost } from '../config/inject.js';
-import { injectionDetailText, injectionRowText } from './injection.js';
+import {
+  edgeRefusedSummary,
+  edgeStateText,
+  injectionDetailText,
+  injectionRowText,
+  type EdgeEvents,
+  type EdgeState,
+} from './injection.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import { launchChanges } from '../gen/launch-diff.js';
 import type { LaunchRecord } from '../gen/launch-record.js';
@@ -99,6 +106,8 @@ export interface StatusInput {
   engine: StatusEngine;
   /** The wall's events: the running walled box's, or the last walled session's; null: neither. */
   wall?: WallInput | null;
+  /** The running box's edge (adr/0070), when the config injects; absent: no Edge row. */
+  edge?: { state: EdgeState; events: EdgeEvents | null } | null;
   hostEnv: readonly HostEnvEntry[];
   hostUid: number;
   /** For `~` in mount sources when matching recorded binds to config. */
@@ -733,6 +742,16 @@ function engineData(input: StatusInput): StatusData['engine'] {
       };
 }
 
+/** The Edge row's data: whether the running box's edge is up, and what it refused; null without injections. */
+function edgeData(edge: StatusInput['edge'], config: EffectiveConfig): StatusData['edge'] {
+  if (edge === null || edge === undefined || config.injections.length === 0) return null;
+  return {
+    state: edge.state,
+    text: edgeStateText(edge.state, config.injections) ?? '',
+    refused: edge.events === null ? null : edgeRefusedSummary(edge.events),
+  };
+}
+
 /** The skills row: the running box's recorded skills when there is a record, else the config's. */
 function skillsData(
   skills: readonly ResolvedSkill[],
@@ -811,6 +830,7 @@ export function statusModel(input: StatusInput): StatusModel {
       text: injectionRowText(i),
       detail: injectionDetailText(i),
     })),
+    edge: edgeData(input.edge ?? null, config),
     env_keys: Object.keys(config.env).sort(),
     run_args: facts.run_args,
     raw_run_args: facts.raw_run_args,

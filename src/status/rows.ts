@@ -422,7 +422,16 @@ function networkSectionRows(d: StatusData): ModelRow[] {
       null,
     ),
     ...deniedRows(d),
+    ...edgeRows(d),
   ];
+}
+
+/** Whether the running box's edge is up, and what it refused, beside the wall's denials (adr/0070). */
+function edgeRows(d: StatusData): ModelRow[] {
+  if (d.edge === null) return [];
+  const rows: ModelRow[] = [{ label: 'Edge', value: d.edge.text }];
+  if (d.edge.refused !== null) rows.push({ label: '', continuation: true, value: d.edge.refused });
+  return rows;
 }
 
 /** Every hole in containment: skill-declared, managed-path shadows, raw run args. */

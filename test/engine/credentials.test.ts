@@ -376,6 +376,13 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expect(status.stdout).toContain('API_KEY <- encrypted  (project; delivered)');
     expect(status.stdout).toContain('SERVICE_JSON <- encrypted-file  (project; delivered)');
     expect(status.stdout).toContain('delivered to this box over the credential channel');
+    // The edge: up for this box, with the plain-HTTP request it refused beside the wall's rows.
+    const flat = status.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain('Edge: up for the running box: it alone holds the injected values');
+    expect(flat).toContain(`1 request refused at the edge (plain-http ${INJECTED})`);
+    expect(flat).toContain(
+      `EDGE_KEY -> injected at the edge for ${INJECTED}:${fixture.port}; the box holds a sentinel`,
+    );
     const data = runByre(project, ['status', '--data']);
     expectClean('status', status.stdout + status.stderr + data.stdout + data.stderr);
   });
