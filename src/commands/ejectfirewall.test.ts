@@ -18,6 +18,7 @@ import { imageTag } from '../gen/names.js';
 import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { ejectfirewallCommand } from './ejectfirewall.js';
+import { createIdentity, sealInjected } from '../credentials/seal.js';
 
 interface World {
   store: string;
@@ -71,6 +72,22 @@ async function eject(io: FakeIo = w.io): Promise<string> {
 }
 
 describe('byre ejectfirewall', () => {
+  it('says the edge is not carried either, one comment per injected key, after the script', async () => {
+    const { table } = await createIdentity('passphrase', 10);
+    const rules = [
+      { hosts: [{ name: 'api.github.com', port: 443 }], presentation: { kind: 'bearer' as const } },
+    ];
+    const row = await sealInjected(table.recipient, 'GH_TOKEN', rules, Buffer.from('ghp-x'));
+    writeConfig(
+      `skills = ["firewall"]\n[env_from_host]\nGH_TOKEN = "${row}"\n\n[[inject.GH_TOKEN]]\nhosts = ["api.github.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
+    );
+    const out = await eject();
+    expect(out.trimEnd().split('\n').at(-1)).toBe(
+      '# GH_TOKEN: injected at the edge for api.github.com by byre develop; not carried here — this box gets no GH_TOKEN (add -e GH_TOKEN yourself to hand the box the secret)',
+    );
+    expect(out).not.toContain('ghp-x');
+  });
+
   it('ejectfirewall.no-posture: no posture skill, no script, refused before detection', async () => {
     const error = await ejectfirewallCommand(w.io, w.deps).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ByreError);

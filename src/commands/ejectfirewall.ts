@@ -4,6 +4,7 @@
 import type { Io } from '../io.js';
 import { ByreError } from '../errors.js';
 import { bakedIds, imageTag } from '../gen/names.js';
+import { ejectedInjectionLines } from '../credentials/injection-plan.js';
 import { ejectFirewallScript } from '../network/eject.js';
 import { helperEnv, postureFacts } from '../gen/posture.js';
 import { loadBox } from './load.js';
@@ -37,4 +38,6 @@ export async function ejectfirewallCommand(io: Io, deps: CommandDeps = {}): Prom
       joinUserns: engine.keepId,
     }),
   );
+  // Nor does the ejected wall carry the edge (adr/0070): say so where the script is read.
+  for (const line of ejectedInjectionLines(config.injections)) io.stdout.write(`${line}\n`);
 }
