@@ -41,14 +41,16 @@ function failed(message: string): ByreError {
 
 /**
  * Deliver every value. Resolves once the receiver confirmed the gate is
- * open; rejects (after stopping the box) otherwise.
+ * open; rejects (after stopping the box) otherwise. `found`: the box's id
+ * when a step before this one already found it by its nonce (the edge's).
  */
 export async function deliverCredentials(
   engine: SessionRunner & ExecRunner,
   delivery: CredentialDelivery,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
+  found?: string,
 ): Promise<void> {
-  const boxId = await findBoxByNonce(engine, delivery.nonce, timeouts);
+  const boxId = found ?? (await findBoxByNonce(engine, delivery.nonce, timeouts));
   if (boxId === null) throw failed('the box never started, so no credentials were delivered');
   let outcome: { exitCode: number; stdout: string; stderr: string };
   try {

@@ -104,8 +104,11 @@ export interface EdgeStart {
   joinUserns: boolean;
 }
 
-/** Starts the box's edge once the box runs; resolves when it is ready. Throws (box removed) otherwise. */
-async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Promise<void> {
+/**
+ * Starts the box's edge once the box runs; resolves with the box's id when
+ * the edge is ready (the delivery reuses it). Throws (box removed) otherwise.
+ */
+async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Promise<string> {
   const boxId = await findBoxByNonce(engine, nonce, NETNS_TIMEOUTS);
   if (boxId === null) {
     throw new ByreError('the box never started, so its edge was not started', {
@@ -125,6 +128,7 @@ async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Pro
     },
     boxId,
   );
+  return boxId;
 }
 
 /**
@@ -141,8 +145,8 @@ export async function deliverBeside(
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
-    if (edge !== null) await startBoxEdge(engine, delivery.nonce, edge);
-    await deliverCredentials(engine, delivery);
+    const boxId = edge === null ? undefined : await startBoxEdge(engine, delivery.nonce, edge);
+    await deliverCredentials(engine, delivery, NETNS_TIMEOUTS, boxId);
   } catch (error) {
     return { error };
   }
