@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { projectDirs } from '../../test/support/project-world.js';
 import { ByreError, UsageError } from '../errors.js';
 import type { ConfigFile } from '../config/write.js';
 import { projectIdFor } from '../project/identity.js';
@@ -29,22 +30,8 @@ interface World {
 let w: World;
 
 useTempDir('config-target', (tmp) => {
-  const dir = path.join(tmp, 'proj');
-  const home = path.join(tmp, 'store');
-  mkdirSync(dir);
-  mkdirSync(path.join(tmp, 'user'));
-  const id = projectIdFor(dir);
-  w = {
-    root: tmp,
-    dir,
-    home,
-    id,
-    store: path.join(home, 'projects', id),
-    io: fakeIo({
-      cwd: dir,
-      env: { BYRE_HOME: home, HOME: path.join(tmp, 'user'), PATH: '/usr/bin:/bin' },
-    }),
-  };
+  const p = projectDirs(tmp);
+  w = { ...p, io: fakeIo({ cwd: p.dir, env: p.env }) };
 });
 
 function put(file: string, text: string): void {

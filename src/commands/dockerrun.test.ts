@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { projectDirs } from '../../test/support/project-world.js';
 import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js';
 import type { EngineFacts } from '../engine/types.js';
 import { ByreError } from '../errors.js';
 import { imageTag, LABEL } from '../gen/names.js';
-import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { dockerrunCommand } from './dockerrun.js';
 
@@ -34,18 +34,10 @@ interface World {
 let w: World;
 
 useTempDir('dockerrun-cmd', (tmp) => {
-  const dir = path.join(tmp, 'proj');
-  const home = path.join(tmp, 'store');
-  const user = path.join(tmp, 'user');
-  mkdirSync(dir);
-  mkdirSync(user);
-  const id = projectIdFor(dir);
+  const p = projectDirs(tmp);
   w = {
-    dir,
-    home,
-    store: path.join(home, 'projects', id),
-    id,
-    io: fakeIo({ cwd: dir, env: { BYRE_HOME: home, HOME: user, PATH: '/usr/bin:/bin' } }),
+    ...p,
+    io: fakeIo({ cwd: p.dir, env: p.env }),
     detected: 0,
     facts: FAKE_FACTS,
     deps: {

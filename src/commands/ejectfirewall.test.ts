@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { projectDirs } from '../../test/support/project-world.js';
 import type { EngineFacts } from '../engine/types.js';
 import { ByreError } from '../errors.js';
 import { imageTag } from '../gen/names.js';
-import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { ejectfirewallCommand } from './ejectfirewall.js';
 import { createIdentity, sealInjected } from '../credentials/seal.js';
@@ -32,21 +32,10 @@ interface World {
 let w: World;
 
 useTempDir('eject-cmd', (tmp) => {
-  const dir = path.join(tmp, 'proj');
-  const home = path.join(tmp, 'store');
-  const user = path.join(tmp, 'user');
-  mkdirSync(dir);
-  mkdirSync(user);
-  const id = projectIdFor(dir);
+  const p = projectDirs(tmp);
   w = {
-    store: path.join(home, 'projects', id),
-    id,
-    io: fakeIo({
-      cwd: dir,
-      env: { BYRE_HOME: home, HOME: user, PATH: '/usr/bin:/bin' },
-      uid: 1234,
-      gid: 1235,
-    }),
+    ...p,
+    io: fakeIo({ cwd: p.dir, env: p.env, uid: 1234, gid: 1235 }),
     detected: 0,
     facts: FAKE_FACTS,
     deps: {

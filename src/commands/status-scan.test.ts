@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { projectDirs } from '../../test/support/project-world.js';
 import type { EnginePool } from '../engine/pool.js';
 import type { EngineName } from '../engine/types.js';
 import { LABEL } from '../gen/names.js';
-import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
 import { worktreeRecordPath } from '../project/store-layout.js';
 import { startStatusScan } from './status-scan.js';
@@ -35,23 +35,12 @@ interface World {
 let w: World;
 
 useTempDir('status-scan', (tmp) => {
-  const dir = path.join(tmp, 'proj');
-  const home = path.join(tmp, 'store');
-  mkdirSync(dir);
-  mkdirSync(path.join(tmp, 'user'));
-  const id = projectIdFor(dir);
+  const p = projectDirs(tmp);
   const docker = new FakeEngine({ name: 'docker' });
   const podman = new FakeEngine({ name: 'podman' });
   w = {
-    root: tmp,
-    dir,
-    home,
-    id,
-    store: path.join(home, 'projects', id),
-    io: fakeIo({
-      cwd: dir,
-      env: { BYRE_HOME: home, HOME: path.join(tmp, 'user'), PATH: '/usr/bin:/bin' },
-    }),
+    ...p,
+    io: fakeIo({ cwd: p.dir, env: p.env }),
     docker,
     podman,
     pool: {

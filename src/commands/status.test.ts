@@ -12,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
+import { projectDirs } from '../../test/support/project-world.js';
 import type { EnginePool } from '../engine/pool.js';
 import { ByreError, EngineError, RefusedError, UsageError } from '../errors.js';
 import { LABEL } from '../gen/names.js';
-import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
 import type { CommandDeps } from './deps.js';
 import { statusCommand, type StatusOptions } from './status.js';
@@ -35,21 +35,13 @@ interface World {
 let w: World;
 
 useTempDir('status-cmd', (tmp) => {
-  const dir = path.join(tmp, 'proj');
-  const home = path.join(tmp, 'store');
-  const user = path.join(tmp, 'user');
-  mkdirSync(dir);
-  mkdirSync(user);
-  const id = projectIdFor(dir);
+  const p = projectDirs(tmp);
   const docker = new FakeEngine({ name: 'docker' });
   const podman = new FakeEngine({ name: 'podman' });
   const alive = new Set<number>();
   w = {
-    dir,
-    home,
-    store: path.join(home, 'projects', id),
-    id,
-    io: fakeIo({ cwd: dir, env: { BYRE_HOME: home, HOME: user, PATH: '/usr/bin:/bin' } }),
+    ...p,
+    io: fakeIo({ cwd: p.dir, env: p.env }),
     docker,
     podman,
     alive,
