@@ -10,7 +10,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import net, { type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
@@ -567,14 +567,28 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
   });
 
   it('ends at once, exit 0, on SIGTERM (as a container PID 1 it has no default action)', async () => {
+    const plain = await freePort(EDGE_ADDR);
     const e = startEdge([
       '--port',
       String(await freePort(EDGE_ADDR)),
       '--plain-port',
-      String(await freePort(EDGE_ADDR)),
+      String(plain),
     ]);
-    // Listening and waiting for its input: the state a helper is removed in.
-    await new Promise((r) => setTimeout(r, 300));
+    // Listening and waiting for its input (the state a helper is removed in):
+    // its plain port answers once it listens, after its handlers are set.
+    const answers = (): Promise<boolean> =>
+      new Promise((resolve) => {
+        const socket = net.connect(plain, EDGE_ADDR);
+        socket
+          .once('connect', () => {
+            socket.end();
+            resolve(true);
+          })
+          .once('error', () => resolve(false));
+        socket.once('close', () => socket.destroy());
+        setTimeout(() => socket.destroy(), 1000);
+      });
+    while (!(await answers())) await new Promise((r) => setTimeout(r, 20));
     e.child.kill('SIGTERM');
     expect(await e.exited).toBe(0);
   });
