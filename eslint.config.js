@@ -2,10 +2,9 @@
 // adr/0009 and adr/0068. Host IO (the disk, child processes, sockets) is
 // done in named places only: src/host/ (the safe file primitives) and
 // src/engine/ (the engine adapter). Everywhere else in src/ those modules are
-// refused, but for the files on HOST_IO_EXCEPTIONS below, each with its
-// reason, which are to move or be rewritten over host/'s primitives (TODO.md
-// counts them). Pure modules (listed below) import no IO at all, the
-// terminal's included; and production code never imports test support.
+// refused, statically or through a lazy import()/require(). Pure modules
+// (listed below) import no IO at all, the terminal's included; and
+// production code never imports test support.
 import tseslint from 'typescript-eslint';
 
 /** The modules that reach the host: its files, its processes, its network. */
@@ -33,21 +32,7 @@ export const hostIoModules = [
 const terminalModules = ['ink', 'chalk'];
 
 /** The places whose name says their files do host IO (adr/0068). */
-const HOST_IO_PLACES = ['src/host/**', 'src/engine/**'];
-
-/**
- * Files outside HOST_IO_PLACES that still import host IO, each with why it
- * has not moved yet. Shrink only: a new file does its IO through src/host/
- * or the engine adapter.
- */
-export const HOST_IO_EXCEPTIONS = {
-  // TODO(adr/0068): each line below moves to src/host/ or is rewritten over its primitives.
-  'src/containment/bind-pins.ts': 'opens each bind source O_PATH and reads its /proc/self/fd link',
-  'src/transfer/chunked-out.ts': 'reads file bodies into archive chunks',
-  'src/transfer/grab-from-box.ts': 'makes, links and chmods what grab lands',
-  'src/transfer/grab-writer.ts': 'writes what grab lands, anchored',
-  'src/transfer/stage-writer.ts': 'walks and reads a delivered tree',
-};
+export const HOST_IO_PLACES = ['src/host/**', 'src/engine/**'];
 
 const testSupport = {
   group: ['**/test/**'],
@@ -91,7 +76,7 @@ export default tseslint.config(
     },
   },
   {
-    files: [...HOST_IO_PLACES, ...Object.keys(HOST_IO_EXCEPTIONS)],
+    files: HOST_IO_PLACES,
     ignores: ['**/*.test.ts', '**/*.test.tsx'],
     rules: { 'no-restricted-imports': restrictImports([]), 'no-restricted-syntax': 'off' },
   },

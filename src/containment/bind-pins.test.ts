@@ -10,12 +10,12 @@ import { useTempDir } from '../../test/support/temp.js';
 import {
   bindProofRefusal,
   changedBinds,
-  pinSource,
   pinSources,
   proofOfBox,
   provenBinds,
   type SourcedBind,
 } from './bind-pins.js';
+import { pinSource } from '../host/path-pin.js';
 import { boxPaths, boxSources, containmentProblems, type ContainmentInput } from './check.js';
 
 const tmp = useTempDir('bind-pins');

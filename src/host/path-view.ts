@@ -50,6 +50,11 @@ export function lstatEntry(abs: string): Stats {
   return lstatSync(abs);
 }
 
+/** stat(2) of `abs`, links followed: for a path the user named themselves (a deliver source). Throws as stat does. */
+export function statFollowing(abs: string): Stats {
+  return statSync(abs);
+}
+
 /** lstatEntry, or null when nothing is there (ENOENT, ENOTDIR); any other error is thrown. */
 export function lstatOrNull(abs: string): Stats | null {
   try {

@@ -21,7 +21,8 @@ import {
   provenScript,
   type ProvenBind,
 } from '../gen/bind-proof.js';
-import { bindProofRefusal, pinSource, type SourcedBind } from '../containment/bind-pins.js';
+import { bindProofRefusal, type SourcedBind } from '../containment/bind-pins.js';
+import { pinSource } from '../host/path-pin.js';
 import type { PlannedVolume, SeedContext } from './volume-ops.js';
 
 export interface PrefsSeed {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
-import { pinSource, type BindPins } from '../containment/bind-pins.js';
+import type { BindPins } from '../containment/bind-pins.js';
+import { pinSource } from '../host/path-pin.js';
 import { ByreError, PassthroughExit, RefusedError } from '../errors.js';
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
 import { postureFacts } from '../gen/posture.js';

@@ -1,8 +1,9 @@
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { testTempDir } from '../../test/support/temp.js';
+import { HeldReadFile } from '../host/anchored.js';
 import { AHEAD, ChunkedOut } from './chunked-out.js';
 
 /** Every chunk the stream emits, as it emitted them. */
@@ -21,7 +22,7 @@ describe('ChunkedOut', () => {
     const reading = drain(out);
     const file = path.join(testTempDir('chunked'), 'f');
     writeFileSync(file, 'FFFFFFFFFFFFFFFFFFFF'); // 20 bytes
-    const fd = openSync(file, 'r');
+    const fd = HeldReadFile.openFollowing(file);
     try {
       out.write(Buffer.from('abc'));
       out.zeros(20);
@@ -29,7 +30,7 @@ describe('ChunkedOut', () => {
       while (got < 20) got += out.readFrom(fd, 20 - got, got);
       expect(out.readFrom(fd, 5, 20)).toBe(0);
     } finally {
-      closeSync(fd);
+      fd.close();
     }
     out.write(Buffer.from('xyz'.repeat(7)));
     out.end();

@@ -4,8 +4,9 @@
 // write per header and per body, each a syscall in byre and a wake-up in every
 // process that relays the bytes into the box (adr/0004).
 
-import { readSync } from 'node:fs';
 import { Readable } from 'node:stream';
+
+import type { HeldReadFile } from '../host/anchored.js';
 
 const CHUNK = 64 * 1024;
 
@@ -89,14 +90,13 @@ export class ChunkedOut {
   }
 
   /**
-   * Reads up to `max` bytes of `fd` at `position` straight into the chunk
+   * Reads up to `max` bytes of `file` at `position` straight into the chunk
    * (one synchronous read, never more than the chunk has room for); returns
    * how many came, 0 at the end of the file.
    */
-  readFrom(fd: number, max: number, position: number): number {
+  readFrom(file: HeldReadFile, max: number, position: number): number {
     if (this.used === this.buf.length) this.flush();
-    const n = readSync(
-      fd,
+    const n = file.readAt(
       this.buf,
       this.used,
       Math.min(max, this.buf.length - this.used),

@@ -10,7 +10,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import tar from 'tar-stream';
@@ -20,7 +19,8 @@ import type { ExecSpec } from '../engine/types.js';
 import { ByreError, RefusedError, UsageError } from '../errors.js';
 import { WORKSPACE } from '../gen/box-layout.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDirSync } from '../host/anchored.js';
+import { AnchoredDirSync, type HeldWriteFile } from '../host/anchored.js';
+import { lstatEntry } from '../host/path-view.js';
 import { BOX_EXIT, grabSpec, grabStopSpec, grabTreeSpec, type BoxUser } from './box-scripts.js';
 import type { DeliverBox } from './deliver-to-box.js';
 import type { GrabLimits } from './grab-limits.js';
@@ -100,7 +100,7 @@ function anchorDestination(hostPath: string, name: string): Anchor {
   const resolved = path.resolve(hostPath);
   let st;
   try {
-    st = lstatSync(resolved);
+    st = lstatEntry(resolved);
   } catch (error) {
     if (errno(error) !== 'ENOENT') throw unusableDestination(hostPath, error);
     const parent = path.dirname(resolved);
@@ -246,7 +246,7 @@ class BoxSide {
 const SIZE_LOOK_MS = 50;
 
 /**
- * Runs `spec` with its stdout on `fd` (the engine client writes it; no byte
+ * Runs `spec` with its stdout on `file` (the engine client writes it; no byte
  * passes through byre) and stops it once the file grows past the cap. The
  * overshoot is what arrives within one look (~50 ms); a file over the cap
  * never lands, since its temp is only claimed after this returns.
@@ -254,13 +254,13 @@ const SIZE_LOOK_MS = 50;
 async function execToFile(
   box: DeliverBox & BoxUser,
   specFor: (mark: string) => ExecSpec,
-  fd: number,
+  file: HeldWriteFile,
   boxPath: string,
   options: GrabFromBoxOptions,
 ): Promise<StreamResult> {
   const stop = new AbortController();
   const look = (): void => {
-    if (!stop.signal.aborted && fstatSync(fd).size > options.maxBytes)
+    if (!stop.signal.aborted && file.size() > options.maxBytes)
       stop.abort(capReached('bytes', boxPath, options, 'nothing landed'));
   };
   const side = new BoxSide(box, options.note);
@@ -269,7 +269,7 @@ async function execToFile(
     let r: StreamResult;
     try {
       r = await box.handle.execStream(specFor(side.mark), {
-        stdout: fd,
+        stdout: file.fd,
         signal: stop.signal,
         onStderr: side.hear,
       });
@@ -312,19 +312,17 @@ export async function grabFromBox(
         const r = await execToFile(
           box,
           (mark) => grabSpec(box, boxPath, mark),
-          tmp.fd,
+          tmp.file,
           boxPath,
           options,
         );
         kind = judgeFirstExec(r, boxPath);
-        if (kind === 'file') fchmodSync(tmp.fd, 0o644);
+        if (kind === 'file') tmp.file.chmod(0o644);
       } finally {
-        closeSync(tmp.fd);
+        tmp.file.close();
       }
       if (kind === 'file') {
-        const { made } = claimFree(anchor.name, 1, (c) =>
-          linkSync(anchor.dir.at(tmp.name), anchor.dir.at(c)),
-        );
+        const { made } = claimFree(anchor.name, 1, (c) => anchor.dir.link(tmp.name, c));
         return { landed: path.join(anchor.shownDir, made) };
       }
     } finally {
@@ -438,7 +436,7 @@ async function grabTree(
   anchor: Anchor,
   options: GrabFromBoxOptions,
 ): Promise<GrabResult> {
-  const { made } = claimFree(anchor.name, 1, (c) => mkdirSync(anchor.dir.at(c), 0o755));
+  const { made } = claimFree(anchor.name, 1, (c) => anchor.dir.makeDir(c, 0o755));
   const landed = path.join(anchor.shownDir, made);
   const tree = new TreeWriter(anchor.dir.openDir(made), options.note);
   const stream = new PassThrough();

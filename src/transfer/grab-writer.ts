@@ -6,30 +6,11 @@
 // says; grab.ts and tar-entry.ts do.
 
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  rmdirSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import type { AnchoredDirSync } from '../host/anchored.js';
+import type { AnchoredDirSync, HeldWriteFile } from '../host/anchored.js';
 import { MAX_UNIQUIFY, candidateName, isUnusableName, sanitizeName } from './names.js';
-
-const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;
-
-/** Somewhere byre can create names: a directory open as a descriptor. */
-interface Dir {
-  at(name: string): string;
-}
 
 export function errno(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | null)?.code;
@@ -40,17 +21,13 @@ export function shown(name: string): string {
   return escapeTerminal(name.length > 512 ? `${name.slice(0, 512)}…` : name);
 }
 
-// The claim path uses synchronous fs calls on purpose: a tree is thousands of
-// small files, and each async call is a thread-pool round trip that costs more
-// than the syscall it wraps (a 1,000-file grab spent most of its time there).
+// The claim path is synchronous on purpose (AnchoredDirSync's calls): a tree
+// is thousands of small files, and each async call is a thread-pool round
+// trip that costs more than the syscall it wraps (a 1,000-file grab spent
+// most of its time there).
 
-/** Writes all of `chunk` to `fd`. */
-function writeAll(fd: number, chunk: Buffer): void {
-  for (let off = 0; off < chunk.length;) off += writeSync(fd, chunk, off);
-}
-
-/** Every chunk of `content` into `fd`; a failure to read it is the stream's (StreamBroke). */
-async function drainInto(fd: number, content: AsyncIterable<unknown>): Promise<void> {
+/** Every chunk of `content` into `file`; a failure to read it is the stream's (StreamBroke). */
+async function drainInto(file: HeldWriteFile, content: AsyncIterable<unknown>): Promise<void> {
   const chunks = content[Symbol.asyncIterator]();
   for (;;) {
     let next: IteratorResult<unknown>;
@@ -60,16 +37,16 @@ async function drainInto(fd: number, content: AsyncIterable<unknown>): Promise<v
       throw new StreamBroke(error);
     }
     if (next.done === true) return;
-    writeAll(fd, next.value as Buffer);
+    file.writeAll(next.value as Buffer);
   }
 }
 
-/** An exclusive, private temp file in `dir`: its name and open descriptor. */
-export function openTemp(dir: Dir): { name: string; fd: number } {
+/** An exclusive, private temp file in `dir`: its name and the file open for writing. */
+export function openTemp(dir: AnchoredDirSync): { name: string; file: HeldWriteFile } {
   for (let i = 0; i < 100; i++) {
     const name = `.byre-tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
-      return { name, fd: openSync(dir.at(name), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600) };
+      return { name, file: dir.createExclusive(name, 0o600) };
     } catch (error) {
       if (errno(error) !== 'EEXIST') throw error;
     }
@@ -102,9 +79,9 @@ export function claimFree(
   throw new ByreError(`no free name for ${escapeTerminal(name)}`, { rule: 'grab.no-free-name' });
 }
 
-export function removeTemp(dir: Dir, tmp: string): void {
+export function removeTemp(dir: AnchoredDirSync, tmp: string): void {
   try {
-    unlinkSync(dir.at(tmp));
+    dir.unlink(tmp);
   } catch {
     // Already gone, or the directory went away: nothing of ours is left to remove.
   }
@@ -161,12 +138,12 @@ export class TreeWriter {
     const tmp = openTemp(dir);
     try {
       try {
-        await drainInto(tmp.fd, content);
-        fchmodSync(tmp.fd, (mode & 0o755) | 0o600);
+        await drainInto(tmp.file, content);
+        tmp.file.chmod((mode & 0o755) | 0o600);
       } finally {
-        closeSync(tmp.fd);
+        tmp.file.close();
       }
-      const made = this.claim(key, landingName(last), (c) => linkSync(dir.at(tmp.name), dir.at(c)));
+      const made = this.claim(key, landingName(last), (c) => dir.link(tmp.name, c));
       this.renamed(last, made);
     } finally {
       removeTemp(dir, tmp.name);
@@ -181,7 +158,7 @@ export class TreeWriter {
       const child = key === '' ? part : `${key}/${part}`;
       if (!this.made.has(child)) {
         const parent = this.dirAt(key);
-        const made = this.claim(key, landingName(part), (c) => mkdirSync(parent.at(c), 0o755));
+        const made = this.claim(key, landingName(part), (c) => parent.makeDir(c, 0o755));
         this.renamed(part, made);
         this.made.set(child, { parent: key, name: made });
       }
@@ -265,23 +242,23 @@ export class TreeWriter {
  * rmdir of `name` in `dir`: gone already is fine, and a non-directory swapped
  * in for it (a link) is unlinked. Throws when a directory stays (not empty).
  */
-export function removeDir(dir: Dir, name: string): void {
+export function removeDir(dir: AnchoredDirSync, name: string): void {
   try {
-    rmdirSync(dir.at(name));
+    dir.removeDir(name);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return;
     if (code !== 'ENOTDIR') throw error;
-    unlinkSync(dir.at(name));
+    dir.unlink(name);
   }
 }
 
 /** Unlinks every entry of `dir` that is not a directory (a link is removed, never followed). */
 function emptyOfFiles(dir: AnchoredDirSync): void {
-  for (const e of readdirSync(dir.self(), { withFileTypes: true })) {
+  for (const e of dir.entries()) {
     if (e.isDirectory()) continue;
     try {
-      unlinkSync(dir.at(e.name));
+      dir.unlink(e.name);
     } catch {
       // Gone already, or turned into a directory: the caller's rmdir reports it.
     }

@@ -1,10 +1,11 @@
-import { closeSync, fstatSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 
 import { testTempDir } from '../../test/support/temp.js';
+import { HeldReadFile } from '../host/anchored.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
 import { buildStage, stageLocalSources, type StageWriter } from './stage-writer.js';
 
@@ -55,19 +56,17 @@ describe('the staged archive', () => {
   it('fails (and breaks the stream) when a file is shorter than byre first saw it', async () => {
     const file = path.join(testTempDir('stage'), 'f');
     writeFileSync(file, 'four');
-    const fd = openSync(file, 'r');
+    const held = HeldReadFile.openFollowing(file);
     try {
-      const st = fstatSync(fd);
-      const { writer, done } = buildStage((w) =>
-        w.fileFromFd('000001/f', Object.assign(st, { size: 100 }), fd, 'f'),
-      );
+      Object.assign(held.stats, { size: 100 });
+      const { writer, done } = buildStage((w) => w.fileFrom('000001/f', held, 'f'));
       const reading = (async () => {
         for await (const c of writer.stream) void c;
       })();
       await expect(done).rejects.toMatchObject({ rule: 'transfer.source-changed' });
       await expect(reading).rejects.toMatchObject({ rule: 'transfer.source-changed' });
     } finally {
-      closeSync(fd);
+      held.close();
     }
   });
 

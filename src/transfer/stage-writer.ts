@@ -3,15 +3,15 @@
 // interior symlinks, or from an incoming `--tar -` archive whose entries are
 // validated first. One archive, one exec, however many files.
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, type Stats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
-import { AnchoredDirSync } from '../host/anchored.js';
+import { AnchoredDirSync, HeldReadFile } from '../host/anchored.js';
+import { canonicalPathSync } from '../host/canonical.js';
+import { statFollowing } from '../host/path-view.js';
 import { ChunkedOut } from './chunked-out.js';
 import { STAGE_COMPLETE } from './box-scripts.js';
 import { StagePlan, type StageLayout } from './stage-plan.js';
@@ -46,8 +46,6 @@ export async function feed(source: AsyncIterable<unknown>, sink: ChunkSink): Pro
   }
   sink.end();
 }
-
-const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 export class StageWriter {
   private readonly out = new ChunkedOut();
@@ -97,13 +95,14 @@ export class StageWriter {
   }
 
   /**
-   * A regular file open as `fd` (the caller closes it), as `st` said it was:
-   * exactly `st.size` bytes, read synchronously straight into the archive's
-   * chunks (a tree is mostly small files, and an async read costs more than
-   * it reads). A file that shrank fails the delivery; one that grew is cut
-   * at the size its header already promised.
+   * A regular file held open (the caller closes it), as its fstat said it
+   * was: exactly that many bytes, read synchronously straight into the
+   * archive's chunks (a tree is mostly small files, and an async read costs
+   * more than it reads). A file that shrank fails the delivery; one that
+   * grew is cut at the size its header already promised.
    */
-  async fileFromFd(name: string, st: Stats, fd: number, shown: string): Promise<void> {
+  async fileFrom(name: string, file: HeldReadFile, shown: string): Promise<void> {
+    const st = file.stats;
     this.out.write(
       tarHeader({
         name,
@@ -115,7 +114,7 @@ export class StageWriter {
     );
     let got = 0;
     while (got < st.size) {
-      const n = this.out.readFrom(fd, st.size - got, got);
+      const n = this.out.readFrom(file, st.size - got, got);
       if (n === 0) {
         throw new ByreError(`${escapeTerminal(shown)} shrank while byre read it`, {
           rule: 'transfer.source-changed',
@@ -174,17 +173,16 @@ async function stageFileAt(
   file: string,
   shown: string,
 ): Promise<void> {
-  const fd = openSync(file, O_RDONLY | O_NONBLOCK);
+  const held = HeldReadFile.openFollowing(file);
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) {
+    if (!held.stats.isFile()) {
       throw new ByreError(`${escapeTerminal(shown)} is not a regular file`, {
         rule: 'transfer.not-a-file',
       });
     }
-    await w.fileFromFd(item, st, fd, shown);
+    await w.fileFrom(item, held, shown);
   } finally {
-    closeSync(fd);
+    held.close();
   }
 }
 
@@ -203,7 +201,7 @@ export async function stageLocalSources(
 ): Promise<void> {
   for (const source of sources) {
     // The user's own argument may be a symlink; interior ones are never followed.
-    const st = await stat(source);
+    const st = statFollowing(source);
     const name = path.basename(path.resolve(source));
     if (st.isFile()) {
       const item = w.plan.addItem(name, 'file');
@@ -213,7 +211,7 @@ export async function stageLocalSources(
       const item = w.plan.addItem(name, 'dir');
       w.items.push(item);
       await w.dir(item, st.mode, st.mtime);
-      const dir = AnchoredDirSync.open(await realpath(source));
+      const dir = AnchoredDirSync.open(canonicalPathSync(source));
       try {
         await walk(w, dir, item, [], source, notes);
       } finally {
@@ -235,7 +233,7 @@ async function walk(
   shownRoot: string,
   notes: string[],
 ): Promise<void> {
-  const entries = readdirSync(dir.self(), { withFileTypes: true });
+  const entries = dir.entries();
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const shown = path.join(shownRoot, ...rel, e.name);
@@ -259,23 +257,22 @@ async function walk(
         child.close();
       }
     } else if (e.isFile()) {
-      let fd: number;
+      let file: HeldReadFile;
       try {
-        fd = openSync(dir.at(e.name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        file = dir.openFile(e.name);
       } catch {
         notes.push(`skipped ${escapeTerminal(shown)}: it changed while byre read it`);
         continue;
       }
       try {
-        const st = fstatSync(fd);
-        if (!st.isFile()) {
+        if (!file.stats.isFile()) {
           notes.push(`skipped ${escapeTerminal(shown)}: not a regular file`);
           continue;
         }
         const placed = w.plan.place(item, components, 'file');
-        await w.fileFromFd(placed.path, st, fd, shown);
+        await w.fileFrom(placed.path, file, shown);
       } finally {
-        closeSync(fd);
+        file.close();
       }
     } else {
       notes.push(`skipped ${escapeTerminal(shown)}: not a regular file or directory`);
