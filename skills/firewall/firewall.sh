@@ -29,6 +29,13 @@
 #   refused at once and counted. INPUT is not touched.
 # - Every name is forwarded; the box's DNS is redirected to the resolver all
 #   the same, so an answer for a closed name always passes the deny sets.
+# The edge (adr/0070; deny-by-default only): BYRE_EDGE_HOSTS names the
+# injected hosts (`name:port`) and BYRE_EDGE_UID the edge helper's user. The
+# resolver forwards those names too, and their answers join edge sets that
+# only that user's connections may use: the box reaches those names at the
+# edge (its /etc/hosts), and its own direct connect to their addresses is
+# refused unless its allowlist admits them. A closure closes them to the
+# edge as to the box. Under open-denylist the edge is as open as the box.
 # Both prove the wall with a deny probe on loopback (adr/0061), then open the
 # box's launch gate by listening once on loopback. Any failure exits non-zero
 # before the gate opens, so the box never starts its agent without the wall
@@ -116,6 +123,19 @@ else
   read_entries BYRE_EGRESS_DENY all closed closed_static4 closed_static6
 fi
 
+# --- the edge's hosts: names only, reached by the edge's user alone -------------
+edge=()        # "name port"
+edge_uid=''
+if [ "$open" = 0 ] && [ -n "${BYRE_EDGE_HOSTS:-}" ]; then
+  edge_uid=${BYRE_EDGE_UID:-}
+  [[ $edge_uid =~ ^[1-9][0-9]{0,9}$ ]] || die "BYRE_EDGE_UID holds \"$edge_uid\", not a uid"
+  [ "$edge_uid" != "${BYRE_BOX_UID:-}" ] ||
+    die "the box runs as uid $edge_uid, the edge's user; the wall cannot tell them apart"
+  edge4=() edge6=()
+  read_entries BYRE_EDGE_HOSTS 443 edge edge4 edge6
+  [ "$((${#edge4[@]} + ${#edge6[@]}))" = 0 ] || die "BYRE_EDGE_HOSTS holds an address; the edge serves names only"
+fi
+
 # --- the published ports: the only doors in ---------------------------------
 inbound=()
 for p in ${BYRE_INBOUND:-}; do
@@ -133,6 +153,8 @@ dns_uid=$(id -u "$dns_user" 2>/dev/null) || { dns_user=nobody; dns_uid=$(id -u n
 [ "$dns_uid" != 0 ] || die "the $dns_user user is root; the resolver needs a user of its own"
 [ "$dns_uid" != "${BYRE_BOX_UID:-}" ] ||
   die "the box runs as uid $dns_uid, the resolver's user; the wall cannot tell them apart"
+[ "$dns_uid" != "$edge_uid" ] ||
+  die "the edge runs as uid $edge_uid, the resolver's user; the wall cannot tell them apart"
 
 upstreams=()
 if [ -n "${BYRE_WALL_UPSTREAM:-}" ]; then
@@ -169,11 +191,11 @@ ports_for() { # name
   printf '%s\n' "${out[@]+"${out[@]}"}" | sort -un
 }
 
-# The ports a name's own answers open: those of the entries covering it, less
-# those of the closures covering it (deny-by-default; a closure covers its
-# name and every name below it, as an entry does). None when a closure without
-# a port covers it.
-ports_open() { # name
+# The ports of the `entries` (names of an array of "name port") that cover a
+# name, less those of the closures covering it (deny-by-default; a closure
+# covers its name and every name below it, as an entry does). None when a
+# closure without a port covers it.
+open_ports_of() { # name, entries
   local e n p
   local -A shut=()
   for e in "${closed[@]+"${closed[@]}"}"; do
@@ -182,15 +204,31 @@ ports_open() { # name
     [ "$p" != all ] || return 0
     shut[$p]=1
   done
-  for p in $(ports_for "$1"); do [ -n "${shut[$p]:-}" ] || echo "$p"; done
+  for p in $($2 "$1"); do [ -n "${shut[$p]:-}" ] || echo "$p"; done
 }
+
+# The ports a name's own answers open to the box.
+ports_open() { open_ports_of "$1" ports_for; } # name
+
+# The ports of the edge's entries covering a name.
+edge_ports_for() { # name
+  local e n out=()
+  for e in "${edge[@]+"${edge[@]}"}"; do
+    n=${e% *}
+    if [[ $1 == "$n" || $1 == *."$n" ]]; then out+=("${e#* }"); fi
+  done
+  printf '%s\n' "${out[@]+"${out[@]}"}" | sort -un
+}
+
+# The ports a name's answers open to the edge's user alone.
+edge_ports_open() { open_ports_of "$1" edge_ports_for; } # name
 
 # The names the resolver is told about: the entries', and the closed names
 # below them (deny-by-default), so the most specific match is the closure's.
 distinct_names() {
   local e
   {
-    for e in "${names[@]+"${names[@]}"}"; do echo "${e% *}"; done
+    for e in "${names[@]+"${names[@]}"}" "${edge[@]+"${edge[@]}"}"; do echo "${e% *}"; done
     for e in "${closed[@]+"${closed[@]}"}"; do
       [ -z "$(ports_for "${e% *}")" ] || echo "${e% *}"
     done
@@ -217,7 +255,8 @@ EOF
   fi
   for n in $(distinct_names); do
     ports=$(ports_open "$n")
-    if [ "$open" = 0 ] && [ -z "$ports" ]; then
+    edge_ports=$(edge_ports_open "$n")
+    if [ "$open" = 0 ] && [ -z "$ports$edge_ports" ]; then
       # Closed on every port it had: answered locally, never forwarded (refused).
       echo "server=/$n/"
       continue
@@ -225,8 +264,10 @@ EOF
     if [ "$open" = 0 ]; then
       for u in "${upstreams[@]+"${upstreams[@]}"}"; do echo "server=/$n/$u"; done
     fi
+    # One line per name: the most specific name's line is the one dnsmasq uses.
     sets=()
     for p in $ports; do sets+=("4#inet#byre#${kind}4_$p" "6#inet#byre#${kind}6_$p"); done
+    for p in $edge_ports; do sets+=("4#inet#byre#edge4_$p" "6#inet#byre#edge6_$p"); done
     (IFS=,; echo "nftset=/$n/${sets[*]}")
   done
 }
@@ -234,6 +275,11 @@ EOF
 name_ports() {
   local e
   for e in "${names[@]+"${names[@]}"}"; do echo "${e#* }"; done | sort -un
+}
+
+edge_ports() {
+  local e
+  for e in "${edge[@]+"${edge[@]}"}"; do echo "${e#* }"; done | sort -un
 }
 
 ruleset() { # probe port
@@ -252,6 +298,9 @@ table inet byre {
 EOF
   for p in $(name_ports); do
     printf '\tset %s4_%s { type ipv4_addr; }\n\tset %s6_%s { type ipv6_addr; }\n' "$2" "$p" "$2" "$p"
+  done
+  for p in $(edge_ports); do
+    printf '\tset edge4_%s { type ipv4_addr; }\n\tset edge6_%s { type ipv6_addr; }\n' "$p" "$p"
   done
   cat <<EOF
 	set refused4 { type ipv4_addr . inet_proto . inet_service; size 4096; flags dynamic; counter; }
@@ -343,6 +392,10 @@ EOF
   for p in $(name_ports); do
     printf '\t\tip daddr @allow4_%s tcp dport %s accept\n\t\tip6 daddr @allow6_%s tcp dport %s accept\n' "$p" "$p" "$p" "$p"
   done
+  for p in $(edge_ports); do
+    printf '\t\tmeta skuid %s ip daddr @edge4_%s tcp dport %s accept\n' "$edge_uid" "$p" "$p"
+    printf '\t\tmeta skuid %s ip6 daddr @edge6_%s tcp dport %s accept\n' "$edge_uid" "$p" "$p"
+  done
   cat <<EOF
 		ct state invalid drop
 		oifname != "lo" meta l4proto { tcp, udp } update @refused4 { ip daddr . meta l4proto . th dport }
@@ -397,7 +450,7 @@ escape_name() {
 # A name the resolver forwards as the wall's business: allowed on some port
 # (deny-by-default), or closed (open-denylist); the entry itself or a name below it.
 covered() { # name
-  [ -n "$(ports_open "$1")" ]
+  [ -n "$(ports_open "$1")$(edge_ports_open "$1")" ]
 }
 
 # dnsmasq's own lines: `query[TYPE] NAME from ADDR` and `reply NAME is ADDR`.
@@ -414,8 +467,10 @@ resolver_events() {
       echo "byre-wall 1 refused-name $(now) $REPLY $t"
     elif [[ $line =~ reply\ (.*)\ is\ ([0-9]+(\.[0-9]+){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)$ ]]; then
       name=${BASH_REMATCH[1]}; addr=${BASH_REMATCH[2]}
-      # Under open-denylist only a closed name's answers are the wall's business.
-      [ "$open" = 0 ] || { n=${name,,}; covered "${n%.}"; } || continue
+      # The allowlist's answers (an answer for the edge alone is not the box's),
+      # and under open-denylist a closed name's.
+      n=${name,,}
+      [ -n "$(ports_open "${n%.}")" ] || continue
       escape_name "$name"
       echo "byre-wall 1 resolved $(now) $REPLY $addr 0"
     elif [ "$open" = 1 ] && [[ $line =~ (forwarded|cached|config|reply|validation)\  ]]; then

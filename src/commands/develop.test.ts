@@ -423,59 +423,17 @@ describe('develop: every refusal', () => {
 
   const WALLED = 'skills = ["firewall"]\n';
 
-  it('develop.inject-not-yet: an injected credential behind a wall is refused at its row, never delivered instead', async () => {
+  it('an injected credential behind a wall is served at the edge: develop goes on to ask the passphrase', async () => {
     w.writeConfig(await injectedConfig('API_KEY', WALLED));
     const error = await refusal(develop());
-    expect(error).toBeInstanceOf(RefusedError);
-    expect(error.rule).toBe('develop.inject-not-yet');
-    expect(error.location).toEqual({
-      file: path.join(w.store, 'byre.config'),
-      line: 3,
-      column: 1,
-      key: 'env_from_host.API_KEY',
-    });
-    expect(error.message).toMatch(
-      /not yet available behind a network wall \(skill byre\/firewall, deny-by-default\)/,
-    );
-    expect(w.io.err).not.toMatch(/passphrase/);
+    // It gets as far as asking the passphrase (there is no terminal here to answer).
+    expect(error.rule).toMatch(/^credential\./);
     expect(mutations(w.engine)).toEqual([]);
   });
 
-  it('an injected credential without a wall is not refused as not yet built', async () => {
+  it('an injected credential without a wall gets as far as the passphrase too', async () => {
     w.writeConfig(await injectedConfig());
     const error = await refusal(develop());
-    // It gets as far as asking the passphrase (there is no terminal here to answer).
-    expect(error.rule).not.toBe('develop.inject-not-yet');
-    expect(error.rule).toMatch(/^credential\./);
-  });
-
-  it('develop.inject-not-yet: a walled injection that appears by the time the lock is held', async () => {
-    w.writeConfig('engine = "auto"\n');
-    const injected = await injectedConfig('API_KEY', WALLED);
-    const error = await refusal(
-      develop({
-        detect: async () => {
-          w.writeConfig(injected);
-          return FAKE_FACTS;
-        },
-      }),
-    );
-    expect(error.rule).toBe('develop.inject-not-yet');
-    expect(mutations(w.engine)).toEqual([]);
-  });
-
-  it('a delivered row above an injected one is not refused as an injection', async () => {
-    const defaults = path.join(w.home, 'default.config');
-    mkdirSync(w.home, { recursive: true });
-    writeFileSync(defaults, await injectedConfig());
-    const { table } = await createIdentity('passphrase', 10);
-    const row = await sealValue(table.recipient, 'encrypted', 'API_KEY', Buffer.from('sk-test'));
-    w.writeConfig(
-      `[env_from_host]\nAPI_KEY = "${row}"\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
-    );
-    const error = await refusal(develop());
-    // It gets as far as asking the passphrase (there is no terminal here to answer).
-    expect(error.rule).not.toBe('develop.inject-not-yet');
     expect(error.rule).toMatch(/^credential\./);
   });
 

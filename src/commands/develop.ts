@@ -32,7 +32,6 @@ import {
   openCredentialSession,
   type CredentialSession,
 } from '../session/credentials.js';
-import { refuseInjectionUntilEdge } from '../session/edge-not-yet.js';
 import { prepareEdge } from '../session/edge.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
@@ -94,7 +93,6 @@ async function pinLaunchEngine(
   deps: ReturnType<typeof withDefaults>,
 ): Promise<{ pinned: PinnedEngine; early: Awaited<ReturnType<typeof loadBoxConfig>> }> {
   const early = await loadBoxConfig(ctx, userHome(io));
-  refuseInjectionUntilEdge(early.config, early.skills, early.locate);
   await checkContainment(
     containmentInput(ctx, ctx.store.home, userHome(io), early.config, early.skills),
   );
@@ -115,7 +113,6 @@ async function prepareUnderLock(
 ): Promise<PreparedSession> {
   const { io, ctx } = s;
   const loaded = await rereadPinned(io, ctx, pinned, 'develop');
-  refuseInjectionUntilEdge(loaded.config, loaded.skills, loaded.locate);
   const binds = await judgeBinds(s, loaded);
   const values = await credentialValues(loaded.config, credentials);
   const edge = await prepareEdge(

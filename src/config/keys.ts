@@ -272,7 +272,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'config.env-key-invalid',
       'config.key-banned-here',
     ],
-    note: 'The rules are sealed with the value: a file whose rules differ from the sealed ones opens nothing, so widening where a secret goes needs the passphrase. Written by `byre credential add KEY --inject HOST[,HOST] --header NAME|--bearer|--basic USER` (again to add a host, `byre credential remove KEY --inject HOST` to drop one), not by hand; docs/CREDENTIALS.md has recipes. `byre develop` starts the edge beside the box; behind a network wall it refuses a config that injects a credential (not yet built). Not allowed in template.config.',
+    note: 'The rules are sealed with the value: a file whose rules differ from the sealed ones opens nothing, so widening where a secret goes needs the passphrase. Written by `byre credential add KEY --inject HOST[,HOST] --header NAME|--bearer|--basic USER` (again to add a host, `byre credential remove KEY --inject HOST` to drop one), not by hand; docs/CREDENTIALS.md has recipes. `byre develop` starts the edge beside the box; behind a network wall (`firewall`) only the edge may connect to the addresses of the injected names, and a direct connect from the box to them is refused unless `egress` admits it. Not allowed in template.config.',
     fields: {
       hosts: {
         summary: 'The hosts (`name[:port]`) the edge presents the credential to.',

@@ -50,6 +50,7 @@ describe('planInjection', () => {
       boxEnv: {},
       hostEntries: [],
       listenPorts: [],
+      upstreams: [],
       trustEnv: {},
     });
   });
@@ -72,6 +73,13 @@ describe('planInjection', () => {
       `github.com:${EDGE_ADDRESS}`,
     ]);
     expect(plan.listenPorts).toEqual([80, 443, 8443]);
+    // Where the edge itself connects: every route's own name and port, never :80.
+    expect(plan.upstreams).toEqual([
+      'api.anthropic.com:443',
+      'api.github.com:443',
+      'github.com:443',
+      'github.com:8443',
+    ]);
     expect(plan.trustEnv).toEqual({
       GIT_SSL_CAINFO: SYSTEM_BUNDLE,
       NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,

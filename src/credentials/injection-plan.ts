@@ -1,8 +1,7 @@
 // What a launch does for credentials injected at the edge (adr/0070), as
 // data: the routes the edge serves, the box's sentinels and host entries, the
 // trust variables, and what an ejected box is told instead. Pure: no value
-// is read here (the edge gets values on its stdin, never from this plan), and
-// nothing user-facing calls it until the edge is built and proven.
+// is read here (the edge gets values on its stdin, never from this plan).
 
 import {
   formatInjectHost,
@@ -45,6 +44,8 @@ interface InjectionPlan {
   hostEntries: string[];
   /** The ports the edge listens on at EDGE_ADDRESS, sorted (80 refuses plain HTTP). */
   listenPorts: number[];
+  /** `name:port` of every route, sorted: where the edge itself connects (a wall admits its user there). */
+  upstreams: string[];
   /** Unset (empty) when nothing is injected: the image then carries no CA. */
   trustEnv: Record<string, string>;
 }
@@ -73,6 +74,7 @@ export function planInjection(
     boxEnv: Object.fromEntries(injections.map((i) => [i.key, INJECTION_SENTINEL])),
     hostEntries: names.map((n) => `${n}:${EDGE_ADDRESS}`),
     listenPorts: [...ports].sort((a, b) => a - b),
+    upstreams: [...new Set(routes.map((r) => `${r.host.name}:${r.host.port}`))],
     trustEnv: routes.length > 0 ? { ...EDGE_TRUST_ENV } : {},
   };
 }

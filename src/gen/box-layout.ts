@@ -45,6 +45,14 @@ export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
  */
 export const BIND_PROOF_ENV = 'BYRE_BIND_PROOF';
 /**
+ * The user the edge drops to once it listens (its script's `NOBODY`). Behind
+ * a wall only this user's connections may reach the injected names'
+ * addresses (adr/0070); the wall's hook refuses a box or resolver that runs
+ * as it.
+ */
+export const EDGE_UID = 65534;
+
+/**
  * Credentials injected at the edge (adr/0070): the edge process's script,
  * baked root-owned, which the edge helper runs with the image's node.
  */

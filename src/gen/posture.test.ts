@@ -108,6 +108,29 @@ describe('helperEnv', () => {
   });
 });
 
+describe("the edge's hosts behind the wall (adr/0070)", () => {
+  const facts = postureFacts(fakeConfig(), [
+    postureSkill('byre/firewall', 'deny-by-default', '/fw'),
+  ]);
+  it("names the injected name:ports and the edge's user, never the box env's", () => {
+    const env = helperEnv(
+      { BYRE_EDGE_HOSTS: 'evil.test:443', BYRE_EDGE_UID: '1000' },
+      facts,
+      1000,
+      undefined,
+      ['api.example.com:443', 'git.example.com:8443'],
+    );
+    expect(env['BYRE_EDGE_HOSTS']).toBe('api.example.com:443 git.example.com:8443');
+    expect(env['BYRE_EDGE_UID']).toBe('65534');
+  });
+
+  it('sets neither when nothing is injected, whatever the box env says', () => {
+    const env = helperEnv({ BYRE_EDGE_HOSTS: 'evil.test:443', BYRE_EDGE_UID: '1000' }, facts, 0);
+    expect(env['BYRE_EDGE_HOSTS']).toBeUndefined();
+    expect(env['BYRE_EDGE_UID']).toBeUndefined();
+  });
+});
+
 describe("the wall resolver's upstream (adr/0063)", () => {
   const facts = postureFacts(fakeConfig(), [
     postureSkill('byre/firewall', 'deny-by-default', '/fw'),

@@ -7,6 +7,7 @@
 import type { EffectiveConfig } from '../config/types.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { deriveBoxEgress, type DerivedEgress } from './allowlist.js';
+import { EDGE_UID } from './box-layout.js';
 
 export interface PostureFacts {
   /** 'open' when no posture skill is enabled. */
@@ -58,8 +59,17 @@ export function helperEnv(
   facts: PostureFacts,
   boxUid: number,
   upstream?: string,
+  edgeHosts: readonly string[] = [],
 ): Record<string, string> {
   const env: Record<string, string> = { ...boxEnv };
+  // The edge's hosts (`name:port`) and user: the wall admits that user alone
+  // to those names' answers (adr/0070). Never the box's own say.
+  delete env['BYRE_EDGE_HOSTS'];
+  delete env['BYRE_EDGE_UID'];
+  if (edgeHosts.length > 0) {
+    env['BYRE_EDGE_HOSTS'] = edgeHosts.join(' ');
+    env['BYRE_EDGE_UID'] = String(EDGE_UID);
+  }
   // The resolver's user must not be the box's (adr/0063).
   env['BYRE_BOX_UID'] = String(boxUid);
   // Where the wall's resolver sends allowlisted names, when not the engine's

@@ -1,11 +1,12 @@
-// The edge's part of a launch (adr/0070), for a box without a wall. Under
+// The edge's part of a launch (adr/0070), with the wall or without. Under
 // the setup lock: the project's CA and a leaf per injected name (minted when
 // missing, expiring or for other names), the box's host entries and
 // sentinels, and the edge's stdin with the values. Beside the box's start
 // (src/session/credentials.ts): the edge helper started in the box's network
 // namespace and ready before the credential gate opens, which the sentinels'
-// delivery opens. The edge inside a wall's helper is not built: develop
-// refuses a walled box that injects (src/session/edge-not-yet.ts).
+// delivery opens. Behind a wall, the wall's hook is told the injected
+// `name:port`s (the wall's plan, src/session/wall.ts): its resolver forwards
+// them, and only the edge's user may connect to their answers.
 
 import type { Injection } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
@@ -29,6 +30,8 @@ export interface EdgeLaunch {
   hostEntries: string[];
   /** The TLS ports the edge is told to listen on (it listens on :80 itself, to refuse plain HTTP visibly). */
   ports: number[];
+  /** `name:port` of every injected host: where the edge connects, which a wall admits for it alone. */
+  upstreams: string[];
   /** The edge's whole stdin: the values. Written to the helper's stdin and nowhere else. */
   input: string;
   /** Each injected key with the sentinel the box holds instead, over the credential channel. */
@@ -115,6 +118,7 @@ export async function prepareEdge(
     hostEntries: plan.hostEntries,
     // The edge listens on :80 of its own accord (to refuse plain HTTP); it is told the TLS ports.
     ports: plan.listenPorts.filter((p) => p !== EDGE_PLAIN_HTTP_PORT),
+    upstreams: plan.upstreams,
     input: encoded.text,
     sentinels: credentials.map((c) => ({
       key: c.key,

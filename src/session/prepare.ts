@@ -187,6 +187,7 @@ export async function prepareSession(
       engine.facts.keepId,
       name,
       io.env['BYRE_WALL_UPSTREAM'],
+      inputs.edge?.upstreams,
     ),
     credentials: credentialDelivery(sealed.params, inputs.credentials, inputs.edge),
     edge:

@@ -160,7 +160,16 @@ describe('the plans beside the start', () => {
         joinUserns: true,
       });
       expect(plan.env['BYRE_EGRESS']).toBeDefined();
+      expect(plan.env['BYRE_EDGE_HOSTS']).toBeUndefined();
     }
+  });
+
+  it("netnsPlan: an injecting box's wall is told the edge's hosts and user", () => {
+    const params = { ...shared, labels: { ...shared.labels, run: 'n1' } };
+    const facts = postureFacts(fakeConfig(), [...walled]);
+    const plan = netnsPlan(params, facts, false, 'byre-box', undefined, ['api.example.com:443']);
+    expect(plan?.env['BYRE_EDGE_HOSTS']).toBe('api.example.com:443');
+    expect(plan?.env['BYRE_EDGE_UID']).toBe('65534');
   });
 
   it.each([

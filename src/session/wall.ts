@@ -10,7 +10,8 @@ import { enforcePosture, type NetnsPlan } from '../network/netns.js';
 
 /**
  * The helper's plan for the box `params` creates, named `box`; null when
- * nothing walls it. `upstream` is the host's BYRE_WALL_UPSTREAM (adr/0063).
+ * nothing walls it. `upstream` is the host's BYRE_WALL_UPSTREAM (adr/0063);
+ * `edgeHosts` the injected `name:port`s the wall admits the edge to (adr/0070).
  */
 export function netnsPlan(
   params: RunParams,
@@ -18,6 +19,7 @@ export function netnsPlan(
   keepId: boolean,
   box: string,
   upstream?: string,
+  edgeHosts: readonly string[] = [],
 ): NetnsPlan | null {
   if (posture.hook === null || params.labels.run === undefined) return null;
   return {
@@ -25,7 +27,7 @@ export function netnsPlan(
     box,
     hook: posture.hook,
     image: params.image,
-    env: helperEnv(Object.fromEntries(runEnv(params)), posture, params.uid, upstream),
+    env: helperEnv(Object.fromEntries(runEnv(params)), posture, params.uid, upstream, edgeHosts),
     joinUserns: keepId,
   };
 }

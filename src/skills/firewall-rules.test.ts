@@ -440,6 +440,119 @@ describe('byre-firewall: one ruleset and one resolver config per allowlist (adr/
   );
 });
 
+describe("byre-firewall: the edge's hosts, reached by the edge's user alone (adr/0070)", () => {
+  const EDGE = { BYRE_EDGE_UID: '65534', BYRE_BOX_UID: '1000' };
+  const edgeSets = (...ports: number[]): string[] =>
+    ports.flatMap((p) => [
+      `set edge4_${p} { type ipv4_addr; }`,
+      `set edge6_${p} { type ipv6_addr; }`,
+    ]);
+  const edgeRules = (...ports: number[]): string[] =>
+    ports.flatMap((p) => [
+      `meta skuid 65534 ip daddr @edge4_${p} tcp dport ${p} accept`,
+      `meta skuid 65534 ip6 daddr @edge6_${p} tcp dport ${p} accept`,
+    ]);
+  const edgeNftset = (name: string, allow: number[], edge: number[]): string =>
+    `nftset=/${name}/${[
+      ...allow.map((p) => `4#inet#byre#allow4_${p},6#inet#byre#allow6_${p}`),
+      ...edge.map((p) => `4#inet#byre#edge4_${p},6#inet#byre#edge6_${p}`),
+    ].join(',')}`;
+
+  it('an injected name off the allowlist: forwarded, its answers only in the edge sets, which only the edge user may use', () => {
+    const r = runWall('registry.npmjs.org', '', 'refused', {
+      ...EDGE,
+      BYRE_EDGE_HOSTS: 'api.fixture.test:8443 api.example.test',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(ruleset(r.log)).toEqual(
+      wall(
+        probePort(r.log),
+        [...sets(443), ...edgeSets(443, 8443)],
+        [...setRules(443), ...edgeRules(443, 8443)],
+      ),
+    );
+    expect(r.conf).toEqual([
+      ...RESOLVER_BASE,
+      'server=/api.example.test/192.0.2.53',
+      edgeNftset('api.example.test', [], [443]),
+      'server=/api.fixture.test/192.0.2.53',
+      edgeNftset('api.fixture.test', [], [8443]),
+      'server=/registry.npmjs.org/192.0.2.53',
+      nftset('registry.npmjs.org', 443),
+    ]);
+  }, 30_000);
+
+  it('an injected name under an allowed one fills both; a closure closes it to the edge as to the box', () => {
+    const r = runWall('github.com', '', 'refused', {
+      ...EDGE,
+      BYRE_EGRESS_DENY: 'uploads.github.com',
+      BYRE_EDGE_HOSTS: 'api.github.com,uploads.github.com',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.conf.slice(RESOLVER_BASE.length)).toEqual([
+      'server=/api.github.com/192.0.2.53',
+      edgeNftset('api.github.com', [443], [443]),
+      'server=/github.com/192.0.2.53',
+      nftset('github.com', 443),
+      'server=/uploads.github.com/',
+    ]);
+  }, 30_000);
+
+  it("an answer for the edge alone is no event of the box's; a query for it is no refused name", () => {
+    const r = runWall('example.test', '', 'refused', {
+      ...EDGE,
+      BYRE_EDGE_HOSTS: 'api.fixture.test:8443',
+      STUB_RESOLVER_LOG: [
+        'dnsmasq: query[A] api.fixture.test from 127.0.0.1',
+        'dnsmasq: reply api.fixture.test is 192.0.2.20',
+        'dnsmasq: query[A] www.example.test from 172.17.0.2',
+        'dnsmasq: reply www.example.test is 192.0.2.10',
+      ].join('\n'),
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/ \d{10} /, ' T '));
+    expect(events).toEqual(['byre-wall 1 resolved T www.example.test 192.0.2.10 0']);
+  }, 30_000);
+
+  it('under open-denylist the edge is as open as the box: no edge set, no edge rule', () => {
+    const r = runHook(HOOKS.open, {
+      ...EDGE,
+      BYRE_WALL_POSTURE: 'open-denylist',
+      BYRE_EGRESS_DENY: 'closed.test',
+      BYRE_EDGE_HOSTS: 'api.fixture.test:8443',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(ruleset(r.log).some((l) => l.includes('edge'))).toBe(false);
+    expect(r.conf.some((l) => l.includes('fixture'))).toBe(false);
+  }, 30_000);
+
+  it.each([
+    [{ BYRE_EDGE_UID: '' }, 'not a uid'],
+    [{ BYRE_EDGE_UID: '0' }, 'not a uid'],
+    [{ BYRE_EDGE_UID: '65534;x' }, 'not a uid'],
+    [{ BYRE_BOX_UID: '65534' }, "the edge's user"],
+    [{ BYRE_EDGE_UID: '101' }, "the resolver's user"],
+    [{ BYRE_EDGE_HOSTS: '192.0.2.9:443' }, 'names only'],
+    [{ BYRE_EDGE_HOSTS: 'a;b.test' }, 'not an entry'],
+  ])(
+    '%j touches no rule, starts no resolver and never opens the gate',
+    (env, message) => {
+      const r = runWall('a.test', '', 'refused', {
+        ...EDGE,
+        BYRE_EDGE_HOSTS: 'api.fixture.test',
+        ...env,
+      });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(message);
+      expect(r.log.filter((l) => /^(nft|dnsmasq|timeout 60)/.test(l))).toEqual([]);
+    },
+    30_000,
+  );
+});
+
 /**
  * The hook run until `stage` says it is waiting, then sent TERM, as its
  * engine stops it; how it ended. Its process group goes after (the stubs'

@@ -8,7 +8,10 @@
 // fixture HTTPS server on this machine (the edge told its address and CA,
 // test-only) carrying the real value. One project and one box per flavour
 // (root docker and podman, and rootless podman, whose keep-id ownership is
-// the point); the tests of a flavour run in order and share them.
+// the point); the tests of a flavour run in order and share them. Last, the
+// same project behind byre/firewall: the edge finds the fixture through the
+// wall's resolver (a DNS server in this process), and only the edge's user
+// may connect to its answer; the box's own connect to it is refused.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,10 +23,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createIdentity, sealInjected, sealValue } from '../../src/credentials/seal.js';
 import { edgeHelperName } from '../../src/network/edge.js';
+import { wallHelperName } from '../../src/network/netns.js';
 import { fixtureCerts } from './edge-fixture.js';
 import { flavorsUnderTest } from './engines.js';
+import { fixtureDns } from './fixture-dns.js';
 import {
   engineCli,
+  engineCliAsync,
   installTestAgent,
   runByre,
   runningBox,
@@ -213,6 +219,21 @@ async function sampleCmdlines(): Promise<{
   };
 }
 
+/** What the wall and the edge of `box` said, for a failed request's message. */
+async function wallDiagnosis(project: TestProject, box: string, seen: string[]): Promise<string> {
+  const name = engineCli(project, ['inspect', '-f', '{{.Name}}', box]).trim().replace(/^\//, '');
+  const asks = [
+    ['logs', wallHelperName(name)],
+    ['exec', wallHelperName(name), 'nft', 'list', 'ruleset'],
+    ['logs', edgeHelperName(name)],
+  ];
+  let said = `the fixture DNS saw: ${JSON.stringify(seen)}`;
+  for (const ask of asks) {
+    said += `\n--- ${ask.join(' ')}\n${await engineCliAsync(project, ask).catch(String)}`;
+  }
+  return said;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -398,5 +419,88 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expect(() => engineCli(project, ['inspect', box])).toThrow();
     expect(s?.stderr()).toContain('· 2 credentials');
     expectClean('byre output', (s?.stdout() ?? '') + (s?.stderr() ?? ''));
+  });
+
+  it("behind the wall: the edge alone reaches the injected name, as the wall's resolver answers it; the box's own connect is refused", async () => {
+    const host = hostAddress();
+    // Bound to that address, so its answers come from where the wall's resolver asked.
+    const dns = await fixtureDns(host);
+    dns.answers.set(INJECTED, host);
+    project.writeConfig(`skills = ["firewall"]\n${await credentialConfig(fixture.port)}`);
+    const walled = scope.start(project, ['develop', '--passphrase-fd', '3'], {
+      fd3: `${PASSPHRASE}\n`,
+      // The fixture's CA only: the edge resolves the name, through the wall.
+      env: { BYRE_EDGE_UPSTREAM_CA: fixture.ca, BYRE_WALL_UPSTREAM: `${host}#${dns.port}` },
+    });
+    let ended = false;
+    void walled.exited.then(() => (ended = true));
+    const said = (): string => `develop ended first:\n${walled.stderr()}`;
+    try {
+      const id = await waitFor(
+        'the walled box',
+        () => {
+          if (ended) throw new Error(said());
+          return runningBox(project);
+        },
+        500_000,
+      );
+      await waitFor('the sentinel, delivered once the edge and the wall are up', () => {
+        if (ended) throw new Error(said());
+        try {
+          const env = engineCli(project, ['exec', id, 'cat', '/proc/1/environ']);
+          return env.includes('EDGE_KEY=byre-edge-sentinel') ? true : null;
+        } catch {
+          return null;
+        }
+      });
+      const before = fixture.requests().length;
+      // Asynchronously: the wall's upstream is a DNS server in this process.
+      const fetched = (
+        await engineCliAsync(project, [
+          'exec',
+          id,
+          'node',
+          '-e',
+          `fetch(${JSON.stringify(`https://${INJECTED}:${fixture.port}/behind-the-wall`)})` +
+            '.then(async (r) => console.log(r.status, (await r.text()).trim()))' +
+            '.catch((e) => console.log("failed", e.cause?.code ?? e.message))',
+        ])
+      ).trim();
+      if (fetched !== '200 ok') {
+        throw new Error(`${fetched}\n${await wallDiagnosis(project, id, dns.seen)}`);
+      }
+      expect(fetched, walled.stderr()).toBe('200 ok');
+      const seen = await waitFor(
+        'the fixture to log the walled request',
+        () =>
+          fixture
+            .requests()
+            .slice(before)
+            .find((r) => r.url === '/behind-the-wall') ?? null,
+        10_000,
+      );
+      expect(seen.headers['authorization']).toBe(`Bearer ${EDGE_SECRET}`);
+      // The edge asked the wall's resolver for the name; the box never had to.
+      expect(dns.seen).toContain(INJECTED);
+      // The box's own connect to the address the edge reached is refused at once.
+      const direct = engineCli(project, [
+        'exec',
+        id,
+        'bash',
+        '-c',
+        `e=$(timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${fixture.port}' 2>&1); case $? in 0) echo OK;; 124) echo SILENT;; *) case $e in *'Connection refused'*) echo REFUSED;; *) echo "FAILED $e";; esac;; esac`,
+      ]).trim();
+      expect(direct).toBe('REFUSED');
+      const status = runByre(project, ['status']);
+      const flat = status.stdout.replace(/\s+/g, ' ');
+      expect(flat).toContain('Edge: up for the running box: it alone holds the injected values');
+      expectClean('status behind the wall', status.stdout + status.stderr);
+      const helper = edgeHelperOf(id);
+      expect(await walled.end()).toBe(0);
+      expect(() => engineCli(project, ['inspect', helper])).toThrow();
+      expectClean('byre output behind the wall', walled.stdout() + walled.stderr());
+    } finally {
+      await dns.close();
+    }
   });
 });

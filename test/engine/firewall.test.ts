@@ -9,7 +9,6 @@
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -21,6 +20,7 @@ import { containerName } from '../../src/gen/names.js';
 import { wallHelperName } from '../../src/network/netns.js';
 import { FORGE_WORKTREE } from '../support/forge.js';
 import { flavorsUnderTest, type EngineName, type Flavor } from './engines.js';
+import { fixtureDns } from './fixture-dns.js';
 import {
   cleanupProject,
   engineCli,
@@ -116,64 +116,6 @@ function containerLogs(engine: EngineName, name: string): string {
  */
 function probe(name: string, ip: string, port: number): string {
   return `e=$(timeout 2 bash -c 'exec 3<>/dev/tcp/${ip}/${port}' 2>&1); case $? in 0) echo ${name}_OK;; 124) echo ${name}_SILENT;; *) case $e in *'Connection refused'*) echo ${name}_REFUSED;; *) echo "${name}_FAILED \${e##*: }";; esac;; esac`;
-}
-
-/**
- * The resolver's upstream in these tests: a DNS server in this process on
- * 0.0.0.0 (reached from boxes through their network's gateway), answering A
- * queries from `answers` (TTL 1 s) and nothing for `silent` names, NXDOMAIN
- * for the rest; every query name it saw is in `seen`. Nothing leaves the machine.
- */
-interface FixtureDns {
-  port: number;
-  answers: Map<string, string>;
-  silent: Set<string>;
-  seen: string[];
-  close(): Promise<void>;
-}
-
-async function fixtureDns(): Promise<FixtureDns> {
-  const socket: Socket = createSocket('udp4');
-  const answers = new Map<string, string>();
-  const silent = new Set<string>();
-  const seen: string[] = [];
-  socket.on('message', (msg, peer) => {
-    if (msg.length < 12) return;
-    const labels: string[] = [];
-    let at = 12;
-    while (at < msg.length && msg[at] !== 0) {
-      const len = msg[at] ?? 0;
-      labels.push(msg.subarray(at + 1, at + 1 + len).toString('latin1'));
-      at += 1 + len;
-    }
-    const qtype = msg.readUInt16BE(at + 1);
-    const name = labels.join('.').toLowerCase();
-    seen.push(name);
-    if (silent.has(name)) return;
-    const question = msg.subarray(12, at + 5);
-    const address = answers.get(name);
-    const header = Buffer.alloc(12);
-    msg.copy(header, 0, 0, 2);
-    header.writeUInt16BE(address === undefined ? 0x8183 : 0x8180, 2);
-    header.writeUInt16BE(1, 4);
-    const answer =
-      address !== undefined && qtype === 1
-        ? Buffer.concat([
-            Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 1, 0, 4]),
-            Buffer.from(address.split('.').map(Number)),
-          ])
-        : Buffer.alloc(0);
-    header.writeUInt16BE(answer.length === 0 ? 0 : 1, 6);
-    socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => socket.bind(0, '0.0.0.0', resolve));
-  return {
-    port: socket.address().port,
-    answers,
-    silent,
-    seen,
-    close: () => new Promise<void>((r) => socket.close(() => r())),
-  };
 }
 
 /** A private network for one test, labelled for the sweep; its gateway is this machine. */

@@ -6,7 +6,7 @@
 // ids (slug of the last two path components) always contain `byretest`; the
 // sweep keys on that and on the `byre.test` label that raw test objects carry.
 
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
@@ -25,6 +25,7 @@ import {
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { projectIdFor } from '../../src/project/identity.js';
 import { afterAll, afterEach } from 'vitest';
 import { type EngineName, type Flavor } from './engines.js';
@@ -245,18 +246,35 @@ export function startByre(
   };
 }
 
+const execFileAsync = promisify(execFile);
+
+/** The program and argv that run the engine CLI as the project's flavor. */
+function engineCommand(project: TestProject, args: string[]): [string, string[]] {
+  const { engine, user } = project.flavor;
+  if (user === null) return [engine, args];
+  return ['runuser', ['-u', user, '--', 'env', `HOME=${userIds(user).home}`, engine, ...args]];
+}
+
 /** Runs the engine CLI as the project's flavor; throws on failure. */
 export function engineCli(project: TestProject, args: string[], input?: string): string {
-  const { engine, user } = project.flavor;
-  const file = user === null ? engine : 'runuser';
-  const argv =
-    user === null ? args : ['-u', user, '--', 'env', `HOME=${userIds(user).home}`, engine, ...args];
+  const [file, argv] = engineCommand(project, args);
   return execFileSync(file, argv, {
     encoding: 'utf8',
     timeout: 300_000,
     input: input ?? '',
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * engineCli without blocking this process: for a box that talks to a
+ * fixture served in this process (a DNS server), which a synchronous call
+ * would leave unanswered until it returned.
+ */
+export async function engineCliAsync(project: TestProject, args: string[]): Promise<string> {
+  const [file, argv] = engineCommand(project, args);
+  const { stdout } = await execFileAsync(file, argv, { encoding: 'utf8', timeout: 300_000 });
+  return stdout;
 }
 
 /**
