@@ -6,9 +6,11 @@
 //        projects: { <side>: { dir, home, id } }, image, boxes: { <side>: id },
 //        log(text) }
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import path from 'node:path';
+import { fixtureCerts } from '../test/support/edge-fixture.mjs';
 import { benchProject, interleave, median, ownedDir, run, tryRun, wallMs } from './lib.mjs';
 
 /** Runs a byre binary as the flavour in its side's project (or in `p`). */
@@ -162,6 +164,160 @@ export function credentials(ctx) {
       ),
     },
   ];
+}
+
+/** The name the edge case injects for: the fixture's certificate is for it. */
+const EDGE_NAME = 'api.fixture.test';
+
+/** This machine's first non-loopback IPv4: boxes of every flavour reach the host there. */
+function machineAddress() {
+  const found = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal);
+  if (found === undefined) throw new Error('no non-loopback IPv4 address on this machine');
+  return found.address;
+}
+
+/** The fixture HTTPS server (test/support/edge-fixture.mjs) on this machine: { address, port, ca, stop }. */
+async function edgeFixture(ctx) {
+  const dir = path.join(ctx.root, 'edge-fixture');
+  mkdirSync(dir, { recursive: true });
+  const ca = fixtureCerts(dir, [EDGE_NAME]);
+  const address = machineAddress();
+  const child = spawn(process.execPath, [path.join(dir, 'server.mjs'), '0', dir, address], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // It listens on a port of the OS's choosing and says which once ready.
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+      if (out.startsWith('fixture ready')) resolve(Number(/port (\d+)/.exec(out)?.[1]));
+    });
+    child.on('exit', () => reject(new Error(`the fixture exited: ${out}`)));
+  });
+  child.stdout.resume();
+  return { address, port, ca, stop: () => child.kill('SIGKILL') };
+}
+
+/**
+ * The in-box side of the per-request row: `n` HTTPS GETs (after a warmup),
+ * alternating one straight to the server (its address, the fixture's CA) and
+ * one to the injected name (the edge, trusted through the project's CA),
+ * each on its own keep-alive connection; prints each one's ms.
+ */
+const REQUESTS_SCRIPT = (fixture, n) => `node -e '
+const https = require("node:https");
+const ca = require("node:fs").readFileSync("/tmp/byre-bench-ca.pem");
+const direct = new https.Agent({ keepAlive: true, maxSockets: 1, ca });
+const edge = new https.Agent({ keepAlive: true, maxSockets: 1 });
+const get = (o) => new Promise((resolve, reject) => {
+  const t = process.hrtime.bigint();
+  https.get({ path: "/", ...o }, (r) => { r.resume(); r.on("end", () => resolve(Number(process.hrtime.bigint() - t) / 1e6)); }).on("error", reject);
+});
+(async () => {
+  const out = { direct: [], edge: [] };
+  for (let i = 0; i < ${n} + 5; i++) {
+    const d = await get({ host: "${fixture.address}", port: ${fixture.port}, servername: "${EDGE_NAME}", agent: direct });
+    const e = await get({ host: "${EDGE_NAME}", port: ${fixture.port}, agent: edge });
+    if (i >= 5) { out.direct.push(d); out.edge.push(e); }
+  }
+  console.log("EDGE-REQUESTS " + JSON.stringify(out));
+})().catch((e) => { console.log("EDGE-REQUESTS-FAILED " + e.message); });
+'
+`;
+
+/**
+ * Credentials injected at the edge (issue 31, adr/0070), each binary
+ * against itself: warm `develop` with one key injected against the same
+ * key delivered (the edge's start on the launch path: at most +100 ms), and
+ * in one box HTTPS requests through the edge against the same requests
+ * straight to the server (what the edge adds per request: at most +5 ms,
+ * median). The server is a fixture on this machine with its own CA, which
+ * the edge is told to trust and where to find (the test-only
+ * BYRE_EDGE_UPSTREAM and BYRE_EDGE_UPSTREAM_CA), so nothing leaves it. The
+ * edge layer installs Debian's node in the bench's agentless image.
+ */
+export async function edge(ctx) {
+  const fixture = await edgeFixture(ctx);
+  try {
+    const value = path.join(ctx.root, 'edge-value');
+    writeFileSync(value, 'bench-injected-value\n', { mode: 0o644 });
+    writeFileSync(path.join(ctx.root, 'edge-ca.pem'), fixture.ca, { mode: 0o644 });
+    ownedDir(ctx.flavour, ctx.root);
+    const env = { BYRE_EDGE_UPSTREAM: fixture.address, BYRE_EDGE_UPSTREAM_CA: fixture.ca };
+    const auth = ['--passphrase-fd', '0'];
+    const sides = {};
+    const requests = {};
+    for (const s of sidesOf(ctx)) {
+      const projects = {};
+      for (const kind of ['injected', 'delivered']) {
+        const p = benchProject(ctx.flavour, ctx.root, `edge-${kind}-${s}`);
+        const inject =
+          kind === 'injected' ? ['--inject', `${EDGE_NAME}:${fixture.port}`, '--bearer'] : [];
+        byre(
+          ctx,
+          s,
+          ['credential', 'add', 'BENCH_KEY', ...inject, '--file', value, ...auth],
+          {
+            input: `${PASSPHRASE}\n`,
+          },
+          p,
+        );
+        ctx.log(`edge-${kind}-${s}: cold develop (builds the image)`);
+        byre(ctx, s, ['develop', ...auth], { input: `${PASSPHRASE}\ntrue\n`, env }, p);
+        projects[kind] = p;
+      }
+      sides[`${s}:delivered`] = () =>
+        timedDevelop(ctx, s, projects.delivered, auth, `${PASSPHRASE}\n`);
+      sides[`${s}:injected`] = () =>
+        timedDevelop(ctx, s, projects.injected, auth, `${PASSPHRASE}\n`);
+      const script = `cat > /tmp/byre-bench-ca.pem <<'EOF'\n${fixture.ca.trim()}\nEOF\n${REQUESTS_SCRIPT(fixture, ctx.runs * 10)}`;
+      const said = byre(
+        ctx,
+        s,
+        ['develop', ...auth],
+        { input: `${PASSPHRASE}\n${script}`, env },
+        projects.injected,
+      );
+      const line = said.split('\n').find((l) => l.startsWith('EDGE-REQUESTS'));
+      if (line === undefined || !line.startsWith('EDGE-REQUESTS ')) {
+        throw new Error(`the box's requests failed: ${line ?? said.slice(-500)}`);
+      }
+      const got = JSON.parse(line.slice('EDGE-REQUESTS '.length));
+      requests[`${s}:direct`] = got.direct;
+      requests[`${s}:edge`] = got.edge;
+    }
+    const launch = interleave(sides, ctx.runs);
+    return [
+      {
+        name: 'warm `develop` with a key injected at the edge: start → box process running',
+        what: 'warm `develop` with the same key delivered',
+        show: 'time',
+        target: { of: 'delta', max: 100 },
+        ...measured(
+          ctx,
+          launch,
+          (s) => `${s}:delivered`,
+          (s) => `${s}:injected`,
+        ),
+      },
+      {
+        name: 'an HTTPS request through the edge, in the box (keep-alive, median of many)',
+        what: 'the same request straight to the server',
+        show: 'time',
+        target: { of: 'delta', max: 5 },
+        ...measured(
+          ctx,
+          requests,
+          (s) => `${s}:direct`,
+          (s) => `${s}:edge`,
+        ),
+      },
+    ];
+  } finally {
+    fixture.stop();
+  }
 }
 
 /**

@@ -47,6 +47,7 @@ const repo = path.dirname(here);
 const CASES = [
   'develop',
   'credentials',
+  'edge',
   'rebuild',
   'startup',
   'config',

@@ -147,6 +147,7 @@ async function benchFlavour(flavour, data) {
     await attempt('config', () => result.rows.push(...cases.config(ctx)));
     await attempt('develop', () => result.rows.unshift(...cases.develop(ctx)));
     await attempt('credentials', () => result.rows.push(...cases.credentials(ctx)));
+    await attempt('edge', async () => result.rows.push(...(await cases.edge(ctx))));
     await attempt('rebuild', () => result.rows.push(...cases.rebuild(ctx)));
     if (wants('status') || wants('transfer')) {
       log('starting the background sessions');

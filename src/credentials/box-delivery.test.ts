@@ -1,15 +1,16 @@
 // Host-side delivery over the fake engine, whose exec runs the real receiver
 // under sh against a temp directory standing in for the session tmpfs.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { LABEL } from '../gen/names.js';
+import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { clearSecrets, registerSecret } from '../output/redact.js';
 import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
@@ -100,5 +101,71 @@ describe('deliverCredentials', () => {
     await expect(
       deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
     ).rejects.toThrow(/already delivered/);
+  });
+});
+
+/** execStream for real: the receiver run with the streamed stdin, pointed at the temp tmpfs. */
+function streamingReceiver(engine: FakeEngine): void {
+  engine.execStream = async (spec: ExecSpec, io: StreamIo) => {
+    const argv = spec.command.map((a) =>
+      a === CREDENTIAL_DIR ? dir : a === '/proc/mounts' ? mounts : a,
+    );
+    const [cmd, ...args] = argv;
+    const child = spawn(cmd as string, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    if (typeof io.stdout !== 'number') child.stdout.pipe(io.stdout);
+    const exited = new Promise<number>((r) => child.on('close', (code) => r(code ?? 1)));
+    const stdin = io.stdin;
+    if (stdin !== undefined && typeof stdin !== 'number') {
+      try {
+        for await (const chunk of stdin) child.stdin.write(chunk);
+        child.stdin.end();
+      } catch (error) {
+        child.kill('SIGKILL');
+        await exited;
+        throw error;
+      }
+    }
+    return { exitCode: await exited, stderr, stderrHead: stderr };
+  };
+}
+
+describe('deliverCredentials with a release (the edge starting beside it)', () => {
+  it('lands the values at once and opens the gate only once released', async () => {
+    const { engine, id } = engineWithBox();
+    streamingReceiver(engine);
+    let release = (): void => undefined;
+    const released = new Promise<void>((r) => (release = r));
+    const delivering = deliverCredentials(
+      engine,
+      { nonce: 'n1', uid: 1, gid: 1, values },
+      FAST,
+      id,
+      released,
+    );
+    await vi.waitFor(() => expect(existsSync(path.join(dir, 'env', 'API_KEY'))).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(existsSync(path.join(dir, 'ready'))).toBe(false);
+    release();
+    await delivering;
+    expect(existsSync(path.join(dir, 'ready'))).toBe(true);
+    expect(engine.callsTo('exec')).toEqual([]);
+  });
+
+  it('never opens the gate when the release fails, and stops the box', async () => {
+    const { engine, id } = engineWithBox();
+    streamingReceiver(engine);
+    const failure = deliverCredentials(
+      engine,
+      { nonce: 'n1', uid: 1, gid: 1, values },
+      FAST,
+      id,
+      Promise.reject(new Error('the edge exited')),
+    );
+    await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
+    expect(existsSync(path.join(dir, 'ready'))).toBe(false);
+    expect(engine.callsTo('stop')).toEqual([[id, 2]]);
   });
 });

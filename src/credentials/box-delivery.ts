@@ -4,7 +4,10 @@
 // exec's stdin. Any failure stops the box: it must never run past its
 // credential gate without them (it would fail closed anyway, 30 s later).
 
+import { Readable, Writable } from 'node:stream';
+
 import type { ExecRunner, SessionRunner } from '../engine/engine.js';
+import type { ExecSpec } from '../engine/types.js';
 import { ByreError } from '../errors.js';
 import { findBoxByNonce, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
 import { escapeTerminal } from '../output/escape.js';
@@ -39,25 +42,74 @@ function failed(message: string): ByreError {
   });
 }
 
+/** Bytes of the receiver's stdout kept: it says one line. */
+const RECEIVER_OUTPUT_CAP = 4096;
+
+/** The payload's closing line: the receiver opens the gate only once it reads it. */
+const CLOSING_LINE = 'end\n';
+
+/**
+ * The receiver run with the payload on its stdin, all but its closing line
+ * sent at once and that line only once `release` resolves: the exec's start
+ * and the values' landing overlap the step `release` waits for (the edge's
+ * start), while the gate still opens after it. A rejected `release` breaks
+ * the stream, which kills the exec before the gate opened.
+ */
+async function execReleased(
+  engine: ExecRunner,
+  spec: ExecSpec,
+  payload: string,
+  release: Promise<void>,
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const cut = payload.lastIndexOf(CLOSING_LINE);
+  const stdin = Readable.from(
+    (async function* () {
+      yield Buffer.from(payload.slice(0, cut));
+      await release;
+      yield Buffer.from(payload.slice(cut));
+    })(),
+  );
+  let stdout = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (stdout.length < RECEIVER_OUTPUT_CAP) stdout += chunk.toString('utf8');
+      done();
+    },
+  });
+  let stderr = '';
+  const r = await engine.execStream(spec, {
+    stdin,
+    stdout: sink,
+    onStderr: (chunk) => {
+      stderr = (stderr + chunk).slice(-RECEIVER_OUTPUT_CAP);
+    },
+  });
+  return { exitCode: r.exitCode, stdout, stderr };
+}
+
 /**
  * Deliver every value. Resolves once the receiver confirmed the gate is
  * open; rejects (after stopping the box) otherwise. `found`: the box's id
  * when a step before this one already found it by its nonce (the edge's).
+ * `release`: the gate waits for it too (the values are sent before it).
  */
 export async function deliverCredentials(
   engine: SessionRunner & ExecRunner,
   delivery: CredentialDelivery,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
   found?: string,
+  release?: Promise<void>,
 ): Promise<void> {
   const boxId = found ?? (await findBoxByNonce(engine, delivery.nonce, timeouts));
   if (boxId === null) throw failed('the box never started, so no credentials were delivered');
+  const spec = { id: boxId, command: receiverCommand(), user: `${delivery.uid}:${delivery.gid}` };
+  const payload = credentialPayload(delivery.values);
   let outcome: { exitCode: number; stdout: string; stderr: string };
   try {
-    outcome = await engine.exec(
-      { id: boxId, command: receiverCommand(), user: `${delivery.uid}:${delivery.gid}` },
-      { input: credentialPayload(delivery.values) },
-    );
+    outcome =
+      release === undefined
+        ? await engine.exec(spec, { input: payload })
+        : await execReleased(engine, spec, payload, release);
   } catch (error) {
     await engine.stop(boxId, 2).catch(() => undefined);
     const why = error instanceof Error ? redactSecrets(error.message) : 'the exec failed';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import {
@@ -121,8 +121,12 @@ describe('enforcePosture', () => {
   it('finds the box as created and checks its network while it starts; the helper runs only once it runs', async () => {
     const engine = new FakeEngine();
     const box = boxOf(engine, 'bridge', false);
-    const walling = enforcePosture(engine, plan, fast);
-    await new Promise((r) => setTimeout(r, 30));
+    // A deadline far past any load: the box starts only once the test says so.
+    const walling = enforcePosture(engine, plan, { ...fast, findMs: 60_000 });
+    // Until the network mode was asked (the box still not running); no fixed sleep, which load outlasts.
+    await vi.waitFor(() => expect(engine.calls.map((c) => c.method)).toContain('networkMode'), {
+      timeout: 10_000,
+    });
     const before = engine.calls.map((c) => c.method);
     expect(before).toEqual(expect.arrayContaining(['ps', 'remove', 'networkMode']));
     expect(before).not.toContain('run');

@@ -105,16 +105,10 @@ export interface EdgeStart {
 }
 
 /**
- * Starts the box's edge once the box runs; resolves with the box's id when
- * the edge is ready (the delivery reuses it). Throws (box removed) otherwise.
+ * Starts the box's edge in the running box's network; resolves once the edge
+ * is ready. Throws (box removed) otherwise.
  */
-async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Promise<string> {
-  const boxId = await findBoxByNonce(engine, nonce, NETNS_TIMEOUTS);
-  if (boxId === null) {
-    throw new ByreError('the box never started, so its edge was not started', {
-      rule: 'edge.not-ready',
-    });
-  }
+async function startBoxEdge(engine: Engine, boxId: string, edge: EdgeStart): Promise<void> {
   const { launch } = edge;
   await startEdge(
     engine,
@@ -128,7 +122,32 @@ async function startBoxEdge(engine: Engine, nonce: string, edge: EdgeStart): Pro
     },
     boxId,
   );
-  return boxId;
+}
+
+/**
+ * The box's edge started beside the delivery: the delivery's exec starts and
+ * sends the values at once, and its closing line (which opens the gate)
+ * waits for the edge's ready line, so nothing of the box's runs before the
+ * edge listens. The edge's failure is the one reported.
+ */
+async function deliverWithEdge(
+  engine: Engine,
+  delivery: CredentialDelivery,
+  edge: EdgeStart,
+): Promise<void> {
+  const boxId = await findBoxByNonce(engine, delivery.nonce, NETNS_TIMEOUTS);
+  if (boxId === null) {
+    throw new ByreError('the box never started, so its edge was not started', {
+      rule: 'edge.not-ready',
+    });
+  }
+  const ready = startBoxEdge(engine, boxId, edge);
+  const [started, delivered] = await Promise.allSettled([
+    ready,
+    deliverCredentials(engine, delivery, NETNS_TIMEOUTS, boxId, ready),
+  ]);
+  if (started.status === 'rejected') throw started.reason;
+  if (delivered.status === 'rejected') throw delivered.reason;
 }
 
 /**
@@ -145,8 +164,8 @@ export async function deliverBeside(
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
-    const boxId = edge === null ? undefined : await startBoxEdge(engine, delivery.nonce, edge);
-    await deliverCredentials(engine, delivery, NETNS_TIMEOUTS, boxId);
+    if (edge === null) await deliverCredentials(engine, delivery, NETNS_TIMEOUTS);
+    else await deliverWithEdge(engine, delivery, edge);
   } catch (error) {
     return { error };
   }

@@ -160,7 +160,7 @@ describe('byre credential', { timeout: 120_000 }, () => {
     expectNoValue();
   });
 
-  it('injects at the edge (adr/0070): the row and its rules, a host added and dropped, status says so, develop refuses it behind a wall', () => {
+  it('injects at the edge (adr/0070): the row and its rules, a host added and dropped, status says so', () => {
     const bad = byre([
       'credential',
       'add',
@@ -223,23 +223,6 @@ describe('byre credential', { timeout: 120_000 }, () => {
       'github.com as Authorization: Basic (user x-access-token)',
     );
     // dockerrun's comment lines are src/commands/dockerrun.test.ts's (it needs an engine's facts).
-    const empty = path.join(root, 'no-tools');
-    // Behind a wall, develop cannot serve an injection yet: refused before any engine is asked.
-    const unwalled = readFileSync(config, 'utf8');
-    writeFileSync(config, `skills = ["firewall"]\n${unwalled}`);
-    const dev = spawnSync(BIN, ['develop'], {
-      cwd: project,
-      input: '',
-      encoding: 'utf8',
-      env: { BYRE_HOME: home, BYRE_ALLOW_ROOT: '1', PATH: empty, HOME: root },
-    });
-    outputs.push(dev.stdout, dev.stderr);
-    expect(dev.status).toBe(3);
-    expect(dev.stderr).toContain(
-      'injection at the edge is not yet available behind a network wall',
-    );
-    expect(dev.stderr).toContain(`${config}:`);
-    writeFileSync(config, unwalled);
 
     const drop = byre(
       ['credential', 'remove', 'GH_TOKEN', '--inject', 'api.github.com', '--passphrase-fd', '3'],

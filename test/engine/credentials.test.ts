@@ -24,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdentity, sealInjected, sealValue } from '../../src/credentials/seal.js';
 import { edgeHelperName } from '../../src/network/edge.js';
 import { wallHelperName } from '../../src/network/netns.js';
-import { fixtureCerts } from './edge-fixture.js';
+import { fixtureCerts } from '../support/edge-fixture.mjs';
 import { flavorsUnderTest } from './engines.js';
 import { fixtureDns } from './fixture-dns.js';
 import {

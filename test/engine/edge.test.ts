@@ -34,7 +34,7 @@ import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
 import { edgeHelperName, endEdge, startEdge } from '../../src/network/edge.js';
 import { fakeConfig } from '../support/config.js';
-import { fixtureCerts } from './edge-fixture.js';
+import { fixtureCerts } from '../support/edge-fixture.mjs';
 import { flavorEnginePath, flavorsUnderTest } from './engines.js';
 
 // Docker as the test user talks to the same daemon as root: nothing new to prove.

@@ -1,14 +1,17 @@
-// The edge tests' upstream (test/engine/edge.test.ts, credentials.test.ts):
-// a fixture HTTPS server with its own CA, made with openssl here, which the
-// edge is told to trust upstream (test-only). The server answers `ok` and
-// prints one JSON line per request (what it received) on stdout; it runs in
-// a container on 443 (`/fixture`), or on the host on a port given.
+// The edge's upstream in the engine tests (test/engine/edge.test.ts,
+// credentials.test.ts) and the edge's bench case (bench/cases.mjs): a fixture
+// HTTPS server with its own CA, made with openssl here, which the edge is
+// told to trust upstream (test-only). The server answers `ok` and prints one
+// JSON line per request (what it received) on stdout; it runs in a container
+// on 443 (`/fixture`), or on the host on a port given. Plain JavaScript, so
+// the bench (run by node, without TypeScript) shares it; types in
+// edge-fixture.d.mts.
 
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** `node server.mjs [PORT [CERT_DIR [ADDRESS]]]`: 443, /fixture and every address by default. */
+/** `node server.mjs [PORT [CERT_DIR [ADDRESS]]]`: 443, /fixture and every address by default (port 0: the OS picks, and the ready line says it). */
 const FIXTURE_SERVER = `import https from 'node:https';
 import fs from 'node:fs';
 const [port = '443', dir = '/fixture', address = '0.0.0.0'] = process.argv.slice(2);
@@ -20,10 +23,11 @@ const server = https.createServer(
     res.end('ok\\n');
   },
 );
-server.listen(Number(port), address, () => process.stdout.write('fixture ready\\n'));
+server.listen(Number(port), address, () => process.stdout.write('fixture ready port ' + server.address().port + '\\n'));
 `;
 
-function openssl(dir: string, args: string[]): void {
+/** @param {string} dir @param {string[]} args */
+function openssl(dir, args) {
   execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
 }
 
@@ -31,7 +35,12 @@ function openssl(dir: string, args: string[]): void {
  * Writes into `dir` the fixture's own CA (its key removed once it signed),
  * a leaf for `names`, and `server.mjs`; returns the CA's PEM.
  */
-export function fixtureCerts(dir: string, names: readonly string[]): string {
+/**
+ * @param {string} dir
+ * @param {readonly string[]} names
+ * @returns {string}
+ */
+export function fixtureCerts(dir, names) {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   openssl(dir, [
     'req',
