@@ -16,7 +16,7 @@ import { clearSecrets, registerSecret } from '../output/redact.js';
 import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
 import { deliverCredentials } from './box-delivery.js';
 
-const FAST = { findMs: 200, pollMs: 10 };
+const FAST = { findMs: 200, pollMs: 10, startPollMs: 5 };
 const SECRET = 'sk-deliver-test-42';
 const values: DeliveredValue[] = [
   { key: 'API_KEY', kind: 'encrypted', value: new TextEncoder().encode(SECRET) },

@@ -9,7 +9,7 @@ import { Readable, Writable } from 'node:stream';
 import type { ExecRunner, SessionRunner } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { ByreError } from '../errors.js';
-import { findBoxByNonce, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
+import { findRunningBox, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
 import {
@@ -96,11 +96,11 @@ async function execReleased(
 export async function deliverCredentials(
   engine: SessionRunner & ExecRunner,
   delivery: CredentialDelivery,
-  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
+  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs' | 'startPollMs'> = NETNS_TIMEOUTS,
   found?: string,
   release?: Promise<void>,
 ): Promise<void> {
-  const boxId = found ?? (await findBoxByNonce(engine, delivery.nonce, timeouts));
+  const boxId = found ?? (await findRunningBox(engine, delivery.nonce, timeouts));
   if (boxId === null) throw failed('the box never started, so no credentials were delivered');
   const spec = { id: boxId, command: receiverCommand(), user: `${delivery.uid}:${delivery.gid}` };
   const payload = credentialPayload(delivery.values);

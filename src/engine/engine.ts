@@ -116,7 +116,8 @@ export interface SessionRunner extends EngineIdentity {
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
   /**
-   * A `run -i …` argv attached, its stdin and stdout streamed: a helper fed
+   * A `run -i …` argv, or `start --attach --interactive NAME` of a helper
+   * created with `-i`, attached, its stdin and stdout streamed: a helper fed
    * on its stdin that talks on its stdout for as long as it runs (the edge,
    * adr/0070). Settles when the helper ends; its exit status is data.
    */

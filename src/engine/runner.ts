@@ -427,7 +427,9 @@ class CliEngine implements Engine {
   }
 
   async runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult> {
-    if (argv[0] !== 'run') throw new TypeError('Engine.runStream takes a `run …` argv');
+    if (argv[0] !== 'run' && argv[0] !== 'start') {
+      throw new TypeError('Engine.runStream takes a `run …` or `start …` argv');
+    }
     const r = await streamEngineExec(this.facts.path, argv, io, this.env);
     this.throwIfClientFailed(argv, r);
     return { exitCode: r.exitCode, stderr: r.stderr, stderrHead: r.stderrHead };

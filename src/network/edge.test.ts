@@ -1,5 +1,6 @@
 // The edge helper's runner against the fake engine (adr/0070): its argv
-// (attached, only the box's network, three capabilities, no value), its
+// (created with stdin open, started attached, only the box's network, three
+// capabilities, no value), its
 // stdin (the encoded input, whole), and failing closed — a helper that
 // exits or stays silent before its ready line is removed with the box.
 // test/engine/edge.test.ts proves it on docker and podman.
@@ -41,11 +42,18 @@ describe('startEdge', () => {
       };
     };
     const edge = await startEdge(engine, plan(), boxId);
-    const argv = engine.calls.find((c) => c.method === 'runStream')?.args[0] as string[];
+    const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
     const name = edgeHelperName('byre-box');
     expect(name).toMatch(/^byre-edge-[0-9a-f]{16}$/);
+    // Created (it needs the box to exist, not to run), then started attached.
+    expect(engine.calls.find((c) => c.method === 'runStream')?.args[0]).toEqual([
+      'start',
+      '--attach',
+      '--interactive',
+      name,
+    ]);
     expect(argv).toEqual([
-      'run',
+      'create',
       '-i',
       '--pull=never',
       '--name',
@@ -84,8 +92,12 @@ describe('startEdge', () => {
     expect(Buffer.concat(fed).toString()).toBe(INPUT);
     await edge.ended;
     expect(edge.events).toEqual(['byre-edge 1 refused 1 plain-http x.com']);
-    // A stale helper of the box goes before the run.
-    expect(engine.calls.map((c) => c.method).slice(0, 2)).toEqual(['remove', 'runStream']);
+    // A stale helper of the box goes before the create.
+    expect(engine.calls.map((c) => c.method).slice(0, 3)).toEqual([
+      'remove',
+      'create',
+      'runStream',
+    ]);
   });
 
   it('keeps the newest event lines only: the box causes them', async () => {
@@ -108,7 +120,7 @@ describe('startEdge', () => {
     const { engine, boxId } = setup();
     engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
     await startEdge(engine, plan(true), boxId);
-    const argv = engine.calls.find((c) => c.method === 'runStream')?.args[0] as string[];
+    const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
     expect(argv).toContain(`--userns=container:${boxId}`);
     expect(argv.indexOf(`--userns=container:${boxId}`)).toBeLessThan(argv.indexOf('byre-img'));
   });

@@ -1,7 +1,8 @@
 // The edge-only helper (adr/0070): a container on the box's image that
 // shares only the box's network namespace and runs the baked edge process
-// under node, attached (`run -i`), fed the routes, credentials and leaves on
-// its stdin, which is then closed. Values travel on that pipe only: never in
+// under node, created while the box starts (`create -i`) and started
+// attached once it runs (`start --attach --interactive`), fed the routes,
+// credentials and leaves on its stdin, which is then closed. Values travel on that pipe only: never in
 // argv, env, a file or anything `inspect` shows. It must be ready (its
 // `byre-edge 1 ready` line) before the box's gate opens; if it is not, the
 // launch fails closed: the helper and the box are removed.
@@ -13,6 +14,7 @@ import type { SessionRunner, StreamResult } from '../engine/engine.js';
 import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
+import { redactSecrets } from '../output/redact.js';
 import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import { boxNetHelperFlags, NETNS_HELPER_STOP } from './netns.js';
@@ -39,7 +41,7 @@ const MAX_PRE_READY = 4096;
  */
 const MAX_EDGE_EVENTS = 1000;
 
-interface EdgePlan {
+export interface EdgePlan {
   /** The box's container name; names its edge helper. */
   box: string;
   /** The box's image: its node and its baked edge script. */
@@ -62,11 +64,14 @@ export function edgeHelperName(box: string): string {
   return helperName('edge', createHash('sha256').update(box).digest('hex').slice(0, 16));
 }
 
-/** The helper's run argv (pure): attached with stdin open; no value in it. */
+/**
+ * The helper's create argv (pure): stdin kept open for its start, attached
+ * (`start --attach --interactive`, startEdge); no value in it.
+ */
 function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
   const ports = [...new Set(plan.ports)].sort((a, b) => a - b);
   return [
-    'run',
+    'create',
     '-i',
     ...boxNetHelperFlags(name, boxId),
     '--label',
@@ -121,7 +126,34 @@ function notReady(why: string, stderr: string): ByreError {
 }
 
 /**
- * Start the box's edge helper and wait for its ready line (at most
+ * Create the box's edge helper (not started): it needs the box to exist,
+ * not to run, so it can be made while the box starts. A helper left by an
+ * earlier session of this box (byre killed) goes first. Rejects, after
+ * removing the box, when the engine refuses it.
+ */
+export async function createEdge(
+  engine: SessionRunner,
+  plan: EdgePlan,
+  boxId: string,
+): Promise<string> {
+  const name = edgeHelperName(plan.box);
+  await engine.remove(name).catch(() => false);
+  try {
+    await engine.create(edgeHelperArgv(plan, boxId, name));
+  } catch (error) {
+    await engine.remove(name).catch(() => false);
+    await engine.remove(boxId).catch(() => false);
+    throw notReady(
+      'could not be created',
+      error instanceof Error ? redactSecrets(error.message) : String(error),
+    );
+  }
+  return name;
+}
+
+/**
+ * Create (when `created` is not given) and start the box's edge helper in
+ * the running box's network, then wait for its ready line (at most
  * `readyMs`). Resolves with its handle; rejects with `edge.not-ready` after
  * removing the helper and the box when it exits or stays silent.
  */
@@ -130,10 +162,9 @@ export async function startEdge(
   plan: EdgePlan,
   boxId: string,
   readyMs = 30_000,
+  created?: Promise<string>,
 ): Promise<EdgeHandle> {
-  const name = edgeHelperName(plan.box);
-  // A helper left by an earlier session of this box (byre killed) goes first.
-  await engine.remove(name).catch(() => false);
+  const name = await (created ?? createEdge(engine, plan, boxId));
   const events: string[] = [];
   let stderr = '';
   let sawReady = false;
@@ -151,7 +182,7 @@ export async function startEdge(
     }
   });
   const ended: EdgeHandle['ended'] = engine
-    .runStream(edgeHelperArgv(plan, boxId, name), {
+    .runStream(['start', '--attach', '--interactive', name], {
       stdin: Readable.from([Buffer.from(plan.input, 'utf8')]),
       stdout,
       onStderr: (chunk) => {

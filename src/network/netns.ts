@@ -157,7 +157,7 @@ export async function findBoxByNonce(
  * Resolves once the box runs (its network namespace exists to be joined);
  * rejects when it is gone, or still not running at the deadline.
  */
-async function boxRunning(
+export async function boxRunning(
   engine: SessionRunner,
   boxId: string,
   timeouts: Pick<NetnsTimeouts, 'findMs' | 'startPollMs'>,
@@ -171,6 +171,25 @@ async function boxRunning(
     }
     await sleep(timeouts.startPollMs);
   }
+}
+
+/**
+ * The box this invocation created, once it runs: found as created, which
+ * overlaps its start, then looked at every `startPollMs` until it runs (a
+ * `ps` every `pollMs` would add half that to every launch); null when it
+ * never showed up or never ran in time.
+ */
+export async function findRunningBox(
+  engine: SessionRunner,
+  nonce: string,
+  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs' | 'startPollMs'> = NETNS_TIMEOUTS,
+): Promise<string | null> {
+  const boxId = await findBoxByNonce(engine, nonce, timeouts, true);
+  if (boxId === null) return null;
+  return boxRunning(engine, boxId, timeouts).then(
+    () => boxId,
+    () => null,
+  );
 }
 
 /** What the hook prints on stderr once the box has passed its gate. */

@@ -21,8 +21,8 @@ import {
 } from '../credentials/open.js';
 import type { Engine } from '../engine/engine.js';
 import { ByreError, RefusedError } from '../errors.js';
-import { startEdge } from '../network/edge.js';
-import { findBoxByNonce, NETNS_TIMEOUTS } from '../network/netns.js';
+import { createEdge, edgeHelperName, startEdge, type EdgePlan } from '../network/edge.js';
+import { boxRunning, findBoxByNonce, NETNS_TIMEOUTS } from '../network/netns.js';
 import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
@@ -104,44 +104,53 @@ export interface EdgeStart {
   joinUserns: boolean;
 }
 
-/**
- * Starts the box's edge in the running box's network; resolves once the edge
- * is ready. Throws (box removed) otherwise.
- */
-async function startBoxEdge(engine: Engine, boxId: string, edge: EdgeStart): Promise<void> {
+/** The edge helper's plan for this box. */
+function edgePlan(edge: EdgeStart): EdgePlan {
   const { launch } = edge;
-  await startEdge(
-    engine,
-    {
-      box: edge.box,
-      image: edge.image,
-      ports: launch.ports,
-      input: launch.input,
-      joinUserns: edge.joinUserns,
-      ...(launch.upstreamAddress === undefined ? {} : { upstreamAddress: launch.upstreamAddress }),
-    },
-    boxId,
-  );
+  return {
+    box: edge.box,
+    image: edge.image,
+    ports: launch.ports,
+    input: launch.input,
+    joinUserns: edge.joinUserns,
+    ...(launch.upstreamAddress === undefined ? {} : { upstreamAddress: launch.upstreamAddress }),
+  };
 }
 
 /**
- * The box's edge started beside the delivery: the delivery's exec starts and
- * sends the values at once, and its closing line (which opens the gate)
- * waits for the edge's ready line, so nothing of the box's runs before the
- * edge listens. The edge's failure is the one reported.
+ * The box's edge beside the delivery, each engine call as early as it can
+ * be: the edge's helper created as soon as the box exists (while it
+ * starts), started once the box runs; the delivery's exec started then too,
+ * sending the values at once, its closing line (which opens the gate)
+ * waiting for the edge's ready line, so nothing of the box's runs before
+ * the edge listens. The edge's failure is the one reported.
  */
 async function deliverWithEdge(
   engine: Engine,
   delivery: CredentialDelivery,
   edge: EdgeStart,
 ): Promise<void> {
-  const boxId = await findBoxByNonce(engine, delivery.nonce, NETNS_TIMEOUTS);
+  const boxId = await findBoxByNonce(engine, delivery.nonce, NETNS_TIMEOUTS, true);
   if (boxId === null) {
     throw new ByreError('the box never started, so its edge was not started', {
       rule: 'edge.not-ready',
     });
   }
-  const ready = startBoxEdge(engine, boxId, edge);
+  const plan = edgePlan(edge);
+  const created = createEdge(engine, plan, boxId);
+  try {
+    await boxRunning(engine, boxId, NETNS_TIMEOUTS);
+  } catch (error) {
+    await created.catch(() => undefined);
+    await engine.remove(edgeHelperName(edge.box)).catch(() => false);
+    throw new ByreError(
+      `the box never ran, so its edge was not started: ${(error as Error).message}`,
+      {
+        rule: 'edge.not-ready',
+      },
+    );
+  }
+  const ready = startEdge(engine, plan, boxId, undefined, created).then(() => undefined);
   const [started, delivered] = await Promise.allSettled([
     ready,
     deliverCredentials(engine, delivery, NETNS_TIMEOUTS, boxId, ready),

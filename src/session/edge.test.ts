@@ -1,12 +1,17 @@
 import path from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
+import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useSharedTempDir } from '../../test/support/temp.js';
 import type { InjectRule } from '../config/inject.js';
 import { readEdgeStore } from '../credentials/edge-store.js';
+import { RECEIVER_DONE } from '../credentials/channel.js';
 import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
-import { credentialDelivery } from './credentials.js';
+import type { StreamIo } from '../engine/engine.js';
+import type { ExecSpec } from '../engine/types.js';
+import { LABEL } from '../gen/names.js';
+import { credentialDelivery, deliverBeside } from './credentials.js';
 import { prepareEdge, projectEdgeCa } from './edge.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -126,5 +131,62 @@ describe('credentialDelivery', () => {
     expect(credentialDelivery(params, [], null)).toBeNull();
     expect(credentialDelivery(params, [], { sentinels: [] })).toBeNull();
     expect(credentialDelivery({ ...params, labels: {} }, [value])).toBeNull();
+  });
+});
+
+describe('deliverBeside with an edge (adr/0070)', () => {
+  it('creates the edge while the box starts, starts it once the box runs, and sends the closing line only after its ready line', async () => {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({
+      name: 'byre-box',
+      labels: { [LABEL.run]: 'n1' },
+      running: false,
+    });
+    const order: string[] = [];
+    const create = engine.create.bind(engine);
+    engine.create = async (argv) => {
+      order.push(`edge created, box running: ${String(box.running)}`);
+      return create(argv);
+    };
+    engine.onRunStream = async () => {
+      order.push('edge started');
+      return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
+    };
+    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
+      order.push('delivery started');
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
+        for await (const chunk of io.stdin) {
+          if (String(chunk).endsWith('end\n')) order.push('closing line sent');
+        }
+      }
+      if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const launch = await prepareEdge(
+      path.join(tmp.path, 'beside'),
+      'proj-beside',
+      [{ key: 'GH', value: text('ghp-secret'), rules: [bearer('api.github.com')] }],
+      {},
+    );
+    if (launch === null) throw new Error('no edge planned');
+    const delivery = credentialDelivery(
+      { labels: { run: 'n1' }, uid: 1000, gid: 1000 },
+      [],
+      launch,
+    );
+    const beside = deliverBeside(engine, path.join(tmp.path, 'launches'), 'h', delivery, {
+      launch,
+      box: 'byre-box',
+      image: 'img',
+      joinUserns: false,
+    });
+    await vi.waitFor(() => expect(order).toContain('edge created, box running: false'), {
+      timeout: 10_000,
+    });
+    expect(order).not.toContain('edge started');
+    box.running = true;
+    expect(await beside).toBeNull();
+    expect(order.indexOf('closing line sent')).toBeGreaterThan(order.indexOf('edge started'));
+    expect(order).toContain('delivery started');
   });
 });

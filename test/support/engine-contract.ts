@@ -434,6 +434,28 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       );
       expect(r.exitCode).toBe(0);
       expect(out.bytes().toString()).toBe('one\ntwo\n');
+      // A helper created with -i (while what it joins starts), then started attached.
+      const created = name('stream-created');
+      await s.engine.create([
+        'create',
+        '-i',
+        '--name',
+        created,
+        ...labels('stream'),
+        s.image,
+        'cat',
+      ]);
+      try {
+        const later = sink();
+        const started = await s.engine.runStream(['start', '--attach', '--interactive', created], {
+          stdin: Readable.from([Buffer.from('three\n')]),
+          stdout: later.stream,
+        });
+        expect(started.exitCode).toBe(0);
+        expect(later.bytes().toString()).toBe('three\n');
+      } finally {
+        expect(await s.engine.remove(created)).toBe(true);
+      }
     });
 
     it('volumes: created with labels, listed by label and by name, inspected, removed once', async () => {

@@ -658,6 +658,7 @@ export class FakeEngine implements Engine {
     if (io.stdin instanceof Readable) {
       for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
     }
+    if (argv[0] === 'start') return this.startStream(argv, Buffer.concat(chunks), io);
     const { env, entrypoint } = envAndEntrypoint(argv);
     const command = [...entrypoint, ...commandOf(argv)];
     const mounts = mountsOf(argv);
@@ -669,6 +670,29 @@ export class FakeEngine implements Engine {
           ? await runInBox(this.mountVolumes(mounts), command, Buffer.concat(chunks), env)
           : { exitCode: 0, stdout: Buffer.alloc(0), stderr: '' };
     return this.streamOut(io, r);
+  }
+
+  /** `start --attach --interactive NAME` of a created container: its command fed `stdin`, running meanwhile. */
+  private async startStream(
+    argv: readonly string[],
+    stdin: Buffer,
+    io: StreamIo,
+  ): Promise<StreamResult> {
+    const name = argv[argv.length - 1] ?? '';
+    const c = this.find(name);
+    if (c === undefined) throw this.missing(name, 'start');
+    c.running = true;
+    try {
+      const r =
+        this.onRunStream !== undefined
+          ? await this.onRunStream(argv, stdin)
+          : isPlain(c.command)
+            ? await runInBox(c.fs, c.command, stdin)
+            : { exitCode: 0, stdout: Buffer.alloc(0), stderr: '' };
+      return this.streamOut(io, r);
+    } finally {
+      c.running = false;
+    }
   }
 
   /** Reads `--name`, `-e`, `--label` and the image from a run/create argv; later flags win like the engine. */
