@@ -241,8 +241,9 @@ const get = (o) => new Promise((resolve, reject) => {
 export async function edge(ctx) {
   const fixture = await edgeFixture(ctx);
   try {
-    const value = path.join(ctx.root, 'edge-value');
-    writeFileSync(value, 'bench-injected-value\n', { mode: 0o644 });
+    const passfile = path.join(ctx.root, 'edge-passphrase');
+    // Twice: a new identity asks it again to confirm.
+    writeFileSync(passfile, `${PASSPHRASE}\n${PASSPHRASE}\n`, { mode: 0o600 });
     writeFileSync(path.join(ctx.root, 'edge-ca.pem'), fixture.ca, { mode: 0o644 });
     ownedDir(ctx.flavour, ctx.root);
     const env = { BYRE_EDGE_UPSTREAM: fixture.address, BYRE_EDGE_UPSTREAM_CA: fixture.ca };
@@ -255,14 +256,22 @@ export async function edge(ctx) {
         const p = benchProject(ctx.flavour, ctx.root, `edge-${kind}-${s}`);
         const inject =
           kind === 'injected' ? ['--inject', `${EDGE_NAME}:${fixture.port}`, '--bearer'] : [];
-        byre(
-          ctx,
-          s,
-          ['credential', 'add', 'BENCH_KEY', ...inject, '--file', value, ...auth],
+        // The value on stdin, the passphrase on fd 3 (from a 0600 file), as a user would.
+        const bin = ctx.bins.find((b) => b.side === s).path;
+        run(
+          ctx.flavour,
+          'bash',
+          [
+            '-c',
+            '"$0" credential add BENCH_KEY "$@" --passphrase-fd 3 3<"$PASSFILE"',
+            bin,
+            ...inject,
+          ],
           {
-            input: `${PASSPHRASE}\n`,
+            cwd: p.dir,
+            input: 'bench-injected-value',
+            env: { BYRE_HOME: p.home, PASSFILE: passfile },
           },
-          p,
         );
         ctx.log(`edge-${kind}-${s}: cold develop (builds the image)`);
         byre(ctx, s, ['develop', ...auth], { input: `${PASSPHRASE}\ntrue\n`, env }, p);

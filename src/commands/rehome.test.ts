@@ -10,11 +10,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
+import { makeWorktreeOf } from '../../test/support/git-shapes.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../engine/pool.js';
 import { LABEL } from '../gen/names.js';
+import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
+import { recordIdentity } from '../project/identity-record.js';
 import { recordProjectPath } from '../project/store.js';
 import type { CommandDeps } from './deps.js';
 import { rehomeCommand } from './rehome.js';
@@ -115,5 +118,63 @@ describe('byre rehome', () => {
     expect(error).toMatchObject({ rule: expect.stringMatching(/^rehome\./) });
     expect(w.engine.volumes.has(`byre-${oldId}-state`)).toBe(true);
     expect(w.engine.callsTo('run')).toEqual([]);
+  });
+});
+
+describe('byre rehome in a directory whose own identity changed (adr/0047)', () => {
+  /** A main checkout beside the project directory; the directory's identity recorded now. */
+  async function recorded(): Promise<string> {
+    const main = path.join(w.tmp, 'main');
+    mkdirSync(path.join(main, '.git'), { recursive: true });
+    await recordIdentity(w.home, await resolveProjectContext(w.dir, { BYRE_HOME: w.home }));
+    return main;
+  }
+
+  it('with no id, explains the change on stderr and changes nothing, asking no engine', async () => {
+    const main = await recorded();
+    const old = projectIdFor(w.dir);
+    makeWorktreeOf(main, w.dir);
+    await rehomeCommand(w.io, undefined, w.deps);
+    expect(w.io.out).toBe('');
+    expect(w.io.err).toContain(old);
+    expect(w.io.err).toMatch(/byre rehome/);
+    expect(w.engine.calls).toEqual([]);
+    expect(existsSync(path.join(w.home, 'projects', old, 'path'))).toBe(true);
+  });
+
+  it('a project root that became a worktree: its old id rehomed onto the main checkout, on the given pool', async () => {
+    const main = await recorded();
+    const old = projectIdFor(w.dir);
+    writeFileSync(path.join(w.home, 'projects', old, 'byre.config'), 'agent = "none"\n');
+    w.engine.volumes.set(`byre-${old}-state`, { [LABEL.project]: old });
+    w.engine.images.set(`byre-${old}-u1000-g1000`, {
+      id: 'sha256:1',
+      labels: { [LABEL.project]: old },
+    });
+    makeWorktreeOf(main, w.dir);
+    await rehomeCommand(w.io, old, w.deps);
+    const id = projectIdFor(main);
+    expect(w.engine.volumes.has(`byre-${id}-state`)).toBe(true);
+    expect(w.engine.volumes.has(`byre-${old}-state`)).toBe(false);
+    expect(existsSync(path.join(w.home, 'projects', old))).toBe(false);
+  });
+
+  it('a worktree that became its own project leaves its project: config copied, no engine asked', async () => {
+    const main = path.join(w.tmp, 'main');
+    mkdirSync(path.join(main, '.git'), { recursive: true });
+    makeWorktreeOf(main, w.dir);
+    const project = projectIdFor(main);
+    await recordIdentity(w.home, await resolveProjectContext(w.dir, { BYRE_HOME: w.home }));
+    writeFileSync(path.join(w.home, 'projects', project, 'byre.config'), 'agent = "none"\n');
+    rmSync(path.join(w.dir, '.git'));
+    mkdirSync(path.join(w.dir, '.git'));
+    await rehomeCommand(w.io, project, w.deps);
+    const own = projectIdFor(w.dir);
+    expect(readFileSync(path.join(w.home, 'projects', own, 'byre.config'), 'utf8')).toBe(
+      'agent = "none"\n',
+    );
+    // The project it left keeps its config; nothing moved on an engine.
+    expect(existsSync(path.join(w.home, 'projects', project, 'byre.config'))).toBe(true);
+    expect(w.engine.calls).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
+import { makeWorktreeOf } from '../../test/support/git-shapes.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import { ConfigError } from '../errors.js';
@@ -265,15 +266,6 @@ describe('rehome settles a directory whose own identity changed (adr/0047)', () 
   const err: string[] = [];
   const stderr = { write: (s: string) => err.push(s) };
   const env = (): Record<string, string> => ({ BYRE_HOME: home });
-
-  /** A main checkout `m` and a directory `w` made a linked worktree of it, in git's shape. */
-  function makeWorktreeOf(m: string, w: string): void {
-    mkdirSync(path.join(m, '.git/worktrees/w'), { recursive: true });
-    rmSync(path.join(w, '.git'), { recursive: true, force: true });
-    writeFileSync(path.join(w, '.git'), `gitdir: ${m}/.git/worktrees/w\n`);
-    writeFileSync(path.join(m, '.git/worktrees/w/commondir'), '../..\n');
-    writeFileSync(path.join(m, '.git/worktrees/w/gitdir'), `${w}/.git\n`);
-  }
 
   it('a project root that became a worktree: rehomed in place, its config carried, the change settled', async () => {
     const m = path.join(root, 'm');
