@@ -249,7 +249,7 @@ export async function credentialInjectAddCommand(
   );
   say(
     io.stderr,
-    'the box will hold a sentinel; byre develop starts the edge that presents the value (not yet behind a network wall)',
+    'the box will hold a sentinel; byre develop starts the edge that presents the value',
   );
 }
 
