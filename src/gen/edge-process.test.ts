@@ -7,7 +7,8 @@
 // loopback: upstream connections go to 127.0.0.1 by the edge's test flag.
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import http from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo, type Socket } from 'node:net';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
 import { makeTempDir, removeTempDir } from '../../test/support/temp.js';
 import type { Presentation } from '../config/inject.js';
@@ -590,6 +591,43 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
       });
     while (!(await answers())) await new Promise((r) => setTimeout(r, 20));
     e.child.kill('SIGTERM');
+    expect(await e.exited).toBe(0);
+  });
+
+  it("exits, 0, once the box's network is gone (no interface but lo left), and not before", async () => {
+    // Readable by 65534, as /proc/net/dev is (the test's own temp dir is not).
+    const net = mkdtempSync(path.join(tmpdir(), 'byretest-edge-net-'));
+    chmodSync(net, 0o755);
+    onTestFinished(() => rmSync(net, { recursive: true, force: true }));
+    const table = path.join(net, 'dev');
+    const head = 'Inter-|   Receive\n face |bytes    packets\n';
+    writeFileSync(table, `${head}    lo: 0 0\n  eth0: 0 0\n`, { mode: 0o644 });
+    const p = await freePort(EDGE_ADDR);
+    const input = encodeEdgeInput({
+      routes: [
+        {
+          host: { name: 'gone.fixture.test', port: p },
+          presentation: { kind: 'bearer' },
+          value: 'not-a-secret',
+          ...mintLeaf(dir, 'edge-ca', 'gone.fixture.test'),
+        },
+      ],
+    });
+    if (!input.ok) throw new Error(input.problem);
+    const e = startEdge([
+      '--port',
+      String(p),
+      '--plain-port',
+      String(await freePort(EDGE_ADDR)),
+      '--net-file',
+      table,
+    ]);
+    e.child.stdin?.end(input.text);
+    await waitFor(e, (o) => o.includes('byre-edge 1 ready\n'));
+    // Two looks with eth0 still there: it runs on.
+    await new Promise((r) => setTimeout(r, 2200));
+    expect(e.child.exitCode).toBeNull();
+    writeFileSync(table, `${head}    lo: 0 0\n`);
     expect(await e.exited).toBe(0);
   });
 

@@ -343,6 +343,26 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
   });
 
+  it("ends on its own once its box's network is gone (a byre killed before it removed the helper)", async () => {
+    const box = `${prefix}-gone`;
+    const boxId = await startBox(box);
+    const edge = await startEdge(
+      engine,
+      { box, image, ports: [443], input: edgeInput(), joinUserns: rootless },
+      boxId,
+    );
+    // The box stops: the engine takes its network down, and the edge sees only lo.
+    await raw(['stop', '-t', '0', box]);
+    const ended = await Promise.race([
+      edge.ended.then(() => 'ended' as const),
+      new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000)),
+    ]);
+    expect(ended).toBe('ended');
+    const state = await raw(['inspect', '-f', '{{.State.Running}}', edgeHelperName(box)]);
+    expect(state.stdout.trim()).toBe('false');
+    await endEdge(engine, box);
+  });
+
   it('fails closed: an edge that never becomes ready takes the box with it', async () => {
     const box = `${prefix}-unready`;
     const boxId = await startBox(box);

@@ -6,7 +6,7 @@
 // event; values live in this process's memory only.
 //
 // Usage: node byre-edge.mjs [--address A] --port P [--port P ...]
-//          [--plain-port N] [--upstream-address A]
+//          [--plain-port N] [--upstream-address A] [--net-file F]
 //   --address           where it listens (default 127.31.0.1, the box's host
 //                       entries point injected names there)
 //   --port              a TLS port to listen on (every injected host's port)
@@ -14,6 +14,8 @@
 //   --upstream-address  tests only: connect upstream here instead of
 //                       resolving the name (SNI and the certificate check
 //                       still use the name)
+//   --net-file          tests only: the namespace's interface table
+//                       (default /proc/net/dev)
 // argv carries addresses and ports only, never a value.
 //
 // Order: bind every listener as root, drop to uid/gid 65534 (refusing to go
@@ -32,6 +34,7 @@
 // in the wall's escaped form (src/status/injection.ts reads these lines).
 
 import dns from 'node:dns/promises';
+import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
@@ -57,13 +60,20 @@ function fail(message, code = 2) {
 }
 
 function parseArgs(argv) {
-  const opts = { address: '127.31.0.1', ports: [], plainPort: 80, upstreamAddress: null };
+  const opts = {
+    address: '127.31.0.1',
+    ports: [],
+    plainPort: 80,
+    upstreamAddress: null,
+    netFile: '/proc/net/dev',
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
     const val = argv[i + 1];
     if (val === undefined) fail(`${flag} needs a value`);
     if (flag === '--address') opts.address = val;
     else if (flag === '--upstream-address') opts.upstreamAddress = val;
+    else if (flag === '--net-file') opts.netFile = val;
     else if (flag === '--port' || flag === '--plain-port') {
       if (!/^[1-9][0-9]{0,4}$/.test(val) || Number(val) > 65535) fail(`${flag}: not a port`);
       if (flag === '--port') opts.ports.push(Number(val));
@@ -455,6 +465,36 @@ function listen(server, port, address) {
   });
 }
 
+/** How often the edge looks whether the box's network is still there. */
+const NETWORK_LOOK_MS = 1000;
+
+/**
+ * Exit (0) once the box's network is gone: its namespace holds only `lo`
+ * when the box stopped and this process alone keeps it (a byre killed
+ * before it removed this helper). Read from /proc/net/dev, which is this
+ * process's own namespace's table (sysfs may be the host's, as rootless
+ * podman mounts it). A namespace that had no other interface to begin with
+ * is not watched.
+ */
+function watchNetwork(file) {
+  const links = () => {
+    try {
+      return fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .slice(2)
+        .map((line) => line.split(':')[0].trim())
+        .filter((name) => name !== '' && name !== 'lo').length;
+    } catch {
+      return 0;
+    }
+  };
+  if (links() === 0) return;
+  setInterval(() => {
+    if (links() === 0) process.exit(0);
+  }, NETWORK_LOOK_MS).unref();
+}
+
 async function main() {
   // As a container's PID 1 no signal has a default action: without these,
   // `rm -f` on podman waits out the stop timeout before it kills the edge.
@@ -491,9 +531,7 @@ async function main() {
   dropPrivilege();
   const config = await readInput([...tlsServers.keys()]);
   serve(tlsServers, plainServer, config, opts);
-  // TODO(adr/0070): exit when the box's network is gone (its namespace holds
-  // only lo once the box is removed): a periodic check of the interfaces
-  // belongs here, proven on the engines with the helper.
+  watchNetwork(opts.netFile);
   process.stdout.write('byre-edge 1 ready\n');
 }
 
