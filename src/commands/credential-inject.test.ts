@@ -7,18 +7,16 @@
 
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { failure } from '../../test/support/failure.js';
-import { fakeIo, type FakeIo } from '../../test/support/io.js';
+import { fakeIo, typedOn, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { CredentialTable } from '../config/credential-rows.js';
 import { parseInjectedRow } from '../config/credential-rows.js';
 import { parseLayer } from '../config/parse.js';
 import { openInjected, sealInjected, unlockIdentity, createIdentity } from '../credentials/seal.js';
 import { UsageError } from '../errors.js';
-import type { Terminal } from '../io.js';
 import { projectIdFor } from '../project/identity.js';
 import {
   credentialAddCommand,
@@ -61,20 +59,6 @@ function identityText(t: CredentialTable = table): string {
 function write(text: string): void {
   mkdirSync(path.dirname(w.config), { recursive: true });
   writeFileSync(w.config, text);
-}
-
-/** A terminal on which `typed` was already typed. */
-function typedOn(typed: string): Terminal {
-  const input = new PassThrough() as unknown as NodeJS.ReadStream & { isRaw: boolean };
-  Object.assign(input, {
-    isTTY: true,
-    isRaw: false,
-    setRawMode: () => input,
-    ref: () => input,
-    unref: () => input,
-  });
-  (input as unknown as PassThrough).write(typed);
-  return { input, output: new PassThrough() };
 }
 
 /** Run with the passphrase (and more lines) on a descriptor, as --passphrase-fd does. */

@@ -23,6 +23,7 @@ import { sealInjected } from '../credentials/seal.js';
 import { ByreError, UsageError } from '../errors.js';
 import type { Io } from '../io.js';
 import { say } from '../output/notes.js';
+import { registerSecret } from '../output/redact.js';
 import type { TomlEdit, TomlTable } from '../tomldoc/index.js';
 import {
   checkKey,
@@ -49,6 +50,8 @@ export interface CredentialInjectOptions extends CredentialTarget, InjectPresent
   inject?: string;
   /** `--file`: refused beside `--inject`. */
   file?: string;
+  /** The value itself, not read (the first-run offer's, from this host's environment). */
+  value?: Uint8Array;
 }
 
 const FLAG_RULES: Readonly<Record<string, string>> = {
@@ -228,7 +231,12 @@ export async function credentialInjectAddCommand(
   }
   const state = fileState(target.file);
   const fd = opts.passphraseFd === undefined ? {} : { passphraseFd: opts.passphraseFd };
-  const { value } = await readValue(io, key, fd);
+  let value: Uint8Array;
+  if (opts.value === undefined) ({ value } = await readValue(io, key, fd));
+  else {
+    value = opts.value;
+    registerSecret(value);
+  }
   const problem = headerValueProblem(Buffer.from(value).toString('utf8'));
   if (problem !== null) {
     throw new ByreError(`${key}: ${problem}`, {

@@ -7,9 +7,10 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { fakeIo, type FakeIo } from '../../test/support/io.js';
+import { fakeIo, typedOn, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { OnboardAnswers } from '../config/onboarding.js';
 import { ByreError } from '../errors.js';
@@ -17,7 +18,7 @@ import { resolveProjectContext, type ProjectContext } from '../project/context.j
 import type { FirstRunSetup } from '../tui/model/first-run.js';
 import { firstRun } from './first-run.js';
 
-type Answered = { answers: OnboardAnswers; saveDefaults: boolean } | null;
+type Answered = { answers: OnboardAnswers; saveDefaults: boolean; inject?: boolean | null } | null;
 
 const picker = vi.hoisted(() => ({
   shown: [] as FirstRunSetup[],
@@ -169,5 +170,39 @@ describe('firstRun', () => {
     expect(error).toMatchObject({ rule: 'onboard.template-missing', exitCode: 1 });
     expect(existsSync(w.home)).toBe(false);
     expect(w.io.err).toBe('');
+  });
+});
+
+describe('the injection offer taken (adr/0070)', () => {
+  it("seals this host's key for injection at the edge into the new config, never its value in clear", async () => {
+    const value = 'sk-host-codex-value-1';
+    picker.answer = {
+      answers: { template: 'none', agent: 'byre/codex', sharedAuth: null },
+      saveDefaults: false,
+      inject: true,
+    };
+    // A new identity: the passphrase, then, once asked, again to confirm.
+    const tty = typedOn('a good passphrase\r');
+    (tty.output as PassThrough).on('data', (d: Buffer) => {
+      if (d.toString().includes('the same passphrase again')) {
+        (tty.input as unknown as PassThrough).write('a good passphrase\r');
+      }
+    });
+    const io = fakeIo({
+      ...terminal(true),
+      env: { ...w.io.env, OPENAI_API_KEY: value },
+      terminal: tty,
+    });
+    await firstRun(io, w.ctx, {});
+    // The offer was made on the picker, for the host's key.
+    expect(picker.shown[0]?.injectOffer?.('byre/codex')?.key).toBe('OPENAI_API_KEY');
+    const text = config();
+    expect(text).toMatch(/OPENAI_API_KEY = "injected:/);
+    expect(text).toContain('OPENAI_API_KEY = [{ hosts = ["api.openai.com"], bearer = true }]');
+    expect(text).not.toContain(value);
+    expect(w.io.err).toContain(
+      "sealing this host's OPENAI_API_KEY for injection at the edge (OPENAI_API_KEY as a bearer token to api.openai.com)",
+    );
+    expect(w.io.err).not.toContain(value);
   });
 });

@@ -14,6 +14,9 @@ import { answersText } from '../config/onboarding.js';
 import { escapeTerminal } from '../output/escape.js';
 import type { ProjectContext } from '../project/context.js';
 import { bundledTemplate, packageChoices } from './load.js';
+import { credentialInjectAddCommand } from './credential-inject.js';
+import { recipeCommand, recipeText, type InjectRecipe } from '../credentials/recipes.js';
+import { say } from '../output/notes.js';
 
 /**
  * Onboarding on a project's first develop: the first-run picker on a
@@ -29,8 +32,35 @@ export async function firstRun(io: Io, ctx: ProjectContext, flags: OnboardFlags)
     io.stdinIsTty && io.stderrIsTty === true
       ? async (setup) => (await import('../tui/first-run.js')).askFirstRun(setup)
       : null;
-  const result = await onboard(ctx, flags, catalogs, ask);
-  if (!result.wrote) return;
+  const result = await onboard(ctx, flags, catalogs, ask, io.env);
+  if (result.wrote) sayOnboarded(io, ctx, result);
+  if (result.inject !== undefined && result.inject !== null) await sealOffered(io, result.inject);
+}
+
+/**
+ * The injection offer taken on the picker: this host's value of the agent's
+ * key sealed into the project's config for injection at the edge, as
+ * `byre credential add KEY --inject HOST …` does (the passphrase asked on
+ * the terminal the picker ran on).
+ */
+async function sealOffered(io: Io, recipe: InjectRecipe): Promise<void> {
+  say(
+    io.stderr,
+    `sealing this host's ${recipe.key} for injection at the edge (${recipeText(recipe)}), as \`${recipeCommand(recipe)}\` does`,
+  );
+  await credentialInjectAddCommand(io, recipe.key, {
+    inject: recipe.host,
+    ...(recipe.header === undefined ? { bearer: true } : { header: recipe.header }),
+    value: new TextEncoder().encode(io.env[recipe.key] ?? ''),
+  });
+}
+
+/** Where the config lives and what edits it, after onboarding wrote it. */
+function sayOnboarded(
+  io: Io,
+  ctx: ProjectContext,
+  result: Extract<Awaited<ReturnType<typeof onboard>>, { wrote: true }>,
+): void {
   const lines: string[] = [];
   if (result.how === 'stored') {
     lines.push(

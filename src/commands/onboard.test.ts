@@ -63,11 +63,12 @@ const defaults = (text: string): void => writeFileSync(ctx.store.defaultConfig, 
 function answering(
   answers: { template: string | null; agent: string | null; sharedAuth: boolean | null },
   saveDefaults = false,
+  inject: boolean | null = null,
 ): AskFirstRun & { seen: FirstRunSetup[] } {
   const seen: FirstRunSetup[] = [];
   const ask = async (setup: FirstRunSetup) => {
     seen.push(setup);
-    return { answers, saveDefaults };
+    return { answers, saveDefaults, inject };
   };
   return Object.assign(ask, { seen });
 }
@@ -250,5 +251,43 @@ describe('a config the verbs wrote before the first develop (adr/0055)', () => {
     expect(await onboard(ctx, {}, catalogs, ask)).toEqual({ wrote: false });
     expect(ask.seen).toHaveLength(0);
     expect(existsSync(ctx.project.onboarded)).toBe(true);
+  });
+});
+
+describe('the injection offer (adr/0070)', () => {
+  it('is made for an agent with a recipe whose key this host holds, and never otherwise', async () => {
+    const ask = answering({ template: null, agent: 'byre/codex', sharedAuth: null });
+    await onboard(ctx, {}, catalogs, ask, { OPENAI_API_KEY: 'sk-host' });
+    const setup = ask.seen[0];
+    expect(setup?.injectOffer?.('byre/codex')).toEqual({
+      key: 'OPENAI_API_KEY',
+      text: 'OPENAI_API_KEY as a bearer token to api.openai.com',
+    });
+    // The host has no ANTHROPIC_API_KEY; an agent without a recipe has no offer.
+    expect(setup?.injectOffer?.('byre/claude')).toBeNull();
+    expect(setup?.injectOffer?.(null)).toBeNull();
+  });
+
+  it('taken, it hands back the recipe to seal (first-run.ts seals it); declined, nothing', async () => {
+    const taken = await onboard(
+      ctx,
+      {},
+      catalogs,
+      answering({ template: null, agent: 'byre/codex', sharedAuth: null }, false, true),
+      { OPENAI_API_KEY: 'sk-host' },
+    );
+    expect(taken.inject).toEqual({ key: 'OPENAI_API_KEY', host: 'api.openai.com' });
+    expect(written()).not.toContain('sk-host');
+  });
+
+  it('declined, nothing is handed back', async () => {
+    const declined = await onboard(
+      ctx,
+      {},
+      catalogs,
+      answering({ template: null, agent: 'byre/codex', sharedAuth: null }, false, false),
+      { OPENAI_API_KEY: 'sk-host' },
+    );
+    expect(declined.inject).toBeNull();
   });
 });

@@ -1,7 +1,9 @@
 // First-run onboarding: the project's byre.config (in the store, never the
 // project tree) is written on its first develop, through the config writer
 // like every config write. On a terminal the first-run picker asks what the
-// flags did not answer (template, agent, the shared-auth offer), pre-selected
+// flags did not answer (template, agent, the shared-auth offer, and the offer
+// to inject the agent's API key at the edge when this host holds it; taken,
+// first-run.ts seals it after the config is written), pre-selected
 // from what the project's config already says (verbs may write it before
 // the first develop, adr/0055), then default.config's favourites;
 // `defaults.skip_questions` takes the stored answers unasked; off a terminal
@@ -28,6 +30,7 @@ import type { SkillCatalog } from '../skills/resolve.js';
 import type { FirstRunSetup } from '../tui/model/first-run.js';
 import type { CatalogChoice } from '../tui/model/config-editor/types.js';
 import { anyEngineRecord } from '../session/engine-record.js';
+import { injectRecipeFor, recipeText, type InjectRecipe } from '../credentials/recipes.js';
 
 export interface OnboardFlags {
   template?: string;
@@ -51,12 +54,14 @@ export interface OnboardCatalog {
 /** Asks on the terminal: the answers and save-as-default, or null when cancelled. */
 export type AskFirstRun = (
   setup: FirstRunSetup,
-) => Promise<{ answers: OnboardAnswers; saveDefaults: boolean } | null>;
+) => Promise<{ answers: OnboardAnswers; saveDefaults: boolean; inject?: boolean | null } | null>;
 
 type OnboardResult =
-  | { wrote: false }
+  | { wrote: false; inject?: InjectRecipe | null }
   | {
       wrote: true;
+      /** The agent's recipe when the injection offer was taken (first-run.ts seals it). */
+      inject: InjectRecipe | null;
       /** `asked` on the picker, `stored` by defaults.skip_questions, `flags` otherwise. */
       how: 'asked' | 'stored' | 'flags';
       answers: OnboardAnswers;
@@ -147,6 +152,8 @@ interface Decided {
   how: 'asked' | 'stored' | 'flags';
   answers: OnboardAnswers;
   saveDefaults: boolean;
+  /** The picker's injection offer taken; never without the picker. */
+  inject?: boolean | null;
 }
 
 async function decide(
@@ -207,6 +214,7 @@ export async function onboard(
   flags: OnboardFlags,
   catalogs: () => OnboardCatalog,
   ask: AskFirstRun | null = null,
+  hostEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<OnboardResult> {
   if (onboardedAlready(ctx)) {
     if (firstRunFlagsUsed(flags)) {
@@ -253,9 +261,20 @@ export async function onboard(
     preselect: { template: favourites.template, agent: favourites.agent },
     companionFor,
     storedSharedAuth: (agent) => (hasCompanion(agent) ? true : storedSharedAuth(agent, favourites)),
+    injectOffer: (agent) => {
+      const recipe = injectRecipeFor(agent === null ? null : lookups.canon(agent));
+      if (recipe === null || (hostEnv[recipe.key] ?? '') === '') return null;
+      return { key: recipe.key, text: recipeText(recipe) };
+    },
   };
   const decided = await decide(setup, flags, favourites, ask, companionFor);
   const companion = companionFor(decided.answers.agent);
+  const inject =
+    decided.inject === true
+      ? injectRecipeFor(
+          decided.answers.agent === null ? null : lookups.canon(decided.answers.agent),
+        )
+      : null;
   if (flags.sharedAuth === true && companion === null) {
     throw new UsageError(
       `--shared-auth: agent ${decided.answers.agent ?? '(none)'} has no shared-auth offer here`,
@@ -288,7 +307,7 @@ export async function onboard(
     } catch (error) {
       // Another byre onboarded this project meanwhile: its config stands.
       if (error instanceof ByreError && error.rule === 'config.write-exists') {
-        return { wrote: false };
+        return { wrote: false, ...(inject === null ? {} : { inject }) };
       }
       throw error;
     }
@@ -296,7 +315,8 @@ export async function onboard(
     await writeConfig(projectConfigFile(ctx.project), edits, { lock: ctx.project });
   }
   await markOnboarded(ctx);
-  if (existing !== null && edits.length === 0) return { wrote: false };
+  if (existing !== null && edits.length === 0)
+    return { wrote: false, ...(inject === null ? {} : { inject }) };
   if (decided.saveDefaults) {
     await ensurePrivateDir(ctx.store.home);
     await writeConfig(
@@ -311,5 +331,6 @@ export async function onboard(
     answers: decided.answers,
     companion,
     savedDefaults: decided.saveDefaults,
+    inject,
   };
 }

@@ -11,7 +11,7 @@ import type { FirstRunSetup, FirstRunState } from './model/first-run.js';
 
 export async function askFirstRun(
   setup: FirstRunSetup,
-): Promise<{ answers: OnboardAnswers; saveDefaults: boolean } | null> {
+): Promise<{ answers: OnboardAnswers; saveDefaults: boolean; inject: boolean | null } | null> {
   let settled: FirstRunState | null = null;
   try {
     await showScreen(
@@ -31,5 +31,5 @@ export async function askFirstRun(
   }
   const final = settled as FirstRunState | null;
   if (final === null || final.outcome !== 'done') return null;
-  return { answers: final.answers, saveDefaults: final.saveDefaults };
+  return { answers: final.answers, saveDefaults: final.saveDefaults, inject: final.inject };
 }

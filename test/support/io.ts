@@ -2,7 +2,9 @@
 // and process facts set to a non-root user with no terminal unless a test
 // says otherwise.
 
-import type { Io } from '../../src/io.js';
+import { PassThrough } from 'node:stream';
+
+import type { Io, Terminal } from '../../src/io.js';
 
 export interface FakeIo extends Io {
   /** Everything written to stdout, joined. */
@@ -32,4 +34,18 @@ export function fakeIo(overrides: Partial<Io> = {}): FakeIo {
       return err.join('');
     },
   };
+}
+
+/** A terminal on which `typed` was already typed (a passphrase asked with echo off reads it). */
+export function typedOn(typed: string): Terminal {
+  const input = new PassThrough() as unknown as NodeJS.ReadStream & { isRaw: boolean };
+  Object.assign(input, {
+    isTTY: true,
+    isRaw: false,
+    setRawMode: () => input,
+    ref: () => input,
+    unref: () => input,
+  });
+  (input as unknown as PassThrough).write(typed);
+  return { input, output: new PassThrough() };
 }

@@ -139,3 +139,57 @@ describe('the first-run picker', () => {
     for (const line of lines) expect(stringWidth(line.text)).toBeLessThanOrEqual(48);
   });
 });
+
+describe('the injection offer (adr/0070)', () => {
+  const offering = setup({
+    injectOffer: (agent) =>
+      agent === 'byre/codex'
+        ? { key: 'OPENAI_API_KEY', text: 'OPENAI_API_KEY as a bearer token to api.openai.com' }
+        : null,
+  });
+
+  it('is asked after the agent only when the chosen agent has one, pre-selecting yes', () => {
+    expect(stepsFor(offering, { template: null, agent: 'byre/codex', sharedAuth: null })).toEqual([
+      'template',
+      'agent',
+      'inject',
+      'confirm',
+    ]);
+    expect(
+      stepsFor(offering, { template: null, agent: 'byre/claude', sharedAuth: null }),
+    ).not.toContain('inject');
+    // Template, then the second agent (codex): the offer, its cursor on yes.
+    const at = run(offering, 'enter', 'down', 'enter');
+    expect(at.step).toBe('inject');
+    expect(at.cursor).toBe(0);
+    expect(text(offering, at, 300)).toContain(
+      'OPENAI_API_KEY is set on this host. Keep it out of the box: inject it at the edge instead?',
+    );
+  });
+
+  it('a yes is kept and said on the summary; a no writes nothing of it', () => {
+    const yes = run(offering, 'enter', 'down', 'enter', 'enter');
+    expect(yes.step).toBe('confirm');
+    expect(yes.inject).toBe(true);
+    expect(text(offering, yes, 300)).toContain(
+      'OPENAI_API_KEY sealed and injected at the edge (OPENAI_API_KEY as a bearer token to api.openai.com): you set a passphrase next',
+    );
+    const no = run(offering, 'enter', 'down', 'enter', 'down', 'enter');
+    expect(no.inject).toBe(false);
+    expect(text(offering, no)).not.toContain('sealed and injected');
+  });
+
+  it('a different agent chosen after a yes takes the answer back', () => {
+    const back = run(offering, 'enter', 'down', 'enter', 'enter', 'back', 'back', 'up', 'enter');
+    expect(back.answers.agent).toBe('byre/claude');
+    expect(back.inject).toBeNull();
+  });
+
+  it('is never asked without an offer function (the picker of an older setup)', () => {
+    expect(stepsFor(setup(), { template: null, agent: 'byre/codex', sharedAuth: null })).toEqual([
+      'template',
+      'agent',
+      'confirm',
+    ]);
+  });
+});

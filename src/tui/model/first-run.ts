@@ -1,5 +1,6 @@
 // The first-run picker as a pure state machine: the questions a new project
-// still needs answered (template, agent, the shared-auth offer), each
+// still needs answered (template, agent, the shared-auth offer, and the
+// offer to inject the agent's API key at the edge when the host has it), each
 // pre-selected from default.config's favourites, then a summary that says
 // what will be written, with save-as-default as a switch. No ink, no IO;
 // every name that came from a package or a path is escaped for the screen.
@@ -22,15 +23,23 @@ export interface FirstRunSetup {
   companionFor: (agent: string | null) => string | null;
   /** The stored shared-auth answer for an agent (true for a stored yes). */
   storedSharedAuth: (agent: string | null) => boolean | null;
+  /**
+   * The injection offer for an agent (adr/0070): its key and the recipe in
+   * words, when the agent has a recipe and this host's environment holds
+   * the key; null otherwise. Absent: never offered.
+   */
+  injectOffer?: (agent: string | null) => { key: string; text: string } | null;
 }
 
-export type FirstRunStep = 'template' | 'agent' | 'shared-auth' | 'confirm';
+export type FirstRunStep = 'template' | 'agent' | 'shared-auth' | 'inject' | 'confirm';
 
 export interface FirstRunState {
   step: FirstRunStep;
   cursor: number;
   answers: OnboardAnswers;
   saveDefaults: boolean;
+  /** The answer to the injection offer: null when it was not made. */
+  inject: boolean | null;
   outcome: 'open' | 'done' | 'cancelled';
 }
 
@@ -68,9 +77,26 @@ function options(setup: FirstRunSetup, state: FirstRunState): Option[] {
         { value: 'no', label: q.no },
       ];
     }
+    case 'inject': {
+      const offer = injectOfferOf(setup, state.answers.agent);
+      return [
+        {
+          value: 'yes',
+          label: `yes: seal this host’s ${offer?.key ?? ''} into this project’s config (you set a passphrase next) and inject it at the edge (${offer?.text ?? ''}); the box holds only a sentinel`,
+        },
+        { value: 'no', label: 'no: this project’s config gets no credential' },
+      ];
+    }
     case 'confirm':
       return [];
   }
+}
+
+function injectOfferOf(
+  setup: FirstRunSetup,
+  agent: string | null,
+): { key: string; text: string } | null {
+  return setup.injectOffer?.(agent) ?? null;
 }
 
 /** The steps still to ask, in order, given the answers so far. */
@@ -81,6 +107,7 @@ export function stepsFor(setup: FirstRunSetup, answers: OnboardAnswers): FirstRu
   if (setup.fixed.sharedAuth === undefined && setup.companionFor(answers.agent) !== null) {
     steps.push('shared-auth');
   }
+  if (injectOfferOf(setup, answers.agent) !== null) steps.push('inject');
   steps.push('confirm');
   return steps;
 }
@@ -108,7 +135,14 @@ function matches(id: string, wanted: string | null): boolean {
 
 /** The cursor a step opens on: the favourite, else the first option. */
 function cursorFor(setup: FirstRunSetup, step: FirstRunStep, answers: OnboardAnswers): number {
-  const state: FirstRunState = { step, cursor: 0, answers, saveDefaults: false, outcome: 'open' };
+  const state: FirstRunState = {
+    step,
+    cursor: 0,
+    answers,
+    saveDefaults: false,
+    inject: null,
+    outcome: 'open',
+  };
   const list = options(setup, state);
   const wanted =
     step === 'template'
@@ -119,7 +153,9 @@ function cursorFor(setup: FirstRunSetup, step: FirstRunStep, answers: OnboardAns
           ? (answers.sharedAuth ?? setup.storedSharedAuth(answers.agent)) === true
             ? 'yes'
             : 'no'
-          : null;
+          : step === 'inject'
+            ? 'yes'
+            : null;
   return Math.max(
     0,
     list.findIndex((o) => matches(o.value, wanted)),
@@ -134,6 +170,7 @@ export function initialFirstRun(setup: FirstRunSetup): FirstRunState {
     cursor: cursorFor(setup, step, answers),
     answers,
     saveDefaults: false,
+    inject: null,
     outcome: 'open',
   };
 }
@@ -151,6 +188,7 @@ function answer(state: FirstRunState, value: string): OnboardAnswers {
       return { ...state.answers, agent: value, sharedAuth: null };
     case 'shared-auth':
       return { ...state.answers, sharedAuth: value === 'yes' };
+    case 'inject':
     case 'confirm':
       return state.answers;
   }
@@ -188,7 +226,17 @@ export function reduceFirstRun(
       if (state.step === 'confirm') return { ...state, outcome: 'done' };
       const chosen = options(setup, state)[state.cursor];
       if (chosen === undefined) return state;
-      const next = { ...state, answers: answer(state, chosen.value) };
+      const next = {
+        ...state,
+        answers: answer(state, chosen.value),
+        // A new agent makes its own offer; this step's answer is the offer's.
+        inject:
+          state.step === 'inject'
+            ? chosen.value === 'yes'
+            : state.step === 'agent'
+              ? null
+              : state.inject,
+      };
       const after = stepsFor(setup, next.answers);
       return goTo(setup, next, after[after.indexOf(state.step) + 1] ?? 'confirm');
     }
@@ -241,7 +289,7 @@ function block(
   }));
 }
 
-const TITLES: Record<Exclude<FirstRunStep, 'confirm'>, string> = {
+const TITLES: Record<Exclude<FirstRunStep, 'confirm' | 'inject'>, string> = {
   template: 'Which template should this project’s box build on?',
   agent: 'Which agent should it run?',
   'shared-auth': '',
@@ -267,6 +315,17 @@ export function firstRunView(
     if (state.answers.sharedAuth === true && companion !== null) {
       lines.push(...block(`skills += ${esc(companion)} (shared auth)`, width, 'row', '  '));
     }
+    const offer = injectOfferOf(setup, state.answers.agent);
+    if (state.inject === true && offer !== null) {
+      lines.push(
+        ...block(
+          `${esc(offer.key)} sealed and injected at the edge (${esc(offer.text)}): you set a passphrase next`,
+          width,
+          'row',
+          '  ',
+        ),
+      );
+    }
     lines.push(
       ...block(
         `${state.saveDefaults ? '[x]' : '[ ]'} remember these answers as my defaults (default.config; they only pre-select the next new project’s answers)`,
@@ -284,6 +343,15 @@ export function firstRunView(
     lines.push(
       ...block(
         esc(sharedAuthQuestion(state.answers.agent ?? '', companion).question),
+        width,
+        'row',
+      ),
+    );
+  } else if (state.step === 'inject') {
+    const offer = injectOfferOf(setup, state.answers.agent);
+    lines.push(
+      ...block(
+        `${esc(offer?.key ?? '')} is set on this host. Keep it out of the box: inject it at the edge instead?`,
         width,
         'row',
       ),
