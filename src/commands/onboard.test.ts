@@ -268,26 +268,21 @@ describe('the injection offer (adr/0070)', () => {
     expect(setup?.injectOffer?.(null)).toBeNull();
   });
 
-  it('taken, it hands back the recipe to seal (first-run.ts seals it); declined, nothing', async () => {
-    const taken = await onboard(
-      ctx,
-      {},
-      catalogs,
-      answering({ template: null, agent: 'byre/codex', sharedAuth: null }, false, true),
-      { OPENAI_API_KEY: 'sk-host' },
-    );
-    expect(taken.inject).toEqual({ key: 'OPENAI_API_KEY', host: 'api.openai.com' });
-    expect(written()).not.toContain('sk-host');
-  });
-
-  it('declined, nothing is handed back', async () => {
-    const declined = await onboard(
-      ctx,
-      {},
-      catalogs,
-      answering({ template: null, agent: 'byre/codex', sharedAuth: null }, false, false),
-      { OPENAI_API_KEY: 'sk-host' },
-    );
-    expect(declined.inject).toBeNull();
-  });
+  it.each([
+    [true, { key: 'OPENAI_API_KEY', host: 'api.openai.com' }],
+    [false, null],
+  ])(
+    'answered %s, it hands back the recipe to seal or nothing (first-run.ts seals it)',
+    async (taken, recipe) => {
+      const result = await onboard(
+        ctx,
+        {},
+        catalogs,
+        answering({ template: null, agent: 'byre/codex', sharedAuth: null }, false, taken),
+        { OPENAI_API_KEY: 'sk-host' },
+      );
+      expect(result.inject).toEqual(recipe);
+      expect(written()).not.toContain('sk-host');
+    },
+  );
 });
