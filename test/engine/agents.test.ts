@@ -191,8 +191,18 @@ async function buildByDevelop(p: TestProject, tag: string): Promise<void> {
     );
   } finally {
     await session.kill();
-    const boxes = engineCli(p, ['ps', '-aq', '--filter', `label=byre.project=${p.id}`]).trim();
-    if (boxes !== '') engineCli(p, ['rm', '-f', ...boxes.split('\n')]);
+    // The engine may be removing the box already (its --rm, once byre's
+    // attached client is gone): a removal "already in progress" is awaited, not an error.
+    const left = (): string[] =>
+      engineCli(p, ['ps', '-aq', '--filter', `label=byre.project=${p.id}`])
+        .split('\n')
+        .filter((id) => id.trim() !== '');
+    for (const id of left()) spawnSync(p.flavor.engine, ['rm', '-f', id], { stdio: 'ignore' });
+    await waitFor(
+      'the session’s box to be gone',
+      () => (left().length === 0 ? true : null),
+      60_000,
+    );
   }
 }
 
