@@ -26,6 +26,9 @@ import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { containerName } from '../../src/gen/names.js';
+import { edgeHelperName } from '../../src/network/edge.js';
+import { wallHelperName } from '../../src/network/netns.js';
 import { projectIdFor } from '../../src/project/identity.js';
 import { afterAll, afterEach } from 'vitest';
 import { type EngineName, type Flavor } from './engines.js';
@@ -387,6 +390,17 @@ export function sweepTestObjects(flavor: Flavor | EngineName): void {
 /** Removes everything one project made on its engine: for afterEach, failure paths included. */
 export function cleanupProject(project: TestProject): void {
   const p = { flavor: project.flavor };
+  // The helpers in its box's network (the wall's, the edge's): a byre killed
+  // mid-session (a failed test) leaves them, and they carry no project label.
+  // Both are named for the box by the same hash, so one look finds them;
+  // they go first, as podman will not remove a box whose network another uses.
+  const box = containerName(project.id);
+  const hash = wallHelperName(box).slice(wallHelperName(box).lastIndexOf('-') + 1);
+  const helpers = lines(
+    tryCli(p, ['ps', '-a', '--filter', `name=${hash}`, '--format', '{{.Names}}']),
+  );
+  const mine = helpers.filter((n) => n === wallHelperName(box) || n === edgeHelperName(box));
+  if (mine.length) tryCli(p, ['rm', '-f', ...mine]);
   const ids = lines(tryCli(p, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]));
   if (ids.length) tryCli(p, ['rm', '-f', ...ids]);
   const images = [
