@@ -374,7 +374,7 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expectClean('the edge helper’s inspect', engineCli(project, ['inspect', helper]));
   });
 
-  it('no value in inspect, the image, the launch record, the store or status', () => {
+  it('no value in inspect, the image, the launch record, the store or status', async () => {
     expectClean('inspect', engineCli(project, ['inspect', box]));
     const image = lines(
       engineCli(project, ['images', '--format', '{{.Repository}}:{{.Tag}}']),
@@ -392,7 +392,13 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
       if (statSync(file).size < 4 * 1024 * 1024) expectClean(file, readFileSync(file, 'latin1'));
     }
 
-    const status = runByre(project, ['status']);
+    // The receipt is written once the engine's exec has returned, which can
+    // come well after the gate opened (podman's exec teardown under load):
+    // status says "delivered" only from then on.
+    const status = await waitFor('status to find the delivery receipt', () => {
+      const r = runByre(project, ['status']);
+      return r.stdout.includes('API_KEY <- encrypted  (project; delivered)') ? r : null;
+    });
     expect(status.status).toBe(0);
     expect(status.stdout).toContain('API_KEY <- encrypted  (project; delivered)');
     expect(status.stdout).toContain('SERVICE_JSON <- encrypted-file  (project; delivered)');
