@@ -499,14 +499,18 @@ refused_events() {
   done
 }
 
-# The box's network is gone once no interface but loopback is left.
+# The box's network is gone once no interface but loopback is left. Read
+# from /proc/net/dev, which is this namespace's own: /sys/class/net is the
+# host's in a helper of rootless podman (its sysfs is not remounted there),
+# where a helper left by a killed byre would then never end.
 links() {
-  local l out=()
-  set +f
-  for l in "${BYRE_WALL_NET:-/sys/class/net}"/*; do
-    [ -e "$l" ] && [ "${l##*/}" != lo ] && out+=("${l##*/}")
-  done
-  set -f
+  local line out=()
+  while IFS= read -r line; do
+    [[ $line == *:* ]] || continue
+    line=${line%%:*}
+    line=${line//[[:space:]]/}
+    [ "$line" = lo ] || out+=("$line")
+  done < "${BYRE_WALL_NET_FILE:-/proc/net/dev}"
   echo "${out[*]}"
 }
 

@@ -30,6 +30,17 @@ const HOOKS = {
  */
 type ProbeMode = 'refused' | 'through' | 'silent' | 'unreachable' | 'nolistener';
 
+/** The namespace's /proc/net/dev with loopback only: the box's network is gone. */
+const NET_DEV_LO = [
+  'Inter-|   Receive                                                |  Transmit',
+  ' face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed',
+  '    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0',
+  '',
+].join('\n');
+
+/** The same while the box's network is up (the engine's veth, named as docker names it inside). */
+const NET_DEV_ETH0 = `${NET_DEV_LO}  eth0:    1296      16    0    0    0     0          0         0      0       0    0    0    0     0       0          0\n`;
+
 const STUBS: Record<string, string> = {
   // `-L OUTPUT` answers, so the namespace counts as having IPv6.
   iptables: 'echo "$(basename "$0") $*" >> "$STUB_LOG"',
@@ -51,7 +62,7 @@ const STUBS: Record<string, string> = {
   id: '[ "$1 $2" = "-u dnsmasq" ] && echo "${STUB_DNS_UID:-101}"',
   // The box's network goes on the first wait of the event loop, unless the
   // wait is to last (STUB_WAITS).
-  sleep: '[ -z "$STUB_WAITS" ] || exec /bin/sleep 60\nrm -f "$STUB_NET/eth0"',
+  sleep: `[ -z "$STUB_WAITS" ] || exec /bin/sleep 60\nprintf '%s' '${NET_DEV_LO}' > "$STUB_NET"`,
   getent: 'echo "203.0.113.5    STREAM $2"',
   // The probe's listener, started in the background.
   nc: 'echo "nc $*" >> "$STUB_LOG"',
@@ -94,7 +105,7 @@ function hookSetup(
     putFile(dir, `bin/${name}`, `#!/bin/sh\n${body}\n`, 0o755);
   }
   const log = putFile(dir, 'calls.log', '');
-  putFile(dir, 'net/eth0', '');
+  putFile(dir, 'net-dev', NET_DEV_ETH0);
   return {
     dir,
     log,
@@ -102,8 +113,8 @@ function hookSetup(
       PATH: `${path.join(dir, 'bin')}:/usr/bin:/bin`,
       STUB_LOG: log,
       STUB_PROBE: probe,
-      STUB_NET: path.join(dir, 'net'),
-      BYRE_WALL_NET: path.join(dir, 'net'),
+      STUB_NET: path.join(dir, 'net-dev'),
+      BYRE_WALL_NET_FILE: path.join(dir, 'net-dev'),
       BYRE_WALL_DIR: path.join(dir, 'run'),
       BYRE_WALL_UPSTREAM: '192.0.2.53',
       STUB_RESOLVER_LOG: '',

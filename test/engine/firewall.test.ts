@@ -917,6 +917,55 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         net.remove();
       }
     });
+
+    // On rootless podman a helper's /sys/class/net is the host's (its sysfs is
+    // not remounted in the box's namespace), so a hook watching it there never
+    // saw the box's network go; /proc/net/dev is the namespace's own.
+    it("a wall helper left by a killed byre ends on its own once its box's network is gone", async () => {
+      const p = shared(flavor, 'firewall', '');
+      built(p);
+      const box = containerName(p.id);
+      const helper = wallHelperName(box);
+      const session = startByre(p, ['develop']);
+      try {
+        expect(await stepper(session)('WALLED', [], 600_000)).toEqual(['WALLED']);
+        // byre dies without removing anything (as another user, byre is runuser's
+        // child, which a kill of runuser leaves running); the box goes (its
+        // stdin closed, or stopped here).
+        const pid = session.child.pid;
+        if (p.flavor.user !== null && pid !== undefined)
+          spawnSync('pkill', ['-KILL', '-P', String(pid)]);
+        await session.kill();
+        try {
+          engineCli(p, ['stop', '-t', '0', box]);
+        } catch {
+          // already gone
+        }
+        const state = await waitFor(
+          'the helper to end on its own',
+          () => {
+            const s = engineCli(p, [
+              'inspect',
+              '-f',
+              '{{.State.Running}} {{.State.ExitCode}}',
+              helper,
+            ]);
+            return s.startsWith('false') ? s.trim() : null;
+          },
+          30_000,
+        );
+        expect(state).toBe('false 0');
+      } finally {
+        await session.kill();
+        for (const name of [helper, box]) {
+          try {
+            engineCli(p, ['rm', '-f', name]);
+          } catch {
+            // already gone
+          }
+        }
+      }
+    });
   },
 );
 
