@@ -471,19 +471,20 @@ describe('develop: every refusal', () => {
   });
 });
 
+/** The wall's helper, started attached: its hook says the gate opened. */
+const gateOpens = async (): Promise<{ exitCode: number; stdout: string; stderr: string }> => ({
+  exitCode: 0,
+  stdout: '',
+  stderr: 'byre-firewall: gate opened\n',
+});
+
 describe('develop: who removes the box', () => {
   const box = (): string => containerName(w.id);
 
   it('a walled box is created without --rm and removed by byre after its helper', async () => {
     w.writeConfig('skills = ["firewall"]\n');
-    w.engine.onStart = async () => {
-      await until(() => w.engine.callsTo('run').length > 0);
-      w.engine.addContainer({ name: wallHelperName(box()) });
-      w.engine.logText.set(wallHelperName(box()), {
-        stderr: 'byre-firewall: gate opened\n',
-        stdout: '',
-      });
-    };
+    w.engine.onRunStream = gateOpens;
+    w.engine.onStart = () => until(() => w.engine.callsTo('runStream').length > 0);
     await develop();
     expect(w.engine.callsTo('create')[0]?.[0]).not.toContain('--rm');
     // A stale helper is removed before the wall goes up; at the end the
@@ -515,10 +516,10 @@ describe('develop: the wall’s last session (adr/0064)', () => {
 
   it('a walled session’s refused names are kept when it ends; an open session removes them', async () => {
     w.writeConfig('skills = ["firewall"]\n');
+    w.engine.onRunStream = gateOpens;
     w.engine.onStart = async () => {
-      await until(() => w.engine.callsTo('run').length > 0);
+      await until(() => w.engine.callsTo('runStream').length > 0);
       const helper = wallHelperName(containerName(w.id));
-      w.engine.addContainer({ name: helper });
       w.engine.logText.set(helper, {
         stderr: 'byre-firewall: gate opened\n',
         stdout: [

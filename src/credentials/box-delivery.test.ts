@@ -9,14 +9,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
-import { LABEL } from '../gen/names.js';
 import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { clearSecrets, registerSecret } from '../output/redact.js';
 import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
 import { deliverCredentials } from './box-delivery.js';
 
-const FAST = { findMs: 200, pollMs: 10, startPollMs: 5 };
+const FAST = { timeouts: { findMs: 200, startPollMs: 5 } };
 const SECRET = 'sk-deliver-test-42';
 const values: DeliveredValue[] = [
   { key: 'API_KEY', kind: 'encrypted', value: new TextEncoder().encode(SECRET) },
@@ -50,7 +49,7 @@ function realReceiver(spec: ExecSpec, input: string | undefined) {
 
 function engineWithBox(): { engine: FakeEngine; id: string } {
   const engine = new FakeEngine();
-  const box = engine.addContainer({ name: 'byre-app', labels: { [LABEL.run]: 'n1' } });
+  const box = engine.addContainer({ name: 'byre-app' });
   engine.onExec = realReceiver;
   return { engine, id: box.id };
 }
@@ -58,7 +57,7 @@ function engineWithBox(): { engine: FakeEngine; id: string } {
 describe('deliverCredentials', () => {
   it('streams the values on the exec’s stdin as the dev user, never in its argv', async () => {
     const { engine, id } = engineWithBox();
-    await deliverCredentials(engine, { nonce: 'n1', uid: 1000, gid: 1001, values }, FAST);
+    await deliverCredentials(engine, { boxId: id, uid: 1000, gid: 1001, values }, FAST);
     const [spec, options] = engine.callsTo('exec')[0] as [ExecSpec, { input: string }];
     expect(spec).toMatchObject({ id, user: '1000:1001' });
     expect(JSON.stringify(spec)).not.toContain(SECRET);
@@ -72,7 +71,7 @@ describe('deliverCredentials', () => {
     const { engine, id } = engineWithBox();
     registerSecret(SECRET);
     engine.onExec = () => ({ exitCode: 3, stdout: '', stderr: `refused\n${SECRET}\n` });
-    const failure = deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST);
+    const failure = deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST);
     await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
     await expect(failure).rejects.toThrow(/refused/);
     await expect(failure).rejects.not.toThrow(new RegExp(SECRET));
@@ -80,26 +79,26 @@ describe('deliverCredentials', () => {
   });
 
   it('refuses an exit 0 that did not confirm the gate opened', async () => {
-    const { engine } = engineWithBox();
+    const { engine, id } = engineWithBox();
     engine.onExec = () => ({ exitCode: 0, stdout: 'ok\n', stderr: '' });
     await expect(
-      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+      deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST),
     ).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
   });
 
-  it('fails when the box never shows up', async () => {
+  it('fails when the box is gone before it ran', async () => {
     const engine = new FakeEngine();
     await expect(
-      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+      deliverCredentials(engine, { boxId: 'gone', uid: 1, gid: 1, values }, FAST),
     ).rejects.toThrow(/never started/);
     expect(engine.callsTo('exec')).toEqual([]);
   });
 
   it('refuses a second delivery into the same box', async () => {
-    const { engine } = engineWithBox();
-    await deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST);
+    const { engine, id } = engineWithBox();
+    await deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST);
     await expect(
-      deliverCredentials(engine, { nonce: 'n1', uid: 1, gid: 1, values }, FAST),
+      deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST),
     ).rejects.toThrow(/already delivered/);
   });
 });
@@ -139,10 +138,8 @@ describe('deliverCredentials with a release (the edge starting beside it)', () =
     const released = new Promise<void>((r) => (release = r));
     const delivering = deliverCredentials(
       engine,
-      { nonce: 'n1', uid: 1, gid: 1, values },
-      FAST,
-      id,
-      released,
+      { boxId: id, uid: 1, gid: 1, values },
+      { running: true, release: released },
     );
     await vi.waitFor(() => expect(existsSync(path.join(dir, 'env', 'API_KEY'))).toBe(true), {
       timeout: 10_000,
@@ -159,10 +156,8 @@ describe('deliverCredentials with a release (the edge starting beside it)', () =
     streamingReceiver(engine);
     const failure = deliverCredentials(
       engine,
-      { nonce: 'n1', uid: 1, gid: 1, values },
-      FAST,
-      id,
-      Promise.reject(new Error('the edge exited')),
+      { boxId: id, uid: 1, gid: 1, values },
+      { running: true, release: Promise.reject(new Error('the edge exited')) },
     );
     await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
     expect(existsSync(path.join(dir, 'ready'))).toBe(false);

@@ -9,7 +9,7 @@ import { Readable, Writable } from 'node:stream';
 import type { ExecRunner, SessionRunner } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { ByreError } from '../errors.js';
-import { findRunningBox, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
+import { boxRunning, NETNS_TIMEOUTS, type NetnsTimeouts } from '../network/netns.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
 import {
@@ -20,8 +20,8 @@ import {
 } from './channel.js';
 
 export interface CredentialDelivery {
-  /** The box's `byre.run` nonce label. */
-  nonce: string;
+  /** The box's container id, as its create returned it. */
+  boxId: string;
   /** The in-box dev user, as the exec's `-u`. */
   uid: number;
   gid: number;
@@ -87,21 +87,31 @@ async function execReleased(
   return { exitCode: r.exitCode, stdout, stderr };
 }
 
+/** How a delivery waits: for the box to run (unless a step before it saw it run), and for `release`. */
+interface DeliveryWait {
+  timeouts?: Pick<NetnsTimeouts, 'findMs' | 'startPollMs'>;
+  /** A step before this one (the edge's) already saw the box run. */
+  running?: boolean;
+  /** The gate waits for it too (the values are sent before it). */
+  release?: Promise<void>;
+}
+
 /**
  * Deliver every value. Resolves once the receiver confirmed the gate is
- * open; rejects (after stopping the box) otherwise. `found`: the box's id
- * when a step before this one already found it by its nonce (the edge's).
- * `release`: the gate waits for it too (the values are sent before it).
+ * open; rejects (after stopping the box) otherwise.
  */
 export async function deliverCredentials(
   engine: SessionRunner & ExecRunner,
   delivery: CredentialDelivery,
-  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs' | 'startPollMs'> = NETNS_TIMEOUTS,
-  found?: string,
-  release?: Promise<void>,
+  wait: DeliveryWait = {},
 ): Promise<void> {
-  const boxId = found ?? (await findRunningBox(engine, delivery.nonce, timeouts));
-  if (boxId === null) throw failed('the box never started, so no credentials were delivered');
+  const { boxId } = delivery;
+  const release = wait.release;
+  if (wait.running !== true) {
+    await boxRunning(engine, boxId, wait.timeouts ?? NETNS_TIMEOUTS).catch(() => {
+      throw failed('the box never started, so no credentials were delivered');
+    });
+  }
   const spec = { id: boxId, command: receiverCommand(), user: `${delivery.uid}:${delivery.gid}` };
   const payload = credentialPayload(delivery.values);
   let outcome: { exitCode: number; stdout: string; stderr: string };

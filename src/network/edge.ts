@@ -10,14 +10,14 @@
 import { createHash } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 
-import type { SessionRunner, StreamResult } from '../engine/engine.js';
+import type { SessionRunner } from '../engine/engine.js';
 import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
 import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
-import { boxNetHelperFlags, NETNS_HELPER_STOP } from './netns.js';
+import { boxNetHelperFlags, NETNS_HELPER_STOP, readyOrNot, type AttachedHelper } from './netns.js';
 
 /**
  * The edge's privileges: bind its ports (NET_BIND_SERVICE), then drop to
@@ -88,12 +88,10 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
   ];
 }
 
-interface EdgeHandle {
+interface EdgeHandle extends AttachedHelper {
   name: string;
   /** The edge's lines after its ready line (its refusal events), the last MAX_EDGE_EVENTS, as they came. */
   events: string[];
-  /** Settles when the helper ends (removed with the box, or failed). */
-  ended: Promise<StreamResult | { error: unknown }>;
 }
 
 /** Splits the edge's stdout into lines: the ready line resolves `ready`, the rest are events. */
@@ -190,15 +188,7 @@ export async function startEdge(
       },
     })
     .catch((error: unknown) => ({ error }));
-  let timer: NodeJS.Timeout | undefined;
-  const outcome = await Promise.race([
-    ready.then(() => 'ready' as const),
-    ended.then(() => 'ended' as const),
-    new Promise<'silent'>((resolve) => {
-      timer = setTimeout(() => resolve('silent'), readyMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  const outcome = await readyOrNot(ready, ended, readyMs);
   if (outcome === 'ready') return { name, events, ended };
   await engine.remove(name).catch(() => false);
   await engine.remove(boxId).catch(() => false);

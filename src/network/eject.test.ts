@@ -26,14 +26,13 @@ describe('ejectFirewallScript', () => {
     const line = execLine(ejectFirewallScript(input));
     const helper = netnsHelperArgv(
       {
-        nonce: 'n',
+        boxId: 'BOX',
         box: 'b',
         hook: input.hook,
         image: input.image,
         env: input.env,
         joinUserns: false,
       },
-      'BOX',
       'name',
     );
     // The privilege flags and the stop grace, in develop's order, and nothing more.

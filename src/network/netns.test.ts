@@ -13,7 +13,7 @@ import {
 } from './netns.js';
 
 const plan: NetnsPlan = {
-  nonce: 'a'.repeat(32),
+  boxId: 'b0'.repeat(32),
   box: 'byre-p-1a2b3c',
   hook: '/usr/local/bin/byre-firewall',
   image: 'byre-p-1a2b3c-u1000-g1000',
@@ -21,21 +21,19 @@ const plan: NetnsPlan = {
   joinUserns: false,
 };
 
-/** The box this plan's run nonce finds, with a network mode, created or running. */
+/** The container of that name, if the fake holds one. */
+const named = (engine: FakeEngine, name: string) =>
+  [...engine.containers.values()].find((c) => c.name === name);
+
+/** The box this plan names by its id, with a network mode, created or running. */
 function boxOf(engine: FakeEngine, networkMode: string, running: boolean) {
-  return engine.addContainer({
-    name: 'box',
-    labels: { 'byre.run': plan.nonce },
-    networkMode,
-    running,
-  });
+  return engine.addContainer({ id: plan.boxId, name: 'box', networkMode, running });
 }
 
 describe('netnsHelperArgv', () => {
-  it("shares only the box network namespace, detached, as root with only the wall's and its resolver's capabilities and no new privileges, a one-second stop grace, env sorted", () => {
-    expect(netnsHelperArgv(plan, 'box123', 'byre-netns-0123456789abcdef')).toEqual([
-      'run',
-      '-d',
+  it("shares only the box network namespace, created to be started attached, as root with only the wall's and its resolver's capabilities and no new privileges, a one-second stop grace, env sorted", () => {
+    expect(netnsHelperArgv({ ...plan, boxId: 'box123' }, 'byre-netns-0123456789abcdef')).toEqual([
+      'create',
       '--pull=never',
       '--name',
       'byre-netns-0123456789abcdef',
@@ -70,7 +68,7 @@ describe('netnsHelperArgv', () => {
   });
 
   it('joins the box user namespace on rootless podman', () => {
-    const argv = netnsHelperArgv({ ...plan, joinUserns: true }, 'box123', 'n');
+    const argv = netnsHelperArgv({ ...plan, boxId: 'box123', joinUserns: true }, 'n');
     expect(argv).toContain('--userns=container:box123');
     expect(argv.indexOf('--userns=container:box123')).toBeLessThan(argv.indexOf(plan.image));
   });
@@ -99,11 +97,13 @@ describe('mintNonce', () => {
 });
 
 describe('enforcePosture', () => {
-  const fast = { findMs: 50, pollMs: 5, startPollMs: 5, helperMs: 1000, helperPollMs: 5 };
+  const fast = { findMs: 50, startPollMs: 5, helperMs: 1000 };
 
-  it('fails closed when the box never appears', async () => {
+  it('fails closed when the box is gone', async () => {
     const engine = new FakeEngine();
-    await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(/never started/);
+    await expect(enforcePosture(engine, plan, fast)).rejects.toThrow();
+    expect(engine.callsTo('runStream')).toEqual([]);
+    expect(named(engine, wallHelperName(plan.box))).toBeUndefined();
   });
 
   it('stops a box whose network namespace is shared, without running the hook', async () => {
@@ -114,35 +114,43 @@ describe('enforcePosture', () => {
     );
     const methods = engine.calls.map((c) => c.method);
     expect(methods).toContain('stop');
-    expect(methods).not.toContain('run');
+    // Its helper, made meanwhile, is never started, and goes.
+    expect(methods).not.toContain('runStream');
+    expect(named(engine, wallHelperName(plan.box))).toBeUndefined();
     expect(engine.containers.get(box.id)?.running).toBe(false);
   });
 
-  it('finds the box as created and checks its network while it starts; the helper runs only once it runs', async () => {
+  it('checks the box’s network and creates the helper while it starts; starts the helper only once it runs, attached', async () => {
     const engine = new FakeEngine();
     const box = boxOf(engine, 'bridge', false);
+    engine.onRunStream = async () => ({ exitCode: 0, stdout: '', stderr: `${GATE_OPENED}\n` });
     // A deadline far past any load: the box starts only once the test says so.
     const walling = enforcePosture(engine, plan, { ...fast, findMs: 60_000 });
-    // Until the network mode was asked (the box still not running); no fixed sleep, which load outlasts.
-    await vi.waitFor(() => expect(engine.calls.map((c) => c.method)).toContain('networkMode'), {
+    // Until the helper was created (the box still not running); no fixed sleep, which load outlasts.
+    await vi.waitFor(() => expect(engine.calls.map((c) => c.method)).toContain('create'), {
       timeout: 10_000,
     });
     const before = engine.calls.map((c) => c.method);
-    expect(before).toEqual(expect.arrayContaining(['ps', 'remove', 'networkMode']));
-    expect(before).not.toContain('run');
-    expect(engine.calls.find((c) => c.method === 'ps')?.args[0]).toMatchObject({ all: true });
+    expect(before).toEqual(expect.arrayContaining(['remove', 'networkMode', 'create']));
+    expect(before).not.toContain('runStream');
+    // The box byre created, by its id: nothing searched for it.
+    expect(before).not.toContain('ps');
     box.running = true;
-    engine.logText.set(wallHelperName(plan.box), { stdout: '', stderr: `${GATE_OPENED}\n` });
     await walling;
-    const run = engine.calls.find((c) => c.method === 'run');
-    expect(run?.args[0]).toEqual(expect.arrayContaining(['--net', `container:${box.id}`]));
+    const create = engine.calls.find((c) => c.method === 'create');
+    expect(create?.args[0]).toEqual(expect.arrayContaining(['--net', `container:${box.id}`]));
+    expect(engine.callsTo('runStream')).toEqual([
+      [['start', '--attach', wallHelperName(plan.box)]],
+    ]);
+    // Nothing polled the helper: its gate line was read as it came.
+    expect(engine.calls.map((c) => c.method)).not.toContain('logs');
   });
 
   it('a shared network namespace is refused before the box runs', async () => {
     const engine = new FakeEngine();
     boxOf(engine, 'container:other', false);
     await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(/shares a network namespace/);
-    expect(engine.calls.map((c) => c.method)).not.toContain('run');
+    expect(engine.calls.map((c) => c.method)).not.toContain('runStream');
   });
 
   it('fails closed when the created box goes without ever running', async () => {
@@ -152,22 +160,25 @@ describe('enforcePosture', () => {
     await new Promise((r) => setTimeout(r, 20));
     await engine.remove(box.id);
     await expect(walling).rejects.toThrow(/never started/);
-    expect(engine.calls.map((c) => c.method)).not.toContain('run');
+    expect(engine.calls.map((c) => c.method)).not.toContain('runStream');
+    // The helper made while it was starting goes too.
+    expect(named(engine, wallHelperName(plan.box))).toBeUndefined();
   });
 
-  it('runs the hook against the box it found by nonce, and stops the box when the hook fails', async () => {
+  it('runs the hook in the box’s network, and stops the box when its helper cannot be made', async () => {
     const engine = new FakeEngine();
     boxOf(engine, 'bridge', true);
-    engine.failNext('run');
+    engine.failNext('create');
     await expect(enforcePosture(engine, plan, fast)).rejects.toThrow();
-    const run = engine.calls.find((c) => c.method === 'run');
-    expect(run?.args[0]).toEqual(expect.arrayContaining(['--entrypoint', plan.hook]));
+    const create = engine.calls.find((c) => c.method === 'create');
+    expect(create?.args[0]).toEqual(expect.arrayContaining(['--entrypoint', plan.hook]));
     expect(engine.calls.map((c) => c.method)).toContain('stop');
+    expect(engine.calls.map((c) => c.method)).not.toContain('runStream');
   });
 });
 
 describe('the wall helper for the session (adr/0063)', () => {
-  const fast = { findMs: 50, pollMs: 5, startPollMs: 5, helperMs: 1000, helperPollMs: 5 };
+  const fast = { findMs: 50, pollMs: 5, startPollMs: 5, helperMs: 1000 };
   const box = (engine: FakeEngine) => boxOf(engine, 'bridge', true);
 
   it('names one helper per box, stable, in the netns helper shape', () => {
@@ -176,24 +187,23 @@ describe('the wall helper for the session (adr/0063)', () => {
     expect(wallHelperName('byre-p-1a2b3d')).not.toBe(wallHelperName('byre-p-1a2b3c'));
   });
 
-  it('removes a stale helper of the box first, resolves once the hook says the gate opened, and leaves the helper running', async () => {
+  it('removes a stale helper of the box first, resolves once the hook says the gate opened, and leaves the helper for endWall', async () => {
     const engine = new FakeEngine();
     box(engine);
     const name = wallHelperName(plan.box);
-    engine.addContainer({ name, running: false });
-    const walling = enforcePosture(engine, plan, fast);
-    await new Promise((r) => setTimeout(r, 30));
-    engine.logText.set(name, {
+    engine.addContainer({ name, running: false, labels: { stale: '1' } });
+    engine.onRunStream = async () => ({
+      exitCode: 0,
       stdout: 'byre-wall 1 resolved 1 a.test 192.0.2.1 0\n',
-      stderr: `${GATE_OPENED}\n`,
+      stderr: `byre-firewall: deny probe refused\n${GATE_OPENED}\n`,
     });
-    await walling;
+    await enforcePosture(engine, plan, fast);
     const methods = engine.calls.map((c) => c.method);
-    expect(methods.indexOf('remove')).toBeLessThan(methods.indexOf('run'));
+    expect(methods.indexOf('remove')).toBeLessThan(methods.indexOf('create'));
     expect(methods).not.toContain('stop');
-    expect((await engine.logs(name))?.stdout).toBe('byre-wall 1 resolved 1 a.test 192.0.2.1 0\n');
+    expect(named(engine, name)?.labels['stale']).toBeUndefined();
     expect(await endWall(engine, plan.box)).toBe(true);
-    expect(await engine.logs(name)).toBeNull();
+    expect(named(engine, name)).toBeUndefined();
     expect(await endWall(engine, plan.box)).toBe(false);
   });
 
@@ -201,26 +211,37 @@ describe('the wall helper for the session (adr/0063)', () => {
     const engine = new FakeEngine();
     const b = box(engine);
     const name = wallHelperName(plan.box);
-    const walling = enforcePosture(engine, plan, fast);
-    await new Promise((r) => setTimeout(r, 30));
-    engine.logText.set(name, {
+    engine.onRunStream = async () => ({
+      exitCode: 1,
       stdout: '',
       stderr: 'byre-firewall: FATAL: nftables refused the wall\n',
     });
-    await engine.stop(name, 0);
-    await expect(walling).rejects.toThrow(
+    await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(
       /exited:\nbyre-firewall: FATAL: nftables refused the wall/,
     );
-    expect(await engine.logs(name)).toBeNull();
+    expect(named(engine, name)).toBeUndefined();
+    expect(engine.containers.get(b.id)?.running).toBe(false);
+  });
+
+  it('an engine that cannot start the helper fails closed the same way', async () => {
+    const engine = new FakeEngine();
+    const b = box(engine);
+    engine.failNext('runStream');
+    await expect(enforcePosture(engine, plan, fast)).rejects.toThrow(
+      /the wall's helper could not be started: /,
+    );
+    expect(named(engine, wallHelperName(plan.box))).toBeUndefined();
     expect(engine.containers.get(b.id)?.running).toBe(false);
   });
 
   it('a helper that never opens the gate fails closed at the deadline', async () => {
     const engine = new FakeEngine();
-    box(engine);
+    const b = box(engine);
+    engine.onRunStream = () => new Promise(() => undefined);
     await expect(enforcePosture(engine, plan, { ...fast, helperMs: 50 })).rejects.toThrow(
       /never opened the gate/,
     );
-    expect(await engine.logs(wallHelperName(plan.box))).toBeNull();
+    expect(named(engine, wallHelperName(plan.box))).toBeUndefined();
+    expect(engine.containers.get(b.id)?.running).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-// The host side of a network posture: find the box by its per-invocation
-// nonce, refuse a shared network namespace, then run the skill's netns init
-// hook in a helper that shares ONLY the box's network namespace. Any failure
+// The host side of a network posture: refuse a shared network namespace,
+// then run the skill's netns init hook in a helper that shares ONLY the
+// box's network namespace (the box byre just created, by its id; the box
+// still carries the reference's per-invocation `byre.run` nonce label). Any failure
 // stops the box: it must never run past its launch gate without the wall.
 // The helper stays up for the session (it runs the wall's resolver and
 // prints its event lines, adr/0063): one per box, named for it, removed when
@@ -9,10 +10,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DROP_PRIVILEGES, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { helperName, LABEL } from '../gen/names.js';
-import type { SessionRunner } from '../engine/engine.js';
+import { Writable } from 'node:stream';
+import type { SessionRunner, StreamResult } from '../engine/engine.js';
 
 export interface NetnsPlan {
-  nonce: string;
+  /** The box's container id, as its create returned it. */
+  boxId: string;
   /** The box's container name; names its helper (wallHelperName). */
   box: string;
   /** The skill's netns_init path inside the image. */
@@ -84,14 +87,18 @@ export function boxNetHelperFlags(name: string, boxId: string): string[] {
   ];
 }
 
-/** The helper's run argv (pure): detached, it outlives this call. */
-export function netnsHelperArgv(plan: NetnsPlan, boxId: string, name: string): string[] {
+/**
+ * The helper's create argv (pure): made while the box starts, started
+ * attached once it runs (startWall), so neither its create nor byre's
+ * polls sit between the box's start and its gate.
+ */
+export function netnsHelperArgv(plan: NetnsPlan, name: string): string[] {
+  const { boxId } = plan;
   const env = Object.keys(plan.env)
     .sort()
     .flatMap((k) => ['-e', `${k}=${plan.env[k] ?? ''}`]);
   return [
-    'run',
-    '-d',
+    'create',
     ...boxNetHelperFlags(name, boxId),
     ...NETNS_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
@@ -110,47 +117,22 @@ export function sharedNetworkMode(mode: string): boolean {
 }
 
 export interface NetnsTimeouts {
+  /** How long the created box may take to run. */
   findMs: number;
-  /** Between looks for the running box by its nonce (credential delivery). */
-  pollMs: number;
-  /** Between looks at the created box until it runs (the wall's start). */
+  /** Between looks at the created box until it runs. */
   startPollMs: number;
+  /** How long the helper may take to open the gate (it waits for the box's entrypoint to knock). */
   helperMs: number;
-  /** Between looks at the helper until its hook opened the gate. */
-  helperPollMs: number;
 }
 
 export const NETNS_TIMEOUTS: NetnsTimeouts = {
   findMs: 120_000,
-  pollMs: 200,
   startPollMs: 25,
   helperMs: 600_000,
-  helperPollMs: 200,
 };
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
-}
-
-/**
- * The box this invocation created, found by its `byre.run` nonce label;
- * null when it never showed up in time. Running only, unless `created`
- * (a box not started yet counts). Shared by the network wall and
- * credential delivery, which both act on the box from outside.
- */
-export async function findBoxByNonce(
-  engine: SessionRunner,
-  nonce: string,
-  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs'> = NETNS_TIMEOUTS,
-  created = false,
-): Promise<string | null> {
-  const deadline = Date.now() + timeouts.findMs;
-  for (;;) {
-    const boxId = (await engine.ps({ labels: { [LABEL.run]: nonce }, all: created }))[0];
-    if (boxId !== undefined) return boxId;
-    if (Date.now() > deadline) return null;
-    await sleep(timeouts.pollMs);
-  }
 }
 
 /**
@@ -173,49 +155,71 @@ export async function boxRunning(
   }
 }
 
-/**
- * The box this invocation created, once it runs: found as created, which
- * overlaps its start, then looked at every `startPollMs` until it runs (a
- * `ps` every `pollMs` would add half that to every launch); null when it
- * never showed up or never ran in time.
- */
-export async function findRunningBox(
-  engine: SessionRunner,
-  nonce: string,
-  timeouts: Pick<NetnsTimeouts, 'findMs' | 'pollMs' | 'startPollMs'> = NETNS_TIMEOUTS,
-): Promise<string | null> {
-  const boxId = await findBoxByNonce(engine, nonce, timeouts, true);
-  if (boxId === null) return null;
-  return boxRunning(engine, boxId, timeouts).then(
-    () => boxId,
-    () => null,
-  );
-}
-
 /** What the hook prints on stderr once the box has passed its gate. */
 export const GATE_OPENED = 'byre-firewall: gate opened';
 
+/** Bytes of the helper's stderr kept: its last words, when it fails. */
+const MAX_HELPER_STDERR = 16_384;
+
+/** A helper's start, attached: `ended` settles when it ends (removed with the session, or failed). */
+export interface AttachedHelper {
+  ended: Promise<StreamResult | { error: unknown }>;
+}
+
 /**
- * Wait for the detached helper: resolves once its hook has opened the gate;
- * rejects with the hook's own words when it exited first or never got there.
+ * How an attached helper's start went: ready (its ready signal came
+ * first), ended (it exited before), or silent (neither within `ms`).
  */
-async function helperReady(
-  engine: SessionRunner,
-  name: string,
-  timeouts: Pick<NetnsTimeouts, 'helperPollMs' | 'helperMs'>,
-): Promise<void> {
-  const deadline = Date.now() + timeouts.helperMs;
-  for (;;) {
-    const [facts] = await engine.inspectContainers([name]);
-    const out = await engine.logs(name);
-    if (out?.stderr.includes(GATE_OPENED) === true) return;
-    if (facts === undefined || !facts.running || Date.now() > deadline) {
-      const said = (out?.stderr ?? '').trim().split('\n').slice(-5).join('\n');
-      const why = facts?.running === true ? 'never opened the gate' : 'exited';
-      throw new Error(`the wall's helper ${why}${said === '' ? '' : `:\n${said}`}`);
-    }
-    await sleep(timeouts.helperPollMs);
+export async function readyOrNot(
+  ready: Promise<void>,
+  ended: Promise<unknown>,
+  ms: number,
+): Promise<'ready' | 'ended' | 'silent'> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    ready.then(() => 'ready' as const),
+    ended.then(() => 'ended' as const),
+    new Promise<'silent'>((resolve) => {
+      timer = setTimeout(() => resolve('silent'), ms);
+    }),
+  ]);
+  clearTimeout(timer);
+  return outcome;
+}
+
+/**
+ * Start the created helper attached: its stderr read as it comes, so the
+ * gate's opening is seen at once (no polls of `inspect` and `logs`); its
+ * event lines on stdout are the engine's to keep (byre reads them with
+ * `logs`, adr/0064), so they are let go here. Resolves once its hook opened
+ * the gate; rejects with the hook's own words when it exited first or never
+ * got there.
+ */
+async function startWall(engine: SessionRunner, name: string, ms: number): Promise<AttachedHelper> {
+  let stderr = '';
+  let onGate = (): void => undefined;
+  const gate = new Promise<void>((resolve) => {
+    onGate = resolve;
+  });
+  const ended = engine
+    .runStream(['start', '--attach', name], {
+      stdout: new Writable({ write: (_chunk, _enc, done) => done() }),
+      onStderr: (chunk) => {
+        stderr = (stderr + chunk).slice(-MAX_HELPER_STDERR);
+        if (stderr.includes(GATE_OPENED)) onGate();
+      },
+    })
+    .catch((error: unknown) => ({ error }));
+  const outcome = await readyOrNot(gate, ended, ms);
+  if (outcome === 'ready') return { ended };
+  const r = outcome === 'ended' ? await ended : null;
+  if (r !== null && 'error' in r) {
+    const cause = r.error instanceof Error ? r.error.message : String(r.error);
+    throw new Error(`the wall's helper could not be started: ${cause}`);
   }
+  const said = stderr.trim().split('\n').slice(-5).join('\n');
+  const why = outcome === 'silent' ? 'never opened the gate' : 'exited';
+  throw new Error(`the wall's helper ${why}${said === '' ? '' : `:\n${said}`}`);
 }
 
 /**
@@ -223,43 +227,39 @@ async function helperReady(
  * gate; its helper runs on, see endWall); rejects with the reason otherwise,
  * after removing the helper and stopping the box.
  *
- * What does not need the box running (finding it as created, its network
- * mode, which is fixed at create, and a stale helper's removal) overlaps its
- * start, so the helper's `run` follows the box's start as closely as the
- * engine tells it (issue 30's gate budget).
+ * What does not need the box running (its network mode, which is fixed at
+ * create, a stale helper's removal and the helper's create) overlaps its
+ * start, so the helper's start follows the box's as closely as the engine
+ * tells it (issue 30's gate budget).
  */
 export async function enforcePosture(
   engine: SessionRunner,
   plan: NetnsPlan,
   timeouts: NetnsTimeouts = NETNS_TIMEOUTS,
 ): Promise<void> {
+  const { boxId } = plan;
   const name = wallHelperName(plan.box);
-  // A helper left by an earlier session of this box (byre killed) goes first.
-  const [boxId] = await Promise.all([
-    findBoxByNonce(engine, plan.nonce, timeouts, true),
-    engine.remove(name).catch(() => false),
-  ]);
-  if (boxId === null) throw new Error('the box never started, so its network was never walled');
-  const stopBox = async (): Promise<void> => {
-    await engine.stop(boxId, 2).catch(() => undefined);
-  };
+  // A helper left by an earlier session of this box (byre killed) goes
+  // first; the new one is made while the box starts (a container need not
+  // run for another to be created in its namespace).
+  const made = engine
+    .remove(name)
+    .catch(() => false)
+    .then(() => engine.create(netnsHelperArgv(plan, name)));
+  const [mode, helper] = await Promise.allSettled([engine.networkMode(boxId), made]);
   try {
-    const mode = await engine.networkMode(boxId);
-    if (sharedNetworkMode(mode)) {
+    if (mode.status === 'rejected') throw mode.reason;
+    if (sharedNetworkMode(mode.value)) {
       throw new Error(
-        `the box shares a network namespace (${mode}), so byre cannot wall it off; remove the --network flag from run_args`,
+        `the box shares a network namespace (${mode.value}), so byre cannot wall it off; remove the --network flag from run_args`,
       );
     }
+    if (helper.status === 'rejected') throw helper.reason;
     await boxRunning(engine, boxId, timeouts);
-    try {
-      await engine.run(netnsHelperArgv(plan, boxId, name), { timeoutMs: timeouts.helperMs });
-      await helperReady(engine, name, timeouts);
-    } catch (error) {
-      await engine.remove(name).catch(() => false);
-      throw error;
-    }
+    await startWall(engine, name, timeouts.helperMs);
   } catch (error) {
-    await stopBox();
+    await engine.remove(name).catch(() => false);
+    await engine.stop(boxId, 2).catch(() => undefined);
     throw error;
   }
 }

@@ -45,12 +45,12 @@ export function mountTargets(
   ];
 }
 
-/** Make the mount points, say self-edit is on, and create the box. */
+/** Make the mount points, say self-edit is on, and create the box; its id. */
 export async function createBox(
   s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'selfEdit'>,
   params: RunParams,
   volumes: readonly PlannedVolume[],
-): Promise<void> {
+): Promise<string> {
   const { io, ctx } = s;
   for (const skipped of await precreateMountPoints(
     ctx.worktreeDir,
@@ -63,5 +63,5 @@ export async function createBox(
     );
   }
   if (s.selfEdit) warnSelfEdit(io, ctx);
-  await s.engine.create(buildRunArgv(params, 'create', io.stdinIsTty));
+  return s.engine.create(buildRunArgv(params, 'create', io.stdinIsTty));
 }

@@ -22,7 +22,7 @@ import {
 import type { Engine } from '../engine/engine.js';
 import { ByreError, RefusedError } from '../errors.js';
 import { createEdge, edgeHelperName, startEdge, type EdgePlan } from '../network/edge.js';
-import { boxRunning, findBoxByNonce, NETNS_TIMEOUTS } from '../network/netns.js';
+import { boxRunning, NETNS_TIMEOUTS } from '../network/netns.js';
 import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
@@ -86,13 +86,14 @@ export async function edgeCredentials(
  * gate opens only once the edge is ready (deliverBeside starts it first).
  */
 export function credentialDelivery(
-  params: Pick<RunParams, 'labels' | 'uid' | 'gid'>,
+  params: Pick<RunParams, 'uid' | 'gid'>,
+  boxId: string,
   values: DeliveredValue[],
   edge: Pick<EdgeLaunch, 'sentinels'> | null = null,
 ): CredentialDelivery | null {
   const all = [...values, ...(edge?.sentinels ?? [])];
-  if (all.length === 0 || params.labels.run === undefined) return null;
-  return { nonce: params.labels.run, uid: params.uid, gid: params.gid, values: all };
+  if (all.length === 0) return null;
+  return { boxId, uid: params.uid, gid: params.gid, values: all };
 }
 
 /** The box's edge, as the steps beside its start need it. */
@@ -130,14 +131,11 @@ async function deliverWithEdge(
   delivery: CredentialDelivery,
   edge: EdgeStart,
 ): Promise<void> {
-  const boxId = await findBoxByNonce(engine, delivery.nonce, NETNS_TIMEOUTS, true);
-  if (boxId === null) {
-    throw new ByreError('the box never started, so its edge was not started', {
-      rule: 'edge.not-ready',
-    });
-  }
+  const { boxId } = delivery;
   const plan = edgePlan(edge);
   const created = createEdge(engine, plan, boxId);
+  // Awaited below, once the box runs; a refusal meanwhile is not unhandled.
+  created.catch(() => undefined);
   try {
     await boxRunning(engine, boxId, NETNS_TIMEOUTS);
   } catch (error) {
@@ -153,7 +151,7 @@ async function deliverWithEdge(
   const ready = startEdge(engine, plan, boxId, undefined, created).then(() => undefined);
   const [started, delivered] = await Promise.allSettled([
     ready,
-    deliverCredentials(engine, delivery, NETNS_TIMEOUTS, boxId, ready),
+    deliverCredentials(engine, delivery, { running: true, release: ready }),
   ]);
   if (started.status === 'rejected') throw started.reason;
   if (delivered.status === 'rejected') throw delivered.reason;
@@ -173,7 +171,7 @@ export async function deliverBeside(
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
-    if (edge === null) await deliverCredentials(engine, delivery, NETNS_TIMEOUTS);
+    if (edge === null) await deliverCredentials(engine, delivery);
     else await deliverWithEdge(engine, delivery, edge);
   } catch (error) {
     return { error };

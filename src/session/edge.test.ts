@@ -115,22 +115,23 @@ describe('prepareEdge', () => {
 });
 
 describe('credentialDelivery', () => {
-  const params = { labels: { run: 'n1' }, uid: 1000, gid: 1000 };
+  const params = { uid: 1000, gid: 1000 };
   const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
   const sentinel = { key: 'GH', kind: 'encrypted' as const, value: text(INJECTION_SENTINEL) };
 
   it('delivers the sentinels with the values, so the gate waits for the edge', () => {
-    expect(credentialDelivery(params, [value], { sentinels: [sentinel] })?.values).toEqual([
+    expect(credentialDelivery(params, 'b', [value], { sentinels: [sentinel] })?.values).toEqual([
       value,
       sentinel,
     ]);
-    expect(credentialDelivery(params, [], { sentinels: [sentinel] })?.values).toEqual([sentinel]);
+    expect(credentialDelivery(params, 'b', [], { sentinels: [sentinel] })?.values).toEqual([
+      sentinel,
+    ]);
   });
 
-  it('nothing to deliver, or no nonce to find the box by: none', () => {
-    expect(credentialDelivery(params, [], null)).toBeNull();
-    expect(credentialDelivery(params, [], { sentinels: [] })).toBeNull();
-    expect(credentialDelivery({ ...params, labels: {} }, [value])).toBeNull();
+  it('nothing to deliver: none', () => {
+    expect(credentialDelivery(params, 'b', [], null)).toBeNull();
+    expect(credentialDelivery(params, 'b', [], { sentinels: [] })).toBeNull();
   });
 });
 
@@ -169,11 +170,7 @@ describe('deliverBeside with an edge (adr/0070)', () => {
       {},
     );
     if (launch === null) throw new Error('no edge planned');
-    const delivery = credentialDelivery(
-      { labels: { run: 'n1' }, uid: 1000, gid: 1000 },
-      [],
-      launch,
-    );
+    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, box.id, [], launch);
     const beside = deliverBeside(engine, path.join(tmp.path, 'launches'), 'h', delivery, {
       launch,
       box: 'byre-box',

@@ -154,7 +154,7 @@ export async function prepareSession(
   await fillVolumes(s, inputs, volumes, image);
   const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
   const described = sessionRunParams(sharedRunParams(s, inputs, posture), {
-    // Both outside-the-box steps find the box by this per-invocation nonce.
+    // The reference's per-invocation label for a box acted on from outside.
     run:
       posture.hook !== null || inputs.credentials.length > 0 || inputs.edge !== null
         ? mintNonce()
@@ -172,7 +172,7 @@ export async function prepareSession(
     await imageDigest(engine, image.tag, built),
     wiring,
   );
-  await createBox(s, sealed.params, volumes);
+  const boxId = await createBox(s, sealed.params, volumes);
   const name = containerName(ctx.worktreeId);
   return {
     name,
@@ -181,15 +181,14 @@ export async function prepareSession(
       ...portBanner(ports),
       ...(inputs.elsewhere === null ? [] : [unprovenBanner(inputs.elsewhere)]),
     ],
-    netns: netnsPlan(
-      sealed.params,
-      posture,
-      engine.facts.keepId,
-      name,
-      io.env['BYRE_WALL_UPSTREAM'],
-      inputs.edge?.upstreams,
-    ),
-    credentials: credentialDelivery(sealed.params, inputs.credentials, inputs.edge),
+    netns: netnsPlan(sealed.params, posture, {
+      box: name,
+      boxId,
+      keepId: engine.facts.keepId,
+      upstream: io.env['BYRE_WALL_UPSTREAM'],
+      edgeHosts: inputs.edge?.upstreams,
+    }),
+    credentials: credentialDelivery(sealed.params, boxId, inputs.credentials, inputs.edge),
     edge:
       inputs.edge === null
         ? null

@@ -140,20 +140,16 @@ describe('the plans beside the start', () => {
       },
     }),
   ];
+  const target = { box: 'byre-box', boxId: 'c0ffee', keepId: true };
   it.each([
-    ['no posture skill', [], 'n1', false],
-    ['a posture skill, no nonce', walled, undefined, false],
-    ['a posture skill and a nonce', walled, 'n1', true],
-  ] as const)('netnsPlan: %s', (_n, skills, run, planned) => {
-    const params = {
-      ...shared,
-      labels: { ...shared.labels, ...(run === undefined ? {} : { run }) },
-    };
-    const plan = netnsPlan(params, postureFacts(fakeConfig(), [...skills]), true, 'byre-box');
+    ['no posture skill', [], false],
+    ['a posture skill', walled, true],
+  ] as const)('netnsPlan: %s', (_n, skills, planned) => {
+    const plan = netnsPlan(shared, postureFacts(fakeConfig(), [...skills]), target);
     expect(plan !== null).toBe(planned);
     if (plan !== null) {
       expect(plan).toMatchObject({
-        nonce: 'n1',
+        boxId: 'c0ffee',
         box: 'byre-box',
         hook: '/opt/wall',
         image: shared.image,
@@ -165,24 +161,22 @@ describe('the plans beside the start', () => {
   });
 
   it("netnsPlan: an injecting box's wall is told the edge's hosts and user", () => {
-    const params = { ...shared, labels: { ...shared.labels, run: 'n1' } };
     const facts = postureFacts(fakeConfig(), [...walled]);
-    const plan = netnsPlan(params, facts, false, 'byre-box', undefined, ['api.example.com:443']);
+    const plan = netnsPlan(shared, facts, {
+      ...target,
+      keepId: false,
+      edgeHosts: ['api.example.com:443'],
+    });
     expect(plan?.env['BYRE_EDGE_HOSTS']).toBe('api.example.com:443');
     expect(plan?.env['BYRE_EDGE_UID']).toBe('65534');
   });
 
   it.each([
-    ['no values', [], 'n1', null],
-    ['values, no nonce', [{ key: 'K', value: 'v' }], undefined, null],
-    ['values and a nonce', [{ key: 'K', value: 'v' }], 'n1', 'n1'],
-  ] as const)('credentialDelivery: %s', (_n, values, run, nonce) => {
-    const params = {
-      ...shared,
-      labels: { ...shared.labels, ...(run === undefined ? {} : { run }) },
-    };
-    const plan = credentialDelivery(params, values.map((v) => ({ ...v })) as never);
-    expect(plan?.nonce ?? null).toBe(nonce);
+    ['no values', [], null],
+    ['values', [{ key: 'K', value: 'v' }], 'c0ffee'],
+  ] as const)('credentialDelivery: %s', (_n, values, boxId) => {
+    const plan = credentialDelivery(shared, 'c0ffee', values.map((v) => ({ ...v })) as never);
+    expect(plan?.boxId ?? null).toBe(boxId);
     if (plan !== null) expect(plan).toMatchObject({ uid: 1000, gid: 1000 });
   });
 });

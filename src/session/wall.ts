@@ -8,22 +8,29 @@ import { helperEnv, type PostureFacts } from '../gen/posture.js';
 import { runEnv, type RunParams } from '../gen/run-argv.js';
 import { enforcePosture, type NetnsPlan } from '../network/netns.js';
 
-/**
- * The helper's plan for the box `params` creates, named `box`; null when
- * nothing walls it. `upstream` is the host's BYRE_WALL_UPSTREAM (adr/0063);
- * `edgeHosts` the injected `name:port`s the wall admits the edge to (adr/0070).
- */
+/** The created box the wall is for, and what its helper is told. */
+interface WallTarget {
+  /** The box's container name (names its helper) and id (as its create returned it). */
+  box: string;
+  boxId: string;
+  /** Rootless podman: the helper joins the box's user namespace. */
+  keepId: boolean;
+  /** The host's BYRE_WALL_UPSTREAM (adr/0063). */
+  upstream?: string | undefined;
+  /** The injected `name:port`s the wall admits the edge to (adr/0070). */
+  edgeHosts?: readonly string[] | undefined;
+}
+
+/** The helper's plan for the box `params` created; null when nothing walls it. */
 export function netnsPlan(
   params: RunParams,
   posture: PostureFacts,
-  keepId: boolean,
-  box: string,
-  upstream?: string,
-  edgeHosts: readonly string[] = [],
+  target: WallTarget,
 ): NetnsPlan | null {
-  if (posture.hook === null || params.labels.run === undefined) return null;
+  if (posture.hook === null) return null;
+  const { box, boxId, keepId, upstream, edgeHosts = [] } = target;
   return {
-    nonce: params.labels.run,
+    boxId,
     box,
     hook: posture.hook,
     image: params.image,

@@ -83,6 +83,17 @@ gate_tenths() {
   fi
 }
 
+# gate_pause SLOW: sleep before a gate's next look and add the sleep to
+# gate_waited (hundredths of a second): 0.01 s through the first second (a
+# gate usually opens within it, and this wait is paid on every launch it
+# gates), SLOW hundredths (under 100) after that.
+gate_pause() {
+  local step=$1
+  ((gate_waited >= 100)) || step=1
+  sleep "0.$(printf '%02d' "$step")"
+  gate_waited=$((gate_waited + step))
+}
+
 # gate_shown TENTHS: the timeout as the user set it, in seconds.
 gate_shown() {
   if (($1 % 10 == 0)); then echo "$(($1 / 10))"; else echo "$(($1 / 10)).$(($1 % 10))"; fi
@@ -102,19 +113,13 @@ if [ -s "$gate_file" ]; then
     fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
   fi
   gate_timeout="$(gate_tenths "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
-  gate_open=0
-  # One attempt every 0.05 s, and at least one: the wait between the wall
-  # going up and the box seeing it is paid on every walled launch.
-  for ((attempt = 0; attempt < gate_timeout * 2 || attempt == 0; attempt++)); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; then
-      gate_open=1
-      break
-    fi
-    sleep 0.05
+  gate_waited=0
+  # At least one look; then every 0.01 s, and every 0.05 s after a second.
+  until (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; do
+    ((gate_waited < gate_timeout * 10)) ||
+      fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after $(gate_shown "$gate_timeout")s"
+    gate_pause 5
   done
-  if [ "$gate_open" -ne 1 ]; then
-    fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after $(gate_shown "$gate_timeout")s"
-  fi
 fi
 
 # --- credential gate ---------------------------------------------------------
@@ -134,17 +139,13 @@ credentials_fail_closed() {
 
 if [ -s "$credential_gate_file" ]; then
   credential_timeout="$(gate_tenths "${BYRE_CREDENTIAL_GATE_TIMEOUT:-30}" 30)"
-  credentials_ready=0
-  for ((attempt = 0; attempt < (credential_timeout + 1) / 2 || attempt == 0; attempt++)); do
-    if [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; then
-      credentials_ready=1
-      break
-    fi
-    sleep 0.2
+  gate_waited=0
+  # At least one look; then every 0.01 s, and every 0.2 s after a second.
+  until [ -f "$credential_dir/ready" ] && [ ! -L "$credential_dir/ready" ]; do
+    ((gate_waited < credential_timeout * 10)) ||
+      credentials_fail_closed "no credentials were delivered to $credential_dir within $(gate_shown "$credential_timeout")s"
+    gate_pause 20
   done
-  if [ "$credentials_ready" -ne 1 ]; then
-    credentials_fail_closed "no credentials were delivered to $credential_dir within $(gate_shown "$credential_timeout")s"
-  fi
   credential_fs=""
   while read -r _ mount_point mount_type _; do
     if [ "$mount_point" = "$credential_dir" ]; then credential_fs="$mount_type"; fi
