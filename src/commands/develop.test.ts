@@ -487,14 +487,9 @@ describe('develop: who removes the box', () => {
     w.engine.onStart = () => until(() => w.engine.callsTo('runStream').length > 0);
     await develop();
     expect(w.engine.callsTo('create')[0]?.[0]).not.toContain('--rm');
-    // A stale helper is removed before the wall goes up; at the end the
-    // helper first, then the box: podman cannot remove a box another
-    // container joins.
-    expect(w.engine.callsTo('remove')).toEqual([
-      [wallHelperName(box())],
-      [wallHelperName(box())],
-      [box()],
-    ]);
+    // At the end the helper first, then the box: podman cannot remove a
+    // box another container joins (no stale helper, so none before).
+    expect(w.engine.callsTo('remove')).toEqual([[wallHelperName(box())], [box()]]);
   });
 
   it('an open box is the engine’s to remove (--rm), and byre removes nothing', async () => {

@@ -10,16 +10,25 @@ import type { CommandDeps } from './deps.js';
 
 export type ResetOptions = TeardownOptions;
 
+/** `2 volumes and 1 stopped container`: what reset removed, by kind (its lines name the kind). */
+function removedCount(removed: readonly string[]): string {
+  const count = (kind: string, word: string): string | null => {
+    const n = removed.filter((line) => line.includes(` ${kind} `)).length;
+    return n === 0 ? null : `${n} ${word}${n === 1 ? '' : 's'}`;
+  };
+  const parts = [count('volume', 'volume'), count('stopped container', 'stopped container')];
+  return parts.filter((p) => p !== null).join(' and ');
+}
+
 export async function resetCommand(
   io: Io,
   options: ResetOptions,
   deps: CommandDeps = {},
 ): Promise<void> {
   const { ctx, outcome } = await tearDownProject(io, 'reset', options, deps);
-  const n = outcome.removed.length;
   confirmRemoved(
     io.stderr,
-    `reset removed ${n} volume${n === 1 ? '' : 's'} of project ${ctx.projectId}; the next byre develop starts ${n === 1 ? 'it' : 'them'} fresh:`,
+    `reset removed ${removedCount(outcome.removed)} of project ${ctx.projectId}; the next byre develop starts ${outcome.removed.length === 1 ? 'it' : 'them'} fresh:`,
     outcome.removed,
   );
   throwIfIncomplete('reset', ctx.projectId, outcome);

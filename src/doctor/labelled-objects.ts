@@ -12,7 +12,7 @@ import type { Engine } from '../engine/engine.js';
 import type { EngineName } from '../engine/types.js';
 import { askPool, type EnginePool } from '../engine/pool.js';
 
-const KEYS = [LABEL.project, LABEL.store, LABEL.launch] as const;
+const KEYS = [LABEL.project, LABEL.store, LABEL.launch, LABEL.helper] as const;
 
 async function scanEngine(engine: Engine): Promise<LabelledObject[]> {
   const name = engine.facts.name;

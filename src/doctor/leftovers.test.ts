@@ -36,6 +36,11 @@ function ours(project: string): Record<string, string> {
   return { 'byre.project': project, 'byre.store': OURS };
 }
 
+/** A helper in a box's network: its image's project label emptied, its box's project named apart. */
+function helperOf(project: string): Record<string, string> {
+  return { 'byre.project': '', 'byre.helper': project, 'byre.store': OURS };
+}
+
 describe('classifyLeftovers', () => {
   it.each([
     [
@@ -52,6 +57,11 @@ describe('classifyLeftovers', () => {
       'a stopped box of a gone project',
       obj('container', 'c1', ours(GONE), { running: false }),
       'store_gone',
+    ],
+    [
+      'a wall or edge helper a killed byre left, of a moved project',
+      obj('container', 'h1', helperOf(MOVED), { running: false }),
+      'path_gone',
     ],
   ])('%s is a leftover', (_what, o, reason) => {
     const r = classifyLeftovers([{ engine: 'docker', state: 'ok', objects: [o] }], OURS, stateOf);
@@ -79,6 +89,21 @@ describe('classifyLeftovers', () => {
     [
       'an object with no project label',
       obj('image', 'sha256:2', { 'byre.store': OURS }),
+      { otherStore: 0, unattributed: 1 },
+    ],
+    [
+      'a live project’s helper',
+      obj('container', 'h', helperOf(LIVE)),
+      { otherStore: 0, unattributed: 0 },
+    ],
+    [
+      'a helper an older byre made (its project label emptied, no helper label)',
+      obj('container', 'h', { 'byre.project': '', 'byre.store': OURS }),
+      { otherStore: 0, unattributed: 1 },
+    ],
+    [
+      'a volume claiming to be a helper',
+      obj('volume', 'v', { 'byre.project': '', 'byre.helper': GONE, 'byre.store': OURS }),
       { otherStore: 0, unattributed: 1 },
     ],
   ])('%s is not a leftover', (_what, o, counts) => {
@@ -114,6 +139,15 @@ describe('classifyLeftovers', () => {
       'podman image sha256:9',
     ]);
     expect(r.leftovers[0]?.running).toBe(true);
+  });
+
+  it('orders helpers before the boxes whose network they join (podman refuses the box first)', () => {
+    const objects = [
+      obj('container', 'a-box', ours(GONE), { running: false }),
+      obj('container', 'z-helper', helperOf(GONE), { running: false }),
+    ];
+    const r = classifyLeftovers([{ engine: 'podman', state: 'ok', objects }], OURS, stateOf);
+    expect(r.leftovers.map((l) => l.id)).toEqual(['z-helper', 'a-box']);
   });
 
   it('reports an engine that could not be asked', () => {

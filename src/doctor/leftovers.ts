@@ -63,6 +63,7 @@ export function classifyLeftovers(
     unreached: [],
   };
   const states = new Map<string, ProjectState>();
+  const helpers = new Set<string>();
   const stateOf = (id: string): ProjectState => {
     let s = states.get(id);
     if (s === undefined) {
@@ -77,7 +78,9 @@ export function classifyLeftovers(
       continue;
     }
     for (const o of scan.objects) {
-      const project = o.labels[LABEL.project];
+      // A helper in a box's network names its box's project apart (adr/0076).
+      const helper = o.kind === 'container' && (o.labels[LABEL.helper] ?? '') !== '';
+      const project = helper ? o.labels[LABEL.helper] : o.labels[LABEL.project];
       const store = o.labels[LABEL.store];
       if (project === undefined || !isValidProjectId(project) || store === undefined) {
         report.unattributed += 1;
@@ -99,6 +102,7 @@ export function classifyLeftovers(
         recordedPath: state.state === 'path_gone' ? state.path : null,
         running: o.running === true,
       });
+      if (helper) helpers.add(o.id);
     }
   }
   for (const f of storeFolders) {
@@ -106,12 +110,11 @@ export function classifyLeftovers(
     if (state.state === 'path_gone') report.folders.push({ ...f, recordedPath: state.path });
   }
   report.folders.sort((a, b) => cmp(a.project, b.project));
+  // Helpers before the boxes whose network they join: podman will not remove such a box first.
+  const rank = (l: Leftover): number => KIND_ORDER[l.kind] * 2 + (helpers.has(l.id) ? 0 : 1);
   report.leftovers.sort(
     (a, b) =>
-      KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
-      cmp(a.engine, b.engine) ||
-      cmp(a.project, b.project) ||
-      cmp(a.id, b.id),
+      rank(a) - rank(b) || cmp(a.engine, b.engine) || cmp(a.project, b.project) || cmp(a.id, b.id),
   );
   return report;
 }

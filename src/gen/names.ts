@@ -19,6 +19,13 @@ export const LABEL = {
   store: 'byre.store',
   /** On a box's edge helper: the box's container name (adr/0070); status finds it running by it. */
   edge: 'byre.edge',
+  /**
+   * On the helpers in a box's network (the wall's, the edge's): the box's
+   * project id, where a box carries `byre.project` (which a helper has
+   * emptied, so no census counts it as a box); forget, reset and doctor
+   * find a project's helpers by it.
+   */
+  helper: 'byre.helper',
 } as const;
 
 /** The in-box dev ids rootless keep-id bakes regardless of the host user. */

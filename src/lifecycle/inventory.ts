@@ -1,5 +1,6 @@
 // What one project owns on every installed engine (volumes, images, leftover
-// stopped boxes), and removing it. Engines that cannot be asked come back as
+// stopped boxes and the helpers a killed byre left in their network), and
+// removing it. Engines that cannot be asked come back as
 // data so callers never speak in totals over them; this module never prints.
 
 import { LABEL } from '../gen/names.js';
@@ -20,7 +21,11 @@ interface EngineInventory {
   volumes: VolumePlan;
   /** `image rm` targets (tags, or ids of dangling images); empty unless asked for. */
   images: string[];
-  /** Containers of the project that are not running (a crashed create, a stopped box). */
+  /**
+   * Containers of the project that are not running (a crashed create, a
+   * stopped box), its boxes' helpers first: podman will not remove a box
+   * whose network another container joins.
+   */
   stopped: string[];
 }
 
@@ -40,21 +45,24 @@ export async function takeInventory(
 ): Promise<Inventory> {
   const answers = await askPool(pool, async (engine) => {
     const labels = { [LABEL.project]: projectId };
-    const [byName, byLabel, machine, running, all] = await Promise.all([
+    const helpers = { [LABEL.helper]: projectId };
+    const [byName, byLabel, machine, running, all, helpersRunning, allHelpers] = await Promise.all([
       engine.volumeList({ name: projectVolumePrefix(projectId) }),
       engine.volumeList({ labels }),
       engine.volumeList({ name: 'byre-machine-' }),
       engine.ps({ labels, all: false }),
       engine.ps({ labels, all: true }),
+      engine.ps({ labels: helpers, all: false }),
+      engine.ps({ labels: helpers, all: true }),
     ]);
     const images = options.images
       ? planProjectImages(projectId, await engine.imageList({}), await engine.imageList({ labels }))
       : [];
-    const live = new Set(running);
+    const live = new Set([...running, ...helpersRunning]);
     return {
       volumes: planProjectVolumes(projectId, { byName, byLabel, machine }),
       images,
-      stopped: all.filter((id) => !live.has(id)),
+      stopped: [...new Set([...allHelpers, ...all])].filter((id) => !live.has(id)),
     };
   });
   return {

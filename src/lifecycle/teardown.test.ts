@@ -71,6 +71,25 @@ describe('reset', () => {
     );
   });
 
+  it('removes a stopped box and the helper a killed byre left in its network, with no volume to wipe', async () => {
+    const e = new FakeEngine({ name: 'podman' });
+    const box = e.addContainer({ name: 'byre-x', labels: { 'byre.project': id }, running: false });
+    const helper = e.addContainer({
+      name: 'byre-netns-1',
+      labels: { 'byre.project': '', 'byre.helper': id },
+      running: false,
+    });
+    await resetCommand(io, { force: true }, { pool: poolOf(e) });
+    expect(e.containers.size).toBe(0);
+    expect(e.callsTo('remove')).toEqual([[helper.id], [box.id]]);
+    const confirmation = io.err.slice(io.err.indexOf('byre: reset removed'));
+    expect(confirmation).toBe(
+      `byre: reset removed 2 stopped containers of project ${id}; the next byre develop starts them fresh:\n` +
+        `  podman stopped container ${helper.id.slice(0, 12)}\n` +
+        `  podman stopped container ${box.id.slice(0, 12)}\n`,
+    );
+  });
+
   it('confirms nothing when there was nothing to remove', async () => {
     await resetCommand(io, { force: true }, { pool: poolOf(new FakeEngine({ name: 'docker' })) });
     expect(io.err).toContain(`reset: nothing of project ${id} to remove`);
@@ -161,6 +180,29 @@ describe('forget', () => {
     e.addContainer({ name: 'byre-stale', labels: { 'byre.project': id }, running: false });
     await forgetCommand(io, { force: true }, { pool: poolOf(e) });
     expect(e.containers.size).toBe(0);
+  });
+
+  it('removes the helpers a killed byre left in its boxes’ network, before the boxes; another project’s stays', async () => {
+    const e = seeded('podman');
+    const box = e.addContainer({
+      name: 'byre-stale',
+      labels: { 'byre.project': id },
+      running: false,
+    });
+    const helper = (name: string, project: string) =>
+      e.addContainer({
+        name,
+        labels: { 'byre.project': '', 'byre.helper': project },
+        running: false,
+      });
+    const wall = helper('byre-netns-1', id);
+    const edge = helper('byre-edge-1', id);
+    const other = helper('byre-netns-2', 'other-x-999999');
+    await forgetCommand(io, { force: true }, { pool: poolOf(e) });
+    expect([...e.containers.keys()]).toEqual([other.id]);
+    const removed = e.callsTo('remove').map(([target]) => target);
+    expect(removed.indexOf(box.id)).toBeGreaterThan(removed.indexOf(wall.id));
+    expect(removed.indexOf(box.id)).toBeGreaterThan(removed.indexOf(edge.id));
   });
 
   it('says the project was NOT completely removed when an engine failed', async () => {

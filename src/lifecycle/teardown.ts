@@ -80,6 +80,8 @@ function describeTeardown(
   const doomed: string[] = [];
   const notes: string[] = [];
   for (const e of inv.engines) {
+    // A stopped box, or a helper a killed byre left in its network: nothing else removes them.
+    for (const c of e.stopped) doomed.push(`${e.engineName} stopped container ${c.slice(0, 12)}`);
     for (const v of e.volumes.doomed) doomed.push(`${e.engineName} volume ${v}`);
     for (const i of e.images) doomed.push(`${e.engineName} image ${i}`);
   }
@@ -147,6 +149,9 @@ export async function teardown(req: TeardownRequest): Promise<TeardownOutcome> {
     const failed = await removeInventory(e);
     outcome.failures.push(...failed);
     const failedWhat = new Set(failed.map((f) => f.what));
+    for (const c of e.stopped)
+      if (!failedWhat.has(`container ${c.slice(0, 12)}`))
+        outcome.removed.push(`${e.engineName} stopped container ${c.slice(0, 12)}`);
     for (const v of e.volumes.doomed)
       if (!failedWhat.has(`volume ${v}`)) outcome.removed.push(`${e.engineName} volume ${v}`);
     for (const i of e.images)

@@ -24,6 +24,7 @@ function setup(): { engine: FakeEngine; boxId: string; fed: Buffer[] } {
 
 const plan = (joinUserns = false) => ({
   box: 'byre-box',
+  project: 'proj-1a2b3c',
   image: 'byre-img',
   ports: [8443, 443, 443],
   input: INPUT,
@@ -61,6 +62,8 @@ describe('startEdge', () => {
       // The image's project label emptied: a census never counts a helper as a box.
       '--label',
       'byre.project=',
+      '--label',
+      'byre.helper=proj-1a2b3c',
       '-u',
       '0:0',
       '--net',
@@ -92,12 +95,22 @@ describe('startEdge', () => {
     expect(Buffer.concat(fed).toString()).toBe(INPUT);
     await edge.ended;
     expect(edge.events).toEqual(['byre-edge 1 refused 1 plain-http x.com']);
-    // A stale helper of the box goes before the create.
-    expect(engine.calls.map((c) => c.method).slice(0, 3)).toEqual([
+    // No stale helper: nothing removed before the create.
+    expect(engine.calls.map((c) => c.method).slice(0, 2)).toEqual(['create', 'runStream']);
+  });
+
+  it('removes a stale helper of the box when its name is taken, then makes its own', async () => {
+    const { engine, boxId } = setup();
+    const stale = engine.addContainer({ name: edgeHelperName('byre-box'), running: false });
+    engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
+    await startEdge(engine, plan(), boxId);
+    expect(engine.calls.map((c) => c.method).slice(0, 4)).toEqual([
+      'create',
       'remove',
       'create',
       'runStream',
     ]);
+    expect(engine.containers.has(stale.id)).toBe(false);
   });
 
   it('keeps the newest event lines only: the box causes them', async () => {
@@ -139,7 +152,7 @@ describe('startEdge', () => {
       details: ['byre-edge: stdin ended before the end line'],
     });
     const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
-    expect(removed).toEqual([edgeHelperName('byre-box'), edgeHelperName('byre-box'), boxId]);
+    expect(removed).toEqual([edgeHelperName('byre-box'), boxId]);
     expect(engine.containers.size).toBe(0);
   });
 

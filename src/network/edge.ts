@@ -17,7 +17,13 @@ import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
 import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
-import { boxNetHelperFlags, NETNS_HELPER_STOP, readyOrNot, type AttachedHelper } from './netns.js';
+import {
+  boxNetHelperFlags,
+  createHelper,
+  NETNS_HELPER_STOP,
+  readyOrNot,
+  type AttachedHelper,
+} from './netns.js';
 
 /**
  * The edge's privileges: bind its ports (NET_BIND_SERVICE), then drop to
@@ -44,6 +50,8 @@ const MAX_EDGE_EVENTS = 1000;
 export interface EdgePlan {
   /** The box's container name; names its edge helper. */
   box: string;
+  /** The box's project id: the helper's `byre.helper` label. */
+  project: string;
   /** The box's image: its node and its baked edge script. */
   image: string;
   /** The TLS ports the edge listens on (every injected host's; :80 is the script's default). */
@@ -73,7 +81,7 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
   return [
     'create',
     '-i',
-    ...boxNetHelperFlags(name, boxId),
+    ...boxNetHelperFlags(name, boxId, plan.project),
     '--label',
     `${LABEL.edge}=${plan.box}`,
     ...EDGE_HELPER_PRIVILEGES,
@@ -125,9 +133,9 @@ function notReady(why: string, stderr: string): ByreError {
 
 /**
  * Create the box's edge helper (not started): it needs the box to exist,
- * not to run, so it can be made while the box starts. A helper left by an
- * earlier session of this box (byre killed) goes first. Rejects, after
- * removing the box, when the engine refuses it.
+ * not to run, so it can be made while the box starts (createHelper removes
+ * one an earlier session left). Rejects, after removing the box, when the
+ * engine refuses it.
  */
 export async function createEdge(
   engine: SessionRunner,
@@ -135,9 +143,8 @@ export async function createEdge(
   boxId: string,
 ): Promise<string> {
   const name = edgeHelperName(plan.box);
-  await engine.remove(name).catch(() => false);
   try {
-    await engine.create(edgeHelperArgv(plan, boxId, name));
+    await createHelper(engine, name, edgeHelperArgv(plan, boxId, name));
   } catch (error) {
     await engine.remove(name).catch(() => false);
     await engine.remove(boxId).catch(() => false);

@@ -27,6 +27,7 @@ describe('ejectFirewallScript', () => {
     const helper = netnsHelperArgv(
       {
         boxId: 'BOX',
+        project: 'p',
         box: 'b',
         hook: input.hook,
         image: input.image,

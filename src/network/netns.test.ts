@@ -15,6 +15,7 @@ import {
 const plan: NetnsPlan = {
   boxId: 'b0'.repeat(32),
   box: 'byre-p-1a2b3c',
+  project: 'p-1a2b3c',
   hook: '/usr/local/bin/byre-firewall',
   image: 'byre-p-1a2b3c-u1000-g1000',
   env: { BYRE_EGRESS: 'api.example.com:443', A: '1', BYRE_EGRESS_DENY: '' },
@@ -40,6 +41,9 @@ describe('netnsHelperArgv', () => {
       // The image's project label emptied: a census never counts a helper as a box.
       '--label',
       'byre.project=',
+      // Its project named where forget, reset and doctor look for helpers.
+      '--label',
+      'byre.helper=p-1a2b3c',
       '-u',
       '0:0',
       '--net',
@@ -131,7 +135,8 @@ describe('enforcePosture', () => {
       timeout: 10_000,
     });
     const before = engine.calls.map((c) => c.method);
-    expect(before).toEqual(expect.arrayContaining(['remove', 'networkMode', 'create']));
+    // No stale helper: nothing removed before the create.
+    expect(before).toEqual(['create', 'networkMode']);
     expect(before).not.toContain('runStream');
     // The box byre created, by its id: nothing searched for it.
     expect(before).not.toContain('ps');
@@ -168,7 +173,8 @@ describe('enforcePosture', () => {
   it('runs the hook in the box’s network, and stops the box when its helper cannot be made', async () => {
     const engine = new FakeEngine();
     boxOf(engine, 'bridge', true);
-    engine.failNext('create');
+    // Refused twice: once as if the name were taken, once after the removal.
+    engine.failNext('create', undefined, 2);
     await expect(enforcePosture(engine, plan, fast)).rejects.toThrow();
     const create = engine.calls.find((c) => c.method === 'create');
     expect(create?.args[0]).toEqual(expect.arrayContaining(['--entrypoint', plan.hook]));
@@ -187,7 +193,7 @@ describe('the wall helper for the session (adr/0063)', () => {
     expect(wallHelperName('byre-p-1a2b3d')).not.toBe(wallHelperName('byre-p-1a2b3c'));
   });
 
-  it('removes a stale helper of the box first, resolves once the hook says the gate opened, and leaves the helper for endWall', async () => {
+  it('removes a stale helper of the box when its name is taken, resolves once the hook says the gate opened, and leaves the helper for endWall', async () => {
     const engine = new FakeEngine();
     box(engine);
     const name = wallHelperName(plan.box);
@@ -199,7 +205,8 @@ describe('the wall helper for the session (adr/0063)', () => {
     });
     await enforcePosture(engine, plan, fast);
     const methods = engine.calls.map((c) => c.method);
-    expect(methods.indexOf('remove')).toBeLessThan(methods.indexOf('create'));
+    // Refused (the name taken), the stale one removed, then made.
+    expect(methods.slice(0, 4)).toEqual(['create', 'networkMode', 'remove', 'create']);
     expect(methods).not.toContain('stop');
     expect(named(engine, name)?.labels['stale']).toBeUndefined();
     expect(await endWall(engine, plan.box)).toBe(true);

@@ -16,6 +16,8 @@ import type { SessionRunner, StreamResult } from '../engine/engine.js';
 export interface NetnsPlan {
   /** The box's container id, as its create returned it. */
   boxId: string;
+  /** The box's project id: the helper's `byre.helper` label. */
+  project: string;
   /** The box's container name; names its helper (wallHelperName). */
   box: string;
   /** The skill's netns_init path inside the image. */
@@ -71,15 +73,18 @@ export async function endWall(engine: SessionRunner, box: string): Promise<boole
  * and the edge's): never pulled, named for the box, root inside, sharing
  * only the box's network. It runs on the box's image, whose `byre.project`
  * label every container inherits; the helper's is emptied, so a census of
- * the project's sessions (labels only) never counts a helper as a box.
+ * the project's sessions (labels only) never counts a helper as a box, and
+ * `byre.helper` names the project instead, for forget, reset and doctor.
  */
-export function boxNetHelperFlags(name: string, boxId: string): string[] {
+export function boxNetHelperFlags(name: string, boxId: string, project: string): string[] {
   return [
     NEVER_PULL,
     '--name',
     name,
     '--label',
     `${LABEL.project}=`,
+    '--label',
+    `${LABEL.helper}=${project}`,
     '-u',
     '0:0',
     '--net',
@@ -99,7 +104,7 @@ export function netnsHelperArgv(plan: NetnsPlan, name: string): string[] {
     .flatMap((k) => ['-e', `${k}=${plan.env[k] ?? ''}`]);
   return [
     'create',
-    ...boxNetHelperFlags(name, boxId),
+    ...boxNetHelperFlags(name, boxId, plan.project),
     ...NETNS_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
     '--entrypoint',
@@ -108,6 +113,25 @@ export function netnsHelperArgv(plan: NetnsPlan, name: string): string[] {
     ...env,
     plan.image,
   ];
+}
+
+/**
+ * Create a helper in the box's network: at once, and only when the engine
+ * refuses (the name taken by a helper an earlier session of this box left,
+ * byre killed) after removing that one. The usual launch, whose last
+ * session removed its helpers, pays no removal before the create.
+ */
+export async function createHelper(
+  engine: SessionRunner,
+  name: string,
+  argv: readonly string[],
+): Promise<string> {
+  try {
+    return await engine.create(argv);
+  } catch {
+    await engine.remove(name).catch(() => false);
+    return engine.create(argv);
+  }
 }
 
 /** Network modes that share a namespace the wall would also wall (or not). */
@@ -239,13 +263,9 @@ export async function enforcePosture(
 ): Promise<void> {
   const { boxId } = plan;
   const name = wallHelperName(plan.box);
-  // A helper left by an earlier session of this box (byre killed) goes
-  // first; the new one is made while the box starts (a container need not
-  // run for another to be created in its namespace).
-  const made = engine
-    .remove(name)
-    .catch(() => false)
-    .then(() => engine.create(netnsHelperArgv(plan, name)));
+  // Made while the box starts (a container need not run for another to be
+  // created in its namespace).
+  const made = createHelper(engine, name, netnsHelperArgv(plan, name));
   const [mode, helper] = await Promise.allSettled([engine.networkMode(boxId), made]);
   try {
     if (mode.status === 'rejected') throw mode.reason;

@@ -101,6 +101,8 @@ export interface EdgeStart {
   launch: EdgeLaunch;
   /** The box's container name (names its edge helper). */
   box: string;
+  /** The box's project id (labels its edge helper). */
+  project: string;
   image: string;
   joinUserns: boolean;
 }
@@ -110,6 +112,7 @@ function edgePlan(edge: EdgeStart): EdgePlan {
   const { launch } = edge;
   return {
     box: edge.box,
+    project: edge.project,
     image: edge.image,
     ports: launch.ports,
     input: launch.input,

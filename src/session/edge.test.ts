@@ -174,6 +174,7 @@ describe('deliverBeside with an edge (adr/0070)', () => {
     const beside = deliverBeside(engine, path.join(tmp.path, 'launches'), 'h', delivery, {
       launch,
       box: 'byre-box',
+      project: 'p-1a2b3c',
       image: 'img',
       joinUserns: false,
     });

@@ -184,6 +184,7 @@ export async function prepareSession(
     netns: netnsPlan(sealed.params, posture, {
       box: name,
       boxId,
+      project: ctx.projectId,
       keepId: engine.facts.keepId,
       upstream: io.env['BYRE_WALL_UPSTREAM'],
       edgeHosts: inputs.edge?.upstreams,
@@ -195,6 +196,7 @@ export async function prepareSession(
         : {
             launch: inputs.edge,
             box: name,
+            project: ctx.projectId,
             image: sealed.params.image,
             joinUserns: engine.facts.keepId,
           },

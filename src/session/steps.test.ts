@@ -140,7 +140,7 @@ describe('the plans beside the start', () => {
       },
     }),
   ];
-  const target = { box: 'byre-box', boxId: 'c0ffee', keepId: true };
+  const target = { box: 'byre-box', boxId: 'c0ffee', project: 'p-1a2b3c', keepId: true };
   it.each([
     ['no posture skill', [], false],
     ['a posture skill', walled, true],

@@ -13,6 +13,8 @@ interface WallTarget {
   /** The box's container name (names its helper) and id (as its create returned it). */
   box: string;
   boxId: string;
+  /** The box's project id (labels its helper). */
+  project: string;
   /** Rootless podman: the helper joins the box's user namespace. */
   keepId: boolean;
   /** The host's BYRE_WALL_UPSTREAM (adr/0063). */
@@ -28,9 +30,10 @@ export function netnsPlan(
   target: WallTarget,
 ): NetnsPlan | null {
   if (posture.hook === null) return null;
-  const { box, boxId, keepId, upstream, edgeHosts = [] } = target;
+  const { box, boxId, project, keepId, upstream, edgeHosts = [] } = target;
   return {
     boxId,
+    project,
     box,
     hook: posture.hook,
     image: params.image,

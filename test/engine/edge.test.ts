@@ -239,6 +239,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       engine,
       {
         box,
+        project: prefix,
         image,
         ports: [443],
         input: edgeInput(),
@@ -348,7 +349,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const boxId = await startBox(box);
     const edge = await startEdge(
       engine,
-      { box, image, ports: [443], input: edgeInput(), joinUserns: rootless },
+      { box, project: prefix, image, ports: [443], input: edgeInput(), joinUserns: rootless },
       boxId,
     );
     // The box stops: the engine takes its network down, and the edge sees only lo.
@@ -371,6 +372,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
         engine,
         {
           box,
+          project: prefix,
           image,
           ports: [443],
           input: '{"byre-edge":1,"route":"not a route"}\n',

@@ -932,9 +932,14 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
         // byre dies without removing anything (as another user, byre is runuser's
         // child, which a kill of runuser leaves running); the box goes (its
         // stdin closed, or stopped here).
-        const pid = session.child.pid;
-        if (p.flavor.user !== null && pid !== undefined)
-          spawnSync('pkill', ['-KILL', '-P', String(pid)]);
+        const { child } = session;
+        if (p.flavor.user !== null && child.pid !== undefined && child.exitCode === null) {
+          // runuser reaps byre, then ends: a byre killed and never reaped
+          // stays a zombie whose pid still reads as alive to the census.
+          const reaped = new Promise((r) => child.once('exit', r));
+          spawnSync('pkill', ['-KILL', '-P', String(child.pid)]);
+          await reaped;
+        }
         await session.kill();
         try {
           engineCli(p, ['stop', '-t', '0', box]);
@@ -955,6 +960,14 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
           30_000,
         );
         expect(state).toBe('false 0');
+        // Nor does it outlive the project's teardown: reset finds it by its
+        // project (the box's own label it has emptied) and removes it before
+        // the stopped box, which podman would refuse first.
+        const reset = runByre(p, ['reset', '-y']);
+        expect(reset.status, reset.stderr).toBe(0);
+        const left = engineCli(p, ['ps', '-a', '--format', '{{.Names}}']).split('\n');
+        expect(left).not.toContain(helper);
+        expect(left).not.toContain(box);
       } finally {
         await session.kill();
         for (const name of [helper, box]) {

@@ -245,6 +245,17 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(rows).toEqual([{ id: box, labels: { 'byre.case': 'box' } }]);
     });
 
+    it('create refuses a name in use, and leaves the box that has it', async () => {
+      const id = await create('taken');
+      const error = await thrown(
+        s.engine.create(['create', '--name', name('taken'), ...labels('taken'), s.image, 'true']),
+      );
+      expect(error).toBeInstanceOf(EngineError);
+      expect(await s.engine.ps({ labels: { ...mine, 'byre.case': 'taken' }, all: true })).toEqual([
+        id,
+      ]);
+    });
+
     it('remove says whether there was a box; a missing one is false, never an error', async () => {
       const id = await create('remove');
       expect(await s.engine.remove(id)).toBe(true);

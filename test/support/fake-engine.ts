@@ -354,8 +354,18 @@ export class FakeEngine implements Engine {
       .map(([tag, img]) => ({ id: img.id, ref: `${tag}:latest` }));
   }
 
+  /** Refuses a name in use, as both engines do. */
   async create(argv: readonly string[]): Promise<string> {
     this.record('create', [...argv]);
+    const name = argv[argv.indexOf('--name') + 1];
+    if (argv.includes('--name') && name !== undefined && this.find(name) !== undefined) {
+      throw new EngineError(`${this.facts.name} create failed (exit 125)`, {
+        engine: this.facts.name,
+        argv: [...argv],
+        exitCode: 125,
+        stderr: `the container name "${name}" is already in use`,
+      });
+    }
     return this.containerFromArgv(argv, false).id;
   }
 
