@@ -12,7 +12,7 @@ import { FakeEngine } from '../../test/support/fake-engine.js';
 import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { clearSecrets, registerSecret } from '../output/redact.js';
-import { CREDENTIAL_DIR, type DeliveredValue } from './channel.js';
+import { CREDENTIAL_DIR, RECEIVER_DONE, type DeliveredValue } from './channel.js';
 import { deliverCredentials } from './box-delivery.js';
 
 const FAST = { timeouts: { findMs: 200, startPollMs: 5 } };
@@ -47,10 +47,17 @@ function realReceiver(spec: ExecSpec, input: string | undefined) {
   return { exitCode: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** Each exec's spec and the whole stdin it was fed. */
+let fed: { spec: ExecSpec; input: string }[] = [];
+
 function engineWithBox(): { engine: FakeEngine; id: string } {
   const engine = new FakeEngine();
   const box = engine.addContainer({ name: 'byre-app' });
-  engine.onExec = realReceiver;
+  fed = [];
+  engine.onExecStream = (spec, stdin) => {
+    fed.push({ spec, input: stdin.toString() });
+    return realReceiver(spec, stdin.toString());
+  };
   return { engine, id: box.id };
 }
 
@@ -58,11 +65,11 @@ describe('deliverCredentials', () => {
   it('streams the values on the exec’s stdin as the dev user, never in its argv', async () => {
     const { engine, id } = engineWithBox();
     await deliverCredentials(engine, { boxId: id, uid: 1000, gid: 1001, values }, FAST);
-    const [spec, options] = engine.callsTo('exec')[0] as [ExecSpec, { input: string }];
+    const [{ spec, input }] = fed as [{ spec: ExecSpec; input: string }];
     expect(spec).toMatchObject({ id, user: '1000:1001' });
     expect(JSON.stringify(spec)).not.toContain(SECRET);
     expect(JSON.stringify(spec)).not.toContain(Buffer.from(SECRET).toString('base64'));
-    expect(options.input).toContain(Buffer.from(SECRET).toString('base64'));
+    expect(input).toContain(Buffer.from(SECRET).toString('base64'));
     expect(readFileSync(path.join(dir, 'env', 'API_KEY'), 'utf8')).toBe(SECRET);
     expect(engine.callsTo('stop')).toEqual([]);
   });
@@ -70,7 +77,7 @@ describe('deliverCredentials', () => {
   it('stops the box and says why when the box refuses, redacting any echo', async () => {
     const { engine, id } = engineWithBox();
     registerSecret(SECRET);
-    engine.onExec = () => ({ exitCode: 3, stdout: '', stderr: `refused\n${SECRET}\n` });
+    engine.onExecStream = () => ({ exitCode: 3, stdout: '', stderr: `refused\n${SECRET}\n` });
     const failure = deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST);
     await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
     await expect(failure).rejects.toThrow(/refused/);
@@ -80,7 +87,7 @@ describe('deliverCredentials', () => {
 
   it('refuses an exit 0 that did not confirm the gate opened', async () => {
     const { engine, id } = engineWithBox();
-    engine.onExec = () => ({ exitCode: 0, stdout: 'ok\n', stderr: '' });
+    engine.onExecStream = () => ({ exitCode: 0, stdout: 'ok\n', stderr: '' });
     await expect(
       deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST),
     ).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
@@ -129,6 +136,28 @@ function streamingReceiver(engine: FakeEngine): void {
     return { exitCode: await exited, stderr, stderrHead: stderr };
   };
 }
+
+describe('deliverCredentials answers at the receiver’s word', () => {
+  it('resolves on the done line, before the engine’s exec returns (podman’s exec teardown)', async () => {
+    const { engine, id } = engineWithBox();
+    let finish = (): void => undefined;
+    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') io.stdin.resume();
+      if (typeof io.stdout !== 'number') io.stdout.write(`${RECEIVER_DONE}\n`);
+      await new Promise<void>((r) => (finish = r));
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const outcome = await Promise.race([
+      deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST).then(
+        () => 'delivered',
+      ),
+      new Promise((r) => setTimeout(() => r('still waiting on the exec'), 2000)),
+    ]);
+    finish();
+    expect(outcome).toBe('delivered');
+    expect(engine.callsTo('stop')).toEqual([]);
+  });
+});
 
 describe('deliverCredentials with a release (the edge starting beside it)', () => {
   it('lands the values at once and opens the gate only once released', async () => {

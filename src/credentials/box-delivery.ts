@@ -54,8 +54,13 @@ const CLOSING_LINE = 'end\n';
  * and the values' landing overlap the step `release` waits for (the edge's
  * start), while the gate still opens after it. A rejected `release` breaks
  * the stream, which kills the exec before the gate opened.
+ *
+ * It answers as soon as the receiver's done line comes (the receiver says it
+ * last, once the gate is open), not when the engine's exec returns: podman's
+ * exec teardown can take seconds under load, and the delivery's receipt,
+ * which status reads, is written on this answer. The exec ends on its own.
  */
-async function execReleased(
+async function execReceiver(
   engine: ExecRunner,
   spec: ExecSpec,
   payload: string,
@@ -70,21 +75,31 @@ async function execReleased(
     })(),
   );
   let stdout = '';
+  let onDone = (): void => undefined;
+  const done = new Promise<null>((resolve) => {
+    onDone = () => resolve(null);
+  });
   const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
+    write(chunk: Buffer, _encoding, next) {
       if (stdout.length < RECEIVER_OUTPUT_CAP) stdout += chunk.toString('utf8');
-      done();
+      if (stdout === `${RECEIVER_DONE}\n`) onDone();
+      next();
     },
   });
   let stderr = '';
-  const r = await engine.execStream(spec, {
-    stdin,
-    stdout: sink,
-    onStderr: (chunk) => {
-      stderr = (stderr + chunk).slice(-RECEIVER_OUTPUT_CAP);
-    },
-  });
-  return { exitCode: r.exitCode, stdout, stderr };
+  const ended = engine
+    .execStream(spec, {
+      stdin,
+      stdout: sink,
+      onStderr: (chunk) => {
+        stderr = (stderr + chunk).slice(-RECEIVER_OUTPUT_CAP);
+      },
+    })
+    .then((r) => ({ exitCode: r.exitCode, stdout, stderr }));
+  const first = await Promise.race([done, ended]);
+  if (first !== null) return first;
+  ended.catch(() => undefined);
+  return { exitCode: 0, stdout, stderr };
 }
 
 /** How a delivery waits: for the box to run (unless a step before it saw it run), and for `release`. */
@@ -116,10 +131,7 @@ export async function deliverCredentials(
   const payload = credentialPayload(delivery.values);
   let outcome: { exitCode: number; stdout: string; stderr: string };
   try {
-    outcome =
-      release === undefined
-        ? await engine.exec(spec, { input: payload })
-        : await execReleased(engine, spec, payload, release);
+    outcome = await execReceiver(engine, spec, payload, release ?? Promise.resolve());
   } catch (error) {
     await engine.stop(boxId, 2).catch(() => undefined);
     const why = error instanceof Error ? redactSecrets(error.message) : 'the exec failed';
