@@ -261,14 +261,14 @@ describe('byre doctor --prune', () => {
       // The wiring rootless podman's boxes bound (adr/0075) and the edge's
       // certificates (adr/0070) go with its folder.
       const beside = (kind: string, id: string): string => path.join(home, kind, id);
-      for (const kind of ['wiring', 'edge']) {
+      for (const kind of ['wiring', 'edge', 'receipts']) {
         mkdirSync(beside(kind, gone), { recursive: true });
         mkdirSync(beside(kind, live), { recursive: true });
       }
       await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(new FakeEngine()) });
       expect(existsSync(folder(gone))).toBe(false);
       expect(existsSync(folder(live))).toBe(true);
-      for (const kind of ['wiring', 'edge']) {
+      for (const kind of ['wiring', 'edge', 'receipts']) {
         expect(existsSync(beside(kind, gone))).toBe(false);
         expect(existsSync(beside(kind, live))).toBe(true);
       }

@@ -68,7 +68,7 @@ import { isValidProjectId } from '../project/identity.js';
 import { resolveProjectContext, type ProjectContext } from '../project/context.js';
 import { retargetWorktreeRecords } from '../project/identity-record.js';
 import { PATH_RECORD_MAX_BYTES } from '../project/store.js';
-import { projectStorePaths, storeTag } from '../project/store-layout.js';
+import { besideFolder, projectStorePaths, storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, projectDeclinedRoots, userHome } from './load.js';
 
 export interface DoctorOptions {
@@ -411,11 +411,12 @@ async function pruneStoreFolders(
     } else {
       try {
         await removeTree(folder.dir);
-        // The wiring its boxes bound on rootless podman (adr/0075) and its
-        // edge certificates (adr/0070), beside the folder.
-        const paths = projectStorePaths(home, folder.project);
-        await removeTree(paths.boundWiring);
-        await removeTree(paths.edge);
+        // What it keeps beside the folder: the wiring its boxes bound on
+        // rootless podman (adr/0075), its edge certificates (adr/0070), its
+        // delivery receipts.
+        for (const dir of besideFolder(projectStorePaths(home, folder.project))) {
+          await removeTree(dir);
+        }
         await retargetWorktreeRecords(home, folder.project, null);
         out.removed.push(folder);
       } catch (error) {

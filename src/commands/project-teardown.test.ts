@@ -130,9 +130,10 @@ describe('forget and reset differ', () => {
     expect(existsSync(theirs)).toBe(true);
   });
 
-  // The wiring rootless podman binds (adr/0075) and the edge's certificates
-  // (adr/0070) live beside the project's folder, and go with it.
-  it.each(['wiring', 'edge'])(
+  // The wiring rootless podman binds (adr/0075), the edge's certificates
+  // (adr/0070) and the delivery receipts live beside the project's folder,
+  // and go with it.
+  it.each(['wiring', 'edge', 'receipts'])(
     'forget removes %s/<id> with the store; reset keeps it',
     async (kind) => {
       await launched('');

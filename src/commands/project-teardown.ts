@@ -13,6 +13,7 @@ import {
   resolveProjectContext,
   type ProjectContext,
 } from '../project/context.js';
+import { besideFolder } from '../project/store-layout.js';
 import { declaredVolumeRoles, projectDeclinedRoots } from './load.js';
 import type { CommandDeps } from './deps.js';
 
@@ -35,10 +36,10 @@ export async function tearDownProject(
     projectId: ctx.projectId,
     pool: deps.pool ?? enginePool(projectDeclinedRoots(io, ctx), io.env, null),
     images: forget,
-    // The wiring rootless podman's boxes bind (adr/0075) and the edge's
-    // certificates (adr/0070) live beside the folder.
+    // The wiring rootless podman's boxes bind (adr/0075), the edge's
+    // certificates (adr/0070) and the delivery receipts live beside the folder.
     storeDirs: forget
-      ? [ctx.project.dir, ctx.project.boundWiring, ctx.project.edge].filter((d) => pathExists(d))
+      ? [ctx.project.dir, ...besideFolder(ctx.project)].filter((d) => pathExists(d))
       : [],
     yes: options.force === true,
     confirm: deps.confirm ?? terminalConfirm(io),

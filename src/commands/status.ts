@@ -449,7 +449,7 @@ async function nextLaunchOf(input: {
   });
   return {
     nextLaunch,
-    credentialsDelivered: readDeliveryReceipt(ctx.project.launches, launch.hash),
+    credentialsDelivered: readDeliveryReceipt(ctx.project.receipts, launch.hash),
   };
 }
 

@@ -164,9 +164,13 @@ describe('rehomeProject', () => {
     mkdirSync(path.join(oldWiring, 'abc'), { recursive: true });
     mkdirSync(oldEdge, { recursive: true, mode: 0o700 });
     writeFileSync(path.join(oldEdge, 'ca.crt'), 'x', { mode: 0o600 });
+    // Its delivery receipts name the old boxes' launches.
+    const oldReceipts = path.join(home, 'receipts', oldId);
+    mkdirSync(oldReceipts, { recursive: true, mode: 0o700 });
     await rehomeProject({ ctx, oldId, pool, stderr });
     expect(existsSync(oldWiring)).toBe(false);
     expect(existsSync(oldEdge)).toBe(false);
+    expect(existsSync(oldReceipts)).toBe(false);
     const newVol = `byre-${ctx.projectId}-state`;
     expect(engine.volumes.get(newVol)).toEqual({
       'byre.project': ctx.projectId,

@@ -32,7 +32,7 @@ import {
   retargetWorktreeRecords,
 } from '../project/identity-record.js';
 import { PATH_RECORD_MAX_BYTES, readProjectPath } from '../project/store.js';
-import { projectStorePaths, storeTag } from '../project/store-layout.js';
+import { besideFolder, projectStorePaths, storeTag } from '../project/store-layout.js';
 import {
   describeUnreached,
   removeInventory,
@@ -429,7 +429,7 @@ async function retireOldId(
   oldInv: Inventory,
   unreached: readonly Unreached[],
   oldId: string,
-  oldPaths: Pick<ReturnType<typeof projectStorePaths>, 'dir' | 'boundWiring' | 'edge'>,
+  oldPaths: Pick<ReturnType<typeof projectStorePaths>, 'dir' | 'boundWiring' | 'edge' | 'receipts'>,
   stderr: Writer,
 ): Promise<void> {
   const oldDir = oldPaths.dir;
@@ -452,8 +452,8 @@ async function retireOldId(
     );
   }
   await removeTree(oldDir);
-  // The wiring its boxes bound (adr/0075): the new id stages its own. Its
-  // edge certificates (adr/0070) too: the new id's image gets its own CA.
-  await removeTree(oldPaths.boundWiring);
-  await removeTree(oldPaths.edge);
+  // What it kept beside the folder: the wiring its boxes bound (adr/0075;
+  // the new id stages its own), its edge certificates (adr/0070; the new
+  // id's image gets its own CA), its delivery receipts (of the old boxes).
+  for (const dir of besideFolder(oldPaths)) await removeTree(dir);
 }

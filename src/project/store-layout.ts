@@ -94,8 +94,24 @@ export interface ProjectStorePaths {
    * keys (adr/0070), beside the project's folder for the same reason.
    */
   edge: string;
+  /**
+   * develop's delivery receipts (`<launch hash>.delivered`), which status
+   * reads to say a box got its credentials: beside the folder, so a
+   * `--self-edit` box cannot forge one.
+   */
+  receipts: string;
   /** The last image build's whole engine log (0600), replaced by each build. */
   buildLog: string;
+}
+
+/**
+ * What a project keeps beside its folder, out of a `--self-edit` box's
+ * reach: forget, doctor's prune and rehome remove them with the folder.
+ */
+export function besideFolder(
+  paths: Pick<ProjectStorePaths, 'boundWiring' | 'edge' | 'receipts'>,
+): string[] {
+  return [paths.boundWiring, paths.edge, paths.receipts];
 }
 
 /** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
@@ -116,6 +132,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     wiringContext: path.join(dir, 'wiring-context'),
     boundWiring: path.join(home, 'wiring', id),
     edge: path.join(home, 'edge', id),
+    receipts: path.join(home, 'receipts', id),
     buildLog: path.join(dir, 'build.log'),
   };
 }

@@ -16,7 +16,13 @@ import { useTempDir } from '../../test/support/temp.js';
 import { publishNew, writeFileAtomic } from '../host/atomic-write.js';
 import { projectIdFor } from './identity.js';
 import { readProjectPath, recordProjectPath } from './store.js';
-import { byreHome, projectStorePaths, storePaths, worktreeRecordPath } from './store-layout.js';
+import {
+  besideFolder,
+  byreHome,
+  projectStorePaths,
+  storePaths,
+  worktreeRecordPath,
+} from './store-layout.js';
 
 let home: string;
 
@@ -61,8 +67,16 @@ describe('store layout', () => {
       wiringContext: '/h/projects/app-dev-abc123/wiring-context',
       boundWiring: '/h/wiring/app-dev-abc123',
       edge: '/h/edge/app-dev-abc123',
+      receipts: '/h/receipts/app-dev-abc123',
       buildLog: '/h/projects/app-dev-abc123/build.log',
     });
+  });
+
+  it('keeps what a --self-edit box must not write beside the project folder it binds, and names it for teardown', () => {
+    const p = projectStorePaths('/h', 'app-dev-abc123');
+    const beside = besideFolder(p);
+    expect(beside).toEqual([p.boundWiring, p.edge, p.receipts]);
+    for (const dir of beside) expect(dir.startsWith(`${p.dir}/`)).toBe(false);
   });
 
   for (const id of ['../evil-abc123', 'x', 'a/b-abc123', '']) {

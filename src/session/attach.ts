@@ -76,7 +76,7 @@ export async function attachSession(
   const walling = wallBeside(engine, prepared.netns);
   const delivering = deliverBeside(
     engine,
-    ctx.project.launches,
+    ctx.project.receipts,
     prepared.launchHash,
     prepared.credentials,
     prepared.edge,

@@ -167,7 +167,7 @@ async function deliverWithEdge(
  */
 export async function deliverBeside(
   engine: Engine,
-  launchesDir: string,
+  receiptsDir: string,
   launchHash: string,
   delivery: CredentialDelivery | null,
   edge: EdgeStart | null = null,
@@ -183,7 +183,7 @@ export async function deliverBeside(
   const delivered = delivery.values.map((v) => v.key).filter((k) => !sentinels.has(k));
   if (delivered.length === 0) return null;
   try {
-    writeDeliveryReceipt(launchesDir, launchHash, delivered);
+    writeDeliveryReceipt(receiptsDir, launchHash, delivered);
   } catch {
     // Only status's "delivered" line depends on it; the box has its credentials.
   }

@@ -50,10 +50,14 @@ export async function reapQuietly(
   ctx: Pick<ProjectContext, 'project' | 'projectId'>,
   launchHash: string | undefined,
 ): Promise<void> {
-  const onDisk = launchHashesOnDisk(ctx.project.launches);
-  if ([...onDisk].every((h) => h === launchHash)) return;
+  const { launches, receipts } = ctx.project;
+  const onDisk = [...launchHashesOnDisk(launches), ...launchHashesOnDisk(receipts)];
+  if (onDisk.every((h) => h === launchHash)) return;
   try {
-    reapLaunchRecords(ctx.project.launches, await referencedRecords(pool, ctx.projectId));
+    const referenced = await referencedRecords(pool, ctx.projectId);
+    // Receipts live beside the folder; one an older byre left in launches/ goes there.
+    reapLaunchRecords(launches, referenced);
+    reapLaunchRecords(receipts, referenced);
   } catch {
     // A record left behind is reaped at a later create.
   }
