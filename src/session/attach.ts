@@ -11,6 +11,7 @@ import { interpretExit } from './exit-status.js';
 import { ByreError, PassthroughExit } from '../errors.js';
 import { BIND_PROOF_EXIT } from '../gen/bind-proof.js';
 import { escapeTerminal } from '../output/escape.js';
+import { say } from '../output/notes.js';
 import { causeDetails } from '../output/render-error.js';
 import type { SessionContext } from './context.js';
 import { deliverBeside } from './credentials.js';
@@ -74,12 +75,15 @@ export async function attachSession(
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
   const reaping = reapQuietly(s.pool, ctx, prepared.launchHash);
   const walling = wallBeside(engine, prepared.netns);
+  // Said after the session: the agent's terminal is the box's meanwhile.
+  const after: string[] = [];
   const delivering = deliverBeside(
     engine,
     ctx.project.receipts,
     prepared.launchHash,
     prepared.credentials,
     prepared.edge,
+    (message) => after.push(message),
   );
   const before = sessionSnapshots(ctx, s.selfEdit);
   let code: number;
@@ -106,12 +110,15 @@ export async function attachSession(
     // engine's --rm could not remove.
     if (prepared.netns !== null || prepared.edge !== null) {
       await Promise.all([walling, delivering]);
-      if (prepared.netns !== null) await endWall(engine, prepared.name);
-      if (prepared.edge !== null) await endEdge(engine, prepared.name);
+      await Promise.all([
+        prepared.netns === null ? null : endWall(engine, prepared.name),
+        prepared.edge === null ? null : endEdge(engine, prepared.name),
+      ]);
       await engine.remove(prepared.name).catch(() => false);
     }
   }
   reportSession(io, ctx, before);
+  for (const message of after) say(io.stderr, message, 'warning');
   const ending = sessionOutcome(code, prepared.proof, credentialFailure, wallFailure);
   if (ending !== null) throw ending;
 }

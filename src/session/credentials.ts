@@ -163,7 +163,9 @@ async function deliverWithEdge(
 /**
  * Start the edge (when the box injects), then deliver, beside the session; a
  * failure is reported after the box (which it stopped) exits. The receipt
- * names the delivered keys only: a sentinel is not a delivery.
+ * names the delivered keys only: a sentinel is not a delivery. A receipt
+ * that could not be written is `warn`ed of, for after the session: status
+ * would otherwise say NOT delivered of credentials the box has.
  */
 export async function deliverBeside(
   engine: Engine,
@@ -171,6 +173,7 @@ export async function deliverBeside(
   launchHash: string,
   delivery: CredentialDelivery | null,
   edge: EdgeStart | null = null,
+  warn: (message: string) => void = () => undefined,
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
@@ -184,8 +187,12 @@ export async function deliverBeside(
   if (delivered.length === 0) return null;
   try {
     writeDeliveryReceipt(receiptsDir, launchHash, delivered);
-  } catch {
+  } catch (error) {
     // Only status's "delivered" line depends on it; the box has its credentials.
+    const why = error instanceof Error ? error.message : String(error);
+    warn(
+      `the box got its credentials, but byre could not record that in ${receiptsDir} (${why}); byre status says NOT delivered for this session`,
+    );
   }
   return null;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 
 import { describe, expect, it, vi } from 'vitest';
 
@@ -186,5 +187,36 @@ describe('deliverBeside with an edge (adr/0070)', () => {
     expect(await beside).toBeNull();
     expect(order.indexOf('closing line sent')).toBeGreaterThan(order.indexOf('edge started'));
     expect(order).toContain('delivery started');
+  });
+});
+
+describe('deliverBeside: the receipt', () => {
+  it('says so, for after the session, when the receipt cannot be written (status would say NOT delivered)', async () => {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
+    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') io.stdin.resume();
+      if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
+    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, box.id, [value]);
+    // A file where the receipts directory should be: nothing can be made under it.
+    const blocked = path.join(tmp.path, 'blocked');
+    writeFileSync(blocked, 'x');
+    const warned: string[] = [];
+    const outcome = await deliverBeside(
+      engine,
+      path.join(blocked, 'receipts'),
+      'a'.repeat(64),
+      delivery,
+      null,
+      (m) => warned.push(m),
+    );
+    expect(outcome).toBeNull();
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatch(
+      /got its credentials, but byre could not record that in .*byre status says NOT delivered/,
+    );
   });
 });
