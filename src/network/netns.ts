@@ -1,8 +1,9 @@
 // The host side of a network posture: refuse a shared network namespace,
 // then run the skill's netns init hook in a helper that shares ONLY the
 // box's network namespace (the box byre just created, by its id; the box
-// still carries the reference's per-invocation `byre.run` nonce label). Any failure
-// stops the box: it must never run past its launch gate without the wall.
+// still carries the reference's per-invocation `byre.run` nonce label).
+// Any failure stops the box: it must never run past its launch gate
+// without the wall.
 // The helper stays up for the session (it runs the wall's resolver and
 // prints its event lines, adr/0063): one per box, named for it, removed when
 // the session ends.

@@ -929,18 +929,8 @@ describe.skipIf(resolverFlavors.length === 0).each(resolverFlavors)(
       const session = startByre(p, ['develop']);
       try {
         expect(await stepper(session)('WALLED', [], 600_000)).toEqual(['WALLED']);
-        // byre dies without removing anything (as another user, byre is runuser's
-        // child, which a kill of runuser leaves running); the box goes (its
-        // stdin closed, or stopped here).
-        const { child } = session;
-        if (p.flavor.user !== null && child.pid !== undefined && child.exitCode === null) {
-          // runuser reaps byre, then ends: a byre killed and never reaped
-          // stays a zombie whose pid still reads as alive to the census.
-          const reaped = new Promise((r) => child.once('exit', r));
-          spawnSync('pkill', ['-KILL', '-P', String(child.pid)]);
-          await reaped;
-        }
-        await session.kill();
+        // byre dies without removing anything; the box goes (its stdin closed, or stopped here).
+        await session.killByre();
         try {
           engineCli(p, ['stop', '-t', '0', box]);
         } catch {

@@ -208,6 +208,13 @@ export interface BackgroundSession {
    * awaiting `exited` after a bare kill hangs on a box that waits for input.
    */
   kill(): Promise<number | null>;
+  /**
+   * Kills byre itself, not only what the harness spawned: as another user
+   * byre is runuser's child, which a kill of runuser leaves running. runuser
+   * reaps it and ends (a byre killed and never reaped stays a zombie whose
+   * pid still reads as alive to a census), then as kill().
+   */
+  killByre(): Promise<number | null>;
 }
 
 export function startByre(
@@ -228,6 +235,15 @@ export function startByre(
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+  const kill = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((res) => child.once('exit', res));
+      child.kill('SIGKILL');
+      await gone;
+    }
+    for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+    return exited;
+  };
   return {
     child,
     stderr: () => err,
@@ -237,14 +253,14 @@ export function startByre(
       child.stdin?.end();
       return exited;
     },
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const gone = new Promise((res) => child.once('exit', res));
-        child.kill('SIGKILL');
-        await gone;
+    kill,
+    killByre: async () => {
+      if (project.flavor.user !== null && child.pid !== undefined && child.exitCode === null) {
+        const reaped = new Promise((res) => child.once('exit', res));
+        spawnSync('pkill', ['-KILL', '-P', String(child.pid)]);
+        await reaped;
       }
-      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
-      return exited;
+      return kill();
     },
   };
 }
