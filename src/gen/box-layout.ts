@@ -69,9 +69,11 @@ const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
  * git reads GIT_SSL_CAINFO as http.sslCAInfo; curl and most Debian tools
  * read the system bundle already.
  */
+/** The trust variable node reads once, at its start. */
+export const NODE_CA_VAR = 'NODE_EXTRA_CA_CERTS';
 export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
   GIT_SSL_CAINFO: SYSTEM_BUNDLE,
-  NODE_EXTRA_CA_CERTS: EDGE_CA_PATH,
+  [NODE_CA_VAR]: EDGE_CA_PATH,
   REQUESTS_CA_BUNDLE: SYSTEM_BUNDLE,
   SSL_CERT_FILE: SYSTEM_BUNDLE,
 };

@@ -82,6 +82,9 @@ describe('startEdge', () => {
       'SETUID',
       '--stop-timeout',
       '1',
+      // The image's trust of the project CA is the box clients', not the edge's.
+      '-e',
+      'NODE_EXTRA_CA_CERTS=',
       '--entrypoint',
       'node',
       'byre-img',

@@ -15,7 +15,7 @@ import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
-import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
+import { EDGE_SCRIPT_PATH, NODE_CA_VAR } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import {
   boxNetHelperFlags,
@@ -86,6 +86,12 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
     `${LABEL.edge}=${plan.box}`,
     ...EDGE_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
+    // The image trusts the project's CA for the box's clients; the edge is
+    // their server and trusts only node's own roots upstream. An empty
+    // value is unset to node, which then starts ~35 ms sooner (it no longer
+    // reads the whole root store to add one).
+    '-e',
+    `${NODE_CA_VAR}=`,
     '--entrypoint',
     'node',
     ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),

@@ -40,6 +40,13 @@ import https from 'node:https';
 import tls from 'node:tls';
 
 const NOBODY = 65534;
+
+/**
+ * The edge's own TLS contexts (its servers' and its leaves') ask for no
+ * client certificate, so they need no trust store: an empty one spares
+ * parsing node's ~140 roots (~35 ms) before the ready line.
+ */
+const NO_CA = [];
 const MAX_LINE = 1 << 20;
 const MAX_NAME = 253;
 
@@ -319,14 +326,22 @@ let chooseContext = () => undefined;
 
 function serve(tlsServers, plainServer, config, opts) {
   const { routes, upstreamCa } = config;
-  const ca = upstreamCa === null ? undefined : [...tls.rootCertificates, upstreamCa];
   const byName = new Map();
   for (const r of routes.values()) {
-    r.agent = new https.Agent({ keepAlive: true, ca, servername: r.host });
     if (!byName.has(r.host)) {
-      byName.set(r.host, tls.createSecureContext({ cert: r.cert, key: r.key }));
+      byName.set(r.host, tls.createSecureContext({ cert: r.cert, key: r.key, ca: NO_CA }));
     }
   }
+  // Upstream trust (node's roots, parsed once per process: ~35 ms) is made
+  // on first use, never on the way to the ready line the box's gate waits for.
+  let ca;
+  const agentOf = (route) => {
+    if (route.agent === undefined) {
+      ca ??= upstreamCa === null ? undefined : [...tls.rootCertificates, upstreamCa];
+      route.agent = new https.Agent({ keepAlive: true, ca, servername: route.host });
+    }
+    return route.agent;
+  };
   const lookup =
     opts.upstreamAddress === null
       ? dnsLookup
@@ -358,7 +373,7 @@ function serve(tlsServers, plainServer, config, opts) {
     method: req.method,
     path: req.url,
     headers: forwardHeaders(req.rawHeaders, route, upgrade),
-    agent: route.agent,
+    agent: agentOf(route),
     lookup,
   });
 
@@ -503,6 +518,7 @@ async function main() {
   const tlsServers = new Map();
   for (const port of new Set(opts.ports)) {
     const server = https.createServer({
+      ca: NO_CA,
       ALPNProtocols: ['http/1.1'],
       minVersion: 'TLSv1.2',
       // The leaf for the exact name on this port; none before the routes are read.
@@ -533,6 +549,8 @@ async function main() {
   serve(tlsServers, plainServer, config, opts);
   watchNetwork(opts.netFile);
   process.stdout.write('byre-edge 1 ready\n');
+  // The first request upstream then finds node's roots parsed.
+  setImmediate(() => tls.createSecureContext());
 }
 
 await main();
