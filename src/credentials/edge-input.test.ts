@@ -23,6 +23,8 @@ const lines = (text: string): unknown[] =>
     .split('\n')
     .map((l) => JSON.parse(l) as unknown);
 
+const TOKEN = Buffer.from(`x-access-token:${SECRET}`).toString('base64');
+
 describe('encodeEdgeInput', () => {
   it('writes one route line per host:port with the presented header, then the end line', () => {
     const r = encodeEdgeInput({
@@ -40,6 +42,7 @@ describe('encodeEdgeInput', () => {
           host: 'api.example.com',
           port: 443,
           header: { name: 'x-api-key', value: SECRET },
+          conceal: [SECRET],
           cert: CERT,
           key: KEY,
         },
@@ -51,8 +54,9 @@ describe('encodeEdgeInput', () => {
           port: 8443,
           header: {
             name: 'authorization',
-            value: `Basic ${Buffer.from(`x-access-token:${SECRET}`).toString('base64')}`,
+            value: `Basic ${TOKEN}`,
           },
+          conceal: [SECRET, `Basic ${TOKEN}`, TOKEN],
           cert: CERT,
           key: KEY,
         },

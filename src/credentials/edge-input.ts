@@ -1,16 +1,18 @@
 // The edge's stdin (adr/0070): the one place that writes what the edge
 // process (src/gen/chassis/byre-edge.mjs) reads — one JSON object a line, a
-// route per injected host:port with the header it presents and the leaf
-// for its name, then an end line. Pure. The value is in the text it
+// route per injected host:port with the header it presents, the forms of
+// the value a response must not carry back, and the leaf for its name, then
+// an end line. Pure. The value is in the text it
 // returns and nowhere else: no problem text ever quotes it.
 //
 //   {"byre-edge":1,"route":{"host":"api.x.com","port":443,
-//     "header":{"name":"x-api-key","value":"…"},"cert":"<PEM>","key":"<PEM>"}}
+//     "header":{"name":"x-api-key","value":"…"},"conceal":["…"],
+//     "cert":"<PEM>","key":"<PEM>"}}
 //   {"byre-edge":1,"upstreamCa":"<PEM>"}      tests only: a CA trusted upstream
 //   {"byre-edge":1,"end":true}
 
 import type { InjectHost, Presentation } from '../config/inject.js';
-import { presentCredential } from './presentation.js';
+import { concealedForms, presentCredential } from './presentation.js';
 
 /** The version both ends speak; the edge refuses any other. */
 const EDGE_INPUT_VERSION = 1;
@@ -53,6 +55,7 @@ export function encodeEdgeInput(input: EdgeInput): EncodeResult {
       host: r.host.name,
       port: r.host.port,
       header: presented.header,
+      conceal: concealedForms(r.presentation, r.value),
       cert: r.cert,
       key: r.key,
     };

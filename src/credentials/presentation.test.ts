@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Presentation } from '../config/inject.js';
 import {
   applyPresentation,
+  concealedForms,
   headersToStrip,
   headerValueProblem,
   presentCredential,
@@ -55,6 +56,26 @@ describe('presentCredential', () => {
 
   it('takes tabs and spaces inside, and obs-text', () => {
     expect(headerValueProblem('a b\tc\u00e9')).toBeNull();
+  });
+});
+
+describe('concealedForms', () => {
+  it('lists the value and the header as presented, once each', () => {
+    expect(concealedForms({ kind: 'header', name: 'X-Api-Key' }, 'sk-1')).toEqual(['sk-1']);
+    expect(concealedForms({ kind: 'bearer' }, 'tok')).toEqual(['tok', 'Bearer tok']);
+  });
+
+  it("adds basic's token, which decodes to the value", () => {
+    const token = Buffer.from('x-access-token:tok', 'utf8').toString('base64');
+    expect(concealedForms({ kind: 'basic', user: 'x-access-token' }, 'tok')).toEqual([
+      'tok',
+      `Basic ${token}`,
+      token,
+    ]);
+  });
+
+  it('lists nothing for a value that cannot be presented', () => {
+    expect(concealedForms({ kind: 'bearer' }, 'a\nb')).toEqual([]);
   });
 });
 

@@ -50,6 +50,21 @@ export function presentCredential(presentation: Presentation, value: string): Pr
 }
 
 /**
+ * Every form of the credential a response must not carry back to the box:
+ * the value, and the header as presented (for basic, its base64 token too,
+ * which decodes to the value). The edge masks each where a response holds
+ * it; a form that holds another is still listed, so the longer is masked
+ * whole. Empty when the value cannot be presented.
+ */
+export function concealedForms(presentation: Presentation, value: string): string[] {
+  const presented = presentCredential(presentation, value);
+  if (!presented.ok) return [];
+  const forms = [value, presented.header.value];
+  if (presentation.kind === 'basic') forms.push(presented.header.value.slice('Basic '.length));
+  return [...new Set(forms)];
+}
+
+/**
  * Headers the edge deletes from the box's request before it adds its own:
  * whatever the box sent under the presented name (the sentinel, or a forged
  * second value), every other `authorization` when it presents one, and the

@@ -1,7 +1,8 @@
 // The edge process (src/gen/chassis/byre-edge.mjs, adr/0070) on loopback:
 // the script runs under node as its own process, fed by the one encoder
 // (src/credentials/edge-input.ts), between a client and a fixture HTTPS
-// upstream with its own CA that echoes what it receives. Certificates are
+// upstream with its own CA that echoes what it receives (so what reached it
+// is read from its own log, `seen`: the edge masks the value in the echo). Certificates are
 // minted with the host's openssl in a temp dir. Root only (the edge drops
 // from root to 65534 and refuses to run when it cannot); nothing leaves
 // loopback: upstream connections go to 127.0.0.1 by the edge's test flag.
@@ -15,6 +16,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 
@@ -254,15 +256,36 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
         res.writeHead(302, { location: 'https://elsewhere.fixture.test/landing' });
         return void res.end();
       }
+      const value = SECRET.header;
+      if (req.url === '/split') {
+        // The value in two writes, apart in time: two chunks at the edge.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write(`before ${value.slice(0, 5)}`);
+        return void setTimeout(() => res.end(`${value.slice(5)} after`), 50);
+      }
+      if (req.url === '/prefix') {
+        // Ends in the value's first bytes, never completed: passed as is.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('tail ');
+        return void setTimeout(() => res.end(value.slice(0, 5)), 50);
+      }
+      if (req.url === '/in-header') {
+        res.writeHead(200, `OK ${value}`, { 'x-echo': `key=${value};`, 'content-length': 0 });
+        return void res.end();
+      }
+      if (req.url === '/gzip') {
+        const body = gzipSync(JSON.stringify(entry));
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': body.length });
+        return void res.end(body);
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(entry));
     };
     fixture.on('request', echo);
     fixture.on('upgrade', (req: http.IncomingMessage, socket: Socket) => {
       seen.push({ host: 'upgrade', url: req.url ?? '', rawHeaders: req.rawHeaders });
-      const seenHeader = Buffer.from(JSON.stringify(req.rawHeaders)).toString('base64');
       socket.write(
-        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nx-seen: ${seenHeader}\r\n\r\n`,
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nx-echo: ${SECRET.header}\r\n\r\n`,
       );
       socket.on('data', (d) => socket.write(d));
     });
@@ -335,7 +358,12 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     });
   }
 
-  const received = (r: Reply): string[] => (JSON.parse(r.body) as Seen).rawHeaders;
+  /** The headers the fixture last received, from its own log. */
+  const received = (): string[] => {
+    const last = seen.at(-1);
+    if (last === undefined) throw new Error('the fixture received nothing');
+    return last.rawHeaders;
+  };
   const valuesOf = (raw: string[], name: string): string[] =>
     raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
 
@@ -344,7 +372,7 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
       headers: { 'x-api-key': 'byre-edge-sentinel', 'proxy-authorization': 'Basic eDp5' },
     });
     expect(r.status).toBe(200);
-    const raw = received(r);
+    const raw = received();
     expect(valuesOf(raw, 'x-api-key')).toEqual([SECRET.header]);
     expect(valuesOf(raw, 'proxy-authorization')).toEqual([]);
   });
@@ -354,14 +382,14 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     const forged: Record<string, string[]> = {
       authorization: ['Bearer byre-edge-sentinel', 'Basic Zm9yZ2Vk'],
     };
-    const r = await viaEdge('bearer.fixture.test', { headers: forged });
-    expect(valuesOf(received(r), 'authorization')).toEqual([`Bearer ${SECRET.bearer}`]);
+    await viaEdge('bearer.fixture.test', { headers: forged });
+    expect(valuesOf(received(), 'authorization')).toEqual([`Bearer ${SECRET.bearer}`]);
   });
 
   it('presents basic as user:value', async () => {
-    const r = await viaEdge('basic.fixture.test');
+    await viaEdge('basic.fixture.test');
     const token = Buffer.from(`x-access-token:${SECRET.basic}`).toString('base64');
-    expect(valuesOf(received(r), 'authorization')).toEqual([`Basic ${token}`]);
+    expect(valuesOf(received(), 'authorization')).toEqual([`Basic ${token}`]);
   });
 
   it('keeps a client connection alive across requests', async () => {
@@ -385,7 +413,8 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
           req.on('error', reject);
           req.end();
         });
-        expect(valuesOf(received(r), 'x-api-key')).toEqual([SECRET.header]);
+        expect(r.status).toBe(200);
+        expect(valuesOf(received(), 'x-api-key')).toEqual([SECRET.header]);
       }
       expect(sockets.size).toBe(1);
     } finally {
@@ -484,6 +513,79 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     await waitFor(running(), (o) => o.includes(' upstream-unverified bad.fixture.test\n'));
   });
 
+  describe('a response never carries the value back to the box', () => {
+    const masked = (v: string): string => '*'.repeat(v.length);
+
+    it('masks every form of it in an echo, byte for byte (reflected-secret)', async () => {
+      const r = await viaEdge('api.fixture.test', {
+        headers: { 'accept-encoding': 'gzip, br' },
+      });
+      expect(r.status).toBe(200);
+      expect(r.body).not.toContain(SECRET.header);
+      // Same length: the JSON still parses, with the value masked where it was.
+      const echoed = JSON.parse(r.body) as Seen;
+      expect(valuesOf(echoed.rawHeaders, 'x-api-key')).toEqual([masked(SECRET.header)]);
+      // Asked for unencoded, whatever the box asked.
+      expect(valuesOf(received(), 'accept-encoding')).toEqual(['identity']);
+      await waitFor(running(), (o) => o.includes(' reflected-secret api.fixture.test\n'));
+    });
+
+    it('masks the header as presented whole, not only the value inside it', async () => {
+      const r = await viaEdge('bearer.fixture.test');
+      const echoed = JSON.parse(r.body) as Seen;
+      expect(valuesOf(echoed.rawHeaders, 'authorization')).toEqual([
+        masked(`Bearer ${SECRET.bearer}`),
+      ]);
+    });
+
+    it("masks basic's token and the value inside it", async () => {
+      const r = await viaEdge('basic.fixture.test');
+      const token = Buffer.from(`x-access-token:${SECRET.basic}`).toString('base64');
+      expect(r.body).not.toContain(token);
+      const echoed = JSON.parse(r.body) as Seen;
+      // The header as presented is a form itself: masked whole.
+      expect(valuesOf(echoed.rawHeaders, 'authorization')).toEqual([masked(`Basic ${token}`)]);
+    });
+
+    it('masks it across two chunks, and passes a tail that only begins it', async () => {
+      const split = await viaEdge('api.fixture.test', { path: '/split' });
+      expect(split.body).toBe(`before ${masked(SECRET.header)} after`);
+      const prefix = await viaEdge('api.fixture.test', { path: '/prefix' });
+      expect(prefix.body).toBe(`tail ${SECRET.header.slice(0, 5)}`);
+    });
+
+    it('masks it in the status line and header values', async () => {
+      const r = await new Promise<{ status: string; echo: string }>((resolve, reject) => {
+        const req = https.request(
+          {
+            host: EDGE_ADDR,
+            port,
+            servername: 'api.fixture.test',
+            ca: edgeCa,
+            path: '/in-header',
+            headers: { host: `api.fixture.test:${port}` },
+            agent: false,
+          },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusMessage ?? '', echo: String(res.headers['x-echo']) });
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(r.status).toBe(`OK ${masked(SECRET.header)}`);
+      expect(r.echo).toBe(`key=${masked(SECRET.header)};`);
+    });
+
+    it('answers 502 for a body in a coding it cannot check (encoded-response)', async () => {
+      const r = await viaEdge('api.fixture.test', { path: '/gzip' });
+      expect(r.status).toBe(502);
+      expect(r.body).not.toContain(SECRET.header);
+      await waitFor(running(), (o) => o.includes(' encoded-response api.fixture.test\n'));
+    });
+  });
+
   it('passes a redirect back, never following it', async () => {
     const before = seen.length;
     const r = await viaEdge('api.fixture.test', { path: '/redirect' });
@@ -493,7 +595,7 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
   });
 
   it('injects into an Upgrade request and tunnels the upgraded stream', async () => {
-    const { head, echoed } = await new Promise<{ head: string[]; echoed: string }>(
+    const { said, echoed } = await new Promise<{ said: string; echoed: string }>(
       (resolve, reject) => {
         const req = https.request({
           host: EDGE_ADDR,
@@ -507,26 +609,34 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
             connection: 'Upgrade',
             upgrade: 'websocket',
             'x-api-key': 'byre-edge-sentinel',
+            'sec-websocket-extensions': 'permessage-deflate',
           },
         });
         req.on('upgrade', (res, socket: Socket) => {
-          const head = JSON.parse(
-            Buffer.from(String(res.headers['x-seen']), 'base64').toString('utf8'),
-          ) as string[];
-          socket.once('data', (d) => {
+          // The fixture echoes every byte: what the box sends comes back.
+          const sent = `ping ${SECRET.header} pong`;
+          let got = '';
+          socket.on('data', (d: Buffer) => {
+            got += d.toString('utf8');
+            if (got.length < sent.length) return;
             socket.destroy();
-            resolve({ head, echoed: d.toString('utf8') });
+            resolve({ said: String(res.headers['x-echo']), echoed: got });
           });
-          socket.write('ping');
+          socket.write(sent);
         });
         req.on('response', () => reject(new Error('no upgrade')));
         req.on('error', reject);
         req.end();
       },
     );
+    const head = seen.find((s) => s.host === 'upgrade')?.rawHeaders ?? [];
     expect(valuesOf(head, 'x-api-key')).toEqual([SECRET.header]);
     expect(valuesOf(head, 'upgrade')).toEqual(['websocket']);
-    expect(echoed).toBe('ping');
+    // No compression is asked for: the edge checks the bytes coming back.
+    expect(valuesOf(head, 'sec-websocket-extensions')).toEqual([]);
+    const masked = '*'.repeat(SECRET.header.length);
+    expect(said).toBe(masked);
+    expect(echoed).toBe(`ping ${masked} pong`);
   });
 
   it('runs as uid and gid 65534 with no value in its argv, environment or events', () => {
@@ -558,11 +668,18 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     const events = parseEdgeEvents(running().stdout());
     expect(events.refused.reduce((n, e) => n + e.count, 0)).toBe(lines.length - 1);
     expect(new Set(events.refused.map((e) => e.reason))).toEqual(
-      new Set(['plain-http', 'unknown-host', 'host-mismatch', 'upstream-unverified']),
+      new Set([
+        'plain-http',
+        'unknown-host',
+        'host-mismatch',
+        'upstream-unverified',
+        'reflected-secret',
+        'encoded-response',
+      ]),
     );
     for (const line of lines) {
       expect(line).toMatch(
-        /^byre-edge 1 (ready|refused [0-9]+ (plain-http|unknown-host|host-mismatch|upstream-unverified) (-|([a-z0-9._-]|\\[0-9]{3})+))$/,
+        /^byre-edge 1 (ready|refused [0-9]+ (plain-http|unknown-host|host-mismatch|upstream-unverified|reflected-secret|encoded-response) (-|([a-z0-9._-]|\\[0-9]{3})+))$/,
       );
     }
   });

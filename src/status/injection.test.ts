@@ -65,6 +65,19 @@ describe('the injection rows', () => {
 });
 
 describe('the edge’s refusal lines', () => {
+  it('reads what it masked and what it could not check beside its refusals', () => {
+    const events = parseEdgeEvents(
+      [
+        'byre-edge 1 refused 200 reflected-secret api.github.com',
+        'byre-edge 1 refused 201 encoded-response api.github.com',
+      ].join('\n'),
+    );
+    expect(events.refused.map((e) => e.reason).sort()).toEqual([
+      'encoded-response',
+      'reflected-secret',
+    ]);
+  });
+
   it('aggregates by reason and name, most frequent first', () => {
     const log = [
       'byre-edge 1 refused 100 plain-http api.anthropic.com',

@@ -78,6 +78,10 @@ const EDGE_REFUSALS = [
   'host-mismatch',
   /** The real server's certificate did not verify: nothing was sent. */
   'upstream-unverified',
+  /** A response held the value (the server reflected the request): the edge masked it. */
+  'reflected-secret',
+  /** A response in a content coding (gzip…) the edge cannot check for the value: answered 502. */
+  'encoded-response',
 ] as const;
 type EdgeRefusal = (typeof EDGE_REFUSALS)[number];
 

@@ -368,6 +368,11 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expect(fetch(`http://${INJECTED}/plain`)).toMatch(/^403 /);
     await new Promise((r) => setTimeout(r, 200));
     expect(fixture.requests().map((r) => r.url)).toEqual(['/through-the-edge']);
+    // A host that reflects the request shows the box the value masked, never the value.
+    const echoed = fetch(`https://${INJECTED}:${fixture.port}/echo`);
+    expect(echoed).toMatch(/^200 \{/);
+    expect(echoed).not.toContain(EDGE_SECRET);
+    expect(echoed).toContain(`"authorization":"${'*'.repeat(`Bearer ${EDGE_SECRET}`.length)}"`);
     // The edge runs beside the box, outside it.
     const helper = edgeHelperOf(box);
     expect(engineCli(project, ['inspect', '-f', '{{.State.Running}}', helper]).trim()).toBe('true');
@@ -403,10 +408,13 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     expect(status.stdout).toContain('API_KEY <- encrypted  (project; delivered)');
     expect(status.stdout).toContain('SERVICE_JSON <- encrypted-file  (project; delivered)');
     expect(status.stdout).toContain('delivered to this box over the credential channel');
-    // The edge: up for this box, with the plain-HTTP request it refused beside the wall's rows.
+    // The edge: up for this box, with the plain-HTTP request it refused and
+    // the echo it masked beside the wall's rows.
     const flat = status.stdout.replace(/\s+/g, ' ');
     expect(flat).toContain('Edge: up for the running box: it alone holds the injected values');
-    expect(flat).toContain(`1 request refused at the edge (plain-http ${INJECTED})`);
+    expect(flat).toContain(
+      `2 requests refused at the edge (plain-http ${INJECTED}, reflected-secret ${INJECTED})`,
+    );
     expect(flat).toContain(
       `EDGE_KEY -> injected at the edge for ${INJECTED}:${fixture.port}; the box holds a sentinel`,
     );

@@ -1,7 +1,8 @@
 // The edge's upstream in the engine tests (test/engine/edge.test.ts,
 // credentials.test.ts) and the edge's bench case (bench/cases.mjs): a fixture
 // HTTPS server with its own CA, made with openssl here, which the edge is
-// told to trust upstream (test-only). The server answers `ok` and prints one
+// told to trust upstream (test-only). The server answers `ok` (at /echo,
+// the headers it received, as JSON) and prints one
 // JSON line per request (what it received) on stdout; it runs in a container
 // on 443 (`/fixture`), or on the host on a port given. Plain JavaScript, so
 // the bench (run by node, without TypeScript) shares it; types in
@@ -20,7 +21,8 @@ const server = https.createServer(
   (req, res) => {
     process.stdout.write(JSON.stringify({ servername: req.socket.servername, url: req.url, headers: req.headers }) + '\\n');
     req.resume();
-    res.end('ok\\n');
+    // /echo answers with the headers it received, as a reflecting host would.
+    res.end(req.url === '/echo' ? JSON.stringify(req.headers) + '\\n' : 'ok\\n');
   },
 );
 server.listen(Number(port), address, () => process.stdout.write('fixture ready port ' + server.address().port + '\\n'));

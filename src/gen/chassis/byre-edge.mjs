@@ -37,6 +37,7 @@ import dns from 'node:dns/promises';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { Transform } from 'node:stream';
 import tls from 'node:tls';
 
 const NOBODY = 65534;
@@ -129,11 +130,14 @@ const DNS_NAME =
 const PEM = /^-----BEGIN [A-Z0-9 ]+-----\r?\n[\s\S]*-----END [A-Z0-9 ]+-----\r?\n?$/;
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A route lists at most this many forms of its value to conceal. */
+const MAX_CONCEAL = 8;
+
 /** One route from its line's object, or a reason (which never quotes the input). */
 function readRoute(r, ports) {
   if (!isObject(r)) return 'a route is not an object';
   const keys = Object.keys(r).sort().join(',');
-  if (keys !== 'cert,header,host,key,port') return 'a route has missing or unknown fields';
+  if (keys !== 'cert,conceal,header,host,key,port') return 'a route has missing or unknown fields';
   if (typeof r.host !== 'string' || r.host.length > MAX_NAME || !DNS_NAME.test(r.host)) {
     return 'a route host is not a lowercase DNS name';
   }
@@ -153,12 +157,22 @@ function readRoute(r, ports) {
   if (typeof h.value !== 'string' || h.value === '' || !FIELD_VALUE.test(h.value)) {
     return 'a route header value is not a header field value';
   }
+  const c = r.conceal;
+  if (
+    !Array.isArray(c) ||
+    c.length === 0 ||
+    c.length > MAX_CONCEAL ||
+    c.some((f) => typeof f !== 'string' || f === '' || f.length > MAX_LINE / 8)
+  ) {
+    return 'a route conceal is not a list of the forms of its value';
+  }
   if (typeof r.cert !== 'string' || !PEM.test(r.cert)) return 'a route cert is not PEM';
   if (typeof r.key !== 'string' || !PEM.test(r.key)) return 'a route key is not PEM';
   return {
     host: r.host,
     port: r.port,
     header: { name: h.name, value: h.value },
+    conceal: needlesOf(c),
     cert: r.cert,
     key: r.key,
   };
@@ -223,6 +237,115 @@ function readInput(ports) {
 }
 
 // ---------------------------------------------------------------------------
+// Concealing: a response never carries the value back to the box. An
+// upstream that reflects what it received (an echo service, an error that
+// quotes the request) would otherwise show the box the secret. Every form of
+// the value the route lists (the value, the header as presented, basic's
+// token) is masked where a response holds it, byte for byte with '*', so
+// every length still holds: in the status line and header values, in the
+// body, and in an upgraded connection's bytes from upstream. Bodies are
+// asked for and must come unencoded (gzip would hide a form), and a
+// websocket is asked for without compression.
+
+/** The byte a concealed form is overwritten with. */
+const MASK = 0x2a;
+
+/**
+ * The forms as bytes: as UTF-8 (a body) and as Latin-1 (a header's bytes),
+ * each once, longest first, so a form that holds another is masked whole
+ * before the one inside it breaks it up.
+ */
+function needlesOf(forms) {
+  const seen = new Set();
+  const out = [];
+  for (const f of forms) {
+    for (const b of [Buffer.from(f, 'utf8'), Buffer.from(f, 'latin1')]) {
+      const key = b.toString('hex');
+      if (!seen.has(key)) {
+        seen.add(key);
+        out.push(b);
+      }
+    }
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/** Masks every whole form in buf, in place; whether any was found. */
+function maskAll(buf, needles) {
+  let found = false;
+  for (const n of needles) {
+    for (let i = buf.indexOf(n); i !== -1; i = buf.indexOf(n, i + 1)) {
+      buf.fill(MASK, i, i + n.length);
+      found = true;
+    }
+  }
+  return found;
+}
+
+/** The longest tail of buf that begins a form: it may end in the next chunk, so it waits for it. */
+function openTail(buf, needles) {
+  let hold = 0;
+  for (const n of needles) {
+    for (let k = Math.min(n.length - 1, buf.length); k > hold; k -= 1) {
+      if (buf.compare(n, 0, k, buf.length - k, buf.length) === 0) {
+        hold = k;
+        break;
+      }
+    }
+  }
+  return hold;
+}
+
+/**
+ * A stream that passes bytes with every form masked, holding back only a
+ * tail that could begin one, so no form ever passes whole or in two parts.
+ * `found` runs at each chunk that held one.
+ */
+function concealing(needles, found) {
+  let carry = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk, _enc, done) {
+      const buf = Buffer.concat([carry, chunk]);
+      if (maskAll(buf, needles)) found();
+      const hold = openTail(buf, needles);
+      carry = Buffer.from(buf.subarray(buf.length - hold));
+      done(null, buf.subarray(0, buf.length - hold));
+    },
+    // A tail that begins a form but never completed it is no form.
+    flush(done) {
+      done(null, carry);
+    },
+  });
+}
+
+/** A header value or status text with every form masked (header strings are Latin-1 bytes). */
+function concealText(text, needles, found) {
+  const buf = Buffer.from(String(text), 'latin1');
+  if (!maskAll(buf, needles)) return text;
+  found();
+  return buf.toString('latin1');
+}
+
+/** Raw header pairs with every value concealed, less the hop-by-hop ones unless `keepHop`. */
+function concealHeaders(rawHeaders, needles, found, keepHop) {
+  const out = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (!keepHop && HOP.has(rawHeaders[i].toLowerCase())) continue;
+    out.push(rawHeaders[i], concealText(rawHeaders[i + 1], needles, found));
+  }
+  return out;
+}
+
+/** Whether a response to this request has a body a content coding would hide. */
+function encodedBody(method, ures) {
+  const coding = String(ures.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  if (coding === '' || coding === 'identity') return false;
+  return method !== 'HEAD' && ures.statusCode !== 204 && ures.statusCode !== 304;
+}
+
+// ---------------------------------------------------------------------------
 // Serving.
 
 function dropPrivilege() {
@@ -265,6 +388,9 @@ function forwardHeaders(rawHeaders, route, upgrade) {
     (out[name] ??= []).push(rawHeaders[i + 1]);
   }
   out[route.header.name] = route.header.value;
+  // What comes back is checked for the value (Concealing, above): unencoded.
+  out['accept-encoding'] = 'identity';
+  delete out['sec-websocket-extensions'];
   if (upgrade !== null) {
     out.connection = 'Upgrade';
     out.upgrade = upgrade;
@@ -355,6 +481,15 @@ function serve(tlsServers, plainServer, config, opts) {
               ])
             : cb(null, opts.upstreamAddress, opts.upstreamAddress.includes(':') ? 6 : 4);
 
+  /** What a response calls once if it held the value: one event, `reflected-secret`. */
+  const reflected = (route) => {
+    let told = false;
+    return () => {
+      if (!told) refused('reflected-secret', route.host);
+      told = true;
+    };
+  };
+
   /** The route a request on this port for this TLS name is for, after checking Host and form. */
   const routeOf = (req, port) => {
     const name = String(req.socket.servername).toLowerCase();
@@ -387,14 +522,23 @@ function serve(tlsServers, plainServer, config, opts) {
       }
       const up = https.request(upstreamOptions(req, r.route, null));
       up.on('response', (ures) => {
-        const headers = [];
-        for (let i = 0; i + 1 < ures.rawHeaders.length; i += 2) {
-          const name = ures.rawHeaders[i].toLowerCase();
-          if (!HOP.has(name)) headers.push(ures.rawHeaders[i], ures.rawHeaders[i + 1]);
+        const found = reflected(r.route);
+        if (encodedBody(req.method, ures)) {
+          refused('encoded-response', r.route.host);
+          ures.resume();
+          return plainResponse(
+            res,
+            502,
+            'byre-edge: the upstream answered in a content coding the edge cannot check for the credential\n',
+          );
         }
-        res.writeHead(ures.statusCode, ures.statusMessage, headers);
-        ures.pipe(res);
+        const { conceal } = r.route;
+        const headers = concealHeaders(ures.rawHeaders, conceal, found, false);
+        res.writeHead(ures.statusCode, concealText(ures.statusMessage, conceal, found), headers);
+        const masked = concealing(conceal, found);
         ures.on('error', () => res.destroy());
+        masked.on('error', () => res.destroy());
+        ures.pipe(masked).pipe(res);
       });
       up.on('error', (err) => {
         if (unverified(err)) refused('upstream-unverified', r.route.host);
@@ -419,26 +563,40 @@ function serve(tlsServers, plainServer, config, opts) {
         usocket.on('error', () => socket.destroy());
         socket.on('close', () => usocket.destroy());
         usocket.on('close', () => socket.destroy());
-        let head101 = `HTTP/1.1 ${ures.statusCode} ${ures.statusMessage}\r\n`;
-        for (let i = 0; i + 1 < ures.rawHeaders.length; i += 2) {
-          head101 += `${ures.rawHeaders[i]}: ${ures.rawHeaders[i + 1]}\r\n`;
-        }
+        const found = reflected(r.route);
+        const { conceal } = r.route;
+        let head101 = `HTTP/1.1 ${ures.statusCode} ${concealText(ures.statusMessage, conceal, found)}\r\n`;
+        const kept = concealHeaders(ures.rawHeaders, conceal, found, true);
+        for (let i = 0; i + 1 < kept.length; i += 2) head101 += `${kept[i]}: ${kept[i + 1]}\r\n`;
         socket.write(`${head101}\r\n`);
-        if (uhead.length > 0) socket.write(uhead);
+        const masked = concealing(conceal, found);
+        masked.on('error', () => socket.destroy());
         if (head.length > 0) usocket.write(head);
-        usocket.pipe(socket);
+        masked.pipe(socket);
+        if (uhead.length > 0) masked.write(uhead);
+        usocket.pipe(masked);
         socket.pipe(usocket);
       });
       up.on('response', (ures) => {
         // Upstream declined the upgrade: pass its answer back and close.
-        let text = `HTTP/1.1 ${ures.statusCode} ${ures.statusMessage}\r\n`;
-        for (let i = 0; i + 1 < ures.rawHeaders.length; i += 2) {
-          if (!HOP.has(ures.rawHeaders[i].toLowerCase())) {
-            text += `${ures.rawHeaders[i]}: ${ures.rawHeaders[i + 1]}\r\n`;
-          }
+        const found = reflected(r.route);
+        if (encodedBody(req.method, ures)) {
+          refused('encoded-response', r.route.host);
+          ures.resume();
+          return rawResponse(
+            socket,
+            502,
+            'byre-edge: the upstream answered in a content coding the edge cannot check for the credential\n',
+          );
         }
+        const { conceal } = r.route;
+        let text = `HTTP/1.1 ${ures.statusCode} ${concealText(ures.statusMessage, conceal, found)}\r\n`;
+        const kept = concealHeaders(ures.rawHeaders, conceal, found, false);
+        for (let i = 0; i + 1 < kept.length; i += 2) text += `${kept[i]}: ${kept[i + 1]}\r\n`;
         socket.write(`${text}connection: close\r\n\r\n`);
-        ures.pipe(socket);
+        const masked = concealing(conceal, found);
+        masked.on('error', () => socket.destroy());
+        ures.pipe(masked).pipe(socket);
       });
       up.on('error', (err) => {
         if (unverified(err)) refused('upstream-unverified', r.route.host);
