@@ -194,6 +194,8 @@ describe('byre credential add --inject', () => {
     const back = await readBack('GH');
     expect(back.text.startsWith('# mine\n')).toBe(true);
     expect(back.raw?.inject?.['GH']).toEqual([{ hosts: ['api.github.com'], bearer: true }]);
+    // The rule in the form docs/CONFIG.md shows, as a hand-written file has it.
+    expect(back.text).toContain('\n[[inject.GH]]\nhosts = ["api.github.com"]\nbearer = true\n');
     expect(back.binding).toBe('[["api.github.com:443","bearer"]]');
     expect(back.value).toBe(SECRET);
     expect(back.text).not.toContain(SECRET);
@@ -222,6 +224,8 @@ describe('byre credential add --inject', () => {
       { hosts: ['api.github.com'], bearer: true },
       { hosts: ['github.com'], basic: 'x-access-token' },
     ]);
+    // The hand-written [[inject.GH]] form stays that form, one block per rule.
+    expect(back.text.match(/^\[\[inject\.GH\]\]$/gm)).toHaveLength(2);
     expect(back.binding).toBe(
       '[["api.github.com:443","bearer"],["github.com:443","basic x-access-token"]]',
     );

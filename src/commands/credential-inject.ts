@@ -186,7 +186,8 @@ async function sealedEdits(
       value: await sealInjected(recipient, key, rules, value),
     },
     ...(had ? [{ op: 'delete', path: ['inject', key] } as const] : []),
-    { op: 'set', path: ['inject', key], value: raw.map(tomlRule) },
+    // The documented form: one [[inject.KEY]] block per rule.
+    { op: 'tables-append', path: ['inject', key], tables: raw.map(tomlRule) },
   ];
 }
 

@@ -12,6 +12,7 @@ import {
   upsertEntry,
   type TomlEdit,
 } from './edit.js';
+import type { TomlTable } from './cst.js';
 import { TomlDocError } from './parse.js';
 
 const lines = (...l: string[]): string => l.join('\n') + '\n';
@@ -333,6 +334,59 @@ describe('ensureTable', () => {
   it('refuses a path holding a value', () => {
     expect(() => ensureTable('credentials = 1\n', ['credentials'])).toThrow(
       expect.objectContaining({ rule: 'tomldoc.not-a-table' }),
+    );
+  });
+});
+
+describe("applyEdits' tables-append: one more [[path]] entry per table", () => {
+  const append = (text: string, tables: TomlTable[]): string =>
+    applyEdits(text, [{ op: 'tables-append', path: ['inject', 'GITHUB_TOKEN'], tables }]);
+
+  it('creates the array of tables at the end, a blank line before each entry', () => {
+    const out = append('[env_from_host]\nGITHUB_TOKEN = "injected:x"\n', [
+      { hosts: ['api.github.com'], bearer: true },
+      { hosts: ['github.com'], basic: 'x-access-token' },
+    ]);
+    expect(out).toBe(
+      lines(
+        '[env_from_host]',
+        'GITHUB_TOKEN = "injected:x"',
+        '',
+        '[[inject.GITHUB_TOKEN]]',
+        'hosts = ["api.github.com"]',
+        'bearer = true',
+        '',
+        '[[inject.GITHUB_TOKEN]]',
+        'hosts = ["github.com"]',
+        'basic = "x-access-token"',
+      ),
+    );
+    expect(smolParse(out)).toEqual({
+      env_from_host: { GITHUB_TOKEN: 'injected:x' },
+      inject: {
+        GITHUB_TOKEN: [
+          { hosts: ['api.github.com'], bearer: true },
+          { hosts: ['github.com'], basic: 'x-access-token' },
+        ],
+      },
+    });
+  });
+
+  it('extends an existing array of tables, after whatever follows it', () => {
+    const text = lines('[[inject.GITHUB_TOKEN]]', 'hosts = ["a.example"]', '', '[env]', 'X = "1"');
+    const out = append(text, [{ hosts: ['b.example'], bearer: true }]);
+    expect(smolParse(out)).toEqual({
+      env: { X: '1' },
+      inject: {
+        GITHUB_TOKEN: [{ hosts: ['a.example'] }, { hosts: ['b.example'], bearer: true }],
+      },
+    });
+    expect(out.startsWith(text)).toBe(true);
+  });
+
+  it('refuses a path holding another kind of value', () => {
+    expect(() => append('[inject]\nGITHUB_TOKEN = [{ hosts = ["a.example"] }]\n', [{}])).toThrow(
+      expect.objectContaining({ rule: 'tomldoc.not-an-array' }),
     );
   });
 });

@@ -520,6 +520,26 @@ export function ensureTable(text: string, path: TomlPath): string {
   return text;
 }
 
+/**
+ * Append each table as one more `[[path]]` entry, at the end of the
+ * document: the array of tables is created when missing, and extended when
+ * it exists. A value of another kind at `path` is refused (delete it first).
+ */
+function appendTables(text: string, path: TomlPath, tables: readonly TomlTable[]): string {
+  if (path.length === 0 || !path.every((s) => typeof s === 'string')) {
+    return fail('tomldoc.unsupported', `cannot append tables at ${show(path)}`);
+  }
+  const existing = resolvePath(parseDocument(text), path);
+  if (existing !== null && existing.kind !== 'array-of-tables') {
+    return fail('tomldoc.not-an-array', `${show(path)} is not an array of tables`);
+  }
+  const header = `[[${renderKey(path as string[])}]]`;
+  return tables.reduce((out, table) => {
+    const doc = parseDocument(out);
+    return insertBlock(doc, contentEnd(doc), header, table, plainBlockStyle());
+  }, text);
+}
+
 /** One edit, as data: what the config writer is handed. */
 export type TomlEdit =
   | { op: 'set'; path: TomlPath; value: TomlValue }
@@ -528,7 +548,8 @@ export type TomlEdit =
   | { op: 'array-remove'; path: TomlPath; value: TomlScalar }
   | { op: 'entry-upsert'; path: TomlPath; key: string; entry: TomlTable }
   | { op: 'entry-remove'; path: TomlPath; key: string; value: TomlScalar }
-  | { op: 'table-ensure'; path: TomlPath };
+  | { op: 'table-ensure'; path: TomlPath }
+  | { op: 'tables-append'; path: TomlPath; tables: readonly TomlTable[] };
 
 export function applyEdit(text: string, edit: TomlEdit): string {
   switch (edit.op) {
@@ -546,6 +567,8 @@ export function applyEdit(text: string, edit: TomlEdit): string {
       return removeEntry(text, edit.path, edit.key, edit.value);
     case 'table-ensure':
       return ensureTable(text, edit.path);
+    case 'tables-append':
+      return appendTables(text, edit.path, edit.tables);
   }
 }
 
