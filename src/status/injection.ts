@@ -131,8 +131,10 @@ export function parseEdgeEvents(text: string): EdgeEvents {
       had.last = Math.max(had.last, e.at);
     }
   }
+  const order = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
   const all = [...byKey.values()].sort(
-    (a, b) => b.count - a.count || b.last - a.last || (a.name < b.name ? -1 : 1),
+    (a, b) =>
+      b.count - a.count || b.last - a.last || order(a.name, b.name) || order(a.reason, b.reason),
   );
   const dropped = all.slice(EDGE_MAX_ENTRIES);
   return {
