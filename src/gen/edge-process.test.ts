@@ -158,9 +158,14 @@ interface Edge {
 
 const children = new Set<ChildProcess>();
 
-function startEdge(args: string[], as?: { uid: number; gid: number }): Edge {
+function startEdge(
+  args: string[],
+  as?: { uid: number; gid: number },
+  env: NodeJS.ProcessEnv = process.env,
+): Edge {
   const child = spawn(process.execPath, [EDGE, '--address', EDGE_ADDR, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    env,
     ...as,
   });
   children.add(child);
@@ -313,16 +318,22 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
       upstreamCa: fixtureCa,
     });
     if (!input.ok) throw new Error(input.problem);
-    edge = startEdge([
-      '--port',
-      String(port),
-      '--port',
-      String(badPort),
-      '--plain-port',
-      String(plainPort),
-      '--upstream-address',
-      '127.0.0.1',
-    ]);
+    // The environment may not turn verification off: the unverifiable
+    // upstream below is still refused.
+    edge = startEdge(
+      [
+        '--port',
+        String(port),
+        '--port',
+        String(badPort),
+        '--plain-port',
+        String(plainPort),
+        '--upstream-address',
+        '127.0.0.1',
+      ],
+      undefined,
+      { ...process.env, NODE_TLS_REJECT_UNAUTHORIZED: '0' },
+    );
     edge.child.stdin?.end(input.text);
     await waitFor(edge, (o) => o.includes('byre-edge 1 ready\n'));
   });
@@ -505,7 +516,7 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     expect(line?.length).toBeLessThanOrEqual(600);
   });
 
-  it('sends nothing to an upstream whose certificate does not verify (502, upstream-unverified)', async () => {
+  it('sends nothing to an upstream whose certificate does not verify (502, upstream-unverified), whatever NODE_TLS_REJECT_UNAUTHORIZED says', async () => {
     const before = seen.length;
     const r = await viaEdge('bad.fixture.test', { port: badPort });
     expect(r.status).toBe(502);

@@ -82,9 +82,19 @@ describe('startEdge', () => {
       'SETUID',
       '--stop-timeout',
       '1',
-      // The image's trust of the project CA is the box clients', not the edge's.
-      '-e',
-      'NODE_EXTRA_CA_CERTS=',
+      // The image's environment (the config's [env]) cannot reach into the
+      // edge's node or loader; its trust of the project CA is the box clients'.
+      ...[
+        'LD_AUDIT',
+        'LD_LIBRARY_PATH',
+        'LD_PRELOAD',
+        'NODE_EXTRA_CA_CERTS',
+        'NODE_DEBUG',
+        'NODE_OPTIONS',
+        'NODE_PATH',
+        'NODE_TLS_REJECT_UNAUTHORIZED',
+        'OPENSSL_CONF',
+      ].flatMap((name) => ['-e', `${name}=`]),
       '--entrypoint',
       'node',
       'byre-img',

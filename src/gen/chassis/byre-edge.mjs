@@ -464,7 +464,13 @@ function serve(tlsServers, plainServer, config, opts) {
   const agentOf = (route) => {
     if (route.agent === undefined) {
       ca ??= upstreamCa === null ? undefined : [...tls.rootCertificates, upstreamCa];
-      route.agent = new https.Agent({ keepAlive: true, ca, servername: route.host });
+      // Verification is never the environment's to turn off (NODE_TLS_REJECT_UNAUTHORIZED).
+      route.agent = new https.Agent({
+        keepAlive: true,
+        ca,
+        servername: route.host,
+        rejectUnauthorized: true,
+      });
     }
     return route.agent;
   };
