@@ -198,7 +198,9 @@ describe('the injection offer taken (adr/0070)', () => {
     expect(picker.shown[0]?.injectOffer?.('byre/codex')?.key).toBe('OPENAI_API_KEY');
     const text = config();
     expect(text).toMatch(/OPENAI_API_KEY = "injected:/);
-    expect(text).toContain('OPENAI_API_KEY = [{ hosts = ["api.openai.com"], bearer = true }]');
+    expect(text).toContain(
+      '\n[[inject.OPENAI_API_KEY]]\nhosts = ["api.openai.com"]\nbearer = true\n',
+    );
     expect(text).not.toContain(value);
     expect(w.io.err).toContain(
       "sealing this host's OPENAI_API_KEY for injection at the edge (OPENAI_API_KEY as a bearer token to api.openai.com)",
