@@ -1,6 +1,31 @@
+// The y/N question: what counts as yes, the line it reads from the terminal,
+// and the refusal without one.
+
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { isYes, readAnswer, terminalConfirm, type Io } from './io.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { terminalConfirm, type Io } from './io.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/**
+ * What terminalConfirm answers when the terminal's stdin gives `typed` (then
+ * ends when `end`), and the prompt it wrote to stderr.
+ */
+async function confirmWith(typed: string, end = false): Promise<[boolean, string]> {
+  const input = new PassThrough();
+  vi.spyOn(process, 'stdin', 'get').mockReturnValue(input as unknown as typeof process.stdin);
+  let prompt = '';
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    prompt += String(chunk);
+    return true;
+  });
+  const answer = terminalConfirm({ stdinIsTty: true } as Io)('Sure?');
+  if (end) input.end(typed);
+  else input.write(typed);
+  return [await answer, prompt];
+}
 
 describe('confirm', () => {
   it.each([
@@ -10,20 +35,13 @@ describe('confirm', () => {
     ['', false],
     ['n', false],
     ['yess', false],
-  ])('isYes(%j) = %s', (answer, want) => {
-    expect(isYes(answer)).toBe(want);
+  ])('the answer %j is yes: %s', async (answer, want) => {
+    expect(await confirmWith(`${answer}\n`)).toEqual([want, 'Sure? [y/N] ']);
   });
 
-  it('reads one line, and null at end of input', async () => {
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const answer = readAnswer(input, 'Sure? ', output);
-    input.write('y\nmore\n');
-    expect(await answer).toBe('y');
-    const empty = new PassThrough();
-    const none = readAnswer(empty, 'Sure? ', output);
-    empty.end();
-    expect(await none).toBeNull();
+  it('reads one line, and declines at end of input', async () => {
+    expect(await confirmWith('y\nmore\n')).toEqual([true, 'Sure? [y/N] ']);
+    expect(await confirmWith('', true)).toEqual([false, 'Sure? [y/N] ']);
   });
 
   it('without a terminal it asks for -y instead of guessing', async () => {

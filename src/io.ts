@@ -67,12 +67,12 @@ export function defaultIo(): Io {
 export type Confirm = (question: string) => Promise<boolean>;
 
 /** True for `y` / `yes` in any case; everything else (including empty) is no. */
-export function isYes(answer: string): boolean {
+function isYes(answer: string): boolean {
   return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 /** Reads one line from `input`; null when it ends first. */
-export async function readAnswer(
+async function readAnswer(
   input: NodeJS.ReadableStream,
   prompt: string,
   output: NodeJS.WritableStream,

@@ -25,12 +25,19 @@ import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js'
 import { containerName, LABEL } from '../gen/names.js';
 import { wallHelperName } from '../network/netns.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
-import { renderError } from '../output/render-error.js';
+import { failureReport } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { developCommand } from './develop.js';
 import { rebuildCommand } from './rebuild.js';
 import { statusCommand } from './status.js';
+
+/** What main prints for a failure: the rendered error, or the crash banner. */
+function printed(error: unknown): string {
+  const { text } = failureReport(error);
+  if (text === null) throw new Error('failureReport printed nothing');
+  return text;
+}
 
 const PID = 4242;
 const CLOCK = new Date('2026-12-01T10:00:00Z');
@@ -160,7 +167,7 @@ describe('develop: the launch', () => {
     symlinkSync(path.join(w.dir), path.join(w.store, 'launches'));
     const error = await refusal(develop());
     expect(error.rule).toBe('launch.write-failed');
-    expect(renderError(error)).toMatch(
+    expect(printed(error)).toMatch(
       new RegExp(
         `cannot write the launch record ${w.store}/launches/[0-9a-f]{64}\\.toml: .*; the box was not created`,
       ),
@@ -282,7 +289,7 @@ describe('develop: every refusal', () => {
     const error = await refusal(develop());
     expect(error).toBeInstanceOf(RefusedError);
     expect(error.rule).toBe('develop.session-live');
-    const lines = renderError(error).split('\n');
+    const lines = printed(error).split('\n');
     expect(lines).toEqual([
       `byre: a session is already running for this directory (${live.id.slice(0, 12)}).`,
       `  • re-attach to it:     docker attach --detach-keys=ctrl-p,ctrl-q ${live.id.slice(0, 12)}`,
@@ -461,7 +468,7 @@ describe('develop: every refusal', () => {
     w.engine.onStart = () => until(() => w.engine.callsTo('stop').length > 0);
     const error = await refusal(develop());
     expect(error.rule).toBe('develop.firewall-failed');
-    const text = renderError(error);
+    const text = printed(error);
     expect(text.match(/byre:/g)).toHaveLength(1);
     expect(text).not.toContain('\\n');
     expect(text.split('\n').slice(0, 2)).toEqual([
@@ -723,7 +730,7 @@ describe('engines are never guessed (adr/0053)', () => {
     expect(error.rule).toBe('engine.project-unavailable');
     expect(asked).toEqual(['docker']);
     expect([...mutations(w.engine), ...mutations(other)]).toEqual([]);
-    const text = renderError(error);
+    const text = printed(error);
     expect(text).toContain("this project's boxes are on docker, and docker cannot be asked");
     expect(text).toContain(`docker said:\n      ${DOCKER_SAID}`);
     expect(text).toContain('to move this project to podman instead, set engine = "podman" in');
@@ -789,7 +796,7 @@ describe('engines are never guessed (adr/0053)', () => {
     expect(error).toBeInstanceOf(RefusedError);
     expect(error.rule).toBe('engine.project-unavailable');
     expect(mutations(dead)).toEqual([]);
-    const text = renderError(error);
+    const text = printed(error);
     expect(text).toContain("this project's boxes are on docker, and docker cannot be asked");
     expect(text).toContain(`docker said:\n      ${DOCKER_SAID}`);
     expect(text).toContain('to move this project to podman instead, set engine = "podman" in');

@@ -14,12 +14,19 @@ import { storeWritableTrees, treeRoots } from '../containment/writable-trees.js'
 import { DEFAULT_BASE } from '../config/types.js';
 import { resolveHostTool } from '../engine/host-tools.js';
 import { ByreError } from '../errors.js';
-import { renderError } from '../output/render-error.js';
+import { failureReport } from '../output/render-error.js';
 import { resolveProjectContext } from '../project/context.js';
 import { projectIdFor } from '../project/identity.js';
 import { storePaths } from '../project/store-layout.js';
 import { developCommand } from './develop.js';
 import { loadBox, projectDeclinedRoots } from './load.js';
+
+/** What main prints for a failure: the rendered error, or the crash banner. */
+function printed(error: unknown): string {
+  const { text } = failureReport(error);
+  if (text === null) throw new Error('failureReport printed nothing');
+  return text;
+}
 
 const tmp = useTempDir('launched-trees');
 
@@ -97,7 +104,7 @@ describe("another project's box's read-write mount is a box-writable tree (adr/0
     w.config(w.b, '[[mounts]]\nhost = "~/shared/keys"\ntarget = "/keys"\n');
     const error = await loadError(w, w.b);
     expect(error?.rule).toBe('containment.link-in-box-tree');
-    const text = renderError(error as ByreError);
+    const text = printed(error as ByreError);
     expect(text).toMatch(/byre\.config:2:1 \(key mounts\[0\]\.host\): the mount ~\/shared\/keys/);
     expect(text).toContain(
       `through the link ${path.join(w.shared, 'keys')} -> "${path.join(w.user, '.ssh')}"`,

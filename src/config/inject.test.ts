@@ -17,14 +17,15 @@ import {
   parseInjectHost,
   parseInjectionBinding,
   type InjectHost,
-  type InjectLayer,
   type InjectRule,
-  type LayerInjections,
   type Presentation,
 } from './inject.js';
 import { INJECT_SHAPE } from './inject-shape.js';
 import { checkShape, locatorFor, shapeFindings } from './parse.js';
 import type { LayerRef } from './types.js';
+
+type InjectLayer = Parameters<typeof checkInjections>[0];
+type LayerInjections = Parameters<typeof effectiveInjections>[0][number];
 
 const FILE = '/store/byre.config';
 const ROW = 'injected:0123456789abcdef:YWdl';

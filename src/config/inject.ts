@@ -36,7 +36,7 @@ type RawInject = ShapeValue<typeof INJECT_SHAPE>;
 export type { InjectHost, InjectRule, Injection, Presentation } from './types.js';
 
 /** What a file's own keys look like to these rules (a RawLayer is one). */
-export interface InjectLayer {
+interface InjectLayer {
   env_from_host?: Record<string, string> | undefined;
   inject?: RawInject | undefined;
 }
@@ -323,7 +323,7 @@ export function checkInjections(layer: InjectLayer): Finding[] {
   return [...findings, ...duplicateHosts(parsed)];
 }
 
-export interface LayerInjections {
+interface LayerInjections {
   ref: LayerRef;
   layer: InjectLayer;
 }

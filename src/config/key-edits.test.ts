@@ -6,7 +6,6 @@ import {
   declaresEntry,
   dropRemovalMarker,
   ENTRY_KEYS,
-  identityField,
   marksRemoved,
   NAME_LIST_KEYS,
   removeEntry,
@@ -38,7 +37,8 @@ describe('key edits', () => {
     ['mounts', 'target'],
     ['ports', 'container'],
   ] as const)('%s entries are identified by %s', (key, field) => {
-    expect(identityField(key)).toBe(field);
+    expect(upsertEntry(key, {})).toMatchObject({ op: 'entry-upsert', key: field });
+    expect(removeEntry(key, 'x')).toMatchObject({ op: 'entry-remove', key: field });
   });
 
   const comments = '# mine\nagent = "claude"  # keep\n\n# servers\n';

@@ -34,7 +34,7 @@ function isTable(value: TomlValue | undefined): value is TomlTable {
 export const NAME_LIST_KEYS: readonly NameListKey[] = ['apt', 'skills', 'egress', 'egress_offered'];
 
 /** The field an entry of `key` is identified by. */
-export function identityField(key: EntryKey): string {
+function identityField(key: EntryKey): string {
   return configKey(key).identity as string;
 }
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CORE_LAYER, CORE_REF, coreLayer } from './core-layer.js';
 import { egressKey, closureCovers } from './egress-entry.js';
-import { mergeLayers, type LayerInput } from './merge.js';
+import { mergeLayers } from './merge.js';
 import { normalizeTarget } from './grammar.js';
 import type { RawLayer } from './schema.js';
 import type { EffectiveConfig, LayerKind, LayerRef, Sourced } from './types.js';
@@ -10,6 +10,8 @@ import type { EffectiveConfig, LayerKind, LayerRef, Sourced } from './types.js';
 function ref(kind: LayerKind, name: string): LayerRef {
   return { kind, name, path: kind === 'core' ? null : `/byre/${kind}/${name}` };
 }
+
+type LayerInput = Parameters<typeof mergeLayers>[0][number];
 
 const DEFAULT = ref('default', 'default');
 const TEMPLATE = ref('template', 'byre/node');

@@ -32,7 +32,7 @@ import {
   type VolumeSpec,
 } from './types.js';
 
-export interface LayerInput {
+interface LayerInput {
   ref: LayerRef;
   raw: RawLayer;
 }
@@ -43,7 +43,7 @@ export const NONE_SENTINEL = 'none';
 const sourced = <T>(value: T, from: LayerRef): Sourced<T> => ({ value, from });
 
 /** The config before any layer: core defaults, every list empty. */
-export function emptyConfig(): EffectiveConfig {
+function emptyConfig(): EffectiveConfig {
   return {
     layers: [],
     engine: sourced<EngineChoice>('auto', CORE_REF),

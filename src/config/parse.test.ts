@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CONFIG_BYTES, parseLayer, type LayerSource } from './parse.js';
+import { MAX_CONFIG_BYTES, parseLayer } from './parse.js';
 import type { LayerKind } from './types.js';
 
 const FILES: Record<LayerKind, string> = {
@@ -9,6 +9,8 @@ const FILES: Record<LayerKind, string> = {
   layer: '/h/.byre/layers/work/layer.config',
   project: '/h/.byre/projects/demo-0877d7/byre.config',
 };
+
+type LayerSource = Parameters<typeof parseLayer>[1];
 
 function source(kind: LayerKind): LayerSource {
   return { file: FILES[kind], kind, name: kind };

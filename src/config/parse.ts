@@ -29,7 +29,7 @@ import type { LayerKind } from './types.js';
 /** Config-family reads are capped at 1 MiB. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
-export interface LayerSource {
+interface LayerSource {
   /** Path shown in issues (a real path, or a label for bundled text). */
   file: string;
   kind: LayerKind;

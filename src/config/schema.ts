@@ -21,7 +21,7 @@ import { INJECT_SHAPE } from './inject-shape.js';
 const SOURCE_SHAPE = table({ uri: STRING, digest: STRING });
 
 /** `["claude"]` (legacy yes-list) or `{ claude = "claude-shared-auth" }`. */
-export const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
+const SHARED_AUTH_SHAPE = oneOf(STRING_LIST, STRING_MAP);
 
 const DEFAULTS_SHAPE = table({ shared_auth: SHARED_AUTH_SHAPE, skip_questions: BOOLEAN });
 

@@ -2,8 +2,18 @@ import fc from 'fast-check';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_SHAPE, SKILL_SHAPE } from '../skills/manifest/schema.js';
-import { LAYER_SHAPE, SHARED_AUTH_SHAPE } from './schema.js';
-import { conform, describeShape, shapeAt, tableKeysAt, type ValueShape } from './shape.js';
+import { LAYER_SHAPE } from './schema.js';
+import {
+  conform,
+  describeShape,
+  list,
+  map,
+  oneOf,
+  STRING,
+  table,
+  tableKeysAt,
+  type ValueShape,
+} from './shape.js';
 import { schemaOf } from './shape-schema.js';
 
 /** Keys with their order: the fast path must hand back what zod hands back, key for key. */
@@ -158,9 +168,9 @@ describe('conform: the zod-free accept path', () => {
   });
 
   it('takes the first option of a one-of that fits', () => {
-    expect(conform(['claude'], SHARED_AUTH_SHAPE)).toEqual(['claude']);
-    expect(conform({ claude: 'x' }, SHARED_AUTH_SHAPE)).toEqual({ claude: 'x' });
-    expect(conform('claude', SHARED_AUTH_SHAPE)).toBeNull();
+    expect(conform(['claude'], LAYER_SHAPE.fields.shared_auth)).toEqual(['claude']);
+    expect(conform({ claude: 'x' }, LAYER_SHAPE.fields.shared_auth)).toEqual({ claude: 'x' });
+    expect(conform('claude', LAYER_SHAPE.fields.shared_auth)).toBeNull();
   });
 });
 
@@ -177,11 +187,12 @@ describe('walking a shape', () => {
     expect(tableKeysAt(LAYER_SHAPE, path) !== null).toBe(table);
   });
 
-  it('finds the value shape under a one-of', () => {
-    expect(shapeAt(LAYER_SHAPE, ['defaults', 'shared_auth', 0])).toEqual({ kind: 'string' });
-    expect(shapeAt(LAYER_SHAPE, ['defaults', 'shared_auth', 'claude'])).toEqual({
-      kind: 'string',
+  it('finds the value shape under a one-of: the first option the segment walks into', () => {
+    const shape = table({
+      pick: oneOf(list(table({ item: STRING })), map(table({ entry: STRING }))),
     });
+    expect(tableKeysAt(shape, ['pick', 0])).toEqual(['item']);
+    expect(tableKeysAt(shape, ['pick', 'claude'])).toEqual(['entry']);
   });
 
   it.each([

@@ -151,7 +151,7 @@ export function conform(value: unknown, shape: ValueShape): unknown {
 }
 
 /** The shape at `path` (array indexes and map keys walk into elements), or null. */
-export function shapeAt(shape: ValueShape, path: readonly PropertyKey[]): ValueShape | null {
+function shapeAt(shape: ValueShape, path: readonly PropertyKey[]): ValueShape | null {
   let s: ValueShape | null = shape;
   for (const segment of path) {
     if (s === null) return null;

@@ -5,9 +5,11 @@ import { applyEdits } from '../tomldoc/index.js';
 import { mergeLayers } from './merge.js';
 import { parseLayer } from './parse.js';
 import type { LayerRef } from './types.js';
-import { declarersBelow, planAdd, planRemove, type Declarers } from './wiring-edit.js';
+import { declarersBelow, planAdd, planRemove } from './wiring-edit.js';
 
 const DEFAULT: LayerRef = { kind: 'default', name: 'default', path: '/h/default.config' };
+type Declarers = ReturnType<typeof declarersBelow>;
+
 const NOBODY: Declarers = { below: null, skill: null };
 const LOWER: Declarers = { below: DEFAULT, skill: null };
 const SKILL: Declarers = { below: null, skill: 'acme/gh' };

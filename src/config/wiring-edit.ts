@@ -22,7 +22,7 @@ import type { EffectiveConfig, LayerRef } from './types.js';
 export type WiringKey = 'mcp' | 'claude_skills' | 'context';
 
 /** Who else declares a name: the layers below the target, a skill. */
-export interface Declarers {
+interface Declarers {
   /** The layer below the target whose declaration the merge keeps, or null. */
   below: LayerRef | null;
   /** A skill declaring it (and no layer below closing it), or null. */

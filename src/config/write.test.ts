@@ -21,7 +21,6 @@ import { MAX_CONFIG_BYTES } from './parse.js';
 import {
   defaultConfigFile,
   layerConfigFile,
-  migrateOnWrite,
   projectConfigFile,
   readConfigForEdit,
   writeConfig,
@@ -281,12 +280,12 @@ describe('writeConfig', () => {
   });
 });
 
-describe('migrateOnWrite', () => {
+describe('the migrations a write carries', () => {
   it.each([
     [
       'moves legacy shared_auth under [defaults]',
-      'a = 1\nshared_auth = ["claude"]\n',
-      'a = 1\n\n[defaults]\nshared_auth = ["claude"]\n',
+      'agent = "claude"\nshared_auth = ["claude"]\n',
+      'agent = "claude"\n\n[defaults]\nshared_auth = ["claude"]\n',
     ],
     [
       'into an existing [defaults]',
@@ -298,9 +297,10 @@ describe('migrateOnWrite', () => {
       'shared_auth = ["x"]\n[defaults]\nshared_auth = { claude = "y" }\n',
       '[defaults]\nshared_auth = { claude = "y" }\n',
     ],
-    ['nothing else', 'a = 1\n', 'a = 1\n'],
-  ])('%s', (_, text, expected) => {
-    expect(migrateOnWrite(text)).toBe(expected);
+    ['nothing else', 'agent = "claude"\n', 'agent = "claude"\n'],
+  ])('%s', async (_, text, expected) => {
+    put(file.path, '');
+    expect((await writeConfig(file, () => text)).after).toBe(expected);
   });
 
   it('rides along with a write, never alone', async () => {

@@ -138,7 +138,7 @@ function edited(file: ConfigFile, text: string, change: ConfigChange): string {
  * The migrations every write carries along: the legacy top-level
  * `shared_auth` moves to `[defaults] shared_auth` (a value already there wins).
  */
-export function migrateOnWrite(text: string): string {
+function migrateOnWrite(text: string): string {
   const legacy = getValue(parseDocument(text), ['shared_auth']);
   if (legacy === undefined) return text;
   const moved = deleteValue(text, ['shared_auth']);

@@ -53,10 +53,7 @@ export function provenBinds(binds: readonly SourcedBind[], pins: BindPins): Prov
  * object than the one proven, each said in a line. Empty when every source
  * is back to what byre checked (it was swapped and swapped back).
  */
-export function changedBinds(
-  binds: readonly SourcedBind[],
-  proven: readonly ProvenBind[],
-): string[] {
+function changedBinds(binds: readonly SourcedBind[], proven: readonly ProvenBind[]): string[] {
   return binds.flatMap((b, i) => {
     const expected = proven[i];
     if (expected === undefined) return [];

@@ -18,7 +18,7 @@ import { runtimeDirCandidates } from '../host/runtime-dir.js';
 import { worktreeBinds, type BoxIdentity } from '../gen/run-params.js';
 import type { BindPins } from './bind-pins.js';
 
-export interface ContainmentInput {
+interface ContainmentInput {
   params: Pick<RunParams, 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'>;
   /** Config and skill volume declarations: a host seed is copied into the box. */
   volumes: readonly VolumeSpec[];
@@ -104,10 +104,7 @@ export function boxSources(
   return out;
 }
 
-export function boxPaths(
-  input: ContainmentInput,
-  canonical: Canonical = canonicalPathLoose,
-): BoxPath[] {
+function boxPaths(input: ContainmentInput, canonical: Canonical = canonicalPathLoose): BoxPath[] {
   const judged = (source: string): string => {
     const pinned = input.pins?.get(source);
     return pinned?.kind === 'pinned' ? pinned.pin.real : canonical(source);

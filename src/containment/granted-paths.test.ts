@@ -10,13 +10,7 @@ import { projectIdFor } from '../project/identity.js';
 import { walkHostPath } from '../project/host-path-view.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import type { ResolvedSkill } from '../skills/types.js';
-import {
-  LINK_RULE,
-  grantedHostPaths,
-  linkRefusal,
-  plantedLinkFindings,
-  type GrantedPath,
-} from './granted-paths.js';
+import { LINK_RULE, grantedHostPaths, linkRefusal, plantedLinkFindings } from './granted-paths.js';
 import { boxWritableTrees, grantsOf } from './writable-trees.js';
 
 const tmp = useTempDir('granted-paths');
@@ -118,7 +112,7 @@ describe('grantedHostPaths', () => {
     });
     const got = grantedHostPaths(s.read.config, [skill], s.home, s.read.locate);
     const h = (rel: string): string => path.join(s.home, rel);
-    expect(got.map((g: GrantedPath) => [g.host, g.label, g.location])).toEqual([
+    expect(got.map((g) => [g.host, g.label, g.location])).toEqual([
       [
         h('p/data'),
         'the mount ~/p/data -> /data (rw)',

@@ -17,7 +17,7 @@ import type { PathWalk } from '../project/path-walk.js';
 import type { ResolvedSkill } from '../skills/types.js';
 
 /** One host path a box would be given, as declared. */
-export interface GrantedPath {
+interface GrantedPath {
   /** As written (`~/p/data`). */
   declared: string;
   /** Absolute, `~` expanded. */

@@ -8,13 +8,15 @@ import type { MountSpec, VolumeSpec } from '../config/types.js';
 import { projectIdFor } from '../project/identity.js';
 import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import { renderTreesRecord } from '../launch/trees-record.js';
-import type { LaunchGrants, TreeContext } from './writable-trees.js';
 import {
   boxWritableTrees,
   launchedTreesOf,
   storeWritableTrees,
   treeRoots,
 } from './writable-trees.js';
+
+type TreeContext = Parameters<typeof boxWritableTrees>[0];
+type LaunchGrants = Parameters<typeof launchedTreesOf>[0];
 
 const tmp = useTempDir('writable-trees');
 

@@ -35,7 +35,7 @@ export function grantsOf(
   };
 }
 
-export type TreeContext = Pick<
+type TreeContext = Pick<
   ProjectContext,
   'projectId' | 'worktreeDir' | 'projectRoot' | 'commonGitDir' | 'isLinkedWorktree' | 'store'
 >;
@@ -147,7 +147,7 @@ function resolveTrees(specs: readonly TreeSpec[]): BoxTree[] {
 }
 
 /** What a launch writes where (`projectRoot` names the project in messages). */
-export interface LaunchGrants {
+interface LaunchGrants {
   params: Pick<
     RunParams,
     'projectId' | 'workspaceDir' | 'home' | 'configMounts' | 'skillMounts' | 'extraBinds'

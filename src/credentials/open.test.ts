@@ -12,13 +12,7 @@ import {
   slowIdentityNotes,
   type UnlockCache,
 } from './open.js';
-import {
-  createIdentity,
-  DEFAULT_WORK_FACTOR,
-  sealIdentity,
-  sealInjected,
-  sealValue,
-} from './seal.js';
+import { createIdentity, DEFAULT_WORK_FACTOR, sealInjected, sealValue } from './seal.js';
 
 const FAST = 10;
 const PROJECT: LayerRef = { kind: 'project', name: 'project', path: '/s/projects/p/byre.config' };
@@ -175,8 +169,7 @@ describe('openInjections', () => {
 
 describe('slowIdentityNotes', () => {
   it('names each file sealed above today’s work factor, with the rekey that fixes it', async () => {
-    const { identity } = await createIdentity('one passphrase', FAST);
-    const slow = await sealIdentity(identity, 'one passphrase', DEFAULT_WORK_FACTOR + 1);
+    const { table: slow } = await createIdentity('one passphrase', DEFAULT_WORK_FACTOR + 1);
     const withTables = (p: CredentialTable, d: CredentialTable): EffectiveConfig =>
       fakeConfig({
         ...config,

@@ -7,7 +7,6 @@ import type { Presentation } from '../config/inject.js';
 import {
   applyPresentation,
   concealedForms,
-  headersToStrip,
   headerValueProblem,
   presentCredential,
 } from './presentation.js';
@@ -79,7 +78,19 @@ describe('concealedForms', () => {
   });
 });
 
-describe('headersToStrip', () => {
+describe('the headers a presentation strips', () => {
+  /** One header under each name a presentation may strip, and one it never does. */
+  const sent = ['X-Api-Key', 'a', 'Authorization', 'b', 'Proxy-Authorization', 'c', 'Accept', 'd'];
+  const names = (raw: readonly string[]): string[] => raw.filter((_, i) => i % 2 === 0);
+  /** The names (lowercase, sorted) applyPresentation removed from `sent`. */
+  const headersToStrip = (presentation: Presentation): string[] => {
+    const kept = names(applyPresentation(sent, presentation, { name: 'x-added', value: 'v' }));
+    return names(sent)
+      .filter((n) => !kept.includes(n))
+      .map((n) => n.toLowerCase())
+      .sort();
+  };
+
   it('strips the presented name and the proxy’s credentials', () => {
     expect(headersToStrip({ kind: 'header', name: 'X-Api-Key' })).toEqual([
       'proxy-authorization',

@@ -70,7 +70,7 @@ export function concealedForms(presentation: Presentation, value: string): strin
  * second value), every other `authorization` when it presents one, and the
  * proxy's own credentials, which an upstream never needs.
  */
-export function headersToStrip(presentation: Presentation): string[] {
+function headersToStrip(presentation: Presentation): string[] {
   const name = presentation.kind === 'header' ? presentation.name.toLowerCase() : 'authorization';
   return [...new Set([name, 'proxy-authorization'])].sort();
 }

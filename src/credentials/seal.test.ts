@@ -4,7 +4,6 @@ import { keyIdOf, parseRow, tableProblem, type SealedRow } from '../config/crede
 import {
   createIdentity,
   openRow,
-  sealIdentity,
   sealValue,
   unlockIdentity,
   valueProblem,
@@ -71,11 +70,10 @@ describe('identities', () => {
     expect(opened).toMatchObject({ ok: false, rule: 'credential.identity-unreadable' });
   });
 
-  it('re-seals the same identity under a new passphrase', async () => {
-    const { identity } = await fresh();
-    const resealed = await sealIdentity(identity, 'new phrase', FAST);
-    expect(await unlockIdentity(resealed, 'new phrase')).toEqual({ ok: true, identity });
-    expect(await unlockIdentity(resealed, 'correct horse')).toMatchObject({ ok: false });
+  it('seals each identity under its own passphrase only', async () => {
+    const { table, identity } = await fresh('new phrase');
+    expect(await unlockIdentity(table, 'new phrase')).toEqual({ ok: true, identity });
+    expect(await unlockIdentity(table, 'correct horse')).toMatchObject({ ok: false });
   });
 });
 

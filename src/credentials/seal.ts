@@ -67,7 +67,7 @@ export async function createIdentity(
 }
 
 /** Seal an opened identity with a (new) passphrase. */
-export async function sealIdentity(
+async function sealIdentity(
   identity: UnlockedIdentity,
   passphrase: string,
   workFactor: number = DEFAULT_WORK_FACTOR,

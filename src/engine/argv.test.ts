@@ -31,7 +31,7 @@ import {
   helperName,
   imageTag,
   machineVolumeName,
-  projectVolumeName,
+  volumeEngineName,
   worktreeAddHelperName,
 } from '../gen/names.js';
 import type { BuildSpec } from './types.js';
@@ -359,7 +359,17 @@ describe('names', () => {
   it.each([
     ['image tag', imageTag('x-1a2b3c', 501, 20), 'byre-x-1a2b3c-u501-g20'],
     ['container', containerName('x-1a2b3c'), 'byre-x-1a2b3c'],
-    ['project volume', projectVolumeName('x-1a2b3c', '.claude'), 'byre-x-1a2b3c-.claude'],
+    [
+      'project volume',
+      volumeEngineName('x-1a2b3c', 501, {
+        name: '.claude',
+        role: 'state',
+        target: '/home/dev/.claude',
+        scope: 'project',
+        sharing: 'shared',
+      }),
+      'byre-x-1a2b3c-.claude',
+    ],
     ['machine volume', machineVolumeName(501, 'npm'), 'byre-machine-u501-npm'],
     ['netns helper', helperName('netns', '0123456789abcdef'), 'byre-netns-0123456789abcdef'],
     [

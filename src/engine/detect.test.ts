@@ -5,14 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError, EngineError, RefusedError } from '../errors.js';
-import {
-  detectEngine,
-  judgeRootlessProbe,
-  localPodmanRootless,
-  parseDockerRootless,
-  parsePodmanRootless,
-  parseVersion,
-} from './detect.js';
+import { detectEngine, judgeRootlessProbe, localPodmanRootless } from './detect.js';
 import type { ProbeCache } from './facts-cache.js';
 import type { CachedProbe } from './facts-key.js';
 import { ShadowedToolError, resolveHostTool } from './host-tools.js';
@@ -439,6 +432,20 @@ describe("judgeRootlessProbe: the probe's outcome → a finding", () => {
 });
 
 describe('probe parsers', () => {
+  /** What the judgement makes of a clean exit printing `stdout`: null when it refuses it as no answer. */
+  const parsed = (name: 'docker' | 'podman', stdout: string): boolean | string | null => {
+    const info: Captured = {
+      exitCode: 0,
+      stdout,
+      stderr: '',
+      timedOut: false,
+      spawnError: undefined,
+    };
+    const f = judgeRootlessProbe(name, [], info, 10_000, 2);
+    if (f.kind === 'answer') return f.rootless;
+    return f.error.rule === 'engine.rootless-probe' ? null : f.error.rule;
+  };
+
   it.each([
     ['true\n', true],
     ['false\n', false],
@@ -446,8 +453,8 @@ describe('probe parsers', () => {
     ['TRUE\n', null],
     [' true\n', null],
     ['', null],
-  ])('parsePodmanRootless(%j) = %s', (input, expected) => {
-    expect(parsePodmanRootless(input)).toBe(expected);
+  ])('podman rootless %j = %s', (input, expected) => {
+    expect(parsed('podman', input)).toBe(expected);
   });
 
   it.each([
@@ -456,18 +463,20 @@ describe('probe parsers', () => {
     ['null', false],
     ['not json', null],
     ['{"a":1}', null],
-  ])('parseDockerRootless(%j) = %s', (input, expected) => {
-    expect(parseDockerRootless(input)).toBe(expected);
+  ])('docker rootless %j = %s', (input, expected) => {
+    expect(parsed('docker', input)).toBe(expected);
   });
 
   it.each([
-    ['podman version 4.3.1\n', { major: 4, minor: 3, patch: 1 }],
-    ['Docker version 28.2.2, build e6534b4', { major: 28, minor: 2, patch: 2 }],
-    ['podman version 5.0\n', { major: 5, minor: 0, patch: 0 }],
-    ['podman version v4.10.0-dev', { major: 4, minor: 10, patch: 0 }],
-    ['garbage', null],
-  ])('parseVersion(%j)', (input, expected) => {
-    expect(parseVersion(input)).toEqual(expected);
+    ['podman version 4.3.1\n', '4.3.1'],
+    ['Docker version 28.2.2, build e6534b4', '28.2.2'],
+    ['podman version 5.0\n', '5.0.0'],
+    ['podman version v4.10.0-dev', '4.10.0'],
+    ['garbage', ''],
+  ])('version %j = %j', async (input, expected) => {
+    plantEngine(bin, 'docker');
+    const facts = await detect('docker', [], env({ DOCKER_VERSION: input }), { version: true });
+    expect(facts.version).toBe(expected);
   });
 });
 

@@ -286,13 +286,13 @@ export function judgeRootlessProbe(
 }
 
 /** Podman's `{{.Host.Security.Rootless}}`: exactly `true` or `false`, else null. */
-export function parsePodmanRootless(stdout: string): boolean | null {
+function parsePodmanRootless(stdout: string): boolean | null {
   const answer = stdout.replace(/\r?\n$/, '');
   return answer === 'true' ? true : answer === 'false' ? false : null;
 }
 
 /** Docker's `{{json .SecurityOptions}}`: rootless iff it lists `name=rootless`. */
-export function parseDockerRootless(stdout: string): boolean | null {
+function parseDockerRootless(stdout: string): boolean | null {
   let value: unknown;
   try {
     value = JSON.parse(stdout.trim() === '' ? 'null' : stdout);
@@ -305,7 +305,7 @@ export function parseDockerRootless(stdout: string): boolean | null {
 }
 
 /** `podman version 4.3.1`, `Docker version 28.2.2, build e6534b4` → numbers. */
-export function parseVersion(stdout: string): Version | null {
+function parseVersion(stdout: string): Version | null {
   const m = /version\s+v?(\d+)\.(\d+)(?:\.(\d+))?/i.exec(stdout);
   if (m === null) return null;
   return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? '0') };

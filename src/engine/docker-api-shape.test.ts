@@ -6,9 +6,7 @@ import {
   containerInspectPath,
   containerListPath,
   idsOf,
-  isNoSuchContainer,
   labelRowsOf,
-  parseContainerInspect,
   parseContainerList,
   securityOptionsOf,
 } from './docker-api-shape.js';
@@ -176,6 +174,8 @@ describe('ps over the API: rows as the CLI path makes them', () => {
 });
 
 describe('container inspect over the API', () => {
+  /** One ref's 200 reply through containerFactsOf: its facts, or null (ask the CLI). */
+  const inspected = (body: string) => containerFactsOf([{ status: 200, body }]);
   const inspect = (extra: Record<string, unknown> = {}): string =>
     goJson({
       Id: ID,
@@ -187,12 +187,12 @@ describe('container inspect over the API', () => {
 
   it('the facts the CLI path reads, through the same env and label readers', () => {
     const cli = `${goJson([ID, true, { 'byre.project': 'p<&>', x: 'y\nz' }, ['A=1', 'B=x=y', 'C', '=d']])}\n`;
-    expect(parseContainerInspect(inspect())).toEqual(parseContainerFacts(cli)[0]);
+    expect(inspected(inspect())).toEqual(parseContainerFacts(cli));
   });
 
   it('null labels and env are empty', () => {
     const body = goJson({ Id: ID, State: { Running: false }, Config: { Labels: null, Env: null } });
-    expect(parseContainerInspect(body)).toEqual({ id: ID, running: false, labels: {}, env: {} });
+    expect(inspected(body)).toEqual([{ id: ID, running: false, labels: {}, env: {} }]);
   });
 
   it.each([
@@ -207,14 +207,14 @@ describe('container inspect over the API', () => {
     ['a second state', inspect({ state: { Running: false } })],
     ['garbage', 'not json'],
   ])('%s: the CLI answers instead', (_what, body) => {
-    expect(parseContainerInspect(body)).toBeNull();
+    expect(inspected(body)).toBeNull();
   });
 
   it('replies in ref order; "No such container" left out as the CLI leaves it out', () => {
     const gone = { status: 404, body: '{"message":"No such container: x"}' };
-    expect(containerFactsOf([{ status: 200, body: inspect() }, gone])).toEqual([
-      parseContainerInspect(inspect()),
-    ]);
+    const facts = inspected(inspect());
+    expect(facts).toHaveLength(1);
+    expect(containerFactsOf([{ status: 200, body: inspect() }, gone])).toEqual(facts);
     expect(containerFactsOf([gone, gone])).toEqual([]);
   });
 
@@ -228,7 +228,10 @@ describe('container inspect over the API', () => {
     expect(containerFactsOf([{ status: 200, body: inspect() }, reply])).toBeNull();
   });
 
-  it("isNoSuchContainer reads only a 404 with the daemon's message", () => {
+  it("leaves out only a 404 with the daemon's message", () => {
+    /** Left out (as not found), where any other failure sends the whole answer to the CLI. */
+    const isNoSuchContainer = (status: number, body: string): boolean =>
+      containerFactsOf([{ status, body }])?.length === 0;
     expect(isNoSuchContainer(404, '{"message":"No such container: abc"}')).toBe(true);
     expect(isNoSuchContainer(500, '{"message":"No such container: abc"}')).toBe(false);
     expect(isNoSuchContainer(404, '{"message":"page not found"}')).toBe(false);

@@ -139,7 +139,7 @@ export function labelRowsOf(
 }
 
 /** A `/containers/<ref>/json` reply as ContainerFacts, or null for an unexpected shape. */
-export function parseContainerInspect(body: string): ContainerFacts | null {
+function parseContainerInspect(body: string): ContainerFacts | null {
   const value = parseReply(body);
   const id = field(value, 'Id');
   const state = field(value, 'State');
@@ -177,7 +177,7 @@ export function containerFactsOf(
 }
 
 /** A 404 whose message is the daemon's "No such container": the CLI's not-found, skipped. */
-export function isNoSuchContainer(status: number, body: string): boolean {
+function isNoSuchContainer(status: number, body: string): boolean {
   if (status !== 404) return false;
   const message = field(parseReply(body), 'message');
   return typeof message === 'string' && /^No such container: /.test(message);

@@ -43,7 +43,7 @@ interface ApiReply {
   body: string;
 }
 
-export interface ApiGetOptions {
+interface ApiGetOptions {
   timeoutMs?: number;
   maxBytes?: number;
   signal?: AbortSignal;

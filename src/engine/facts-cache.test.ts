@@ -3,6 +3,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -17,7 +18,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
-import { cacheDir, storeProbeCache, type CacheLookup } from './facts-cache.js';
+import { storeProbeCache, type CacheLookup } from './facts-cache.js';
 import { encodeEntry } from './facts-key.js';
 
 // Real files: a native executable (a copy of `true`) stands for the engine
@@ -82,6 +83,21 @@ function remember(
   expect(storeProbeCache(home, env, uid).lookup(probe, engine)).toEqual({ kind: 'hit', answer });
 }
 
+/** Every file of the store named `probe`, wherever the cache keeps it. */
+function cacheFiles(probe: string): string[] {
+  return readdirSync(home, { recursive: true, encoding: 'utf8' })
+    .filter((f) => path.basename(f) === probe)
+    .map((f) => path.join(home, f));
+}
+
+/** The one cache file of `probe`, once an answer is stored. */
+function cacheFile(probe = 'docker-info'): string {
+  const [only, ...rest] = cacheFiles(probe);
+  expect(rest).toEqual([]);
+  if (only === undefined) throw new Error(`no ${probe} file in the store`);
+  return only;
+}
+
 const lookup = (
   env: Record<string, string>,
   probe: 'docker-info' | 'podman-version' = 'docker-info',
@@ -92,9 +108,9 @@ describe('storeProbeCache: docker info', () => {
   it('remembers the answer in the store, private', async () => {
     await listen(sock);
     remember(dockerEnv(), 'docker-info', 'rootless=false');
-    const file = path.join(cacheDir(home), 'docker-info');
+    const file = cacheFile();
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(statSync(cacheDir(home)).mode & 0o777).toBe(0o700);
+    expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
   });
 
   it('a restarted daemon (a new socket at the same path) misses', async () => {
@@ -170,7 +186,7 @@ describe('storeProbeCache: docker info', () => {
     const l = expectKind(lookup(dockerEnv()), 'miss');
     await restart(server);
     if (l.kind === 'miss') l.store('rootless=false');
-    expect(existsSync(path.join(cacheDir(home), 'docker-info'))).toBe(false);
+    expect(cacheFiles('docker-info')).toEqual([]);
   });
 
   it('never creates the store', async () => {
@@ -190,19 +206,20 @@ describe('storeProbeCache: docker info', () => {
 });
 
 describe('storeProbeCache: the cache file is read like every store file', () => {
-  const file = (): string => path.join(cacheDir(home), 'docker-info');
+  const file = (): string => cacheFile();
   /** The key a stored entry carries, read back from a real store. */
   const storedKey = (): string => readFileSync(file(), 'utf8').split('\n')[1] ?? '';
 
   it.each([
-    ['a symbolic link', (target: string) => symlinkSync(target, file())],
-    ['a FIFO', () => execFileSync('mkfifo', [file()])],
+    ['a symbolic link', (target: string, at: string) => symlinkSync(target, at)],
+    ['a FIFO', (_target: string, at: string) => execFileSync('mkfifo', [at])],
   ])('%s there is no answer (and no wait)', async (_what, plant) => {
     await listen(sock);
     remember(dockerEnv(), 'docker-info', 'rootless=true');
-    const good = `${file()}.good`;
-    renameSync(file(), good);
-    plant(good);
+    const at = file();
+    const good = `${at}.good`;
+    renameSync(at, good);
+    plant(good, at);
     expectKind(lookup(dockerEnv()), 'miss');
   });
 

@@ -49,7 +49,7 @@ export interface ProbeCache {
 }
 
 /** The cache's directory in a store. */
-export function cacheDir(home: string): string {
+function cacheDir(home: string): string {
   return path.join(home, 'cache', 'engine-facts');
 }
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  DOCKER_DEFAULT_SOCKET,
   decodeEntry,
   dockerConfigFile,
   dockerEndpoint,
@@ -11,8 +10,12 @@ import {
   validAnswer,
   type DockerConfigText,
   type FileId,
-  type KeyParts,
 } from './facts-key.js';
+
+type KeyParts = Parameters<typeof probeKey>[0];
+
+/** Docker's documented default daemon socket. */
+const DOCKER_DEFAULT_SOCKET = '/var/run/docker.sock';
 
 const missing: DockerConfigText = { kind: 'missing' };
 const config = (text: string): DockerConfigText => ({ kind: 'ok', text });

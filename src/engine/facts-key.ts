@@ -28,7 +28,7 @@ export type DockerConfigText =
   { kind: 'missing' } | { kind: 'ok'; text: string } | { kind: 'unreadable' };
 
 /** The daemon socket docker uses when nothing says otherwise. */
-export const DOCKER_DEFAULT_SOCKET = '/var/run/docker.sock';
+const DOCKER_DEFAULT_SOCKET = '/var/run/docker.sock';
 
 /** Where the docker CLI reads its config.json: $DOCKER_CONFIG, else ~/.docker; null without a home. */
 export function dockerConfigFile(env: Env): string | null {
@@ -102,7 +102,7 @@ export function engineEnv(env: Env): Record<string, string> {
   return out;
 }
 
-export interface KeyParts {
+interface KeyParts {
   probe: CachedProbe;
   uid: number;
   /** The engine CLI byre runs, and its identity. */

@@ -63,7 +63,7 @@ export interface Version {
   patch: number;
 }
 
-export function versionAtLeast(v: Version, min: readonly [number, number]): boolean {
+function versionAtLeast(v: Version, min: readonly [number, number]): boolean {
   return v.major > min[0] || (v.major === min[0] && v.minor >= min[1]);
 }
 

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
 
 import {
-  monitorArgv,
-  monitoredIds,
   podmanCensus,
   podmanIsLocal,
   podmanProvablyIdle,
   processNameState,
-  type PodmanActivityFacts,
   type ProcessView,
 } from './idle-engine.js';
 
 /** A `/proc/<pid>/stat` line as the kernel writes it (fields after the state trimmed). */
 const stat = (name: string, state = 'S', pid = 42): string =>
   `${pid} (${name}) ${state} 1 42 42 0\n`;
+
+type PodmanActivityFacts = Parameters<typeof podmanProvablyIdle>[0];
+
+/** The census of a trusted client: the monitors `uid` runs, by the process views. */
+const monitoredIds = (views: readonly ProcessView[], uid: number): string[] | null =>
+  podmanCensus({ clientTrusted: true, uid, views });
 
 const idle: PodmanActivityFacts = {
   platform: 'linux',
@@ -130,17 +133,18 @@ describe('podmanIsLocal and monitoredIds', () => {
     expect(monitoredIds(views, 1000)).toEqual([]);
   });
 
-  it.each<[string, string[], ReturnType<typeof monitorArgv>]>([
-    ['-c', ['conmon', '-c', id('a'), '-u', id('b'), ''], { id: id('a') }],
-    ['--cid', ['conmon', '--cid', id('a'), ''], { id: id('a') }],
-    ['--cid=', ['conmon', '--cid=' + id('a'), ''], { id: id('a') }],
-    ['the version probe', ['/usr/libexec/podman/conmon', '--version', ''], 'probe'],
-    ['an empty argv', [''], 'exiting'],
-    ['a zeroed argv', ['', '', ''], 'exiting'],
+  // A version probe and an exiting monitor watch nothing; an argv read as neither gives up.
+  it.each<[string, string[], string[] | null]>([
+    ['-c', ['conmon', '-c', id('a'), '-u', id('b'), ''], [id('a')]],
+    ['--cid', ['conmon', '--cid', id('a'), ''], [id('a')]],
+    ['--cid=', ['conmon', '--cid=' + id('a'), ''], [id('a')]],
+    ['the version probe', ['/usr/libexec/podman/conmon', '--version', ''], []],
+    ['an empty argv', [''], []],
+    ['a zeroed argv', ['', '', ''], []],
     ['a bad id', ['conmon', '-c', 'x', ''], null],
     ['no id', ['conmon', '-n', 'name', ''], null],
   ])('reads a monitor argv with %s', (_what, argv, said) => {
-    expect(monitorArgv(argv)).toEqual(said);
+    expect(monitoredIds([{ ...monitor(id('a')), argv }], 1000)).toEqual(said);
   });
 
   it.each<[string, ProcessView]>([

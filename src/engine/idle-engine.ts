@@ -10,7 +10,7 @@
 import { FULL_CONTAINER_ID } from './types.js';
 
 /** What the probe read; null fields could not be read (the engine is then asked). */
-export interface PodmanActivityFacts {
+interface PodmanActivityFacts {
   platform: NodeJS.Platform;
   env: Readonly<Record<string, string | undefined>>;
   /** The real path of the podman client byre would run. */
@@ -103,7 +103,7 @@ export interface ProcessView {
  * `exiting` for an empty argv (a process whose memory is already gone), or
  * null when it cannot be read as one of those.
  */
-export function monitorArgv(argv: readonly string[]): { id: string } | 'probe' | 'exiting' | null {
+function monitorArgv(argv: readonly string[]): { id: string } | 'probe' | 'exiting' | null {
   if (argv.every((w) => w === '')) return 'exiting';
   const words = argv.at(-1) === '' ? argv.slice(0, -1) : argv;
   if (words.length === 2 && words[1] === '--version') return 'probe';
@@ -124,7 +124,7 @@ export function monitorArgv(argv: readonly string[]): { id: string } | 'probe' |
  * users watch other users' podman; they are not this user's to list. A
  * version probe and an exiting monitor watch nothing.
  */
-export function monitoredIds(processes: readonly ProcessView[], uid: number): string[] | null {
+function monitoredIds(processes: readonly ProcessView[], uid: number): string[] | null {
   const ids = new Set<string>();
   for (const p of processes) {
     if (!mayBeMonitor(p.stat)) continue;

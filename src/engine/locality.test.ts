@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { engineElsewhere, type LocalityFacts } from './locality.js';
+import { engineElsewhere } from './locality.js';
+
+type LocalityFacts = Parameters<typeof engineElsewhere>[0];
 
 const local: LocalityFacts = {
   platform: 'linux',

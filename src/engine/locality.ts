@@ -13,7 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variable a user sets to say the engine runs elsewhere when nothing else shows it. */
 const REMOTE_ENGINE_ENV = 'BYRE_REMOTE_ENGINE';
 
-export interface LocalityFacts {
+interface LocalityFacts {
   platform: NodeJS.Platform;
   engine: EngineName;
   /** The engine CLI's real file name (`docker`, `podman`, `podman-remote`). */

@@ -5,18 +5,48 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { putFile, useTempDir } from '../../test/support/temp.js';
 import { gitOracle, hasGit } from '../../test/support/tools.js';
-import {
-  commondirTarget,
-  gitfileTarget,
-  gitLayout,
-  headTextIsValid,
-  pointerPath,
-  type GitLayout,
-  type PointerValue,
-} from './git-layout.js';
+import { gitLayout, type GitLayout } from './git-layout.js';
 import { WithinRoots } from './within-roots.js';
 
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
+
+let dir: string;
+useTempDir('git-layout', (tmp) => {
+  dir = tmp;
+});
+
+/** What git makes of a pointer file: the path it names, a refusal and why, or bytes that are not UTF-8. */
+type PointerValue =
+  { kind: 'path'; value: string } | { kind: 'refused'; why: string } | { kind: 'not-utf8' };
+
+/**
+ * The layout of checkout `app/` read with the whole temp dir as the
+ * project, so a pointer's path shows in full as the label of where it
+ * leads (relative to `app/`).
+ */
+function layoutInDir(): GitLayout {
+  const app = path.join(dir, 'app');
+  return gitLayout({
+    reader: new WithinRoots([dir]),
+    worktreeDir: app,
+    commonGitDir: null,
+    label: (p) => path.relative(app, p) || '.',
+    unchecked: new Set<string>(),
+    outOfTime: () => false,
+  });
+}
+
+/** The meaning the layout records for a pointer git parses as `want`, leading to `label`. */
+function meaningOf(want: PointerValue, label: (value: string) => string): string {
+  switch (want.kind) {
+    case 'path':
+      return label(want.value);
+    case 'refused':
+      return `git stops with an error here: ${want.why}`;
+    case 'not-utf8':
+      return 'a path that is not UTF-8; byre does not follow it';
+  }
+}
 
 describe('git’s pointer files, parsed by git’s rules', () => {
   it.each<[string, Buffer, PointerValue]>([
@@ -43,7 +73,13 @@ describe('git’s pointer files, parsed by git’s rules', () => {
     ['empty', b(''), { kind: 'refused', why: 'it does not start with "gitdir: "' }],
     ['not UTF-8', Buffer.from([...b('gitdir: '), 0xff, 0x0a]), { kind: 'not-utf8' }],
   ])('.git file: %s', (_name, bytes, want) => {
-    expect(gitfileTarget(bytes)).toEqual(want);
+    mkdirSync(path.join(dir, 'app'));
+    writeFileSync(path.join(dir, 'app/.git'), bytes);
+    expect(layoutInDir().pointers['.git']).toEqual({
+      kind: 'pointer',
+      text: bytes.toString('utf8'),
+      meaning: meaningOf(want, (value) => `git’s dir: ${value}`),
+    });
   });
 
   it.each<[string, Buffer, PointerValue]>([
@@ -53,7 +89,18 @@ describe('git’s pointer files, parsed by git’s rules', () => {
     ['empty: git stops', b(''), { kind: 'refused', why: 'it is empty' }],
     ['a NUL ends it', b('a\0b'), { kind: 'path', value: 'a' }],
   ])('commondir: %s', (_name, bytes, want) => {
-    expect(commondirTarget(bytes)).toEqual(want);
+    gitDir('app/.git');
+    if (want.kind === 'path')
+      mkdirSync(path.join(dir, 'app/.git', want.value), { recursive: true });
+    writeFileSync(path.join(dir, 'app/.git/commondir'), bytes);
+    expect(layoutInDir().pointers['.git/commondir']).toMatchObject({
+      kind: 'pointer',
+      text: bytes.toString('utf8'),
+      meaning: meaningOf(
+        want,
+        (value) => `git’s common dir: ${path.relative('app', path.join('app/.git', value))}`,
+      ),
+    });
   });
 
   it.each<[string, boolean]>([
@@ -65,18 +112,22 @@ describe('git’s pointer files, parsed by git’s rules', () => {
     [`${'a'.repeat(39)}\n`, false],
     ['', false],
   ])('HEAD %j is valid: %s', (text, want) => {
-    expect(headTextIsValid(b(text))).toBe(want);
+    gitDir('app/.git');
+    writeFileSync(path.join(dir, 'app/.git/HEAD'), b(text));
+    expect(layoutInDir().own?.gitDir ?? null).toBe(want ? path.join(dir, 'app/.git') : null);
   });
 
   it('a relative pointer is joined to its base, an absolute one stands', () => {
-    expect(pointerPath('/r/.git', 'logs/c')).toBe('/r/.git/logs/c');
-    expect(pointerPath('/r/.git', '/x')).toBe('/x');
+    const commonDir = (): string | null | undefined =>
+      layoutInDir().sites.find((site) => site.gitDir === path.join(dir, 'app/.git'))?.commonDir;
+    gitDir('app/.git');
+    mkdirSync(path.join(dir, 'app/.git/logs/c'), { recursive: true });
+    writeFileSync(path.join(dir, 'app/.git/commondir'), 'logs/c');
+    expect(commonDir()).toBe(path.join(dir, 'app/.git/logs/c'));
+    mkdirSync(path.join(dir, 'x'));
+    writeFileSync(path.join(dir, 'app/.git/commondir'), path.join(dir, 'x'));
+    expect(commonDir()).toBe(path.join(dir, 'x'));
   });
-});
-
-let dir: string;
-useTempDir('git-layout', (tmp) => {
-  dir = tmp;
 });
 
 /** A git dir git takes: HEAD, objects and refs. */

@@ -55,7 +55,7 @@ function utf8(bytes: Buffer): string | null {
   }
 }
 
-export type PointerValue =
+type PointerValue =
   | { kind: 'path'; value: string }
   /** git stops with an error on this file (`why`): it reads nothing through it. */
   | { kind: 'refused'; why: string }
@@ -67,7 +67,7 @@ export type PointerValue =
  * with exactly `gitdir: `, trailing CR and LF are dropped, and the path is
  * the rest up to a NUL (inner spaces and newlines are part of it). Pure.
  */
-export function gitfileTarget(bytes: Buffer): PointerValue {
+function gitfileTarget(bytes: Buffer): PointerValue {
   if (!cString(bytes).subarray(0, 8).equals(Buffer.from('gitdir: '))) {
     return { kind: 'refused', why: 'it does not start with "gitdir: "' };
   }
@@ -81,14 +81,14 @@ export function gitfileTarget(bytes: Buffer): PointerValue {
  * The directory a `commondir` file names, read as git reads it: all of it,
  * trailing CR and LF dropped, up to a NUL; an empty file stops git. Pure.
  */
-export function commondirTarget(bytes: Buffer): PointerValue {
+function commondirTarget(bytes: Buffer): PointerValue {
   if (bytes.length === 0) return { kind: 'refused', why: 'it is empty' };
   const value = utf8(cString(withoutTrailingNewlines(bytes)));
   return value === null ? { kind: 'not-utf8' } : { kind: 'path', value };
 }
 
 /** Where a pointer's path leads from the directory it is relative to (git: not absolute, prefix `base/`). */
-export function pointerPath(base: string, value: string): string {
+function pointerPath(base: string, value: string): string {
   return value.startsWith('/') ? value : `${base}/${value}`;
 }
 
@@ -97,7 +97,7 @@ export function pointerPath(base: string, value: string): string {
  * (`ref:`, spaces, `refs/…`) or an object name (40 hex digits, which a
  * SHA-256 name starts with too). Pure.
  */
-export function headTextIsValid(bytes: Buffer): boolean {
+function headTextIsValid(bytes: Buffer): boolean {
   const text = cString(bytes.subarray(0, HEAD_PREFIX)).toString('latin1');
   return /^ref:[ \t\n\r]*refs\//.test(text) || /^[0-9a-fA-F]{40}/.test(text);
 }

@@ -4,7 +4,9 @@ import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 import { putFile, useTempDir } from '../../test/support/temp.js';
-import { LINK_LIMIT, WithinRoots, type Resolution } from './within-roots.js';
+import { LINK_LIMIT, WithinRoots } from './within-roots.js';
+
+type Resolution = ReturnType<WithinRoots['resolve']>;
 
 let dir: string;
 useTempDir('within-roots', (tmp) => {

@@ -27,7 +27,7 @@ export const LINK_LIMIT = 40;
 /** Files larger than this are compared by size and time, not content. */
 export const FILE_HASH_CAP = 1024 * 1024;
 
-export type Resolution =
+type Resolution =
   /** Canonical, inside a tree; its last component may not exist. */
   | { kind: 'inside'; path: string }
   /** It leaves every tree at `path`; not followed further. */

@@ -1,18 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import { deriveEgress, mcpEgress, parseRecordedEgress } from './allowlist.js';
+import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
+import type { EgressEntry, McpSpec } from '../config/types.js';
+import { deriveBoxEgress, mcpEgress, parseRecordedEgress } from './allowlist.js';
 
 const cfg = (host: string, port: number | null) => ({ host, port });
 
-describe('deriveEgress', () => {
+/** A skill declaring `egress` in its [runtime], and the MCP servers it brings. */
+const skill = (id: string, egress: string[], mcp: McpSpec[] = []) =>
+  fakeSkill(id, 'bundled', { runtime: { ...fakeSkill(id, 'bundled').runtime, egress }, mcp });
+
+/** A config whose project layer sets `egress` and closes `closed`. */
+const config = (egress: EgressEntry[], closed: EgressEntry[] = []) =>
+  fakeConfig({
+    egress: egress.map((e) => sourced(e)),
+    egressClosed: closed.map((e) => sourced(e)),
+  });
+
+const mcp = (name: string, egress: string[]): McpSpec => ({ name, env: [], egress, headers: {} });
+
+describe('deriveBoxEgress', () => {
   it('unions skill, mcp and config entries with attribution, first-seen order, deduplicated', () => {
-    const d = deriveEgress(
-      [
-        { source: 'byre/claude', entries: ['api.anthropic.com', 'statsig.anthropic.com:443'] },
-        { source: 'mcp:gh', entries: ['api.github.com:443'] },
-        { source: 'config', entries: [cfg('api.anthropic.com', 443), cfg('pypi.org', 443)] },
-      ],
-      [],
-    );
+    const d = deriveBoxEgress(config([cfg('api.anthropic.com', 443), cfg('pypi.org', 443)]), [
+      skill(
+        'byre/claude',
+        ['api.anthropic.com', 'statsig.anthropic.com:443'],
+        [mcp('gh', ['api.github.com:443'])],
+      ),
+    ]);
     expect(d.entries.map((e) => [`${e.host}:${e.port}`, e.sources])).toEqual([
       ['api.anthropic.com:443', ['byre/claude', 'config']],
       ['statsig.anthropic.com:443', ['byre/claude']],
@@ -50,13 +64,9 @@ describe('deriveEgress', () => {
       ['x.com:443', 'x.com:8443', 'y.com:443'],
     ],
   ])('%s', (_name, closure, allowed) => {
-    const d = deriveEgress(
-      [
-        { source: 'skill-a', entries: ['x.com:443', 'x.com:8443'] },
-        { source: 'config', entries: [cfg('y.com', 443)] },
-      ],
-      [{ entry: closure, source: 'project' }],
-    );
+    const d = deriveBoxEgress(config([cfg('y.com', 443)], [closure]), [
+      skill('skill-a', ['x.com:443', 'x.com:8443']),
+    ]);
     expect(d.allowed).toEqual(allowed);
     const closedText =
       closure.port === null ? `!${closure.host}` : `!${closure.host}:${closure.port}`;
@@ -66,7 +76,7 @@ describe('deriveEgress', () => {
   });
 
   it('reports skill strings that are not entries (or are closures) instead of opening them', () => {
-    const d = deriveEgress([{ source: 's', entries: ['bad host', '!x.com', 'ok.com:80'] }], []);
+    const d = deriveBoxEgress(config([]), [skill('s', ['bad host', '!x.com', 'ok.com:80'])]);
     expect(d.allowed).toEqual(['ok.com:80']);
     expect(d.invalid.map((i) => i.raw)).toEqual(['bad host', '!x.com']);
   });

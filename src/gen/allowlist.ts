@@ -55,7 +55,7 @@ export function parseRecordedEgress(text: string): EgressEntry {
   return Number.isInteger(port) ? { host: text.slice(0, colon), port } : { host: text, port: null };
 }
 
-export function deriveEgress(
+function deriveEgress(
   contributions: readonly EgressContribution[],
   closures: readonly EgressClosure[],
 ): DerivedEgress {

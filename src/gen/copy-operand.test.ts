@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
-import {
-  copyInstruction,
-  isPlainOperand,
-  jsonCopyOperand,
-  stagedContextPath,
-} from './copy-operand.js';
+import { copyInstruction, stagedContextPath } from './copy-operand.js';
 
-describe('isPlainOperand', () => {
+/** A plain operand is staged under its own name; any other under its hash. */
+const isPlainOperand = (s: string): boolean => stagedContextPath(s) === s;
+
+/** The JSON element copyInstruction writes for `dest`, beside a source that forces the JSON form. */
+function jsonCopyOperand(dest: string): string {
+  const line = copyInstruction('a b', dest);
+  const lead = 'COPY ["a b", ';
+  expect(line.startsWith(lead)).toBe(true);
+  expect(line.endsWith(']')).toBe(true);
+  return line.slice(lead.length, -1);
+}
+
+describe('stagedContextPath: which operands are plain', () => {
   const plain = ['files/seed.txt', '/opt/app/config.json', 'é/日本/🙂', 'a-b_c.d@e+f=g,h:i', '~x'];
   const special = [
     '',
@@ -59,7 +66,7 @@ describe('stagedContextPath', () => {
   });
 });
 
-describe('jsonCopyOperand', () => {
+describe('copyInstruction: an operand in the JSON form', () => {
   // Each expected value is a JSON string whose decoded text, after the
   // builders' word expansion (`\x` -> `x`, no `$` expansion of `\$`), is the
   // input again.

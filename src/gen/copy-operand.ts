@@ -20,7 +20,7 @@ const SPECIAL = new Set(['$', "'", '"', '\\', '*', '?', '[']);
 const ESCAPED_CONTEXT_DIR = 'escaped';
 
 /** True when every character is visible and none is read specially. */
-export function isPlainOperand(s: string): boolean {
+function isPlainOperand(s: string): boolean {
   if (s === '') return false;
   for (const ch of s) {
     // Visible: Go's unicode.IsPrint, without the space.
@@ -57,7 +57,7 @@ function jsonChar(ch: string): string {
  * anything not visible is a JSON `\u` escape, so the line stays one line of
  * printable text.
  */
-export function jsonCopyOperand(s: string): string {
+function jsonCopyOperand(s: string): string {
   const expanded = s.replace(/[$'"\\]/g, '\\$&');
   let out = '"';
   for (const ch of expanded) out += jsonChar(ch);

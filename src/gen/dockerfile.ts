@@ -165,7 +165,7 @@ export function compareStrings(a: string, b: string): number {
  * Bundled, then installed, then local; enable order kept within each class.
  * Bundled skills change least, so their layers come first and stay cached.
  */
-export function orderSkillsForImage(skills: readonly ResolvedSkill[]): ResolvedSkill[] {
+function orderSkillsForImage(skills: readonly ResolvedSkill[]): ResolvedSkill[] {
   return skills
     .map((skill, index) => ({ skill, index }))
     .sort(
@@ -195,7 +195,7 @@ function chmodExecutable(dests: readonly string[]): string[] {
  * or nothing when none asks. It names no skill, so every image on the same
  * base with the same major shares the layer, whichever agent follows (adr/0062).
  */
-export function nodeLines(skills: readonly ResolvedSkill[]): string[] {
+function nodeLines(skills: readonly ResolvedSkill[]): string[] {
   const majors = skills.map((s) => s.build.node).filter((n): n is number => n !== null);
   if (majors.length === 0) return [];
   return [MARKER.node, `RUN ${ENSURE_NODE_PATH} ${Math.max(...majors)}`];

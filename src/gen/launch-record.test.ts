@@ -6,7 +6,6 @@ import {
   launchTimestamp,
   parseLaunchRecord,
   renderLaunchRecord,
-  tomlString,
 } from './launch-record.js';
 import type { LaunchRecord } from './launch-record.js';
 import { expectGolden } from '../../test/support/golden.js';
@@ -131,7 +130,15 @@ describe('launchTimestamp', () => {
   });
 });
 
-describe('tomlString', () => {
+/** How the record writes `value` as a TOML string: its workdir line, after `workdir = `. */
+function tomlString(value: string): string {
+  const lines = renderLaunchRecord({ ...sampleRecord(), workdir: value }).split('\n');
+  const line = lines.find((l) => l.startsWith('workdir = '));
+  if (line === undefined) throw new Error('the record has no workdir line');
+  return line.slice('workdir = '.length);
+}
+
+describe('renderLaunchRecord: TOML strings', () => {
   it.each([
     ['plain', 'abc', '"abc"'],
     ['quote and backslash', 'a"b\\c', '"a\\"b\\\\c"'],

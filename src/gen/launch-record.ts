@@ -192,7 +192,7 @@ const NEEDS_U_ESCAPE =
   /^[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]$/u;
 
 /** A TOML basic string for any well-formed JS string. Lone surrogates have no TOML form. */
-export function tomlString(value: string): string {
+function tomlString(value: string): string {
   let out = '"';
   for (const ch of value) {
     const code = ch.codePointAt(0) ?? 0;

@@ -57,7 +57,7 @@ export function containerName(worktreeId: string): string {
   return `byre-${worktreeId}`;
 }
 
-export function projectVolumeName(projectId: string, name: string): string {
+function projectVolumeName(projectId: string, name: string): string {
   return `byre-${projectId}-${name}`;
 }
 

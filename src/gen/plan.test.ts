@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { expectGolden } from '../../test/support/golden.js';
 
-import type { LayerRef } from '../config/types.js';
+import type { LayerRef, Sourced } from '../config/types.js';
 import { chassisFiles } from './chassis.js';
 import { stagedContextPath } from './copy-operand.js';
 import { renderDockerfile } from './dockerfile.js';
-import { agentCmdScript, planBuild, projectRelativeSource, type BuildPlan } from './plan.js';
+import { planBuild, type BuildPlan } from './plan.js';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
 
 const claude = fakeSkill('byre/claude', 'bundled', {
@@ -305,11 +305,18 @@ describe('planBuild', () => {
   });
 });
 
-describe('projectRelativeSource', () => {
+describe('planBuild: a files source is relative to the project', () => {
   const layer: LayerRef = {
     kind: 'layer',
     name: 'team',
     path: '/h/.byre/layers/team/layer.config',
+  };
+  /** The project-relative source the plan stages for `files` entry `key`. */
+  const projectRelativeSource = (key: string, entry: Sourced<string>): unknown => {
+    const plan = planBuild(fakeConfig({ files: { [key]: entry } }), [], '/w');
+    const staged = plan.entries.filter((e) => e.source.kind === 'project-file');
+    expect(staged).toHaveLength(1);
+    return staged[0]?.source.kind === 'project-file' ? staged[0].source.src : undefined;
   };
   const ok: [string, string][] = [
     ['seed', 'seed'],
@@ -445,9 +452,19 @@ describe('mcp.json', () => {
   });
 });
 
-describe('agentCmdScript', () => {
+describe('agent-cmd', () => {
   it('execs the command with the launcher’s arguments', () => {
-    expect(agentCmdScript('codex --yolo')).toBe('#!/bin/sh\nexec codex --yolo "$@"\n');
+    const codex = fakeSkill('byre/codex', 'bundled', {
+      agent: {
+        command: 'codex --yolo',
+        state: '.codex',
+        context: false,
+        mcp: false,
+        claudeSkills: false,
+      },
+    });
+    const plan = planBuild(fakeConfig({ agent: sourced('codex') }), [codex], '/w');
+    expect(plan.agentCmd).toBe('#!/bin/sh\nexec codex --yolo "$@"\n');
   });
 });
 

@@ -108,7 +108,7 @@ function locationOf(from: Sourced<unknown>['from'], key: string): Location {
  * The project-relative form of a `files` source, or a refusal. Lexical only:
  * symlinks are checked when the file is staged.
  */
-export function projectRelativeSource(key: string, entry: Sourced<string>): string {
+function projectRelativeSource(key: string, entry: Sourced<string>): string {
   const escapes = (why: string) =>
     new ByreError(`files entry "${key}" ${why}`, {
       rule: 'files.escapes-project',
@@ -124,7 +124,7 @@ export function projectRelativeSource(key: string, entry: Sourced<string>): stri
   return normalized;
 }
 
-export function agentCmdScript(command: string): string {
+function agentCmdScript(command: string): string {
   return `#!/bin/sh\nexec ${command} "$@"\n`;
 }
 

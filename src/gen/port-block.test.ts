@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PortSpec } from '../config/types.js';
-import {
-  PORT_BLOCK_COUNT,
-  PORT_BLOCK_STRIDE,
-  blockOrder,
-  choosePorts,
-  firstBlock,
-  type PortChoice,
-  type PortHolder,
-} from './port-block.js';
+import { PORT_BLOCK_COUNT, choosePorts, type PortChoice, type PortHolder } from './port-block.js';
 import { listeningInodes } from '../host/port-probe.js';
 import { planPorts, portRefusal } from '../session/port-plan.js';
 
@@ -24,28 +16,49 @@ const heldSet =
   (iface, p) =>
     Promise.resolve(held.includes(`${iface}:${p}`) ? who : null);
 
-describe('firstBlock and blockOrder', () => {
-  it('is deterministic, within 1..COUNT, and visits every block once from the first', () => {
-    const first = firstBlock(WT);
-    expect(firstBlock(WT)).toBe(first);
+/**
+ * The blocks a linked worktree `id` tries, in order, and the stride between
+ * blocks, read from the host ports choosePorts asks about for port 1 when
+ * every port is held: block n asks about 1 + n × stride, and block 1 is the
+ * lowest.
+ */
+async function triedBlocks(id: string): Promise<{ order: number[]; stride: number }> {
+  const asked: number[] = [];
+  const held: PortHolder = (_iface, p) => {
+    asked.push(p);
+    return Promise.resolve('held');
+  };
+  await choosePorts({ ports: [port(1)], linked: true, worktreeId: id, holderOf: held });
+  const stride = Math.min(...asked) - 1;
+  return { order: asked.map((p) => (p - 1) / stride), stride };
+}
+const blockOrder = async (id: string): Promise<number[]> => (await triedBlocks(id)).order;
+const firstBlock = async (id: string): Promise<number | undefined> => (await blockOrder(id))[0];
+const { order: ORDER, stride: PORT_BLOCK_STRIDE } = await triedBlocks(WT);
+
+describe('the blocks a linked worktree tries', () => {
+  it('is deterministic, within 1..COUNT, and visits every block once from the first', async () => {
+    const first = await firstBlock(WT);
+    expect(await firstBlock(WT)).toBe(first);
     expect(first).toBeGreaterThanOrEqual(1);
     expect(first).toBeLessThanOrEqual(PORT_BLOCK_COUNT);
-    const order = blockOrder(WT);
+    const order = await blockOrder(WT);
+    expect(order).toEqual(ORDER);
     expect(order[0]).toBe(first);
     expect([...order].sort((a, b) => a - b)).toEqual(
       Array.from({ length: PORT_BLOCK_COUNT }, (_, i) => i + 1),
     );
   });
 
-  it('spreads different worktrees over different blocks', () => {
+  it('spreads different worktrees over different blocks', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `app-wt${i}-1a2b3c`);
-    expect(new Set(ids.map(firstBlock)).size).toBeGreaterThan(10);
+    expect(new Set(await Promise.all(ids.map(firstBlock))).size).toBeGreaterThan(10);
   });
 });
 
 describe('choosePorts', () => {
-  const b = firstBlock(WT);
-  const next = blockOrder(WT)[1] as number;
+  const b = ORDER[0] as number;
+  const next = ORDER[1] as number;
   const shift = (p: number, block: number): number => p + block * PORT_BLOCK_STRIDE;
 
   const cases: {

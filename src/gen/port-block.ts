@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { PortSpec } from '../config/types.js';
 
 /** Block n shifts every host port by n × STRIDE, so the last two digits stay. */
-export const PORT_BLOCK_STRIDE = 100;
+const PORT_BLOCK_STRIDE = 100;
 /** Blocks 1..COUNT: a shift of at most 10,000. */
 export const PORT_BLOCK_COUNT = 100;
 const MAX_PORT = 65535;
@@ -48,13 +48,13 @@ function resolveHostPorts(ports: readonly PortSpec[]): HostPort[] {
 }
 
 /** The block a worktree tries first: 1 + (the first 32 bits of sha256(id)) mod COUNT. */
-export function firstBlock(worktreeId: string): number {
+function firstBlock(worktreeId: string): number {
   const digest = createHash('sha256').update(worktreeId, 'utf8').digest();
   return 1 + (digest.readUInt32BE(0) % PORT_BLOCK_COUNT);
 }
 
 /** Every block once, starting at the worktree's own and wrapping. */
-export function blockOrder(worktreeId: string): number[] {
+function blockOrder(worktreeId: string): number[] {
   const start = firstBlock(worktreeId);
   return Array.from(
     { length: PORT_BLOCK_COUNT },

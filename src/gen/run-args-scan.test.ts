@@ -4,8 +4,9 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { reachesEngineSocket, scanRunArgs, type RawArgEffect } from './run-args-scan.js';
+import { scanRunArgs } from './run-args-scan.js';
 
+type RawArgEffect = ReturnType<typeof scanRunArgs>[number]['effect'];
 type Row = [argv: string[], effect: RawArgEffect];
 
 /** `args` scans to exactly `rows` (each entry's tokens and effect). */
@@ -252,7 +253,7 @@ describe('scanRunArgs: what each flag gives the box', () => {
   });
 });
 
-describe('reachesEngineSocket', () => {
+describe('scanRunArgs: a bind that reaches an engine socket is a hole', () => {
   it.each([
     ['/var/run/docker.sock', true],
     ['/run/docker.sock', true],
@@ -275,6 +276,7 @@ describe('reachesEngineSocket', () => {
     ['/home/u/project', false],
     ['relative/docker.sock', true],
   ])('%s: %s', (path, reaches) => {
-    expect(reachesEngineSocket(path)).toBe(reaches);
+    const [bind] = scanRunArgs(['--mount', `type=bind,source=${path},target=/x`]);
+    expect(bind?.effect).toBe(reaches ? 'hole' : 'mount');
   });
 });

@@ -13,7 +13,7 @@ import { expandHostPath } from '../config/grammar.js';
  * published port, host environment passed in, another widening, nothing
  * that widens the box, or a flag byre does not know (passed through as written).
  */
-export type RawArgEffect = 'hole' | 'mount' | 'port' | 'env' | 'grant' | 'inert' | 'unknown';
+type RawArgEffect = 'hole' | 'mount' | 'port' | 'env' | 'grant' | 'inert' | 'unknown';
 
 interface RawArg {
   /** The tokens of this entry as written: a flag and its value, a short group, or a bare word and all after it. */
@@ -252,7 +252,7 @@ const SOCKETS = [
 ];
 
 /** Does a bind of host path `source` reach an engine socket? */
-export function reachesEngineSocket(source: string): boolean {
+function reachesEngineSocket(source: string): boolean {
   if (/(^|\/)(docker|podman|containerd)\.sock$/.test(source)) return true;
   // `.` and `..` applied; `~` is left alone (not a path the sockets live under).
   const clean = source.startsWith('/') ? expandHostPath(source, '/') : null;

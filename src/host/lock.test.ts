@@ -1,10 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import lockfile from 'proper-lockfile';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { EXIT, RefusedError } from '../errors.js';
-import { lockError, withSetupLock } from './lock.js';
+import { withSetupLock } from './lock.js';
 import { projectStorePaths } from '../project/store-layout.js';
 
 const dirs: string[] = [];
@@ -61,9 +62,17 @@ describe('the setup lock', () => {
     ],
     [new Error('odd'), 'lock.failed', EXIT.failed],
     ['a string', 'lock.failed', EXIT.failed],
-  ])('lockError(%j) is %s', (error, rule, exitCode) => {
-    const e = lockError('/s/lock', error);
-    expect(e).toMatchObject({ rule, exitCode });
-    expect(e.message).toContain('/s/lock');
+  ])('a lock that fails with %j is %s', async (error, rule, exitCode) => {
+    const project = projectStorePaths(home(), 'proj-sp-d57bf0');
+    const lock = vi.spyOn(lockfile, 'lock').mockRejectedValue(error);
+    try {
+      const e = await withSetupLock(project, async () => 'never', NO_WAIT).catch(
+        (thrown: unknown) => thrown,
+      );
+      expect(e).toMatchObject({ rule, exitCode });
+      expect((e as Error).message).toContain(project.lock);
+    } finally {
+      lock.mockRestore();
+    }
   });
 });

@@ -64,7 +64,7 @@ async function takeLock(
 }
 
 /** proper-lockfile marks a lock held by someone else with code ELOCKED. */
-export function lockError(lockPath: string, error: unknown): ByreError {
+function lockError(lockPath: string, error: unknown): ByreError {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'ELOCKED') {
     return new RefusedError(`another byre holds the setup lock ${lockPath}`, {

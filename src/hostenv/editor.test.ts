@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
 import { testTempDir } from '../../test/support/temp.js';
-import { editorCommand, editText, stripComments } from './editor.js';
+import { editorCommand, editText } from './editor.js';
 
 describe('the $EDITOR handoff', () => {
   it.each([
@@ -15,11 +15,6 @@ describe('the $EDITOR handoff', () => {
     [{}, 'vi'],
   ])('%j runs %s', (env, command) => {
     expect(editorCommand(env)).toBe(command);
-  });
-
-  it('drops # lines and trailing blank space, keeps the rest', () => {
-    expect(stripComments('a\n# b\n  # kept\n\nc\n\n# help\n')).toBe('a\n  # kept\n\nc');
-    expect(stripComments('# only\n\n')).toBe('');
   });
 
   function script(body: string): string {
@@ -36,6 +31,19 @@ describe('the $EDITOR handoff', () => {
     maxBytes: 1024,
   };
   const before = (): string[] => readdirSync(tmpdir()).filter((f) => f.startsWith('byre-edit-'));
+
+  /** What editText returns when the editor leaves `left` in the file. */
+  function stripComments(left: string): string {
+    const source = path.join(testTempDir('editor-left'), 'left');
+    writeFileSync(source, left);
+    const ed = script(`cp '${source}' "$1"`);
+    return editText({ ...base, env: { ...process.env, EDITOR: ed }, initial: '' });
+  }
+
+  it('drops # lines and trailing blank space, keeps the rest', () => {
+    expect(stripComments('a\n# b\n  # kept\n\nc\n\n# help\n')).toBe('a\n  # kept\n\nc');
+    expect(stripComments('# only\n\n')).toBe('');
+  });
 
   it('shows the initial text and help, and returns what the editor left', () => {
     const seen = path.join(testTempDir('editor-seen'), 'seen');

@@ -40,7 +40,7 @@ export function editorCommand(env: NodeJS.ProcessEnv): string {
 }
 
 /** The edited text without `#` comment lines, trailing blank space trimmed (pure). */
-export function stripComments(text: string): string {
+function stripComments(text: string): string {
   return text
     .split(/\r?\n/)
     .filter((line) => !line.startsWith('#'))

@@ -11,8 +11,6 @@ import { sampleRecord } from '../../test/support/launch-record.js';
 import { writeLaunchRecord } from './store.js';
 import {
   boundTrees,
-  mergeTrees,
-  parseTreesRecord,
   readLaunchedTrees,
   recordLaunchedTrees,
   renderTreesRecord,
@@ -27,7 +25,28 @@ const t = (p: string, what = `w ${p}`, project = ID): LaunchedTree => ({ path: p
 const doc = (trees: unknown): string =>
   JSON.stringify({ format: 'byre launched trees', version: 1, trees });
 
-describe('renderTreesRecord / parseTreesRecord', () => {
+/** The store the record of a test lives in, made when missing, and the record's file. */
+function store(): { home: string; file: string } {
+  const home = path.join(tmp.path, 'store');
+  mkdirSync(home, { recursive: true });
+  return { home, file: storePaths(home).launchedTrees };
+}
+
+/** What readLaunchedTrees makes of a record holding `text`; null when it refuses it as not one byre wrote. */
+function parseTreesRecord(text: string): LaunchedTree[] | null {
+  const { home, file } = store();
+  writeFileSync(file, text);
+  try {
+    return readLaunchedTrees(home);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ByreError);
+    expect(error).toMatchObject({ rule: 'store.trees-record' });
+    expect((error as ByreError).message).toContain('is not a record this byre wrote');
+    return null;
+  }
+}
+
+describe('renderTreesRecord / readLaunchedTrees', () => {
   it.each([
     ['no entries', []],
     ['plain', [t('/a'), t('/b', 'the read-write mount ~/b -> /b of a box of /p')]],
@@ -58,15 +77,32 @@ describe('renderTreesRecord / parseTreesRecord', () => {
   });
 });
 
-describe('mergeTrees', () => {
+/**
+ * What recordLaunchedTrees leaves in a record holding `existing` after a
+ * launch with `additions`; null when it writes nothing.
+ */
+async function mergeTrees(
+  existing: LaunchedTree[],
+  additions: LaunchedTree[],
+): Promise<LaunchedTree[] | null> {
+  const { home, file } = store();
+  writeFileSync(file, renderTreesRecord(existing));
+  const before = statSync(file);
+  await recordLaunchedTrees(home, additions);
+  const after = statSync(file);
+  if (after.ino === before.ino && after.mtimeMs === before.mtimeMs) return null;
+  return readLaunchedTrees(home);
+}
+
+describe('recordLaunchedTrees: what a launch adds to the record', () => {
   it.each<[string, LaunchedTree[], LaunchedTree[], LaunchedTree[] | null]>([
     ['nothing to add', [t('/a')], [], null],
     ['every path already recorded (first description kept)', [t('/a')], [t('/a', 'other')], null],
     ['a new path appended', [t('/a')], [t('/b')], [t('/a'), t('/b')]],
     ['a repeated addition once', [], [t('/b'), t('/b', 'again')], [t('/b')]],
     ['into an empty record', [], [t('/a'), t('/b')], [t('/a'), t('/b')]],
-  ])('%s', (_, existing, additions, want) => {
-    expect(mergeTrees(existing, additions)).toEqual(want);
+  ])('%s', async (_, existing, additions, want) => {
+    expect(await mergeTrees(existing, additions)).toEqual(want);
   });
 });
 

@@ -60,7 +60,7 @@ function isEntry(e: unknown): e is [string, string, string] {
 }
 
 /** The entries, or null when the text is not a record this build wrote. */
-export function parseTreesRecord(text: string): LaunchedTree[] | null {
+function parseTreesRecord(text: string): LaunchedTree[] | null {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -75,7 +75,7 @@ export function parseTreesRecord(text: string): LaunchedTree[] | null {
 }
 
 /** `existing` with the additions whose path it lacks; null when it has every one. */
-export function mergeTrees(
+function mergeTrees(
   existing: readonly LaunchedTree[],
   additions: readonly LaunchedTree[],
 ): LaunchedTree[] | null {

@@ -1,14 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import {
-  imageBaseName,
-  isMachineVolume,
-  isProjectImageRef,
-  longerProjectClaim,
-  planProjectImages,
-  planProjectVolumes,
-} from './project-objects.js';
+import { isMachineVolume, planProjectImages, planProjectVolumes } from './project-objects.js';
 
 const ID = 'proj-a-1a2b3c';
+
+/** The longer project id the volume plan says `name` may belong to; null when it says none. */
+function longerProjectClaim(projectId: string, name: string): string | null {
+  const { ambiguous } = planProjectVolumes(projectId, { byName: [name], byLabel: [], machine: [] });
+  expect(ambiguous.length).toBeLessThanOrEqual(1);
+  expect(ambiguous.every((a) => a.name === name)).toBe(true);
+  return ambiguous[0]?.maybe ?? null;
+}
+
+/** Whether the image plan removes the unlabelled tag `ref` as this project's. */
+function isProjectImageRef(projectId: string, ref: string): boolean {
+  const planned = planProjectImages(projectId, [{ id: 'sha256:0', ref }], []);
+  expect(planned.every((r) => r === ref)).toBe(true);
+  return planned.length === 1;
+}
 
 describe('planProjectVolumes', () => {
   it('kills labelled and exact-prefix volumes, never machine ones', () => {
@@ -56,7 +64,7 @@ describe('planProjectVolumes', () => {
   });
 });
 
-describe('longerProjectClaim', () => {
+describe('planProjectVolumes: a longer project id that may claim a volume', () => {
   it.each([
     ['byre-proj-a-1a2b3c-state', null],
     ['byre-proj-a-1a2b3c-abcdef-state', 'proj-a-1a2b3c-abcdef'],
@@ -95,7 +103,7 @@ describe('images', () => {
   });
 
   it('strips the registry and :latest', () => {
-    expect(imageBaseName('docker.io/library/debian:latest')).toBe('debian');
+    expect(isProjectImageRef(ID, 'docker.io/library/byre-proj-a-1a2b3c-u0-g0:latest')).toBe(true);
   });
 
   it('plans tags by name and label, dangling labelled images by id', () => {

@@ -20,7 +20,7 @@ export function isMachineVolume(name: string): boolean {
  * `byre-proj-a-1a2b3c-x-ffffff-state` for `proj-a-1a2b3c` (it may be project
  * `proj-a-1a2b3c-x-ffffff`'s volume `state`); null when the name is unambiguous.
  */
-export function longerProjectClaim(projectId: string, name: string): string | null {
+function longerProjectClaim(projectId: string, name: string): string | null {
   const prefix = projectVolumePrefix(projectId);
   if (!name.startsWith(prefix)) return null;
   const parts = name.slice(prefix.length).split('-');
@@ -73,7 +73,7 @@ export function planProjectVolumes(projectId: string, listing: VolumeListing): V
 }
 
 /** `localhost/byre-x-u1-g2:latest` → `byre-x-u1-g2`: the name byre tagged it with. */
-export function imageBaseName(ref: string): string {
+function imageBaseName(ref: string): string {
   let name = ref;
   for (const registry of ['localhost/', 'docker.io/library/']) {
     if (name.startsWith(registry)) name = name.slice(registry.length);
@@ -85,7 +85,7 @@ export function imageBaseName(ref: string): string {
  * An image tag of this project: its box image `byre-<id>-u<uid>-g<gid>` or
  * the base image under it, `…-base` (adr/0073), exactly.
  */
-export function isProjectImageRef(projectId: string, ref: string): boolean {
+function isProjectImageRef(projectId: string, ref: string): boolean {
   const base = imageBaseName(ref);
   const prefix = `byre-${projectId}-u`;
   return base.startsWith(prefix) && /^\d+-g\d+(-base)?$/.test(base.slice(prefix.length));

@@ -26,8 +26,6 @@ import {
   listRehomeCandidates,
   migrateVolumeArgv,
   rehomeProject,
-  renamedVolume,
-  storeConflict,
 } from './rehome-project.js';
 
 let root: string;
@@ -88,13 +86,6 @@ describe('listRehomeCandidates', () => {
 });
 
 describe('pure pieces', () => {
-  it('renames a volume onto the new id', () => {
-    expect(renamedVolume('a-123456', 'b-654321', 'byre-a-123456-x-state')).toBe(
-      'byre-b-654321-x-state',
-    );
-    expect(() => renamedVolume('a-123456', 'b-654321', 'byre-c-123456-state')).toThrow(RangeError);
-  });
-
   it('builds the cp -a helper, with keep-id when the engine needs it', () => {
     // The root sh helper's head (network-less, copying capabilities only) is pinned in argv.test.ts.
     expect(migrateVolumeArgv('O', 'N', 'img', true)).toEqual([
@@ -117,12 +108,6 @@ describe('pure pieces', () => {
     expect(chooseHelperImage([], ['new:latest'], true)).toBe('new:latest');
     expect(chooseHelperImage([], [], true)).toBe('debian:bookworm');
     expect(chooseHelperImage([], [], false)).toBeNull();
-  });
-
-  it('a conflict is a file both ids hold with different bytes', () => {
-    expect(storeConflict([{ name: 'byre.config', old: 'a', current: 'a' }])).toBeNull();
-    expect(storeConflict([{ name: 'byre.config', old: 'a', current: null }])).toBeNull();
-    expect(storeConflict([{ name: 'applied', old: 'a', current: 'b' }])).toBe('applied');
   });
 });
 
@@ -185,6 +170,47 @@ describe('rehomeProject', () => {
     expect(readFileSync(ctx.project.config, 'utf8')).toBe('agent = "none"\n');
     expect(readFileSync(ctx.project.path, 'utf8')).toBe(`${dir}\n`);
     expect(existsSync(path.join(home, 'projects', oldId))).toBe(false);
+  });
+
+  it('renames each volume onto the new id, the rest of its name kept', async () => {
+    const { oldId, dir, engine, pool } = await setup();
+    engine.volumes.set(`byre-${oldId}-x-state`, { 'byre.project': oldId });
+    const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    await rehomeProject({ ctx, oldId, pool, stderr });
+    expect(engine.volumes.has(`byre-${ctx.projectId}-x-state`)).toBe(true);
+    expect(engine.volumes.has(`byre-${oldId}-x-state`)).toBe(false);
+  });
+
+  it('will not rename a volume labelled with the old id but named for another', async () => {
+    const { oldId, dir, engine, pool } = await setup();
+    engine.volumes.set('byre-c-123456-state', { 'byre.project': oldId });
+    const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    await expect(rehomeProject({ ctx, oldId, pool, stderr })).rejects.toThrow(RangeError);
+    expect(engine.callsTo('run')).toEqual([]);
+  });
+
+  it('a store file both ids hold with the same bytes, or only the old id, is no conflict', async () => {
+    const { oldId, dir, pool } = await setup();
+    writeFileSync(path.join(home, 'projects', oldId, 'applied'), 'a');
+    const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    await recordProjectPath(home, ctx.projectId, dir);
+    writeFileSync(ctx.project.config, 'agent = "none"\n');
+    await rehomeProject({ ctx, oldId, pool, stderr });
+    expect(readFileSync(ctx.project.config, 'utf8')).toBe('agent = "none"\n');
+    expect(readFileSync(path.join(ctx.project.dir, 'applied'), 'utf8')).toBe('a');
+  });
+
+  it('a conflict is a store file both ids hold with different bytes', async () => {
+    const { oldId, dir, engine, pool } = await setup();
+    writeFileSync(path.join(home, 'projects', oldId, 'applied'), 'a');
+    const ctx = await resolveProjectContext(dir, { BYRE_HOME: home });
+    await recordProjectPath(home, ctx.projectId, dir);
+    writeFileSync(path.join(ctx.project.dir, 'applied'), 'b');
+    await expect(rehomeProject({ ctx, oldId, pool, stderr })).rejects.toMatchObject({
+      rule: 'rehome.config-conflict',
+      message: expect.stringContaining(path.join(ctx.project.dir, 'applied')),
+    });
+    expect(engine.callsTo('run')).toEqual([]);
   });
 
   it('refuses an old byre.config the loader rejects, at that file, before copying anything', async () => {

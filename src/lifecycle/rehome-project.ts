@@ -96,7 +96,7 @@ export async function listRehomeCandidates(
 }
 
 /** `byre-<old>-<name>` → `byre-<new>-<name>`. */
-export function renamedVolume(oldId: string, newId: string, volume: string): string {
+function renamedVolume(oldId: string, newId: string, volume: string): string {
   const prefix = projectVolumePrefix(oldId);
   if (!volume.startsWith(prefix)) throw new RangeError(`${volume} is not a volume of ${oldId}`);
   return `${projectVolumePrefix(newId)}${volume.slice(prefix.length)}`;
@@ -133,7 +133,7 @@ export function chooseHelperImage(
 }
 
 /** The first store file that both ids hold with different bytes; migrating would overwrite it. */
-export function storeConflict(
+function storeConflict(
   files: readonly { name: string; old: string | null; current: string | null }[],
 ): string | null {
   return (

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { forgetCommand } from '../commands/forget.js';
-import { stateVolumeWarning } from './teardown.js';
+import { teardown } from './teardown.js';
 import { resetCommand } from '../commands/reset.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
@@ -267,7 +267,42 @@ describe('forget', () => {
   });
 });
 
-describe('stateVolumeWarning', () => {
+describe('teardown: the warning over volumes that may hold state', () => {
+  const ID = 'p-123456';
+  /**
+   * What a declined reset of project ID, holding `volumes`, says between
+   * the listing and the notes; null when it says nothing there.
+   */
+  async function stateVolumeWarning(
+    volumes: string[],
+    volumeRoles: Map<string, 'state' | 'cache'> | null,
+  ): Promise<string | null> {
+    const e = new FakeEngine();
+    for (const v of volumes) e.volumes.set(v, { 'byre.project': ID });
+    let text = '';
+    const outcome = await teardown({
+      verb: 'reset',
+      projectId: ID,
+      pool: poolOf(e),
+      images: false,
+      storeDirs: [],
+      yes: false,
+      confirm: async () => false,
+      stderr: { write: (s: string) => (text += s) },
+      volumeRoles,
+    }).catch((error: unknown) => error);
+    // Declined, it stops before removing anything; with nothing to remove it asks nothing.
+    if (volumes.length > 0) expect(outcome).toMatchObject({ rule: 'reset.cancelled' });
+    const lines = text.split('\n').filter((l) => l !== '');
+    const header = `byre: reset removes, for project ${ID}:`;
+    if (!lines.includes(header)) {
+      expect(lines).toEqual([`byre: reset: nothing of project ${ID} to remove`]);
+      return null;
+    }
+    const rest = lines.filter((l) => l !== header && !l.startsWith('  '));
+    expect(rest.length).toBeLessThanOrEqual(1);
+    return rest[0]?.slice('byre: '.length) ?? null;
+  }
   const roles = new Map<string, 'state' | 'cache'>([
     ['byre-p-123456-.claude', 'state'],
     ['byre-p-123456-npm', 'cache'],
@@ -294,7 +329,7 @@ describe('stateVolumeWarning', () => {
       null,
       'byre-p-123456-npm may hold state too (the config did not load)',
     ],
-  ])('%s', (_what, volumes, r, expected) => {
-    expect(stateVolumeWarning(volumes, r)).toBe(expected);
+  ])('%s', async (_what, volumes, r, expected) => {
+    expect(await stateVolumeWarning(volumes, r)).toBe(expected);
   });
 });

@@ -51,7 +51,7 @@ export interface TeardownOutcome {
  * history), naming them; null when every doomed volume is a declared cache.
  * A volume the config no longer declares, or any when it did not load, may.
  */
-export function stateVolumeWarning(
+function stateVolumeWarning(
   volumes: readonly string[],
   roles: ReadonlyMap<string, 'state' | 'cache'> | null,
 ): string | null {

@@ -4,9 +4,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { ByreError, EngineError } from '../errors.js';
-import { clearSecrets, REDACTED, redactSecrets, registerSecret } from './redact.js';
+import { clearSecrets, redactSecrets, registerSecret } from './redact.js';
 import { failureReport } from './render-error.js';
 
+/** What the report prints in place of a value. */
+const REDACTED = '[redacted credential]';
 const PLANTED = 'sk-live-9f8e7d6c5b4a\nsecond line';
 const forms = [
   'sk-live-9f8e7d6c5b4a',

@@ -10,7 +10,7 @@ const secrets = new Set<string>();
 /** Shorter values would redact ordinary words; they still never appear in byre's own text. */
 const MIN_REDACTED = 4;
 
-export const REDACTED = '[redacted credential]';
+const REDACTED = '[redacted credential]';
 
 /** Remember a decrypted value, in every form byre could print it in. */
 export function registerSecret(value: Uint8Array | string): void {

@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { ByreError, ConfigError, EngineError, UsageError } from '../errors.js';
-import { causeDetails, renderCrash, renderError } from './render-error.js';
+import { causeDetails, failureReport } from './render-error.js';
 
-describe('renderError', () => {
+/** What main prints for a failure: the rendered error, or the crash banner. */
+function printed(error: unknown): string {
+  const { text } = failureReport(error);
+  if (text === null) throw new Error('failureReport printed nothing');
+  return text;
+}
+
+describe('failureReport: an error byre can explain', () => {
   it('puts each detail on its own line, escaped line by line', () => {
     const err = new ByreError('a session is already running for this directory (abc).', {
       rule: 'develop.session-live',
       details: ['• re-attach to it: docker attach abc', '• stop it: \x1b[31mdocker stop abc'],
     });
-    expect(renderError(err).split('\n')).toEqual([
+    expect(printed(err).split('\n')).toEqual([
       'byre: a session is already running for this directory (abc).',
       '  • re-attach to it: docker attach abc',
       '  • stop it: \\x1b[31mdocker stop abc',
@@ -27,7 +34,7 @@ describe('renderError', () => {
       details: causeDetails(cause),
       remedy: 'fix the cause above',
     });
-    const text = renderError(err);
+    const text = printed(err);
     expect(text.match(/byre:/g)).toHaveLength(1);
     expect(text).not.toContain('\\n');
     expect(text.split('\n')).toEqual([
@@ -47,7 +54,7 @@ describe('renderError', () => {
       remedy: 'do the other thing',
       location: { file: '/tmp/a.config', line: 3, column: 5, key: 'env.FOO' },
     });
-    expect(renderError(err)).toBe(
+    expect(printed(err)).toBe(
       'byre: /tmp/a.config:3:5 (key env.FOO): bad thing\n  fix: do the other thing',
     );
   });
@@ -66,7 +73,7 @@ describe('renderError', () => {
         location: { file: 'f', line: 2 },
       },
     ]);
-    expect(renderError(err).split('\n')).toEqual([
+    expect(printed(err).split('\n')).toEqual([
       'byre: f:1:1 (key x): unknown key "x" [config.unknown-key]',
       '  fix: remove it',
       'byre: f:2: apt must be a list [config.wrong-type]',
@@ -80,19 +87,17 @@ describe('renderError', () => {
       argv: ['build'],
       stderr: 'step 1\n\u001b[31mboom\u001b[0m\n',
     });
-    expect(renderError(err)).toContain('    \\x1b[31mboom\\x1b[0m');
+    expect(printed(err)).toContain('    \\x1b[31mboom\\x1b[0m');
   });
 
   it('renders usage errors like any other', () => {
-    expect(renderError(new UsageError("unknown command 'nope'"))).toBe(
-      "byre: unknown command 'nope'",
-    );
+    expect(printed(new UsageError("unknown command 'nope'"))).toBe("byre: unknown command 'nope'");
   });
 });
 
-describe('renderCrash', () => {
+describe('failureReport: anything else, the crash banner', () => {
   it('says it is a bug and carries the stack', () => {
-    const text = renderCrash(new TypeError('x is undefined'));
+    const text = printed(new TypeError('x is undefined'));
     expect(text).toMatch(/^byre: CRASHED — this is a bug in byre/);
     expect(text).toContain('TypeError: x is undefined');
   });

@@ -35,7 +35,7 @@ function renderIssue(issue: ConfigIssue): string[] {
 const STDERR_TAIL_LINES = 20;
 
 /** Render an error byre can explain. Returns the lines, without trailing newline. */
-export function renderError(error: ByreError): string {
+function renderError(error: ByreError): string {
   if (error instanceof ConfigError) {
     const lines = error.issues.flatMap(renderIssue);
     if (error.issues.length > 1)
@@ -76,7 +76,7 @@ export function causeDetails(error: unknown): string[] {
 }
 
 /** The crash banner for anything that is not a ByreError: a bug in byre. */
-export function renderCrash(error: unknown): string {
+function renderCrash(error: unknown): string {
   const detail =
     error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
   return [

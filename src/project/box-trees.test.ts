@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { isAtOrBelow, isBelow, plantableLink, toolInBoxTree, type BoxTree } from './box-trees.js';
+import { plantableLink, toolInBoxTree, type BoxTree } from './box-trees.js';
 import type { LinkStep, PathWalk } from './path-walk.js';
 
 const tree = (p: string, what = p, given = p): BoxTree => ({ path: p, given, what });
@@ -16,7 +16,14 @@ function walk(resolved: string, ...links: [string, string][]): PathWalk {
   return { given: resolved, resolved, links: steps, stopped: null };
 }
 
-describe('isBelow / isAtOrBelow', () => {
+/** A link at `p` lives strictly below the tree at `root`: plantableLink's test. */
+const isBelow = (root: string, p: string): boolean =>
+  plantableLink(walk('/x', [p, '/x']), [tree(root)]) !== null;
+/** A tool run from PATH directory `p` runs from the tree at `root` or below it: toolInBoxTree's test. */
+const isAtOrBelow = (root: string, p: string): boolean =>
+  toolInBoxTree(p, walk(p), [tree(root)]) !== null;
+
+describe('below a tree (plantableLink), at or below one (toolInBoxTree)', () => {
   it.each([
     ['/a', '/a/b', true, true],
     ['/a', '/a', false, true],

@@ -24,7 +24,7 @@ function isPlain(p: string): boolean {
 }
 
 /** `p` lies strictly below `root` (both absolute, normalised). */
-export function isBelow(root: string, p: string): boolean {
+function isBelow(root: string, p: string): boolean {
   // The common case by prefix: this runs for every tree at every step of a
   // walk, and a store can record a few thousand trees.
   if (isPlain(root) && isPlain(p)) {
@@ -35,7 +35,7 @@ export function isBelow(root: string, p: string): boolean {
 }
 
 /** `p` is `root` or lies below it. */
-export function isAtOrBelow(root: string, p: string): boolean {
+function isAtOrBelow(root: string, p: string): boolean {
   return root === p || isBelow(root, p);
 }
 

@@ -8,7 +8,6 @@ import { projectIdFor } from './identity.js';
 import {
   formatWorktreeRecord,
   isLaunchedDir,
-  parseWorktreeRecord,
   recordIdentity,
   recordedIdentities,
   removeWorktreeRecord,
@@ -23,6 +22,20 @@ useTempDir('identity-record', (tmp) => {
   root = tmp;
   home = path.join(tmp, 'home');
 });
+
+/** What worktreeRecords reads from a record holding `text`; null when it skips it as not one. */
+function parseWorktreeRecord(text: string): { dir: string; projectId: string } | null {
+  const worktreeId = 'wt-a-123456';
+  const file = worktreeRecordPath(home, worktreeId);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  const records = worktreeRecords(home);
+  expect(records.length).toBeLessThanOrEqual(1);
+  if (records[0] === undefined) return null;
+  const { worktreeId: id, ...record } = records[0];
+  expect(id).toBe(worktreeId);
+  return record;
+}
 
 describe('worktree record text', () => {
   it.each([

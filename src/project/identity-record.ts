@@ -39,7 +39,7 @@ export function formatWorktreeRecord(record: WorktreeRecord): string {
 }
 
 /** A worktree record's text, or null when it is not one. Pure. */
-export function parseWorktreeRecord(text: string): WorktreeRecord | null {
+function parseWorktreeRecord(text: string): WorktreeRecord | null {
   const lines = text.split('\n');
   const [dir, projectId, rest] = [lines[0] ?? '', lines[1] ?? '', lines.slice(2).join('')];
   if (!path.isAbsolute(dir) || !isValidProjectId(projectId) || rest !== '') return null;

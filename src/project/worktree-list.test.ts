@@ -14,7 +14,6 @@ import {
   WORKTREE_LIST_LIMIT,
   headText,
   listWorktrees,
-  parseHead,
 } from './worktree-list.js';
 
 let dir: string;
@@ -24,7 +23,15 @@ useTempDir('worktree-list', (tmp) => {
 
 const put = (rel: string, content: string): string => putFile(dir, rel, content);
 
-describe('parseHead', () => {
+/** The main worktree's head as listWorktrees reads it from a `HEAD` holding `text`. */
+function parseHead(text: string): ReturnType<typeof listWorktrees>['entries'][number]['head'] {
+  put('repo/.git/HEAD', text);
+  const [main] = listWorktrees(path.join(dir, 'repo/.git'), path.join(dir, 'repo')).entries;
+  if (main === undefined) throw new Error('listWorktrees listed no main worktree');
+  return main.head;
+}
+
+describe('listWorktrees: a HEAD read', () => {
   it.each([
     ['ref: refs/heads/main\n', { branch: 'main' }, 'main'],
     ['ref: refs/heads/fix/x', { branch: 'fix/x' }, 'fix/x'],

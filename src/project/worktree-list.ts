@@ -38,7 +38,7 @@ interface WorktreeList {
 }
 
 /** `ref: refs/heads/x` -> branch x; 40/64 hex -> detached. Pure. */
-export function parseHead(text: string): WorktreeHead {
+function parseHead(text: string): WorktreeHead {
   const line = (text.split('\n', 1)[0] ?? '').trim();
   const ref = /^ref:\s*refs\/heads\/(.+)$/.exec(line);
   if (ref?.[1] !== undefined) return { branch: ref[1] };

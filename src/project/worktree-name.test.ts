@@ -1,14 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { ByreError, UsageError } from '../errors.js';
-import {
-  checkWorktreeName,
-  worktreeDirName,
-  worktreeNameProblem,
-  worktreeTarget,
-  type TargetInput,
-} from './worktree-name.js';
+import { checkWorktreeName, worktreeTarget } from './worktree-name.js';
 
-describe('worktreeNameProblem', () => {
+type TargetInput = Parameters<typeof worktreeTarget>[0];
+
+/** What checkWorktreeName says is wrong with `name`, after its fixed lead; null when it passes. */
+function worktreeNameProblem(name: string): string | null {
+  try {
+    checkWorktreeName(name);
+    return null;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    const lead = `worktree name ${JSON.stringify(name)} cannot be a branch name: `;
+    const message = (error as UsageError).message;
+    expect(message.startsWith(lead)).toBe(true);
+    return message.slice(lead.length);
+  }
+}
+
+describe('checkWorktreeName', () => {
   it.each(['feat', 'feat-login', 'fix/issue-12', 'v1.2', 'a_b', 'A/B/C'])('accepts %j', (name) => {
     expect(worktreeNameProblem(name)).toBeNull();
   });
@@ -82,6 +92,6 @@ describe('worktreeTarget', () => {
   );
 
   it('turns "/" into "-" for the directory', () => {
-    expect(worktreeDirName('a/b/c')).toBe('a-b-c');
+    expect(worktreeTarget({ ...base, name: 'a/b/c', base: at('sibling') })).toBe('/src/app-a-b-c');
   });
 });

@@ -13,7 +13,7 @@ const NAME_MAX = 100;
  * `[A-Za-z0-9._/-]`, no component starting with `.` or `-`, no `..`, `//`,
  * trailing `/`, `.lock` component end, or `@{`. Null when it passes.
  */
-export function worktreeNameProblem(name: string): string | null {
+function worktreeNameProblem(name: string): string | null {
   if (name === '') return 'it is empty';
   if (name.length > NAME_MAX) return `it is longer than ${NAME_MAX} characters`;
   if (!/^[A-Za-z0-9._/-]+$/.test(name)) return 'use only letters, digits, ".", "_", "-" and "/"';
@@ -43,11 +43,11 @@ export function checkWorktreeName(name: string): void {
 }
 
 /** The directory-name form of a branch name: `/` becomes `-`. */
-export function worktreeDirName(name: string): string {
+function worktreeDirName(name: string): string {
   return name.replaceAll('/', '-');
 }
 
-export interface TargetInput {
+interface TargetInput {
   name: string;
   /** `--path`, as typed. */
   pathFlag: string | undefined;

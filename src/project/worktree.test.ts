@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,6 @@ import {
   commonDirOfWorktreeGitdir,
   forgingTree,
   mainWorktreeFor,
-  parseGitFile,
   resolveWorktree,
   worktreeIdFor,
 } from './worktree.js';
@@ -50,6 +49,22 @@ function linkedWorktree(relativePointers: boolean): { main: string; wt: string }
   return { main, wt };
 }
 
+/**
+ * The git dir resolveWorktree takes from checkout `wt`'s `.git` file holding
+ * `text`, named in its refusal since nothing is there; null when it finds no
+ * `gitdir:` line.
+ */
+async function gitDirNamed(wt: string, text: string): Promise<string | null> {
+  writeFileSync(path.join(wt, '.git'), text);
+  const error = await resolveWorktree(wt).catch((e: unknown) => e);
+  expect(error).toMatchObject({ rule: 'worktree.broken-pointer' });
+  const message = (error as Error).message;
+  const missing = /, but its git dir (.*) is missing$/s.exec(message);
+  if (missing?.[1] !== undefined) return missing[1];
+  expect(message).toContain('holds no "gitdir:" line');
+  return null;
+}
+
 describe('pure helpers', () => {
   const files: [string, string | null][] = [
     ['gitdir: /r/.git/worktrees/x\n', '/r/.git/worktrees/x'],
@@ -59,7 +74,10 @@ describe('pure helpers', () => {
     ['', null],
   ];
   for (const [text, want] of files) {
-    it(`parseGitFile(${JSON.stringify(text)})`, () => expect(parseGitFile(text)).toBe(want));
+    it(`a .git file holding ${JSON.stringify(text)}`, async () => {
+      const wt = mk('checkout');
+      expect(await gitDirNamed(wt, text)).toBe(want === null ? null : path.resolve(wt, want));
+    });
   }
 
   it('mainWorktreeFor', () => {

@@ -42,7 +42,7 @@ export interface WorktreeIdentity {
 }
 
 /** The `gitdir:` target of a `.git` file, or null when the text is not a pointer. Pure. */
-export function parseGitFile(text: string): string | null {
+function parseGitFile(text: string): string | null {
   const first = text.split('\n', 1)[0]?.replace(/\r$/, '') ?? '';
   const match = /^gitdir:\s*(.+?)\s*$/.exec(first);
   return match?.[1] ?? null;

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  formatElapsed,
-  parseBuildStep,
-  progressText,
-  pullFailureReason,
-  shorten,
-} from './build-steps.js';
+import { formatElapsed, parseBuildStep, progressText, pullFailureReason } from './build-steps.js';
 
 describe('parseBuildStep', () => {
   it.each([
@@ -42,8 +36,9 @@ describe('the progress line', () => {
   });
 
   it('cuts a long step and marks the cut', () => {
-    expect(shorten('abcdef', 4)).toBe('abc…');
-    expect(shorten('abc', 4)).toBe('abc');
+    const step = (text: string) => ({ n: 1, total: 1, text });
+    expect(progressText(step('abcdef'), 0, 4)).toBe('building the image (0:00): step 1/1: abc…');
+    expect(progressText(step('abc'), 0, 4)).toBe('building the image (0:00): step 1/1: abc');
   });
 
   it('says step n of N, the step and the time', () => {

@@ -40,7 +40,7 @@ export function formatElapsed(ms: number): string {
 }
 
 /** The step's text cut to `width` characters, marked with … when cut. */
-export function shorten(text: string, width: number): string {
+function shorten(text: string, width: number): string {
   const chars = [...text];
   return chars.length <= width ? text : `${chars.slice(0, Math.max(1, width - 1)).join('')}…`;
 }

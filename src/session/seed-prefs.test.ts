@@ -11,13 +11,8 @@ import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 import type { BindPins } from '../containment/bind-pins.js';
-import {
-  planPrefsSeed,
-  seedAgentPrefs,
-  seedPrefsArgv,
-  type EntryKind,
-  type PrefsSeed,
-} from './seed-prefs.js';
+import type { EntryKind } from '../host/path-view.js';
+import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from './seed-prefs.js';
 import type { PlannedVolume, SeedContext } from './volume-ops.js';
 
 const STATE: VolumeSpec = {
@@ -82,8 +77,8 @@ describe('planPrefsSeed', () => {
   });
 });
 
-describe('seedPrefsArgv', () => {
-  it('binds each entry read-only on its own and copies it to its place, owned by the box user', () => {
+describe('seedAgentPrefs', () => {
+  it('binds each entry read-only on its own and copies it to its place, owned by the box user', async () => {
     const seed = planPrefsSeed(
       fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) }),
       [claude],
@@ -92,13 +87,15 @@ describe('seedPrefsArgv', () => {
       kind,
     );
     if (seed === null) throw new Error('no seed');
-    const argv = seedPrefsArgv(seed, {
+    const engine = new FakeEngine();
+    await seedAgentPrefs(engine, seed, new Set([seed.volume]), {
       image: 'img',
       uid: 1000,
       gid: 1000,
       keepId: true,
       home: '/home/ada',
     });
+    const argv = engine.callsTo('run')[0]?.[0] as string[];
     const head = rootShellHelperArgv(true);
     expect(head).toContain('--userns=keep-id:uid=1000,gid=1000');
     expect(argv.slice(0, head.length)).toEqual(head);

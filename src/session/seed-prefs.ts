@@ -12,7 +12,7 @@ import { CONTROL, isContainedRelative } from '../config/grammar.js';
 import { rootShellHelperArgv } from '../engine/argv.js';
 import type { Engine } from '../engine/engine.js';
 import { expandHost } from '../gen/run-argv.js';
-import { entryKind, type EntryKind as HostEntryKind } from '../host/path-view.js';
+import { entryKind, type EntryKind } from '../host/path-view.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import { EngineError } from '../errors.js';
 import {
@@ -37,9 +37,6 @@ export interface PrefsSeed {
   /** Listed entries left out, and why. */
   skipped: { rel: string; why: string }[];
 }
-
-/** What a host entry is, without following a link. */
-export type EntryKind = HostEntryKind;
 
 /**
  * The seed for this launch, or null: seed_prefs is on, the agent skill has
@@ -88,7 +85,7 @@ function prefsBinds(seed: PrefsSeed): SourcedBind[] {
 }
 
 /** The helper argv that copies the entries into the volume, proving them first when `proof` is given (pure). */
-export function seedPrefsArgv(
+function seedPrefsArgv(
   seed: PrefsSeed,
   ctx: SeedContext,
   proof: readonly ProvenBind[] | null = null,

@@ -9,14 +9,9 @@ import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
 import { BIND_PROOF_SH } from '../gen/bind-proof.js';
 import { pinSources } from '../containment/bind-pins.js';
-import {
-  OVERFLOW_GID,
-  parseGid,
-  probeSockGroups,
-  sockProbeArgv,
-  sockProbes,
-  type SockProbe,
-} from './sock-groups.js';
+import { OVERFLOW_GID, probeSockGroups, sockProbes } from './sock-groups.js';
+
+type SockProbe = Parameters<typeof probeSockGroups>[1][number];
 
 const dockerHost = fakeSkill('byre/docker-host', 'bundled', {
   runtime: {
@@ -33,8 +28,21 @@ const PROBE: SockProbe = {
   host: '/var/run/docker.sock',
   target: '/var/run/docker.sock',
 };
-const NAME = 'byre-sockprobe-0123456789abcdef';
+/** Each probe's helper is named afresh. */
+const NAME = expect.stringMatching(/^byre-sockprobe-[0-9a-f]{16}$/) as string;
 const tmp = useTempDir('sock-groups');
+
+/** The argv the probe of `probe` runs, answered with a group id. */
+async function probeArgv(
+  probe: SockProbe,
+  keepId: boolean,
+  pins: Parameters<typeof probeSockGroups>[4] = null,
+): Promise<string[]> {
+  const engine = new FakeEngine();
+  engine.onRun = () => ({ stdout: '105\n', stderr: '' });
+  await probeSockGroups(engine, [probe], 'img:1', keepId, pins);
+  return engine.callsTo('run')[0]?.[0] as string[];
+}
 
 describe('sockProbes', () => {
   it('pairs each sock_groups path with the bind that brings it in, ~ expanded', () => {
@@ -45,9 +53,9 @@ describe('sockProbes', () => {
   });
 });
 
-describe('sockProbeArgv', () => {
-  it('runs stat as a root with no capability, network or new privileges in the box image, over the bind, printing the group', () => {
-    expect(sockProbeArgv(PROBE, 'img:1', false, NAME)).toEqual([
+describe("the probe's argv", () => {
+  it('runs stat as a root with no capability, network or new privileges in the box image, over the bind, printing the group', async () => {
+    expect(await probeArgv(PROBE, false)).toEqual([
       'run',
       '--rm',
       '--pull=never',
@@ -68,9 +76,11 @@ describe('sockProbeArgv', () => {
       '/var/run/docker.sock',
     ]);
   });
-  it('with a proof (adr/0045), proves the bind in sh first, then runs the same stat', () => {
-    const proof = [{ target: '/var/run/docker.sock', dev: 20n, ino: 716n }];
-    expect(sockProbeArgv(PROBE, 'img:1', false, NAME, proof)).toEqual([
+  it('with a proof (adr/0045), proves the bind in sh first, then runs the same stat', async () => {
+    const sock = path.join(tmp.path, 'docker.sock');
+    writeFileSync(sock, '');
+    const st = statSync(sock, { bigint: true });
+    expect(await probeArgv({ ...PROBE, host: sock }, false, pinSources([sock]))).toEqual([
       'run',
       '--rm',
       '--pull=never',
@@ -84,9 +94,9 @@ describe('sockProbeArgv', () => {
       '--entrypoint',
       'sh',
       '-e',
-      'BYRE_BIND_PROOF=20:716:/var/run/docker.sock',
+      `BYRE_BIND_PROOF=${st.dev}:${st.ino}:/var/run/docker.sock`,
       '--mount',
-      'type=bind,source=/var/run/docker.sock,target=/var/run/docker.sock',
+      `type=bind,source=${sock},target=/var/run/docker.sock`,
       'img:1',
       '-c',
       `${BIND_PROOF_SH}exec stat -c %g "$1"`,
@@ -94,14 +104,12 @@ describe('sockProbeArgv', () => {
       '/var/run/docker.sock',
     ]);
   });
-  it('joins the keep-id mapping on rootless podman', () => {
-    expect(sockProbeArgv(PROBE, 'img:1', true, NAME)).toContain(
-      '--userns=keep-id:uid=1000,gid=1000',
-    );
+  it('joins the keep-id mapping on rootless podman', async () => {
+    expect(await probeArgv(PROBE, true)).toContain('--userns=keep-id:uid=1000,gid=1000');
   });
 });
 
-describe('parseGid', () => {
+describe("the probe's answer", () => {
   it.each<[string, number | null]>([
     ['105\n', 105],
     ['0', 0],
@@ -111,7 +119,19 @@ describe('parseGid', () => {
     ['-1', null],
     ['1 2', null],
     ['99999999999', null],
-  ])('%j -> %s', (stdout, want) => expect(parseGid(stdout)).toBe(want));
+  ])('%j -> %s', async (stdout, want) => {
+    const engine = new FakeEngine();
+    engine.onRun = () => ({ stdout, stderr: '' });
+    const probed = probeSockGroups(engine, [PROBE], 'img', false);
+    if (want === null) {
+      await expect(probed).rejects.toMatchObject({ rule: 'develop.sock-probe-failed' });
+    } else if (want === OVERFLOW_GID) {
+      expect((await probed).gids).toEqual([]);
+      expect((await probed).warnings).toHaveLength(1);
+    } else {
+      expect(await probed).toEqual({ gids: [want], warnings: [] });
+    }
+  });
 });
 
 describe('probeSockGroups', () => {

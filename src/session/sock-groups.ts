@@ -32,7 +32,7 @@ export const OVERFLOW_GID = 65534;
 /** The reference bounds the probe at 5 minutes. */
 const SOCK_PROBE_TIMEOUT_MS = 300_000;
 
-export interface SockProbe {
+interface SockProbe {
   skill: string;
   /** Host side of the bind (already expanded). */
   host: string;
@@ -58,7 +58,7 @@ export function sockProbes(skills: readonly ResolvedSkill[], home: string): Sock
  * `run --rm --name … --user 0:0 --entrypoint stat --mount … <image> -c %g <target>`;
  * with a proof (adr/0045), `sh` proves the bind first, then runs that stat. Pure.
  */
-export function sockProbeArgv(
+function sockProbeArgv(
   probe: SockProbe,
   image: string,
   keepId: boolean,
@@ -106,7 +106,7 @@ function probeBind(probe: SockProbe): SourcedBind {
 }
 
 /** The gid `stat -c %g` printed, or null when the answer is not one number. Pure. */
-export function parseGid(stdout: string): number | null {
+function parseGid(stdout: string): number | null {
   const text = stdout.trim();
   if (!/^[0-9]{1,10}$/.test(text)) return null;
   const gid = Number(text);

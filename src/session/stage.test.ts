@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { planBuild } from '../gen/plan.js';
 import {
   checkProjectFiles,
-  contextFileRoot,
   readContextFiles,
   stageBuildContext,
   stageFreshContext,
@@ -329,7 +328,15 @@ describe('readContextFiles', () => {
     ['/p/docs/a.md', ['/p'], '/p'],
     ['/p/docs/a.md', ['/q', '/p/docs', '/p'], '/p'],
     ['/home/u/notes/a.md', ['/p'], '/home/u/notes'],
-  ])('contextFileRoot(%s, %j) is %s', (full, roots, want) => {
-    expect(contextFileRoot(full, roots)).toBe(want);
+  ])('a link in %s under %j may resolve within %s', async (full, roots, want) => {
+    const at = (p: string): string => path.join(dir, p);
+    put('secret', 'key');
+    mkdirSync(path.dirname(at(full)), { recursive: true });
+    symlinkSync(at('secret'), at(full));
+    const config = fakeConfig({ context: [sourced({ name: 'n', file: at(full) })] });
+    await expect(readContextFiles(config, dir, roots.map(at))).rejects.toMatchObject({
+      rule: 'context.escapes',
+      message: `context "n": ${at(full)} is a link to ${at('secret')}, outside ${at(want)}`,
+    });
   });
 });

@@ -348,7 +348,7 @@ function contextRefusal(
  * it, never out: otherwise a box could swap the file for a link to a host
  * secret and have the next build bake it into the image.
  */
-export function contextFileRoot(full: string, writableRoots: readonly string[]): string {
+function contextFileRoot(full: string, writableRoots: readonly string[]): string {
   const holding = writableRoots
     .filter((root) => isInside(root, full))
     .sort((a, b) => a.length - b.length)[0];

@@ -58,7 +58,7 @@ function normalizeRel(src: string): string {
 }
 
 /** The payload files a package-relative source names: a file, a directory, or "." (everything). */
-export function filesUnder(tree: PackageTree, src: string): string[] | null {
+function filesUnder(tree: PackageTree, src: string): string[] | null {
   const rel = normalizeRel(src);
   const all = tree.list();
   if (rel === '.') return all;

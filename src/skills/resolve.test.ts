@@ -3,7 +3,7 @@ import { fakeConfig, fakeSkill, PROJECT_LAYER, sourced } from '../../test/suppor
 import type { ValueLocation } from '../config/check-effective.js';
 import type { LayerRef } from '../config/types.js';
 import { ByreError } from '../errors.js';
-import { KEY_ONLY, resolveEnabledSkills, type SkillCatalog } from './resolve.js';
+import { resolveEnabledSkills, type SkillCatalog } from './resolve.js';
 
 const claude = fakeSkill('byre/claude', 'bundled', {
   agent: {
@@ -227,7 +227,10 @@ describe('resolveEnabledSkills', () => {
   });
 
   it('without the file texts it still names the file and key', () => {
-    expect(KEY_ONLY(PROJECT_LAYER, () => ['agent'])).toEqual({
+    const error = failure(() =>
+      resolveEnabledSkills(fakeConfig({ agent: sourced('nope') }), CATALOG),
+    );
+    expect(error.location).toEqual({
       file: PROJECT_LAYER.path,
       key: 'agent',
     });

@@ -21,7 +21,7 @@ export interface SkillCatalog {
 }
 
 /** Without the file texts (config/read.ts's locator has them): the file and key only. */
-export const KEY_ONLY: ValueLocation = (from, path) => {
+const KEY_ONLY: ValueLocation = (from, path) => {
   const key = path({})[0];
   return {
     file: from.path ?? `(${from.kind} layer ${from.name})`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeConfig, fakeSkill, sourced, text } from '../../test/support/config.js';
-import { checkSkillSet } from './set-rules.js';
+import { ByreError } from '../errors.js';
+import { assertSkillSet } from './set-rules.js';
 import type { ResolvedSkill } from './types.js';
 
 const runtime = (over: Partial<ResolvedSkill['runtime']>): ResolvedSkill['runtime'] => ({
@@ -15,11 +16,25 @@ const file = (dest: string, content: string) => ({
   content: text(content),
 });
 
-describe('checkSkillSet', () => {
+/** The first set-level problem of `skills` under `config`, as the launch refuses it; null when none. */
+function firstProblem(
+  skills: readonly ResolvedSkill[],
+  config: Parameters<typeof assertSkillSet>[1],
+): ByreError | null {
+  try {
+    assertSkillSet(skills, config);
+    return null;
+  } catch (error) {
+    if (error instanceof ByreError) return error;
+    throw error;
+  }
+}
+
+describe('the skill set rules', () => {
   it('passes a compatible set', () => {
     const a = fakeSkill('a', 'bundled', { runtime: runtime({ env: { X: '1' } }) });
     const b = fakeSkill('b', 'local', { runtime: runtime({ env: { X: '1' } }) });
-    expect(checkSkillSet([a, b], fakeConfig())).toEqual([]);
+    expect(firstProblem([a, b], fakeConfig())).toBeNull();
   });
 
   it.each([
@@ -75,7 +90,7 @@ describe('checkSkillSet', () => {
       /gh/,
     ],
   ])('%s', (_name, skills, rule, message) => {
-    const [first] = checkSkillSet(skills, fakeConfig());
+    const first = firstProblem(skills, fakeConfig());
     expect(first?.rule).toBe(rule);
     expect(first?.message).toMatch(message);
   });
@@ -87,7 +102,7 @@ describe('checkSkillSet', () => {
     const b = fakeSkill('b', 'local', {
       build: { apt: [], node: null, dockerfile: [], files: [file('/etc/x', '1')] },
     });
-    expect(checkSkillSet([a, b], fakeConfig())).toEqual([]);
+    expect(firstProblem([a, b], fakeConfig())).toBeNull();
   });
 
   it('a config claude skill clashes with a skill one unless closed', () => {
@@ -95,12 +110,12 @@ describe('checkSkillSet', () => {
       claudeSkills: [{ name: 'tdd', path: 'skills/a/tdd' }],
     });
     const config = fakeConfig({ claudeSkills: [sourced({ name: 'tdd', path: '~/tdd' })] });
-    expect(checkSkillSet([skill], config)[0]?.rule).toBe('skills.claude-skill-duplicate');
+    expect(firstProblem([skill], config)?.rule).toBe('skills.claude-skill-duplicate');
     const closed = fakeConfig({
       ...config,
       claudeSkills: [],
       claudeSkillsClosed: [sourced('tdd')],
     });
-    expect(checkSkillSet([skill], closed)).toEqual([]);
+    expect(firstProblem([skill], closed)).toBeNull();
   });
 });

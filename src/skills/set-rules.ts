@@ -110,7 +110,7 @@ function nameConflicts(
 }
 
 /** Every set-level problem of the enabled skills under one config. */
-export function checkSkillSet(
+function checkSkillSet(
   skills: readonly ResolvedSkill[],
   config: Pick<EffectiveConfig, 'mcp' | 'mcpClosed' | 'claudeSkills' | 'claudeSkillsClosed'>,
 ): SetFinding[] {

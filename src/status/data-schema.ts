@@ -10,8 +10,6 @@ import { z } from 'zod';
 
 import { STATUS_DATA_VERSION } from './data-version.js';
 
-export { STATUS_DATA_VERSION };
-
 // Built on first use, not at load: status's text page and every other
 // command that loads the model never need it (a few ms of zod in the binary).
 function buildStatusDataSchema() {

@@ -38,7 +38,7 @@ function entryOk(b: MemoBox): boolean {
 }
 
 /** The file's text: a header, then one `id project workdir uid gid` line per box. */
-export function formatMemo(boxes: readonly MemoBox[]): string {
+function formatMemo(boxes: readonly MemoBox[]): string {
   const lines = boxes
     .filter(entryOk)
     .slice(0, MAX_ENTRIES)
@@ -47,7 +47,7 @@ export function formatMemo(boxes: readonly MemoBox[]): string {
 }
 
 /** The entries by id; null for a file that is not exactly this format (it is then ignored). */
-export function parseMemo(text: string): Map<string, MemoBox> | null {
+function parseMemo(text: string): Map<string, MemoBox> | null {
   const lines = text.split('\n');
   if (lines[0] !== HEADER || lines.at(-1) !== '') return null;
   const out = new Map<string, MemoBox>();

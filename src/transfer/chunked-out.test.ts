@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { testTempDir } from '../../test/support/temp.js';
 import { HeldReadFile } from '../host/anchored.js';
-import { AHEAD, ChunkedOut } from './chunked-out.js';
+import { ChunkedOut } from './chunked-out.js';
 
 /** Every chunk the stream emits, as it emitted them. */
 function drain(out: ChunkedOut): Promise<Buffer[]> {
@@ -44,8 +44,10 @@ describe('ChunkedOut', () => {
 
   it('makes the writer wait while nobody reads, and go on once the reader does', async () => {
     const out = new ChunkedOut(64 * 1024);
+    // How far the archive may run ahead of the box.
+    const ahead = out.stream.readableHighWaterMark;
     let waited = false;
-    for (let i = 0; i < (2 * AHEAD) / (64 * 1024) && !waited; i++) {
+    for (let i = 0; i < (2 * ahead) / (64 * 1024) && !waited; i++) {
       out.write(Buffer.alloc(64 * 1024, i));
       out.flush();
       const room = out.room();
@@ -62,7 +64,7 @@ describe('ChunkedOut', () => {
 
   it('stops the writer when the reader goes away', async () => {
     const out = new ChunkedOut(64 * 1024);
-    out.write(Buffer.alloc(AHEAD + 128 * 1024));
+    out.write(Buffer.alloc(out.stream.readableHighWaterMark + 128 * 1024));
     const room = out.room();
     out.stream.destroy();
     await expect(room).rejects.toThrow(/closed before it ended/);

@@ -15,7 +15,7 @@ const CHUNK = 64 * 1024;
  * start; a 1,000-file tree (4.6 MB) is read whole in that time instead of
  * competing with the box's `tar -x` for the two cores afterwards.
  */
-export const AHEAD = 8 * 1024 * 1024;
+const AHEAD = 8 * 1024 * 1024;
 
 export class ChunkedOut {
   readonly stream: Readable;

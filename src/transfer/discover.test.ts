@@ -4,7 +4,7 @@ import type { EnginePool } from '../engine/pool.js';
 import { EngineError } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import type { ContainerFacts } from '../engine/types.js';
-import { assessBox, discoverBoxes, findBoxById } from './discover.js';
+import { discoverBoxes, findBoxById } from './discover.js';
 
 function boxOn(engine: FakeEngine, project: string, env: Record<string, string>) {
   return engine.addContainer({
@@ -14,21 +14,28 @@ function boxOn(engine: FakeEngine, project: string, env: Record<string, string>)
   });
 }
 
-describe('assessBox', () => {
-  const base = { id: 'a'.repeat(64), labels: { 'byre.project': 'p' }, callerUid: 1000 };
+describe('one box, judged', () => {
+  /** What discovery makes of one box on `engine`, another uid's shown. */
+  async function judged(engine: FakeEngine, env: Record<string, string>) {
+    boxOn(engine, 'p', env);
+    const pool: EnginePool = {
+      members: [{ name: engine.facts.name, state: 'ok', engine }],
+    };
+    return (await discoverBoxes(pool, { callerUid: 1000, skipUidCheck: true })).boxes;
+  }
   it.each([
     [{}, 'unusable'],
     [{ BYRE_UID: 'x', BYRE_GID: '1000' }, 'unusable'],
     [{ BYRE_UID: '1000', BYRE_GID: '1000' }, 'ok'],
-  ])('%j → %s', (env, kind) => {
-    expect(assessBox({ ...base, engine: 'docker', env }).kind).toBe(kind);
+  ])('%j → %s', async (env, kind) => {
+    expect(await judged(new FakeEngine(), env)).toHaveLength(kind === 'ok' ? 1 : 0);
   });
-  it('marks another uid foreign on docker, never on rootless podman', () => {
+  it('marks another uid foreign on docker, never on rootless podman', async () => {
     const env = { BYRE_UID: '1001', BYRE_GID: '1001' };
-    const docker = assessBox({ ...base, engine: 'docker', env });
-    const podman = assessBox({ ...base, engine: 'podman', env });
-    expect(docker.kind === 'ok' && docker.box.foreign).toBe(true);
-    expect(podman.kind === 'ok' && podman.box.foreign).toBe(false);
+    const docker = await judged(new FakeEngine(), env);
+    const podman = await judged(new FakeEngine({ name: 'podman' }), env);
+    expect(docker.map((b) => b.foreign)).toEqual([true]);
+    expect(podman.map((b) => b.foreign)).toEqual([false]);
   });
 });
 

@@ -51,7 +51,7 @@ export function idFrom(record: Readonly<Record<string, string>>, key: string): n
  * are what byre baked), else from BYRE_UID/BYRE_GID in the env (boxes
  * launched before the labels existed).
  */
-export function assessBox(input: {
+function assessBox(input: {
   id: string;
   engine: EngineName;
   labels: Readonly<Record<string, string>>;

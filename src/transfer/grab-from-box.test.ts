@@ -26,16 +26,10 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { Engine, StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { GRAB_TREE_SCRIPT, grabStopSpec } from './box-scripts.js';
-import { DEFAULT_GRAB_LIMITS, type GrabLimits } from './grab-limits.js';
-import {
-  GrabIncomplete,
-  boxPathFor,
-  boxStderr,
-  grabFromBox,
-  parseGrabPid,
-  partialReasons,
-  type GrabDestination,
-} from './grab-from-box.js';
+import { grabLimits, type GrabLimits } from './grab-limits.js';
+import { GrabIncomplete, boxPathFor, grabFromBox, partialReasons } from './grab-from-box.js';
+
+type GrabDestination = Parameters<typeof grabFromBox>[2];
 
 let root: string;
 let dest: string;
@@ -162,7 +156,7 @@ async function grab(
 ): Promise<{ notes: string[]; stopped: ExecSpec[]; landed?: string; error?: unknown }> {
   const notes: string[] = [];
   const stopped: ExecSpec[] = [];
-  const options = { ...DEFAULT_GRAB_LIMITS, ...limits, note: (l: string) => notes.push(l) };
+  const options = { ...grabLimits({}), ...limits, note: (l: string) => notes.push(l) };
   try {
     const r = await grabFromBox(box(script, stopped, stopResult), boxPath, to, options);
     return { notes, stopped, landed: r.landed };
@@ -655,13 +649,29 @@ describe('the pid line the grab scripts say first', () => {
     ['byre-grab pid 12345678901\n', null],
     ['byre-grab pid 42 \n', null],
     ['', null],
-  ])('%j -> %s', (stderr, pid) => {
-    expect(parseGrabPid(stderr)).toBe(pid);
+  ])('%j -> %s: the stop names that pid', async (pidLine, pid) => {
+    // A runaway to stdout, which byre stops in the box by the pid it heard.
+    const r = await grab(
+      { kind: 'f', pidLine, fileParts: () => Array<Buffer>(64).fill(Buffer.alloc(64 * 1024)) },
+      '/w/x',
+      { kind: 'stdout', stream: new PassThrough().resume() },
+      { maxBytes: 1024 * 1024 },
+    );
+    expect(r.error).toMatchObject({ rule: 'grab.too-large' });
+    expect(r.stopped).toEqual([
+      grabStopSpec({ id: 'f'.repeat(64), uid: 1000, gid: 1000 }, pid, 'MARK'),
+    ]);
   });
 
-  it('is not part of what the box said', () => {
-    expect(boxStderr('byre-grab pid 42\nbyre-grab 1 f\n')).toBe('byre-grab 1 f\n');
-    expect(boxStderr('tar: x\nbyre-grab pid 42\n')).toBe('tar: x\nbyre-grab pid 42\n');
+  it('is not part of what the box said', async () => {
+    const said = async (script: Script): Promise<string> => {
+      const r = await grab({ ...script, exitCode: 1 }, '/w/x');
+      return (r.error as Error).message;
+    };
+    expect(await said({ kind: 'f', pidLine: 'byre-grab pid 42\n' })).toMatch(/: byre-grab 1 f$/);
+    expect(await said({ kind: 'byre-grab 1 f\ntar: x\nbyre-grab pid 42\n', pidLine: '' })).toMatch(
+      /: byre-grab 1 f; tar: x; byre-grab pid 42$/,
+    );
   });
 });
 

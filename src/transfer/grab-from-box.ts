@@ -58,14 +58,14 @@ const PID_LINE = /^byre-grab pid ([1-9][0-9]{0,9})\n/;
  * GRAB_STOP_SCRIPT kills); null until that line is whole, or when the first
  * line is not one (1, every process the user has, never is).
  */
-export function parseGrabPid(stderr: string): number | null {
+function parseGrabPid(stderr: string): number | null {
   const m = PID_LINE.exec(stderr);
   const pid = m === null ? 1 : Number(m[1]);
   return pid > 1 ? pid : null;
 }
 
 /** The box's stderr without the pid line: what the box said. */
-export function boxStderr(stderr: string): string {
+function boxStderr(stderr: string): string {
   return stderr.replace(PID_LINE, '');
 }
 
@@ -78,7 +78,7 @@ function parseGrabHeader(line: string): 'file' | 'dir' {
   });
 }
 
-export type GrabDestination = { kind: 'stdout'; stream: Writable } | { kind: 'path'; path: string };
+type GrabDestination = { kind: 'stdout'; stream: Writable } | { kind: 'path'; path: string };
 
 interface GrabFromBoxOptions extends GrabLimits {
   /** Each entry that was skipped or renamed, as it happens (names already escaped). */

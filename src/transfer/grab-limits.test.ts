@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 
-import {
-  DEFAULT_GRAB_MAX_BYTES,
-  DEFAULT_GRAB_MAX_ENTRIES,
-  grabLimits,
-  parseByteSize,
-  parseEntryCount,
-} from './grab-limits.js';
+import { DEFAULT_GRAB_MAX_BYTES, DEFAULT_GRAB_MAX_ENTRIES, grabLimits } from './grab-limits.js';
 
 const K = 1024;
 
-describe('parseByteSize (--max-size)', () => {
+describe('--max-size', () => {
   it.each([
     ['1', 1],
     ['4096', 4096],
@@ -25,27 +19,31 @@ describe('parseByteSize (--max-size)', () => {
     ['2T', 2 * K ** 4],
     [' 8g ', 8 * K ** 3],
   ])('%j is %d bytes', (text, bytes) => {
-    expect(parseByteSize(text)).toBe(bytes);
+    expect(grabLimits({ maxSize: text }).maxBytes).toBe(bytes);
   });
 
   it.each(['', '0', '0.4', '-1', 'G', '1.5.2G', '10X', '10Gb!', '1e9', '0x10', '9999999999T'])(
     'refuses %j',
     (text) => {
-      expect(parseByteSize(text)).toBeNull();
+      expect(() => grabLimits({ maxSize: text })).toThrow(
+        expect.objectContaining({ rule: 'grab.max-size' }),
+      );
     },
   );
 });
 
-describe('parseEntryCount (--max-entries)', () => {
+describe('--max-entries', () => {
   it.each([
     ['1', 1],
     ['2000000', 2_000_000],
   ])('%j is %d', (text, n) => {
-    expect(parseEntryCount(text)).toBe(n);
+    expect(grabLimits({ maxEntries: text }).maxEntries).toBe(n);
   });
 
   it.each(['', '0', '-5', '1.5', '1e6', '1M', '99999999999999999999'])('refuses %j', (text) => {
-    expect(parseEntryCount(text)).toBeNull();
+    expect(() => grabLimits({ maxEntries: text })).toThrow(
+      expect.objectContaining({ rule: 'grab.max-entries' }),
+    );
   });
 });
 

@@ -27,7 +27,7 @@ export interface GrabLimits {
   maxEntries: number;
 }
 
-export const DEFAULT_GRAB_LIMITS: GrabLimits = {
+const DEFAULT_GRAB_LIMITS: GrabLimits = {
   maxBytes: DEFAULT_GRAB_MAX_BYTES,
   maxEntries: DEFAULT_GRAB_MAX_ENTRIES,
 };
@@ -45,7 +45,7 @@ const UNITS: Readonly<Record<string, number>> = {
  * T (powers of 1024, as docker's `--memory`; `G`, `GB`, `GiB` and `g` are
  * the same). null when it is not one.
  */
-export function parseByteSize(text: string): number | null {
+function parseByteSize(text: string): number | null {
   const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(text.trim());
   if (m === null) return null;
   const unit = UNITS[(m[2] ?? '').toLowerCase()] ?? 1;
@@ -54,7 +54,7 @@ export function parseByteSize(text: string): number | null {
 }
 
 /** `--max-entries`: a positive whole number. null when it is not one. */
-export function parseEntryCount(text: string): number | null {
+function parseEntryCount(text: string): number | null {
   if (!/^\d+$/.test(text.trim())) return null;
   const n = Number(text.trim());
   return n >= 1 && Number.isSafeInteger(n) ? n : null;

@@ -1,7 +1,9 @@
 import tar from 'tar-stream';
 import { describe, expect, it } from 'vitest';
 
-import { BLOCK, END_OF_ARCHIVE, paddingOf, tarHeader, type TarFields } from './tar-header.js';
+import { END_OF_ARCHIVE, paddingOf, tarHeader } from './tar-header.js';
+
+type TarFields = Parameters<typeof tarHeader>[0];
 
 const MTIME = new Date('2026-12-01T07:30:45.678Z');
 
@@ -91,7 +93,7 @@ describe('tarHeader', () => {
     const h = tarHeader({ ...file('a'), mtime: new Date(-5000) });
     expect(h.toString('latin1', 136, 148)).toBe('00000000000 ');
     let sum = 8 * 0x20;
-    for (let i = 0; i < BLOCK; i++) if (i < 148 || i >= 156) sum += h[i] ?? 0;
+    for (let i = 0; i < h.length; i++) if (i < 148 || i >= 156) sum += h[i] ?? 0;
     expect(parseInt(h.toString('latin1', 148, 154), 8)).toBe(sum);
   });
 

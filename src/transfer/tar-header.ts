@@ -5,12 +5,12 @@
 // headers here lets the writer put a whole tree into a few large chunks
 // instead of one stream write per header and per body. Pure.
 
-export const BLOCK = 512;
+const BLOCK = 512;
 
 /** Two zero blocks end an archive. */
 export const END_OF_ARCHIVE = Buffer.alloc(2 * BLOCK);
 
-export interface TarFields {
+interface TarFields {
   name: string;
   type: 'file' | 'directory';
   /** Bytes of data that follow (0 for a directory). */

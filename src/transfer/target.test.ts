@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 
 import { RefusedError } from '../errors.js';
 import type { BoxSummary } from './discover.js';
-import { chooseTarget, hiddenChangeDecision, type TargetQuery } from './target.js';
+import { chooseTarget, hiddenChangeDecision } from './target.js';
+
+type TargetQuery<T extends BoxSummary> = Parameters<typeof chooseTarget<T>>[0];
 
 const box = (id: string, projectId: string, workdirId = projectId): BoxSummary => ({
   id: id.padEnd(64, '0'),

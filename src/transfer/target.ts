@@ -9,7 +9,7 @@ import type { BoxSummary } from './discover.js';
 /** The verb a remedy tells the user to run again. */
 export type TransferVerb = 'deliver' | 'grab';
 
-export interface TargetQuery<T extends BoxSummary> {
+interface TargetQuery<T extends BoxSummary> {
   /** Defaults to deliver. */
   verb?: TransferVerb;
   boxes: readonly T[];

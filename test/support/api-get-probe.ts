@@ -3,7 +3,9 @@
 // argv[2] is a JSON list of [socket, path, { timeoutMs, maxBytes,
 // abortAfterMs }]; prints the replies as JSON, in order.
 
-import { apiGet, type ApiGetOptions } from '../../src/engine/docker-api.js';
+import { apiGet } from '../../src/engine/docker-api.js';
+
+type ApiGetOptions = NonNullable<Parameters<typeof apiGet>[2]>;
 
 type Ask = [string, string, Omit<ApiGetOptions, 'signal'> & { abortAfterMs?: number }];
 

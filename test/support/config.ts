@@ -1,8 +1,8 @@
 // Builders for unit tests that need a resolved config or skill: the real
-// emptyConfig() with its provenance pointed at one project layer, and a
+// merge of no layers with its provenance pointed at one project layer, and a
 // ResolvedSkill with every field at its empty default.
 
-import { emptyConfig } from '../../src/config/merge.js';
+import { mergeLayers } from '../../src/config/merge.js';
 import type { EffectiveConfig, LayerRef, Sourced } from '../../src/config/types.js';
 import type { ResolvedSkill } from '../../src/skills/types.js';
 
@@ -19,7 +19,7 @@ export function sourced<T>(value: T, from: LayerRef = PROJECT_LAYER): Sourced<T>
 /** A merged config as if one project layer had set `base = "node:22"` and nothing else. */
 export function fakeConfig(overrides: Partial<EffectiveConfig> = {}): EffectiveConfig {
   return {
-    ...emptyConfig(),
+    ...mergeLayers([]),
     layers: [PROJECT_LAYER],
     engine: sourced('auto'),
     base: sourced('node:22'),

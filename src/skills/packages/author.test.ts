@@ -1,8 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { embeddedBytes } from '../../embedded.js';
-import { newIdProblem, packedManifest, rebasedManifest } from './author.js';
+// The authoring verbs' own rules: the ids a new local package may take, and
+// the manifest edits fork and pack make through tomldoc.
 
-describe('newIdProblem: the ids skill init and fork may give a new local package', () => {
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../../../test/support/temp.js';
+import { embeddedBytes } from '../../embedded.js';
+import { initPackage, packedManifest, rebasedManifest } from './author.js';
+
+describe('the ids skill init and fork may give a new local package', () => {
+  const home = useTempDir('author');
+
   it.each([
     ['mytool'],
     ['me/mytool'],
@@ -10,7 +16,9 @@ describe('newIdProblem: the ids skill init and fork may give a new local package
     ['a'],
     [`${'a'.repeat(64)}/${'b'.repeat(64)}`],
     ['me/none'],
-  ])('accepts %s', (id) => expect(newIdProblem(id)).toBeNull());
+  ])('accepts %s', async (id) => {
+    await expect(initPackage(home.path, 'skill', id)).resolves.toMatchObject({ id });
+  });
 
   it.each([
     ['none', 'package.id-reserved', /reserved: "none"/],
@@ -28,8 +36,11 @@ describe('newIdProblem: the ids skill init and fork may give a new local package
     ['a/b/c', 'package.id-invalid', /not a package id/],
     ['-x', 'package.id-invalid', /not a package id/],
     ['', 'package.id-invalid', /not a package id/],
-  ])('refuses %j (%s)', (id, rule, message) => {
-    const problem = newIdProblem(id);
+  ])('refuses %j (%s)', async (id, rule, message) => {
+    const problem = await initPackage(home.path, 'skill', id).then(
+      () => null,
+      (e: unknown) => e as { rule: string; message: string; remedy: string },
+    );
     expect(problem?.rule).toBe(rule);
     expect(problem?.message).toMatch(message);
     expect(problem?.remedy.length).toBeGreaterThan(0);

@@ -116,7 +116,7 @@ function metaOf(text: string, file: string, kind: PackageKind): PackageMeta | nu
 // ---------------------------------------------------------------- names
 
 /** Why a new local package may not take `id`, or null when it may. Pure. */
-export function newIdProblem(id: string): { rule: string; message: string; remedy: string } | null {
+function newIdProblem(id: string): { rule: string; message: string; remedy: string } | null {
   const bare = id.startsWith(`${BUNDLED_OWNER}/`) ? id.slice(BUNDLED_OWNER.length + 1) : id;
   const tomb = RETIRED_BUNDLED[bare];
   if (tomb !== undefined) {

@@ -16,10 +16,10 @@ import { testTempDir } from '../../../test/support/temp.js';
 
 import { ByreError } from '../../errors.js';
 import type { ToolResolution } from '../../engine/host-tools.js';
-import { desktopExecArg, renderDesktopEntry } from './desktop.js';
-import { appleScriptString, renderDropletScript } from './droplet.js';
+import { renderDesktopEntry } from './desktop.js';
+import { renderDropletScript } from './droplet.js';
 import { isByreIcon, renderIconIcns, renderIconPng } from './icon.js';
-import { hasGeneratedMarker, labelFromSsh, readIdentity, resolveDeliverApp } from './identity.js';
+import { GUI_PATH_TAIL, hasGeneratedMarker, readIdentity, resolveDeliverApp } from './identity.js';
 import { installDeliverApp, type RunCommand } from './install.js';
 import { renderWorkflowDocument } from './quick-action.js';
 
@@ -53,16 +53,27 @@ describe('generators (golden)', () => {
 });
 
 describe('quoting', () => {
+  /** The generated app, its box baked in as `box`. */
+  const boxed = (box: string) => resolveDeliverApp({ byrePath: BYRE, box });
+
   it.each([
     ['/usr/bin/byre', '/usr/bin/byre'],
     ['/Apps/My Byre/byre', '"/Apps/My Byre/byre"'],
     ['50%', '"50%%"'],
     ['a"b$c`d\\e', '"a\\\\"b\\\\$c\\\\`d\\\\\\\\e"'],
   ])('desktop Exec %j', (arg, want) => {
-    expect(desktopExecArg(arg)).toBe(want);
+    const exec = renderDesktopEntry(boxed(arg))
+      .split('\n')
+      .find((l) => l.startsWith('Exec='));
+    expect(exec).toBe(`Exec=${BYRE} deliver --box ${want} -- %F`);
   });
   it('AppleScript strings escape backslash and quote', () => {
-    expect(appleScriptString('a"b\\c')).toBe('"a\\"b\\\\c"');
+    const property = renderDropletScript(boxed('a"b\\c'))
+      .split('\n')
+      .find((l) => l.startsWith('property deliverCommand'));
+    expect(property).toBe(
+      `property deliverCommand : "PATH=\\"$PATH:${GUI_PATH_TAIL}\\" ${BYRE} deliver --box 'a\\"b\\\\c'"`,
+    );
   });
 });
 
@@ -72,7 +83,7 @@ describe('identity', () => {
     ['ssh://me@host.example:2222', 'host.example-2222'],
     ['ssh://[::1]:22', '1-22'],
   ])('labels %s as %s', (ssh, want) => {
-    expect(labelFromSsh(ssh)).toBe(want);
+    expect(resolveDeliverApp({ byrePath: BYRE, ssh }).label).toBe(want);
   });
   it('labels and identifies only labelled installs', () => {
     expect(resolveDeliverApp({ byrePath: BYRE }).identity).toBeNull();

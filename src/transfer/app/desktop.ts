@@ -24,7 +24,7 @@ export function renderDesktopEntry(app: ResolvedApp): string {
   ].join('\n');
 }
 
-export function desktopExecArg(arg: string): string {
+function desktopExecArg(arg: string): string {
   const escaped = arg.replace(/%/g, '%%');
   if (/^[A-Za-z0-9_@+=:,./-]+$/.test(escaped)) return escaped;
   const quoted = `"${escaped.replace(/(["`$\\])/g, '\\$1')}"`;

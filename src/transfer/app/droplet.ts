@@ -39,6 +39,6 @@ export function renderDropletScript(app: ResolvedApp): string {
 }
 
 /** An AppleScript string literal: backslash and double quote escaped. */
-export function appleScriptString(s: string): string {
+function appleScriptString(s: string): string {
   return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }

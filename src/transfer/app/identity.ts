@@ -78,7 +78,7 @@ function identityToken(spec: Pick<DeliverAppSpec, 'ssh' | 'box'>): string {
 }
 
 /** ssh://user@host:2222 -> host-2222; the user stays out of file names. */
-export function labelFromSsh(ssh: string): string {
+function labelFromSsh(ssh: string): string {
   const m = /^ssh:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/]*)(?::(\d+))?\/?$/.exec(ssh);
   const host = (m?.[1] ?? '').replace(/^\[|\]$/g, '');
   const raw = m?.[2] === undefined ? host : `${host}-${m[2]}`;

@@ -13,7 +13,9 @@ import {
   planClipboardRead,
 } from './plan.js';
 import { readClipboard } from './read.js';
-import type { RunResult, RunTool } from './run.js';
+import type { RunTool } from './run.js';
+
+type RunResult = Awaited<ReturnType<RunTool>>;
 
 function lookupOf(found: string[], declined: string[] = []): (t: string) => ToolResolution {
   return (tool) =>

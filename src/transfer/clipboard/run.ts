@@ -4,7 +4,7 @@
 
 import { runProgram } from '../../host/spawn.js';
 
-export interface RunResult {
+interface RunResult {
   code: number | null;
   stdout: Buffer;
   /** Set when the timeout killed the tool. */

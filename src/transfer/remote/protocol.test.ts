@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { ByreError, RefusedError, UsageError } from '../../errors.js';
 import {
   parseSshTarget,
-  quoteRemoteArgv,
   remoteDeliverArgv,
   remoteExitError,
   remoteListArgv,
@@ -106,6 +105,8 @@ describe('the remote argv', () => {
     ['', `''`],
     ['line\nbreak', `'line\nbreak'`],
   ])('quotes %j so a POSIX shell reads it back unchanged', (word, quoted) => {
+    /** The remote command line ssh is handed: its last word. */
+    const quoteRemoteArgv = (argv: string[]) => sshArgv(parseSshTarget('ssh://h'), argv).at(-1);
     expect(quoteRemoteArgv([word])).toBe(quoted);
     const back = execFileSync('/bin/sh', [
       '-c',

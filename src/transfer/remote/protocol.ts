@@ -75,7 +75,7 @@ export function parseSshTarget(raw: string): SshTarget {
 }
 
 /** Every word single-quoted: the remote login shell sees exactly each one. */
-export function quoteRemoteArgv(argv: readonly string[]): string {
+function quoteRemoteArgv(argv: readonly string[]): string {
   return argv.map(shQuote).join(' ');
 }
 

@@ -7,8 +7,9 @@ import {
   pickerView,
   reducePicker,
   type PickerCandidate,
-  type PickerKey,
 } from './picker.js';
+
+type PickerKey = Parameters<typeof reducePicker>[1];
 
 const boxes: PickerCandidate[] = [
   { id: 'aaaa1111bbbb2222', engine: 'docker', projectId: 'alpha', workdirId: 'wd-a' },

@@ -22,7 +22,7 @@ export interface PickerState {
   outcome: PickerOutcome;
 }
 
-export type PickerKey = 'up' | 'down' | 'home' | 'end' | 'choose' | 'cancel' | 'none';
+type PickerKey = 'up' | 'down' | 'home' | 'end' | 'choose' | 'cancel' | 'none';
 
 /** The subset of ink's Key the picker reads; kept structural so the model stays ink-free. */
 interface KeyFlags {
