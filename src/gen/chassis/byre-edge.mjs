@@ -4,6 +4,8 @@
 // import outside node:) in a helper that shares only the box's network.
 // It must never write a value anywhere: not to stdout, stderr, a file or an
 // event; values live in this process's memory only.
+// Over 500 lines: one self-contained file baked into the image; its sections
+// (input, concealing, serving) share the route and event helpers.
 //
 // Usage: node byre-edge.mjs [--address A] --port P [--port P ...]
 //          [--plain-port N] [--upstream-address A] [--net-file F]
@@ -22,7 +24,8 @@
 // on if that fails), then read stdin. Stdin, one JSON object a line
 // (written by src/credentials/edge-input.ts, the one encoder):
 //   {"byre-edge":1,"route":{"host":"api.x.com","port":443,
-//     "header":{"name":"x-api-key","value":"..."},"cert":"<PEM>","key":"<PEM>"}}
+//     "header":{"name":"x-api-key","value":"..."},"conceal":["..."],
+//     "cert":"<PEM>","key":"<PEM>"}}
 //   {"byre-edge":1,"upstreamCa":"<PEM>"}   (tests only; at most once)
 //   {"byre-edge":1,"end":true}             (the config is complete)
 // Anything else, a route on a port not listened on, a name twice, or EOF
@@ -30,8 +33,10 @@
 //
 // Stdout, one line each: `byre-edge 1 ready` once listening, dropped and
 // configured; `byre-edge 1 refused <unix-seconds> <reason> <name|->`, reason
-// plain-http, unknown-host, host-mismatch or upstream-unverified, the name
-// in the wall's escaped form (src/status/injection.ts reads these lines).
+// plain-http, unknown-host, host-mismatch, upstream-unverified,
+// reflected-secret (a response held the value; masked) or encoded-response
+// (a body it could not check; answered 502), the name in the wall's escaped
+// form (src/status/injection.ts reads these lines).
 
 import dns from 'node:dns/promises';
 import fs from 'node:fs';
