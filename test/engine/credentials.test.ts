@@ -15,7 +15,17 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -234,6 +244,48 @@ async function wallDiagnosis(project: TestProject, box: string, seen: string[]):
   return said;
 }
 
+/** The box's processes as this machine numbers them (`top`: docker's `pid`, podman's `hpid`). */
+function boxHostPids(project: TestProject, box: string): number[] {
+  const field = project.flavor.engine === 'docker' ? ['-eo', 'pid'] : ['hpid'];
+  return engineCli(project, ['top', box, ...field])
+    .split('\n')
+    .slice(1)
+    .map((l) => Number(l.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
+}
+
+/**
+ * Whether a process's readable memory holds `needle`: every readable
+ * mapping of /proc/<pid>/maps read through /proc/<pid>/mem (root reads
+ * another user's), in chunks that overlap by the needle's length.
+ */
+function memoryHolds(pid: number, needle: string): boolean {
+  const want = Buffer.from(needle);
+  const CHUNK = 16 << 20;
+  const fd = openSync(`/proc/${pid}/mem`, 'r');
+  try {
+    for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) (r)/.exec(line);
+      if (m === null || line.endsWith('[vsyscall]') || line.endsWith('[vvar]')) continue;
+      const end = Number.parseInt(m[2] ?? '0', 16);
+      for (let at = Number.parseInt(m[1] ?? '0', 16); at < end; at += CHUNK - want.length) {
+        const buf = Buffer.alloc(Math.min(CHUNK, end - at));
+        let got = 0;
+        try {
+          got = readSync(fd, buf, 0, buf.length, at);
+        } catch {
+          break; // a mapping the kernel will not read (a guard page, device memory)
+        }
+        if (buf.subarray(0, got).includes(want)) return true;
+        if (at + buf.length >= end) break;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return false;
+}
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
@@ -377,6 +429,16 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     const helper = edgeHelperOf(box);
     expect(engineCli(project, ['inspect', '-f', '{{.State.Running}}', helper]).trim()).toBe('true');
     expectClean('the edge helper’s inspect', engineCli(project, ['inspect', helper]));
+  });
+
+  it("an injected value is in no box process's memory, the agent's included", () => {
+    const pids = boxHostPids(project, box);
+    expect(pids.length).toBeGreaterThan(0);
+    // The dump sees what a box holds: the delivered value is in the agent's environment.
+    expect(pids.some((pid) => memoryHolds(pid, SECRET))).toBe(true);
+    for (const pid of pids) {
+      for (const form of forms(EDGE_SECRET)) expect(memoryHolds(pid, form)).toBe(false);
+    }
   });
 
   it('no value in inspect, the image, the launch record, the store or status', async () => {
