@@ -85,11 +85,15 @@ async function send(
   for (const part of parts) {
     if (out.destroyed) throw killed();
     await new Promise<void>((r) => {
-      if (out.write(part)) r();
-      else {
-        out.once('drain', () => r());
-        out.once('close', () => r());
-      }
+      if (out.write(part)) return r();
+      // Whichever comes first; the other listener goes with it.
+      const done = (): void => {
+        out.off('drain', done);
+        out.off('close', done);
+        r();
+      };
+      out.once('drain', done);
+      out.once('close', done);
     });
     await between?.(i++);
   }
