@@ -310,8 +310,13 @@ function concealing(needles, found) {
   let carry = Buffer.alloc(0);
   return new Transform({
     transform(chunk, _enc, done) {
-      const buf = Buffer.concat([carry, chunk]);
-      if (maskAll(buf, needles)) found();
+      let buf = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+      // A chunk is copied only to be masked: most hold no form and pass as they came.
+      if (needles.some((n) => buf.includes(n))) {
+        if (buf === chunk) buf = Buffer.from(chunk);
+        maskAll(buf, needles);
+        found();
+      }
       const hold = openTail(buf, needles);
       carry = Buffer.from(buf.subarray(buf.length - hold));
       done(null, buf.subarray(0, buf.length - hold));
@@ -340,6 +345,18 @@ function concealHeaders(rawHeaders, needles, found, keepHop) {
   }
   return out;
 }
+
+/** An upstream answer's status line and header lines, concealed, for a raw socket. */
+function concealedHead(ures, needles, found, keepHop) {
+  let text = `HTTP/1.1 ${ures.statusCode} ${concealText(ures.statusMessage, needles, found)}\r\n`;
+  const kept = concealHeaders(ures.rawHeaders, needles, found, keepHop);
+  for (let i = 0; i + 1 < kept.length; i += 2) text += `${kept[i]}: ${kept[i + 1]}\r\n`;
+  return text;
+}
+
+/** The answer to a body in a content coding (encodedBody): never the body. */
+const ENCODED_REFUSAL =
+  'byre-edge: the upstream answered in a content coding the edge cannot check for the credential\n';
 
 /** Whether a response to this request has a body a content coding would hide. */
 function encodedBody(method, ures) {
@@ -537,11 +554,7 @@ function serve(tlsServers, plainServer, config, opts) {
         if (encodedBody(req.method, ures)) {
           refused('encoded-response', r.route.host);
           ures.resume();
-          return plainResponse(
-            res,
-            502,
-            'byre-edge: the upstream answered in a content coding the edge cannot check for the credential\n',
-          );
+          return plainResponse(res, 502, ENCODED_REFUSAL);
         }
         const { conceal } = r.route;
         const headers = concealHeaders(ures.rawHeaders, conceal, found, false);
@@ -575,12 +588,8 @@ function serve(tlsServers, plainServer, config, opts) {
         socket.on('close', () => usocket.destroy());
         usocket.on('close', () => socket.destroy());
         const found = reflected(r.route);
-        const { conceal } = r.route;
-        let head101 = `HTTP/1.1 ${ures.statusCode} ${concealText(ures.statusMessage, conceal, found)}\r\n`;
-        const kept = concealHeaders(ures.rawHeaders, conceal, found, true);
-        for (let i = 0; i + 1 < kept.length; i += 2) head101 += `${kept[i]}: ${kept[i + 1]}\r\n`;
-        socket.write(`${head101}\r\n`);
-        const masked = concealing(conceal, found);
+        socket.write(`${concealedHead(ures, r.route.conceal, found, true)}\r\n`);
+        const masked = concealing(r.route.conceal, found);
         masked.on('error', () => socket.destroy());
         if (head.length > 0) usocket.write(head);
         masked.pipe(socket);
@@ -594,18 +603,12 @@ function serve(tlsServers, plainServer, config, opts) {
         if (encodedBody(req.method, ures)) {
           refused('encoded-response', r.route.host);
           ures.resume();
-          return rawResponse(
-            socket,
-            502,
-            'byre-edge: the upstream answered in a content coding the edge cannot check for the credential\n',
-          );
+          return rawResponse(socket, 502, ENCODED_REFUSAL);
         }
-        const { conceal } = r.route;
-        let text = `HTTP/1.1 ${ures.statusCode} ${concealText(ures.statusMessage, conceal, found)}\r\n`;
-        const kept = concealHeaders(ures.rawHeaders, conceal, found, false);
-        for (let i = 0; i + 1 < kept.length; i += 2) text += `${kept[i]}: ${kept[i + 1]}\r\n`;
-        socket.write(`${text}connection: close\r\n\r\n`);
-        const masked = concealing(conceal, found);
+        socket.write(
+          `${concealedHead(ures, r.route.conceal, found, false)}connection: close\r\n\r\n`,
+        );
+        const masked = concealing(r.route.conceal, found);
         masked.on('error', () => socket.destroy());
         ures.pipe(masked).pipe(socket);
       });
