@@ -3,8 +3,10 @@
 // and the launch record written before the box is created.
 
 import {
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -442,6 +444,51 @@ describe('develop: every refusal', () => {
     w.writeConfig(await injectedConfig());
     const error = await refusal(develop());
     expect(error.rule).toMatch(/^credential\./);
+  });
+
+  it("the edge runs on byre's own image, built from byre's base, never on the box's image the config shapes (adr/0077)", async () => {
+    w.writeConfig(await injectedConfig('API_KEY', 'dockerfile_post = ["RUN echo config-line"]\n'));
+    const passphrase = path.join(w.dir, '..', 'passphrase');
+    writeFileSync(passphrase, 'passphrase\n');
+    const dockerfiles = new Map<string, string>();
+    const build = w.engine.build.bind(w.engine);
+    w.engine.build = async (spec, io) => {
+      dockerfiles.set(spec.tag, readFileSync(spec.dockerfile ?? '', 'utf8'));
+      return build(spec, io);
+    };
+    // The box runs until its edge is started; the fake's exec then fails the delivery.
+    w.engine.onStart = () => until(() => w.engine.callsTo('runStream').length > 0);
+    w.engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
+    const launch = async (): Promise<string[][]> => {
+      w.engine.calls.length = 0;
+      const fd = openSync(passphrase, 'r');
+      try {
+        await refusal(developCommand(w.io, { passphraseFd: fd }, w.deps));
+      } finally {
+        closeSync(fd);
+      }
+      return w.engine.callsTo('create').map((args) => args[0] as string[]);
+    };
+    const [box, edge] = await launch();
+    const edgeTag = `byre-${w.id}-edge`;
+    const edgeImage = w.engine.images.get(edgeTag);
+    expect(edgeImage?.labels[LABEL.project]).toBe(w.id);
+    // The helper names the edge image by id; the box, its own image.
+    expect(edge).toContain(edgeImage?.id);
+    expect(box?.at(-1)).toBe(`byre-${w.id}-u1000-g1000`);
+    expect(edge).not.toContain(box?.at(-1));
+    // The config's line shapes the box's image only.
+    const edgeFile = dockerfiles.get(edgeTag) ?? '';
+    expect(edgeFile.split('\n').filter((l) => l.startsWith('FROM '))).toEqual([
+      'FROM debian:bookworm-slim',
+    ]);
+    expect(edgeFile).not.toContain('config-line');
+    expect([...dockerfiles.values()].some((d) => d.includes('RUN echo config-line'))).toBe(true);
+    // A second launch finds it current: no build of it again.
+    dockerfiles.clear();
+    const [, again] = await launch();
+    expect(dockerfiles.has(edgeTag)).toBe(false);
+    expect(again).toContain(edgeImage?.id);
   });
 
   it.each([

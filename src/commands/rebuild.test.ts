@@ -14,6 +14,7 @@ import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { DEFAULT_BASE } from '../config/types.js';
 import type { BuildSpec } from '../engine/types.js';
+import { createIdentity, sealInjected } from '../credentials/seal.js';
 import { ConfigError } from '../errors.js';
 import { imageTag, LABEL } from '../gen/names.js';
 import { projectIdFor } from '../project/identity.js';
@@ -98,6 +99,32 @@ describe('byre rebuild', () => {
     expect(otherMutations()).toEqual([]);
     expect(w.io.err).toContain(
       `byre: rebuilt ${tag} without the build cache; volumes were left as they are`,
+    );
+  });
+
+  it("builds the edge's own image too, without the cache, when the config injects (adr/0077)", async () => {
+    const { table } = await createIdentity('passphrase', 10);
+    const rules = [
+      {
+        hosts: [{ name: 'api.example.com', port: 443 }],
+        presentation: { kind: 'bearer' as const },
+      },
+    ];
+    const row = await sealInjected(table.recipient, 'API_KEY', rules, Buffer.from('sk-test'));
+    setUp(
+      `[env_from_host]\nAPI_KEY = "${row}"\n\n[[inject.API_KEY]]\nhosts = ["api.example.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
+    );
+    await rebuild();
+    const tag = imageTag(w.id, 1000, 1000);
+    const edgeTag = `byre-${w.id}-edge`;
+    expect(builds().map((b) => [b.tag, b.noCache])).toEqual([
+      [`${tag}-base`, true],
+      [tag, true],
+      [edgeTag, true],
+    ]);
+    expect(w.engine.images.get(edgeTag)?.labels[LABEL.project]).toBe(w.id);
+    expect(w.io.err).toContain(
+      `byre: rebuilt ${tag} and ${edgeTag} without the build cache; volumes were left as they are`,
     );
   });
 

@@ -1,5 +1,5 @@
-// `byre rebuild`: regenerate the build context and build the image with the
-// cache disabled: the deliberate-staleness valve, the one way to refresh what
+// `byre rebuild`: regenerate the build context and build the image (and, for
+// a config that injects, the edge's image) with the cache disabled: the deliberate-staleness valve, the one way to refresh what
 // the engine's layer cache kept (adr/0003). Under the setup
 // lock, from the config read under it; never touches volumes or enrols.
 
@@ -12,7 +12,10 @@ import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { wiringDeliveryNow } from '../session/bound-wiring.js';
-import { ensureProjectImage, projectImage } from '../session/image.js';
+import { edgeBuildProgress, ensureProjectImage, projectImage } from '../session/image.js';
+import { ensureEdgeImage } from '../session/edge-image.js';
+import { edgeImageTag } from '../gen/names.js';
+import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { projectEdgeCa } from '../session/edge.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -44,7 +47,7 @@ export async function rebuildCommand(
   const pinned = await pinEngine(io, ctx, deps, early);
   const image = projectImage(ctx.projectId, pinned.engine.facts.keepId, io);
 
-  await withSetupLock(ctx.project, async () => {
+  const built = await withSetupLock(ctx.project, async () => {
     const loaded = await rereadPinned(io, ctx, pinned, 'rebuild');
     const edgeCa = await projectEdgeCa(ctx.project.edge, ctx.projectId, loaded.config.injections);
     const plan = await planBox(io, { ctx, ...loaded }, edgeCa);
@@ -55,6 +58,20 @@ export async function rebuildCommand(
       locateBase: true,
       wiring: wiringDeliveryNow(pinned.engine.facts, io.env),
     });
+    if (edgeCa === undefined) return [image.tag];
+    // The edge's own image too (adr/0077): the cache valve refreshes its node.
+    const edgeTag = edgeImageTag(ctx.projectId);
+    await ensureEdgeImage({
+      engine: pinned.engine,
+      tag: edgeTag,
+      owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+      noCache: true,
+      progress: edgeBuildProgress(io, ctx, options.verbose === true),
+    });
+    return [image.tag, edgeTag];
   });
-  say(io.stderr, `rebuilt ${image.tag} without the build cache; volumes were left as they are`);
+  say(
+    io.stderr,
+    `rebuilt ${built.join(' and ')} without the build cache; volumes were left as they are`,
+  );
 }

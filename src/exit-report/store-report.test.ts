@@ -18,30 +18,6 @@ describe('selfEditReportLines', () => {
     ]);
   });
 
-  it("names a change that reshapes the edge's image when the config injects credentials", () => {
-    const injecting = 'agent = "claude"\n\n[[inject.K]]\nhosts = ["api.x.com"]\nbearer = true\n';
-    const before = store({ config: injecting });
-    const after = store({
-      files: { 'byre.config': file('c2'), path: file('p') },
-      config: `dockerfile_post = ["RUN true"]\n${injecting}`,
-    });
-    const lines = selfEditReportLines(before, after);
-    expect(lines.at(-1)).toBe(
-      "self-edit: the change to dockerfile_post reshapes the image the edge for this project's injected credentials runs on; the next develop builds it and hands the edge their values: read the diff above first",
-    );
-    // Without an injection, or with only a runtime key changed, there is no such line.
-    const plain = selfEditReportLines(
-      store(),
-      store({ config: 'agent = "claude"\ndockerfile_post = ["RUN true"]\n' }),
-    );
-    expect(plain.join('\n')).not.toContain('edge');
-    const runtime = selfEditReportLines(
-      before,
-      store({ config: `run_args = ["-e", "X=1"]\n${injecting}` }),
-    );
-    expect(runtime.join('\n')).not.toContain('edge');
-  });
-
   it('shows byre.config as a diff and lists the other files', () => {
     const after = store({
       files: {

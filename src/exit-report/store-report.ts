@@ -5,13 +5,10 @@
 // Dockerfile; `wiring-context/`: the wiring, adr/0073) among them, with a line saying byre never builds from that copy
 // (adr/0048). byre's own working entries (launch records, the setup lock) are
 // reported only when what they are changes (a directory turned into a link),
-// not for their contents, which byre itself rewrites. A change to a key that
-// shapes the image of a project that injects credentials is named: the edge,
-// which holds their values, runs on that image.
+// not for their contents, which byre itself rewrites.
 // Pure: the snapshot is taken by store-snapshot.ts.
 
 import { structuredPatch } from 'diff';
-import { parse as parseToml } from 'smol-toml';
 import type { FileState } from './report.js';
 
 /** Entries byre itself rewrites during and between sessions: only their own kind is compared. */
@@ -43,49 +40,6 @@ function configDiff(before: string | null, after: string | null): string[] {
   ]);
   const rest = lines.length - DIFF_LINE_LIMIT;
   return rest > 0 ? [...lines.slice(0, DIFF_LINE_LIMIT), `… and ${rest} more diff lines`] : lines;
-}
-
-/**
- * Config keys whose change reshapes the box's image, which the edge for
- * injected credentials runs on (adr/0070): its base, what is installed and
- * copied in, its environment and raw Dockerfile lines.
- */
-const IMAGE_KEYS = [
-  'agent',
-  'apt',
-  'base',
-  'dockerfile_post',
-  'dockerfile_pre',
-  'env',
-  'extends',
-  'files',
-  'skills',
-  'sources',
-  'template',
-] as const;
-
-/** A config's top-level table, or null when it does not parse (develop refuses it then). */
-function configTable(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  try {
-    return parseToml(text) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The image-shaping keys a session changed in a config that injects
- * credentials at the edge: the edge, which holds their values, runs on the
- * image the next develop builds from them. Empty otherwise.
- */
-function edgeImageChanges(before: string | null, after: string | null): string[] {
-  const a = configTable(before);
-  const b = configTable(after);
-  if (a === null || b === null || (a['inject'] === undefined && b['inject'] === undefined)) {
-    return [];
-  }
-  return IMAGE_KEYS.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
 }
 
 function same(a: FileState, b: FileState): boolean {
@@ -134,12 +88,6 @@ export function selfEditReportLines(before: StoreSnapshot, after: StoreSnapshot)
       'self-edit: byre.config changed (it applies at the next develop):',
       ...diff.map((l) => `  ${l}`),
     );
-    const shaped = edgeImageChanges(before.config, after.config);
-    if (shaped.length > 0) {
-      lines.push(
-        `self-edit: the change to ${shaped.join(', ')} reshapes the image the edge for this project's injected credentials runs on; the next develop builds it and hands the edge their values: read the diff above first`,
-      );
-    }
   }
   if (files.length > 0) {
     lines.push('self-edit: other files in the project’s store:', ...files.map((f) => `  ${f}`));

@@ -54,7 +54,7 @@ export const EDGE_UID = 65534;
 
 /**
  * Credentials injected at the edge (adr/0070): the edge process's script,
- * baked root-owned, which the edge helper runs with the image's node.
+ * baked root-owned into byre's edge image (adr/0077), whose node runs it.
  */
 export const EDGE_SCRIPT_PATH = '/usr/local/lib/byre/byre-edge.mjs';
 /** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
@@ -70,7 +70,7 @@ const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
  * read the system bundle already.
  */
 /** The trust variable node reads once, at its start. */
-export const NODE_CA_VAR = 'NODE_EXTRA_CA_CERTS';
+const NODE_CA_VAR = 'NODE_EXTRA_CA_CERTS';
 export const EDGE_TRUST_ENV: Readonly<Record<string, string>> = {
   GIT_SSL_CAINFO: SYSTEM_BUNDLE,
   [NODE_CA_VAR]: EDGE_CA_PATH,

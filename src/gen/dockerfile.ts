@@ -23,7 +23,6 @@ import {
   CREDENTIAL_GATE_PATH,
   DEV_HOME,
   EDGE_CA_PATH,
-  EDGE_SCRIPT_PATH,
   EDGE_TRUST_ENV,
   ENSURE_NODE_PATH,
   IMAGE_PATH_FILE,
@@ -51,10 +50,10 @@ export const CREDENTIAL_GATE_TEXT =
 
 /**
  * Staged when the project injects credentials at the edge (adr/0070): the
- * edge's script, and the project CA's certificate (public; its private key
- * was discarded at minting, and no leaf key is ever staged).
+ * project CA's certificate (public; its private key was discarded at
+ * minting, and no leaf key is ever staged). The edge's script is not in the
+ * box's image: the edge runs on its own (adr/0077).
  */
-export const EDGE_SCRIPT_STAGED = 'byre-edge.mjs';
 export const EDGE_CA_STAGED = 'byre-edge-ca.crt';
 
 /** A build-context file and where it lands in the image. */
@@ -95,9 +94,9 @@ export interface DockerfileInput {
    */
   credentialGate?: boolean;
   /**
-   * The project injects credentials at the edge: bake the edge's script and
-   * the project CA (staged as EDGE_SCRIPT_STAGED and EDGE_CA_STAGED), trusted
-   * through the system store and the trust variables (adr/0070).
+   * The project injects credentials at the edge: bake the project CA
+   * (staged as EDGE_CA_STAGED), trusted through the system store and the
+   * trust variables (adr/0070); the edge itself runs on its own image (adr/0077).
    */
   edge?: boolean;
 }
@@ -117,7 +116,7 @@ const MARKER = {
   project: '# --- project block ---',
   pathCapture: '# --- image PATH capture (restored for login shells) ---',
   guard: '# --- byre security guard (re-assert chassis paths after the project block) ---',
-  edge: '# --- edge: the project CA and the edge process (credentials injected at the edge) ---',
+  edge: '# --- edge: the project CA (credentials injected at the edge) ---',
 } as const;
 
 // The dev user is written straight into the account files rather than through
@@ -269,31 +268,26 @@ function guardLines(guard: PostureGuard | null, credentialGate: boolean): string
 }
 
 /**
- * The edge's layer (adr/0070), after the project block and the guard, so no
- * `files` entry or project line can replace the CA or the script, and so a
- * change of injected names (a new CA) rebuilds only this tail. Root runs it
- * (the USER line comes after). The edge runs under the image's node: an
- * agent's (adr/0062), or else Debian's `nodejs` (18 on bookworm, what the
- * script needs), installed here alone, without npm. The system store takes
- * the CA through update-ca-certificates (installed here too when a base
- * lacks it), and the trust variables point the clients that skip the store
- * at it.
+ * The box image's edge layer (adr/0070): the project CA the box's clients
+ * trust, after the project block and the guard, so no `files` entry or
+ * project line can replace it, and so a change of injected names (a new CA)
+ * rebuilds only this tail. Root runs it (the USER line comes after). The
+ * system store takes the CA through update-ca-certificates (installed here
+ * when a base lacks it), and the trust variables point the clients that
+ * skip the store at it. The edge process is not here: it runs on byre's own
+ * image, which no config line shapes (adr/0077).
  */
 function edgeLines(): string[] {
   const trust = Object.keys(EDGE_TRUST_ENV)
     .sort(compareStrings)
     .map((key) => `ENV ${key}=${dockerfileQuote(EDGE_TRUST_ENV[key] ?? '')}`);
   return [
-    `COPY ${EDGE_SCRIPT_STAGED} ${EDGE_SCRIPT_PATH}`,
     `COPY ${EDGE_CA_STAGED} ${EDGE_CA_PATH}`,
     'RUN set -e; \\',
-    '    need=; \\',
-    '    command -v node >/dev/null || need="$need nodejs"; \\',
-    '    command -v update-ca-certificates >/dev/null || need="$need ca-certificates"; \\',
-    '    if [ -n "$need" ]; then \\',
-    '      apt-get update && apt-get install -y --no-install-recommends $need && rm -rf /var/lib/apt/lists/*; \\',
+    '    if ! command -v update-ca-certificates >/dev/null; then \\',
+    '      apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*; \\',
     '    fi; \\',
-    `    chmod 0644 ${EDGE_SCRIPT_PATH} ${EDGE_CA_PATH}; \\`,
+    `    chmod 0644 ${EDGE_CA_PATH}; \\`,
     '    update-ca-certificates',
     ...trust,
   ];
@@ -396,7 +390,6 @@ export function guardedPathCollisions(
     [
       LAUNCHER_PATH,
       credentialGate ? CREDENTIAL_GATE_PATH : undefined,
-      edge ? EDGE_SCRIPT_PATH : undefined,
       edge ? EDGE_CA_PATH : undefined,
       guard?.gate?.dest,
       guard?.netnsScript?.dest,

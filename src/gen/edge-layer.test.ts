@@ -1,8 +1,8 @@
-// The image's edge layer (adr/0070): when a project injects credentials,
-// the Dockerfile bakes the edge's script and the project CA after the
-// project block and the guard, trusts the CA through the system store and
-// the trust variables, and the build context holds the CA's certificate and
-// nothing of a key.
+// The box image's edge layer (adr/0070): when a project injects
+// credentials, the Dockerfile bakes the project CA after the project block
+// and the guard and trusts it through the system store and the trust
+// variables; the build context holds the CA's certificate and nothing of a
+// key, nor the edge's script, which runs on its own image (adr/0077).
 
 import { describe, expect, it } from 'vitest';
 
@@ -11,10 +11,8 @@ import { EDGE_CA_PATH, EDGE_SCRIPT_PATH } from './box-layout.js';
 
 /** Debian's system bundle, which update-ca-certificates rewrites. */
 const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
-import { chassisFiles } from './chassis.js';
 import {
   EDGE_CA_STAGED,
-  EDGE_SCRIPT_STAGED,
   guardedPathCollisions,
   renderBaseDockerfile,
   renderDockerfile,
@@ -40,8 +38,7 @@ function input(overrides: Partial<DockerfileInput> = {}): DockerfileInput {
   };
 }
 
-const MARKER =
-  '# --- edge: the project CA and the edge process (credentials injected at the edge) ---';
+const MARKER = '# --- edge: the project CA (credentials injected at the edge) ---';
 
 describe('the edge layer', () => {
   it('is the exact block after the guard, before the tail, when the project injects', () => {
@@ -54,17 +51,13 @@ describe('the edge layer', () => {
       ),
     );
     expect(lines.slice(at + 1, lines.indexOf('HEALTHCHECK NONE'))).toEqual([
-      `COPY byre-edge.mjs ${EDGE_SCRIPT_PATH}`,
       `COPY byre-edge-ca.crt ${EDGE_CA_PATH}`,
       'RUN set -e; \\',
-      // The edge's node (Debian's, npm not needed) and the store's tool, each only when missing.
-      '    need=; \\',
-      '    command -v node >/dev/null || need="$need nodejs"; \\',
-      '    command -v update-ca-certificates >/dev/null || need="$need ca-certificates"; \\',
-      '    if [ -n "$need" ]; then \\',
-      '      apt-get update && apt-get install -y --no-install-recommends $need && rm -rf /var/lib/apt/lists/*; \\',
+      // The store's tool, only when missing; no node: the edge is not here.
+      '    if ! command -v update-ca-certificates >/dev/null; then \\',
+      '      apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*; \\',
       '    fi; \\',
-      `    chmod 0644 ${EDGE_SCRIPT_PATH} ${EDGE_CA_PATH}; \\`,
+      `    chmod 0644 ${EDGE_CA_PATH}; \\`,
       '    update-ca-certificates',
       `ENV GIT_SSL_CAINFO="${SYSTEM_BUNDLE}"`,
       `ENV NODE_EXTRA_CA_CERTS="${EDGE_CA_PATH}"`,
@@ -74,6 +67,9 @@ describe('the edge layer', () => {
     ]);
     // Root runs the layer: the USER line comes after it.
     expect(lines.indexOf('USER dev')).toBeGreaterThan(at);
+    // The edge's script and its node are byre's own image's (adr/0077), never the box's.
+    expect(lines.join('\n')).not.toContain(EDGE_SCRIPT_PATH);
+    expect(lines.join('\n')).not.toContain('nodejs');
   });
 
   it('wins over a project env or files entry of the same names (they come before it)', () => {
@@ -104,7 +100,7 @@ describe('the edge layer', () => {
 });
 
 describe('planBuild with the project CA', () => {
-  it('stages the edge script and the CA certificate, and no key', () => {
+  it('stages the CA certificate, and no key and no edge script', () => {
     const plan = planBuild(fakeConfig(), [], '/w', { edgeCa: CA });
     expect(plan.dockerfileInput.edge).toBe(true);
     expect(plan.dockerfile).toContain(MARKER);
@@ -114,10 +110,7 @@ describe('planBuild with the project CA', () => {
       mode: 0o644,
       source: { kind: 'bytes', bytes: CA },
     });
-    expect(staged(EDGE_SCRIPT_STAGED)?.source).toEqual({
-      kind: 'bytes',
-      bytes: chassisFiles().edge,
-    });
+    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.mjs');
     for (const e of plan.entries) {
       const bytes = e.source.kind === 'bytes' ? String(e.source.bytes) : '';
       expect(bytes, e.path).not.toMatch(/PRIVATE KEY/);
@@ -128,6 +121,6 @@ describe('planBuild with the project CA', () => {
     const plan = planBuild(fakeConfig(), [], '/w');
     expect(plan.dockerfileInput.edge).toBe(false);
     expect(plan.entries.map((e) => e.path)).not.toContain(EDGE_CA_STAGED);
-    expect(plan.entries.map((e) => e.path)).not.toContain(EDGE_SCRIPT_STAGED);
+    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.mjs');
   });
 });

@@ -44,6 +44,11 @@ export function imageTag(projectId: string, uid: number, gid: number): string {
   return `byre-${projectId}-u${uid}-g${gid}`;
 }
 
+/** The image the project's edge helper runs on, built from byre's own context (adr/0077). */
+export function edgeImageTag(projectId: string): string {
+  return `byre-${projectId}-edge`;
+}
+
 /**
  * The base image under a box image: the generated Dockerfile without its
  * wiring, which a wiring change does not rebuild (adr/0073).

@@ -18,7 +18,6 @@ import {
   CREDENTIAL_GATE_STAGED,
   CREDENTIAL_GATE_TEXT,
   EDGE_CA_STAGED,
-  EDGE_SCRIPT_STAGED,
   guardedPathCollisions,
   wiringPathCollisions,
   WIRING_STAGED_DIR,
@@ -67,8 +66,8 @@ interface PlanOptions {
   claudeSkillFiles?: ReadonlyMap<string, readonly ClaudeSkillFile[]>;
   /**
    * The project CA's certificate (PEM) when the project injects credentials
-   * at the edge (adr/0070): baked with the edge's script after the project
-   * block. A certificate only: its key was discarded when it was minted.
+   * at the edge (adr/0070): baked after the project block, for the box's
+   * clients to trust. A certificate only: its key was discarded when it was minted.
    */
   edgeCa?: string;
 }
@@ -385,9 +384,7 @@ export function planBuild(
     ...(dockerfileInput.credentialGate === true
       ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
       : []),
-    ...(options.edgeCa === undefined
-      ? []
-      : [bytes(EDGE_SCRIPT_STAGED, chassis.edge), bytes(EDGE_CA_STAGED, options.edgeCa)]),
+    ...(options.edgeCa === undefined ? [] : [bytes(EDGE_CA_STAGED, options.edgeCa)]),
     ...(agentCmd === null
       ? []
       : [

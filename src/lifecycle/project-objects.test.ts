@@ -98,6 +98,11 @@ describe('images', () => {
     ['localhost/byre-proj-a-1a2b3c-u0-g0-base:latest', true],
     ['byre-proj-a-1a2b3c-u0-g0-based:latest', false],
     ['byre-proj-a-1a2b3c-x-ffffff-u0-g0-base:latest', false],
+    // The edge's own image (adr/0077), exactly.
+    ['localhost/byre-proj-a-1a2b3c-edge:latest', true],
+    ['byre-proj-a-1a2b3c-edge', true],
+    ['byre-proj-a-1a2b3c-x-ffffff-edge:latest', false],
+    ['byre-proj-a-1a2b3c-edged:latest', false],
   ])('isProjectImageRef(%s) = %s', (ref, want) => {
     expect(isProjectImageRef(ID, ref)).toBe(want);
   });

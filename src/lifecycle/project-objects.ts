@@ -2,6 +2,7 @@
 // images, told apart from machine-scoped volumes and from a LONGER project id
 // that merely starts with this one. Pure; the engine queries live in inventory.ts.
 
+import { edgeImageTag } from '../gen/names.js';
 import { isValidProjectId } from '../project/identity.js';
 import type { ImageRef } from '../engine/types.js';
 
@@ -82,11 +83,13 @@ function imageBaseName(ref: string): string {
 }
 
 /**
- * An image tag of this project: its box image `byre-<id>-u<uid>-g<gid>` or
- * the base image under it, `…-base` (adr/0073), exactly.
+ * An image tag of this project: its box image `byre-<id>-u<uid>-g<gid>`,
+ * the base image under it, `…-base` (adr/0073), or its edge image
+ * `byre-<id>-edge` (adr/0077), exactly.
  */
 function isProjectImageRef(projectId: string, ref: string): boolean {
   const base = imageBaseName(ref);
+  if (base === edgeImageTag(projectId)) return true;
   const prefix = `byre-${projectId}-u`;
   return base.startsWith(prefix) && /^\d+-g\d+(-base)?$/.test(base.slice(prefix.length));
 }

@@ -25,7 +25,7 @@ function setup(): { engine: FakeEngine; boxId: string; fed: Buffer[] } {
 const plan = (joinUserns = false) => ({
   box: 'byre-box',
   project: 'proj-1a2b3c',
-  image: 'byre-img',
+  image: 'sha256:edge-image',
   ports: [8443, 443, 443],
   input: INPUT,
   joinUserns,
@@ -82,22 +82,10 @@ describe('startEdge', () => {
       'SETUID',
       '--stop-timeout',
       '1',
-      // The image's environment (the config's [env]) cannot reach into the
-      // edge's node or loader; its trust of the project CA is the box clients'.
-      ...[
-        'LD_AUDIT',
-        'LD_LIBRARY_PATH',
-        'LD_PRELOAD',
-        'NODE_EXTRA_CA_CERTS',
-        'NODE_DEBUG',
-        'NODE_OPTIONS',
-        'NODE_PATH',
-        'NODE_TLS_REJECT_UNAUTHORIZED',
-        'OPENSSL_CONF',
-      ].flatMap((name) => ['-e', `${name}=`]),
       '--entrypoint',
       'node',
-      'byre-img',
+      // byre's edge image (adr/0077), by id: nothing of the config's in it.
+      'sha256:edge-image',
       '/usr/local/lib/byre/byre-edge.mjs',
       '--port',
       '443',
@@ -148,7 +136,9 @@ describe('startEdge', () => {
     await startEdge(engine, plan(true), boxId);
     const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
     expect(argv).toContain(`--userns=container:${boxId}`);
-    expect(argv.indexOf(`--userns=container:${boxId}`)).toBeLessThan(argv.indexOf('byre-img'));
+    expect(argv.indexOf(`--userns=container:${boxId}`)).toBeLessThan(
+      argv.indexOf('sha256:edge-image'),
+    );
   });
 
   it('fails closed when the edge exits before its ready line: helper and box removed', async () => {

@@ -1,6 +1,6 @@
-// The edge-only helper (adr/0070): a container on the box's image that
-// shares only the box's network namespace and runs the baked edge process
-// under node, created while the box starts (`create -i`) and started
+// The edge-only helper (adr/0070): a container on byre's own edge image
+// (adr/0077), never the box's, that shares only the box's network namespace
+// and runs the edge process under that image's node, created while the box starts (`create -i`) and started
 // attached once it runs (`start --attach --interactive`), fed the routes,
 // credentials and leaves on its stdin, which is then closed. Values travel on that pipe only: never in
 // argv, env, a file or anything `inspect` shows. It must be ready (its
@@ -15,7 +15,7 @@ import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
-import { EDGE_SCRIPT_PATH, NODE_CA_VAR } from '../gen/box-layout.js';
+import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import {
   boxNetHelperFlags,
@@ -35,26 +35,6 @@ const EDGE_HELPER_PRIVILEGES: readonly string[] = [
   ...capAddFlags(['NET_BIND_SERVICE', 'SETGID', 'SETUID']),
 ];
 
-/**
- * Variables of the image's environment (the config's `[env]` is baked
- * there) that would change what node or the loader runs, what node
- * trusts or what it prints: the edge gets each empty, which both read as
- * unset. NODE_EXTRA_CA_CERTS is the image's trust of the project CA for
- * the box's clients; the edge is their server and trusts node's own roots
- * upstream (without it node also starts ~35 ms sooner).
- */
-const EDGE_ENV_BLANKED: readonly string[] = [
-  'LD_AUDIT',
-  'LD_LIBRARY_PATH',
-  'LD_PRELOAD',
-  NODE_CA_VAR,
-  'NODE_DEBUG',
-  'NODE_OPTIONS',
-  'NODE_PATH',
-  'NODE_TLS_REJECT_UNAUTHORIZED',
-  'OPENSSL_CONF',
-];
-
 /** The line the edge prints once it listens, has dropped to 65534 and has read its routes. */
 const EDGE_READY = 'byre-edge 1 ready';
 
@@ -72,7 +52,7 @@ export interface EdgePlan {
   box: string;
   /** The box's project id: the helper's `byre.helper` label. */
   project: string;
-  /** The box's image: its node and its baked edge script. */
+  /** byre's edge image (its id): its node and the edge's script, nothing of the config's (adr/0077). */
   image: string;
   /** The TLS ports the edge listens on (every injected host's; :80 is the script's default). */
   ports: readonly number[];
@@ -106,7 +86,6 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
     `${LABEL.edge}=${plan.box}`,
     ...EDGE_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
-    ...EDGE_ENV_BLANKED.flatMap((name) => ['-e', `${name}=`]),
     '--entrypoint',
     'node',
     ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
@@ -148,7 +127,7 @@ function notReady(why: string, stderr: string): ByreError {
     rule: 'edge.not-ready',
     ...(said.join('') === '' ? {} : { details: said.map(escapeTerminal) }),
     remedy:
-      'the box was removed; check that its image has node (adr/0062) and run byre develop again',
+      'the box was removed; run byre develop again (byre rebuild builds the edge image afresh)',
   });
 }
 

@@ -102,6 +102,8 @@ export interface ProjectStorePaths {
   receipts: string;
   /** The last image build's whole engine log (0600), replaced by each build. */
   buildLog: string;
+  /** The last edge image build's whole engine log (adr/0077), likewise. */
+  edgeBuildLog: string;
 }
 
 /**
@@ -134,6 +136,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     edge: path.join(home, 'edge', id),
     receipts: path.join(home, 'receipts', id),
     buildLog: path.join(dir, 'build.log'),
+    edgeBuildLog: path.join(dir, 'edge-build.log'),
   };
 }
 

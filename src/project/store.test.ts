@@ -69,6 +69,7 @@ describe('store layout', () => {
       edge: '/h/edge/app-dev-abc123',
       receipts: '/h/receipts/app-dev-abc123',
       buildLog: '/h/projects/app-dev-abc123/build.log',
+      edgeBuildLog: '/h/projects/app-dev-abc123/edge-build.log',
     });
   });
 

@@ -35,6 +35,8 @@ interface BuildProgressOptions {
   verbose: boolean;
   /** Where the whole log is kept (0600, replaced by each build); null keeps it in memory only. */
   logFile: string | null;
+  /** What is built, as the lines name it; `the image` (the box's) unless said. */
+  subject?: string;
   now?: () => number;
 }
 
@@ -44,6 +46,7 @@ const FRAME_MS = 100;
 
 export function buildProgress(opts: BuildProgressOptions): BuildProgress {
   const now = opts.now ?? Date.now;
+  const subject = opts.subject ?? 'the image';
   const start = now();
   const logFile = opts.logFile === null ? null : openLogFile(opts.logFile);
   let kept = '';
@@ -101,14 +104,14 @@ export function buildProgress(opts: BuildProgressOptions): BuildProgress {
     succeeded() {
       clear();
       closeLog();
-      if (!opts.verbose) say(opts.stderr, `built the image in ${formatElapsed(now() - start)}`);
+      if (!opts.verbose) say(opts.stderr, `built ${subject} in ${formatElapsed(now() - start)}`);
     },
     failed(options = { printLog: true }) {
       clear();
       closeLog();
       if (opts.verbose || !options.printLog) return;
       const where = logFile === null || opts.logFile === null ? '' : ` (also in ${opts.logFile})`;
-      say(opts.stderr, `the image build failed; the engine's log follows${where}:`);
+      say(opts.stderr, `${subject} build failed; the engine's log follows${where}:`);
       if (cut) opts.stderr.write('[… the start of the log is only in the file …]\n');
       opts.stderr.write(escapeTerminalBlock(kept.replace(/\r\n/g, '\n')));
       if (!kept.endsWith('\n')) opts.stderr.write('\n');
@@ -123,6 +126,14 @@ export function buildProgressFor(
   io: { stderr: Writer; stderrIsTty?: boolean },
   logFile: string,
   verbose: boolean,
+  subject?: string,
 ): () => BuildProgress {
-  return () => buildProgress({ stderr: io.stderr, tty: io.stderrIsTty === true, verbose, logFile });
+  return () =>
+    buildProgress({
+      stderr: io.stderr,
+      tty: io.stderrIsTty === true,
+      verbose,
+      logFile,
+      ...(subject === undefined ? {} : { subject }),
+    });
 }

@@ -4,7 +4,7 @@
 // record names it.
 
 import type { Io } from '../io.js';
-import { buildProgressFor } from './build-progress.js';
+import { buildProgressFor, type BuildProgress } from './build-progress.js';
 import { ensureImage, type ImageOutcome } from './image-build.js';
 import type { WiringDelivery } from './bound-wiring.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -72,6 +72,15 @@ export async function ensureProjectImage(
       ? { baseFrom: { from: config.base.from, projectConfig: ctx.project.config } }
       : {}),
   });
+}
+
+/** The edge image's build progress: its own line and its own log beside the box image's. */
+export function edgeBuildProgress(
+  io: Io,
+  ctx: Pick<ProjectContext, 'project'>,
+  verbose: boolean,
+): () => BuildProgress {
+  return buildProgressFor(io, ctx.project.edgeBuildLog, verbose, 'the edge image');
 }
 
 /** The image as the launch record names it; an id that cannot be asked is recorded as such. */

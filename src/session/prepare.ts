@@ -12,7 +12,7 @@ import { launchedTreesOf } from '../containment/writable-trees.js';
 import type { CredentialDelivery } from '../credentials/box-delivery.js';
 import { VERSION } from '../embedded.js';
 import { launchRecordFor } from '../gen/launch-plan.js';
-import { containerName } from '../gen/names.js';
+import { containerName, edgeImageTag } from '../gen/names.js';
 import { postureFacts, type PostureFacts } from '../gen/posture.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { launchRunParams } from '../gen/run-params.js';
@@ -25,7 +25,8 @@ import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
 import { credentialDelivery, type EdgeStart } from './credentials.js';
-import { ensureProjectImage, imageDigest, projectImage } from './image.js';
+import { edgeBuildProgress, ensureProjectImage, imageDigest, projectImage } from './image.js';
+import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
 import { portBanner, sessionPorts } from './ports.js';
 import { writeLaunchRecordOrRefuse } from './record.js';
 import { sealRunParams, sessionRunParams } from './run-params.js';
@@ -137,12 +138,29 @@ export async function prepareSession(
   const image = projectImage(ctx.projectId, engine.facts.keepId, io);
   const progress = { io, verbose: s.verbose };
   const delivery = wiringDelivery(engine.facts, inputs.elsewhere);
+  // The edge image is asked about beside the box image's checks; built
+  // after the box image (when it must be), so two builds never share the line.
+  const edgeTag = edgeImageTag(ctx.projectId);
+  const edgeKnown = inputs.edge === null ? null : lookUpEdgeImage(engine, edgeTag);
   const built = await ensureProjectImage(engine, ctx, inputs, image, {
     noCache: false,
     progress,
     locateBase: true,
     wiring: delivery,
   });
+  const edgeImage =
+    edgeKnown === null
+      ? null
+      : await ensureEdgeImage(
+          {
+            engine,
+            tag: edgeTag,
+            owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+            noCache: false,
+            progress: edgeBuildProgress(io, ctx, s.verbose),
+          },
+          edgeKnown,
+        );
   const wiring =
     delivery === 'bound'
       ? await stageBoundWiring(
@@ -191,13 +209,13 @@ export async function prepareSession(
     }),
     credentials: credentialDelivery(sealed.params, boxId, inputs.credentials, inputs.edge),
     edge:
-      inputs.edge === null
+      inputs.edge === null || edgeImage === null
         ? null
         : {
             launch: inputs.edge,
             box: name,
             project: ctx.projectId,
-            image: sealed.params.image,
+            image: edgeImage,
             joinUserns: engine.facts.keepId,
           },
     launchHash: sealed.launchHash,

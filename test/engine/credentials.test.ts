@@ -58,6 +58,8 @@ const FILE_SECRET = `{"planted":"${randomBytes(8).toString('hex')}"}\n`;
 /** Injected at the edge: only the edge and the fixture ever hold it. */
 const EDGE_SECRET = `byre-injected-${randomBytes(8).toString('hex')}`;
 const INJECTED = 'api.fixture.test';
+/** A file the config's own Dockerfile line makes in the box's image. */
+const CONFIG_MARK = '/byre-config-line';
 const forms = (value: string): string[] => [value, Buffer.from(value).toString('base64')];
 const PLANTED = [
   ...forms(SECRET),
@@ -145,6 +147,10 @@ async function credentialConfig(edgePort: number): Promise<string> {
   );
   return [
     'agent = "testagent"',
+    // The box's client for the injected name: the edge brings no node into the box (adr/0077).
+    'apt = ["nodejs"]',
+    // A config line shapes the box's image; it never reaches the edge's.
+    `dockerfile_post = ["RUN touch ${CONFIG_MARK}"]`,
     '',
     '[env_from_host]',
     `API_KEY = "${env}"`,
@@ -429,6 +435,25 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     const helper = edgeHelperOf(box);
     expect(engineCli(project, ['inspect', '-f', '{{.State.Running}}', helper]).trim()).toBe('true');
     expectClean('the edge helper’s inspect', engineCli(project, ['inspect', helper]));
+    // On byre's own image (adr/0077), which no config line shapes: the
+    // config's file is in the box and not beside the edge's node.
+    const imageOf = (ref: string): string =>
+      engineCli(project, ['image', 'inspect', '-f', '{{.Id}}', ref]).trim();
+    const edgeImage = imageOf(`byre-${project.id}-edge`);
+    expect(engineCli(project, ['inspect', '-f', '{{.Image}}', helper]).trim()).toBe(edgeImage);
+    expect(edgeImage).not.toBe(engineCli(project, ['inspect', '-f', '{{.Image}}', box]).trim());
+    const has = (container: string): string =>
+      engineCli(project, [
+        'exec',
+        '-u',
+        '0',
+        container,
+        'sh',
+        '-c',
+        `test -e ${CONFIG_MARK} && echo yes || echo no`,
+      ]).trim();
+    expect(has(box)).toBe('yes');
+    expect(has(helper)).toBe('no');
   });
 
   it("an injected value is in no box process's memory, the agent's included", () => {

@@ -1,6 +1,7 @@
 // Engine tier for the edge helper (adr/0070) on docker, podman and rootless
-// podman (the test user's, through a runuser wrapper, as the contract): a box
-// built with the generated edge layer (planBuild's staging, the project CA
+// podman (the test user's, through a runuser wrapper, as the contract):
+// byre's own edge image (ensureEdgeImage, adr/0077), a box built on it with
+// curl and the generated edge layer (planBuild's staging, the project CA
 // minted by byre), a fixture HTTPS server on a private engine network (its
 // own CA, made with openssl here, handed to the edge as the test-only
 // upstream CA) that logs the headers it receives, and the edge started by
@@ -14,12 +15,13 @@
 // On docker the edge finds the fixture by the network's DNS (an alias), as
 // it finds a real host; podman 4.3 here runs CNI without dnsname (no names
 // on its networks), so there the edge is told the fixture's address. One
-// image and one fixture per engine; every object carries this run's
-// `byre.test.run` label (the edge helper, which byre names, by its name).
+// edge image, one box image and one fixture per engine; every object carries
+// this run's `byre.test.run` label, or a name with it (the edge helper and
+// the edge image, which byre names and labels).
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -33,6 +35,7 @@ import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
 import { edgeHelperName, endEdge, startEdge } from '../../src/network/edge.js';
+import { ensureEdgeImage } from '../../src/session/edge-image.js';
 import { fakeConfig } from '../support/config.js';
 import { fixtureCerts } from '../support/edge-fixture.mjs';
 import { flavorEnginePath, flavorsUnderTest } from './engines.js';
@@ -58,6 +61,9 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
   const prefix = `byretest-edge-${run}`;
   const labels = ['--label', 'byre.test=1', '--label', `byre.test.run=${run}`];
   const image = `${prefix}-img`;
+  const edgeTag = `${prefix}-edge`;
+  /** byre's edge image, by id, as develop hands it to the helper. */
+  let edgeImage = '';
   const network = `${prefix}-net`;
   const fixture = `${prefix}-fixture`;
   let facts: EngineFacts;
@@ -87,6 +93,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       (await raw(['images', '-q', '--filter', `label=byre.test.run=${run}`])).stdout,
     );
     if (imgs.length > 0) await raw(['rmi', '-f', ...new Set(imgs)]);
+    await raw(['rmi', '-f', edgeTag]);
   };
 
   /** A box on the fixture's network, as develop would start it for an injecting project. */
@@ -159,8 +166,9 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     execFileSync('mkdir', ['-m', '0755', certs]);
     fixtureCa = fixtureCerts(certs, [INJECTED, OTHER]);
     edgeSet = await mintEdgeSet([INJECTED], `byretest-${run}`);
-    // The image: node and curl on the local base, then the edge layer exactly
-    // as planBuild renders and stages it (the script and the CA, no key).
+    // byre's edge image, as develop builds it; the box on it (its node
+    // serves the fixture too), with curl, then the edge layer exactly as
+    // planBuild renders and stages it (the CA, no key).
     const plan = planBuild(fakeConfig(), [], dir, { edgeCa: edgeSet.caPem });
     const lines = plan.dockerfile.split('\n');
     const from = lines.findIndex((l) => l.startsWith('# --- edge:'));
@@ -172,16 +180,35 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       if (e.source.kind !== 'bytes') throw new Error(`${e.path} is not bytes`);
       writeFileSync(path.join(context, e.path), e.source.bytes, { mode: e.mode });
     }
-    writeFileSync(
-      path.join(context, 'Dockerfile'),
-      [
-        'FROM debian:bookworm-slim',
-        'RUN apt-get update && apt-get install -y --no-install-recommends nodejs ca-certificates curl && rm -rf /var/lib/apt/lists/*',
-        ...layer,
-        '',
-      ].join('\n'),
-    );
     try {
+      edgeImage = await ensureEdgeImage({
+        // The test runs as root and rootless podman as the test user, who must
+        // read the private context byre (as that user, in use) would own.
+        engine: {
+          facts: engine.facts,
+          imageInfo: (ref) => engine.imageInfo(ref),
+          imageId: (ref) => engine.imageId(ref),
+          build: (spec, io) => {
+            chmodSync(spec.contextDir, 0o755);
+            for (const f of readdirSync(spec.contextDir)) {
+              chmodSync(path.join(spec.contextDir, f), 0o644);
+            }
+            return engine.build(spec, io);
+          },
+        },
+        tag: edgeTag,
+        owner: { projectId: prefix, storeTag: run },
+        noCache: false,
+      });
+      writeFileSync(
+        path.join(context, 'Dockerfile'),
+        [
+          `FROM ${edgeImage}`,
+          'RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl && rm -rf /var/lib/apt/lists/*',
+          ...layer,
+          '',
+        ].join('\n'),
+      );
       await engine.build(
         {
           tag: image,
@@ -240,7 +267,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       {
         box,
         project: prefix,
-        image,
+        image: edgeImage,
         ports: [443],
         input: edgeInput(),
         joinUserns: rootless,
@@ -335,6 +362,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       expect(shown).not.toContain(keyLine);
     }
     expect(await ok(['image', 'inspect', image])).not.toContain(SECRET);
+    expect(await ok(['image', 'inspect', edgeImage])).not.toContain(SECRET);
     const helperOut = await engine.logs(edgeHelperName(box));
     expect(`${helperOut?.stdout ?? ''}${helperOut?.stderr ?? ''}`).not.toContain(SECRET);
 
@@ -349,7 +377,14 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const boxId = await startBox(box);
     const edge = await startEdge(
       engine,
-      { box, project: prefix, image, ports: [443], input: edgeInput(), joinUserns: rootless },
+      {
+        box,
+        project: prefix,
+        image: edgeImage,
+        ports: [443],
+        input: edgeInput(),
+        joinUserns: rootless,
+      },
       boxId,
     );
     // The box stops: the engine takes its network down, and the edge sees only lo.
@@ -373,7 +408,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
         {
           box,
           project: prefix,
-          image,
+          image: edgeImage,
           ports: [443],
           input: '{"byre-edge":1,"route":"not a route"}\n',
           joinUserns: rootless,

@@ -1,7 +1,8 @@
 // byre-edge: the per-box process that terminates TLS for injected hosts and
-// adds their credential (adr/0070). byre bakes it root-owned into the image
-// and runs it with the image's node (Node 18 or later, no dependency, no
-// import outside node:) in a helper that shares only the box's network.
+// adds their credential (adr/0070). byre bakes it root-owned into its own
+// edge image (adr/0077) and runs it with that image's node (Debian's; Node 18
+// or later, no dependency, no import outside node:) in a helper that shares
+// only the box's network.
 // It must never write a value anywhere: not to stdout, stderr, a file or an
 // event; values live in this process's memory only.
 // Over 500 lines: one self-contained file baked into the image; its sections

@@ -1,0 +1,117 @@
+// The ensure-the-edge-image step against the fake engine (adr/0077): built
+// when there is none or it carries another digest, skipped when current,
+// always built under `rebuild`; its context staged privately and removed,
+// failure or not; a failed build is `edge.image`, naming the base.
+
+import { existsSync, readFileSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+import { FakeEngine } from '../../test/support/fake-engine.js';
+import { EDGE_CONTEXT_LABEL, edgeImageDigest } from '../gen/edge-image.js';
+import { ByreError, EngineError } from '../errors.js';
+import { buildProgress } from './build-progress.js';
+import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
+
+const TAG = 'byre-p-1a2b3c-edge';
+const owner = { projectId: 'p-1a2b3c', storeTag: '0123456789abcdef' };
+
+function request(engine: FakeEngine, noCache = false) {
+  return { engine, tag: TAG, owner, noCache };
+}
+
+/** What each build was handed: its Dockerfile's text, and whether its context is gone after. */
+function recordBuilds(engine: FakeEngine): { dockerfiles: string[]; contexts: string[] } {
+  const seen = { dockerfiles: [] as string[], contexts: [] as string[] };
+  const build = engine.build.bind(engine);
+  engine.build = async (spec, io) => {
+    seen.dockerfiles.push(readFileSync(spec.dockerfile ?? '', 'utf8'));
+    seen.contexts.push(spec.contextDir);
+    return build(spec, io);
+  };
+  return seen;
+}
+
+describe('ensureEdgeImage', () => {
+  it('builds it when there is none, labelled as the project’s with its digest, and stages nothing that stays', async () => {
+    const engine = new FakeEngine({ name: 'podman' });
+    const seen = recordBuilds(engine);
+    const id = await ensureEdgeImage(request(engine));
+    const image = engine.images.get(TAG);
+    expect(id).toBe(image?.id);
+    expect(image?.labels).toEqual({
+      'byre.project': 'p-1a2b3c',
+      'byre.store': '0123456789abcdef',
+      [EDGE_CONTEXT_LABEL]: edgeImageDigest('podman'),
+    });
+    expect(seen.dockerfiles[0]).toMatch(/^FROM debian:bookworm-slim$/m);
+    expect(seen.contexts.every((dir) => !existsSync(dir))).toBe(true);
+  });
+
+  it('skips the build while the image carries this digest, and builds again when it carries another', async () => {
+    const engine = new FakeEngine({ name: 'docker' });
+    engine.images.set(TAG, {
+      id: 'sha256:current',
+      labels: { [EDGE_CONTEXT_LABEL]: edgeImageDigest('docker') },
+    });
+    const known = lookUpEdgeImage(engine, TAG);
+    expect(await ensureEdgeImage(request(engine), known)).toBe('sha256:current');
+    expect(engine.callsTo('build')).toEqual([]);
+    // Another engine's digest (or an older byre's) is not this one.
+    engine.images.set(TAG, {
+      id: 'sha256:old',
+      labels: { [EDGE_CONTEXT_LABEL]: edgeImageDigest('podman') },
+    });
+    const id = await ensureEdgeImage(request(engine));
+    expect(engine.callsTo('build')).toHaveLength(1);
+    expect(id).not.toBe('sha256:old');
+  });
+
+  it('builds afresh under rebuild, without asking, and without the cache', async () => {
+    const engine = new FakeEngine({ name: 'docker' });
+    engine.images.set(TAG, {
+      id: 'sha256:current',
+      labels: { [EDGE_CONTEXT_LABEL]: edgeImageDigest('docker') },
+    });
+    await ensureEdgeImage(request(engine, true));
+    expect(engine.callsTo('imageInfo')).toEqual([]);
+    expect(
+      engine.callsTo('build').map((args) => (args[0] as { noCache: boolean }).noCache),
+    ).toEqual([true]);
+  });
+
+  it('edge.image: a failed build names the base, prints the log, and leaves no context behind', async () => {
+    const engine = new FakeEngine({ name: 'docker' });
+    const seen = recordBuilds(engine);
+    engine.buildOutput = ['Step 1/5 : FROM debian:bookworm-slim\n', 'pull access denied\n'];
+    const build = engine.build.bind(engine);
+    engine.build = async (spec, io) => {
+      await build(spec, io);
+      engine.images.delete(spec.tag);
+      throw new EngineError('docker build failed (exit 1)', {
+        engine: 'docker',
+        argv: ['build'],
+        exitCode: 1,
+        stderr: '',
+      });
+    };
+    const printed: string[] = [];
+    const error = await ensureEdgeImage({
+      ...request(engine),
+      progress: () =>
+        buildProgress({
+          stderr: { write: (s: string) => printed.push(s) },
+          tty: false,
+          verbose: false,
+          logFile: null,
+          subject: 'the edge image',
+        }),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ByreError);
+    expect((error as ByreError).rule).toBe('edge.image');
+    expect((error as ByreError).message).toContain('FROM debian:bookworm-slim');
+    expect(printed.join('')).toContain("the edge image build failed; the engine's log follows:");
+    expect(printed.join('')).toContain('pull access denied');
+    expect(seen.contexts.every((dir) => !existsSync(dir))).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+// The ensure-the-edge-image step (adr/0077): the image the edge helper runs
+// on, built from byre's own context (src/gen/edge-image.ts) unless one under
+// the project's edge tag already carries that context's digest. Its context
+// is staged in a fresh private directory outside the store's project folder
+// (which a `--self-edit` box may write) and removed after the build.
+
+import path from 'node:path';
+
+import type { Engine, ImageInfo } from '../engine/engine.js';
+import { ByreError, EngineError } from '../errors.js';
+import {
+  EDGE_CONTEXT_LABEL,
+  EDGE_IMAGE_FROM,
+  edgeImageContext,
+  edgeImageDigest,
+} from '../gen/edge-image.js';
+import { LABEL } from '../gen/names.js';
+import { lazyPrivateTempDir, writeNewFileSync } from '../host/private-temp.js';
+import type { BuildProgress } from './build-progress.js';
+
+type EdgeImageEngine = Pick<Engine, 'build' | 'imageId' | 'imageInfo' | 'facts'>;
+
+interface EdgeImageRequest {
+  engine: EdgeImageEngine;
+  /** The project's edge image tag (edgeImageTag). */
+  tag: string;
+  /** Whose image it is: the project and the store that built it (adr/0015). */
+  owner: { projectId: string; storeTag: string };
+  /** `rebuild`: built afresh, without the engine's layer cache. */
+  noCache: boolean;
+  /** Started only when the engine builds; absent, the engine's output is dropped. */
+  progress?: () => BuildProgress;
+}
+
+/** The image under the edge tag when it was built from this byre's context for this engine. */
+function currentId(info: ImageInfo | null, engine: string): string | null {
+  return info !== null && info.labels[EDGE_CONTEXT_LABEL] === edgeImageDigest(engine)
+    ? info.id
+    : null;
+}
+
+/** Ask for the image under the edge tag; null when there is none (or the engine would not say). */
+export function lookUpEdgeImage(engine: EdgeImageEngine, tag: string): Promise<ImageInfo | null> {
+  return engine.imageInfo(tag).catch(() => null);
+}
+
+function edgeImageFailed(engine: string, error: unknown): ByreError {
+  return new ByreError(
+    `byre could not build its edge image on ${engine} (it starts FROM ${EDGE_IMAGE_FROM} and installs Debian's nodejs)`,
+    {
+      rule: 'edge.image',
+      remedy: `make ${EDGE_IMAGE_FROM} available to ${engine} (or let it reach the registry and Debian's mirror), then run byre develop again`,
+      cause: error,
+    },
+  );
+}
+
+/**
+ * The edge image's id: the one under its tag when it carries this context's
+ * digest (`known`, when the caller asked already), else built now. Rejects
+ * with `edge.image` when the build fails; the box is never started on an
+ * edge it could not build.
+ */
+export async function ensureEdgeImage(
+  req: EdgeImageRequest,
+  known?: Promise<ImageInfo | null>,
+): Promise<string> {
+  const engine = req.engine.facts.name;
+  if (!req.noCache) {
+    const id = currentId(await (known ?? lookUpEdgeImage(req.engine, req.tag)), engine);
+    if (id !== null) return id;
+  }
+  const labels = {
+    [LABEL.project]: req.owner.projectId,
+    [LABEL.store]: req.owner.storeTag,
+    [EDGE_CONTEXT_LABEL]: edgeImageDigest(engine),
+  };
+  const staging = lazyPrivateTempDir('byre-edge-image-');
+  const progress = req.progress?.();
+  try {
+    const dir = await staging.dir();
+    for (const f of edgeImageContext(labels)) writeNewFileSync(path.join(dir, f.name), f.text);
+    await req.engine.build(
+      {
+        tag: req.tag,
+        contextDir: dir,
+        dockerfile: path.join(dir, 'Dockerfile'),
+        noCache: req.noCache,
+        uid: 0,
+        gid: 0,
+        labels,
+        labelsInDockerfile: true,
+      },
+      progress === undefined ? {} : { onOutput: (chunk) => progress.onOutput(chunk) },
+    );
+    progress?.succeeded();
+  } catch (error) {
+    progress?.failed({ printLog: error instanceof EngineError });
+    throw error instanceof EngineError ? edgeImageFailed(engine, error) : error;
+  } finally {
+    await staging.remove();
+  }
+  return req.engine.imageId(req.tag);
+}
