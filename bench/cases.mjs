@@ -7,7 +7,7 @@
 //        log(text) }
 
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { fixtureCerts } from '../test/support/edge-fixture.mjs';
@@ -235,8 +235,9 @@ const get = (o) => new Promise((resolve, reject) => {
  * straight to the server (what the edge adds per request: at most +5 ms,
  * median). The server is a fixture on this machine with its own CA, which
  * the edge is told to trust and where to find (the test-only
- * BYRE_EDGE_UPSTREAM and BYRE_EDGE_UPSTREAM_CA), so nothing leaves it. The
- * edge layer installs Debian's node in the bench's agentless image.
+ * BYRE_EDGE_UPSTREAM and BYRE_EDGE_UPSTREAM_CA), so nothing leaves it. Both
+ * projects' default layer adds Debian's node to the agentless image, the
+ * box's client for the requests (the edge brings none into it, adr/0077).
  */
 export async function edge(ctx) {
   const fixture = await edgeFixture(ctx);
@@ -254,6 +255,7 @@ export async function edge(ctx) {
       const projects = {};
       for (const kind of ['injected', 'delivered']) {
         const p = benchProject(ctx.flavour, ctx.root, `edge-${kind}-${s}`);
+        appendFileSync(path.join(p.home, 'default.config'), 'apt = ["nodejs"]\n');
         const inject =
           kind === 'injected' ? ['--inject', `${EDGE_NAME}:${fixture.port}`, '--bearer'] : [];
         // The value on stdin, the passphrase on fd 3 (from a 0600 file), as a user would.

@@ -243,7 +243,9 @@ function addStoreCommands(program: Command, io: Io): void {
 
   program
     .command('rebuild')
-    .description('Rebuild the image with the build cache disabled; volumes are untouched.')
+    .description(
+      "Rebuild the image (and the edge's, when the config injects) with the build cache disabled; volumes are untouched.",
+    )
     .option('--verbose', 'stream the engine’s whole build log instead of byre’s progress line')
     .action(async (options: { verbose?: boolean }) => {
       const { rebuildCommand } = await import('../commands/rebuild.js');
