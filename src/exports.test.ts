@@ -24,17 +24,13 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/config/key-edits.ts#NAME_LIST_KEYS':
     "a test proves the list equals the key registry's union keys",
   'src/credentials/edge-decision.ts#EDGE_RENEW_BEFORE_MS':
-    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+    'the renewal boundary the decision tests sit on either side of, to the millisecond',
   'src/credentials/edge-decision.ts#LeafFacts':
-    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+    'the shape the decision tests write their store readings in',
   'src/credentials/edge-store.ts#readEdgeStore':
-    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
+    'tests read back what ensureEdgeSet kept, minted or refused to trust',
   'src/credentials/edge-store.ts#writeEdgeStore':
-    "issue 31's edge minting, landed ahead of develop's step that calls it (adr/0070)",
-  'src/credentials/injection-plan.ts#routeFor':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
-  'src/credentials/presentation.ts#applyPresentation':
-    "issue 31's credential injection, landed ahead of the develop and status steps that call it",
+    'a test fails the write midway to prove the old set survives whole',
   'src/gen/shell-exec.ts#SHELL_COMMAND_SCRIPT':
     'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
   'src/doctor/report.ts#doctorDataJsonSchema':

@@ -11,7 +11,6 @@ import {
   ejectedInjectionLines,
   INJECTION_SENTINEL,
   planInjection,
-  routeFor,
 } from './injection-plan.js';
 
 /** Debian's system bundle, which update-ca-certificates rewrites. */
@@ -99,28 +98,6 @@ describe('planInjection', () => {
     expect(plan.routes).toEqual([]);
     expect(plan.listenPorts).toEqual([]);
     expect(plan.trustEnv).toEqual({});
-  });
-});
-
-describe('routeFor', () => {
-  const plan = planInjection([claude, github]);
-
-  it('selects by exact name (any case) and port', () => {
-    expect(routeFor(plan, 'API.Anthropic.com', 443)?.key).toBe('ANTHROPIC_API_KEY');
-    expect(routeFor(plan, 'github.com', 8443)?.presentation).toEqual({
-      kind: 'basic',
-      user: 'x-access-token',
-    });
-  });
-
-  it.each([
-    ['sub.api.anthropic.com', 443],
-    ['anthropic.com', 443],
-    ['api.anthropic.com.', 443],
-    ['api.anthropic.com', 8443],
-    ['', 443],
-  ])('refuses %j:%d', (name, port) => {
-    expect(routeFor(plan, name, port)).toBeNull();
   });
 });
 

@@ -79,16 +79,6 @@ export function planInjection(
   };
 }
 
-/** The route a TLS client's server name selects, or null (the edge then refuses it). */
-export function routeFor(
-  plan: Pick<InjectionPlan, 'routes'>,
-  serverName: string,
-  port: number,
-): EdgeRoute | null {
-  const name = serverName.toLowerCase();
-  return plan.routes.find((r) => r.host.name === name && r.host.port === port) ?? null;
-}
-
 /**
  * What `byre dockerrun` and an ejected box say for each injected key: the
  * edge is not carried, so the box gets no value at all (not even the

@@ -1,6 +1,7 @@
 // How the edge presents an injected credential on a request (adr/0070): the
-// one header it sets, and the headers it removes from what the box sent
-// first. Pure. A value that would break out of its header (a line break, a
+// one header it sets, and the forms of the value a response must not carry
+// back. Pure (the edge's script, which strips what the box sent under that
+// name, is src/gen/chassis/byre-edge.mjs). A value that would break out of its header (a line break, a
 // NUL, any control byte but a tab) is refused, never mangled, and no
 // problem text ever quotes the value.
 
@@ -62,36 +63,4 @@ export function concealedForms(presentation: Presentation, value: string): strin
   const forms = [value, presented.header.value];
   if (presentation.kind === 'basic') forms.push(presented.header.value.slice('Basic '.length));
   return [...new Set(forms)];
-}
-
-/**
- * Headers the edge deletes from the box's request before it adds its own:
- * whatever the box sent under the presented name (the sentinel, or a forged
- * second value), every other `authorization` when it presents one, and the
- * proxy's own credentials, which an upstream never needs.
- */
-function headersToStrip(presentation: Presentation): string[] {
-  const name = presentation.kind === 'header' ? presentation.name.toLowerCase() : 'authorization';
-  return [...new Set([name, 'proxy-authorization'])].sort();
-}
-
-/**
- * A request's header list with the credential applied: stripped names gone
- * (in any case), the presented header appended once. Raw pairs, as Node's
- * `rawHeaders` holds them, so every other header keeps its order and case.
- */
-export function applyPresentation(
-  rawHeaders: readonly string[],
-  presentation: Presentation,
-  header: PresentedHeader,
-): string[] {
-  const strip = new Set(headersToStrip(presentation));
-  const out: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i] as string;
-    if (strip.has(name.toLowerCase())) continue;
-    out.push(name, rawHeaders[i + 1] as string);
-  }
-  out.push(header.name, header.value);
-  return out;
 }
