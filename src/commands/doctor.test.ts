@@ -17,8 +17,9 @@ import type { Io } from '../io.js';
 import { EngineError, EXIT } from '../errors.js';
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { projectIdFor } from '../project/identity.js';
+import { createIdentity, sealInjected } from '../credentials/seal.js';
 import { recordProjectPath } from '../project/store.js';
-import { storeTag } from '../project/store-layout.js';
+import { projectStorePaths, storeTag } from '../project/store-layout.js';
 import { doctorCommand, projectState } from './doctor.js';
 
 let root: string;
@@ -393,5 +394,54 @@ describe('byre doctor: its engine, disk and base image rows on the fake engine',
     expect(c['base.image']).toMatchObject({ verdict });
     expect(c['base.image']?.found).toMatch(found);
     expect(c['disk.docker']).toMatchObject({ verdict: 'ok' });
+    // No injection, no edge image to build: no row for its base.
+    expect(c['edge.base']).toBeUndefined();
   });
+
+  it.each<[string, (e: FakeEngine) => void, string, RegExp]>([
+    [
+      'on this engine',
+      (e) => e.images.set('debian:bookworm-slim', { id: 'sha256:s', labels: {} }),
+      'ok',
+      /^debian:bookworm-slim is present on docker$/,
+    ],
+    [
+      'in its registry',
+      (e) => e.registry.add('debian:bookworm-slim'),
+      'ok',
+      /the first develop that injects pulls it/,
+    ],
+    [
+      'nowhere',
+      () => undefined,
+      'fail',
+      /^debian:bookworm-slim is not on docker and cannot be pulled/,
+    ],
+  ])(
+    "the edge image's base %s, for a config that injects (adr/0077)",
+    async (_, plant, verdict, found) => {
+      const { table } = await createIdentity('passphrase', 10);
+      const rules = [
+        {
+          hosts: [{ name: 'api.example.com', port: 443 }],
+          presentation: { kind: 'bearer' as const },
+        },
+      ];
+      const row = await sealInjected(table.recipient, 'API_KEY', rules, Buffer.from('sk-test'));
+      const config = projectStorePaths(home, projectIdFor(root)).config;
+      mkdirSync(path.dirname(config), { recursive: true });
+      writeFileSync(
+        config,
+        `[env_from_host]\nAPI_KEY = "${row}"\n\n[[inject.API_KEY]]\nhosts = ["api.example.com"]\nbearer = true\n\n[credentials]\nrecipient = "${table.recipient}"\nidentity = "${table.identity}"\n`,
+      );
+      const engine = new FakeEngine({ path: path.join(bin, 'docker') });
+      engine.storage = { root, remote: false };
+      engine.images.set('debian:bookworm', { id: 'sha256:b', labels: {} });
+      plant(engine);
+      const c = await checks(engine);
+      expect(c['base.image']).toMatchObject({ verdict: 'ok' });
+      expect(c['edge.base']).toMatchObject({ verdict });
+      expect(c['edge.base']?.found).toMatch(found);
+    },
+  );
 });

@@ -32,6 +32,7 @@ import type {
 } from '../doctor/facts.js';
 import {
   baseFinding,
+  edgeBaseFinding,
   clipboardFinding,
   configFinding,
   diskFinding,
@@ -70,6 +71,7 @@ import { retargetWorktreeRecords } from '../project/identity-record.js';
 import { PATH_RECORD_MAX_BYTES } from '../project/store.js';
 import { besideFolder, projectStorePaths, storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, projectDeclinedRoots, userHome } from './load.js';
+import { EDGE_IMAGE_FROM } from '../gen/edge-image.js';
 
 export interface DoctorOptions {
   prune?: boolean;
@@ -302,13 +304,20 @@ function launchRecordsOnDisk(home: string): Record<string, string[]> {
 interface Loaded {
   choice: EngineChoice | null;
   base: string | null;
+  /** The config injects credentials at the edge: its image's base is checked too (adr/0077). */
+  injects: boolean;
   error: { message: string; fix: string | null } | null;
 }
 
 async function loadConfig(ctx: ProjectContext, home: string): Promise<Loaded> {
   try {
     const { config } = await loadBoxConfig(ctx, home);
-    return { choice: config.engine.value, base: config.base.value, error: null };
+    return {
+      choice: config.engine.value,
+      base: config.base.value,
+      injects: config.injections.length > 0,
+      error: null,
+    };
   } catch (error) {
     if (!(error instanceof ByreError)) throw error;
     const where =
@@ -318,6 +327,7 @@ async function loadConfig(ctx: ProjectContext, home: string): Promise<Loaded> {
     return {
       choice: null,
       base: null,
+      injects: false,
       error: { message: `${error.message}${where}`, fix: error.remedy ?? null },
     };
   }
@@ -344,7 +354,12 @@ async function diagnose(
     scanLabelledObjects(pool),
   ]);
   const recorded = readRecordedEngine(ctx.project, ctx.worktreeId);
-  const base = await baseFact(loaded.base, loaded.choice, engines, recorded, io.env, reach);
+  const ask = (ref: string | null) =>
+    baseFact(ref, loaded.choice, engines, recorded, io.env, reach);
+  const [base, edgeBase] = await Promise.all([
+    ask(loaded.base),
+    loaded.injects ? ask(EDGE_IMAGE_FROM) : null,
+  ]);
   const leftovers = classifyLeftovers(
     scans,
     storeTag(home),
@@ -362,6 +377,7 @@ async function diagnose(
       .filter((d) => engines.some((e) => e.name === d.engine && e.state === 'ok'))
       .map(diskFinding),
     baseFinding(base),
+    ...(edgeBase === null ? [] : [edgeBaseFinding(edgeBase)]),
     toolFinding(toolFact('git', declined, io.env)),
     toolFinding(toolFact('ssh', declined, io.env)),
     clipboardFinding(clipboard.map((t) => toolFact(t, declined, io.env))),

@@ -337,34 +337,69 @@ export function diskFinding(d: DiskFact): Finding {
   return line(id, subject, 'ok', found);
 }
 
-export function baseFinding(b: BaseFact): Finding {
+/** How an image a build starts FROM is named in its row, and what fixes one that cannot be had. */
+interface FromImageRow {
+  id: string;
+  subject: string;
+  /** Which develop pulls it when it is not here. */
+  firstUse: string;
+  /** The remedy when it is neither here nor pullable, for an engine. */
+  unpullableFix: (engine: string) => string;
+}
+
+/** One image a build starts FROM: here, pullable, neither, or not asked. */
+function fromImageFinding(b: BaseFact, row: FromImageRow): Finding {
   switch (b.state) {
     case 'local':
-      return line('base.image', 'base image', 'ok', `${b.ref} is present on ${b.engine}`);
+      return line(row.id, row.subject, 'ok', `${b.ref} is present on ${b.engine}`);
     case 'pullable':
       return line(
-        'base.image',
-        'base image',
+        row.id,
+        row.subject,
         'ok',
-        `${b.ref} is not on ${b.engine} yet; its registry has it (the first develop pulls it)`,
+        `${b.ref} is not on ${b.engine} yet; its registry has it (${row.firstUse} pulls it)`,
       );
     case 'unpullable':
       return line(
-        'base.image',
-        'base image',
+        row.id,
+        row.subject,
         'fail',
         `${b.ref} is not on ${b.engine} and cannot be pulled: ${b.why}`,
-        `pull it where its registry is reachable, correct the name, or set base = "<an image ${b.engine} already has>" (\`${b.engine} images\` lists them)`,
+        row.unpullableFix(b.engine),
       );
     case 'unknown':
       return line(
-        'base.image',
-        'base image',
+        row.id,
+        row.subject,
         'warn',
-        `${b.ref ?? 'the base image'}: not checked (${b.why})`,
+        `${b.ref ?? `the ${row.subject}`}: not checked (${b.why})`,
         'fix the lines above, then run byre doctor again',
       );
   }
+}
+
+export function baseFinding(b: BaseFact): Finding {
+  return fromImageFinding(b, {
+    id: 'base.image',
+    subject: 'base image',
+    firstUse: 'the first develop',
+    unpullableFix: (engine) =>
+      `pull it where its registry is reachable, correct the name, or set base = "<an image ${engine} already has>" (\`${engine} images\` lists them)`,
+  });
+}
+
+/**
+ * The base byre's edge image is built from, for a config that injects
+ * credentials: no config key names it, so only making it available fixes it.
+ */
+export function edgeBaseFinding(b: BaseFact): Finding {
+  return fromImageFinding(b, {
+    id: 'edge.base',
+    subject: 'edge image base',
+    firstUse: 'the first develop that injects',
+    unpullableFix: (engine) =>
+      `pull it where its registry is reachable, or \`${engine} load\` it from a saved copy: byre builds the image that holds injected credentials from it alone`,
+  });
 }
 
 const GROUP_OTHER_WRITE = 0o022;
