@@ -91,7 +91,7 @@ export async function ensureEdgeImage(
         labels,
         labelsInDockerfile: true,
       },
-      progress === undefined ? {} : { onOutput: (chunk) => progress.onOutput(chunk) },
+      { onOutput: (chunk) => progress?.onOutput(chunk) },
     );
     progress?.succeeded();
   } catch (error) {

@@ -147,8 +147,6 @@ async function credentialConfig(edgePort: number): Promise<string> {
   );
   return [
     'agent = "testagent"',
-    // The box's client for the injected name: the edge brings no node into the box (adr/0077).
-    'apt = ["nodejs"]',
     // A config line shapes the box's image; it never reaches the edge's.
     `dockerfile_post = ["RUN touch ${CONFIG_MARK}"]`,
     '',
@@ -173,6 +171,35 @@ function lines(text: string): string[] {
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '');
+}
+
+/**
+ * A bash script that GETs `url` from inside the box and prints the raw
+ * response: https through `openssl s_client`, which verifies the server's
+ * name and chain against the box's system store (the edge layer puts the
+ * project CA there, and its `ca-certificates` brings openssl), plain http
+ * through bash's /dev/tcp. The box has no other client: the edge brings no
+ * node into it (adr/0077), and installing one would cost each of this
+ * file's image builds an apt-get.
+ */
+function boxGetScript(url: string, bearer: string | null): string {
+  const u = new URL(url);
+  const https = u.protocol === 'https:';
+  const port = u.port === '' ? (https ? '443' : '80') : u.port;
+  const auth = bearer === null ? '' : `Authorization: Bearer ${bearer}\r\n`;
+  const request = `GET ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\n${auth}Connection: close\r\n\r\n`;
+  const send = `printf '%s' '${request}'`;
+  return https
+    ? `${send} | openssl s_client -quiet -verify_return_error -verify_hostname ${u.hostname} -servername ${u.hostname} -connect ${u.hostname}:${port} 2>/dev/null || echo "s_client exited $?"`
+    : `exec 3<>/dev/tcp/${u.hostname}/${port} && ${send} >&3 && cat <&3`;
+}
+
+/** A raw HTTP/1.1 response as `<status> <body>`, trimmed; `failed <what came>` when it is not one. */
+function statusAndBody(raw: string): string {
+  const status = /^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1];
+  if (status === undefined) return `failed ${raw.trim().slice(0, 300)}`;
+  const at = raw.indexOf('\r\n\r\n');
+  return `${status} ${at < 0 ? '' : raw.slice(at + 4).trim()}`;
 }
 
 /** Every engine object the project owns. */
@@ -404,16 +431,10 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     const environ = engineCli(project, ['exec', box, 'cat', '/proc/1/environ']).split('\0');
     expect(environ).toContain('EDGE_KEY=byre-edge-sentinel');
     const fetch = (url: string): string =>
-      engineCli(project, [
-        'exec',
-        box,
-        'node',
-        '-e',
-        `fetch(${JSON.stringify(url)}, { headers: { authorization: 'Bearer byre-edge-sentinel' } })` +
-          '.then(async (r) => console.log(r.status, (await r.text()).trim()))' +
-          '.catch((e) => console.log("failed", e.cause?.code ?? e.message))',
-      ]).trim();
-    // node trusts the project CA through NODE_EXTRA_CA_CERTS, baked by the edge layer.
+      statusAndBody(
+        engineCli(project, ['exec', box, 'bash', '-c', boxGetScript(url, 'byre-edge-sentinel')]),
+      );
+    // The system store trusts the project CA, which the edge layer put there.
     expect(fetch(`https://${INJECTED}:${fixture.port}/through-the-edge`)).toBe('200 ok');
     // The fixture's lines arrive once this process reads its pipe again.
     const seen = await waitFor(
@@ -560,17 +581,15 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
       });
       const before = fixture.requests().length;
       // Asynchronously: the wall's upstream is a DNS server in this process.
-      const fetched = (
+      const fetched = statusAndBody(
         await engineCliAsync(project, [
           'exec',
           id,
-          'node',
-          '-e',
-          `fetch(${JSON.stringify(`https://${INJECTED}:${fixture.port}/behind-the-wall`)})` +
-            '.then(async (r) => console.log(r.status, (await r.text()).trim()))' +
-            '.catch((e) => console.log("failed", e.cause?.code ?? e.message))',
-        ])
-      ).trim();
+          'bash',
+          '-c',
+          boxGetScript(`https://${INJECTED}:${fixture.port}/behind-the-wall`, null),
+        ]),
+      );
       if (fetched !== '200 ok') {
         throw new Error(`${fetched}\n${await wallDiagnosis(project, id, dns.seen)}`);
       }
