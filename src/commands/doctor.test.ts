@@ -262,14 +262,20 @@ describe('byre doctor --prune', () => {
       // The wiring rootless podman's boxes bound (adr/0075) and the edge's
       // certificates (adr/0070) go with its folder.
       const beside = (kind: string, id: string): string => path.join(home, kind, id);
-      for (const kind of ['wiring', 'edge', 'receipts']) {
+      // `edge/<id>.image`: the edge image's staged context (adr/0077).
+      const kinds = ['wiring', 'edge', 'receipts'];
+      for (const kind of kinds) {
         mkdirSync(beside(kind, gone), { recursive: true });
         mkdirSync(beside(kind, live), { recursive: true });
       }
+      mkdirSync(beside('edge', `${gone}.image`));
+      mkdirSync(beside('edge', `${live}.image`));
       await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(new FakeEngine()) });
       expect(existsSync(folder(gone))).toBe(false);
       expect(existsSync(folder(live))).toBe(true);
-      for (const kind of ['wiring', 'edge', 'receipts']) {
+      expect(existsSync(beside('edge', `${gone}.image`))).toBe(false);
+      expect(existsSync(beside('edge', `${live}.image`))).toBe(true);
+      for (const kind of kinds) {
         expect(existsSync(beside(kind, gone))).toBe(false);
         expect(existsSync(beside(kind, live))).toBe(true);
       }

@@ -131,24 +131,26 @@ describe('forget and reset differ', () => {
   });
 
   // The wiring rootless podman binds (adr/0075), the edge's certificates
-  // (adr/0070) and the delivery receipts live beside the project's folder,
-  // and go with it.
-  it.each(['wiring', 'edge', 'receipts'])(
-    'forget removes %s/<id> with the store; reset keeps it',
-    async (kind) => {
-      await launched('');
-      const mine = path.join(w.home, kind, w.id);
-      const other = path.join(w.home, kind, 'other-123456');
-      mkdirSync(path.join(mine, 'abc', 'wiring'), { recursive: true });
-      mkdirSync(other, { recursive: true });
-      await resetCommand(w.io, { force: true }, { pool: w.pool });
-      expect(existsSync(mine)).toBe(true);
-      await forgetCommand(w.io, { force: true }, { pool: w.pool });
-      expect(existsSync(mine)).toBe(false);
-      expect(existsSync(other)).toBe(true);
-      expect(w.io.err).toContain(`store ${mine}`);
-    },
-  );
+  // (adr/0070) and its image's staged context (adr/0077), and the delivery
+  // receipts live beside the project's folder, and go with it.
+  it.each([
+    ['wiring', ''],
+    ['edge', ''],
+    ['edge', '.image'],
+    ['receipts', ''],
+  ])('forget removes %s/<id>%s with the store; reset keeps it', async (kind, suffix) => {
+    await launched('');
+    const mine = path.join(w.home, kind, `${w.id}${suffix}`);
+    const other = path.join(w.home, kind, `other-123456${suffix}`);
+    mkdirSync(path.join(mine, 'abc', 'wiring'), { recursive: true });
+    mkdirSync(other, { recursive: true });
+    await resetCommand(w.io, { force: true }, { pool: w.pool });
+    expect(existsSync(mine)).toBe(true);
+    await forgetCommand(w.io, { force: true }, { pool: w.pool });
+    expect(existsSync(mine)).toBe(false);
+    expect(existsSync(other)).toBe(true);
+    expect(w.io.err).toContain(`store ${mine}`);
+  });
 
   it('forget of a project that never launched removes only what an engine holds, no store', async () => {
     const db = volume('db');

@@ -65,6 +65,7 @@ export async function rebuildCommand(
       engine: pinned.engine,
       tag: edgeTag,
       owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+      stagingDir: ctx.project.edgeImageContext,
       noCache: true,
       progress: edgeBuildProgress(io, ctx, options.verbose === true),
     });

@@ -429,7 +429,10 @@ async function retireOldId(
   oldInv: Inventory,
   unreached: readonly Unreached[],
   oldId: string,
-  oldPaths: Pick<ReturnType<typeof projectStorePaths>, 'dir' | 'boundWiring' | 'edge' | 'receipts'>,
+  oldPaths: Pick<
+    ReturnType<typeof projectStorePaths>,
+    'dir' | 'boundWiring' | 'edge' | 'edgeImageContext' | 'receipts'
+  >,
   stderr: Writer,
 ): Promise<void> {
   const oldDir = oldPaths.dir;

@@ -95,6 +95,11 @@ export interface ProjectStorePaths {
    */
   edge: string;
   /**
+   * Where the project's edge image's context is staged for a build and
+   * removed after it (adr/0077), beside the certificates for the same reason.
+   */
+  edgeImageContext: string;
+  /**
    * develop's delivery receipts (`<launch hash>.delivered`), which status
    * reads to say a box got its credentials: beside the folder, so a
    * `--self-edit` box cannot forge one.
@@ -111,9 +116,9 @@ export interface ProjectStorePaths {
  * reach: forget, doctor's prune and rehome remove them with the folder.
  */
 export function besideFolder(
-  paths: Pick<ProjectStorePaths, 'boundWiring' | 'edge' | 'receipts'>,
+  paths: Pick<ProjectStorePaths, 'boundWiring' | 'edge' | 'edgeImageContext' | 'receipts'>,
 ): string[] {
-  return [paths.boundWiring, paths.edge, paths.receipts];
+  return [paths.boundWiring, paths.edge, paths.edgeImageContext, paths.receipts];
 }
 
 /** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
@@ -134,6 +139,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     wiringContext: path.join(dir, 'wiring-context'),
     boundWiring: path.join(home, 'wiring', id),
     edge: path.join(home, 'edge', id),
+    edgeImageContext: path.join(home, 'edge', `${id}.image`),
     receipts: path.join(home, 'receipts', id),
     buildLog: path.join(dir, 'build.log'),
     edgeBuildLog: path.join(dir, 'edge-build.log'),

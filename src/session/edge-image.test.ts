@@ -3,11 +3,13 @@
 // always built under `rebuild`; its context staged privately and removed,
 // failure or not; a failed build is `edge.image`, naming the base.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { EDGE_CONTEXT_LABEL, edgeImageDigest } from '../gen/edge-image.js';
 import { ByreError, EngineError } from '../errors.js';
 import { buildProgress } from './build-progress.js';
@@ -16,17 +18,27 @@ import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
 const TAG = 'byre-p-1a2b3c-edge';
 const owner = { projectId: 'p-1a2b3c', storeTag: '0123456789abcdef' };
 
+let staging = '';
+useTempDir('edge-image', (tmp) => {
+  staging = path.join(tmp, 'store', 'edge', 'p-1a2b3c.image');
+});
+
 function request(engine: FakeEngine, noCache = false) {
-  return { engine, tag: TAG, owner, noCache };
+  return { engine, tag: TAG, owner, stagingDir: staging, noCache };
 }
 
 /** What each build was handed: its Dockerfile's text, and whether its context is gone after. */
-function recordBuilds(engine: FakeEngine): { dockerfiles: string[]; contexts: string[] } {
-  const seen = { dockerfiles: [] as string[], contexts: [] as string[] };
+function recordBuilds(engine: FakeEngine): {
+  dockerfiles: string[];
+  contexts: string[];
+  modes: number[];
+} {
+  const seen = { dockerfiles: [] as string[], contexts: [] as string[], modes: [] as number[] };
   const build = engine.build.bind(engine);
   engine.build = async (spec, io) => {
     seen.dockerfiles.push(readFileSync(spec.dockerfile ?? '', 'utf8'));
     seen.contexts.push(spec.contextDir);
+    seen.modes.push(statSync(spec.contextDir).mode & 0o777);
     return build(spec, io);
   };
   return seen;
@@ -45,7 +57,22 @@ describe('ensureEdgeImage', () => {
       [EDGE_CONTEXT_LABEL]: edgeImageDigest('podman'),
     });
     expect(seen.dockerfiles[0]).toMatch(/^FROM debian:bookworm-slim$/m);
-    expect(seen.contexts.every((dir) => !existsSync(dir))).toBe(true);
+    // Staged where it was told (the store's, which no box can bind), private, and gone after.
+    expect(seen.contexts).toEqual([staging]);
+    expect(seen.modes).toEqual([0o700]);
+    expect(existsSync(staging)).toBe(false);
+  });
+
+  it('clears what a build that never finished left where it stages, and never builds from it', async () => {
+    const engine = new FakeEngine({ name: 'docker' });
+    mkdirSync(staging, { recursive: true });
+    writeFileSync(path.join(staging, 'Dockerfile'), 'FROM evil\n');
+    writeFileSync(path.join(staging, 'planted'), 'x');
+    const seen = recordBuilds(engine);
+    await ensureEdgeImage(request(engine));
+    expect(seen.dockerfiles[0]).toMatch(/^FROM debian:bookworm-slim$/m);
+    expect(seen.dockerfiles[0]).not.toContain('evil');
+    expect(existsSync(staging)).toBe(false);
   });
 
   it('skips the build while the image carries this digest, and builds again when it carries another', async () => {

@@ -1,8 +1,10 @@
 // The ensure-the-edge-image step (adr/0077): the image the edge helper runs
 // on, built from byre's own context (src/gen/edge-image.ts) unless one under
 // the project's edge tag already carries that context's digest. Its context
-// is staged in a fresh private directory outside the store's project folder
-// (which a `--self-edit` box may write) and removed after the build.
+// is staged fresh in the store beside the project's edge certificates: no
+// box can bind the store (containment refuses it), and that place is outside
+// the project folder a `--self-edit` box may write; it is removed after the
+// build, and a crash's leftover at the next one.
 
 import path from 'node:path';
 
@@ -15,7 +17,10 @@ import {
   edgeImageDigest,
 } from '../gen/edge-image.js';
 import { LABEL } from '../gen/names.js';
-import { lazyPrivateTempDir, writeNewFileSync } from '../host/private-temp.js';
+import { ensurePrivateDir } from '../host/atomic-write.js';
+import { makeDirSync } from '../host/make-dirs.js';
+import { writeNewFileSync } from '../host/private-temp.js';
+import { removeTree } from '../host/remove.js';
 import type { BuildProgress } from './build-progress.js';
 
 type EdgeImageEngine = Pick<Engine, 'build' | 'imageId' | 'imageInfo' | 'facts'>;
@@ -26,6 +31,8 @@ interface EdgeImageRequest {
   tag: string;
   /** Whose image it is: the project and the store that built it (adr/0015). */
   owner: { projectId: string; storeTag: string };
+  /** Where its context is staged (made afresh, removed after): the store's, which no box reaches. */
+  stagingDir: string;
   /** `rebuild`: built afresh, without the engine's layer cache. */
   noCache: boolean;
   /** Started only when the engine builds; absent, the engine's output is dropped. */
@@ -75,10 +82,13 @@ export async function ensureEdgeImage(
     [LABEL.store]: req.owner.storeTag,
     [EDGE_CONTEXT_LABEL]: edgeImageDigest(engine),
   };
-  const staging = lazyPrivateTempDir('byre-edge-image-');
+  const dir = req.stagingDir;
   const progress = req.progress?.();
   try {
-    const dir = await staging.dir();
+    // A leftover of a build that never finished goes; nothing else is ever here.
+    await removeTree(dir);
+    await ensurePrivateDir(path.dirname(dir));
+    makeDirSync(dir, 0o700);
     for (const f of edgeImageContext(labels)) writeNewFileSync(path.join(dir, f.name), f.text);
     await req.engine.build(
       {
@@ -98,7 +108,7 @@ export async function ensureEdgeImage(
     progress?.failed({ printLog: error instanceof EngineError });
     throw error instanceof EngineError ? edgeImageFailed(engine, error) : error;
   } finally {
-    await staging.remove();
+    await removeTree(dir);
   }
   return req.engine.imageId(req.tag);
 }

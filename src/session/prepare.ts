@@ -156,6 +156,7 @@ export async function prepareSession(
             engine,
             tag: edgeTag,
             owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+            stagingDir: ctx.project.edgeImageContext,
             noCache: false,
             progress: edgeBuildProgress(io, ctx, s.verbose),
           },

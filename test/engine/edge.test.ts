@@ -198,6 +198,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
         },
         tag: edgeTag,
         owner: { projectId: prefix, storeTag: run },
+        stagingDir: path.join(dir, 'edge-image'),
         noCache: false,
       });
       writeFileSync(
