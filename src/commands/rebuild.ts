@@ -1,7 +1,8 @@
 // `byre rebuild`: regenerate the build context and build the image (and, for
-// a config that injects, the edge's image) with the cache disabled: the deliberate-staleness valve, the one way to refresh what
-// the engine's layer cache kept (adr/0003). Under the setup
-// lock, from the config read under it; never touches volumes or enrols.
+// a config that injects, the edge's image) with the cache disabled: the
+// deliberate-staleness valve, the one way to refresh what the engine's layer
+// cache kept (adr/0003). Under the setup lock, from the config read under
+// it; never touches volumes or enrols.
 
 import { pathExists } from '../host/path-view.js';
 import type { Io } from '../io.js';
@@ -12,10 +13,8 @@ import { escapeTerminal } from '../output/escape.js';
 import { printNotes, printWarnings, say } from '../output/notes.js';
 import { checkProjectPath, resolveProjectContext } from '../project/context.js';
 import { wiringDeliveryNow } from '../session/bound-wiring.js';
-import { edgeBuildProgress, ensureProjectImage, projectImage } from '../session/image.js';
-import { ensureEdgeImage } from '../session/edge-image.js';
+import { ensureProjectEdgeImage, ensureProjectImage, projectImage } from '../session/image.js';
 import { edgeImageTag } from '../gen/names.js';
-import { storeTag } from '../project/store-layout.js';
 import { loadBoxConfig, planBox, userHome } from './load.js';
 import { projectEdgeCa } from '../session/edge.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -60,16 +59,9 @@ export async function rebuildCommand(
     });
     if (edgeCa === undefined) return [image.tag];
     // The edge's own image too (adr/0077): the cache valve refreshes its node.
-    const edgeTag = edgeImageTag(ctx.projectId);
-    await ensureEdgeImage({
-      engine: pinned.engine,
-      tag: edgeTag,
-      owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
-      stagingDir: ctx.project.edgeImageContext,
-      noCache: true,
-      progress: edgeBuildProgress(io, ctx, options.verbose === true),
-    });
-    return [image.tag, edgeTag];
+    const verbose = options.verbose === true;
+    await ensureProjectEdgeImage(pinned.engine, io, ctx, { noCache: true, verbose });
+    return [image.tag, edgeImageTag(ctx.projectId)];
   });
   say(
     io.stderr,

@@ -1,11 +1,12 @@
 // The edge-only helper (adr/0070): a container on byre's own edge image
 // (adr/0077), never the box's, that shares only the box's network namespace
-// and runs the edge process under that image's node, created while the box starts (`create -i`) and started
-// attached once it runs (`start --attach --interactive`), fed the routes,
-// credentials and leaves on its stdin, which is then closed. Values travel on that pipe only: never in
-// argv, env, a file or anything `inspect` shows. It must be ready (its
-// `byre-edge 1 ready` line) before the box's gate opens; if it is not, the
-// launch fails closed: the helper and the box are removed.
+// and runs the edge process under that image's node, created while the box
+// starts (`create -i`) and started attached once it runs (`start --attach
+// --interactive`), fed the routes, credentials and leaves on its stdin,
+// which is then closed. Values travel on that pipe only: never in argv, env,
+// a file or anything `inspect` shows. It must be ready (its `byre-edge 1
+// ready` line) before the box's gate opens; if it is not, the launch fails
+// closed: the helper and the box are removed.
 
 import { createHash } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';

@@ -39,13 +39,6 @@ interface EdgeImageRequest {
   progress?: () => BuildProgress;
 }
 
-/** The image under the edge tag when it was built from this byre's context for this engine. */
-function currentId(info: ImageInfo | null, engine: string): string | null {
-  return info !== null && info.labels[EDGE_CONTEXT_LABEL] === edgeImageDigest(engine)
-    ? info.id
-    : null;
-}
-
 /** Ask for the image under the edge tag; null when there is none (or the engine would not say). */
 export function lookUpEdgeImage(engine: EdgeImageEngine, tag: string): Promise<ImageInfo | null> {
   return engine.imageInfo(tag).catch(() => null);
@@ -73,14 +66,16 @@ export async function ensureEdgeImage(
   known?: Promise<ImageInfo | null>,
 ): Promise<string> {
   const engine = req.engine.facts.name;
+  const digest = edgeImageDigest(engine);
   if (!req.noCache) {
-    const id = currentId(await (known ?? lookUpEdgeImage(req.engine, req.tag)), engine);
-    if (id !== null) return id;
+    // Built from this byre's context for this engine: the digest says so.
+    const info = await (known ?? lookUpEdgeImage(req.engine, req.tag));
+    if (info !== null && info.labels[EDGE_CONTEXT_LABEL] === digest) return info.id;
   }
   const labels = {
     [LABEL.project]: req.owner.projectId,
     [LABEL.store]: req.owner.storeTag,
-    [EDGE_CONTEXT_LABEL]: edgeImageDigest(engine),
+    [EDGE_CONTEXT_LABEL]: digest,
   };
   const dir = req.stagingDir;
   const progress = req.progress?.();

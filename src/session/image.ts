@@ -4,12 +4,13 @@
 // record names it.
 
 import type { Io } from '../io.js';
-import { buildProgressFor, type BuildProgress } from './build-progress.js';
+import { buildProgressFor } from './build-progress.js';
+import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
 import { ensureImage, type ImageOutcome } from './image-build.js';
 import type { WiringDelivery } from './bound-wiring.js';
 import type { EffectiveConfig } from '../config/types.js';
-import type { Engine } from '../engine/engine.js';
-import { bakedIds, imageTag } from '../gen/names.js';
+import type { Engine, ImageInfo } from '../engine/engine.js';
+import { bakedIds, edgeImageTag, imageTag } from '../gen/names.js';
 import type { BuildPlan } from '../gen/plan.js';
 import type { ProjectContext } from '../project/context.js';
 import { storeTag } from '../project/store-layout.js';
@@ -74,13 +75,37 @@ export async function ensureProjectImage(
   });
 }
 
-/** The edge image's build progress: its own line and its own log beside the box image's. */
-export function edgeBuildProgress(
+/** The project's edge image (adr/0077) under its tag, asked beside the box image's checks. */
+export function lookUpProjectEdgeImage(
+  engine: Engine,
+  ctx: Pick<ProjectContext, 'projectId'>,
+): Promise<ImageInfo | null> {
+  return lookUpEdgeImage(engine, edgeImageTag(ctx.projectId));
+}
+
+/**
+ * The project's edge image's id, built when it must be (always under
+ * `rebuild`'s noCache), with its own progress line and log beside the box
+ * image's; `known` is what lookUpProjectEdgeImage already asked.
+ */
+export function ensureProjectEdgeImage(
+  engine: Engine,
   io: Io,
-  ctx: Pick<ProjectContext, 'project'>,
-  verbose: boolean,
-): () => BuildProgress {
-  return buildProgressFor(io, ctx.project.edgeBuildLog, verbose, 'the edge image');
+  ctx: Pick<ProjectContext, 'project' | 'projectId' | 'store'>,
+  options: { noCache: boolean; verbose: boolean },
+  known?: Promise<ImageInfo | null>,
+): Promise<string> {
+  return ensureEdgeImage(
+    {
+      engine,
+      tag: edgeImageTag(ctx.projectId),
+      owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
+      stagingDir: ctx.project.edgeImageContext,
+      noCache: options.noCache,
+      progress: buildProgressFor(io, ctx.project.edgeBuildLog, options.verbose, 'the edge image'),
+    },
+    known,
+  );
 }
 
 /** The image as the launch record names it; an id that cannot be asked is recorded as such. */

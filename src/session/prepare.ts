@@ -12,7 +12,7 @@ import { launchedTreesOf } from '../containment/writable-trees.js';
 import type { CredentialDelivery } from '../credentials/box-delivery.js';
 import { VERSION } from '../embedded.js';
 import { launchRecordFor } from '../gen/launch-plan.js';
-import { containerName, edgeImageTag } from '../gen/names.js';
+import { containerName } from '../gen/names.js';
 import { postureFacts, type PostureFacts } from '../gen/posture.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { launchRunParams } from '../gen/run-params.js';
@@ -25,8 +25,13 @@ import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
 import { credentialDelivery, type EdgeStart } from './credentials.js';
-import { edgeBuildProgress, ensureProjectImage, imageDigest, projectImage } from './image.js';
-import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
+import {
+  ensureProjectEdgeImage,
+  ensureProjectImage,
+  imageDigest,
+  lookUpProjectEdgeImage,
+  projectImage,
+} from './image.js';
 import { portBanner, sessionPorts } from './ports.js';
 import { writeLaunchRecordOrRefuse } from './record.js';
 import { sealRunParams, sessionRunParams } from './run-params.js';
@@ -140,8 +145,7 @@ export async function prepareSession(
   const delivery = wiringDelivery(engine.facts, inputs.elsewhere);
   // The edge image is asked about beside the box image's checks; built
   // after the box image (when it must be), so two builds never share the line.
-  const edgeTag = edgeImageTag(ctx.projectId);
-  const edgeKnown = inputs.edge === null ? null : lookUpEdgeImage(engine, edgeTag);
+  const edgeKnown = inputs.edge === null ? null : lookUpProjectEdgeImage(engine, ctx);
   const built = await ensureProjectImage(engine, ctx, inputs, image, {
     noCache: false,
     progress,
@@ -151,15 +155,11 @@ export async function prepareSession(
   const edgeImage =
     edgeKnown === null
       ? null
-      : await ensureEdgeImage(
-          {
-            engine,
-            tag: edgeTag,
-            owner: { projectId: ctx.projectId, storeTag: storeTag(ctx.store.home) },
-            stagingDir: ctx.project.edgeImageContext,
-            noCache: false,
-            progress: edgeBuildProgress(io, ctx, s.verbose),
-          },
+      : await ensureProjectEdgeImage(
+          engine,
+          io,
+          ctx,
+          { noCache: false, verbose: s.verbose },
           edgeKnown,
         );
   const wiring =

@@ -34,7 +34,7 @@ import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
-import { edgeHelperName, endEdge, startEdge } from '../../src/network/edge.js';
+import { edgeHelperName, endEdge, startEdge, type EdgePlan } from '../../src/network/edge.js';
 import { ensureEdgeImage } from '../../src/session/edge-image.js';
 import { fakeConfig } from '../support/config.js';
 import { fixtureCerts } from '../support/edge-fixture.mjs';
@@ -147,6 +147,16 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     if (!encoded.ok) throw new Error(encoded.problem);
     return encoded.text;
   };
+  /** The edge's plan for `box`, as develop makes it: byre's edge image, one port, this run's input. */
+  const edgePlan = (box: string, over: Partial<EdgePlan> = {}): EdgePlan => ({
+    box,
+    project: prefix,
+    image: edgeImage,
+    ports: [443],
+    input: edgeInput(),
+    joinUserns: rootless,
+    ...over,
+  });
   const inBox = async (box: string, script: string, user = '1000:1000') =>
     raw(['exec', '-u', user, box, 'sh', '-c', script]);
 
@@ -265,16 +275,8 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const boxId = await startBox(box);
     const edge = await startEdge(
       engine,
-      {
-        box,
-        project: prefix,
-        image: edgeImage,
-        ports: [443],
-        input: edgeInput(),
-        joinUserns: rootless,
-        // docker: the network's DNS finds the fixture, as a real host's would be.
-        ...(name === 'docker' ? {} : { upstreamAddress: fixtureIp }),
-      },
+      // docker: the network's DNS finds the fixture, as a real host's would be.
+      edgePlan(box, name === 'docker' ? {} : { upstreamAddress: fixtureIp }),
       boxId,
     );
     // curl trusts the CA through the system store, node through NODE_EXTRA_CA_CERTS.
@@ -376,18 +378,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
   it("ends on its own once its box's network is gone (a byre killed before it removed the helper)", async () => {
     const box = `${prefix}-gone`;
     const boxId = await startBox(box);
-    const edge = await startEdge(
-      engine,
-      {
-        box,
-        project: prefix,
-        image: edgeImage,
-        ports: [443],
-        input: edgeInput(),
-        joinUserns: rootless,
-      },
-      boxId,
-    );
+    const edge = await startEdge(engine, edgePlan(box), boxId);
     // The box stops: the engine takes its network down, and the edge sees only lo.
     await raw(['stop', '-t', '0', box]);
     const ended = await Promise.race([
@@ -404,18 +395,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const box = `${prefix}-unready`;
     const boxId = await startBox(box);
     await expect(
-      startEdge(
-        engine,
-        {
-          box,
-          project: prefix,
-          image: edgeImage,
-          ports: [443],
-          input: '{"byre-edge":1,"route":"not a route"}\n',
-          joinUserns: rootless,
-        },
-        boxId,
-      ),
+      startEdge(engine, edgePlan(box, { input: '{"byre-edge":1,"route":"not a route"}\n' }), boxId),
     ).rejects.toMatchObject({ rule: 'edge.not-ready' });
     expect((await raw(['inspect', box])).exitCode).not.toBe(0);
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
