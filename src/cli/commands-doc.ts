@@ -7,10 +7,10 @@ import type { Command } from 'commander';
 import { COMMAND_EXITS, COMMON_EXITS, type ExitDoc } from './exit-codes.js';
 
 export const COMMANDS_DOC_PATH = 'docs/COMMANDS.md';
-export const REGENERATE = 'npm run docs';
+const REGENERATE = 'npm run docs';
 
 /** Every command below the root, depth first in registration order, with its path (`skill list`). */
-export function commandPaths(program: Command): { path: string; command: Command }[] {
+function commandPaths(program: Command): { path: string; command: Command }[] {
   const out: { path: string; command: Command }[] = [];
   const walk = (c: Command, prefix: string): void => {
     for (const sub of c.commands) {

@@ -18,7 +18,7 @@ import {
 import { describeShape, type ValueShape } from './shape.js';
 
 export const CONFIG_DOC_PATH = 'docs/CONFIG.md';
-export const CONFIG_DOC_REGENERATE = 'npm run docs:config';
+const CONFIG_DOC_REGENERATE = 'npm run docs:config';
 
 const FILE_OF: Readonly<Record<LayerFileKind, string>> = {
   default: 'default.config',

@@ -2,13 +2,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { CONFIG_DOC_PATH, CONFIG_DOC_REGENERATE, renderConfigDoc } from './config-doc.js';
+import { CONFIG_DOC_PATH, renderConfigDoc } from './config-doc.js';
 import { configKey, configKeys, FILE_RULES, type FieldDoc } from './keys.js';
 import { parseLayer } from './parse.js';
 import { LAYER_SHAPE } from './schema.js';
 import type { ValueShape } from './shape.js';
 
 const CONFIG_KEYS = configKeys();
+
+/** The command the rendered page itself says regenerates it. */
+const CONFIG_DOC_REGENERATE = /by `([^`]+)`/.exec(renderConfigDoc())?.[1];
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
