@@ -7,7 +7,7 @@ import { DEFAULT_BASE, type LayerRef } from './types.js';
 
 export const CORE_REF: LayerRef = { kind: 'core', name: 'core', path: null };
 
-export const CORE_LAYER: RawLayer = {
+const CORE_LAYER: RawLayer = {
   engine: 'auto',
   base: DEFAULT_BASE,
   env_from_host: {

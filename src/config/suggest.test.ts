@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { editDistance, nearestName } from './suggest.js';
+import { nearestName } from './suggest.js';
 
 const KEYS = [
   'engine',
@@ -41,15 +41,31 @@ describe('nearestName', () => {
   });
 });
 
-describe('editDistance', () => {
+describe('nearestName: the edit distance behind it', () => {
+  // A word's tolerance (one edit up to 4 letters, two up to 8, three beyond)
+  // and the nearer-wins rule are what make a distance visible from here.
   it.each([
-    ['', '', 0],
-    ['a', '', 1],
-    ['abc', 'abc', 0],
-    ['abc', 'acb', 1],
-    ['kitten', 'sitting', 3],
-  ])('%s / %s = %d', (a, b, d) => {
-    expect(editDistance(a, b)).toBe(d);
-    expect(editDistance(b, a)).toBe(d);
+    ['acb', 'abc', 'an adjacent swap is one edit'],
+    ['pt', 'apt', 'an insertion at the front is one edit'],
+    ['ap', 'apt', 'an insertion at the end is one edit'],
+    ['xpt', 'apt', 'a substitution is one edit'],
+    ['kitten_env', 'sitting_env', 'kitten / sitting is three edits'],
+    ['sitting_env', 'kitten_env', 'and the same the other way'],
+  ])('%s -> %s: %s', (word, name) => {
+    expect(nearestName(word, [name])).toBe(name);
+  });
+
+  it.each([
+    ['kitten', 'sitting', 'kitten / sitting is more than two edits'],
+    ['sitting', 'kitten', 'and the same the other way'],
+    ['bca', 'abc', 'a rotation is two edits, not one swap'],
+    ['zzpt', 'apt', 'two leading letters are two edits'],
+  ])('%s is not near %s: %s', (word, name) => {
+    expect(nearestName(word, [name])).toBeNull();
+  });
+
+  it('the nearer candidate wins wherever it stands', () => {
+    expect(nearestName('abcdefghij', ['abcdefgxyz', 'abcdefghiz'])).toBe('abcdefghiz');
+    expect(nearestName('abcdefghij', ['abcdefxyij', 'abcdefghji'])).toBe('abcdefghji');
   });
 });

@@ -7,7 +7,7 @@ function fold(word: string): string {
 }
 
 /** Edit distance counting an adjacent swap as one edit (optimal string alignment). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[][] = Array.from({ length: rows }, (_, i) =>

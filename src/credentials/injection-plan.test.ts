@@ -1,20 +1,23 @@
 // The launch plan for injected credentials (adr/0070): routes, sentinels,
 // host entries, ports and trust variables, and the ejection's words.
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import type { Injection } from '../config/inject.js';
 import type { LayerRef } from '../config/types.js';
 import { EDGE_CA_PATH } from '../gen/box-layout.js';
-import {
-  EDGE_ADDRESS,
-  ejectedInjectionLines,
-  INJECTION_SENTINEL,
-  planInjection,
-} from './injection-plan.js';
+import { ejectedInjectionLines, INJECTION_SENTINEL, planInjection } from './injection-plan.js';
 
 /** Debian's system bundle, which update-ca-certificates rewrites. */
 const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+/**
+ * Where the edge listens when byre passes no `--address`, read from its
+ * script: the box's host entries must send injected names there.
+ */
+const EDGE_ADDRESS = /address: '([^']+)'/.exec(
+  readFileSync(new URL('../gen/chassis/byre-edge.mjs', import.meta.url), 'utf8'),
+)?.[1];
 const from: LayerRef = { kind: 'project', name: 'project', path: '/p' };
 
 const claude: Injection = {
@@ -66,6 +69,9 @@ describe('planInjection', () => {
       GITHUB_TOKEN: INJECTION_SENTINEL,
       ANTHROPIC_API_KEY: INJECTION_SENTINEL,
     });
+    // A loopback address of its own, clear of whatever the box serves on 127.0.0.1.
+    expect(EDGE_ADDRESS).toMatch(/^127\.\d+\.\d+\.\d+$/);
+    expect(EDGE_ADDRESS).not.toBe('127.0.0.1');
     expect(plan.hostEntries).toEqual([
       `api.anthropic.com:${EDGE_ADDRESS}`,
       `api.github.com:${EDGE_ADDRESS}`,

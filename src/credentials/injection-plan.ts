@@ -23,7 +23,7 @@ export const INJECTION_SENTINEL = 'byre-edge-sentinel';
  * edge, which shares only the box's network namespace, listens there. A
  * dedicated address keeps clear of whatever the box serves on 127.0.0.1.
  */
-export const EDGE_ADDRESS = '127.31.0.1';
+const EDGE_ADDRESS = '127.31.0.1';
 
 /** The edge also listens here on :80, only to refuse plain HTTP visibly. */
 export const EDGE_PLAIN_HTTP_PORT = 80;
