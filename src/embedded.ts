@@ -3,7 +3,7 @@
 
 import { COMMIT, EMBEDDED, VERSION } from './generated/embedded.js';
 
-export { COMMIT, VERSION };
+export { VERSION };
 
 /** What `byre version` prints: the version, the commit it was built from, and this platform. */
 export function versionLine(): string {

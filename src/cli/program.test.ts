@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT, UsageError } from '../errors.js';
-import { COMMIT, VERSION } from '../embedded.js';
+import { VERSION } from '../embedded.js';
+import { COMMIT } from '../generated/embedded.js';
 import { completionScript } from './completion.js';
 import { buildProgram, runCli } from './program.js';
 import { describeTree } from './tree.js';
