@@ -76,7 +76,7 @@ interface ExitReport {
 }
 
 /** The most change lines the notice prints; the rest are counted. */
-export const REPORT_LINE_LIMIT = 30;
+const REPORT_LINE_LIMIT = 30;
 const VALUE_SHOWN = 100;
 
 function shown(entry: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileState } from './report.js';
-import { DIFF_LINE_LIMIT, selfEditReportLines, type StoreSnapshot } from './store-report.js';
+import { selfEditReportLines, type StoreSnapshot } from './store-report.js';
 
 const file = (digest: string): FileState => ({ kind: 'file', digest });
 const store = (over: Partial<StoreSnapshot> = {}): StoreSnapshot => ({
@@ -62,13 +62,25 @@ describe('selfEditReportLines', () => {
     ]);
   });
 
-  it(`bounds the diff at ${DIFF_LINE_LIMIT} lines`, () => {
-    const big = Array.from({ length: 400 }, (_, i) => `# ${i}`).join('\n');
-    const lines = selfEditReportLines(
-      store(),
-      store({ config: `${big}\n`, files: { 'byre.config': file('x'), path: file('p') } }),
-    );
-    expect(lines.at(-1)).toMatch(/^ {2}… and \d+ more diff lines$/);
-    expect(lines.length).toBeLessThanOrEqual(DIFF_LINE_LIMIT + 2);
+  it('bounds the diff, counting the lines it leaves out', () => {
+    /** The report for a config rewritten as `n` comment lines. */
+    const reportFor = (n: number): string[] => {
+      const big = Array.from({ length: n }, (_, i) => `# ${i}`).join('\n');
+      return selfEditReportLines(
+        store(),
+        store({ config: `${big}\n`, files: { 'byre.config': file('x'), path: file('p') } }),
+      );
+    };
+    const rest = (lines: string[]): number =>
+      Number(/^ {2}… and (\d+) more diff lines$/.exec(lines.at(-1) ?? '')?.[1]);
+    const few = reportFor(400);
+    const many = reportFor(500);
+    expect(few.length).toBeLessThan(400);
+    // The same lines printed (the hunk header aside, which counts them all), the rest counted.
+    expect(many).toHaveLength(few.length);
+    expect(many.slice(3, -1)).toEqual(few.slice(3, -1));
+    // Shown and counted, the diff is whole: its hunk header, the old line and every new one.
+    expect(few.length - 2 + rest(few)).toBe(1 + 1 + 400);
+    expect(rest(many) - rest(few)).toBe(100);
   });
 });

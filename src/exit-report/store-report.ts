@@ -27,7 +27,7 @@ export interface StoreSnapshot {
 }
 
 /** The most diff lines printed; the rest are counted. */
-export const DIFF_LINE_LIMIT = 200;
+const DIFF_LINE_LIMIT = 200;
 
 function configDiff(before: string | null, after: string | null): string[] {
   if (before === after || before === null || after === null) return [];

@@ -23,7 +23,7 @@ import { listEntries, lstatEntry, maySearch, readLink, type Stats } from '../hos
 import type { FileState } from './report.js';
 
 /** Links followed in one resolution at most (Linux's own limit). */
-export const LINK_LIMIT = 40;
+const LINK_LIMIT = 40;
 /** Files larger than this are compared by size and time, not content. */
 export const FILE_HASH_CAP = 1024 * 1024;
 
