@@ -61,9 +61,7 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  * TEST_ONLY_EXPORTS with its own reason (TODO.md counts them).
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
-  'src/gen/bind-proof.ts': ['BIND_PROOF_SH'],
   'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/gen/worktree-helper.ts': ['ADD_SCRIPT', 'REMOVE_SCRIPT'],
   'src/host/canonical.ts': ['trimTrailingSlashes'],
   'src/host/runtime-dir.ts': ['runtimeDirFor', 'privateDirAt'],
   'src/launch/trees-record.ts': ['TREES_RECORD_MAX_ENTRIES', 'renderTreesRecord', 'boundTrees'],

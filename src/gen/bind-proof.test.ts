@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import {
   BIND_PROOF_EXIT,
-  BIND_PROOF_SH,
   bindProofEnvArgs,
   bindProofValue,
   provenScript,
@@ -17,6 +16,9 @@ import {
 } from './bind-proof.js';
 
 const tmp = useTempDir('bind-proof');
+
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 
 function proven(target: string): ProvenBind {
   const st = statSync(target, { bigint: true });
@@ -76,6 +78,7 @@ describe('bindProofValue', () => {
 
   it('puts the check in front of a helper script only with a proof', () => {
     expect(provenScript('cp -a /src/. /dest/', null)).toBe('cp -a /src/. /dest/');
+    expect(BIND_PROOF_SH).toMatch(/^# --- bind proof \(adr\/0045\)/);
     expect(provenScript('cp -a /src/. /dest/', [])).toBe(`${BIND_PROOF_SH}cp -a /src/. /dest/`);
   });
 });

@@ -58,7 +58,7 @@ export function bindProofEnvArgs(binds: readonly ProvenBind[] | null): string[] 
  * BIND_PROOF_EXIT, naming each bind that differs. No list, no check (an
  * ejected box, a remote engine).
  */
-export const BIND_PROOF_SH = `# --- bind proof (adr/0045) ---------------------------------------------------
+const BIND_PROOF_SH = `# --- bind proof (adr/0045) ---------------------------------------------------
 # byre pinned each bind's host source (the device and inode of the object its
 # checks judged) and lists them in BYRE_BIND_PROOF; the engine resolved the
 # sources again at start. Any other object here means a path was swapped in

@@ -19,8 +19,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import { resolveHostTool } from '../engine/host-tools.js';
-import { BIND_PROOF_EXIT, BIND_PROOF_SH, bindProofValue } from './bind-proof.js';
+import { BIND_PROOF_EXIT, bindProofValue, provenScript } from './bind-proof.js';
 
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 const LAUNCHER = fileURLToPath(new URL('./chassis/byre-launch.sh', import.meta.url));
 const PROFILE = fileURLToPath(new URL('./chassis/byre-profile-env.sh', import.meta.url));
 const sleepTool = resolveHostTool('sleep', { declinedRoots: [], env: process.env });
@@ -136,6 +138,7 @@ describe('bind proof (adr/0045)', () => {
 
   it('is the one check byre owns, verbatim, before anything else the launcher does', () => {
     const text = readFileSync(LAUNCHER, 'utf8');
+    expect(BIND_PROOF_SH).toContain('byre_prove_binds');
     const at = text.indexOf(BIND_PROOF_SH);
     expect(at).toBeGreaterThan(-1);
     expect(text.slice(0, at)).not.toMatch(/^(?!#|set -euo pipefail$|$).+/m);

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DROP_PRIVILEGES } from '../engine/argv.js';
 import {
-  ADD_SCRIPT,
   NO_GIT_EXIT,
-  REMOVE_SCRIPT,
   worktreeAddArgv,
   worktreeHelperBinds,
   worktreeRemoveArgv,
   type WorktreeHelperInput,
 } from './worktree-helper.js';
-import { BIND_PROOF_SH } from './bind-proof.js';
+import { provenScript } from './bind-proof.js';
 
 const input: WorktreeHelperInput = {
   image: 'byre-app-1a2b3c-u1000-g1000',
@@ -22,6 +20,12 @@ const input: WorktreeHelperInput = {
   targetExists: true,
   targetId: 'app-feat-src-9f8e7d',
 };
+
+/** The scripts the helpers run when there is no bind to prove. */
+const ADD_SCRIPT = worktreeAddArgv(input, 'feat').at(-1) ?? '';
+const REMOVE_SCRIPT = worktreeRemoveArgv(input, false).at(-1) ?? '';
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 
 describe('worktree helper argv', () => {
   it('registers in a network-less container without capabilities or new privileges, git paths bound at their own paths, main read-only', () => {
@@ -60,7 +64,7 @@ describe('worktree helper argv', () => {
       'type=bind,source=/src/app-feat,target=/src/app-feat',
       'byre-app-1a2b3c-u1000-g1000',
       '-c',
-      ADD_SCRIPT,
+      expect.stringContaining('git worktree add --no-checkout'),
     ]);
   });
 

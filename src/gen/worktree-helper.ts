@@ -21,7 +21,7 @@ cd "$BYRE_WT_MAIN"`;
  * filters; the box does it at first start), creating the branch when it
  * does not exist yet.
  */
-export const ADD_SCRIPT = `${PREAMBLE}
+const ADD_SCRIPT = `${PREAMBLE}
 if git show-ref --verify --quiet "refs/heads/$BYRE_WT_BRANCH"; then
   git worktree add --no-checkout "$BYRE_WT_TARGET" "$BYRE_WT_BRANCH"
 else
@@ -37,7 +37,7 @@ gitdir="$(git -C "$BYRE_WT_TARGET" rev-parse --absolute-git-dir)"
  * directory itself: the host judges success by git's admin dir being gone,
  * then removes the empty directory.
  */
-export const REMOVE_SCRIPT = `${PREAMBLE}
+const REMOVE_SCRIPT = `${PREAMBLE}
 if [ "\${BYRE_WT_FORCE:-}" = 1 ]; then set -- --force; else set --; fi
 git worktree remove "$@" "$BYRE_WT_TARGET"
 `;

@@ -5,7 +5,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
-import { ADD_SCRIPT, REMOVE_SCRIPT } from '../gen/worktree-helper.js';
+import {
+  worktreeAddArgv,
+  worktreeRemoveArgv,
+  type WorktreeHelperInput,
+} from '../gen/worktree-helper.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import { resolveWorktree } from './worktree.js';
@@ -136,6 +140,20 @@ describe.skipIf(!hasGit)(
     const run = (script: string, env: Record<string, string>): void => {
       execFileSync('sh', ['-c', script], { env: { ...process.env, ...env }, stdio: 'pipe' });
     };
+    /** The scripts the helpers run (their argv's last word); the env above drives them, not this input. */
+    const helper: WorktreeHelperInput = {
+      image: 'img',
+      uid: 1000,
+      gid: 1000,
+      keepId: false,
+      main: '/m',
+      commonGitDir: '/m/.git',
+      target: '/t',
+      targetExists: true,
+      targetId: 't',
+    };
+    const ADD_SCRIPT = worktreeAddArgv(helper, 'b').at(-1) ?? '';
+    const REMOVE_SCRIPT = worktreeRemoveArgv(helper, false).at(-1) ?? '';
 
     it('registers without a checkout, leaves the marker, and removes again', async () => {
       const { main, common } = repo();

@@ -9,11 +9,14 @@ import path from 'node:path';
 
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
-import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import { provenScript } from '../gen/bind-proof.js';
 import type { BindPins } from '../containment/bind-pins.js';
 import type { EntryKind } from '../host/path-view.js';
 import { planPrefsSeed, seedAgentPrefs, type PrefsSeed } from './seed-prefs.js';
 import type { PlannedVolume, SeedContext } from './volume-ops.js';
+
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 
 const STATE: VolumeSpec = {
   name: '.claude',

@@ -7,9 +7,12 @@ import { fakeSkill } from '../../test/support/config.js';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
-import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import { provenScript } from '../gen/bind-proof.js';
 import { pinSources } from '../containment/bind-pins.js';
 import { OVERFLOW_GID, probeSockGroups, sockProbes } from './sock-groups.js';
+
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 
 type SockProbe = Parameters<typeof probeSockGroups>[1][number];
 

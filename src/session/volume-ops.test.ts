@@ -9,9 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { VolumeSpec } from '../config/types.js';
-import { BIND_PROOF_SH } from '../gen/bind-proof.js';
+import { provenScript } from '../gen/bind-proof.js';
 import { pinSources } from '../containment/bind-pins.js';
 import { seedFreshVolumes, type PlannedVolume, type SeedContext } from './volume-ops.js';
+
+/** The bind check as byre's helpers carry it: what a proven script puts in front. */
+const BIND_PROOF_SH = provenScript('', []);
 
 const tmp = useTempDir('volumes');
 
