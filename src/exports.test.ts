@@ -49,6 +49,14 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     'the fake box (test/support/fake-box.ts) recognises the script byre shell sends',
   'src/doctor/report.ts#doctorDataJsonSchema':
     "the schema a test checks doctor's --json output against",
+  'src/host/runtime-dir.ts#privateDirAt':
+    'tests point it at temp dirs (a link, an open or foreign parent) that privateRuntimeDir, fixed to /run/user and /tmp, never names',
+  'src/host/runtime-dir.ts#runtimeDirFor':
+    "a test gives it other users' uids and sessions; privateRuntimeDir would make those real directories",
+  'src/launch/trees-record.ts#TREES_RECORD_MAX_ENTRIES':
+    'tests fill the record to its cap, and one past it, to see it refuse',
+  'src/launch/trees-record.ts#renderTreesRecord':
+    "tests plant a record as byre wrote it (the cli tier's containment tests too) without a launch to write it",
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
@@ -62,9 +70,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/host/canonical.ts': ['trimTrailingSlashes'],
-  'src/host/runtime-dir.ts': ['runtimeDirFor', 'privateDirAt'],
-  'src/launch/trees-record.ts': ['TREES_RECORD_MAX_ENTRIES', 'renderTreesRecord', 'boundTrees'],
   'src/lifecycle/rehome-project.ts': ['migrateVolumeArgv', 'chooseHelperImage'],
   'src/output/cell-width.ts': ['stringWidthLib'],
   'src/project/identity-record.ts': ['formatWorktreeRecord'],

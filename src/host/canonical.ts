@@ -9,7 +9,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /** Drops trailing slashes, keeping `/` itself. Pure. */
-export function trimTrailingSlashes(p: string): string {
+function trimTrailingSlashes(p: string): string {
   const trimmed = p.replace(/\/+$/, '');
   return trimmed === '' && p.startsWith('/') ? '/' : trimmed;
 }

@@ -10,7 +10,6 @@ import { projectStorePaths, storePaths, worktreeRecordPath } from '../project/st
 import { sampleRecord } from '../../test/support/launch-record.js';
 import { writeLaunchRecord } from './store.js';
 import {
-  boundTrees,
   readLaunchedTrees,
   recordLaunchedTrees,
   renderTreesRecord,
@@ -106,41 +105,64 @@ describe('recordLaunchedTrees: what a launch adds to the record', () => {
   });
 });
 
-describe('boundTrees', () => {
-  const gone = (p: string): boolean => p.startsWith('/gone');
-  it.each<[string, LaunchedTree[], number, ReturnType<typeof boundTrees>]>([
-    [
-      'within the cap: kept whole, gone ones too',
-      [t('/gone/a'), t('/b')],
-      2,
-      { kind: 'ok', trees: [t('/gone/a'), t('/b')] },
-    ],
-    [
-      'over the cap: gone directories dropped',
-      [t('/gone/a'), t('/b'), t('/c')],
-      2,
-      { kind: 'ok', trees: [t('/b'), t('/c')] },
-    ],
-    [
-      'over the cap with every directory live: full',
-      [t('/a'), t('/b'), t('/c')],
-      2,
-      { kind: 'full', count: 3 },
-    ],
-    [
-      'still over after the gone ones: full',
-      [t('/gone/a'), t('/b'), t('/c'), t('/d')],
-      2,
-      { kind: 'full', count: 3 },
-    ],
-  ])('%s', (_, trees, max, want) => {
-    expect(boundTrees(trees, gone, max)).toEqual(want);
+describe('recordLaunchedTrees: the record within its caps', () => {
+  /** `n` entries whose directories are there (files stand in: what counts is that each is). */
+  function live(n: number, what = 'w'): LaunchedTree[] {
+    const dir = path.join(tmp.path, 'live');
+    mkdirSync(dir, { recursive: true });
+    return Array.from({ length: n }, (_, i) => {
+      writeFileSync(path.join(dir, String(i)), '');
+      return t(path.join(dir, String(i)), what);
+    });
+  }
+  /** `n` entries whose directories are gone. */
+  const gone = (n: number, what = 'w'): LaunchedTree[] =>
+    Array.from({ length: n }, (_, i) => t(path.join(tmp.path, 'gone', String(i)), what));
+
+  /** The record after a launch adding `additions` to one holding `existing`, or the refusal. */
+  async function afterLaunch(
+    existing: LaunchedTree[],
+    additions: LaunchedTree[],
+  ): Promise<LaunchedTree[] | RefusedError> {
+    const { home, file } = store();
+    writeFileSync(file, renderTreesRecord(existing));
+    try {
+      await recordLaunchedTrees(home, additions);
+    } catch (error) {
+      expect(error).toBeInstanceOf(RefusedError);
+      expect(error).toMatchObject({ rule: 'store.trees-record-full' });
+      expect(readLaunchedTrees(home)).toEqual(existing);
+      return error as RefusedError;
+    }
+    return readLaunchedTrees(home);
+  }
+
+  it('within the cap: kept whole, gone ones too', async () => {
+    const [a] = gone(1);
+    const [b] = live(1);
+    expect(await afterLaunch([a!, b!], [t('/new')])).toEqual([a, b, t('/new')]);
   });
 
-  it('counts bytes as well as entries', () => {
-    const big = [t('/a', 'x'.repeat(600)), t('/gone/b', 'y'.repeat(600))];
-    expect(boundTrees(big, gone, 10, 1000)).toEqual({ kind: 'ok', trees: [big[0]] });
-    expect(boundTrees(big, () => false, 10, 1000)).toEqual({ kind: 'full', count: 2 });
+  it('over the cap: gone directories dropped, live ones kept', async () => {
+    const kept = live(TREES_RECORD_MAX_ENTRIES - 2);
+    expect(await afterLaunch([...gone(2), ...kept], [t('/new')])).toEqual([...kept, t('/new')]);
+  });
+
+  it('still over after the gone ones: full, counting what is left', async () => {
+    const existing = [...gone(1), ...live(TREES_RECORD_MAX_ENTRIES - 1)];
+    const refused = await afterLaunch(existing, [t('/new1'), t('/new2')]);
+    expect(refused).toBeInstanceOf(RefusedError);
+    expect((refused as RefusedError).message).toContain(
+      `(${TREES_RECORD_MAX_ENTRIES + 1} directories, at most ${TREES_RECORD_MAX_ENTRIES})`,
+    );
+  });
+
+  it('counts bytes as well as entries', async () => {
+    // Two entries of 600 kB each are over the record's 1 MiB.
+    const [big] = live(1, 'x'.repeat(600_000));
+    expect(await afterLaunch(gone(1, 'y'.repeat(600_000)), [big!])).toEqual([big]);
+    const refused = await afterLaunch([big!], [t('/new', 'z'.repeat(600_000))]);
+    expect((refused as RefusedError).message).toContain('(2 directories,');
   });
 });
 

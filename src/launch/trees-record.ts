@@ -95,14 +95,10 @@ type Bounded = { kind: 'ok'; trees: LaunchedTree[] } | { kind: 'full'; count: nu
  * are dropped (nothing a box left there survives it; `gone` answers), then
  * nothing more: a record still over is full, never trimmed of a live tree.
  */
-export function boundTrees(
-  trees: readonly LaunchedTree[],
-  gone: (p: string) => boolean,
-  maxEntries: number = TREES_RECORD_MAX_ENTRIES,
-  maxBytes: number = TREES_RECORD_MAX_BYTES,
-): Bounded {
+function boundTrees(trees: readonly LaunchedTree[], gone: (p: string) => boolean): Bounded {
   const fits = (ts: readonly LaunchedTree[]): boolean =>
-    ts.length <= maxEntries && Buffer.byteLength(renderTreesRecord(ts), 'utf8') <= maxBytes;
+    ts.length <= TREES_RECORD_MAX_ENTRIES &&
+    Buffer.byteLength(renderTreesRecord(ts), 'utf8') <= TREES_RECORD_MAX_BYTES;
   if (fits(trees)) return { kind: 'ok', trees: [...trees] };
   const kept = trees.filter((t) => !gone(t.path));
   return fits(kept) ? { kind: 'ok', trees: kept } : { kind: 'full', count: kept.length };

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import { mkdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { trimTrailingSlashes } from '../host/canonical.js';
+import { useTempDir } from '../../test/support/temp.js';
+import { canonicalPathLoose, canonicalPathSync } from '../host/canonical.js';
 import { isValidProjectId, projectIdFor } from './identity.js';
 
 const hash6 = (p: string) => createHash('sha256').update(p).digest('hex').slice(0, 6);
@@ -146,15 +149,22 @@ describe('isValidProjectId', () => {
   }
 });
 
-describe('trimTrailingSlashes', () => {
-  const cases: [string, string][] = [
-    ['/a/b/', '/a/b'],
-    ['/a/b///', '/a/b'],
-    ['/', '/'],
-    ['///', '/'],
-    ['/a', '/a'],
-  ];
-  for (const [input, want] of cases) {
-    it(`${input} -> ${want}`, () => expect(trimTrailingSlashes(input)).toBe(want));
-  }
+describe('the canonical path an id hashes: no trailing slash, `/` kept', () => {
+  const tmp = useTempDir('identity');
+  it.each([
+    ['a/b/', 'a/b'],
+    ['a/b///', 'a/b'],
+    ['a', 'a'],
+  ])('%s -> %s, existing or not', (input, want) => {
+    mkdirSync(path.join(tmp.path, 'a/b'), { recursive: true });
+    const real = realpathSync(tmp.path);
+    expect(canonicalPathSync(`${tmp.path}/${input}`)).toBe(path.join(real, want));
+    expect(canonicalPathLoose(`${tmp.path}/${input}`)).toBe(path.join(real, want));
+    expect(canonicalPathLoose(`${tmp.path}/new/${input}`)).toBe(path.join(real, 'new', want));
+  });
+
+  it.each([['/'], ['///']])('%s -> /', (input) => {
+    expect(canonicalPathSync(input)).toBe('/');
+    expect(canonicalPathLoose(input)).toBe('/');
+  });
 });
