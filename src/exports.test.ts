@@ -57,6 +57,10 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     'tests fill the record to its cap, and one past it, to see it refuse',
   'src/launch/trees-record.ts#renderTreesRecord':
     "tests plant a record as byre wrote it (the cli tier's containment tests too) without a launch to write it",
+  'src/lifecycle/rehome-project.ts#chooseHelperImage':
+    "a test puts a dangling image's bare id before a tag; the fake engine lists every image tagged",
+  'src/lifecycle/rehome-project.ts#migrateVolumeArgv':
+    'the engine contract (test/support/engine-contract.ts) runs the copy helper on every engine',
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
@@ -70,9 +74,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/lifecycle/rehome-project.ts': ['migrateVolumeArgv', 'chooseHelperImage'],
-  'src/output/cell-width.ts': ['stringWidthLib'],
-  'src/project/identity-record.ts': ['formatWorktreeRecord'],
   'src/project/path-walk.ts': ['MAX_LINKS'],
   'src/project/worktree-list.ts': ['WORKTREE_LIST_LIMIT'],
   'src/project/worktree.ts': ['forgingTree'],

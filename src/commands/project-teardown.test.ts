@@ -15,7 +15,7 @@ import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../engine/pool.js';
 
 import { LABEL } from '../gen/names.js';
-import { formatWorktreeRecord } from '../project/identity-record.js';
+import { recordIdentity } from '../project/identity-record.js';
 import { projectIdFor } from '../project/identity.js';
 import { worktreeRecordPath } from '../project/store-layout.js';
 import { recordProjectPath } from '../project/store.js';
@@ -64,11 +64,16 @@ function volume(name: string): string {
   return full;
 }
 
-function worktreeRecord(worktreeId: string, projectId: string): string {
-  const file = worktreeRecordPath(w.home, worktreeId);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, formatWorktreeRecord({ dir: `/elsewhere/${worktreeId}`, projectId }));
-  return file;
+/** Records a linked worktree of `projectId` as develop does; its record's file. */
+async function worktreeRecord(worktreeId: string, projectId: string): Promise<string> {
+  await recordIdentity(w.home, {
+    projectId,
+    projectRoot: projectId === w.id ? w.dir : `/elsewhere/${projectId}`,
+    worktreeDir: `/elsewhere/${worktreeId}`,
+    worktreeId,
+    isLinkedWorktree: true,
+  });
+  return worktreeRecordPath(w.home, worktreeId);
 }
 
 const STATE = 'state volumes hold agent logins and shell history and cannot be recovered';
@@ -110,7 +115,7 @@ describe.each([
   it(`${verb}.cancelled: a no at the question removes nothing, the store included`, async () => {
     await launched('');
     const db = volume('db');
-    const record = worktreeRecord(`${w.id}-x-abcdef`, w.id);
+    const record = await worktreeRecord(`${w.id}-x-abcdef`, w.id);
     const error = await failure(command(w.io, {}, { pool: w.pool, confirm: async () => false }));
     expect(error.rule).toBe(`${verb}.cancelled`);
     expect(w.engine.volumes.has(db)).toBe(true);
@@ -122,8 +127,8 @@ describe.each([
 describe('forget and reset differ', () => {
   it('forget drops this project’s worktree records with its store, and no other project’s', async () => {
     await launched('');
-    const mine = worktreeRecord(`${w.id}-x-abcdef`, w.id);
-    const theirs = worktreeRecord('other-123456-x-abcdef', 'other-123456');
+    const mine = await worktreeRecord(`${w.id}-x-abcdef`, w.id);
+    const theirs = await worktreeRecord('other-123456-x-abcdef', 'other-123456');
     await forgetCommand(w.io, { force: true }, { pool: w.pool });
     expect(existsSync(w.store)).toBe(false);
     expect(existsSync(mine)).toBe(false);
@@ -162,7 +167,7 @@ describe('forget and reset differ', () => {
 
   it('reset keeps the store and the worktree records: only volumes go', async () => {
     await launched('');
-    const mine = worktreeRecord(`${w.id}-x-abcdef`, w.id);
+    const mine = await worktreeRecord(`${w.id}-x-abcdef`, w.id);
     const db = volume('db');
     w.engine.images.set(`byre-${w.id}-u1000-g1000`, {
       id: 'sha256:1',

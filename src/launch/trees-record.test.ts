@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 
 import { ByreError, RefusedError } from '../errors.js';
-import { formatWorktreeRecord } from '../project/identity-record.js';
-import { projectStorePaths, storePaths, worktreeRecordPath } from '../project/store-layout.js';
+import { recordIdentity } from '../project/identity-record.js';
+import { projectStorePaths, storePaths } from '../project/store-layout.js';
 import { sampleRecord } from '../../test/support/launch-record.js';
 import { writeLaunchRecord } from './store.js';
 import {
@@ -254,9 +254,13 @@ describe('readLaunchedTrees / recordLaunchedTrees', () => {
         { host: '/old/shared', target: '/shared', mode: 'rw' },
       ],
     });
-    const wt = worktreeRecordPath(home(), 'wt-app-def456');
-    mkdirSync(path.dirname(wt), { recursive: true });
-    writeFileSync(wt, formatWorktreeRecord({ dir: '/old/app-x', projectId: id }));
+    await recordIdentity(home(), {
+      projectId: id,
+      projectRoot: '/old/app',
+      worktreeDir: '/old/app-x',
+      worktreeId: 'wt-app-def456',
+      isLinkedWorktree: true,
+    });
     await recordLaunchedTrees(home(), [t('/new')]);
     expect(readLaunchedTrees(home()).map((x) => [x.path, x.project])).toEqual([
       ['/new', ID],

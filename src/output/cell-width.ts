@@ -18,7 +18,7 @@ type Measure = (text: string) => number;
 let wide: Measure | null = null;
 
 /** string-width itself, loaded on first use. */
-export function stringWidthLib(): Measure {
+function stringWidthLib(): Measure {
   wide ??= (require('string-width') as { default: Measure }).default;
   return wide;
 }

@@ -6,7 +6,6 @@ import { useTempDir } from '../../test/support/temp.js';
 
 import { projectIdFor } from './identity.js';
 import {
-  formatWorktreeRecord,
   isLaunchedDir,
   recordIdentity,
   recordedIdentities,
@@ -49,9 +48,17 @@ describe('worktree record text', () => {
     expect(parseWorktreeRecord(text)).toEqual(want);
   });
 
-  it('round-trips', () => {
-    const r = { dir: '/srv/a b', projectId: 'x-y-0a1b2c' };
-    expect(parseWorktreeRecord(formatWorktreeRecord(r))).toEqual(r);
+  it('round-trips what recordIdentity writes', async () => {
+    const worktreeId = 'wt-a-123456';
+    await recordIdentity(home, {
+      projectId: 'x-y-0a1b2c',
+      projectRoot: '/srv/x',
+      worktreeDir: '/srv/a b',
+      worktreeId,
+      isLinkedWorktree: true,
+    });
+    const text = readFileSync(worktreeRecordPath(home, worktreeId), 'utf8');
+    expect(parseWorktreeRecord(text)).toEqual({ dir: '/srv/a b', projectId: 'x-y-0a1b2c' });
   });
 });
 

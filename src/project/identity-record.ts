@@ -34,7 +34,7 @@ interface WorktreeRecord {
 }
 
 /** `<dir>\n<project id>\n`. Pure. */
-export function formatWorktreeRecord(record: WorktreeRecord): string {
+function formatWorktreeRecord(record: WorktreeRecord): string {
   return `${record.dir}\n${record.projectId}\n`;
 }
 
