@@ -1,5 +1,5 @@
 // The edge's stdin (adr/0070): the one place that writes what the edge
-// process (src/gen/chassis/byre-edge.mjs) reads — one JSON object a line, a
+// process (src/gen/chassis/byre-edge.cjs) reads — one JSON object a line, a
 // route per injected host:port with the header it presents, the forms of
 // the value a response must not carry back, and the leaf for its name, then
 // an end line. Pure. The value is in the text it

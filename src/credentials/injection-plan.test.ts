@@ -16,7 +16,7 @@ const SYSTEM_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
  * script: the box's host entries must send injected names there.
  */
 const EDGE_ADDRESS = /address: '([^']+)'/.exec(
-  readFileSync(new URL('../gen/chassis/byre-edge.mjs', import.meta.url), 'utf8'),
+  readFileSync(new URL('../gen/chassis/byre-edge.cjs', import.meta.url), 'utf8'),
 )?.[1];
 const from: LayerRef = { kind: 'project', name: 'project', path: '/p' };
 

@@ -1,7 +1,7 @@
 // How the edge presents an injected credential on a request (adr/0070): the
 // one header it sets, and the forms of the value a response must not carry
 // back. Pure (the edge's script, which strips what the box sent under that
-// name, is src/gen/chassis/byre-edge.mjs). A value that would break out of its header (a line break, a
+// name, is src/gen/chassis/byre-edge.cjs). A value that would break out of its header (a line break, a
 // NUL, any control byte but a tab) is refused, never mangled, and no
 // problem text ever quotes the value.
 

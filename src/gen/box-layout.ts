@@ -56,7 +56,12 @@ export const EDGE_UID = 65534;
  * Credentials injected at the edge (adr/0070): the edge process's script,
  * baked root-owned into byre's edge image (adr/0077), whose node runs it.
  */
-export const EDGE_SCRIPT_PATH = '/usr/local/lib/byre/byre-edge.mjs';
+export const EDGE_SCRIPT_PATH = '/usr/local/lib/byre/byre-edge.cjs';
+/**
+ * The edge's startup snapshot, built from the script when the edge image is
+ * (adr/0078): node restores it instead of bootstrapping and loading the script.
+ */
+export const EDGE_SNAPSHOT_PATH = '/usr/local/lib/byre/byre-edge.blob';
 /** The project CA's certificate in the image (Debian's update-ca-certificates reads this folder). */
 export const EDGE_CA_PATH = '/usr/local/share/ca-certificates/byre-edge.crt';
 /** Debian's system bundle, which update-ca-certificates rewrites with the CA in it. */

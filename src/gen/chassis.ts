@@ -31,6 +31,6 @@ export function chassisFiles(): ChassisFiles {
     launcher: required('src/gen/chassis/byre-launch.sh'),
     profileEnv: required('src/gen/chassis/byre-profile-env.sh'),
     ensureNode: required('src/gen/chassis/byre-ensure-node.sh'),
-    edge: required('src/gen/chassis/byre-edge.mjs'),
+    edge: required('src/gen/chassis/byre-edge.cjs'),
   };
 }

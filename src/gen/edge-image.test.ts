@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { EDGE_SCRIPT_PATH } from './box-layout.js';
+import { EDGE_SCRIPT_PATH, EDGE_SNAPSHOT_PATH } from './box-layout.js';
 import { chassisFiles } from './chassis.js';
 import {
   EDGE_CONTEXT_LABEL,
@@ -18,14 +18,23 @@ const labels = { 'byre.project': 'p-1a2b3c', [EDGE_CONTEXT_LABEL]: 'd' };
 describe('the edge image context', () => {
   it("is a Dockerfile FROM byre's base with Debian's node, and the script", () => {
     const files = edgeImageContext(labels);
-    expect(files.map((f) => f.name)).toEqual(['Dockerfile', 'byre-edge.mjs']);
+    expect(files.map((f) => f.name)).toEqual(['Dockerfile', 'byre-edge.cjs']);
     const dockerfile = files[0]?.text.split('\n') ?? [];
     expect(dockerfile.filter((l) => l.startsWith('FROM '))).toEqual([`FROM ${EDGE_IMAGE_FROM}`]);
     expect(EDGE_IMAGE_FROM).toBe('debian:bookworm-slim');
     expect(dockerfile).toContain(
       '    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs; \\',
     );
-    expect(dockerfile).toContain(`COPY byre-edge.mjs ${EDGE_SCRIPT_PATH}`);
+    expect(dockerfile).toContain(`COPY byre-edge.cjs ${EDGE_SCRIPT_PATH}`);
+    // Node's startup snapshot of the script, built after the script is in
+    // place (adr/0078), world-readable for the helper that restores it.
+    const snapshot = dockerfile.findIndex((l) =>
+      l.includes(
+        `node --snapshot-blob ${EDGE_SNAPSHOT_PATH} --build-snapshot ${EDGE_SCRIPT_PATH};`,
+      ),
+    );
+    expect(snapshot).toBeGreaterThan(dockerfile.indexOf(`COPY byre-edge.cjs ${EDGE_SCRIPT_PATH}`));
+    expect(dockerfile[snapshot + 1]).toBe(`    chmod 0644 ${EDGE_SNAPSHOT_PATH}`);
     // Root starts it (to bind its ports); the script drops to 65534 itself.
     expect(dockerfile.some((l) => l.startsWith('USER '))).toBe(false);
     expect(dockerfile.at(-2)).toBe(`LABEL "byre.edge-context"="d" "byre.project"="p-1a2b3c"`);

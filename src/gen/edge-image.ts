@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 
-import { EDGE_SCRIPT_PATH } from './box-layout.js';
+import { EDGE_SCRIPT_PATH, EDGE_SNAPSHOT_PATH } from './box-layout.js';
 import { chassisFiles } from './chassis.js';
 import { labelInstruction } from './dockerfile.js';
 
@@ -22,7 +22,7 @@ export const EDGE_IMAGE_FROM = 'debian:bookworm-slim';
 export const EDGE_CONTEXT_LABEL = 'byre.edge-context';
 
 /** The script's name in the edge image's build context. */
-const EDGE_SCRIPT_STAGED = 'byre-edge.mjs';
+const EDGE_SCRIPT_STAGED = 'byre-edge.cjs';
 
 /** One file of the edge image's build context. */
 interface EdgeContextFile {
@@ -32,8 +32,9 @@ interface EdgeContextFile {
 
 /**
  * The edge image's Dockerfile, without its LABEL line: Debian's node alone
- * (no npm, no recommends), the script root-owned and world-readable, and no
- * USER (the helper starts as root to bind its ports, then drops to 65534).
+ * (no npm, no recommends), the script root-owned and world-readable, the
+ * startup snapshot node builds from it (adr/0078), and no USER (the helper
+ * starts as root to bind its ports, then drops to 65534).
  */
 function edgeDockerfile(): string {
   return [
@@ -44,7 +45,10 @@ function edgeDockerfile(): string {
     '    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs; \\',
     '    rm -rf /var/lib/apt/lists/*',
     `COPY ${EDGE_SCRIPT_STAGED} ${EDGE_SCRIPT_PATH}`,
-    `RUN chmod 0644 ${EDGE_SCRIPT_PATH}`,
+    `RUN set -e; \\`,
+    `    chmod 0644 ${EDGE_SCRIPT_PATH}; \\`,
+    `    node --snapshot-blob ${EDGE_SNAPSHOT_PATH} --build-snapshot ${EDGE_SCRIPT_PATH}; \\`,
+    `    chmod 0644 ${EDGE_SNAPSHOT_PATH}`,
     'HEALTHCHECK NONE',
     '',
   ].join('\n');

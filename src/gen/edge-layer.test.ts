@@ -88,7 +88,7 @@ describe('the edge layer', () => {
 
   it('is absent when nothing is injected, and leaves the wiring last', () => {
     const plain = renderDockerfile(input());
-    expect(plain).not.toContain('byre-edge.mjs');
+    expect(plain).not.toContain('byre-edge.cjs');
     expect(plain).not.toContain('byre-edge-ca.crt');
     expect(plain).not.toContain('update-ca-certificates');
     expect(plain).not.toContain('NODE_EXTRA_CA_CERTS');
@@ -110,7 +110,7 @@ describe('planBuild with the project CA', () => {
       mode: 0o644,
       source: { kind: 'bytes', bytes: CA },
     });
-    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.mjs');
+    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.cjs');
     for (const e of plan.entries) {
       const bytes = e.source.kind === 'bytes' ? String(e.source.bytes) : '';
       expect(bytes, e.path).not.toMatch(/PRIVATE KEY/);
@@ -121,6 +121,6 @@ describe('planBuild with the project CA', () => {
     const plan = planBuild(fakeConfig(), [], '/w');
     expect(plan.dockerfileInput.edge).toBe(false);
     expect(plan.entries.map((e) => e.path)).not.toContain(EDGE_CA_STAGED);
-    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.mjs');
+    expect(plan.entries.map((e) => e.path)).not.toContain('byre-edge.cjs');
   });
 });

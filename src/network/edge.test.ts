@@ -86,7 +86,11 @@ describe('startEdge', () => {
       'node',
       // byre's edge image (adr/0077), by id: nothing of the config's in it.
       'sha256:edge-image',
-      '/usr/local/lib/byre/byre-edge.mjs',
+      // Its script restored from the image's startup snapshot (adr/0078).
+      '--no-warnings',
+      '--snapshot-blob',
+      '/usr/local/lib/byre/byre-edge.blob',
+      '--',
       '--port',
       '443',
       '--port',

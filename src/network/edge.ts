@@ -16,7 +16,7 @@ import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
-import { EDGE_SCRIPT_PATH } from '../gen/box-layout.js';
+import { EDGE_SNAPSHOT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import {
   boxNetHelperFlags,
@@ -74,6 +74,20 @@ export function edgeHelperName(box: string): string {
 }
 
 /**
+ * How node runs the edge: from the startup snapshot the edge image built
+ * from the script (adr/0078), the script's arguments after `--`. No
+ * warnings: the script loads http, https and tls once restored, and node
+ * warns that a snapshot could not hold them; the edge's stderr is kept for
+ * its failure's last words.
+ */
+const EDGE_NODE_ARGS: readonly string[] = [
+  '--no-warnings',
+  '--snapshot-blob',
+  EDGE_SNAPSHOT_PATH,
+  '--',
+];
+
+/**
  * The helper's create argv (pure): stdin kept open for its start, attached
  * (`start --attach --interactive`, startEdge); no value in it.
  */
@@ -91,7 +105,7 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
     'node',
     ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
     plan.image,
-    EDGE_SCRIPT_PATH,
+    ...EDGE_NODE_ARGS,
     ...ports.flatMap((p) => ['--port', String(p)]),
     ...(plan.upstreamAddress === undefined ? [] : ['--upstream-address', plan.upstreamAddress]),
   ];
