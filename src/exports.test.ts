@@ -74,9 +74,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/project/path-walk.ts': ['MAX_LINKS'],
-  'src/project/worktree-list.ts': ['WORKTREE_LIST_LIMIT'],
-  'src/project/worktree.ts': ['forgingTree'],
   'src/session/attach.ts': ['sessionOutcome'],
   'src/session/build-progress.ts': ['buildProgress'],
   'src/session/claim.ts': ['liveSessionRefusal', 'launchingEngineRefusal'],

@@ -35,7 +35,7 @@ export interface PathWalk {
 }
 
 /** The kernel's limit on links followed in one resolution (Linux MAXSYMLINKS). */
-export const MAX_LINKS = 40;
+const MAX_LINKS = 40;
 
 function components(p: string): string[] {
   return p.split('/').filter((c) => c !== '' && c !== '.');

@@ -11,7 +11,7 @@ import { listEntries, lstatEntry } from '../host/path-view.js';
 import { POINTER_MAX_BYTES } from './worktree.js';
 
 /** At most this many linked worktrees are read; the rest are reported as not listed. */
-export const WORKTREE_LIST_LIMIT = 100;
+const WORKTREE_LIST_LIMIT = 100;
 
 /** The marker byre leaves in a new worktree's git dir until the box has checked it out. */
 export const NEEDS_CHECKOUT_MARKER = 'byre-needs-checkout';

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,6 @@ import { projectIdFor } from './identity.js';
 import {
   POINTER_MAX_BYTES,
   commonDirOfWorktreeGitdir,
-  forgingTree,
   mainWorktreeFor,
   resolveWorktree,
   worktreeIdFor,
@@ -357,72 +356,108 @@ describe('resolveWorktree refuses pointers that are not git’s own structure', 
   });
 });
 
-describe('forgingTree (adr/0047)', () => {
-  const claim = (worktreeDir: string, repository: string[], mainWorktree: string | null) => ({
-    worktreeDir,
-    repository,
-    mainWorktree,
-  });
-  it.each([
+describe('resolveWorktree: which tree makes a linked worktree a forgery (adr/0047)', () => {
+  /**
+   * A linked worktree at `wt` of the repository `repo` (a checkout's `.git`
+   * or a bare `r.git`), in git's own shape, its `.git` naming the repository
+   * as `named`; `links` are made first (`[at, to]`, relative to the temp dir).
+   */
+  function layout(wt: string, repo: string, named = repo, links: [string, string][] = []): void {
+    mk(`${repo}/worktrees/w`);
+    const wtAbs = mk(wt);
+    for (const [at, to] of links) symlinkSync(path.join(dir, to), path.join(dir, at));
+    put(`${wt}/.git`, `gitdir: ${path.join(dir, named)}/worktrees/w\n`);
+    put(`${repo}/worktrees/w/commondir`, '../..\n');
+    put(`${repo}/worktrees/w/gitdir`, `${wtAbs}/.git\n`);
+  }
+
+  /** The tree the refusal names (relative), or null when `wt` resolves as a linked worktree. */
+  async function forgingTree(wt: string, launched: string[]): Promise<string | null> {
+    const base = realpathSync(dir);
+    const launchedDirs = new Set(launched.map((l) => path.join(base, l)));
+    const seen: unknown = await resolveWorktree(path.join(dir, wt), {
+      launchedDir: (d) => launchedDirs.has(d),
+    }).catch((e: unknown) => e);
+    if (!(seen instanceof Error)) {
+      expect(seen).toMatchObject({ isLinkedWorktree: true, forged: null });
+      return null;
+    }
+    expect(seen).toMatchObject({ rule: 'worktree.forged' });
+    if (seen.message.includes(' lies inside the worktree itself;')) return wt;
+    const tree = / lies inside (.+), where byre has run a box /.exec(seen.message)?.[1];
+    return tree === undefined ? seen.message : path.relative(base, tree);
+  }
+
+  it.each<[string, () => void, string, string[], string | null]>([
     [
       'its repository inside the worktree (the box’s own forgery)',
-      claim('/p', ['/p/sub/.git'], '/p/sub'),
+      () => layout('p', 'p/sub/.git'),
+      'p',
       [],
-      '/p',
+      'p',
     ],
-    ['a bare repository inside the worktree', claim('/p', ['/p/r.git'], null), [], '/p'],
+    ['a bare repository inside the worktree', () => layout('p', 'p/r.git'), 'p', [], 'p'],
     [
       'a repository named through the worktree, resolving elsewhere',
-      claim('/p', ['/e/.git', '/p/l/.git'], '/e'),
+      () => layout('p', 'e/.git', 'p/l/.git', [['p/l', 'e']]),
+      'p',
       [],
-      '/p',
+      'p',
     ],
-    ['a launched directory holding both', claim('/t/a', ['/t/b/.git'], '/t/b'), ['/t'], '/t'],
+    ['a launched directory holding both', () => layout('t/a', 't/b/.git'), 't/a', ['t'], 't'],
     [
       'a launched directory holding both, the nearest named',
-      claim('/t/u/a', ['/t/u/b/.git'], '/t/u/b'),
-      ['/t/u', '/t'],
-      '/t/u',
+      () => layout('t/u/a', 't/u/b/.git'),
+      't/u/a',
+      ['t/u', 't'],
+      't/u',
     ],
-    ['a worktree beside its repository', claim('/w', ['/r/.git'], '/r'), [], null],
+    ['a worktree beside its repository', () => layout('w', 'r/.git'), 'w', [], null],
     [
       'a worktree inside its main checkout, which byre launched in',
-      claim('/r/wt', ['/r/.git'], '/r'),
-      ['/r'],
+      () => layout('r/wt', 'r/.git'),
+      'r/wt',
+      ['r'],
       null,
     ],
     [
       'a worktree deeper in its launched main checkout',
-      claim('/r/x/wt', ['/r/.git'], '/r'),
-      ['/r'],
+      () => layout('r/x/wt', 'r/.git'),
+      'r/x/wt',
+      ['r'],
       null,
     ],
     [
       'a launched directory holding only the worktree',
-      claim('/t/a', ['/r/.git'], '/r'),
-      ['/t'],
+      () => layout('t/a', 'r/.git'),
+      't/a',
+      ['t'],
       null,
     ],
     [
       'a launched directory holding only the repository',
-      claim('/w', ['/t/r/.git'], '/t/r'),
-      ['/t'],
+      () => layout('w', 't/r/.git'),
+      'w',
+      ['t'],
       null,
     ],
     [
       'a launched directory that is not above the worktree',
-      claim('/w', ['/x/r/.git'], '/x/r'),
-      ['/x'],
+      () => layout('w', 'x/r/.git'),
+      'w',
+      ['x'],
       null,
     ],
     [
       'a sibling directory whose name extends the worktree’s',
-      claim('/p', ['/pp/.git'], '/pp'),
+      () => layout('p', 'pp/.git'),
+      'p',
       [],
       null,
     ],
-  ])('%s', (_what, c, launched, want) => {
-    expect(forgingTree(c, launched)).toBe(want);
+  ])('%s', async (_what, build, wt, launched, want) => {
+    build();
+    expect(await forgingTree(wt, launched)).toBe(want);
   });
 });
 

@@ -113,7 +113,7 @@ interface LinkedClaim {
  * byre launched boxes in; the worktree itself always counts, since the box
  * about to start writes it. Pure.
  */
-export function forgingTree(claim: LinkedClaim, launchedDirs: readonly string[]): string | null {
+function forgingTree(claim: LinkedClaim, launchedDirs: readonly string[]): string | null {
   for (const tree of [claim.worktreeDir, ...launchedDirs]) {
     if (tree === claim.mainWorktree || !isAncestorOrSelf(tree, claim.worktreeDir)) continue;
     if (claim.repository.some((p) => isAncestorOrSelf(tree, p))) return tree;
