@@ -62,6 +62,8 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/lifecycle/rehome-project.ts#migrateVolumeArgv':
     'the engine contract (test/support/engine-contract.ts) runs the copy helper on every engine',
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
+  'src/session/attach.ts#sessionOutcome':
+    'a test pins which of a failed proof, credential delivery and wall ends a session; the fake engine cannot fail them together',
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
 };
@@ -74,12 +76,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
   'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/session/attach.ts': ['sessionOutcome'],
-  'src/session/build-progress.ts': ['buildProgress'],
-  'src/session/claim.ts': ['liveSessionRefusal', 'launchingEngineRefusal'],
-  'src/session/create.ts': ['mountTargets'],
-  'src/session/mount-points.ts': ['workspaceMountPoints'],
-  'src/session/sock-groups.ts': ['OVERFLOW_GID'],
   'src/skills/packages/author.ts': ['rebasedManifest', 'packedManifest'],
   'src/status/banner.ts': ['bannerLines'],
   'src/status/layout.ts': ['MIN_VALUE_WIDTH', 'DEFAULT_MAX_VALUE_LINES', 'wrapValue', 'columnsFor'],

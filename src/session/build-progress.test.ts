@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { buildProgress } from './build-progress.js';
+import { buildProgressFor } from './build-progress.js';
 
 let dir: string;
 let err: string[];
@@ -12,19 +12,23 @@ const stderr = { write: (s: string) => err.push(s) };
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'byre-progress-'));
   err = [];
+  // The clock the elapsed times are read from; no spinner frame fires on its own.
+  vi.useFakeTimers({ now: 0 });
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.useRealTimers();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const LOG = 'Step 1/2 : FROM debian\n ---> abc\nStep 2/2 : RUN make\nmake: *** [x] Error 2\n';
 
-describe('buildProgress', () => {
+describe('buildProgressFor', () => {
   it('off a terminal: one line per step, the raw log only in the file', () => {
-    let t = 0;
     const logFile = path.join(dir, 'build.log');
-    const p = buildProgress({ stderr, tty: false, verbose: false, logFile, now: () => t });
+    const p = buildProgressFor({ stderr }, logFile, false)();
     const first = LOG.indexOf('\n') + 1;
     p.onOutput(LOG.slice(0, first));
-    t = 42_000;
+    vi.setSystemTime(42_000);
     p.onOutput(LOG.slice(first));
     p.succeeded();
     expect(err.join('')).toBe(
@@ -41,7 +45,7 @@ describe('buildProgress', () => {
 
   it('prints the whole log, escaped, when the build fails', () => {
     const logFile = path.join(dir, 'build.log');
-    const p = buildProgress({ stderr, tty: false, verbose: false, logFile });
+    const p = buildProgressFor({ stderr, stderrIsTty: false }, logFile, false)();
     p.onOutput(`${LOG}\u001b]0;title\u0007\n`);
     p.failed();
     const said = err.join('');
@@ -54,7 +58,7 @@ describe('buildProgress', () => {
   });
 
   it('says nothing more of a log it already streamed (--verbose)', () => {
-    const p = buildProgress({ stderr, tty: false, verbose: true, logFile: null });
+    const p = buildProgressFor({ stderr }, path.join(dir, 'build.log'), true)();
     p.onOutput(LOG);
     p.failed();
     expect(err.join('')).toBe(LOG);
@@ -62,7 +66,7 @@ describe('buildProgress', () => {
   });
 
   it('on a terminal: redraws one spinner line and clears it at the end', () => {
-    const p = buildProgress({ stderr, tty: true, verbose: false, logFile: null, now: () => 0 });
+    const p = buildProgressFor({ stderr, stderrIsTty: true }, path.join(dir, 'build.log'), false)();
     p.onOutput(LOG);
     p.succeeded();
     const said = err.join('');
@@ -73,12 +77,7 @@ describe('buildProgress', () => {
   });
 
   it('keeps going when the log file cannot be written', () => {
-    const p = buildProgress({
-      stderr,
-      tty: false,
-      verbose: false,
-      logFile: path.join(dir, 'missing', 'build.log'),
-    });
+    const p = buildProgressFor({ stderr }, path.join(dir, 'missing', 'build.log'), false)();
     p.onOutput(LOG);
     p.failed();
     expect(err.join('')).toContain('make: *** [x] Error 2');

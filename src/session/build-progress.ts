@@ -44,7 +44,7 @@ interface BuildProgressOptions {
 const MAX_KEPT = 4 * 1024 * 1024;
 const FRAME_MS = 100;
 
-export function buildProgress(opts: BuildProgressOptions): BuildProgress {
+function buildProgress(opts: BuildProgressOptions): BuildProgress {
   const now = opts.now ?? Date.now;
   const subject = opts.subject ?? 'the image';
   const start = now();

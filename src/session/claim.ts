@@ -24,7 +24,7 @@ import type { SessionContext } from './context.js';
 type Claim = Pick<SessionContext, 'pool' | 'ctx' | 'alive'> & { selfPid: number };
 
 /** The refusal when this worktree's session already runs, with the ways back into it. */
-export function liveSessionRefusal(box: Pick<LiveBox, 'id' | 'engineName'>): RefusedError {
+function liveSessionRefusal(box: Pick<LiveBox, 'id' | 'engineName'>): RefusedError {
   const short = box.id.slice(0, 12);
   const e = box.engineName;
   return new RefusedError(`a session is already running for this directory (${short}).`, {
@@ -42,7 +42,7 @@ export function liveSessionRefusal(box: Pick<LiveBox, 'id' | 'engineName'>): Ref
  * census, or null when it did. Detection may have answered from memory
  * (adr/0038); the engine itself must answer now.
  */
-export function launchingEngineRefusal(
+function launchingEngineRefusal(
   unchecked: SessionScan['unchecked'],
   launching: EngineName,
   recorded: EngineName | null,

@@ -33,7 +33,7 @@ export async function socketGroups(
 }
 
 /** Where the box mounts something inside the project: the volumes, then each enabled mount. */
-export function mountTargets(
+function mountTargets(
   volumes: readonly PlannedVolume[],
   params: Pick<RunParams, 'configMounts' | 'skillMounts'>,
 ): string[] {

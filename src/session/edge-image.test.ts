@@ -12,7 +12,7 @@ import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { EDGE_CONTEXT_LABEL, edgeImageDigest } from '../gen/edge-image.js';
 import { ByreError, EngineError } from '../errors.js';
-import { buildProgress } from './build-progress.js';
+import { buildProgressFor } from './build-progress.js';
 import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
 
 const TAG = 'byre-p-1a2b3c-edge';
@@ -125,19 +125,17 @@ describe('ensureEdgeImage', () => {
     const printed: string[] = [];
     const error = await ensureEdgeImage({
       ...request(engine),
-      progress: () =>
-        buildProgress({
-          stderr: { write: (s: string) => printed.push(s) },
-          tty: false,
-          verbose: false,
-          logFile: null,
-          subject: 'the edge image',
-        }),
+      progress: buildProgressFor(
+        { stderr: { write: (s: string) => printed.push(s) } },
+        path.join(path.dirname(staging), 'build.log'),
+        false,
+        'the edge image',
+      ),
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ByreError);
     expect((error as ByreError).rule).toBe('edge.image');
     expect((error as ByreError).message).toContain('FROM debian:bookworm-slim');
-    expect(printed.join('')).toContain("the edge image build failed; the engine's log follows:");
+    expect(printed.join('')).toContain("the edge image build failed; the engine's log follows");
     expect(printed.join('')).toContain('pull access denied');
     expect(seen.contexts.every((dir) => !existsSync(dir))).toBe(true);
   });

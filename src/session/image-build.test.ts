@@ -10,7 +10,7 @@ import type { BuildSpec } from '../engine/types.js';
 import { EngineError } from '../errors.js';
 import { renderBaseDockerfile } from '../gen/dockerfile.js';
 import { planBuild, type BuildPlan } from '../gen/plan.js';
-import { buildProgress } from './build-progress.js';
+import { buildProgressFor } from './build-progress.js';
 import { ensureImage } from './image-build.js';
 
 type ImageRequest = Parameters<typeof ensureImage>[0];
@@ -39,13 +39,11 @@ function setup(engine: FakeEngine, err: string[]): ImageRequest {
     gid: 1,
     noCache: false,
     wiring: 'image',
-    progress: () =>
-      buildProgress({
-        stderr: { write: (s: string) => err.push(s) },
-        tty: false,
-        verbose: false,
-        logFile: null,
-      }),
+    progress: buildProgressFor(
+      { stderr: { write: (s: string) => err.push(s) } },
+      path.join(dir, 'build.log'),
+      false,
+    ),
     baseFrom: { from, projectConfig: configFile },
   };
 }

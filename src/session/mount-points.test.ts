@@ -2,25 +2,49 @@ import { lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'n
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
-import { precreateMountPoints, workspaceMountPoints } from './mount-points.js';
-
-describe('workspaceMountPoints', () => {
-  it.each([
-    [['/workspace/node_modules'], ['node_modules']],
-    [
-      ['/workspace/a/b/', '/workspace/a/b', '/workspace/.venv'],
-      ['.venv', 'a/b'],
-    ],
-    [['/workspace', '/workspace/../etc', '/home/dev/.cache', '/workspacex/y'], []],
-  ])('%j -> %j', (targets, want) => {
-    expect(workspaceMountPoints(targets)).toEqual(want);
-  });
-});
+import { precreateMountPoints } from './mount-points.js';
 
 describe('precreateMountPoints', () => {
   let dir: string;
   useTempDir('mount-points', (tmp) => {
     dir = tmp;
+  });
+
+  /** Every directory under `root`, relative, sorted. */
+  function dirsUnder(root: string, rel = ''): string[] {
+    return readdirSync(path.join(root, rel), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => [
+        path.posix.join(rel, e.name),
+        ...dirsUnder(root, path.posix.join(rel, e.name)),
+      ])
+      .sort();
+  }
+
+  it.each([
+    [['/workspace/node_modules'], ['node_modules']],
+    [
+      ['/workspace/a/b/', '/workspace/a/b', '/workspace/.venv'],
+      ['.venv', 'a', 'a/b'],
+    ],
+    [['/workspace', '/workspace/../etc', '/home/dev/.cache', '/workspacex/y'], []],
+  ])('only targets inside /workspace: %j -> %j', async (targets, want) => {
+    const project = path.join(dir, 'project');
+    mkdirSync(project);
+    expect(await precreateMountPoints(project, targets)).toEqual([]);
+    expect(dirsUnder(project)).toEqual(want);
+    expect(readdirSync(dir)).toEqual(['project']);
+  });
+
+  it('reports each path it could not make once, sorted', async () => {
+    writeFileSync(path.join(dir, 'file'), '');
+    expect(
+      await precreateMountPoints(dir, [
+        '/workspace/z/../file/y',
+        '/workspace/file/y/',
+        '/workspace/file/x',
+      ]),
+    ).toEqual(['/workspace/file/x', '/workspace/file/y']);
   });
 
   it('makes each mount point as the caller, keeping what exists', async () => {

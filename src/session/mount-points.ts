@@ -8,7 +8,7 @@ import { WORKSPACE } from '../gen/box-layout.js';
 import { makeDirsNoFollow } from '../host/make-dirs.js';
 
 /** Targets strictly inside /workspace, as `/`-separated paths relative to it, unique and sorted. Pure. */
-export function workspaceMountPoints(targets: readonly string[]): string[] {
+function workspaceMountPoints(targets: readonly string[]): string[] {
   const rels = targets.flatMap((t) => {
     const rel = path.posix.relative(WORKSPACE, path.posix.normalize(t));
     return rel === '' || rel.startsWith('..') || path.posix.isAbsolute(rel) ? [] : [rel];

@@ -9,12 +9,15 @@ import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
 import { provenScript } from '../gen/bind-proof.js';
 import { pinSources } from '../containment/bind-pins.js';
-import { OVERFLOW_GID, probeSockGroups, sockProbes } from './sock-groups.js';
+import { probeSockGroups, sockProbes } from './sock-groups.js';
 
 /** The bind check as byre's helpers carry it: what a proven script puts in front. */
 const BIND_PROOF_SH = provenScript('', []);
 
 type SockProbe = Parameters<typeof probeSockGroups>[1][number];
+
+/** The kernel's overflowgid (its default): the group a socket shows when its own is not mapped in. */
+const UNMAPPED = 65534;
 
 const dockerHost = fakeSkill('byre/docker-host', 'bundled', {
   runtime: {
@@ -128,7 +131,7 @@ describe("the probe's answer", () => {
     const probed = probeSockGroups(engine, [PROBE], 'img', false);
     if (want === null) {
       await expect(probed).rejects.toMatchObject({ rule: 'develop.sock-probe-failed' });
-    } else if (want === OVERFLOW_GID) {
+    } else if (want === UNMAPPED) {
       expect((await probed).gids).toEqual([]);
       expect((await probed).warnings).toHaveLength(1);
     } else {
@@ -152,7 +155,7 @@ describe('probeSockGroups', () => {
 
   it('does not add an unmapped group, and says why', async () => {
     const engine = new FakeEngine();
-    engine.onRun = () => ({ stdout: `${OVERFLOW_GID}\n`, stderr: '' });
+    engine.onRun = () => ({ stdout: `${UNMAPPED}\n`, stderr: '' });
     const result = await probeSockGroups(engine, [PROBE], 'img', true);
     expect(result.gids).toEqual([]);
     expect(result.warnings[0]).toMatch(/not mapped into this engine's user namespace/);

@@ -27,7 +27,7 @@ import { normalizeTarget } from '../config/grammar.js';
 import type { ResolvedSkill } from '../skills/types.js';
 
 /** The group id the kernel shows for an id not mapped into a user namespace. */
-export const OVERFLOW_GID = 65534;
+const OVERFLOW_GID = 65534;
 
 /** The reference bounds the probe at 5 minutes. */
 const SOCK_PROBE_TIMEOUT_MS = 300_000;

@@ -1,10 +1,13 @@
 // The session steps' own decisions, table-driven: the params a session
 // derives and seals, the wall's and the credentials' plans, the outcome a
-// session ends with, the refusals of the claim, and the image and volume
-// names; the steps that ask an engine run on the fake.
+// session ends with, and the image and volume names; the steps that ask an
+// engine run on the fake. The claim's refusals are develop's (develop.test.ts).
 
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../test/support/fake-engine.js';
+import { fakeIo } from '../../test/support/io.js';
+import { useTempDir } from '../../test/support/temp.js';
 import { fakeConfig, fakeSkill, sourced } from '../../test/support/config.js';
 import type { BindPins } from '../containment/bind-pins.js';
 import { pinSource } from '../host/path-pin.js';
@@ -14,8 +17,7 @@ import { postureFacts } from '../gen/posture.js';
 import type { PortChoice } from '../gen/port-block.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { sessionOutcome } from './attach.js';
-import { launchingEngineRefusal, liveSessionRefusal } from './claim.js';
-import { mountTargets } from './create.js';
+import { createBox } from './create.js';
 import { credentialDelivery } from './credentials.js';
 import { imageDigest, projectImage } from './image.js';
 import { portBanner } from './ports.js';
@@ -212,30 +214,9 @@ describe('sessionOutcome', () => {
   });
 });
 
-describe('the claim’s refusals', () => {
-  const unchecked = [
-    { name: 'podman' as const, state: 'error' as const, message: 'podman ps failed', said: 'oops' },
-  ];
-  it.each([
-    ['the launching engine answered', 'docker', null, null],
-    ['a new engine that cannot be asked', 'podman', null, 'develop.engine-unavailable'],
-    ['the project’s engine that cannot be asked', 'podman', 'podman', 'engine.project-unavailable'],
-  ] as const)('%s', (_n, launching, recorded, rule) => {
-    const refusal = launchingEngineRefusal(unchecked, launching, recorded, '/cfg');
-    expect(refusal?.rule ?? null).toBe(rule);
-    if (refusal !== null) expect(refusal.exitCode).toBe(3);
-  });
-
-  it('a live session names the ways back into it, by its short id', () => {
-    const r = liveSessionRefusal({ id: 'abcdef0123456789', engineName: 'podman' });
-    expect(r.rule).toBe('develop.session-live');
-    expect(r.details).toContain(
-      '• re-attach to it:     podman attach --detach-keys=ctrl-p,ctrl-q abcdef012345',
-    );
-  });
-});
-
 describe('names and targets', () => {
+  const tmp = useTempDir('steps');
+
   it.each([
     [false, { uid: 1000, gid: 1001 }, 'u1000-g1001'],
     [true, { uid: 2000, gid: 2001 }, null],
@@ -257,15 +238,21 @@ describe('names and targets', () => {
     expect(new Set(volumes.map((v) => v.name)).size).toBe(2);
   });
 
-  it('mountTargets: volumes, then the enabled mounts', () => {
+  it('createBox makes a mount point in the project for each volume and enabled mount', async () => {
     const m = (target: string, disabled?: boolean) =>
       ({ host: '/h', target, mode: 'rw', ...(disabled ? { disabled } : {}) }) as never;
-    expect(
-      mountTargets([{ name: 'v', decl: { target: '/v' } } as never], {
-        configMounts: [m('/a'), m('/off', true)],
-        skillMounts: [m('/b')],
-      }),
-    ).toEqual(['/v', '/a', '/b']);
+    const engine = new FakeEngine();
+    await createBox(
+      { io: fakeIo(), ctx: { worktreeDir: tmp.path } as never, engine, selfEdit: false },
+      {
+        ...shared,
+        configMounts: [m('/workspace/a'), m('/workspace/off', true)],
+        skillMounts: [m('/workspace/b')],
+      },
+      [{ name: 'v', decl: { target: '/workspace/v' } } as never],
+    );
+    expect(readdirSync(tmp.path).sort()).toEqual(['a', 'b', 'v']);
+    expect(engine.callsTo('create')).toHaveLength(1);
   });
 
   it('portBanner: the mapping and a linked worktree’s block, nothing without ports', () => {
