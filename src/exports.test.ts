@@ -64,6 +64,18 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/output/redact.ts#clearSecrets': 'resets the process-wide secret registry between tests',
   'src/session/attach.ts#sessionOutcome':
     'a test pins which of a failed proof, credential delivery and wall ends a session; the fake engine cannot fail them together',
+  'src/skills/packages/author.ts#packedManifest':
+    "tests list a fixed payload into those same manifests; packPackage hashes a real package's files",
+  'src/skills/packages/author.ts#rebasedManifest':
+    'tests rebase manifests no loadable package holds (a bare [package], an id in a string, one that does not parse) to pin the edit alone',
+  'src/status/banner.ts#bannerLines':
+    "tests hand it the very facts status and the editor's header drew on, to prove they agree; exposureLines recomputes its own",
+  'src/status/layout.ts#DEFAULT_MAX_VALUE_LINES':
+    "the default tier's line budget the truncation tests count shown and hidden lines by",
+  'src/status/layout.ts#MIN_VALUE_WIDTH':
+    "the value column's floor the narrow-page tests hold every line to",
+  'src/status/layout.ts#wrapValue':
+    'tests wrap at 5 to 20 cells, below the 24-cell value floor renderRows keeps, where the break choices show',
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
 };
@@ -75,10 +87,6 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
  * TEST_ONLY_EXPORTS with its own reason (TODO.md counts them).
  */
 const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
-  'src/gen/box-layout.ts': ['LAUNCH_CLAIM', 'PORT_CLAIM'],
-  'src/skills/packages/author.ts': ['rebasedManifest', 'packedManifest'],
-  'src/status/banner.ts': ['bannerLines'],
-  'src/status/layout.ts': ['MIN_VALUE_WIDTH', 'DEFAULT_MAX_VALUE_LINES', 'wrapValue', 'columnsFor'],
   'src/status/wall-events.ts': ['parseWallLine'],
   'src/transfer/box-scripts.ts': [
     'DELIVER_FILE_SCRIPT',

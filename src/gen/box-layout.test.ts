@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  LAUNCH_CLAIM,
-  NETWORK_CLAIM,
-  PORT_CLAIM,
-  portEnvKey,
-  reservedClaims,
-} from './box-layout.js';
+import { NETWORK_CLAIM, portEnvKey, reservedClaims } from './box-layout.js';
+
+// The claims as status names them when a skill sets a reserved key.
+const LAUNCH_CLAIM = 'launch';
+const PORT_CLAIM = 'port announcement';
 
 describe('reservedClaims', () => {
   it.each([

@@ -92,7 +92,7 @@ export const CREDENTIAL_DIR = '/run/byre/credentials';
 
 /** The claim names a reserved key can skew (status degrades them). */
 export const NETWORK_CLAIM = 'network';
-export const LAUNCH_CLAIM = 'launch';
+const LAUNCH_CLAIM = 'launch';
 const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_EGRESS: [NETWORK_CLAIM],
   BYRE_EGRESS_DENY: [NETWORK_CLAIM],
@@ -126,7 +126,7 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
  * the agent can tell the user where its server is. Set after skill env.
  */
 const PORT_ENV_PREFIX = 'BYRE_PORT_';
-export const PORT_CLAIM = 'port announcement';
+const PORT_CLAIM = 'port announcement';
 
 export function portEnvKey(containerPort: number): string {
   return `${PORT_ENV_PREFIX}${containerPort}`;

@@ -1,7 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import {
-  columnsFor,
   DEFAULT_MAX_VALUE_LINES,
   MIN_VALUE_WIDTH,
   renderRows,
@@ -11,6 +10,9 @@ import {
 
 const lines = (page: string): string[] => page.replace(/\n$/, '').split('\n');
 const tokens = (text: string): string[] => text.split(/[ \n]+/).filter((t) => t !== '');
+/** Where the rendered `page`'s values start: its first line's value, found (ASCII labels: a cell offset). */
+const valueColumnOf = (page: string, firstValue: string): number =>
+  (lines(page)[0] ?? '').indexOf(firstValue);
 
 const CJK_PATH = '/home/ユーザー/プロジェクト/データ';
 // Wider than the widest layout even on its own: it must overhang, never be cut.
@@ -47,9 +49,10 @@ const page: StatusRow[] = [
 
 describe('renderRows geometry', () => {
   describe.each([48, 80, 120, 160])('at %i cells', (width) => {
-    const { valueColumn, valueWidth } = columnsFor(page, width);
     const full = renderRows(page, { width, tier: 'full' });
     const byDefault = renderRows(page, { width, tier: 'default' });
+    const valueColumn = valueColumnOf(full, 'repo-abc123');
+    const valueWidth = Math.max(MIN_VALUE_WIDTH, width - valueColumn);
 
     it.each([
       ['full', full],
@@ -104,11 +107,14 @@ describe('renderRows labels', () => {
     expect(renderRows([{ label: 'Engine', value: 'docker' }], { width: 80, tier: 'full' })).toBe(
       'Engine:       docker\n',
     );
-    expect(columnsFor([{ label: 'Engine', value: '' }], 80)).toEqual({
-      labelColumn: 13,
-      valueColumn: 14,
-      valueWidth: 66,
-    });
+    // The value column then holds the other 66 cells of 80: 66 fit on one line, 67 do not.
+    const fits = `${'x'.repeat(30)} ${'y'.repeat(35)}`;
+    expect(renderRows([{ label: 'Engine', value: fits }], { width: 80, tier: 'full' })).toBe(
+      `Engine:       ${fits}\n`,
+    );
+    expect(
+      lines(renderRows([{ label: 'Engine', value: `${fits}y` }], { width: 80, tier: 'full' })),
+    ).toHaveLength(2);
   });
 
   it('widens the label column to the longest label plus one for the colon', () => {
@@ -126,7 +132,6 @@ describe('renderRows labels', () => {
       { label: 'Ports', value: 'none' },
       { label: 'A very long label indeed', value: 'x', continuation: true },
     ];
-    expect(columnsFor(rows, 80).labelColumn).toBe(13);
     expect(renderRows(rows, { width: 80, tier: 'full' })).toBe(
       'Ports:        none\n              x\n',
     );
@@ -151,15 +156,15 @@ describe('renderRows labels', () => {
 
   it('keeps the value column at its 24-cell floor even if the page overruns', () => {
     const label = 'An exceptionally long label here'; // 32 cells
-    const { valueColumn, valueWidth } = columnsFor([{ label, value: '' }], 48);
-    expect(valueWidth).toBe(MIN_VALUE_WIDTH);
     const out = renderRows([{ label, value: 'alpha beta gamma delta epsilon zeta eta' }], {
       width: 48,
       tier: 'full',
     });
-    for (const line of lines(out)) {
-      expect(stringWidth(line.slice(valueColumn))).toBeLessThanOrEqual(MIN_VALUE_WIDTH);
-    }
+    const valueColumn = valueColumnOf(out, 'alpha');
+    const widths = lines(out).map((line) => stringWidth(line.slice(valueColumn)));
+    for (const w of widths) expect(w).toBeLessThanOrEqual(MIN_VALUE_WIDTH);
+    // Wider than the 48-cell page leaves it: the floor, not the page, decided.
+    expect(Math.max(...widths)).toBeGreaterThan(48 - valueColumn);
   });
 
   it('prints an empty value as the bare label with no trailing space', () => {
@@ -269,7 +274,7 @@ describe('renderRows truncation', () => {
   it('wraps the marker itself to the value column when the value column is narrow', () => {
     const label = 'An exceptionally long label here';
     const out = renderRows([{ label, value: list }], { width: 48, tier: 'default' });
-    const { valueColumn } = columnsFor([{ label, value: '' }], 48);
+    const valueColumn = valueColumnOf(out, '/home');
     const tail = lines(out).slice(DEFAULT_MAX_VALUE_LINES);
     expect(tail.length).toBe(2);
     for (const line of tail) {

@@ -139,8 +139,8 @@ type StatusColumns = {
   valueWidth: number;
 };
 
-/** The page geometry for `rows` at `width`; exported so renderers and tests agree on it. */
-export function columnsFor(rows: readonly StatusRow[], width: number): StatusColumns {
+/** The page geometry for `rows` at `width`. */
+function columnsFor(rows: readonly StatusRow[], width: number): StatusColumns {
   let longest = 0;
   for (const row of rows) {
     if (isContinuation(row)) continue;
