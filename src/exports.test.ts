@@ -1,9 +1,8 @@
 // Every export of src/ is used outside its own file by production code: by
 // another module of src/, or by the build and doc scripts in scripts/. An
 // export only its own file uses stops being exported, one nothing uses is
-// deleted, and one only tests use is named below: TEST_ONLY_EXPORTS with
-// why, or TESTED_DIRECTLY, the list that only shrinks. (Over 500 lines: the
-// TESTED_DIRECTLY list is data, one line per module.) The
+// deleted, and one only tests use is named below in TEST_ONLY_EXPORTS, with
+// why a test needs the name rather than the module's exported API. The
 // reading is syntactic, like the import-graph test: named imports and
 // re-exports count per name; a namespace import, `export *` or a lazy
 // `import()` counts every export of the module it names.
@@ -15,7 +14,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
-/** Exports only tests use, `file#name` → why a test needs it (most: production never calls them). */
+/**
+ * Exports only tests use, `file#name` → why a test needs the name: production
+ * never calls some, and uses the rest only in their own file.
+ */
 const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/cli/commands-doc.ts#exitDocDrift':
     'the drift check a test runs: every exit a command documents is one it can give',
@@ -65,7 +67,7 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
   'src/session/attach.ts#sessionOutcome':
     'a test pins which of a failed proof, credential delivery and wall ends a session; the fake engine cannot fail them together',
   'src/skills/packages/author.ts#packedManifest':
-    "tests list a fixed payload into those same manifests; packPackage hashes a real package's files",
+    "tests list a fixed payload into manifests no loadable package holds; packPackage hashes a real package's files",
   'src/skills/packages/author.ts#rebasedManifest':
     'tests rebase manifests no loadable package holds (a bare [package], an id in a string, one that does not parse) to pin the edit alone',
   'src/status/banner.ts#bannerLines':
@@ -78,28 +80,26 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     'tests wrap at 5 to 20 cells, below the 24-cell value floor renderRows keeps, where the break choices show',
   'src/status/wall-events.ts#NO_WALL_EVENTS':
     'the empty wall log, a fixture the denial tests spread',
-};
-
-/**
- * Exports production uses in their own file and tests reach directly: pure
- * units tested on their own. This list only shrinks: each name is to be
- * reached through its module's exported API, or to move to
- * TEST_ONLY_EXPORTS with its own reason (TODO.md counts them).
- */
-const TESTED_DIRECTLY: Readonly<Record<string, readonly string[]>> = {
-  'src/status/wall-events.ts': ['parseWallLine'],
-  'src/transfer/box-scripts.ts': [
-    'DELIVER_FILE_SCRIPT',
-    'DELIVER_TAR_SCRIPT',
-    'GRAB_SCRIPT',
-    'GRAB_TREE_SCRIPT',
-    'GRAB_STOP_SCRIPT',
-  ],
-  'src/transfer/grab-from-box.ts': ['partialReasons'],
-  'src/transfer/podman-memo.ts': ['podmanShortcut'],
-  'src/transfer/select.ts': ['ancestors'],
-  'src/transfer/tar-entry.ts': ['TAR_NAME_MAX', 'TAR_PATH_MAX'],
-  'src/tui/model/config-editor/state.ts': ['EditorKey'],
+  'src/status/wall-events.ts#parseWallLine':
+    "tests read each event's every field, a resolved line's ttl among them, which parseWallLog drops",
+  'src/transfer/box-scripts.ts#DELIVER_FILE_SCRIPT':
+    'the fake box (test/support/fake-box.ts) plays a one-file deliver when it sees this script',
+  'src/transfer/box-scripts.ts#DELIVER_TAR_SCRIPT':
+    'the fake box (test/support/fake-box.ts) plays a tree deliver when it sees this script',
+  'src/transfer/box-scripts.ts#GRAB_SCRIPT':
+    'the fake box (test/support/fake-box.ts) plays a one-file grab when it sees this script',
+  'src/transfer/box-scripts.ts#GRAB_STOP_SCRIPT':
+    'the fake box (test/support/fake-box.ts) answers the stop of an abandoned grab by this script',
+  'src/transfer/box-scripts.ts#GRAB_TREE_SCRIPT':
+    'the fake box (test/support/fake-box.ts) and a grab test tell a tree grab by this script',
+  'src/transfer/grab-from-box.ts#partialReasons':
+    'a test gives it a broken-stream reason holding an ESC, to see it escaped; no stream error a grab meets carries one',
+  'src/transfer/podman-memo.ts#podmanShortcut':
+    'tests give it monitor lists and a memo directory; localTransferEngines takes both from a live podman',
+  'src/transfer/tar-entry.ts#TAR_NAME_MAX':
+    'the name cap the entry tests sit on either side of, counted in bytes',
+  'src/transfer/tar-entry.ts#TAR_PATH_MAX':
+    'the path cap the entry tests sit on either side of, counted in bytes',
 };
 
 const isTest = (rel: string): boolean =>
@@ -269,11 +269,7 @@ function findings(): Finding[] {
   return out;
 }
 
-const testedDirectly = new Set(
-  Object.entries(TESTED_DIRECTLY).flatMap(([file, names]) => names.map((n) => `${file}#${n}`)),
-);
-const named = (key: string): boolean =>
-  TEST_ONLY_EXPORTS[key] !== undefined || testedDirectly.has(key);
+const named = (key: string): boolean => TEST_ONLY_EXPORTS[key] !== undefined;
 
 describe('exports', () => {
   const found = findings();
@@ -285,15 +281,7 @@ describe('exports', () => {
 
   it('names only exports that tests alone use, each once, with a reason', () => {
     const testOnly = new Set(found.filter((f) => f.use === 'tests').map((f) => f.key));
-    const keys = [...Object.keys(TEST_ONLY_EXPORTS), ...testedDirectly];
-    expect(keys.filter((k) => !testOnly.has(k))).toEqual([]);
-    expect(Object.keys(TEST_ONLY_EXPORTS).filter((k) => testedDirectly.has(k))).toEqual([]);
+    expect(Object.keys(TEST_ONLY_EXPORTS).filter((k) => !testOnly.has(k))).toEqual([]);
     expect(Object.entries(TEST_ONLY_EXPORTS).filter(([, why]) => why.trim() === '')).toEqual([]);
-  });
-
-  it("is counted by TODO.md's line", () => {
-    const todo = readFileSync(path.join(ROOT, 'TODO.md'), 'utf8');
-    const count = /^- (\d+) exports of `src\/` are reached directly by tests only/m.exec(todo);
-    expect(Number(count?.[1])).toBe(testedDirectly.size);
   });
 });

@@ -2,7 +2,7 @@
 // `byre shell`, `byre deliver` and `byre grab` from it all refuse with exit 3
 // (adr/0023) instead of reaching the other directory's box.
 
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -13,9 +13,10 @@ import { deliverCommand } from '../commands/deliver.js';
 import { grabCommand } from '../commands/grab.js';
 import { shellCommand } from '../commands/shell.js';
 import type { CommandDeps } from '../commands/deps.js';
+import { ByreError } from '../errors.js';
 import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
-import { ancestors } from './select.js';
+import { pickTarget } from './select.js';
 
 const root = makeTempDir('select');
 afterAll(() => removeTempDir(root));
@@ -138,14 +139,47 @@ describe('boxes of another uid: named only where they change the choice', () => 
   );
 });
 
-describe('ancestors', () => {
-  it('lists cwd and every parent, canonical, nearest first, with their ids', () => {
-    const dir = path.join(root, 'a', 'b');
+describe('pickTarget: the box of cwd or its nearest ancestor', () => {
+  /** The box pickTarget takes from `cwd` among boxes of these directories' ids; its directory, or the refusal's rule. */
+  async function picked(cwd: string, dirs: string[]): Promise<string> {
+    const boxes = dirs.map((d, i) => ({
+      id: `${i}`.repeat(12),
+      engine: 'docker' as const,
+      projectId: projectIdFor(d),
+      workdirId: projectIdFor(d),
+      foreign: false,
+    }));
+    const other = { ...boxes[0]!, id: 'f'.repeat(12), workdirId: 'other-123456' };
+    const chosen = await pickTarget(
+      fakeIo({ cwd }),
+      { boxes: [...boxes, other], partial: false },
+      { stdinBusy: false, interactive: false },
+    ).catch((e: unknown) => e);
+    if (chosen instanceof ByreError) return chosen.rule;
+    return dirs[boxes.findIndex((b) => b.id === (chosen as { id: string }).id)] ?? 'other';
+  }
+
+  it('takes cwd first, then each parent, nearest first', async () => {
+    const dir = path.join(root, 'near', 'a', 'b');
     mkdirSync(dir, { recursive: true });
-    const got = ancestors(dir);
-    const canonical = realpathSync(dir);
-    expect(got[0]).toEqual({ dir: canonical, id: projectIdFor(canonical) });
-    expect(got[1]?.dir).toBe(path.dirname(canonical));
-    expect(got.at(-1)?.dir).toBe(`/${canonical.split('/')[1] ?? ''}`);
+    const a = realpathSync(path.dirname(dir));
+    const b = realpathSync(dir);
+    expect(await picked(dir, [a, b])).toBe(b);
+    expect(await picked(dir, [path.dirname(a), a])).toBe(a);
+  });
+
+  it('by the canonical path: through a link, and from a directory not made yet', async () => {
+    const dir = path.join(root, 'canon', 'a');
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(path.join(root, 'canon'), path.join(root, 'canon-link'));
+    const a = realpathSync(dir);
+    expect(await picked(path.join(root, 'canon-link', 'a'), [a])).toBe(a);
+    expect(await picked(path.join(a, 'not-yet'), [a])).toBe(a);
+  });
+
+  it('never by the root directory’s id', async () => {
+    const dir = path.join(root, 'rootless', 'a');
+    mkdirSync(dir, { recursive: true });
+    expect(await picked(dir, ['/'])).toBe('transfer.ambiguous');
   });
 });

@@ -26,7 +26,7 @@ import { chooseTarget, hiddenChangeDecision, type TransferVerb } from './target.
 import { FULL_CONTAINER_ID } from '../engine/types.js';
 
 /** `cwd` and every ancestor (canonical) with its worktree id, nearest first. */
-export function ancestors(cwd: string): { dir: string; id: string }[] {
+function ancestors(cwd: string): { dir: string; id: string }[] {
   let dir: string;
   try {
     dir = canonicalPathSync(cwd);

@@ -19,10 +19,12 @@ import {
   selectedIndex,
   type EditorContext,
   type EditorEvent,
-  type EditorKey,
   type EditorState,
 } from '../../src/tui/model/config-editor/state.js';
 import type { EditorWorld, Item, RowItem } from '../../src/tui/model/config-editor/types.js';
+
+/** A key as the editor's reducer reads it: what a key event carries. */
+type EditorKey = Extract<EditorEvent, { kind: 'key' }>['key'];
 
 export interface LowerLayer {
   kind: Exclude<LayerKind, 'core' | 'project'>;

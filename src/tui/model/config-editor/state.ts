@@ -69,7 +69,7 @@ export interface EditorState {
   draft: string | null;
 }
 
-export type EditorKey =
+type EditorKey =
   | {
       name:
         | 'up'
