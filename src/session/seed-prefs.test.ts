@@ -7,7 +7,9 @@ import type { ResolvedSkill } from '../skills/types.js';
 import { mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import type { FakeNode } from '../../test/support/fake-box.js';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
+import { loadHostTree } from '../../test/support/host-tree.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { provenScript } from '../gen/bind-proof.js';
 import type { BindPins } from '../containment/bind-pins.js';
@@ -46,6 +48,16 @@ const HOST: Record<string, EntryKind> = {
   '/home/ada/.claude/link.json': 'link',
 };
 const kind = (p: string): EntryKind => HOST[p] ?? 'missing';
+
+/** The fake engine's host as HOST describes it, with a theme in the directory and a login token beside the prefs. */
+function withHost(engine: FakeEngine): FakeEngine {
+  engine.host.mkdirp('/home/ada/.claude/themes');
+  engine.host.writeFile('/home/ada/.claude/keybindings.json', '{"vim":true}');
+  engine.host.writeFile('/home/ada/.claude/themes/dark.json', '{"bg":"#000"}');
+  engine.host.nodes.set('/home/ada/.claude/link.json', { kind: 'link', target: '/etc/passwd' });
+  engine.host.writeFile('/home/ada/.claude/.credentials.json', 'token');
+  return engine;
+}
 
 describe('planPrefsSeed', () => {
   const on = fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) });
@@ -90,7 +102,7 @@ describe('seedAgentPrefs', () => {
       kind,
     );
     if (seed === null) throw new Error('no seed');
-    const engine = new FakeEngine();
+    const engine = withHost(new FakeEngine());
     await seedAgentPrefs(engine, seed, new Set([seed.volume]), {
       image: 'img',
       uid: 1000,
@@ -110,6 +122,27 @@ describe('seedAgentPrefs', () => {
     expect(argv.join(' ')).not.toContain('/home/ada/.claude,');
     expect(argv.slice(-3)).toEqual(['byre-seed-prefs', 'keybindings.json', 'themes']);
     expect(argv[argv.length - 4]).toContain('chown -R 1000:1000 /dest');
+  });
+  it('the fresh volume holds each entry at its place, and nothing else of the directory', async () => {
+    const seed = planPrefsSeed(
+      fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) }),
+      [claude],
+      volumes,
+      '/home/ada',
+      kind,
+    );
+    if (seed === null) throw new Error('no seed');
+    const engine = withHost(new FakeEngine());
+    const ctx = { image: 'img', uid: 1000, gid: 1000, keepId: false, home: '/home/ada' };
+    await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx);
+    const held = engine.volumeData.get(seed.volume) ?? new Map<string, FakeNode>();
+    expect([...held.keys()].sort()).toEqual(['keybindings.json', 'themes', 'themes/dark.json']);
+    expect(held.get('keybindings.json')).toEqual({
+      kind: 'file',
+      bytes: Buffer.from('{"vim":true}'),
+    });
+    // A copy: the host's prefs are left as they were.
+    expect(engine.host.lstat('/home/ada/.claude/keybindings.json')).toMatchObject({ kind: 'file' });
   });
 });
 
@@ -148,6 +181,7 @@ describe('seedAgentPrefs with the bind proof (adr/0045)', () => {
     rmSync(settings);
     symlinkSync('/etc/shadow', settings);
     const engine = new FakeEngine();
+    loadHostTree(engine.host, tmp.path);
     const done = await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx(new Map()));
     expect(done?.entries.map((e) => e.rel)).toEqual(['keybindings.json', 'themes']);
     expect(done?.skipped).toEqual([{ rel: 'settings.json', why: 'a symbolic link' }]);
@@ -175,9 +209,39 @@ describe('seedAgentPrefs with the bind proof (adr/0045)', () => {
   it('without a proof (an engine elsewhere), copies what was planned, unchecked', async () => {
     const engine = new FakeEngine();
     const seed = planned();
+    loadHostTree(engine.host, tmp.path);
     await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx(null));
     const argv = engine.callsTo('run')[0]?.[0] as string[];
     expect(argv.some((a) => a.startsWith('BYRE_BIND_PROOF='))).toBe(false);
     expect(argv[argv.indexOf('byre-seed-prefs') - 1]?.startsWith('set -e;')).toBe(true);
+  });
+
+  it('copies the entries that prove to be the objects pinned; one the engine sees as another refuses, and nothing lands', async () => {
+    const seed = planned();
+    writeFileSync(path.join(tmp.path, '.claude', 'themes', 'dark.json'), '{}');
+    const engine = new FakeEngine();
+    loadHostTree(engine.host, tmp.path);
+    await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx(new Map()));
+    const held = engine.volumeData.get(seed.volume);
+    expect([...(held?.keys() ?? [])].sort()).toEqual([
+      'keybindings.json',
+      'settings.json',
+      'themes',
+      'themes/dark.json',
+    ]);
+
+    // The same paths, but the engine resolves keybindings.json to another object than byre pinned.
+    const swapped = new FakeEngine();
+    loadHostTree(swapped.host, tmp.path);
+    const kb = seed.entries[0]?.host ?? '';
+    swapped.host.nodes.set(kb, { kind: 'file', bytes: Buffer.from('{}'), dev: 1n, ino: 1n });
+    const failure = await seedAgentPrefs(
+      swapped,
+      seed,
+      new Set([seed.volume]),
+      ctx(new Map()),
+    ).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ rule: 'bind.changed', exitCode: 3 });
+    expect(swapped.volumeData.get(seed.volume)?.size ?? 0).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DROP_PRIVILEGES } from '../engine/argv.js';
 import { fakeSkill } from '../../test/support/config.js';
 import { FakeEngine, runExited } from '../../test/support/fake-engine.js';
+import { loadHostTree } from '../../test/support/host-tree.js';
 import { useTempDir } from '../../test/support/temp.js';
 import { ByreError } from '../errors.js';
 import { provenScript } from '../gen/bind-proof.js';
@@ -190,6 +191,45 @@ describe('probeSockGroups', () => {
     engine.onRun = () => ({ stdout: 'stat: cannot stat\n', stderr: '' });
     await expect(probeSockGroups(engine, [PROBE], 'img', false)).rejects.toMatchObject({
       rule: 'develop.sock-probe-failed',
+    });
+  });
+
+  it('reads each socket’s group as the engine shows it: joined, or said unmapped', async () => {
+    const engine = new FakeEngine();
+    engine.host.mkdirp('/var/run');
+    engine.host.nodes.set('/var/run/docker.sock', { kind: 'socket', gid: 989 });
+    engine.host.mkdirp('/home/u/sock');
+    engine.host.nodes.set('/home/u/sock/x', { kind: 'socket', gid: UNMAPPED });
+    const probed = await probeSockGroups(engine, sockProbes([dockerHost], '/home/u'), 'img', true);
+    expect(probed.gids).toEqual([989]);
+    expect(probed.warnings).toEqual([
+      expect.stringMatching(/^\/run\/x\.sock\/ \(byre\/docker-host\): its group is not mapped/),
+    ]);
+  });
+
+  it('a socket the engine cannot bind fails the launch with the engine’s own words', async () => {
+    const engine = new FakeEngine();
+    const failure = await probeSockGroups(engine, [PROBE], 'img', false).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ rule: 'develop.sock-probe-failed' });
+    expect((failure as Error).message).toContain('and probing its group failed');
+    expect((failure as { cause?: { stderr?: string } }).cause?.stderr).toContain(
+      'bind source path does not exist: /var/run/docker.sock',
+    );
+  });
+
+  it('with the proof, the socket pinned on the host is probed; the group is the engine’s view of it', async () => {
+    const sock = path.join(tmp.path, 'docker.sock');
+    writeFileSync(sock, '');
+    const engine = new FakeEngine();
+    loadHostTree(engine.host, tmp.path);
+    // Under a VM the engine shows another group than the host file has (adr/0021).
+    const pinned = engine.host.lstat(sock);
+    if (pinned === undefined) throw new Error('not loaded');
+    engine.host.nodes.set(sock, { ...pinned, gid: 4242 });
+    const probe = { ...PROBE, host: sock };
+    expect(await probeSockGroups(engine, [probe], 'img', false, pinSources([sock]))).toEqual({
+      gids: [4242],
+      warnings: [],
     });
   });
 

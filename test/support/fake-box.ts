@@ -1,14 +1,16 @@
 // The fake engine's box: an in-memory filesystem and a tiny interpreter of
-// what byre runs in a box through exec. It knows byre's box-side scripts by
-// their text (deliver one file, deliver a staged tar, grab a path, grab a
-// tree, stop a grab, byre shell's login shell and its `-- <cmd>`, and the
-// volume helpers' literal seed and volume copy) and models each one's effect
-// on the filesystem, its stdout, stderr and exit status as the engine
-// contract checks them on real boxes; and it runs the few plain commands
-// tests send (`cat`, `cat <file>`, `echo`, `printf`, `exit`, `true`, `false`,
-// `sleep`, `;`-separated, `>&2`). Anything else exits 127 like a shell that
-// has no such command, so a test never passes on an answer nobody wrote. It
-// must never spawn or touch disk.
+// what byre runs in a box through exec or in a helper through run. It knows
+// byre's box-side scripts by their text (deliver one file, deliver a staged
+// tar, grab a path, grab a tree, stop a grab, byre shell's login shell and
+// its `-- <cmd>`) and models each one's effect on the filesystem, its
+// stdout, stderr and exit status as the engine contract checks them on real
+// boxes; byre's helper scripts (volume seeds and copy, the sock probe, the
+// worktree add and remove, and the bind proof in front of them) are
+// fake-helpers.ts's. It runs the few plain commands tests send (`cat`,
+// `cat <file>`, `echo`, `printf`, `exit`, `true`, `false`, `sleep`,
+// `;`-separated, `>&2`). Anything else exits 127 like a shell that has no
+// such command, so a test never passes on an answer nobody wrote. It must
+// never spawn or touch disk.
 
 import path from 'node:path/posix';
 import tar from 'tar-stream';
@@ -22,9 +24,44 @@ import {
   STAGE_COMPLETE,
 } from '../../src/transfer/box-scripts.js';
 import { SHELL_COMMAND_SCRIPT } from '../../src/gen/shell-exec.js';
+import {
+  isGroupStat,
+  isHelperScript,
+  proveBinds,
+  runHelper,
+  statGroup,
+  unproven,
+} from './fake-helpers.js';
 
-export type FakeNode =
-  { kind: 'dir' } | { kind: 'file'; bytes: Buffer } | { kind: 'link'; target: string };
+/**
+ * What the engine reports of an object beyond its contents: its group (what
+ * `stat -c %g` prints: root's, 0, when nobody gave one) and, for a host
+ * object, the device and inode the bind proof compares with byre's pins (an
+ * object without them is not the one byre pinned). Owners are not otherwise
+ * modelled: a copy is a new object with none of these, and chown changes nothing.
+ */
+interface NodeFacts {
+  gid?: number;
+  dev?: bigint;
+  ino?: bigint;
+}
+
+export type FakeNode = NodeFacts &
+  (
+    | { kind: 'dir' }
+    | { kind: 'file'; bytes: Buffer }
+    | { kind: 'link'; target: string }
+    | { kind: 'socket' }
+  );
+
+/** A mount of a helper box: writes under a read-only one fail, as on a read-only bind. */
+interface BoxMount {
+  target: string;
+  readonly: boolean;
+}
+
+/** The directories a box's filesystem starts with. */
+const BOX_DIRS = ['/', '/tmp', '/home', '/home/dev'];
 
 /** What one command did in the box. */
 export interface BoxRun {
@@ -33,14 +70,51 @@ export interface BoxRun {
   stderr: string;
 }
 
-/** A box's filesystem: absolute normalised paths to nodes; `/`, `/tmp` and `/home/dev` exist. */
+/**
+ * A box's filesystem: absolute normalised paths to nodes; `/`, `/tmp` and
+ * `/home/dev` exist unless `dirs` says otherwise (the fake engine's virtual
+ * host starts with `/` alone).
+ */
 export class FakeBoxFs {
-  readonly nodes = new Map<string, FakeNode>([
-    ['/', { kind: 'dir' }],
-    ['/tmp', { kind: 'dir' }],
-    ['/home', { kind: 'dir' }],
-    ['/home/dev', { kind: 'dir' }],
-  ]);
+  readonly nodes: Map<string, FakeNode>;
+  /** A helper box's mounts, set once they are in place; none in a session's box. */
+  readonly mounts: BoxMount[] = [];
+
+  constructor(dirs: readonly string[] = BOX_DIRS) {
+    this.nodes = new Map(dirs.map((d): [string, FakeNode] => [d, { kind: 'dir' }]));
+  }
+
+  /** Whether `p` lies on a writable mount (the innermost mount it is under decides). */
+  canWrite(p: string): boolean {
+    const at = path.resolve('/', p);
+    let inner: BoxMount | undefined;
+    for (const m of this.mounts) {
+      if (
+        (at === m.target || at.startsWith(`${m.target}/`)) &&
+        (inner?.target.length ?? -1) < m.target.length
+      )
+        inner = m;
+    }
+    return inner?.readonly !== true;
+  }
+
+  /** Whether `p` is a mount's target: its own directory cannot be removed. */
+  isMountPoint(p: string): boolean {
+    const at = path.resolve('/', p);
+    return this.mounts.some((m) => m.target === at);
+  }
+
+  /** `rm -rf p`: false when something under it cannot go (a read-only mount, a mount point stays). */
+  remove(p: string): boolean {
+    const at = path.resolve('/', p);
+    let removed = true;
+    for (const k of this.tree(at).reverse()) {
+      if (!this.canWrite(k) || this.isMountPoint(k)) removed = false;
+      else if (this.children(k).length === 0) this.nodes.delete(k);
+      else removed = false;
+    }
+    return removed;
+  }
 
   /** The node at `p`, links not followed. */
   lstat(p: string): FakeNode | undefined {
@@ -62,6 +136,7 @@ export class FakeBoxFs {
   writeFile(p: string, bytes: Buffer | string): boolean {
     const at = path.resolve('/', p);
     if (this.stat(path.dirname(at))?.kind !== 'dir' || this.lstat(at)?.kind === 'dir') return false;
+    if (!this.canWrite(at)) return false;
     this.nodes.set(at, { kind: 'file', bytes: Buffer.from(bytes) });
     return true;
   }
@@ -71,13 +146,17 @@ export class FakeBoxFs {
     const at = path.resolve('/', p);
     if (at === '/') return true;
     if (!this.mkdirp(path.dirname(at))) return false;
-    if (this.lstat(at) === undefined) this.nodes.set(at, { kind: 'dir' });
+    if (this.lstat(at) === undefined) {
+      if (!this.canWrite(at)) return false;
+      this.nodes.set(at, { kind: 'dir' });
+    }
     return this.stat(at)?.kind === 'dir';
   }
 
   mkdir(p: string): boolean {
     const at = path.resolve('/', p);
     if (this.lstat(at) !== undefined || this.stat(path.dirname(at))?.kind !== 'dir') return false;
+    if (!this.canWrite(at)) return false;
     this.nodes.set(at, { kind: 'dir' });
     return true;
   }
@@ -267,47 +346,15 @@ async function grabTree(fs: FakeBoxFs, args: readonly string[]): Promise<BoxRun>
   return ok(Buffer.concat(chunks), head);
 }
 
-/** A literal volume seed (session/volume-ops.ts): stdin lands at /dest/$BYRE_DEST, parents made. */
-const SEED_LITERAL =
-  /^set -e; f="\/dest\/\$BYRE_DEST"; mkdir -p "\$\(dirname "\$f"\)"; cat > "\$f"; chown -R \d+:\d+ \/dest$/;
-/** A volume copy (rehome's migration, lifecycle/rehome-project.ts): one mount's tree into another. */
-const VOLUME_COPY = /^cp -a (\/[a-z]+)\/\. (\/[a-z]+)\/$/;
-
-/** Copies the tree under `from` to under `to` (cp -a /from/. /to/); owners and modes are not modelled. */
-function copyTree(fs: FakeBoxFs, from: string, to: string): BoxRun {
-  if (fs.stat(from)?.kind !== 'dir')
-    return fail(1, `cp: cannot stat '${from}/.': No such file or directory\n`);
-  if (!fs.mkdirp(to)) return fail(1, `cp: cannot create directory '${to}': File exists\n`);
-  for (const at of fs.tree(from).slice(1)) {
-    const node = fs.lstat(at);
-    if (node !== undefined) fs.nodes.set(path.join(to, path.relative(from, at)), node);
-  }
-  return ok();
-}
-
-/** byre's volume helper scripts, recognised by their text; null for any other script. */
-function volumeHelper(
-  fs: FakeBoxFs,
-  script: string,
-  env: Readonly<Record<string, string>>,
-  stdin: Buffer,
-): BoxRun | null {
-  if (SEED_LITERAL.test(script)) {
-    const f = path.join('/dest', env['BYRE_DEST'] ?? '');
-    if (!fs.mkdirp(path.dirname(f)))
-      return fail(1, `mkdir: cannot create directory '${path.dirname(f)}': File exists\n`);
-    if (!fs.writeFile(f, stdin)) return fail(1, `sh: 1: cannot create ${f}: Is a directory\n`);
-    return ok();
-  }
-  const copy = VOLUME_COPY.exec(script);
-  if (copy !== null) return copyTree(fs, copy[1] ?? '', copy[2] ?? '');
-  return null;
-}
-
-/** Whether `script` is one of byre's volume helpers the box models. */
-export function isVolumeHelper(command: readonly string[]): boolean {
-  const script = command[0] === 'sh' && command[1] === '-c' ? (command[2] ?? '') : '';
-  return SEED_LITERAL.test(script) || VOLUME_COPY.test(script);
+/**
+ * Whether a helper's command is one the box models: a plain script, or one
+ * of byre's helper scripts (a bind proof in front or not).
+ */
+export function isModelled(command: readonly string[]): boolean {
+  if (isGroupStat(command)) return true;
+  if (command[0] !== 'sh' || command[1] !== '-c') return isPlain(command);
+  const script = unproven(command[2] ?? '');
+  return isHelperScript(script) || isPlain(['sh', '-c', script]);
 }
 
 const PLAIN_WORDS = new Set(['echo', 'cat', 'exit', 'true', 'false', 'sleep']);
@@ -385,12 +432,18 @@ export async function runInBox(
   if (cmd === 'bash' && flag === '-lc' && script === SHELL_COMMAND_SCRIPT)
     return runInBox(fs, command.slice(4), stdin, env);
   if (cmd === 'sh' && flag === '-c') {
+    if (unproven(script) !== script) {
+      const refused = proveBinds(fs, env);
+      if (refused !== null) return refused;
+      return runInBox(fs, ['sh', '-c', unproven(script), ...command.slice(3)], stdin, env);
+    }
     if (script === DELIVER_FILE_SCRIPT) return deliverFile(fs, args, stdin);
     if (script === DELIVER_TAR_SCRIPT) return deliverTar(fs, args, stdin);
     if (script === GRAB_SCRIPT) return grab(fs, args);
     if (script === GRAB_TREE_SCRIPT) return grabTree(fs, args);
     if (script === GRAB_STOP_SCRIPT) return ok();
-    return volumeHelper(fs, script, env, stdin) ?? plain(fs, script, stdin);
+    return runHelper(fs, script, env, stdin, args) ?? plain(fs, script, stdin);
   }
+  if (isGroupStat(command)) return statGroup(fs, command[3] ?? '');
   return plainWords(fs, [command], stdin);
 }

@@ -1,9 +1,15 @@
 // An in-memory Engine for unit tests of commands: it records every call and
 // keeps just enough state (images, containers, volumes, each box's files) for
 // ps-by-label and exists checks to answer consistently, and runs what byre
-// execs in a box through fake-box.ts's interpreter. The engine contract
-// (engine-contract.ts) holds it to what docker and podman do. It must never
-// spawn or touch disk.
+// execs in a box, and the helpers it runs, through fake-box.ts's interpreter.
+// A helper's binds mount a virtual host (`host`, a tree the test fills; never
+// the real disk): a missing source is the engine's refusal, a read-only bind
+// stays read-only, and what a helper writes through a writable one lands
+// back in it. A helper the interpreter does not model answers empty output,
+// exit 0: the netns helper's init hook, which joins the box's network
+// namespace, is the one byre runs. The engine contract (engine-contract.ts)
+// holds the fake to what docker and podman do. It must never spawn or touch
+// disk.
 // Over 500 lines: one in-memory engine, a method for each Engine method.
 
 import { EngineError } from '../../src/errors.js';
@@ -11,8 +17,8 @@ import path from 'node:path/posix';
 import { Readable } from 'node:stream';
 import {
   FakeBoxFs,
+  isModelled,
   isPlain,
-  isVolumeHelper,
   runInBox,
   type BoxRun,
   type FakeNode,
@@ -99,18 +105,43 @@ function matchesQuery(c: FakeContainer, query: PsQuery): boolean {
   );
 }
 
-/** A `--mount` value's type, source and target. */
-function mountOf(spec: string): { type: string; source: string; target: string } {
+/** One mount of a run/create argv. */
+interface Mount {
+  type: string;
+  source: string;
+  target: string;
+  readonly: boolean;
+  /** Given as `-v`: docker makes a missing bind source a directory. */
+  short: boolean;
+}
+
+/** A `--mount` value's type, source, target and whether it is read-only. */
+function mountOf(spec: string): Mount {
   const fields = new Map(
     spec.split(',').map((f): [string, string] => {
       const eq = f.indexOf('=');
       return eq < 0 ? [f, ''] : [f.slice(0, eq), f.slice(eq + 1)];
     }),
   );
+  const ro = fields.get('readonly') ?? fields.get('ro');
   return {
     type: fields.get('type') ?? '',
     source: fields.get('source') ?? fields.get('src') ?? '',
     target: fields.get('target') ?? fields.get('dst') ?? fields.get('destination') ?? '',
+    readonly: ro === '' || ro === 'true' || ro === '1',
+    short: false,
+  };
+}
+
+/** A `-v SOURCE:TARGET[:OPTIONS]` value: a bind when its source is a path, else a named volume. */
+function volumeFlagOf(spec: string): Mount {
+  const [source = '', target = '', options = ''] = spec.split(':');
+  return {
+    type: source.startsWith('/') ? 'bind' : 'volume',
+    source,
+    target,
+    readonly: options.split(',').includes('ro'),
+    short: true,
   };
 }
 
@@ -120,16 +151,22 @@ function volumeOfMount(spec: string): string[] {
   return m.type === 'volume' && m.source !== '' ? [m.source] : [];
 }
 
-/** Every `--mount` of a run/create argv, before its image. */
-function mountsOf(argv: readonly string[]): { type: string; source: string; target: string }[] {
-  const out: { type: string; source: string; target: string }[] = [];
+/** Every `--mount` and `-v` of a run/create argv, before its image. */
+function mountsOf(argv: readonly string[]): Mount[] {
+  const out: Mount[] = [];
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i] ?? '';
     if (a === '--mount') out.push(mountOf(argv[i + 1] ?? ''));
+    if (a === '-v' || a === '--volume') out.push(volumeFlagOf(argv[i + 1] ?? ''));
     if (VALUED.has(a)) i++;
     else if (!a.startsWith('-')) break;
   }
   return out;
+}
+
+/** Whether `p` is `root` or lies under it. */
+function isUnder(p: string, root: string): boolean {
+  return p === root || p.startsWith(root === '/' ? '/' : `${root}/`);
 }
 
 /** The `-e K=V` of a run argv, and its `--entrypoint`. */
@@ -164,6 +201,9 @@ const VALUED = new Set([
   '--security-opt',
   '--group-add',
   '-u',
+  '--user',
+  '-v',
+  '--volume',
   '--entrypoint',
   '--network',
   '-w',
@@ -197,6 +237,12 @@ export class FakeEngine implements Engine {
   readonly volumes = new Map<string, Record<string, string>>();
   /** What each named volume holds, by path under its root; a helper box sees it at its mount. */
   readonly volumeData = new Map<string, Map<string, FakeNode>>();
+  /**
+   * The virtual host a helper's binds mount: what a test puts here is what a
+   * bind of that path shows the helper, and what the helper writes through a
+   * writable bind lands back here. Never the real disk.
+   */
+  readonly host = new FakeBoxFs(['/']);
   /** What `startAttached` returns; unset: the status of the box's own command (0 when not modelled). */
   exitCode: number | undefined = undefined;
   /** The session itself: runs while the started box is running (default: ends at once). */
@@ -392,20 +438,18 @@ export class FakeEngine implements Engine {
       return { stdout: `${c.id}\n`, stderr: '' };
     }
     if (this.onRun !== undefined) return this.onRun(argv, options);
-    // A helper box: its command runs in a fresh one over the volumes it
-    // mounts; a non-zero exit is the engine's failure. A helper with a host
-    // bind (a host seed, the worktree and sock-probe helpers) and the netns
-    // helper are not modelled (the fake never reads the host): they answer
+    // A helper box: its command runs in a fresh one over the volumes and the
+    // virtual host's paths it mounts; a non-zero exit is the engine's
+    // failure. A command the box does not model (the netns helper) answers
     // empty output, exit 0.
     const { env, entrypoint } = envAndEntrypoint(argv);
     const command = [...entrypoint, ...commandOf(argv)];
+    if (!isModelled(command)) return { stdout: '', stderr: '' };
     const mounts = mountsOf(argv);
-    const modelled =
-      (isPlain(command) || isVolumeHelper(command)) && mounts.every((m) => m.type === 'volume');
-    if (!modelled) return { stdout: '', stderr: '' };
-    const fs = this.mountVolumes(mounts);
+    const fs = this.mountAll(argv, mounts);
     const r = await runInBox(fs, command, Buffer.from(options.input ?? ''), env);
     this.keepVolumes(fs, mounts);
+    this.keepBinds(fs, mounts);
     if (r.exitCode === 0) return { stdout: r.stdout.toString(), stderr: r.stderr };
     throw new EngineError(`${this.facts.name} run failed (exit ${r.exitCode})`, {
       engine: this.facts.name,
@@ -415,21 +459,66 @@ export class FakeEngine implements Engine {
     });
   }
 
-  /** A helper box's files: each mounted volume's at its target (made, like the engines, when missing). */
-  private mountVolumes(mounts: readonly { source: string; target: string }[]): FakeBoxFs {
+  /**
+   * A helper box's files: each mount in place, shallowest target first as
+   * the engines order them. A volume shows what it holds (made when
+   * missing); a bind shows the virtual host's object at its source and all
+   * under it (a final link followed). A bind source the host lacks fails the
+   * run as the engine does, before anything runs; docker's `-v` makes it a
+   * directory instead.
+   */
+  private mountAll(argv: readonly string[], mounts: readonly Mount[]): FakeBoxFs {
     const fs = new FakeBoxFs();
-    for (const m of mounts) {
-      if (!this.volumes.has(m.source)) this.volumes.set(m.source, {});
-      fs.mkdirp(m.target);
-      for (const [rel, node] of this.volumeData.get(m.source) ?? [])
-        fs.nodes.set(path.join(m.target, rel), node);
+    const depth = (m: Mount): number => path.resolve('/', m.target).split('/').length;
+    for (const m of [...mounts].sort((a, b) => depth(a) - depth(b))) {
+      const target = path.resolve('/', m.target);
+      for (const at of fs.tree(target).reverse()) fs.nodes.delete(at);
+      fs.mkdirp(path.dirname(target));
+      if (m.type === 'volume') {
+        if (!this.volumes.has(m.source)) this.volumes.set(m.source, {});
+        fs.mkdirp(target);
+        for (const [rel, node] of this.volumeData.get(m.source) ?? [])
+          fs.nodes.set(path.join(target, rel), node);
+        continue;
+      }
+      const source = this.bindSource(argv, m);
+      for (const at of this.host.tree(source))
+        fs.nodes.set(path.join(target, path.relative(source, at)), this.host.lstat(at) as FakeNode);
     }
+    fs.mounts.push(
+      ...mounts.map((m) => ({ target: path.resolve('/', m.target), readonly: m.readonly })),
+    );
     return fs;
   }
 
+  /** Where a bind's source resolves on the virtual host; a missing one is the engine's refusal. */
+  private bindSource(argv: readonly string[], m: Mount): string {
+    let source = path.resolve('/', m.source);
+    for (let hop = 0; hop < 8; hop++) {
+      const node = this.host.lstat(source);
+      if (node?.kind !== 'link') break;
+      source = path.resolve(path.dirname(source), node.target);
+    }
+    if (this.host.lstat(source) !== undefined) return source;
+    if (m.short && this.facts.name === 'docker') {
+      this.host.mkdirp(source);
+      return source;
+    }
+    throw new EngineError(`${this.facts.name} run failed (exit 125)`, {
+      engine: this.facts.name,
+      argv: [...argv],
+      exitCode: 125,
+      stderr:
+        this.facts.name === 'podman'
+          ? `Error: statfs ${m.source}: no such file or directory\n`
+          : `docker: Error response from daemon: invalid mount config for type "bind": bind source path does not exist: ${m.source}\n`,
+    });
+  }
+
   /** What a helper left under each volume's mount is what the volume holds now. */
-  private keepVolumes(fs: FakeBoxFs, mounts: readonly { source: string; target: string }[]): void {
+  private keepVolumes(fs: FakeBoxFs, mounts: readonly Mount[]): void {
     for (const m of mounts) {
+      if (m.type !== 'volume') continue;
       const root = path.resolve('/', m.target);
       const data = new Map<string, FakeNode>();
       for (const at of fs.tree(root).slice(1)) {
@@ -437,6 +526,34 @@ export class FakeEngine implements Engine {
         if (node !== undefined) data.set(path.relative(root, at), node);
       }
       this.volumeData.set(m.source, data);
+    }
+  }
+
+  /**
+   * What a helper left under each writable bind is what the virtual host
+   * holds there now, but for what another mount inside it covers; the
+   * source's own object stays (it was the mount point). A read-only bind
+   * changes nothing.
+   */
+  private keepBinds(fs: FakeBoxFs, mounts: readonly Mount[]): void {
+    for (const m of mounts) {
+      if (m.type !== 'bind' || m.readonly) continue;
+      const target = path.resolve('/', m.target);
+      const source = this.bindSource([], m);
+      if (this.host.lstat(source)?.kind !== 'dir') {
+        const node = fs.lstat(target);
+        if (node !== undefined) this.host.nodes.set(source, node);
+        continue;
+      }
+      const covered = mounts
+        .map((o) => path.resolve('/', o.target))
+        .filter((t) => t !== target && isUnder(t, target));
+      const mine = (at: string, root: string): boolean =>
+        at !== root && !covered.some((t) => isUnder(at, path.join(root, path.relative(target, t))));
+      for (const at of this.host.tree(source).filter((a) => mine(a, source)))
+        this.host.nodes.delete(at);
+      for (const at of fs.tree(target).filter((a) => mine(a, target)))
+        this.host.nodes.set(path.join(source, path.relative(target, at)), fs.lstat(at) as FakeNode);
     }
   }
 
@@ -677,7 +794,7 @@ export class FakeEngine implements Engine {
       this.onRunStream !== undefined
         ? await this.onRunStream(argv, Buffer.concat(chunks))
         : modelled
-          ? await runInBox(this.mountVolumes(mounts), command, Buffer.concat(chunks), env)
+          ? await runInBox(this.mountAll(argv, mounts), command, Buffer.concat(chunks), env)
           : { exitCode: 0, stdout: Buffer.alloc(0), stderr: '' };
     return this.streamOut(io, r);
   }
