@@ -18,6 +18,7 @@ import {
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeEngine, FAKE_FACTS } from '../../test/support/fake-engine.js';
+import { loadHostTree } from '../../test/support/host-tree.js';
 import { fakeIo, type FakeIo } from '../../test/support/io.js';
 import { useTempDir } from '../../test/support/temp.js';
 import type { EnginePool } from '../engine/pool.js';
@@ -31,6 +32,7 @@ import { failureReport } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { developCommand } from './develop.js';
+import { packageInitCommand } from './package.js';
 import { rebuildCommand } from './rebuild.js';
 import { statusCommand } from './status.js';
 
@@ -96,6 +98,17 @@ useTempDir('develop', (tmp) => {
     },
   };
 });
+
+/** A local skill whose manifest ends with `runtime`; its id. */
+async function localSkill(name: string, runtime: string): Promise<string> {
+  const io = fakeIo({ cwd: w.dir, env: w.io.env });
+  await packageInitCommand(io, 'skill', name);
+  const id = /local skill (\S+);/.exec(io.err)?.[1] ?? '';
+  const manifest = path.join(io.out.trim(), 'skill.toml');
+  const text = readFileSync(manifest, 'utf8').replace('[runtime]\n', '');
+  writeFileSync(manifest, `${text.replace(/\[context\][^[]*$/, '')}${runtime}`);
+  return id;
+}
 
 function poolOf(...engines: FakeEngine[]): EnginePool {
   return {
@@ -207,6 +220,42 @@ describe('develop: the launch', () => {
     await develop();
     expect(w.engine.callsTo('volumeCreate')).toHaveLength(1);
     expect(w.engine.callsTo('run')).toHaveLength(1);
+  });
+
+  it('a host seed: the fresh volume holds what the seed directory held, proven as the directory byre pinned', async () => {
+    const seed = path.join(w.io.env['HOME'] ?? '', 'seed');
+    mkdirSync(path.join(seed, 'conf'), { recursive: true });
+    writeFileSync(path.join(seed, 'conf', 'settings'), 'from the host\n');
+    w.writeConfig(
+      '[[volumes]]\nname = "prefs"\nrole = "state"\ntarget = "/home/dev/prefs"\n[volumes.seed]\nhost = "~/seed"\n',
+    );
+    loadHostTree(w.engine.host, seed);
+    await develop();
+    const volume = `byre-${w.id}-prefs`;
+    expect(w.engine.volumeData.get(volume)?.get('conf/settings')).toEqual({
+      kind: 'file',
+      bytes: Buffer.from('from the host\n'),
+    });
+    expect(w.engine.callsTo('startAttached')).toHaveLength(1);
+  });
+
+  it('a skill’s socket: dev joins the group the engine shows for it, not the host file’s', async () => {
+    const sock = path.join(w.io.env['HOME'] ?? '', 'sock');
+    writeFileSync(sock, '');
+    const id = await localSkill(
+      'sock',
+      '[runtime]\nsock_groups = ["/run/x.sock"]\nmounts = [{ host = "~/sock", target = "/run/x.sock", mode = "rw" }]\n',
+    );
+    w.writeConfig(`skills = ["${id}"]\n`);
+    loadHostTree(w.engine.host, sock);
+    const file = w.engine.host.lstat(sock);
+    if (file === undefined) throw new Error('not loaded');
+    // Under a VM the engine's view of the group differs from the host file's (adr/0021).
+    w.engine.host.nodes.set(sock, { ...file, gid: 4242 });
+    await develop();
+    const argv = w.engine.callsTo('create')[0]?.[0] as string[];
+    expect(argv[argv.indexOf('--group-add') + 1]).toBe('4242');
+    expect(argv.filter((a) => a === '--group-add')).toHaveLength(1);
   });
 
   it('removes a box left created by a byre that is gone, then launches', async () => {
