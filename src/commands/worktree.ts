@@ -286,7 +286,8 @@ export async function worktreeCommand(
     `worktree ${target} on branch ${name} is registered; the box checks it out at its first start`,
   );
   const flags: DevelopOptions = options.selfEdit === true ? { selfEdit: true } : {};
-  await runDevelop({ ...io, cwd: target }, flags);
+  // The same outside world as the registration: the CLI passes none.
+  await runDevelop({ ...io, cwd: target }, flags, deps);
 }
 
 interface SessionIndex {
