@@ -165,6 +165,24 @@ describe('the first-run picker', () => {
     );
   });
 
+  it('keeps the config another byre wrote while the picker was open, and writes no defaults', async () => {
+    defaults('# mine\n');
+    const theirs = '# written by another byre\nagent = "byre/codex"\n';
+    const answers = answering(
+      { template: 'byre/node', agent: 'byre/claude', sharedAuth: null },
+      true,
+    );
+    const ask: AskFirstRun = async (setup) => {
+      mkdirSync(path.dirname(ctx.project.config), { recursive: true });
+      writeFileSync(ctx.project.config, theirs);
+      return answers(setup);
+    };
+    const result = await onboard(ctx, {}, catalogs, ask);
+    expect(result).toEqual({ wrote: false });
+    expect(written()).toBe(theirs);
+    expect(readFileSync(ctx.store.defaultConfig, 'utf8')).toBe('# mine\n');
+  });
+
   it('writes nothing when the picker is cancelled', async () => {
     const cancel: AskFirstRun = async () => null;
     const error = await onboard(ctx, {}, catalogs, cancel).catch((e: unknown) => e);

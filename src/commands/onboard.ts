@@ -24,6 +24,7 @@ import { defaultConfigFile, projectConfigFile, writeConfig } from '../config/wri
 import { ByreError, ConfigError, UsageError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../host/atomic-write.js';
 import { pathExists } from '../host/path-view.js';
+import type { TomlEdit } from '../tomldoc/index.js';
 import type { ProjectContext } from '../project/context.js';
 import { defaultConfigPath, templateConfigPath } from '../project/store-layout.js';
 import type { SkillCatalog } from '../skills/resolve.js';
@@ -201,6 +202,52 @@ async function decide(
 }
 
 /**
+ * An onboarded project: first-run flags are a usage error (the store config
+ * is the user's), and the marker a crash left out is made.
+ */
+async function alreadyOnboarded(ctx: ProjectContext, flags: OnboardFlags): Promise<OnboardResult> {
+  if (firstRunFlagsUsed(flags)) {
+    throw new UsageError(
+      '--template, --agent and --shared-auth apply only to a project’s first develop',
+      {
+        remedy: `this project is configured already; edit it with byre config (${ctx.project.config})`,
+      },
+    );
+  }
+  if (!pathExists(ctx.project.onboarded)) await markOnboarded(ctx);
+  return { wrote: false };
+}
+
+/**
+ * The answers' edits into the project's config: a new file when it had
+ * none, else the edits (none: nothing written). False when another byre
+ * created the file meanwhile: its config stands.
+ */
+async function writeAnswers(
+  ctx: ProjectContext,
+  existing: Existing | null,
+  edits: readonly TomlEdit[],
+): Promise<boolean> {
+  if (existing !== null) {
+    if (edits.length > 0) {
+      await writeConfig(projectConfigFile(ctx.project), edits, { lock: ctx.project });
+    }
+    return true;
+  }
+  try {
+    await writeConfig(
+      projectConfigFile(ctx.project),
+      () => onboardingText(ctx.projectRoot, edits),
+      { createOnly: true, lock: ctx.project },
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ByreError && error.rule === 'config.write-exists') return false;
+    throw error;
+  }
+}
+
+/**
  * Writes the project's first-run answers into its byre.config on its first
  * develop, asking on the terminal (`ask`, null off a terminal) what the
  * flags did not answer, then marks the project onboarded. A config a verb
@@ -216,18 +263,7 @@ export async function onboard(
   ask: AskFirstRun | null = null,
   hostEnv: Readonly<Record<string, string | undefined>> = {},
 ): Promise<OnboardResult> {
-  if (onboardedAlready(ctx)) {
-    if (firstRunFlagsUsed(flags)) {
-      throw new UsageError(
-        '--template, --agent and --shared-auth apply only to a project’s first develop',
-        {
-          remedy: `this project is configured already; edit it with byre config (${ctx.project.config})`,
-        },
-      );
-    }
-    if (!pathExists(ctx.project.onboarded)) await markOnboarded(ctx);
-    return { wrote: false };
-  }
+  if (onboardedAlready(ctx)) return alreadyOnboarded(ctx, flags);
   const existing = readExisting(ctx);
   const lookups = catalogs();
   if (flags.template !== undefined)
@@ -297,22 +333,8 @@ export async function onboard(
         edits.push({ op: 'array-remove', path: ['skills'], value: s });
     }
   }
-  if (existing === null) {
-    try {
-      await writeConfig(
-        projectConfigFile(ctx.project),
-        () => onboardingText(ctx.projectRoot, edits),
-        { createOnly: true, lock: ctx.project },
-      );
-    } catch (error) {
-      // Another byre onboarded this project meanwhile: its config stands.
-      if (error instanceof ByreError && error.rule === 'config.write-exists') {
-        return { wrote: false, ...(inject === null ? {} : { inject }) };
-      }
-      throw error;
-    }
-  } else if (edits.length > 0) {
-    await writeConfig(projectConfigFile(ctx.project), edits, { lock: ctx.project });
+  if (!(await writeAnswers(ctx, existing, edits))) {
+    return { wrote: false, ...(inject === null ? {} : { inject }) };
   }
   await markOnboarded(ctx);
   if (existing !== null && edits.length === 0)
