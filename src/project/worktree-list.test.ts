@@ -5,11 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDir, putFile } from '../../test/support/temp.js';
 import { hasGit } from '../../test/support/tools.js';
-import {
-  worktreeAddArgv,
-  worktreeRemoveArgv,
-  type WorktreeHelperInput,
-} from '../gen/worktree-helper.js';
+import { WORKTREE_ADD_SCRIPT, WORKTREE_REMOVE_SCRIPT } from '../../test/support/fake-git.js';
 import { ByreError } from '../errors.js';
 import { projectIdFor } from './identity.js';
 import { resolveWorktree } from './worktree.js';
@@ -141,26 +137,16 @@ describe.skipIf(!hasGit)(
     const run = (script: string, env: Record<string, string>): void => {
       execFileSync('sh', ['-c', script], { env: { ...process.env, ...env }, stdio: 'pipe' });
     };
-    /** The scripts the helpers run (their argv's last word); the env above drives them, not this input. */
-    const helper: WorktreeHelperInput = {
-      image: 'img',
-      uid: 1000,
-      gid: 1000,
-      keepId: false,
-      main: '/m',
-      commonGitDir: '/m/.git',
-      target: '/t',
-      targetExists: true,
-      targetId: 't',
-    };
-    const ADD_SCRIPT = worktreeAddArgv(helper, 'b').at(-1) ?? '';
-    const REMOVE_SCRIPT = worktreeRemoveArgv(helper, false).at(-1) ?? '';
 
     it('registers without a checkout, leaves the marker, and removes again', async () => {
       const { main, common } = repo();
       const target = path.join(dir, 'app-feat');
       mkdirSync(target);
-      run(ADD_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: target, BYRE_WT_BRANCH: 'feat' });
+      run(WORKTREE_ADD_SCRIPT, {
+        BYRE_WT_MAIN: main,
+        BYRE_WT_TARGET: target,
+        BYRE_WT_BRANCH: 'feat',
+      });
       expect(existsSync(path.join(target, 'a.txt'))).toBe(false);
       const list = listWorktrees(common, main);
       expect(list.entries[1]).toMatchObject({
@@ -175,16 +161,26 @@ describe.skipIf(!hasGit)(
       // An existing branch is checked out as is, not created again.
       const other = path.join(dir, 'app-main2');
       git(main, 'branch', 'existing');
-      run(ADD_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: other, BYRE_WT_BRANCH: 'existing' });
+      run(WORKTREE_ADD_SCRIPT, {
+        BYRE_WT_MAIN: main,
+        BYRE_WT_TARGET: other,
+        BYRE_WT_BRANCH: 'existing',
+      });
       expect(listWorktrees(common, main).entries[2]?.head).toEqual({ branch: 'existing' });
 
       // Never checked out, git counts every file as deleted: only --force removes it.
-      expect(() => run(REMOVE_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: other })).toThrow();
-      run(REMOVE_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: other, BYRE_WT_FORCE: '1' });
+      expect(() =>
+        run(WORKTREE_REMOVE_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: other }),
+      ).toThrow();
+      run(WORKTREE_REMOVE_SCRIPT, {
+        BYRE_WT_MAIN: main,
+        BYRE_WT_TARGET: other,
+        BYRE_WT_FORCE: '1',
+      });
       expect(existsSync(path.join(common, 'worktrees/app-main2'))).toBe(false);
 
       git(target, 'checkout'); // what the launcher does at the box's first start
-      run(REMOVE_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: target });
+      run(WORKTREE_REMOVE_SCRIPT, { BYRE_WT_MAIN: main, BYRE_WT_TARGET: target });
       expect(existsSync(path.join(common, 'worktrees/app-feat'))).toBe(false);
       expect(git(main, 'branch', '--list', 'feat')).toContain('feat');
     });

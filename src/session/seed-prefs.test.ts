@@ -92,16 +92,22 @@ describe('planPrefsSeed', () => {
   });
 });
 
+/** claude's prefs seed for /home/ada, as develop plans it. */
+function claudeSeed(): NonNullable<ReturnType<typeof planPrefsSeed>> {
+  const seed = planPrefsSeed(
+    fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) }),
+    [claude],
+    volumes,
+    '/home/ada',
+    kind,
+  );
+  if (seed === null) throw new Error('no seed');
+  return seed;
+}
+
 describe('seedAgentPrefs', () => {
   it('binds each entry read-only on its own and copies it to its place, owned by the box user', async () => {
-    const seed = planPrefsSeed(
-      fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) }),
-      [claude],
-      volumes,
-      '/home/ada',
-      kind,
-    );
-    if (seed === null) throw new Error('no seed');
+    const seed = claudeSeed();
     const engine = withHost(new FakeEngine());
     await seedAgentPrefs(engine, seed, new Set([seed.volume]), {
       image: 'img',
@@ -124,14 +130,7 @@ describe('seedAgentPrefs', () => {
     expect(argv[argv.length - 4]).toContain('chown -R 1000:1000 /dest');
   });
   it('the fresh volume holds each entry at its place, and nothing else of the directory', async () => {
-    const seed = planPrefsSeed(
-      fakeConfig({ agent: sourced('claude'), seedPrefs: sourced(true) }),
-      [claude],
-      volumes,
-      '/home/ada',
-      kind,
-    );
-    if (seed === null) throw new Error('no seed');
+    const seed = claudeSeed();
     const engine = withHost(new FakeEngine());
     const ctx = { image: 'img', uid: 1000, gid: 1000, keepId: false, home: '/home/ada' };
     await seedAgentPrefs(engine, seed, new Set([seed.volume]), ctx);
