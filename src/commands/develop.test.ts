@@ -27,6 +27,7 @@ import { DEFAULT_BASE } from '../config/types.js';
 import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js';
 import { containerName, LABEL } from '../gen/names.js';
 import { wallHelperName } from '../network/netns.js';
+import { edgeHelperName } from '../network/edge.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { failureReport } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
@@ -505,9 +506,10 @@ describe('develop: every refusal', () => {
       dockerfiles.set(spec.tag, readFileSync(spec.dockerfile ?? '', 'utf8'));
       return build(spec, io);
     };
-    // The box runs until its edge is started; the fake's exec then fails the delivery.
-    w.engine.onStart = () => until(() => w.engine.callsTo('runStream').length > 0);
+    // The edge is ready before the box starts; the box runs until the
+    // delivery's exec, which the fake then fails.
     w.engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
+    w.engine.onStart = () => until(() => w.engine.callsTo('execStream').length > 0);
     const launch = async (): Promise<string[][]> => {
       w.engine.calls.length = 0;
       const fd = openSync(passphrase, 'r');
@@ -518,7 +520,7 @@ describe('develop: every refusal', () => {
       }
       return w.engine.callsTo('create').map((args) => args[0] as string[]);
     };
-    const [box, edge] = await launch();
+    const [edge, box] = await launch();
     const edgeTag = `byre-${w.id}-edge`;
     const edgeImage = w.engine.images.get(edgeTag);
     expect(edgeImage?.labels[LABEL.project]).toBe(w.id);
@@ -535,9 +537,70 @@ describe('develop: every refusal', () => {
     expect([...dockerfiles.values()].some((d) => d.includes('RUN echo config-line'))).toBe(true);
     // A second launch finds it current: no build of it again.
     dockerfiles.clear();
-    const [, again] = await launch();
+    const [again] = await launch();
     expect(dockerfiles.has(edgeTag)).toBe(false);
     expect(again).toContain(edgeImage?.id);
+  });
+
+  it('edge.run-args: an injecting box refuses run_args that set its network, naming each and who set it, before anything is made', async () => {
+    w.writeConfig(
+      await injectedConfig(
+        'API_KEY',
+        'run_args = ["--memory=1g", "--network", "mynet", "-p", "9090:90"]\n',
+      ),
+    );
+    const passphrase = path.join(w.dir, '..', 'passphrase');
+    writeFileSync(passphrase, 'passphrase\n');
+    const fd = openSync(passphrase, 'r');
+    let error: ByreError;
+    try {
+      error = await refusal(developCommand(w.io, { passphraseFd: fd }, w.deps));
+    } finally {
+      closeSync(fd);
+    }
+    expect(error.rule).toBe('edge.run-args');
+    expect(error.details).toEqual(['--network mynet (project)', '-p 9090:90 (project)']);
+    expect(mutations(w.engine)).toEqual([]);
+  });
+
+  it("an injecting box joins its edge's network: the edge made and ready first, owning the box's host entries and ports; removed after the box (adr/0079)", async () => {
+    w.writeConfig(await injectedConfig('API_KEY', 'ports = [{ container = 80, host = 8080 }]\n'));
+    const passphrase = path.join(w.dir, '..', 'passphrase');
+    writeFileSync(passphrase, 'passphrase\n');
+    const order: string[] = [];
+    w.engine.onRunStream = async () => {
+      order.push('edge ready');
+      return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
+    };
+    w.engine.onStart = async () => {
+      order.push('box started');
+      // It runs until the delivery's exec, which the fake then fails.
+      await until(() => w.engine.callsTo('execStream').length > 0);
+    };
+    const fd = openSync(passphrase, 'r');
+    try {
+      // The fake's exec fails the delivery after the box starts.
+      await refusal(developCommand(w.io, { passphraseFd: fd }, w.deps));
+    } finally {
+      closeSync(fd);
+    }
+    const [edge, box] = w.engine.callsTo('create').map((args) => args[0] as string[]);
+    const helper = edgeHelperName(containerName(w.id));
+    expect(edge?.slice(edge.indexOf('--name'), edge.indexOf('--name') + 2)).toEqual([
+      '--name',
+      helper,
+    ]);
+    expect(edge).toContain('--add-host');
+    expect(edge).toContain('127.0.0.1:8080:80');
+    // The box names the edge's network and carries none of what the edge owns.
+    expect(box?.[box.indexOf('--network') + 1]).toBe(`container:${helper}`);
+    expect(box).not.toContain('--add-host');
+    expect(box).not.toContain('-p');
+    expect(order).toEqual(['edge ready', 'box started']);
+    // The box (which joins the edge's network) goes before the edge.
+    const removed = w.engine.callsTo('remove').map((args) => args[0]);
+    expect(removed.indexOf(helper)).toBeGreaterThan(removed.indexOf(containerName(w.id)));
+    expect(w.engine.containers.size).toBe(0);
   });
 
   it.each([

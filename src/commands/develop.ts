@@ -32,7 +32,8 @@ import {
   openCredentialSession,
   type CredentialSession,
 } from '../session/credentials.js';
-import { prepareEdge } from '../session/edge.js';
+import { prepareEdge, refuseEdgeOwnedRunArgs } from '../session/edge.js';
+import { rawRunArgTokens } from '../status/model.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -121,6 +122,7 @@ async function prepareUnderLock(
     await edgeCredentials(loaded.config, credentials),
     io.env,
   );
+  if (edge !== null) refuseEdgeOwnedRunArgs(rawRunArgTokens(loaded.config, loaded.skills));
   const plan = await planBox(io, { ctx, ...loaded }, edge?.caPem);
   printNotes(io.stderr, [...loaded.warnings, ...plan.notes]);
   const hostEnv = boxHostEnv(io, loaded.trees, loaded.config);

@@ -160,6 +160,24 @@ describe('byre doctor --prune', () => {
     );
   });
 
+  it('removes a killed session’s edge after the box that joins its network (podman refuses it before)', async () => {
+    const e = new FakeEngine({ name: 'podman' });
+    const edge = e.addContainer({
+      name: 'byre-edge-1',
+      labels: { 'byre.project': '', 'byre.helper': GONE, 'byre.store': tag },
+      running: false,
+    });
+    const box = e.addContainer({
+      name: 'byre-gone',
+      labels: { 'byre.project': GONE, 'byre.store': tag },
+      running: false,
+      networkMode: `container:${edge.id}`,
+    });
+    await doctorCommand(io(), { prune: true, yes: true }, { pool: poolOf(e) });
+    expect(e.containers.size).toBe(0);
+    expect(e.callsTo('remove').map(([id]) => id)).toEqual([edge.id, box.id, edge.id]);
+  });
+
   it('asks for --yes off a terminal and removes nothing', async () => {
     const { e } = await planted();
     const before = [...e.volumes.keys()];

@@ -88,7 +88,11 @@ export async function pruneLeftovers(
   const engines = new Map<EngineName, Engine>();
   for (const m of pool.members) if (m.state === 'ok') engines.set(m.name, m.engine);
   const out: PruneOutcome = { removed: [], skipped: [], failed: [] };
-  for (const l of leftovers) {
+  // An edge goes after the box that joins its network (adr/0079), which
+  // podman insists on: a container refused once is tried again last.
+  const queue = [...leftovers];
+  const again = new Set<Leftover>();
+  for (const l of queue) {
     const engine = engines.get(l.engine);
     if (l.running) {
       out.skipped.push({ leftover: l, why: 'it is running' });
@@ -118,7 +122,10 @@ export async function pruneLeftovers(
       }
       out.removed.push(l);
     } catch (error) {
-      out.failed.push({ leftover: l, message: failureText(error) });
+      if (l.kind === 'container' && !again.has(l)) {
+        again.add(l);
+        queue.push(l);
+      } else out.failed.push({ leftover: l, message: failureText(error) });
     }
   }
   return out;

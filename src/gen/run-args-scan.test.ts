@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 
-import { scanRunArgs } from './run-args-scan.js';
+import { edgeOwnedRunArgs, scanRunArgs } from './run-args-scan.js';
 
 type RawArgEffect = ReturnType<typeof scanRunArgs>[number]['effect'];
 type Row = [argv: string[], effect: RawArgEffect];
@@ -218,6 +218,7 @@ describe('scanRunArgs: what each flag gives the box', () => {
       what: 'binds host /srv at /data (ro; -v)',
       mount: { host: '/srv', target: '/data', mode: 'ro' },
       port: null,
+      flags: ['volume'],
     });
     expect(
       scanRunArgs(['--mount', 'type=bind,source=/var/run/docker.sock,target=/s,readonly'])[0],
@@ -278,5 +279,52 @@ describe('scanRunArgs: a bind that reaches an engine socket is a hole', () => {
   ])('%s: %s', (path, reaches) => {
     const [bind] = scanRunArgs(['--mount', `type=bind,source=${path},target=/x`]);
     expect(bind?.effect).toBe(reaches ? 'hole' : 'mount');
+  });
+});
+
+describe('edgeOwnedRunArgs: what an injecting box takes from its edge (adr/0079)', () => {
+  it.each([
+    [['--network', 'mynet']],
+    [['--net=host']],
+    [['-p', '8080:80']],
+    [['-p8080:80']],
+    [['-itp', '8080:80']],
+    [['-P']],
+    [['--publish-all']],
+    [['--add-host', 'db:10.0.0.2']],
+    [['--dns', '1.1.1.1']],
+    [['--dns-opt', 'ndots:1']],
+    [['--dns-search', 'corp']],
+    [['-h', 'box']],
+    [['--hostname=box']],
+    [['--ip', '10.0.0.9']],
+    [['--mac-address', '02:42:ac:11:00:02']],
+    [['--net-alias', 'x']],
+    [['--link', 'db']],
+    [['--expose', '80']],
+    [['--no-hosts']],
+    [['--userns', 'host']],
+    [['--uts=host']],
+  ])('%j is the edge’s', (args) => {
+    const owned = edgeOwnedRunArgs(['--memory', '1g', ...args, '-e', 'A=1']);
+    expect(owned.map((a) => a.argv)).toEqual([args]);
+  });
+
+  it('nothing else is: env, mounts, limits, caps, labels, an unknown flag', () => {
+    expect(
+      edgeOwnedRunArgs([
+        '-e',
+        'A=1',
+        '-v',
+        '/a:/b',
+        '--memory=1g',
+        '--cap-add',
+        'SYS_PTRACE',
+        '-l',
+        'x=y',
+        '--it-is-new',
+        '-it',
+      ]),
+    ).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ interface RawArg {
   mount: { host: string; target: string; mode: 'ro' | 'rw' } | null;
   /** A published port, as written (`8080:80`), or `all` for --publish-all. */
   port: string | null;
+  /** The engine's names of the flags it sets (`network` for `--net`; a short group's each); none for a bare word or an unknown flag. */
+  flags: string[];
 }
 
 // ---------------------------------------------------------------------------
@@ -509,8 +511,8 @@ function known(flag: string): 'bool' | 'value' | null {
   return null;
 }
 
-function entry(argv: string[], start: number, j: Judged): RawArg {
-  return { argv, start, ...j };
+function entry(argv: string[], start: number, j: Judged, flags: string[] = []): RawArg {
+  return { argv, start, ...j, flags };
 }
 
 /**
@@ -546,7 +548,7 @@ export function scanRunArgs(args: readonly string[]): RawArg[] {
       const inline = eq < 0 ? null : token.slice(eq + 1);
       const kind = known(flag);
       if (kind === 'bool' || (kind === 'value' && inline !== null)) {
-        out.push(entry([token], start, judgeFlag(flag, inline)));
+        out.push(entry([token], start, judgeFlag(flag, inline), [flag]));
       } else if (kind === 'value') {
         if (i >= args.length) {
           out.push(
@@ -554,7 +556,7 @@ export function scanRunArgs(args: readonly string[]): RawArg[] {
           );
         } else {
           // pflag takes the next token as the value, whatever it looks like.
-          out.push(entry([token, args[i] ?? ''], start, judgeFlag(flag, args[i] ?? '')));
+          out.push(entry([token, args[i] ?? ''], start, judgeFlag(flag, args[i] ?? ''), [flag]));
           i++;
         }
       } else {
@@ -571,6 +573,7 @@ export function scanRunArgs(args: readonly string[]): RawArg[] {
     let rest = token.slice(1);
     const argv = [token];
     const judgements: Judged[] = [];
+    const flags: string[] = [];
     while (rest !== '') {
       const letter = rest[0] ?? '';
       rest = rest.slice(1);
@@ -579,6 +582,7 @@ export function scanRunArgs(args: readonly string[]): RawArg[] {
         judgements.push(judged('unknown', ''));
         break;
       }
+      flags.push(flag);
       if (known(flag) === 'bool') {
         judgements.push(judgeFlag(flag, null));
         continue;
@@ -599,7 +603,40 @@ export function scanRunArgs(args: readonly string[]): RawArg[] {
     // One entry per flag of the group that says something (`-Pv /a:/b` is a
     // port and a bind); a group of inert flags is one inert entry.
     const telling = judgements.filter((j) => j.effect !== 'inert');
-    for (const j of telling.length === 0 ? [INERT] : telling) out.push(entry(argv, start, j));
+    for (const j of telling.length === 0 ? [INERT] : telling) {
+      out.push(entry(argv, start, j, flags));
+    }
   }
   return out;
+}
+
+/**
+ * What an injecting box's edge owns (adr/0079): the box runs in its edge's
+ * network namespace (and, under keep-id, its user namespace), where the
+ * engines refuse, or would quietly undo, these on the box.
+ */
+const EDGE_OWNED = new Set([
+  'add-host',
+  'dns',
+  'dns-option',
+  'dns-search',
+  'expose',
+  'hostname',
+  'ip',
+  'ip6',
+  'link',
+  'link-local-ip',
+  'mac-address',
+  'network',
+  'network-alias',
+  'no-hosts',
+  'publish',
+  'publish-all',
+  'userns',
+  'uts',
+]);
+
+/** The raw entries an injecting box cannot carry (its edge owns what they set), as written. */
+export function edgeOwnedRunArgs(args: readonly string[]): RawArg[] {
+  return scanRunArgs(args).filter((a) => a.flags.some((f) => EDGE_OWNED.has(f)));
 }

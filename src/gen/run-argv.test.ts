@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { ByreError } from '../errors.js';
-import { buildRunArgv, expandHost, hostBinds, runEnv, type RunParams } from './run-argv.js';
+import {
+  buildRunArgv,
+  edgeNetworkFlags,
+  expandHost,
+  hostBinds,
+  runEnv,
+  type RunParams,
+} from './run-argv.js';
 
 const base: RunParams = {
   engine: 'docker',
@@ -513,5 +520,47 @@ describe('credential channel', () => {
     // No sentinel or value as -e: the sentinels come over the channel.
     expect(argv.filter((a) => a.includes('sentinel'))).toEqual([]);
     expect(buildRunArgv({ ...base, edgeHosts: [] }, 'create', false)).not.toContain('--add-host');
+  });
+
+  describe('a box that joins its edge (adr/0079)', () => {
+    const injecting: RunParams = {
+      ...base,
+      edgeHosts: ['api.a.test:127.31.0.1'],
+      ports: [{ container: 80, host: 8080, interface: '127.0.0.1' }],
+      edgeHelper: 'byre-edge-0123456789abcdef',
+    };
+
+    it("names the edge's network and carries neither host entries nor ports, which the edge owns", () => {
+      const argv = buildRunArgv(injecting, 'create', false);
+      expect(argv.slice(argv.indexOf('--network'), argv.indexOf('--network') + 2)).toEqual([
+        '--network',
+        'container:byre-edge-0123456789abcdef',
+      ]);
+      expect(argv).not.toContain('--add-host');
+      expect(argv).not.toContain('-p');
+      expect(edgeNetworkFlags(injecting)).toEqual([
+        '--add-host',
+        'api.a.test:127.31.0.1',
+        '-p',
+        '127.0.0.1:8080:80',
+      ]);
+      // Without an edge the box carries them itself, the same flags.
+      const alone: RunParams = { ...injecting };
+      delete alone.edgeHelper;
+      const own = buildRunArgv(alone, 'create', false);
+      expect(own).not.toContain('--network');
+      for (const flag of edgeNetworkFlags(injecting)) expect(own).toContain(flag);
+    });
+
+    it("under keep-id joins the edge's user namespace, which holds the mapping", () => {
+      const rootless: RunParams = { ...injecting, engine: 'podman', keepId: true };
+      const argv = buildRunArgv(rootless, 'create', false);
+      expect(argv).toContain('--userns=container:byre-edge-0123456789abcdef');
+      expect(argv.filter((a) => a.startsWith('--userns'))).toHaveLength(1);
+      expect(edgeNetworkFlags(rootless).at(-1)).toBe('--userns=keep-id:uid=1000,gid=1000');
+      expect(edgeNetworkFlags({ ...rootless, keepId: false })).not.toContain(
+        '--userns=keep-id:uid=1000,gid=1000',
+      );
+    });
   });
 });

@@ -68,6 +68,14 @@ export interface RunParams {
    * adds the session tmpfs too: the sentinels arrive over the channel.
    */
   edgeHosts?: readonly string[];
+  /**
+   * The box's edge helper (develop's, when it injects; adr/0079): the box
+   * joins its network namespace (and, under keep-id, its user namespace),
+   * so the edge is up before the box starts. The edge then carries the
+   * box's host entries and published ports (publishFlags), which the engine
+   * refuses on a box in another container's network.
+   */
+  edgeHelper?: string;
   /** The worktree directory bound rw at /workspace. */
   workspaceDir: string;
   /** For `~` expansion of bind sources. */
@@ -136,14 +144,19 @@ export function buildRunArgv(
   if ((params.credentialKeys ?? []).length > 0 || (params.edgeHosts ?? []).length > 0) {
     argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
-  for (const h of params.edgeHosts ?? []) argv.push('--add-host', h);
-  for (const p of params.ports) argv.push('-p', portFlag(p));
+  if (params.edgeHelper === undefined) argv.push(...publishFlags(params));
+  else argv.push('--network', `container:${params.edgeHelper}`);
   // The box runs as the baked user from its first process (the image's USER;
   // gosu is build-time only) and needs no capability: only a skill's declared
   // `caps` come back, and exec never raises privilege (adr/0050).
   argv.push(...DROP_PRIVILEGES, ...capAddFlags(unique(params.caps)));
   for (const g of sortGroups(params.groupAdd)) argv.push('--group-add', g);
-  if (params.keepId && params.engine === 'podman') argv.push(KEEP_ID_USERNS);
+  if (params.keepId && params.engine === 'podman') {
+    // Joined: the edge holds the keep-id mapping (and owns the namespace).
+    argv.push(
+      params.edgeHelper === undefined ? KEEP_ID_USERNS : `--userns=container:${params.edgeHelper}`,
+    );
+  }
   // Users report Podman asking systemd for a healthcheck timer at every start
   // unless told not to, printing `ERRO … unable to get systemd connection`
   // without a systemd session (the image says HEALTHCHECK NONE; podman 4.3.1
@@ -155,6 +168,32 @@ export function buildRunArgv(
   for (const [k, v] of runLabels(params)) argv.push('--label', `${k}=${v}`);
   argv.push(params.image);
   return argv;
+}
+
+/**
+ * What names the box's network to the host: its host entries, then its
+ * published ports. On the box's own create, or on its edge's, whose network
+ * namespace the box then joins (adr/0079).
+ */
+function publishFlags(params: Pick<RunParams, 'edgeHosts' | 'ports'>): string[] {
+  return [
+    ...(params.edgeHosts ?? []).flatMap((h) => ['--add-host', h]),
+    ...params.ports.flatMap((p) => ['-p', portFlag(p)]),
+  ];
+}
+
+/**
+ * What the box's edge owns of the box's create (adr/0079): the box's host
+ * entries and published ports, and under keep-id the user namespace the box
+ * then joins with the edge's network.
+ */
+export function edgeNetworkFlags(
+  params: Pick<RunParams, 'edgeHosts' | 'ports' | 'keepId' | 'engine'>,
+): string[] {
+  return [
+    ...publishFlags(params),
+    ...(params.keepId && params.engine === 'podman' ? [KEEP_ID_USERNS] : []),
+  ];
 }
 
 /** A host bind as the engine gets it. */

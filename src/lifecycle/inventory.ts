@@ -24,7 +24,8 @@ interface EngineInventory {
   /**
    * Containers of the project that are not running (a crashed create, a
    * stopped box), its boxes' helpers first: podman will not remove a box
-   * whose network another container joins.
+   * whose network another container joins (a wall's helper), nor an edge
+   * whose network a box joins (removeInventory tries those again last).
    */
   stopped: string[];
 }
@@ -95,7 +96,11 @@ export async function removeInventory(inv: EngineInventory): Promise<RemovalFail
       });
     }
   };
-  for (const id of inv.stopped)
+  // An edge goes after the box that joins its network (adr/0079), which
+  // podman insists on: a container refused once is tried again last.
+  const refused: string[] = [];
+  for (const id of inv.stopped) await inv.engine.remove(id).catch(() => refused.push(id));
+  for (const id of refused)
     await attempt(`container ${id.slice(0, 12)}`, () => inv.engine.remove(id));
   for (const name of inv.volumes.doomed)
     await attempt(`volume ${name}`, () => inv.engine.volumeRemove(name));

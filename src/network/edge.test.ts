@@ -1,9 +1,11 @@
 // The edge helper's runner against the fake engine (adr/0070): its argv
-// (created with stdin open, started attached, only the box's network, three
-// capabilities, no value), its
-// stdin (the encoded input, whole), and failing closed — a helper that
-// exits or stays silent before its ready line is removed with the box.
+// (created with stdin open, before the box, owning the box's network
+// (adr/0079), three capabilities, no value), its stdin (the encoded input,
+// whole, held open until the session closes it), and failing closed — a
+// helper that exits or stays silent before its ready line is removed.
 // test/engine/edge.test.ts proves it on docker and podman.
+
+import { Readable } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
@@ -16,24 +18,25 @@ const KEPT_EVENTS = 1000;
 const SECRET = 'sk-test-not-in-argv';
 const INPUT = `{"byre-edge":1,"route":{"value":"${SECRET}"}}\n{"byre-edge":1,"end":true}\n`;
 
-function setup(): { engine: FakeEngine; boxId: string; fed: Buffer[] } {
-  const engine = new FakeEngine({ name: 'docker' });
-  const box = engine.addContainer({ name: 'byre-box' });
-  return { engine, boxId: box.id, fed: [] };
+function setup(): { engine: FakeEngine; fed: Buffer[] } {
+  return { engine: new FakeEngine({ name: 'docker' }), fed: [] };
 }
 
-const plan = (joinUserns = false) => ({
+/** The box's network as run-argv's edgeNetworkFlags gives it. */
+const NETWORK = ['--add-host', 'api.x.com:127.31.0.1', '-p', '127.0.0.1:8080:80'];
+
+const plan = (network: readonly string[] = NETWORK) => ({
   box: 'byre-box',
   project: 'proj-1a2b3c',
   image: 'sha256:edge-image',
   ports: [8443, 443, 443],
   input: INPUT,
-  joinUserns,
+  network,
 });
 
 describe('startEdge', () => {
-  it('runs the baked edge under node, attached, in the box’s network only, with three capabilities and no value', async () => {
-    const { engine, boxId, fed } = setup();
+  it('runs the baked edge under node, attached, owning the box’s network, with three capabilities and no value', async () => {
+    const { engine, fed } = setup();
     engine.onRunStream = async (_argv, stdin) => {
       fed.push(stdin);
       return {
@@ -42,11 +45,12 @@ describe('startEdge', () => {
         stderr: '',
       };
     };
-    const edge = await startEdge(engine, plan(), boxId);
+    const edge = await startEdge(engine, plan());
     const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
     const name = edgeHelperName('byre-box');
     expect(name).toMatch(/^byre-edge-[0-9a-f]{16}$/);
-    // Created (it needs the box to exist, not to run), then started attached.
+    expect(edge.id).toBe(engine.containers.get(edge.id)?.id);
+    // Created before any box, then started attached.
     expect(engine.calls.find((c) => c.method === 'runStream')?.args[0]).toEqual([
       'start',
       '--attach',
@@ -66,8 +70,8 @@ describe('startEdge', () => {
       'byre.helper=proj-1a2b3c',
       '-u',
       '0:0',
-      '--net',
-      `container:${boxId}`,
+      // The box's host entries and ports: the box joins this network (adr/0079).
+      ...NETWORK,
       '--label',
       'byre.edge=byre-box',
       '--cap-drop',
@@ -105,10 +109,10 @@ describe('startEdge', () => {
   });
 
   it('removes a stale helper of the box when its name is taken, then makes its own', async () => {
-    const { engine, boxId } = setup();
+    const { engine } = setup();
     const stale = engine.addContainer({ name: edgeHelperName('byre-box'), running: false });
     engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
-    await startEdge(engine, plan(), boxId);
+    await startEdge(engine, plan());
     expect(engine.calls.map((c) => c.method).slice(0, 4)).toEqual([
       'create',
       'remove',
@@ -119,7 +123,7 @@ describe('startEdge', () => {
   });
 
   it('keeps the newest event lines only: the box causes them', async () => {
-    const { engine, boxId } = setup();
+    const { engine } = setup();
     const lines = Array.from(
       { length: KEPT_EVENTS + 5 },
       (_, i) => `byre-edge 1 refused ${i} plain-http x.com`,
@@ -129,42 +133,68 @@ describe('startEdge', () => {
       stdout: `byre-edge 1 ready\n${lines.join('\n')}\n`,
       stderr: '',
     });
-    const edge = await startEdge(engine, plan(), boxId);
+    const edge = await startEdge(engine, plan());
     await edge.ended;
     expect(edge.events).toEqual(lines.slice(5));
   });
 
-  it('joins the box’s user namespace on rootless podman', async () => {
-    const { engine, boxId } = setup();
+  it('holds its stdin open once ready, until the session closes it: its end ends the edge', async () => {
+    const { engine } = setup();
+    let stdin: Readable | undefined;
+    let exit = (): void => undefined;
+    engine.runStream = async (_argv, io) => {
+      stdin = io.stdin as Readable;
+      (io.stdout as NodeJS.WritableStream).write('byre-edge 1 ready\n');
+      await new Promise<void>((resolve) => {
+        exit = resolve;
+        stdin?.once('end', resolve);
+        stdin?.resume();
+      });
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const edge = await startEdge(engine, plan());
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stdin?.readableEnded).toBe(false);
+    edge.close();
+    const ended = await Promise.race([
+      edge.ended.then(() => 'ended'),
+      new Promise((r) => setTimeout(() => r('open'), 1000)),
+    ]);
+    exit();
+    expect(ended).toBe('ended');
+  });
+
+  it('carries the keep-id user namespace it is given, before its image', async () => {
+    const { engine } = setup();
     engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
-    await startEdge(engine, plan(true), boxId);
+    await startEdge(engine, plan([...NETWORK, '--userns=keep-id:uid=1000,gid=1000']));
     const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
-    expect(argv).toContain(`--userns=container:${boxId}`);
-    expect(argv.indexOf(`--userns=container:${boxId}`)).toBeLessThan(
+    expect(argv.indexOf('--userns=keep-id:uid=1000,gid=1000')).toBeGreaterThan(0);
+    expect(argv.indexOf('--userns=keep-id:uid=1000,gid=1000')).toBeLessThan(
       argv.indexOf('sha256:edge-image'),
     );
   });
 
   it('fails closed when the edge exits before its ready line: helper and box removed', async () => {
-    const { engine, boxId } = setup();
+    const { engine } = setup();
     engine.onRunStream = async () => ({
       exitCode: 2,
       stdout: '',
       stderr: 'byre-edge: stdin ended before the end line\n',
     });
-    await expect(startEdge(engine, plan(), boxId)).rejects.toMatchObject({
+    await expect(startEdge(engine, plan())).rejects.toMatchObject({
       rule: 'edge.not-ready',
       message: 'the edge for injected credentials exited before it was ready',
       // What the edge said, line by line, as details (escaped there).
       details: ['byre-edge: stdin ended before the end line'],
     });
     const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
-    expect(removed).toEqual([edgeHelperName('byre-box'), boxId]);
+    expect(removed).toEqual([edgeHelperName('byre-box')]);
     expect(engine.containers.size).toBe(0);
   });
 
   it('fails closed when the edge stays silent past its bound', async () => {
-    const { engine, boxId } = setup();
+    const { engine } = setup();
     let release = (): void => undefined;
     engine.onRunStream = () =>
       new Promise((resolve) => {
@@ -173,10 +203,10 @@ describe('startEdge', () => {
     const removeBox = engine.remove.bind(engine);
     engine.remove = async (id) => {
       const r = await removeBox(id);
-      if (id === edgeHelperName('byre-box') && engine.calls.length > 2) release();
+      if (id === edgeHelperName('byre-box') && engine.calls.length > 1) release();
       return r;
     };
-    await expect(startEdge(engine, plan(), boxId, 20)).rejects.toMatchObject({
+    await expect(startEdge(engine, plan(), 20)).rejects.toMatchObject({
       rule: 'edge.not-ready',
       message: expect.stringContaining('never became ready') as string,
     });

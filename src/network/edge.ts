@@ -1,15 +1,16 @@
 // The edge-only helper (adr/0070): a container on byre's own edge image
-// (adr/0077), never the box's, that shares only the box's network namespace
-// and runs the edge process under that image's node, created while the box
-// starts (`create -i`) and started attached once it runs (`start --attach
-// --interactive`), fed the routes, credentials and leaves on its stdin,
-// which is then closed. Values travel on that pipe only: never in argv, env,
-// a file or anything `inspect` shows. It must be ready (its `byre-edge 1
-// ready` line) before the box's gate opens; if it is not, the launch fails
-// closed: the helper and the box are removed.
+// (adr/0077), never the box's, that owns the network namespace the box then
+// joins (adr/0079): created and started attached (`start --attach
+// --interactive`) before the box is, with the box's host entries, published
+// ports and (rootless podman) user namespace, and fed the routes,
+// credentials and leaves on its stdin, which byre holds open for the session
+// (its end ends the edge). Values travel on that pipe only: never in argv,
+// env, a file or anything `inspect` shows. It must be ready (its `byre-edge
+// 1 ready` line) before the box starts; if it is not, the launch fails
+// closed: the helper (and the box, when made) are removed.
 
 import { createHash } from 'node:crypto';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 
 import type { SessionRunner } from '../engine/engine.js';
 import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
@@ -19,8 +20,8 @@ import { redactSecrets } from '../output/redact.js';
 import { EDGE_SNAPSHOT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import {
-  boxNetHelperFlags,
   createHelper,
+  helperIdentityFlags,
   NETNS_HELPER_STOP,
   readyOrNot,
   type AttachedHelper,
@@ -62,8 +63,12 @@ export interface EdgePlan {
    * values. Written to the helper's stdin and nowhere else.
    */
   input: string;
-  /** Rootless podman: the helper joins the box's user namespace, as the wall's does. */
-  joinUserns: boolean;
+  /**
+   * The box's network as the host sees it (run-argv's publishFlags: host
+   * entries, published ports) and, under keep-id, its user namespace flag:
+   * the edge owns both, and the box joins them (adr/0079).
+   */
+  network: readonly string[];
   /** Tests only: the edge connects upstream here instead of resolving the name. */
   upstreamAddress?: string;
 }
@@ -89,21 +94,22 @@ const EDGE_NODE_ARGS: readonly string[] = [
 
 /**
  * The helper's create argv (pure): stdin kept open for its start, attached
- * (`start --attach --interactive`, startEdge); no value in it.
+ * (`start --attach --interactive`, startEdge); no value in it. Its own
+ * network (the engine's default), which the box joins.
  */
-function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
+function edgeHelperArgv(plan: EdgePlan, name: string): string[] {
   const ports = [...new Set(plan.ports)].sort((a, b) => a - b);
   return [
     'create',
     '-i',
-    ...boxNetHelperFlags(name, boxId, plan.project),
+    ...helperIdentityFlags(name, plan.project),
+    ...plan.network,
     '--label',
     `${LABEL.edge}=${plan.box}`,
     ...EDGE_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
     '--entrypoint',
     'node',
-    ...(plan.joinUserns ? [`--userns=container:${boxId}`] : []),
     plan.image,
     ...EDGE_NODE_ARGS,
     ...ports.flatMap((p) => ['--port', String(p)]),
@@ -111,8 +117,12 @@ function edgeHelperArgv(plan: EdgePlan, boxId: string, name: string): string[] {
   ];
 }
 
-interface EdgeHandle extends AttachedHelper {
+export interface EdgeHandle extends AttachedHelper {
   name: string;
+  /** The helper's container id (the box's network mode names it). */
+  id: string;
+  /** End the edge's stdin: the edge exits (its session is over). */
+  close(): void;
   /** The edge's lines after its ready line (its refusal events), the last MAX_EDGE_EVENTS, as they came. */
   events: string[];
 }
@@ -147,44 +157,38 @@ function notReady(why: string, stderr: string): ByreError {
 }
 
 /**
- * Create the box's edge helper (not started): it needs the box to exist,
- * not to run, so it can be made while the box starts (createHelper removes
- * one an earlier session left). Rejects, after removing the box, when the
- * engine refuses it.
+ * Create the box's edge helper (not started), before the box: the box's
+ * create names its network. A helper an earlier session left under its name
+ * is removed (createHelper). Rejects with `edge.not-ready`, after removing
+ * it, when the engine refuses it.
  */
-export async function createEdge(
-  engine: SessionRunner,
-  plan: EdgePlan,
-  boxId: string,
-): Promise<string> {
+export async function createEdge(engine: SessionRunner, plan: EdgePlan): Promise<string> {
   const name = edgeHelperName(plan.box);
   try {
-    await createHelper(engine, name, edgeHelperArgv(plan, boxId, name));
+    return await createHelper(engine, name, edgeHelperArgv(plan, name));
   } catch (error) {
     await engine.remove(name).catch(() => false);
-    await engine.remove(boxId).catch(() => false);
     throw notReady(
       'could not be created',
       error instanceof Error ? redactSecrets(error.message) : String(error),
     );
   }
-  return name;
 }
 
 /**
- * Create (when `created` is not given) and start the box's edge helper in
- * the running box's network, then wait for its ready line (at most
- * `readyMs`). Resolves with its handle; rejects with `edge.not-ready` after
- * removing the helper and the box when it exits or stays silent.
+ * Start the box's edge helper (created by `created`, or now), then wait for
+ * its ready line (at most `readyMs`). Resolves with its handle, its stdin
+ * held open; rejects with `edge.not-ready` after removing the helper when it
+ * exits or stays silent.
  */
 export async function startEdge(
   engine: SessionRunner,
   plan: EdgePlan,
-  boxId: string,
   readyMs = 30_000,
-  created?: Promise<string>,
+  created: Promise<string> = createEdge(engine, plan),
 ): Promise<EdgeHandle> {
-  const name = await (created ?? createEdge(engine, plan, boxId));
+  const id = await created;
+  const name = edgeHelperName(plan.box);
   const events: string[] = [];
   let stderr = '';
   let sawReady = false;
@@ -201,24 +205,33 @@ export async function startEdge(
       onReady();
     }
   });
+  // Held open for the session: its end (close, or this process gone) ends the edge.
+  const stdin = new PassThrough();
+  stdin.write(plan.input, 'utf8');
   const ended: EdgeHandle['ended'] = engine
     .runStream(['start', '--attach', '--interactive', name], {
-      stdin: Readable.from([Buffer.from(plan.input, 'utf8')]),
+      stdin,
       stdout,
       onStderr: (chunk) => {
         stderr = (stderr + chunk).slice(-4096);
       },
     })
     .catch((error: unknown) => ({ error }));
+  const close = (): void => {
+    stdin.end();
+  };
   const outcome = await readyOrNot(ready, ended, readyMs);
-  if (outcome === 'ready') return { name, events, ended };
+  if (outcome === 'ready') return { name, id, events, ended, close };
+  close();
   await engine.remove(name).catch(() => false);
-  await engine.remove(boxId).catch(() => false);
   await ended;
   throw notReady(outcome === 'ended' ? 'exited before it was ready' : 'never became ready', stderr);
 }
 
-/** End the box's edge helper; false when there was none. Before the box (podman, adr/0063). */
+/**
+ * Remove the box's edge helper; false when there was none. After the box:
+ * podman will not remove a container another one's network depends on.
+ */
 export async function endEdge(engine: SessionRunner, box: string): Promise<boolean> {
   return engine.remove(edgeHelperName(box)).catch(() => false);
 }

@@ -28,6 +28,8 @@ export interface NetnsPlan {
   env: Readonly<Record<string, string>>;
   /** Rootless podman: the helper joins the box's user namespace. */
   joinUserns: boolean;
+  /** The box's edge helper's id, when the box joins its network (adr/0079): the one shared mode allowed. */
+  edgeId?: string;
 }
 
 export function mintNonce(): string {
@@ -70,14 +72,14 @@ export async function endWall(engine: SessionRunner, box: string): Promise<boole
 }
 
 /**
- * What every helper in the box's network namespace runs with (the wall's
- * and the edge's): never pulled, named for the box, root inside, sharing
- * only the box's network. It runs on the box's image, whose `byre.project`
- * label every container inherits; the helper's is emptied, so a census of
- * the project's sessions (labels only) never counts a helper as a box, and
- * `byre.helper` names the project instead, for forget, reset and doctor.
+ * What every helper beside a box runs with (the wall's and the edge's):
+ * never pulled, named for the box, root inside. The wall's runs on the box's
+ * image, whose `byre.project` label every container inherits; a helper's is
+ * emptied, so a census of the project's sessions (labels only) never counts
+ * a helper as a box, and `byre.helper` names the project instead, for
+ * forget, reset and doctor.
  */
-export function boxNetHelperFlags(name: string, boxId: string, project: string): string[] {
+export function helperIdentityFlags(name: string, project: string): string[] {
   return [
     NEVER_PULL,
     '--name',
@@ -88,9 +90,12 @@ export function boxNetHelperFlags(name: string, boxId: string, project: string):
     `${LABEL.helper}=${project}`,
     '-u',
     '0:0',
-    '--net',
-    `container:${boxId}`,
   ];
+}
+
+/** A helper that shares only the box's network namespace (the wall's). */
+export function boxNetHelperFlags(name: string, boxId: string, project: string): string[] {
+  return [...helperIdentityFlags(name, project), '--net', `container:${boxId}`];
 }
 
 /**
@@ -139,6 +144,11 @@ export async function createHelper(
 export function sharedNetworkMode(mode: string): boolean {
   const m = mode.trim();
   return m === 'host' || m.startsWith('container:') || m.startsWith('ns:');
+}
+
+/** The box's network is its own edge's (adr/0079), which the wall walls with it. */
+function ownEdge(mode: string, edgeId: string | undefined): boolean {
+  return edgeId !== undefined && mode.trim() === `container:${edgeId}`;
 }
 
 export interface NetnsTimeouts {
@@ -270,7 +280,7 @@ export async function enforcePosture(
   const [mode, helper] = await Promise.allSettled([engine.networkMode(boxId), made]);
   try {
     if (mode.status === 'rejected') throw mode.reason;
-    if (sharedNetworkMode(mode.value)) {
+    if (sharedNetworkMode(mode.value) && !ownEdge(mode.value, plan.edgeId)) {
       throw new Error(
         `the box shares a network namespace (${mode.value}), so byre cannot wall it off; remove the --network flag from run_args`,
       );

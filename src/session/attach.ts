@@ -1,6 +1,7 @@
-// The attach step, outside the setup lock: the banner, then the box started
-// in the foreground with the wall, the credentials' delivery and the
-// reaping of stale launch records beside it; after it exits, the exit
+// The attach step, outside the setup lock: the banner, the box's edge
+// awaited (when it injects: the box joins the edge's network, adr/0079),
+// then the box started in the foreground with the wall, the credentials'
+// delivery and the reaping of stale launch records beside it; after it exits, the exit
 // report, then the session's outcome: the bind proof's refusal, a failed
 // delivery or wall (each stopped the box: fail closed), the box's own
 // failure, or the agent's exit status passed through.
@@ -14,14 +15,13 @@ import { escapeTerminal } from '../output/escape.js';
 import { say } from '../output/notes.js';
 import { causeDetails } from '../output/render-error.js';
 import type { SessionContext } from './context.js';
-import { deliverBeside } from './credentials.js';
+import { deliverBeside, dropBoxEdge } from './credentials.js';
 import type { PreparedSession } from './prepare.js';
 import { reapQuietly } from './record.js';
 import { reportSession, sessionSnapshots } from './report.js';
 import { wallBeside } from './wall.js';
 import { keepWallSession } from '../network/wall-log.js';
-import { endEdge } from '../network/edge.js';
-import { endWall, wallHelperName } from '../network/netns.js';
+import { endWall, wallHelperName, type NetnsPlan } from '../network/netns.js';
 
 type Failure = { error: unknown } | null;
 
@@ -66,6 +66,30 @@ export function sessionOutcome(
   return outcome.code === 0 ? null : new PassthroughExit(outcome.code);
 }
 
+/**
+ * The box's edge ready (its helper's id), before the box starts: it runs in
+ * the edge's network. Null when the box injects nothing. When the edge
+ * failed, the box is removed, never started (fail closed).
+ */
+async function edgeReady(
+  engine: SessionContext['engine'],
+  prepared: PreparedSession,
+): Promise<string | null> {
+  if (prepared.edge === null) return null;
+  try {
+    return (await prepared.edge.started).id;
+  } catch (error) {
+    await engine.remove(prepared.name).catch(() => false);
+    await dropBoxEdge(engine, prepared.edge);
+    throw sessionOutcome(0, null, { error }, null) ?? error;
+  }
+}
+
+/** The wall's plan, told the edge whose network the box joins. */
+function withEdge(plan: NetnsPlan | null, edgeId: string | null): NetnsPlan | null {
+  return plan === null || edgeId === null ? plan : { ...plan, edgeId };
+}
+
 /** Start the created box attached, with its outside-the-box steps beside it, and end as it ended. */
 export async function attachSession(
   s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'pool' | 'selfEdit' | 'clock'>,
@@ -73,8 +97,9 @@ export async function attachSession(
 ): Promise<void> {
   const { io, ctx, engine } = s;
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
+  const edgeId = await edgeReady(engine, prepared);
   const reaping = reapQuietly(s.pool, ctx, prepared.launchHash);
-  const walling = wallBeside(engine, prepared.netns);
+  const walling = wallBeside(engine, withEdge(prepared.netns, edgeId));
   // Said after the session: the agent's terminal is the box's meanwhile.
   const after: string[] = [];
   const delivering = deliverBeside(
@@ -106,15 +131,14 @@ export async function attachSession(
     );
   } finally {
     // The wall's and the edge's helpers run for the session (adr/0063,
-    // adr/0070); they end with it, and then the box they joined, which the
-    // engine's --rm could not remove.
+    // adr/0070); they end with it: the wall's, then the box that it joined
+    // (which the engine's --rm could not remove), then the edge whose
+    // network the box joined (adr/0079).
     if (prepared.netns !== null || prepared.edge !== null) {
       await Promise.all([walling, delivering]);
-      await Promise.all([
-        prepared.netns === null ? null : endWall(engine, prepared.name),
-        prepared.edge === null ? null : endEdge(engine, prepared.name),
-      ]);
+      if (prepared.netns !== null) await endWall(engine, prepared.name);
       await engine.remove(prepared.name).catch(() => false);
+      if (prepared.edge !== null) await dropBoxEdge(engine, prepared.edge);
     }
   }
   reportSession(io, ctx, before);

@@ -2,8 +2,9 @@
 // and every row opened then, so a wrong passphrase or a damaged row fails
 // before any image, volume or box exists; the values (and the injected
 // credentials, for the edge) for the config read under the lock; the
-// delivery plan (by the run nonce, over the channel); and, beside the
-// session, the edge started and then the delivery, whose failure stops the box.
+// delivery plan (by the box's id, over the channel); the edge started
+// before the box is created (the box joins its network, adr/0079); and,
+// beside the session, the delivery, whose failure stops the box.
 
 import type { Io } from '../io.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -20,9 +21,8 @@ import {
   type UnlockCache,
 } from '../credentials/open.js';
 import type { Engine } from '../engine/engine.js';
-import { ByreError, RefusedError } from '../errors.js';
-import { createEdge, edgeHelperName, startEdge, type EdgePlan } from '../network/edge.js';
-import { boxRunning, NETNS_TIMEOUTS } from '../network/netns.js';
+import { RefusedError } from '../errors.js';
+import { createEdge, endEdge, startEdge, type EdgeHandle, type EdgePlan } from '../network/edge.js';
 import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
@@ -81,9 +81,9 @@ export async function edgeCredentials(
 }
 
 /**
- * What is delivered into the box, found by its run nonce; null when nothing
- * is. An injected key's sentinel travels with the values, so the credential
- * gate opens only once the edge is ready (deliverBeside starts it first).
+ * What is delivered into the box, by its id; null when nothing is. An
+ * injected key's sentinel travels with the values (the edge is ready before
+ * the box starts).
  */
 export function credentialDelivery(
   params: Pick<RunParams, 'uid' | 'gid'>,
@@ -96,15 +96,27 @@ export function credentialDelivery(
   return { boxId, uid: params.uid, gid: params.gid, values: all };
 }
 
-/** The box's edge, as the steps beside its start need it. */
-export interface EdgeStart {
+/** What the box's edge is started from. */
+interface EdgeStart {
   launch: EdgeLaunch;
   /** The box's container name (names its edge helper). */
   box: string;
   /** The box's project id (labels its edge helper). */
   project: string;
   image: string;
-  joinUserns: boolean;
+  /** The box's host entries, published ports and (keep-id) user namespace: the edge's to own. */
+  network: readonly string[];
+}
+
+/** The box's edge, started before the box is created (adr/0079). */
+export interface BoxEdge {
+  launch: EdgeLaunch;
+  /** The box's container name. */
+  box: string;
+  /** Settles once the edge's helper exists (its id): the box's create names it. */
+  created: Promise<string>;
+  /** Settles once the edge is ready (its handle), or failed (`edge.not-ready`, its helper removed). */
+  started: Promise<EdgeHandle>;
 }
 
 /** The edge helper's plan for this box. */
@@ -116,53 +128,36 @@ function edgePlan(edge: EdgeStart): EdgePlan {
     image: edge.image,
     ports: launch.ports,
     input: launch.input,
-    joinUserns: edge.joinUserns,
+    network: edge.network,
     ...(launch.upstreamAddress === undefined ? {} : { upstreamAddress: launch.upstreamAddress }),
   };
 }
 
 /**
- * The box's edge beside the delivery, each engine call as early as it can
- * be: the edge's helper created as soon as the box exists (while it
- * starts), started once the box runs; the delivery's exec started then too,
- * sending the values at once, its closing line (which opens the gate)
- * waiting for the edge's ready line, so nothing of the box's runs before
- * the edge listens. The edge's failure is the one reported.
+ * Start the box's edge now, not waiting for it: the launch's later steps
+ * (the record, the box's create) run while it starts; the box's create
+ * waits for its helper to exist, and the box's start for it to be ready.
  */
-async function deliverWithEdge(
-  engine: Engine,
-  delivery: CredentialDelivery,
-  edge: EdgeStart,
-): Promise<void> {
-  const { boxId } = delivery;
+export function startBoxEdge(engine: Engine, edge: EdgeStart): BoxEdge {
   const plan = edgePlan(edge);
-  const created = createEdge(engine, plan, boxId);
-  // Awaited below, once the box runs; a refusal meanwhile is not unhandled.
+  const created = createEdge(engine, plan);
+  const started = startEdge(engine, plan, undefined, created);
+  // Awaited before the box's create and start (or by dropBoxEdge); not unhandled meanwhile.
   created.catch(() => undefined);
-  try {
-    await boxRunning(engine, boxId, NETNS_TIMEOUTS);
-  } catch (error) {
-    await created.catch(() => undefined);
-    await engine.remove(edgeHelperName(edge.box)).catch(() => false);
-    throw new ByreError(
-      `the box never ran, so its edge was not started: ${(error as Error).message}`,
-      {
-        rule: 'edge.not-ready',
-      },
-    );
-  }
-  const ready = startEdge(engine, plan, boxId, undefined, created).then(() => undefined);
-  const [started, delivered] = await Promise.allSettled([
-    ready,
-    deliverCredentials(engine, delivery, { running: true, release: ready }),
-  ]);
-  if (started.status === 'rejected') throw started.reason;
-  if (delivered.status === 'rejected') throw delivered.reason;
+  started.catch(() => undefined);
+  return { launch: edge.launch, box: edge.box, created, started };
+}
+
+/** End the box's edge and remove its helper (after the box, which joins its network). */
+export async function dropBoxEdge(engine: Engine, edge: BoxEdge): Promise<void> {
+  const handle = await edge.started.catch(() => null);
+  handle?.close();
+  await endEdge(engine, edge.box);
 }
 
 /**
- * Start the edge (when the box injects), then deliver, beside the session; a
- * failure is reported after the box (which it stopped) exits. The receipt
+ * Deliver beside the session (an injecting box's edge is ready before the
+ * box starts); a failure is reported after the box (which it stopped) exits. The receipt
  * names the delivered keys only: a sentinel is not a delivery. A receipt
  * that could not be written is `warn`ed of, for after the session: status
  * would otherwise say NOT delivered of credentials the box has.
@@ -172,13 +167,12 @@ export async function deliverBeside(
   receiptsDir: string,
   launchHash: string,
   delivery: CredentialDelivery | null,
-  edge: EdgeStart | null = null,
+  edge: Pick<BoxEdge, 'launch'> | null = null,
   warn: (message: string) => void = () => undefined,
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
-    if (edge === null) await deliverCredentials(engine, delivery);
-    else await deliverWithEdge(engine, delivery, edge);
+    await deliverCredentials(engine, delivery);
   } catch (error) {
     return { error };
   }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useSharedTempDir } from '../../test/support/temp.js';
@@ -11,8 +11,8 @@ import { RECEIVER_DONE } from '../credentials/channel.js';
 import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
 import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
-import { LABEL } from '../gen/names.js';
-import { credentialDelivery, deliverBeside } from './credentials.js';
+import { edgeHelperName } from '../network/edge.js';
+import { credentialDelivery, deliverBeside, dropBoxEdge, startBoxEdge } from './credentials.js';
 import { prepareEdge, projectEdgeCa } from './edge.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -136,34 +136,9 @@ describe('credentialDelivery', () => {
   });
 });
 
-describe('deliverBeside with an edge (adr/0070)', () => {
-  it('creates the edge while the box starts, starts it once the box runs, and sends the closing line only after its ready line', async () => {
+describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
+  it('starts the edge before any box: created first (the box’s create names it), ready later; dropped, its stdin ends and its helper goes', async () => {
     const engine = new FakeEngine();
-    const box = engine.addContainer({
-      name: 'byre-box',
-      labels: { [LABEL.run]: 'n1' },
-      running: false,
-    });
-    const order: string[] = [];
-    const create = engine.create.bind(engine);
-    engine.create = async (argv) => {
-      order.push(`edge created, box running: ${String(box.running)}`);
-      return create(argv);
-    };
-    engine.onRunStream = async () => {
-      order.push('edge started');
-      return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
-    };
-    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
-      order.push('delivery started');
-      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
-        for await (const chunk of io.stdin) {
-          if (String(chunk).endsWith('end\n')) order.push('closing line sent');
-        }
-      }
-      if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
-      return { exitCode: 0, stderr: '', stderrHead: '' };
-    };
     const launch = await prepareEdge(
       path.join(tmp.path, 'beside'),
       'proj-beside',
@@ -171,22 +146,40 @@ describe('deliverBeside with an edge (adr/0070)', () => {
       {},
     );
     if (launch === null) throw new Error('no edge planned');
-    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, box.id, [], launch);
-    const beside = deliverBeside(engine, path.join(tmp.path, 'launches'), 'h', delivery, {
+    let ready = (): void => undefined;
+    let stdinEnded = false;
+    engine.runStream = async (_argv, io) => {
+      const stdin = io.stdin as NodeJS.ReadableStream;
+      stdin.on('end', () => (stdinEnded = true)).resume();
+      await new Promise<void>((resolve) => (ready = resolve));
+      (io.stdout as NodeJS.WritableStream).write('byre-edge 1 ready\n');
+      await new Promise((resolve) => stdin.on('end', resolve));
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const edge = startBoxEdge(engine, {
       launch,
       box: 'byre-box',
       project: 'p-1a2b3c',
       image: 'img',
-      joinUserns: false,
+      network: ['--add-host', 'api.github.com:127.31.0.1'],
     });
-    await vi.waitFor(() => expect(order).toContain('edge created, box running: false'), {
-      timeout: 10_000,
-    });
-    expect(order).not.toContain('edge started');
-    box.running = true;
-    expect(await beside).toBeNull();
-    expect(order.indexOf('closing line sent')).toBeGreaterThan(order.indexOf('edge started'));
-    expect(order).toContain('delivery started');
+    const id = await edge.created;
+    expect(engine.containers.get(id)?.name).toBe(edgeHelperName('byre-box'));
+    // Created, not yet ready: the box may be created, not started.
+    const early = await Promise.race([
+      edge.started.then(() => 'ready'),
+      new Promise((r) => setTimeout(() => r('waiting'), 50)),
+    ]);
+    expect(early).toBe('waiting');
+    ready();
+    expect((await edge.started).id).toBe(id);
+    expect(stdinEnded).toBe(false);
+    await dropBoxEdge(engine, edge);
+    await (
+      await edge.started
+    ).ended;
+    expect(stdinEnded).toBe(true);
+    expect(engine.containers.has(id)).toBe(false);
   });
 });
 

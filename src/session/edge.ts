@@ -20,6 +20,8 @@ import {
 } from '../credentials/injection-plan.js';
 import type { EdgeCredential } from '../credentials/open.js';
 import { ByreError } from '../errors.js';
+import { edgeOwnedRunArgs } from '../gen/run-args-scan.js';
+import { escapeTerminal } from '../output/escape.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** What the launch carries for the edge; null when nothing is injected. */
@@ -127,4 +129,26 @@ export async function prepareEdge(
     })),
     ...(upstreamAddress === '' ? {} : { upstreamAddress }),
   };
+}
+
+/**
+ * Refuse raw run_args an injecting box cannot carry: the box runs in its
+ * edge's network namespace (and, under keep-id, its user namespace), so
+ * what they set is the edge's, and the engines refuse it on the box or let
+ * it undo the join (adr/0079). Each entry is named with who set it.
+ */
+export function refuseEdgeOwnedRunArgs(tokens: readonly { value: string; source: string }[]): void {
+  const owned = edgeOwnedRunArgs(tokens.map((t) => t.value));
+  if (owned.length === 0) return;
+  throw new ByreError(
+    'run_args set the network of a box that injects credentials, which it takes from its edge:',
+    {
+      rule: 'edge.run-args',
+      details: owned.map(
+        (a) => `${escapeTerminal(a.argv.join(' '))} (${tokens[a.start]?.source ?? 'run_args'})`,
+      ),
+      remedy:
+        'remove them from run_args (published ports belong in `ports`), or deliver that credential instead of injecting it (byre credential list shows the rows)',
+    },
+  );
 }

@@ -14,7 +14,8 @@ import { VERSION } from '../embedded.js';
 import { launchRecordFor } from '../gen/launch-plan.js';
 import { containerName } from '../gen/names.js';
 import { postureFacts, type PostureFacts } from '../gen/posture.js';
-import type { RunParams } from '../gen/run-argv.js';
+import { edgeNetworkFlags, type RunParams } from '../gen/run-argv.js';
+import { edgeHelperName } from '../network/edge.js';
 import { launchRunParams } from '../gen/run-params.js';
 import { deliveredHostEnv } from '../hostenv/resolve.js';
 import { recordLaunchedTrees } from '../launch/trees-record.js';
@@ -24,7 +25,7 @@ import { unprovenBanner } from './binds.js';
 import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
-import { credentialDelivery, type EdgeStart } from './credentials.js';
+import { credentialDelivery, dropBoxEdge, startBoxEdge, type BoxEdge } from './credentials.js';
 import {
   ensureProjectEdgeImage,
   ensureProjectImage,
@@ -34,7 +35,7 @@ import {
 } from './image.js';
 import { portBanner, sessionPorts } from './ports.js';
 import { writeLaunchRecordOrRefuse } from './record.js';
-import { sealRunParams, sessionRunParams } from './run-params.js';
+import { chosenPorts, sealRunParams, sessionRunParams } from './run-params.js';
 import { selfEditBind } from './self-edit.js';
 import { stageBoundWiring, wiringDelivery } from './bound-wiring.js';
 import { splitPlan } from './image-parts.js';
@@ -51,8 +52,8 @@ export interface PreparedSession {
   netns: NetnsPlan | null;
   /** Set when credential rows (or an injected key's sentinel) must be delivered over the channel. */
   credentials: CredentialDelivery | null;
-  /** Set when the box injects: its edge, started before the delivery. */
-  edge: EdgeStart | null;
+  /** Set when the box injects: its edge, started before the box was created (adr/0079). */
+  edge: BoxEdge | null;
   /** The launch record's hash (the delivery receipt names it). */
   launchHash: string;
   /** What the launcher proves first (adr/0045); null when the engine runs elsewhere. */
@@ -162,64 +163,81 @@ export async function prepareSession(
           { noCache: false, verbose: s.verbose },
           edgeKnown,
         );
-  const wiring =
-    delivery === 'bound'
-      ? await stageBoundWiring(
-          ctx.project.boundWiring,
-          splitPlan(inputs.plan).wiring,
-          ctx.projectRoot,
-        )
-      : null;
-  await fillVolumes(s, inputs, volumes, image);
-  const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
-  const described = sessionRunParams(sharedRunParams(s, inputs, posture), {
-    // The reference's per-invocation label for a box acted on from outside.
-    run:
-      posture.hook !== null || inputs.credentials.length > 0 || inputs.edge !== null
-        ? mintNonce()
-        : undefined,
-    ports,
-    selfEdit: s.selfEdit ? selfEditBind(ctx) : null,
-    groupAdd,
-    walled: posture.hook !== null || inputs.edge !== null,
-    edgeHosts: inputs.edge?.hostEntries ?? [],
-  });
-  const sealed = await recordLaunch(
-    s,
-    inputs,
-    described,
-    await imageDigest(engine, image.tag, built),
-    wiring,
-  );
-  const boxId = await createBox(s, sealed.params, volumes);
   const name = containerName(ctx.worktreeId);
-  return {
-    name,
-    banner: [
-      ...exposureLines(inputs.config, inputs.skills, inputs.hostEnv, undefined, s.selfEdit),
-      ...portBanner(ports),
-      ...(inputs.elsewhere === null ? [] : [unprovenBanner(inputs.elsewhere)]),
-    ],
-    netns: netnsPlan(sealed.params, posture, {
-      box: name,
-      boxId,
-      project: ctx.projectId,
-      keepId: engine.facts.keepId,
-      upstream: io.env['BYRE_WALL_UPSTREAM'],
-      edgeHosts: inputs.edge?.upstreams,
-    }),
-    credentials: credentialDelivery(sealed.params, boxId, inputs.credentials, inputs.edge),
-    edge:
-      inputs.edge === null || edgeImage === null
-        ? null
-        : {
-            launch: inputs.edge,
-            box: name,
-            project: ctx.projectId,
-            image: edgeImage,
-            joinUserns: engine.facts.keepId,
-          },
-    launchHash: sealed.launchHash,
-    proof: sealed.proof,
-  };
+  const shared = sharedRunParams(s, inputs, posture);
+  // Started now, before the box exists (the box joins its network); the
+  // steps below run while it starts, and the box's start waits for it.
+  const edge =
+    inputs.edge === null || edgeImage === null
+      ? null
+      : startBoxEdge(engine, {
+          launch: inputs.edge,
+          box: name,
+          project: ctx.projectId,
+          image: edgeImage,
+          network: edgeNetworkFlags({
+            ...shared,
+            ports: chosenPorts(shared, ports),
+            edgeHosts: inputs.edge.hostEntries,
+          }),
+        });
+  try {
+    const wiring =
+      delivery === 'bound'
+        ? await stageBoundWiring(
+            ctx.project.boundWiring,
+            splitPlan(inputs.plan).wiring,
+            ctx.projectRoot,
+          )
+        : null;
+    await fillVolumes(s, inputs, volumes, image);
+    const groupAdd = await socketGroups(s, inputs.skills, image.tag, inputs.pins);
+    const described = sessionRunParams(shared, {
+      // The reference's per-invocation label for a box acted on from outside.
+      run:
+        posture.hook !== null || inputs.credentials.length > 0 || inputs.edge !== null
+          ? mintNonce()
+          : undefined,
+      ports,
+      selfEdit: s.selfEdit ? selfEditBind(ctx) : null,
+      groupAdd,
+      walled: posture.hook !== null || inputs.edge !== null,
+      edgeHosts: inputs.edge?.hostEntries ?? [],
+      edgeHelper: edge === null ? undefined : edgeHelperName(name),
+    });
+    const sealed = await recordLaunch(
+      s,
+      inputs,
+      described,
+      await imageDigest(engine, image.tag, built),
+      wiring,
+    );
+    // The box's create names the edge's network: the helper must exist.
+    if (edge !== null) await edge.created;
+    const boxId = await createBox(s, sealed.params, volumes);
+    return {
+      name,
+      banner: [
+        ...exposureLines(inputs.config, inputs.skills, inputs.hostEnv, undefined, s.selfEdit),
+        ...portBanner(ports),
+        ...(inputs.elsewhere === null ? [] : [unprovenBanner(inputs.elsewhere)]),
+      ],
+      netns: netnsPlan(sealed.params, posture, {
+        box: name,
+        boxId,
+        project: ctx.projectId,
+        keepId: engine.facts.keepId,
+        upstream: io.env['BYRE_WALL_UPSTREAM'],
+        edgeHosts: inputs.edge?.upstreams,
+      }),
+      credentials: credentialDelivery(sealed.params, boxId, inputs.credentials, inputs.edge),
+      edge,
+      launchHash: sealed.launchHash,
+      proof: sealed.proof,
+    };
+  } catch (error) {
+    // Nothing of the launch runs on: the edge goes with it.
+    if (edge !== null) await dropBoxEdge(engine, edge);
+    throw error;
+  }
 }

@@ -25,6 +25,13 @@ interface SessionChoices {
   walled: boolean;
   /** The edge's host entries; empty when nothing is injected. */
   edgeHosts: readonly string[];
+  /** The edge helper whose network namespace the box joins (adr/0079); absent when nothing is injected. */
+  edgeHelper?: string | undefined;
+}
+
+/** The ports the box publishes: the session's choice, or the config's when it made none. */
+export function chosenPorts(shared: RunParams, choice: PortChoice): RunParams['ports'] {
+  return choice.kind === 'ok' ? choice.ports : shared.ports;
 }
 
 /** The params the launch record describes. */
@@ -32,12 +39,13 @@ export function sessionRunParams(shared: RunParams, choices: SessionChoices): Ru
   return {
     ...shared,
     labels: choices.run === undefined ? shared.labels : { ...shared.labels, run: choices.run },
-    ports: choices.ports.kind === 'ok' ? choices.ports.ports : shared.ports,
+    ports: chosenPorts(shared, choices.ports),
     extraBinds:
       choices.selfEdit === null ? shared.extraBinds : [...shared.extraBinds, choices.selfEdit],
     groupAdd: choices.groupAdd,
     ...(choices.walled ? { removedBy: 'byre' as const } : {}),
     ...(choices.edgeHosts.length === 0 ? {} : { edgeHosts: choices.edgeHosts }),
+    ...(choices.edgeHelper === undefined ? {} : { edgeHelper: choices.edgeHelper }),
   };
 }
 

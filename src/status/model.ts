@@ -262,7 +262,7 @@ export function nextLaunchMcp(input: GrantInput): StatusData['mcp_servers'] {
 }
 
 /** Raw run_args as the engine gets them (skills' in enable order, then the config's), each with who set it. */
-function rawRunArgTokens(
+export function rawRunArgTokens(
   config: EffectiveConfig,
   skills: readonly ResolvedSkill[],
 ): { value: string; source: string }[] {

@@ -5,12 +5,14 @@
 // minted by byre), a fixture HTTPS server on a private engine network (its
 // own CA, made with openssl here, handed to the edge as the test-only
 // upstream CA) that logs the headers it receives, and the edge started by
-// startEdge in the box's network namespace. A request from the box to the
-// injected name (its /etc/hosts entry points at the edge) reaches the
-// fixture carrying the real credential; a request to a second fixture name
-// carries only the sentinel; the secret and the leaf key are nowhere in the
-// box, and nowhere in `inspect` of box, helper or image. An edge fed a
-// malformed input never becomes ready: helper and box are removed.
+// startEdge before the box, owning the network namespace (with the host
+// entries) the box then joins, as develop does (adr/0079). A request from
+// the box to the injected name (its /etc/hosts entry points at the edge)
+// reaches the fixture carrying the real credential; a request to a second
+// fixture name carries only the sentinel; the secret and the leaf key are
+// nowhere in the box, and nowhere in `inspect` of box, helper or image. The
+// edge ends once its stdin does (byre's session over, or byre gone). An
+// edge fed a malformed input never becomes ready: its helper is removed.
 //
 // On docker the edge finds the fixture by the network's DNS (an alias), as
 // it finds a real host; podman 4.3 here runs CNI without dnsname (no names
@@ -85,9 +87,10 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
   const ids = (text: string): string[] => text.split('\n').filter((l) => l.trim() !== '');
 
   const cleanup = async (): Promise<void> => {
-    for (const b of boxes) await raw(['rm', '-f', edgeHelperName(b)]);
+    // Boxes before their edges: podman will not remove an edge a box joins.
     const mine = ids((await raw(['ps', '-aq', '--filter', `label=byre.test.run=${run}`])).stdout);
     if (mine.length > 0) await raw(['rm', '-f', ...mine]);
+    for (const b of boxes) await raw(['rm', '-f', edgeHelperName(b)]);
     await raw(['network', 'rm', network]);
     const imgs = ids(
       (await raw(['images', '-q', '--filter', `label=byre.test.run=${run}`])).stdout,
@@ -96,9 +99,13 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     await raw(['rmi', '-f', edgeTag]);
   };
 
-  /** A box on the fixture's network, as develop would start it for an injecting project. */
+  /**
+   * A box in its edge's network (the edge, started first, is on the
+   * fixture's), as develop runs one for an injecting project: it joins the
+   * edge's network and, rootless, its keep-id user namespace.
+   */
   const startBox = async (box: string): Promise<string> => {
-    boxes.push(box);
+    const helper = edgeHelperName(box);
     const id = await ok([
       'run',
       '-d',
@@ -107,15 +114,10 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       box,
       ...labels,
       '--network',
-      network,
-      '--add-host',
-      `${INJECTED}:127.31.0.1`,
-      '--add-host',
-      `${OTHER}:${fixtureIp}`,
+      `container:${helper}`,
+      ...(rootless ? [`--userns=container:${helper}`] : []),
       '-e',
       `API_KEY=${SENTINEL}`,
-      // As develop runs a rootless podman box: keep-id, whose user namespace the edge joins.
-      ...(rootless ? ['--userns=keep-id'] : []),
       '-u',
       '1000:1000',
       '--cap-drop',
@@ -147,16 +149,31 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     if (!encoded.ok) throw new Error(encoded.problem);
     return encoded.text;
   };
-  /** The edge's plan for `box`, as develop makes it: byre's edge image, one port, this run's input. */
-  const edgePlan = (box: string, over: Partial<EdgePlan> = {}): EdgePlan => ({
-    box,
-    project: prefix,
-    image: edgeImage,
-    ports: [443],
-    input: edgeInput(),
-    joinUserns: rootless,
-    ...over,
-  });
+  /**
+   * The edge's plan for `box`, as develop makes it: byre's edge image, one
+   * port, this run's input; the box's network, here the fixture's, with its
+   * host entries (and, rootless, the keep-id user namespace the box joins).
+   */
+  const edgePlan = (box: string, over: Partial<EdgePlan> = {}): EdgePlan => {
+    boxes.push(box);
+    return {
+      box,
+      project: prefix,
+      image: edgeImage,
+      ports: [443],
+      input: edgeInput(),
+      network: [
+        '--network',
+        network,
+        '--add-host',
+        `${INJECTED}:127.31.0.1`,
+        '--add-host',
+        `${OTHER}:${fixtureIp}`,
+        ...(rootless ? ['--userns=keep-id:uid=1000,gid=1000'] : []),
+      ],
+      ...over,
+    };
+  };
   const inBox = async (box: string, script: string, user = '1000:1000') =>
     raw(['exec', '-u', user, box, 'sh', '-c', script]);
 
@@ -272,12 +289,15 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
 
   it('injects the credential for the injected name only; the box holds the sentinel and never the secret or the leaf key', async () => {
     const box = `${prefix}-box`;
-    const boxId = await startBox(box);
     const edge = await startEdge(
       engine,
       // docker: the network's DNS finds the fixture, as a real host's would be.
       edgePlan(box, name === 'docker' ? {} : { upstreamAddress: fixtureIp }),
-      boxId,
+    );
+    await startBox(box);
+    // The box runs in the edge's network namespace, as the engine records it.
+    expect((await ok(['inspect', '-f', '{{.HostConfig.NetworkMode}}', box])).trim()).toBe(
+      `container:${edge.id}`,
     );
     // curl trusts the CA through the system store, node through NODE_EXTRA_CA_CERTS.
     const viaCurl = await inBox(
@@ -369,35 +389,41 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const helperOut = await engine.logs(edgeHelperName(box));
     expect(`${helperOut?.stdout ?? ''}${helperOut?.stderr ?? ''}`).not.toContain(SECRET);
 
-    // Torn down with the box: the helper goes, and its attached run ends.
+    // Torn down after the box: the helper goes, and its attached run ends.
+    await ok(['rm', '-f', box]);
     expect(await endEdge(engine, box)).toBe(true);
     await edge.ended;
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
   });
 
-  it("ends on its own once its box's network is gone (a byre killed before it removed the helper)", async () => {
+  it('ends on its own once its stdin ends (the session over, or the byre that held it gone)', async () => {
     const box = `${prefix}-gone`;
-    const boxId = await startBox(box);
-    const edge = await startEdge(engine, edgePlan(box), boxId);
-    // The box stops: the engine takes its network down, and the edge sees only lo.
-    await raw(['stop', '-t', '0', box]);
+    const edge = await startEdge(engine, edgePlan(box));
+    // Configured and holding: it serves on.
+    await new Promise((r) => setTimeout(r, 1500));
+    const before = await raw(['inspect', '-f', '{{.State.Running}}', edgeHelperName(box)]);
+    expect(before.stdout.trim()).toBe('true');
+    edge.close();
     const ended = await Promise.race([
       edge.ended.then(() => 'ended' as const),
       new Promise<'running'>((r) => setTimeout(() => r('running'), 20_000)),
     ]);
     expect(ended).toBe('ended');
-    const state = await raw(['inspect', '-f', '{{.State.Running}}', edgeHelperName(box)]);
-    expect(state.stdout.trim()).toBe('false');
+    const state = await raw([
+      'inspect',
+      '-f',
+      '{{.State.Running}} {{.State.ExitCode}}',
+      edgeHelperName(box),
+    ]);
+    expect(state.stdout.trim()).toBe('false 0');
     await endEdge(engine, box);
   });
 
-  it('fails closed: an edge that never becomes ready takes the box with it', async () => {
+  it('fails closed: an edge that never becomes ready is removed', async () => {
     const box = `${prefix}-unready`;
-    const boxId = await startBox(box);
     await expect(
-      startEdge(engine, edgePlan(box, { input: '{"byre-edge":1,"route":"not a route"}\n' }), boxId),
+      startEdge(engine, edgePlan(box, { input: '{"byre-edge":1,"route":"not a route"}\n' })),
     ).rejects.toMatchObject({ rule: 'edge.not-ready' });
-    expect((await raw(['inspect', box])).exitCode).not.toBe(0);
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
   });
 });

@@ -406,19 +406,20 @@ export function sweepTestObjects(flavor: Flavor | EngineName): void {
 /** Removes everything one project made on its engine: for afterEach, failure paths included. */
 export function cleanupProject(project: TestProject): void {
   const p = { flavor: project.flavor };
-  // The helpers in its box's network (the wall's, the edge's): a byre killed
+  // The helpers beside its box (the wall's, the edge's): a byre killed
   // mid-session (a failed test) leaves them, and they carry no project label.
-  // Both are named for the box by the same hash, so one look finds them;
-  // they go first, as podman will not remove a box whose network another uses.
+  // Both are named for the box by the same hash, so one look finds them.
+  // podman removes in dependency order: the wall's helper (in the box's
+  // network) first, then the box, then the edge (whose network the box joins).
   const box = containerName(project.id);
   const hash = wallHelperName(box).slice(wallHelperName(box).lastIndexOf('-') + 1);
   const helpers = lines(
     tryCli(p, ['ps', '-a', '--filter', `name=${hash}`, '--format', '{{.Names}}']),
   );
-  const mine = helpers.filter((n) => n === wallHelperName(box) || n === edgeHelperName(box));
-  if (mine.length) tryCli(p, ['rm', '-f', ...mine]);
+  if (helpers.includes(wallHelperName(box))) tryCli(p, ['rm', '-f', wallHelperName(box)]);
   const ids = lines(tryCli(p, ['ps', '-aq', '--filter', `label=byre.project=${project.id}`]));
   if (ids.length) tryCli(p, ['rm', '-f', ...ids]);
+  if (helpers.includes(edgeHelperName(box))) tryCli(p, ['rm', '-f', edgeHelperName(box)]);
   const images = [
     ...lines(tryCli(p, ['images', '--format', '{{.Repository}}:{{.Tag}}'])).filter((i) =>
       i.includes(project.id),

@@ -47,6 +47,9 @@ import type {
   VolumeFilter,
 } from '../../src/engine/types.js';
 
+/** The edge input's last line (src/credentials/edge-input.ts). */
+const EDGE_INPUT_END = '{"byre-edge":1,"end":true}\n';
+
 export type EngineMethod = Exclude<keyof Engine, 'facts'>;
 
 export interface FakeCall {
@@ -206,6 +209,9 @@ const VALUED = new Set([
   '--volume',
   '--entrypoint',
   '--network',
+  '--net',
+  '--add-host',
+  '--stop-timeout',
   '-w',
   '--hostname',
 ]);
@@ -413,6 +419,25 @@ export class FakeEngine implements Engine {
       });
     }
     return this.containerFromArgv(argv, false).id;
+  }
+
+  /**
+   * A `container:NAME` network as the engine records it: the joined
+   * container's id. One that does not exist is refused at create, as both
+   * engines do (neither needs it running until the start).
+   */
+  private joinedNetwork(mode: string, argv: readonly string[]): string {
+    if (!mode.startsWith('container:')) return mode;
+    const joined = this.find(mode.slice('container:'.length));
+    if (joined === undefined) {
+      throw new EngineError(`${this.facts.name} ${argv[0] ?? 'create'} failed (exit 125)`, {
+        engine: this.facts.name,
+        argv: [...argv],
+        exitCode: 125,
+        stderr: this.notFound(mode.slice('container:'.length)),
+      });
+    }
+    return `container:${joined.id}`;
   }
 
   async startAttached(name: string, options: { tty: boolean }): Promise<number> {
@@ -633,7 +658,20 @@ export class FakeEngine implements Engine {
   async remove(id: string): Promise<boolean> {
     this.record('remove', id);
     const c = this.find(id);
-    return c === undefined ? false : this.containers.delete(c.id);
+    if (c === undefined) return false;
+    // Podman will not remove a container whose network another one joins.
+    const dependent = [...this.containers.values()].find(
+      (d) => d.networkMode === `container:${c.id}`,
+    );
+    if (this.facts.name === 'podman' && dependent !== undefined) {
+      throw new EngineError('podman rm failed (exit 2)', {
+        engine: 'podman',
+        argv: ['rm', '-f', id],
+        exitCode: 2,
+        stderr: `Error: container ${c.id} has dependent containers which must be removed before it: ${dependent.id}: container already exists\n`,
+      });
+    }
+    return this.containers.delete(c.id);
   }
 
   async volumeExists(name: string): Promise<boolean> {
@@ -783,7 +821,12 @@ export class FakeEngine implements Engine {
     this.record('runStream', [...argv]);
     const chunks: Buffer[] = [];
     if (io.stdin instanceof Readable) {
-      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+      for await (const chunk of io.stdin) {
+        chunks.push(Buffer.from(chunk as Buffer));
+        // The edge reads its input to its end line; byre holds its stdin
+        // open past that for the session (adr/0079).
+        if (Buffer.concat(chunks).toString('utf8').endsWith(EDGE_INPUT_END)) break;
+      }
     }
     if (argv[0] === 'start') return this.startStream(argv, Buffer.concat(chunks), io);
     const { env, entrypoint } = envAndEntrypoint(argv);
@@ -843,7 +886,7 @@ export class FakeEngine implements Engine {
         if (a === '--name') name = next;
         else if (a === '-e') env[split(next)[0]] = split(next)[1];
         else if (a === '--label') labels[split(next)[0]] = split(next)[1];
-        else if (a === '--network') networkMode = next;
+        else if (a === '--network' || a === '--net') networkMode = next;
         else if (a === '--mount') volumes.push(...volumeOfMount(next));
         i++;
       } else if (a === '--rm') autoRemove = true;
@@ -861,7 +904,7 @@ export class FakeEngine implements Engine {
       env,
       running,
       image,
-      networkMode,
+      networkMode: this.joinedNetwork(networkMode, argv),
       autoRemove,
       volumes,
       command: commandOf(argv),

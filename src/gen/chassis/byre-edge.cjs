@@ -1,15 +1,15 @@
 // byre-edge: the per-box process that terminates TLS for injected hosts and
 // adds their credential (adr/0070). byre bakes it root-owned into its own
 // edge image (adr/0077) and runs it with that image's node (Debian's; Node 18
-// or later, no dependency, no require outside node:) in a helper that shares
-// only the box's network.
+// or later, no dependency, no require outside node:) in a helper whose
+// network namespace the box joins (adr/0079).
 // It must never write a value anywhere: not to stdout, stderr, a file or an
 // event; values live in this process's memory only.
 // Over 500 lines: one self-contained file baked into the image; its sections
 // (input, concealing, serving) share the route and event helpers.
 //
 // Usage: node byre-edge.cjs [--address A] --port P [--port P ...]
-//          [--plain-port N] [--upstream-address A] [--net-file F]
+//          [--plain-port N] [--upstream-address A]
 //   --address           where it listens (default 127.31.0.1, the box's host
 //                       entries point injected names there)
 //   --port              a TLS port to listen on (every injected host's port)
@@ -17,8 +17,6 @@
 //   --upstream-address  tests only: connect upstream here instead of
 //                       resolving the name (SNI and the certificate check
 //                       still use the name)
-//   --net-file          tests only: the namespace's interface table
-//                       (default /proc/net/dev)
 // argv carries addresses and ports only, never a value.
 //
 // Order: bind every listener as root, drop to uid/gid 65534 (refusing to go
@@ -30,7 +28,9 @@
 //   {"byre-edge":1,"upstreamCa":"<PEM>"}   (tests only; at most once)
 //   {"byre-edge":1,"end":true}             (the config is complete)
 // Anything else, a route on a port not listened on, a name twice, or EOF
-// before the end line: exit 2 with a message that quotes no input.
+// before the end line: exit 2 with a message that quotes no input. byre
+// holds stdin open for the session; its end after the end line (byre ended
+// the session, or died) ends the edge: exit 0.
 //
 // Stdout, one line each: `byre-edge 1 ready` once listening, dropped and
 // configured; `byre-edge 1 refused <unix-seconds> <reason> <name|->`, reason
@@ -41,7 +41,6 @@
 
 'use strict';
 
-const fs = require('node:fs');
 const { Transform } = require('node:stream');
 const v8 = require('node:v8');
 
@@ -85,7 +84,6 @@ function parseArgs(argv) {
     ports: [],
     plainPort: 80,
     upstreamAddress: null,
-    netFile: '/proc/net/dev',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -93,7 +91,6 @@ function parseArgs(argv) {
     if (val === undefined) fail(`${flag} needs a value`);
     if (flag === '--address') opts.address = val;
     else if (flag === '--upstream-address') opts.upstreamAddress = val;
-    else if (flag === '--net-file') opts.netFile = val;
     else if (flag === '--port' || flag === '--plain-port') {
       if (!/^[1-9][0-9]{0,4}$/.test(val) || Number(val) > 65535) fail(`${flag}: not a port`);
       if (flag === '--port') opts.ports.push(Number(val));
@@ -242,7 +239,11 @@ function readInput(ports) {
     process.stdin.on('end', () => {
       if (buf !== '') fail(`input line ${lineNo + 1}: no line end`);
       if (!done) fail('input ended before the end line');
-      // The config is complete; the edge serves on with stdin closed.
+      // Configured: stdin's end is the session's (byre holds it open until
+      // then, and a byre that dies closes it). Nothing else would end an
+      // edge whose network namespace the box joins: the box's exit leaves
+      // the namespace as it was.
+      process.exit(0);
     });
     process.stdin.on('error', () => fail('stdin failed'));
   });
@@ -659,36 +660,6 @@ function listen(server, port, address) {
   });
 }
 
-/** How often the edge looks whether the box's network is still there. */
-const NETWORK_LOOK_MS = 1000;
-
-/**
- * Exit (0) once the box's network is gone: its namespace holds only `lo`
- * when the box stopped and this process alone keeps it (a byre killed
- * before it removed this helper). Read from /proc/net/dev, which is this
- * process's own namespace's table (sysfs may be the host's, as rootless
- * podman mounts it). A namespace that had no other interface to begin with
- * is not watched.
- */
-function watchNetwork(file) {
-  const links = () => {
-    try {
-      return fs
-        .readFileSync(file, 'utf8')
-        .split('\n')
-        .slice(2)
-        .map((line) => line.split(':')[0].trim())
-        .filter((name) => name !== '' && name !== 'lo').length;
-    } catch {
-      return 0;
-    }
-  };
-  if (links() === 0) return;
-  setInterval(() => {
-    if (links() === 0) process.exit(0);
-  }, NETWORK_LOOK_MS).unref();
-}
-
 async function main(args) {
   dns = require('node:dns/promises');
   http = require('node:http');
@@ -730,7 +701,6 @@ async function main(args) {
   dropPrivilege();
   const config = await readInput([...tlsServers.keys()]);
   serve(tlsServers, plainServer, config, opts);
-  watchNetwork(opts.netFile);
   process.stdout.write('byre-edge 1 ready\n');
   // The first request upstream then finds node's roots parsed.
   setImmediate(() => tls.createSecureContext());
