@@ -603,6 +603,38 @@ describe('develop: every refusal', () => {
     expect(w.engine.containers.size).toBe(0);
   });
 
+  it('the box starts once its edge runs, before the edge is ready; an edge that then exits stops it (fail closed), and is the failure reported', async () => {
+    w.writeConfig(await injectedConfig());
+    const passphrase = path.join(w.dir, '..', 'passphrase');
+    writeFileSync(passphrase, 'passphrase\n');
+    const order: string[] = [];
+    // Its shell says it runs; node then fails before its ready line.
+    w.engine.onRunStream = async () => {
+      order.push('edge up');
+      return {
+        exitCode: 2,
+        stdout: 'byre-edge 1 up\n',
+        stderr: 'byre-edge: input line 1: not JSON\n',
+      };
+    };
+    w.engine.onStart = async () => {
+      order.push('box started');
+      await until(() => w.engine.callsTo('stop').length > 0);
+    };
+    const fd = openSync(passphrase, 'r');
+    let error: ByreError;
+    try {
+      error = await refusal(developCommand(w.io, { passphraseFd: fd }, w.deps));
+    } finally {
+      closeSync(fd);
+    }
+    expect(order).toEqual(['edge up', 'box started']);
+    expect(error.rule).toBe('develop.credentials-failed');
+    expect(error.details.join('\n')).toContain('exited before it was ready');
+    expect(w.engine.callsTo('stop').map(([id]) => id)).toHaveLength(1);
+    expect(w.engine.containers.size).toBe(0);
+  });
+
   it.each([
     [137, /exited 137 \(SIGKILL\)/],
     [139, /possibly SIGSEGV/],

@@ -34,6 +34,7 @@ import {
 } from '../session/credentials.js';
 import { prepareEdge, refuseEdgeOwnedRunArgs } from '../session/edge.js';
 import { rawRunArgTokens } from '../status/model.js';
+import { lookUpProjectEdgeImage } from '../session/image.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
@@ -159,6 +160,10 @@ export async function runDevelop(
     clock: deps.clock,
     selfEdit: flags.selfEdit === true,
     verbose: flags.verbose === true,
+    // A read, beside the passphrase and the lock: the edge starts once it is known current.
+    ...(early.config.injections.length === 0
+      ? {}
+      : { edgeImage: lookUpProjectEdgeImage(pinned.engine, ctx) }),
   };
   const credentials = await openCredentialSession(io, early.config, flags.passphraseFd);
   const prepared = await withSetupLock(ctx.project, () => prepareUnderLock(s, pinned, credentials));

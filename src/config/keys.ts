@@ -272,7 +272,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'config.env-key-invalid',
       'config.key-banned-here',
     ],
-    note: 'The rules are sealed with the value: a file whose rules differ from the sealed ones opens nothing, so widening where a secret goes needs the passphrase. Written by `byre credential add KEY --inject HOST[,HOST] --header NAME|--bearer|--basic USER` (again to add a host, `byre credential remove KEY --inject HOST` to drop one), not by hand; docs/CREDENTIALS.md has recipes. `byre develop` starts the edge beside the box; behind a network wall (`firewall`) only the edge may connect to the addresses of the injected names, and a direct connect from the box to them is refused unless `egress` admits it. Not allowed in template.config.',
+    note: 'The rules are sealed with the value: a file whose rules differ from the sealed ones opens nothing, so widening where a secret goes needs the passphrase. Written by `byre credential add KEY --inject HOST[,HOST] --header NAME|--bearer|--basic USER` (again to add a host, `byre credential remove KEY --inject HOST` to drop one), not by hand; docs/CREDENTIALS.md has recipes. `byre develop` starts the edge before the box, which joins its network (so develop refuses `run_args` that set its network: `edge.run-args`); behind a network wall (`firewall`) only the edge may connect to the addresses of the injected names, and a direct connect from the box to them is refused unless `egress` admits it. Not allowed in template.config.',
     fields: {
       hosts: {
         summary: 'The hosts (`name[:port]`) the edge presents the credential to.',
@@ -509,7 +509,7 @@ const KEY_DOCS: Readonly<Record<ConfigKey, KeyDoc>> = {
       'One argv word per string (`["-v", "/srv:/srv:ro"]` or `["--pid=host"]`), passed as written.',
     example: 'run_args = ["--cap-add=SYS_PTRACE"]',
     rules: [],
-    note: "byre reads them as docker and podman do and never refuses one: a bind or port counts with the others in develop's banner and status, a flag that opens a hole (`--privileged`, a host namespace, the engine socket, `--cap-add`, `--device`, a loosening `--security-opt`, `--entrypoint`, a bare word) gets a 🛑 line, and a flag neither engine has is listed as not introspected. They still degrade the network and privileges claims in status.",
+    note: "byre reads them as docker and podman do and refuses none, but for a box that injects a credential at the edge: it runs in its edge's network, so flags that set the box's network (`--network`, `-p`, `-P`, `--add-host`, `--dns*`, `--hostname`, `--ip`, `--mac-address`, `--network-alias`, `--link`, `--expose`, `--no-hosts`, `--userns`, `--uts`) are refused there (`edge.run-args`; ports belong in `ports`). A bind or port counts with the others in develop's banner and status, a flag that opens a hole (`--privileged`, a host namespace, the engine socket, `--cap-add`, `--device`, a loosening `--security-opt`, `--entrypoint`, a bare word) gets a 🛑 line, and a flag neither engine has is listed as not introspected. They still degrade the network and privileges claims in status.",
   },
   worktree_base: {
     section: 'machine',

@@ -87,14 +87,14 @@ describe('startEdge', () => {
       '--stop-timeout',
       '1',
       '--entrypoint',
-      'node',
+      '/bin/sh',
       // byre's edge image (adr/0077), by id: nothing of the config's in it.
       'sha256:edge-image',
-      // Its script restored from the image's startup snapshot (adr/0078).
-      '--no-warnings',
-      '--snapshot-blob',
-      '/usr/local/lib/byre/byre-edge.blob',
-      '--',
+      // A shell says the container runs, then becomes node, the script
+      // restored from the image's startup snapshot (adr/0078).
+      '-c',
+      "printf '%s\\n' 'byre-edge 1 up'; exec node --no-warnings --snapshot-blob /usr/local/lib/byre/byre-edge.blob -- \"$@\"",
+      'byre-edge',
       '--port',
       '443',
       '--port',

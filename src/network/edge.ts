@@ -78,18 +78,22 @@ export function edgeHelperName(box: string): string {
   return helperName('edge', createHash('sha256').update(box).digest('hex').slice(0, 16));
 }
 
+/** What the helper's shell prints as it starts, before node: the container runs. */
+const EDGE_UP = 'byre-edge 1 up';
+
 /**
- * How node runs the edge: from the startup snapshot the edge image built
- * from the script (adr/0078), the script's arguments after `--`. No
- * warnings: the script loads http, https and tls once restored, and node
- * warns that a snapshot could not hold them; the edge's stderr is kept for
- * its failure's last words.
+ * How the helper runs the edge: a shell says the container runs (the box
+ * may start in its network then, adr/0079), then becomes node, restored
+ * from the startup snapshot the edge image built from the script
+ * (adr/0078), the script's arguments after `--`. No warnings: the script
+ * loads http, https and tls once restored, and node warns that a snapshot
+ * could not hold them; the edge's stderr is kept for its failure's last
+ * words.
  */
-const EDGE_NODE_ARGS: readonly string[] = [
-  '--no-warnings',
-  '--snapshot-blob',
-  EDGE_SNAPSHOT_PATH,
-  '--',
+const EDGE_ENTRYPOINT: readonly string[] = [
+  '-c',
+  `printf '%s\\n' '${EDGE_UP}'; exec node --no-warnings --snapshot-blob ${EDGE_SNAPSHOT_PATH} -- "$@"`,
+  'byre-edge',
 ];
 
 /**
@@ -109,9 +113,9 @@ function edgeHelperArgv(plan: EdgePlan, name: string): string[] {
     ...EDGE_HELPER_PRIVILEGES,
     ...NETNS_HELPER_STOP,
     '--entrypoint',
-    'node',
+    '/bin/sh',
     plan.image,
-    ...EDGE_NODE_ARGS,
+    ...EDGE_ENTRYPOINT,
     ...ports.flatMap((p) => ['--port', String(p)]),
     ...(plan.upstreamAddress === undefined ? [] : ['--upstream-address', plan.upstreamAddress]),
   ];
@@ -177,15 +181,17 @@ export async function createEdge(engine: SessionRunner, plan: EdgePlan): Promise
 
 /**
  * Start the box's edge helper (created by `created`, or now), then wait for
- * its ready line (at most `readyMs`). Resolves with its handle, its stdin
- * held open; rejects with `edge.not-ready` after removing the helper when it
- * exits or stays silent.
+ * its ready line (at most `readyMs`); `onUp` is called once its container
+ * runs, before node is. Resolves with its handle, its stdin held open;
+ * rejects with `edge.not-ready` after removing the helper when it exits or
+ * stays silent.
  */
 export async function startEdge(
   engine: SessionRunner,
   plan: EdgePlan,
   readyMs = 30_000,
   created: Promise<string> = createEdge(engine, plan),
+  onUp: () => void = () => undefined,
 ): Promise<EdgeHandle> {
   const id = await created;
   const name = edgeHelperName(plan.box);
@@ -203,7 +209,7 @@ export async function startEdge(
     } else if (line === EDGE_READY) {
       sawReady = true;
       onReady();
-    }
+    } else if (line === EDGE_UP) onUp();
   });
   // Held open for the session: its end (close, or this process gone) ends the edge.
   const stdin = new PassThrough();

@@ -1,5 +1,5 @@
 // The attach step, outside the setup lock: the banner, the box's edge
-// awaited (when it injects: the box joins the edge's network, adr/0079),
+// awaited running (when it injects: the box joins its network, adr/0079),
 // then the box started in the foreground with the wall, the credentials'
 // delivery and the reaping of stale launch records beside it; after it exits, the exit
 // report, then the session's outcome: the bind proof's refusal, a failed
@@ -67,17 +67,19 @@ export function sessionOutcome(
 }
 
 /**
- * The box's edge ready (its helper's id), before the box starts: it runs in
- * the edge's network. Null when the box injects nothing. When the edge
- * failed, the box is removed, never started (fail closed).
+ * The box's edge running (its helper's id), before the box starts: it runs
+ * in the edge's network. Null when the box injects nothing. When the edge
+ * failed, the box is removed, never started (fail closed); the credential
+ * gate waits for the edge's ready line (deliverBeside).
  */
-async function edgeReady(
+async function edgeUp(
   engine: SessionContext['engine'],
   prepared: PreparedSession,
 ): Promise<string | null> {
   if (prepared.edge === null) return null;
   try {
-    return (await prepared.edge.started).id;
+    await prepared.edge.up;
+    return await prepared.edge.created;
   } catch (error) {
     await engine.remove(prepared.name).catch(() => false);
     await dropBoxEdge(engine, prepared.edge);
@@ -97,7 +99,7 @@ export async function attachSession(
 ): Promise<void> {
   const { io, ctx, engine } = s;
   for (const line of prepared.banner) io.stderr.write(`${escapeTerminal(line)}\n`);
-  const edgeId = await edgeReady(engine, prepared);
+  const edgeId = await edgeUp(engine, prepared);
   const reaping = reapQuietly(s.pool, ctx, prepared.launchHash);
   const walling = wallBeside(engine, withEdge(prepared.netns, edgeId));
   // Said after the session: the agent's terminal is the box's meanwhile.

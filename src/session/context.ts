@@ -10,7 +10,7 @@ import type { PidAlive } from './census.js';
 import type { BindPins } from '../containment/bind-pins.js';
 import type { EffectiveConfig } from '../config/types.js';
 import type { DeliveredValue } from '../credentials/channel.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, ImageInfo } from '../engine/engine.js';
 import type { BuildPlan } from '../gen/plan.js';
 import type { HostEnvEntry } from '../hostenv/resolve.js';
 import type { ProjectContext } from '../project/context.js';
@@ -35,6 +35,12 @@ export interface SessionContext {
   selfEdit: boolean;
   /** Stream the engine's whole build log instead of byre's progress line. */
   verbose: boolean;
+  /**
+   * The project's edge image as the engine has it, asked before the setup
+   * lock (a read) when the config read then injects: the edge starts as
+   * soon as it is known current (adr/0079). Absent: asked under the lock.
+   */
+  edgeImage?: Promise<ImageInfo | null>;
 }
 
 /** The config as read under the setup lock, and what was judged from it before anything is created. */

@@ -115,6 +115,8 @@ export interface BoxEdge {
   box: string;
   /** Settles once the edge's helper exists (its id): the box's create names it. */
   created: Promise<string>;
+  /** Settles once the edge's container runs (the box may start in its network), or it failed first. */
+  up: Promise<void>;
   /** Settles once the edge is ready (its handle), or failed (`edge.not-ready`, its helper removed). */
   started: Promise<EdgeHandle>;
 }
@@ -136,16 +138,21 @@ function edgePlan(edge: EdgeStart): EdgePlan {
 /**
  * Start the box's edge now, not waiting for it: the launch's later steps
  * (the record, the box's create) run while it starts; the box's create
- * waits for its helper to exist, and the box's start for it to be ready.
+ * waits for its helper to exist, the box's start for its container to run,
+ * and the credential gate for it to be ready (deliverBeside).
  */
 export function startBoxEdge(engine: Engine, edge: EdgeStart): BoxEdge {
   const plan = edgePlan(edge);
   const created = createEdge(engine, plan);
-  const started = startEdge(engine, plan, undefined, created);
+  let running = (): void => undefined;
+  const ran = new Promise<void>((resolve) => {
+    running = resolve;
+  });
+  const started = startEdge(engine, plan, undefined, created, () => running());
+  const up = Promise.race([ran, started.then(() => undefined)]);
   // Awaited before the box's create and start (or by dropBoxEdge); not unhandled meanwhile.
-  created.catch(() => undefined);
-  started.catch(() => undefined);
-  return { launch: edge.launch, box: edge.box, created, started };
+  for (const p of [created, up, started]) p.catch(() => undefined);
+  return { launch: edge.launch, box: edge.box, created, up, started };
 }
 
 /** End the box's edge and remove its helper (after the box, which joins its network). */
@@ -156,8 +163,35 @@ export async function dropBoxEdge(engine: Engine, edge: BoxEdge): Promise<void> 
 }
 
 /**
- * Deliver beside the session (an injecting box's edge is ready before the
- * box starts); a failure is reported after the box (which it stopped) exits. The receipt
+ * The delivery beside an edge that may still be starting: the values sent
+ * at once, the closing line (which opens the gate) only once the edge is
+ * ready, so nothing of the box's runs before the edge listens. The edge's
+ * failure is the one reported.
+ */
+async function deliverWithEdge(
+  engine: Engine,
+  delivery: CredentialDelivery,
+  started: Promise<EdgeHandle>,
+): Promise<void> {
+  const ready = started.then(() => undefined);
+  const delivering = deliverCredentials(engine, delivery, { release: ready });
+  // Its own failure is awaited below; the edge's comes first.
+  delivering.catch(() => undefined);
+  try {
+    await ready;
+  } catch (error) {
+    // At once, not when the delivery gives up: the box goes with its edge
+    // (its wait for the box to run ends once the session removes the box).
+    await engine.stop(delivery.boxId, 2).catch(() => undefined);
+    throw error;
+  }
+  await delivering;
+}
+
+/**
+ * Deliver beside the session, the credential gate opening once an
+ * injecting box's edge is ready; a failure is reported after the box (which
+ * it stopped) exits. The receipt
  * names the delivered keys only: a sentinel is not a delivery. A receipt
  * that could not be written is `warn`ed of, for after the session: status
  * would otherwise say NOT delivered of credentials the box has.
@@ -167,12 +201,13 @@ export async function deliverBeside(
   receiptsDir: string,
   launchHash: string,
   delivery: CredentialDelivery | null,
-  edge: Pick<BoxEdge, 'launch'> | null = null,
+  edge: Pick<BoxEdge, 'launch' | 'started'> | null = null,
   warn: (message: string) => void = () => undefined,
 ): Promise<{ error: unknown } | null> {
   if (delivery === null) return null;
   try {
-    await deliverCredentials(engine, delivery);
+    if (edge === null) await deliverCredentials(engine, delivery);
+    else await deliverWithEdge(engine, delivery, edge.started);
   } catch (error) {
     return { error };
   }

@@ -44,6 +44,16 @@ export function lookUpEdgeImage(engine: EdgeImageEngine, tag: string): Promise<I
   return engine.imageInfo(tag).catch(() => null);
 }
 
+/**
+ * The image's id when it was built from this byre's edge context for this
+ * engine (its digest label says so); null when there is none, or it is older.
+ */
+export function currentEdgeImage(engine: string, info: ImageInfo | null): string | null {
+  return info !== null && info.labels[EDGE_CONTEXT_LABEL] === edgeImageDigest(engine)
+    ? info.id
+    : null;
+}
+
 function edgeImageFailed(engine: string, error: unknown): ByreError {
   return new ByreError(
     `byre could not build its edge image on ${engine} (it starts FROM ${EDGE_IMAGE_FROM} and installs Debian's nodejs)`,
@@ -68,9 +78,11 @@ export async function ensureEdgeImage(
   const engine = req.engine.facts.name;
   const digest = edgeImageDigest(engine);
   if (!req.noCache) {
-    // Built from this byre's context for this engine: the digest says so.
-    const info = await (known ?? lookUpEdgeImage(req.engine, req.tag));
-    if (info !== null && info.labels[EDGE_CONTEXT_LABEL] === digest) return info.id;
+    const current = currentEdgeImage(
+      engine,
+      await (known ?? lookUpEdgeImage(req.engine, req.tag)),
+    );
+    if (current !== null) return current;
   }
   const labels = {
     [LABEL.project]: req.owner.projectId,

@@ -11,9 +11,9 @@ import { RECEIVER_DONE } from '../credentials/channel.js';
 import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
 import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
-import { edgeHelperName } from '../network/edge.js';
+import { edgeHelperName, type EdgeHandle } from '../network/edge.js';
 import { credentialDelivery, deliverBeside, dropBoxEdge, startBoxEdge } from './credentials.js';
-import { prepareEdge, projectEdgeCa } from './edge.js';
+import { prepareEdge, projectEdgeCa, type EdgeLaunch } from './edge.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const bearer = (name: string, port = 443): InjectRule => ({
@@ -137,7 +137,7 @@ describe('credentialDelivery', () => {
 });
 
 describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
-  it('starts the edge before any box: created first (the box’s create names it), ready later; dropped, its stdin ends and its helper goes', async () => {
+  it('starts the edge before any box: created first (the box’s create names it), then up (the box may start), ready later; dropped, its stdin ends and its helper goes', async () => {
     const engine = new FakeEngine();
     const launch = await prepareEdge(
       path.join(tmp.path, 'beside'),
@@ -151,6 +151,8 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
     engine.runStream = async (_argv, io) => {
       const stdin = io.stdin as NodeJS.ReadableStream;
       stdin.on('end', () => (stdinEnded = true)).resume();
+      // The container runs (its shell says so); node is not ready yet.
+      (io.stdout as NodeJS.WritableStream).write('byre-edge 1 up\n');
       await new Promise<void>((resolve) => (ready = resolve));
       (io.stdout as NodeJS.WritableStream).write('byre-edge 1 ready\n');
       await new Promise((resolve) => stdin.on('end', resolve));
@@ -165,7 +167,8 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
     });
     const id = await edge.created;
     expect(engine.containers.get(id)?.name).toBe(edgeHelperName('byre-box'));
-    // Created, not yet ready: the box may be created, not started.
+    // Running, not yet ready: the box may start in its network, its gate not open.
+    await edge.up;
     const early = await Promise.race([
       edge.started.then(() => 'ready'),
       new Promise((r) => setTimeout(() => r('waiting'), 50)),
@@ -180,6 +183,72 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
     ).ended;
     expect(stdinEnded).toBe(true);
     expect(engine.containers.has(id)).toBe(false);
+  });
+});
+
+describe('deliverBeside with an edge still starting (adr/0079)', () => {
+  async function injecting(): Promise<{ engine: FakeEngine; boxId: string; launch: EdgeLaunch }> {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
+    const launch = await prepareEdge(
+      path.join(tmp.path, 'gate'),
+      'proj-gate',
+      [{ key: 'GH', value: text('ghp-secret'), rules: [bearer('api.github.com')] }],
+      {},
+    );
+    if (launch === null) throw new Error('no edge planned');
+    return { engine, boxId: box.id, launch };
+  }
+
+  it('sends the values at once and the closing line (which opens the gate) only after the edge is ready', async () => {
+    const { engine, boxId, launch } = await injecting();
+    const order: string[] = [];
+    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
+      order.push('delivery started');
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
+        for await (const chunk of io.stdin) {
+          if (String(chunk).endsWith('end\n')) order.push('closing line sent');
+        }
+      }
+      if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    let ready = (): void => undefined;
+    const started = new Promise<EdgeHandle>((resolve) => {
+      ready = () => {
+        order.push('edge ready');
+        resolve({} as EdgeHandle);
+      };
+    });
+    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, boxId, [], launch);
+    const beside = deliverBeside(engine, path.join(tmp.path, 'r1'), 'h', delivery, {
+      launch,
+      started,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(order).toEqual(['delivery started']);
+    ready();
+    expect(await beside).toBeNull();
+    expect(order).toEqual(['delivery started', 'edge ready', 'closing line sent']);
+  });
+
+  it('an edge that fails is the failure reported, and stops the box at once', async () => {
+    const { engine, boxId, launch } = await injecting();
+    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
+      // A rejected release breaks the stream (the engine's pipe kills the exec).
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
+        io.stdin.on('error', () => undefined).resume();
+      }
+      return new Promise(() => undefined);
+    };
+    const failure = new Error('the edge for injected credentials exited before it was ready');
+    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, boxId, [], launch);
+    const outcome = await deliverBeside(engine, path.join(tmp.path, 'r2'), 'h', delivery, {
+      launch,
+      started: Promise.reject(failure),
+    });
+    expect(outcome).toEqual({ error: failure });
+    expect(engine.callsTo('stop').map(([id]) => id)).toEqual([boxId]);
   });
 });
 

@@ -26,6 +26,7 @@ import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
 import { credentialDelivery, dropBoxEdge, startBoxEdge, type BoxEdge } from './credentials.js';
+import { currentEdgeImage } from './edge-image.js';
 import {
   ensureProjectEdgeImage,
   ensureProjectImage,
@@ -124,6 +125,44 @@ async function recordLaunch(
   return { ...sealRunParams(described, launchHash, pins, wiring?.binds ?? []), launchHash };
 }
 
+/**
+ * The box's edge (adr/0079), started as early as it can be: at once when
+ * the image under its tag is current (beside the box image's checks), else
+ * after the box image, once its own is built (so two builds never share the
+ * line). `early` settles with the one started at once, or null.
+ */
+function edgeSteps(
+  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'verbose' | 'edgeImage'>,
+  inputs: Pick<LaunchInputs, 'edge'>,
+  target: { box: string; network: readonly string[] },
+): { early: Promise<BoxEdge | null>; afterBoxImage: () => Promise<BoxEdge | null> } {
+  const { engine, ctx } = s;
+  const launch = inputs.edge;
+  if (launch === null) {
+    const none = Promise.resolve(null);
+    return { early: none, afterBoxImage: () => none };
+  }
+  const on = (image: string): BoxEdge =>
+    startBoxEdge(engine, { launch, project: ctx.projectId, image, ...target });
+  const known = s.edgeImage ?? lookUpProjectEdgeImage(engine, ctx);
+  const early = known.then((info) => {
+    const current = currentEdgeImage(engine.facts.name, info);
+    return current === null ? null : on(current);
+  });
+  const afterBoxImage = async (): Promise<BoxEdge | null> =>
+    (await early) ??
+    on(
+      await ensureProjectEdgeImage(
+        engine,
+        s.io,
+        ctx,
+        { noCache: false, verbose: s.verbose },
+        known,
+      ),
+    );
+  return { early, afterBoxImage };
+}
+
 /** Every step under the lock, in order; the box exists, created, when this returns. */
 export async function prepareSession(
   s: SessionContext,
@@ -144,44 +183,25 @@ export async function prepareSession(
   const image = projectImage(ctx.projectId, engine.facts.keepId, io);
   const progress = { io, verbose: s.verbose };
   const delivery = wiringDelivery(engine.facts, inputs.elsewhere);
-  // The edge image is asked about beside the box image's checks; built
-  // after the box image (when it must be), so two builds never share the line.
-  const edgeKnown = inputs.edge === null ? null : lookUpProjectEdgeImage(engine, ctx);
-  const built = await ensureProjectImage(engine, ctx, inputs, image, {
-    noCache: false,
-    progress,
-    locateBase: true,
-    wiring: delivery,
-  });
-  const edgeImage =
-    edgeKnown === null
-      ? null
-      : await ensureProjectEdgeImage(
-          engine,
-          io,
-          ctx,
-          { noCache: false, verbose: s.verbose },
-          edgeKnown,
-        );
   const name = containerName(ctx.worktreeId);
   const shared = sharedRunParams(s, inputs, posture);
-  // Started now, before the box exists (the box joins its network); the
-  // steps below run while it starts, and the box's start waits for it.
-  const edge =
-    inputs.edge === null || edgeImage === null
-      ? null
-      : startBoxEdge(engine, {
-          launch: inputs.edge,
-          box: name,
-          project: ctx.projectId,
-          image: edgeImage,
-          network: edgeNetworkFlags({
-            ...shared,
-            ports: chosenPorts(shared, ports),
-            edgeHosts: inputs.edge.hostEntries,
-          }),
-        });
+  const edging = edgeSteps(s, inputs, {
+    box: name,
+    network: edgeNetworkFlags({
+      ...shared,
+      ports: chosenPorts(shared, ports),
+      edgeHosts: inputs.edge?.hostEntries ?? [],
+    }),
+  });
+  let edge: BoxEdge | null = null;
   try {
+    const built = await ensureProjectImage(engine, ctx, inputs, image, {
+      noCache: false,
+      progress,
+      locateBase: true,
+      wiring: delivery,
+    });
+    edge = await edging.afterBoxImage();
     const wiring =
       delivery === 'bound'
         ? await stageBoundWiring(
@@ -237,7 +257,8 @@ export async function prepareSession(
     };
   } catch (error) {
     // Nothing of the launch runs on: the edge goes with it.
-    if (edge !== null) await dropBoxEdge(engine, edge);
+    const started = edge ?? (await edging.early);
+    if (started !== null) await dropBoxEdge(engine, started);
     throw error;
   }
 }

@@ -6,7 +6,8 @@
 // own CA, made with openssl here, handed to the edge as the test-only
 // upstream CA) that logs the headers it receives, and the edge started by
 // startEdge before the box, owning the network namespace (with the host
-// entries) the box then joins, as develop does (adr/0079). A request from
+// entries and a published port) the box then joins, as develop does
+// (adr/0079); the port reaches a listener the box opens. A request from
 // the box to the injected name (its /etc/hosts entry points at the edge)
 // reaches the fixture carrying the real credential; a request to a second
 // fixture name carries only the sentinel; the secret and the leaf key are
@@ -24,6 +25,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -154,7 +156,11 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
    * port, this run's input; the box's network, here the fixture's, with its
    * host entries (and, rootless, the keep-id user namespace the box joins).
    */
-  const edgePlan = (box: string, over: Partial<EdgePlan> = {}): EdgePlan => {
+  const edgePlan = (
+    box: string,
+    over: Partial<EdgePlan> = {},
+    publish: string[] = [],
+  ): EdgePlan => {
     boxes.push(box);
     return {
       box,
@@ -169,10 +175,33 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
         `${INJECTED}:127.31.0.1`,
         '--add-host',
         `${OTHER}:${fixtureIp}`,
+        ...publish,
         ...(rootless ? ['--userns=keep-id:uid=1000,gid=1000'] : []),
       ],
       ...over,
     };
+  };
+  /** A port free on the host's loopback now. */
+  const freePort = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(port));
+      });
+      server.on('error', reject);
+    });
+  /** What the host reads from 127.0.0.1:port, asked until it answers (at most 20 s). */
+  const fromHost = async (port: number): Promise<string> => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/`);
+        return await r.text();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
   };
   const inBox = async (box: string, script: string, user = '1000:1000') =>
     raw(['exec', '-u', user, box, 'sh', '-c', script]);
@@ -289,10 +318,14 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
 
   it('injects the credential for the injected name only; the box holds the sentinel and never the secret or the leaf key', async () => {
     const box = `${prefix}-box`;
+    const hostPort = await freePort();
     const edge = await startEdge(
       engine,
       // docker: the network's DNS finds the fixture, as a real host's would be.
-      edgePlan(box, name === 'docker' ? {} : { upstreamAddress: fixtureIp }),
+      edgePlan(box, name === 'docker' ? {} : { upstreamAddress: fixtureIp }, [
+        '-p',
+        `127.0.0.1:${hostPort}:8080`,
+      ]),
     );
     await startBox(box);
     // The box runs in the edge's network namespace, as the engine records it.
@@ -344,6 +377,19 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     );
 
     // The edge runs as 65534 with no capability left, in the helper only.
+    // The box's published port is the edge's: a listener the box opens answers the host.
+    await ok([
+      'exec',
+      '-d',
+      '-u',
+      '1000:1000',
+      box,
+      'node',
+      '-e',
+      "require('http').createServer((q, r) => r.end('from-the-box')).listen(8080)",
+    ]);
+    expect(await fromHost(hostPort)).toBe('from-the-box');
+
     const status = await raw(['exec', edgeHelperName(box), 'cat', '/proc/1/status']);
     expect(status.stdout).toMatch(/^Uid:\s+65534\s+65534\s+65534\s+65534$/m);
     expect(status.stdout).toMatch(/^CapEff:\s+0+$/m);
