@@ -78,10 +78,7 @@ export async function ensureEdgeImage(
   const engine = req.engine.facts.name;
   const digest = edgeImageDigest(engine);
   if (!req.noCache) {
-    const current = currentEdgeImage(
-      engine,
-      await (known ?? lookUpEdgeImage(req.engine, req.tag)),
-    );
+    const current = currentEdgeImage(engine, await (known ?? lookUpEdgeImage(req.engine, req.tag)));
     if (current !== null) return current;
   }
   const labels = {

@@ -25,6 +25,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -195,8 +196,16 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const deadline = Date.now() + 20_000;
     for (;;) {
       try {
-        const r = await fetch(`http://127.0.0.1:${port}/`);
-        return await r.text();
+        return await new Promise<string>((resolve, reject) => {
+          const req = get({ host: '127.0.0.1', port, path: '/', timeout: 2000 }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (body += d));
+            res.on('end', () => resolve(body));
+          });
+          req.on('timeout', () => req.destroy(new Error('timed out')));
+          req.on('error', reject);
+        });
       } catch (error) {
         if (Date.now() > deadline) throw error;
         await new Promise((r) => setTimeout(r, 200));
