@@ -33,6 +33,7 @@ import { failureReport } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
 import type { CommandDeps } from './deps.js';
 import { developCommand } from './develop.js';
+import { withSetupLock } from '../host/lock.js';
 import { packageInitCommand } from './package.js';
 import { rebuildCommand } from './rebuild.js';
 import { statusCommand } from './status.js';
@@ -542,6 +543,140 @@ describe('develop: every refusal', () => {
     expect(again).toContain(edgeImage?.id);
   });
 
+  describe('the edge started before the setup lock (adr/0080)', () => {
+    const helper = (): string => edgeHelperName(containerName(w.id));
+    const lockOf = () => ({ dir: w.store, lock: path.join(w.store, 'lock') });
+    /** What each edge start was fed (its stdin), by the order they ran. */
+    let fed: string[];
+
+    /** A warm project: its edge image built by a first launch; the calls then forgotten. */
+    async function warm(config = ''): Promise<string> {
+      w.writeConfig(await injectedConfig('API_KEY', config));
+      const passphrase = path.join(w.dir, '..', 'passphrase');
+      writeFileSync(passphrase, 'passphrase\n');
+      fed = [];
+      w.engine.onRunStream = async (_argv, stdin) => {
+        fed.push(stdin.toString('utf8'));
+        return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
+      };
+      // The box runs until the delivery's exec, which the fake then fails.
+      w.engine.onStart = () => until(() => w.engine.callsTo('execStream').length > 0);
+      await launch(passphrase);
+      w.engine.calls.length = 0;
+      fed = [];
+      return passphrase;
+    }
+
+    async function launch(passphrase: string): Promise<ByreError> {
+      const fd = openSync(passphrase, 'r');
+      try {
+        return await refusal(developCommand(w.io, { passphraseFd: fd }, w.deps));
+      } finally {
+        closeSync(fd);
+      }
+    }
+
+    /** The lock held by another launch until `release`. */
+    async function holdLock(): Promise<{ release: () => Promise<void> }> {
+      let free = (): void => undefined;
+      let taken = (): void => undefined;
+      const got = new Promise<void>((resolve) => {
+        taken = resolve;
+      });
+      const held = withSetupLock(lockOf(), async () => {
+        taken();
+        await new Promise<void>((resolve) => {
+          free = resolve;
+        });
+      });
+      await got;
+      return {
+        release: async () => {
+          free();
+          await held;
+        },
+      };
+    }
+
+    const edgeCreates = (): string[][] =>
+      w.engine
+        .callsTo('create')
+        .map((args) => args[0] as string[])
+        .filter((argv) => argv.includes(helper()));
+
+    it('is made and started while another launch holds the lock, given its values only under it, and adopted: one edge, the box in its network', async () => {
+      const passphrase = await warm();
+      const lock = await holdLock();
+      const running = launch(passphrase);
+      await until(() =>
+        w.engine.callsTo('runStream').some(([argv]) => (argv as string[]).at(-1) === helper()),
+      );
+      // Started, listening, and waiting: nothing of the values yet.
+      expect(fed).toEqual([]);
+      expect(w.engine.callsTo('ps')).toEqual([]);
+      await lock.release();
+      const error = await running;
+      expect(error.rule).toBe('develop.credentials-failed');
+      expect(edgeCreates()).toHaveLength(1);
+      expect(fed).toHaveLength(1);
+      expect(fed[0]).toContain('sk-test');
+      const box = w.engine
+        .callsTo('create')
+        .map((args) => args[0] as string[])
+        .find((a) => a.includes(containerName(w.id)));
+      expect(box?.[box.indexOf('--network') + 1]).toBe(`container:${helper()}`);
+      expect(w.engine.containers.size).toBe(0);
+    });
+
+    it("is dropped when the lock's read plans another edge (ports added meanwhile): its helper removed unfed, the launch's own made with them", async () => {
+      const passphrase = await warm();
+      const lock = await holdLock();
+      const running = launch(passphrase);
+      await until(() => edgeCreates().length > 0);
+      const early = [...w.engine.containers].find(([, c]) => c.name === helper())?.[0];
+      writeFileSync(
+        path.join(w.store, 'byre.config'),
+        `ports = [{ container = 80, host = 8080 }]\n${readFileSync(path.join(w.store, 'byre.config'), 'utf8')}`,
+      );
+      await lock.release();
+      await running;
+      const [before, after] = edgeCreates();
+      expect(before).not.toContain('-p');
+      expect(after).toContain('127.0.0.1:8080:80');
+      const removed = w.engine.callsTo('remove').map(([id]) => id);
+      expect(removed).toContain(early);
+      // The values went to the launch's own edge only.
+      expect(fed.filter((f) => f.includes('sk-test'))).toHaveLength(1);
+      expect(w.engine.containers.size).toBe(0);
+    });
+
+    it('goes when the launch fails before the lock (a wrong passphrase): nothing is left', async () => {
+      const passphrase = await warm();
+      writeFileSync(passphrase, 'not the passphrase\n');
+      const error = await launch(passphrase);
+      expect(error.rule).toMatch(/^credential\./);
+      expect(edgeCreates()).toHaveLength(1);
+      expect(fed).toEqual([]);
+      expect(w.engine.containers.size).toBe(0);
+    });
+
+    it("never takes a name held before the lock: a helper under it is left to the lock's path, which replaces it", async () => {
+      const passphrase = await warm();
+      const stale = w.engine.addContainer({ name: helper(), running: false });
+      const lock = await holdLock();
+      const running = launch(passphrase);
+      await until(() => edgeCreates().length > 0);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(w.engine.containers.has(stale.id)).toBe(true);
+      expect(w.engine.callsTo('remove')).toEqual([]);
+      await lock.release();
+      await running;
+      expect(w.engine.callsTo('remove').map(([id]) => id)).toContain(helper());
+      expect(fed).toHaveLength(1);
+      expect(w.engine.containers.size).toBe(0);
+    });
+  });
+
   it('edge.run-args: an injecting box refuses run_args that set its network, naming each and who set it, before anything is made', async () => {
     w.writeConfig(
       await injectedConfig(
@@ -568,8 +703,11 @@ describe('develop: every refusal', () => {
     const passphrase = path.join(w.dir, '..', 'passphrase');
     writeFileSync(passphrase, 'passphrase\n');
     const order: string[] = [];
+    let helperId = '';
     w.engine.onRunStream = async () => {
       order.push('edge ready');
+      const helper = edgeHelperName(containerName(w.id));
+      helperId = [...w.engine.containers].find(([, c]) => c.name === helper)![0];
       return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
     };
     w.engine.onStart = async () => {
@@ -599,7 +737,8 @@ describe('develop: every refusal', () => {
     expect(order).toEqual(['edge ready', 'box started']);
     // The box (which joins the edge's network) goes before the edge.
     const removed = w.engine.callsTo('remove').map((args) => args[0]);
-    expect(removed.indexOf(helper)).toBeGreaterThan(removed.indexOf(containerName(w.id)));
+    // By its id (adr/0080).
+    expect(removed.indexOf(helperId)).toBeGreaterThan(removed.indexOf(containerName(w.id)));
     expect(w.engine.containers.size).toBe(0);
   });
 

@@ -36,6 +36,7 @@ import { prepareEdge, refuseEdgeOwnedRunArgs } from '../session/edge.js';
 import { rawRunArgTokens } from '../status/model.js';
 import { lookUpProjectEdgeImage } from '../session/image.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
+import { startEarlyEdge } from '../session/early-edge.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { firstRun } from './first-run.js';
@@ -165,7 +166,18 @@ export async function runDevelop(
       ? {}
       : { edgeImage: lookUpProjectEdgeImage(pinned.engine, ctx) }),
   };
-  const credentials = await openCredentialSession(io, early.config, flags.passphraseFd);
-  const prepared = await withSetupLock(ctx.project, () => prepareUnderLock(s, pinned, credentials));
+  // Started beside the passphrase and the lock's wait (adr/0080); the
+  // launch adopts it under the lock, and it goes when the launch fails first.
+  const earlyEdge = startEarlyEdge(s, early);
+  let prepared: PreparedSession;
+  try {
+    const credentials = await openCredentialSession(io, early.config, flags.passphraseFd);
+    prepared = await withSetupLock(ctx.project, () =>
+      prepareUnderLock({ ...s, earlyEdge }, pinned, credentials),
+    );
+  } catch (error) {
+    await (await earlyEdge)?.drop();
+    throw error;
+  }
   await attachSession(s, prepared);
 }

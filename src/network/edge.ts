@@ -60,9 +60,10 @@ export interface EdgePlan {
   ports: readonly number[];
   /**
    * The edge's whole stdin (src/credentials/edge-input.ts's encoding): the
-   * values. Written to the helper's stdin and nowhere else.
+   * values. Written to the helper's stdin and nowhere else; a promise when
+   * the edge starts before they are known (adr/0080): it listens and waits.
    */
-  input: string;
+  input: string | Promise<string>;
   /**
    * The box's network as the host sees it (run-argv's publishFlags: host
    * entries, published ports) and, under keep-id, its user namespace flag:
@@ -99,9 +100,11 @@ const EDGE_ENTRYPOINT: readonly string[] = [
 /**
  * The helper's create argv (pure): stdin kept open for its start, attached
  * (`start --attach --interactive`, startEdge); no value in it. Its own
- * network (the engine's default), which the box joins.
+ * network (the engine's default), which the box joins. Two plans with the
+ * same argv make the same edge (an early one is adopted by it, adr/0080).
  */
-function edgeHelperArgv(plan: EdgePlan, name: string): string[] {
+export function edgeCreateArgv(plan: Omit<EdgePlan, 'input'>): string[] {
+  const name = edgeHelperName(plan.box);
   const ports = [...new Set(plan.ports)].sort((a, b) => a - b);
   return [
     'create',
@@ -163,13 +166,21 @@ function notReady(why: string, stderr: string): ByreError {
 /**
  * Create the box's edge helper (not started), before the box: the box's
  * create names its network. A helper an earlier session left under its name
- * is removed (createHelper). Rejects with `edge.not-ready`, after removing
- * it, when the engine refuses it.
+ * is removed (createHelper), only under the setup lock: before it
+ * (`replace: false`, adr/0080) that name may be a live session's edge, and
+ * the create is refused instead. Rejects with `edge.not-ready`, after
+ * removing it, when the engine refuses it.
  */
-export async function createEdge(engine: SessionRunner, plan: EdgePlan): Promise<string> {
+export async function createEdge(
+  engine: SessionRunner,
+  plan: EdgePlan,
+  replace = true,
+): Promise<string> {
   const name = edgeHelperName(plan.box);
+  const argv = edgeCreateArgv(plan);
+  if (!replace) return engine.create(argv);
   try {
-    return await createHelper(engine, name, edgeHelperArgv(plan, name));
+    return await createHelper(engine, name, argv);
   } catch (error) {
     await engine.remove(name).catch(() => false);
     throw notReady(
@@ -213,7 +224,14 @@ export async function startEdge(
   });
   // Held open for the session: its end (close, or this process gone) ends the edge.
   const stdin = new PassThrough();
-  stdin.write(plan.input, 'utf8');
+  // The values once known (at once, or after the setup lock's read, adr/0080).
+  const given = Promise.resolve(plan.input).then(
+    (text) => {
+      stdin.write(text, 'utf8');
+      return true;
+    },
+    () => false,
+  );
   const ended: EdgeHandle['ended'] = engine
     .runStream(['start', '--attach', '--interactive', name], {
       stdin,
@@ -226,12 +244,23 @@ export async function startEdge(
   const close = (): void => {
     stdin.end();
   };
-  const outcome = await readyOrNot(ready, ended, readyMs);
+  // The ready line's wait starts once the values are written: they may come
+  // after a setup lock another launch held for a long build.
+  const fed = await Promise.race([given, ended.then(() => true)]);
+  const outcome = fed ? await readyOrNot(ready, ended, readyMs) : 'dropped';
   if (outcome === 'ready') return { name, id, events, ended, close };
   close();
-  await engine.remove(name).catch(() => false);
+  // By its id: its name may since be another launch's edge (adr/0080).
+  await engine.remove(id).catch(() => false);
   await ended;
-  throw notReady(outcome === 'ended' ? 'exited before it was ready' : 'never became ready', stderr);
+  throw notReady(
+    outcome === 'ended'
+      ? 'exited before it was ready'
+      : outcome === 'dropped'
+        ? 'was dropped before it was given its values'
+        : 'never became ready',
+    stderr,
+  );
 }
 
 /**

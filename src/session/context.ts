@@ -17,6 +17,7 @@ import type { ProjectContext } from '../project/context.js';
 import type { BoxTree } from '../project/box-trees.js';
 import type { ResolvedSkill } from '../skills/types.js';
 import type { EdgeLaunch } from './edge.js';
+import type { EarlyEdge } from './early-edge.js';
 
 /** Where and with what this launch runs: fixed before the setup lock is taken. */
 export interface SessionContext {
@@ -41,6 +42,12 @@ export interface SessionContext {
    * soon as it is known current (adr/0079). Absent: asked under the lock.
    */
   edgeImage?: Promise<ImageInfo | null>;
+  /**
+   * The edge started before the setup lock from the config read then
+   * (adr/0080), or null when it could not be; adopted under the lock when
+   * its plan still holds. Absent: none was tried.
+   */
+  earlyEdge?: Promise<EarlyEdge | null>;
 }
 
 /** The config as read under the setup lock, and what was judged from it before anything is created. */

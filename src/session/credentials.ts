@@ -22,7 +22,7 @@ import {
 } from '../credentials/open.js';
 import type { Engine } from '../engine/engine.js';
 import { RefusedError } from '../errors.js';
-import { createEdge, endEdge, startEdge, type EdgeHandle, type EdgePlan } from '../network/edge.js';
+import { createEdge, startEdge, type EdgeHandle, type EdgePlan } from '../network/edge.js';
 import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
@@ -97,7 +97,7 @@ export function credentialDelivery(
 }
 
 /** What the box's edge is started from. */
-interface EdgeStart {
+export interface EdgeStart {
   launch: EdgeLaunch;
   /** The box's container name (names its edge helper). */
   box: string;
@@ -121,8 +121,12 @@ export interface BoxEdge {
   started: Promise<EdgeHandle>;
 }
 
-/** The edge helper's plan for this box. */
-function edgePlan(edge: EdgeStart): EdgePlan {
+/** The edge helper's plan for this box; `input` when its values come later (adr/0080). */
+export function edgePlan(
+  edge: Omit<EdgeStart, 'launch'> & {
+    launch: Pick<EdgeLaunch, 'ports' | 'upstreamAddress'> & { input: EdgePlan['input'] };
+  },
+): EdgePlan {
   const { launch } = edge;
   return {
     box: edge.box,
@@ -142,8 +146,20 @@ function edgePlan(edge: EdgeStart): EdgePlan {
  * and the credential gate for it to be ready (deliverBeside).
  */
 export function startBoxEdge(engine: Engine, edge: EdgeStart): BoxEdge {
-  const plan = edgePlan(edge);
-  const created = createEdge(engine, plan);
+  return { launch: edge.launch, ...startedEdge(engine, edgePlan(edge), true) };
+}
+
+/**
+ * The helper made and started from this plan: under the setup lock
+ * (`replace`: a helper an earlier session left under its name goes), or
+ * before it (adr/0080: refused when the name is taken).
+ */
+export function startedEdge(
+  engine: Engine,
+  plan: EdgePlan,
+  replace: boolean,
+): Omit<BoxEdge, 'launch'> {
+  const created = createEdge(engine, plan, replace);
   let running = (): void => undefined;
   const ran = new Promise<void>((resolve) => {
     running = resolve;
@@ -152,14 +168,18 @@ export function startBoxEdge(engine: Engine, edge: EdgeStart): BoxEdge {
   const up = Promise.race([ran, started.then(() => undefined)]);
   // Awaited before the box's create and start (or by dropBoxEdge); not unhandled meanwhile.
   for (const p of [created, up, started]) p.catch(() => undefined);
-  return { launch: edge.launch, box: edge.box, created, up, started };
+  return { box: plan.box, created, up, started };
 }
 
-/** End the box's edge and remove its helper (after the box, which joins its network). */
+/**
+ * End the box's edge and remove its helper (after the box, which joins its
+ * network): by its id, whose name another launch may since hold (adr/0080).
+ */
 export async function dropBoxEdge(engine: Engine, edge: BoxEdge): Promise<void> {
   const handle = await edge.started.catch(() => null);
   handle?.close();
-  await endEdge(engine, edge.box);
+  const id = await edge.created.catch(() => null);
+  if (id !== null) await engine.remove(id).catch(() => false);
 }
 
 /**

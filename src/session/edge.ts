@@ -49,6 +49,26 @@ function edgeFailed(message: string): ByreError {
   });
 }
 
+/**
+ * What of the edge's helper the injections decide before any value is
+ * opened (its create argv's part, adr/0080): the box's host entries, the
+ * TLS ports it listens on (:80 it listens on of its own accord, to refuse
+ * plain HTTP) and the test-only upstream address.
+ */
+export function edgeShape(
+  injections: readonly Pick<Injection, 'key' | 'rules'>[],
+  env: Env,
+): Pick<EdgeLaunch, 'hostEntries' | 'ports' | 'upstreams' | 'upstreamAddress'> {
+  const plan = planInjection(injections);
+  const upstreamAddress = (env['BYRE_EDGE_UPSTREAM'] ?? '').trim();
+  return {
+    hostEntries: plan.hostEntries,
+    ports: plan.listenPorts.filter((p) => p !== EDGE_PLAIN_HTTP_PORT),
+    upstreams: plan.upstreams,
+    ...(upstreamAddress === '' ? {} : { upstreamAddress }),
+  };
+}
+
 /** The names the edge serves for these injections, and the project's set for them (minted when it must be). */
 async function projectEdgeSet(
   dir: string,
@@ -114,20 +134,15 @@ export async function prepareEdge(
     ...(upstreamCa === '' ? {} : { upstreamCa: `${upstreamCa}\n` }),
   });
   if (!encoded.ok) throw edgeFailed(`the edge's input: ${encoded.problem}`);
-  const upstreamAddress = (env['BYRE_EDGE_UPSTREAM'] ?? '').trim();
   return {
     caPem: set.caPem,
-    hostEntries: plan.hostEntries,
-    // The edge listens on :80 of its own accord (to refuse plain HTTP); it is told the TLS ports.
-    ports: plan.listenPorts.filter((p) => p !== EDGE_PLAIN_HTTP_PORT),
-    upstreams: plan.upstreams,
+    ...edgeShape(credentials, env),
     input: encoded.text,
     sentinels: credentials.map((c) => ({
       key: c.key,
       kind: 'encrypted',
       value: new TextEncoder().encode(INJECTION_SENTINEL),
     })),
-    ...(upstreamAddress === '' ? {} : { upstreamAddress }),
   };
 }
 

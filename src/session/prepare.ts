@@ -132,22 +132,29 @@ async function recordLaunch(
  * line). `early` settles with the one started at once, or null.
  */
 function edgeSteps(
-  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'verbose' | 'edgeImage'>,
+  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'verbose' | 'edgeImage' | 'earlyEdge'>,
   inputs: Pick<LaunchInputs, 'edge'>,
   target: { box: string; network: readonly string[] },
 ): { early: Promise<BoxEdge | null>; afterBoxImage: () => Promise<BoxEdge | null> } {
   const { engine, ctx } = s;
   const launch = inputs.edge;
+  const before = s.earlyEdge ?? Promise.resolve(null);
   if (launch === null) {
-    const none = Promise.resolve(null);
+    // The lock's read injects nothing: an edge started before it goes.
+    const none = before.then((e) => e?.drop()).then(() => null);
     return { early: none, afterBoxImage: () => none };
   }
-  const on = (image: string): BoxEdge =>
-    startBoxEdge(engine, { launch, project: ctx.projectId, image, ...target });
+  // The one started before the lock when its plan still holds (adr/0080), else one now.
+  const on = async (image: string): Promise<BoxEdge> => {
+    const start = { launch, project: ctx.projectId, image, ...target };
+    return (await (await before)?.adopt(start)) ?? startBoxEdge(engine, start);
+  };
   const known = s.edgeImage ?? lookUpProjectEdgeImage(engine, ctx);
-  const early = known.then((info) => {
+  const early = known.then(async (info) => {
     const current = currentEdgeImage(engine.facts.name, info);
-    return current === null ? null : on(current);
+    if (current !== null) return on(current);
+    await (await before)?.drop();
+    return null;
   });
   const afterBoxImage = async (): Promise<BoxEdge | null> =>
     (await early) ??

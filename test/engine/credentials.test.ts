@@ -33,6 +33,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createIdentity, sealInjected, sealValue } from '../../src/credentials/seal.js';
 import { edgeHelperName } from '../../src/network/edge.js';
+import { withSetupLock } from '../../src/host/lock.js';
+import { containerName, LABEL } from '../../src/gen/names.js';
 import { wallHelperName } from '../../src/network/netns.js';
 import { fixtureCerts } from '../support/edge-fixture.mjs';
 import { flavorsUnderTest } from './engines.js';
@@ -553,6 +555,20 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     const dns = await fixtureDns(host);
     dns.answers.set(INJECTED, host);
     project.writeConfig(`skills = ["firewall"]\n${await credentialConfig(fixture.port)}`);
+    // Another launch's setup lock held: the edge image is current (the
+    // launch above built it), so the edge is made and runs before the lock
+    // is had, and the launch adopts it (adr/0080).
+    let free = (): void => undefined;
+    let taken = (): void => undefined;
+    const got = new Promise<void>((resolve) => (taken = resolve));
+    const held = withSetupLock(
+      { dir: project.store, lock: path.join(project.store, 'lock') },
+      () => {
+        taken();
+        return new Promise<void>((resolve) => (free = resolve));
+      },
+    );
+    await got;
     const walled = scope.start(project, ['develop', '--passphrase-fd', '3'], {
       fd3: `${PASSPHRASE}\n`,
       // The fixture's CA only: the edge resolves the name, through the wall.
@@ -561,6 +577,23 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
     let ended = false;
     void walled.exited.then(() => (ended = true));
     const said = (): string => `develop ended first:\n${walled.stderr()}`;
+    let early = '';
+    try {
+      early = await waitFor('the edge, running while the lock is held', () => {
+        if (ended) throw new Error(said());
+        const helpers = engineCli(project, [
+          'ps',
+          '-q',
+          '--no-trunc',
+          '--filter',
+          `label=${LABEL.edge}=${containerName(project.id)}`,
+        ]).trim();
+        return helpers === '' ? null : helpers;
+      });
+    } finally {
+      free();
+      await held;
+    }
     try {
       const id = await waitFor(
         'the walled box',
@@ -620,6 +653,10 @@ describe.skipIf(flavors.length === 0).each(flavors)('credentials on $label', (fl
       expect(flat).toContain('Edge: up for the running box: it alone holds the injected values');
       expectClean('status behind the wall', status.stdout + status.stderr);
       const helper = edgeHelperOf(id);
+      // The box joined the edge made before the lock: it was adopted, not made again.
+      expect(engineCli(project, ['inspect', '-f', '{{.HostConfig.NetworkMode}}', id]).trim()).toBe(
+        `container:${early}`,
+      );
       expect(await walled.end()).toBe(0);
       expect(() => engineCli(project, ['inspect', helper])).toThrow();
       expectClean('byre output behind the wall', walled.stdout() + walled.stderr());
