@@ -215,6 +215,53 @@ describe('startEdge', () => {
   });
 });
 
+describe('startEdge, its values given later (adr/0080)', () => {
+  it('starts at once and waits unbounded for its values: the ready bound counts from when they are written', async () => {
+    const { engine, fed } = setup();
+    engine.onRunStream = async (_argv, stdin) => {
+      fed.push(stdin);
+      return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
+    };
+    let give = (_: string): void => undefined;
+    const input = new Promise<string>((resolve) => (give = resolve));
+    const starting = startEdge(engine, { ...plan(), input }, 20);
+    // Started, and kept waiting well past the ready bound: nothing was given yet.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(engine.calls.some((c) => c.method === 'runStream')).toBe(true);
+    expect(fed).toEqual([]);
+    give(INPUT);
+    const edge = await starting;
+    expect(fed.map((b) => b.toString('utf8'))).toEqual([INPUT]);
+    edge.close();
+    expect(await edge.ended).toMatchObject({ exitCode: 0 });
+  });
+
+  it('withheld values (the launch dropped it): it is ended unfed and its helper removed by id', async () => {
+    const { engine, fed } = setup();
+    engine.onRunStream = async (_argv, stdin) => {
+      fed.push(stdin);
+      return { exitCode: 2, stdout: '', stderr: 'byre-edge: stdin ended before the end line\n' };
+    };
+    let withhold = (): void => undefined;
+    const input = new Promise<string>((_, reject) => (withhold = () => reject(new Error('x'))));
+    const starting = startEdge(engine, { ...plan(), input });
+    await new Promise((r) => setTimeout(r, 20));
+    const helperId = [...engine.containers].find(
+      ([, c]) => c.name === edgeHelperName('byre-box'),
+    )?.[0];
+    expect(helperId).toBeDefined();
+    withhold();
+    await expect(starting).rejects.toMatchObject({
+      rule: 'edge.not-ready',
+      message: 'the edge for injected credentials was dropped before it was given its values',
+    });
+    expect(fed.join('')).not.toContain(SECRET);
+    const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
+    expect(removed).toEqual([helperId]);
+    expect(engine.containers.size).toBe(0);
+  });
+});
+
 describe('endEdge', () => {
   it('removes the box’s helper by name; false when there was none', async () => {
     const { engine } = setup();
