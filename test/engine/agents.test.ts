@@ -197,10 +197,16 @@ async function buildByDevelop(p: TestProject, tag: string): Promise<void> {
       engineCli(p, ['ps', '-aq', '--filter', `label=byre.project=${p.id}`])
         .split('\n')
         .filter((id) => id.trim() !== '');
-    for (const id of left()) spawnSync(p.flavor.engine, ['rm', '-f', id], { stdio: 'ignore' });
+    // Asked again at every look: the engine client byre ran may still have
+    // been creating the box when byre was killed, and a box created but never
+    // started is no --rm's to remove (seen: one left past the wait).
     await waitFor(
       'the session’s box to be gone',
-      () => (left().length === 0 ? true : null),
+      () => {
+        const ids = left();
+        for (const id of ids) spawnSync(p.flavor.engine, ['rm', '-f', id], { stdio: 'ignore' });
+        return ids.length === 0 ? true : null;
+      },
       60_000,
     );
   }
