@@ -28,6 +28,7 @@ import { createIdentity, sealInjected, sealValue } from '../credentials/seal.js'
 import { containerName, LABEL } from '../gen/names.js';
 import { wallHelperName } from '../network/netns.js';
 import { edgeHelperName } from '../network/edge.js';
+import { recordEdgeImage, recordedEdgeImage } from '../session/edge-image-record.js';
 import { ByreError, EngineError, PassthroughExit, RefusedError } from '../errors.js';
 import { failureReport } from '../output/render-error.js';
 import { projectIdFor } from '../project/identity.js';
@@ -511,7 +512,8 @@ describe('develop: every refusal', () => {
     // delivery's exec, which the fake then fails.
     w.engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
     w.engine.onStart = () => until(() => w.engine.callsTo('execStream').length > 0);
-    const launch = async (): Promise<string[][]> => {
+    /** The edge's run argv and the box's create argv. */
+    const launch = async (): Promise<(string[] | undefined)[]> => {
       w.engine.calls.length = 0;
       const fd = openSync(passphrase, 'r');
       try {
@@ -519,7 +521,9 @@ describe('develop: every refusal', () => {
       } finally {
         closeSync(fd);
       }
-      return w.engine.callsTo('create').map((args) => args[0] as string[]);
+      const argvs = (method: 'runStream' | 'create'): string[][] =>
+        w.engine.callsTo(method).map((args) => args[0] as string[]);
+      return [argvs('runStream').find((a) => a[0] === 'run'), ...argvs('create')];
     };
     const [edge, box] = await launch();
     const edgeTag = `byre-${w.id}-edge`;
@@ -598,26 +602,25 @@ describe('develop: every refusal', () => {
       };
     }
 
-    const edgeCreates = (): string[][] =>
+    /** The edge's runs (adr/0081: made and started in one call). */
+    const edgeRuns = (): string[][] =>
       w.engine
-        .callsTo('create')
+        .callsTo('runStream')
         .map((args) => args[0] as string[])
-        .filter((argv) => argv.includes(helper()));
+        .filter((argv) => argv[0] === 'run' && argv.includes(helper()));
 
     it('is made and started while another launch holds the lock, given its values only under it, and adopted: one edge, the box in its network', async () => {
       const passphrase = await warm();
       const lock = await holdLock();
       const running = launch(passphrase);
-      await until(() =>
-        w.engine.callsTo('runStream').some(([argv]) => (argv as string[]).at(-1) === helper()),
-      );
+      await until(() => edgeRuns().length > 0);
       // Started, listening, and waiting: nothing of the values yet.
       expect(fed).toEqual([]);
       expect(w.engine.callsTo('ps')).toEqual([]);
       await lock.release();
       const error = await running;
       expect(error.rule).toBe('develop.credentials-failed');
-      expect(edgeCreates()).toHaveLength(1);
+      expect(edgeRuns()).toHaveLength(1);
       expect(fed).toHaveLength(1);
       expect(fed[0]).toContain('sk-test');
       const box = w.engine
@@ -632,7 +635,7 @@ describe('develop: every refusal', () => {
       const passphrase = await warm();
       const lock = await holdLock();
       const running = launch(passphrase);
-      await until(() => edgeCreates().length > 0);
+      await until(() => edgeRuns().length > 0);
       const early = [...w.engine.containers].find(([, c]) => c.name === helper())?.[0];
       writeFileSync(
         path.join(w.store, 'byre.config'),
@@ -640,7 +643,7 @@ describe('develop: every refusal', () => {
       );
       await lock.release();
       await running;
-      const [before, after] = edgeCreates();
+      const [before, after] = edgeRuns();
       expect(before).not.toContain('-p');
       expect(after).toContain('127.0.0.1:8080:80');
       const removed = w.engine.callsTo('remove').map(([id]) => id);
@@ -655,8 +658,50 @@ describe('develop: every refusal', () => {
       writeFileSync(passphrase, 'not the passphrase\n');
       const error = await launch(passphrase);
       expect(error.rule).toMatch(/^credential\./);
-      expect(edgeCreates()).toHaveLength(1);
-      expect(fed).toEqual([]);
+      expect(edgeRuns()).toHaveLength(1);
+      // Its stdin ended with nothing written to it.
+      expect(fed.join('')).toBe('');
+      expect(w.engine.containers.size).toBe(0);
+    });
+
+    const edgeTag = (): string => `byre-${w.id}-edge`;
+    const recordFile = (): string => path.join(w.home, 'edge', `${w.id}.image-id`);
+    /** Whether anything asked the engine about the image under the edge tag. */
+    const askedEdgeTag = (): boolean =>
+      w.engine.calls.some(
+        (c) =>
+          (c.method === 'imageInfo' && c.args[0] === edgeTag()) ||
+          (c.method === 'imageInfoAll' && (c.args[0] as string[]).includes(edgeTag())),
+      );
+
+    it('runs on the image recorded current without asking the engine about the edge tag, before the lock or under it (adr/0083)', async () => {
+      const passphrase = await warm();
+      const current = w.engine.images.get(edgeTag())?.id ?? '';
+      expect(recordedEdgeImage(recordFile(), w.engine.facts.name)).toBe(current);
+      const lock = await holdLock();
+      const running = launch(passphrase);
+      await until(() => edgeRuns().length > 0);
+      await lock.release();
+      expect((await running).rule).toBe('develop.credentials-failed');
+      expect(edgeRuns()).toHaveLength(1);
+      expect(edgeRuns()[0]).toContain(current);
+      expect(fed).toHaveLength(1);
+      expect(askedEdgeTag()).toBe(false);
+      expect(w.engine.containers.size).toBe(0);
+    });
+
+    it('a recorded image that is gone: the engine refuses the early edge, and the launch runs on the one current under the tag, recording it', async () => {
+      const passphrase = await warm();
+      const current = w.engine.images.get(edgeTag())?.id ?? '';
+      const gone = `sha256:${'e'.repeat(64)}`;
+      await recordEdgeImage(recordFile(), w.engine.facts.name, gone);
+      await launch(passphrase);
+      const [early, own] = edgeRuns();
+      expect(early).toContain(gone);
+      expect(own).toContain(current);
+      expect(askedEdgeTag()).toBe(true);
+      expect(fed).toHaveLength(1);
+      expect(recordedEdgeImage(recordFile(), w.engine.facts.name)).toBe(current);
       expect(w.engine.containers.size).toBe(0);
     });
 
@@ -665,7 +710,7 @@ describe('develop: every refusal', () => {
       const stale = w.engine.addContainer({ name: helper(), running: false });
       const lock = await holdLock();
       const running = launch(passphrase);
-      await until(() => edgeCreates().length > 0);
+      await until(() => edgeRuns().length > 0);
       await new Promise((r) => setTimeout(r, 50));
       expect(w.engine.containers.has(stale.id)).toBe(true);
       expect(w.engine.callsTo('remove')).toEqual([]);
@@ -722,7 +767,11 @@ describe('develop: every refusal', () => {
     } finally {
       closeSync(fd);
     }
-    const [edge, box] = w.engine.callsTo('create').map((args) => args[0] as string[]);
+    const edge = w.engine
+      .callsTo('runStream')
+      .map((args) => args[0] as string[])
+      .find((a) => a[0] === 'run');
+    const [box] = w.engine.callsTo('create').map((args) => args[0] as string[]);
     const helper = edgeHelperName(containerName(w.id));
     expect(edge?.slice(edge.indexOf('--name'), edge.indexOf('--name') + 2)).toEqual([
       '--name',

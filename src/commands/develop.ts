@@ -34,9 +34,8 @@ import {
 } from '../session/credentials.js';
 import { prepareEdge, refuseEdgeOwnedRunArgs } from '../session/edge.js';
 import { rawRunArgTokens } from '../status/model.js';
-import { lookUpProjectEdgeImage } from '../session/image.js';
 import { prepareSession, type PreparedSession } from '../session/prepare.js';
-import { startEarlyEdge } from '../session/early-edge.js';
+import { edgeImageBeforeLock, startEarlyEdge } from '../session/early-edge.js';
 import { boxHostEnv, loadBoxConfig, planBox, userHome } from './load.js';
 import { withDefaults, type CommandDeps } from './deps.js';
 import { firstRun } from './first-run.js';
@@ -161,10 +160,9 @@ export async function runDevelop(
     clock: deps.clock,
     selfEdit: flags.selfEdit === true,
     verbose: flags.verbose === true,
-    // A read, beside the passphrase and the lock: the edge starts once it is known current.
-    ...(early.config.injections.length === 0
-      ? {}
-      : { edgeImage: lookUpProjectEdgeImage(pinned.engine, ctx) }),
+    // The edge's image: the one recorded current (adr/0083), else a read
+    // beside the passphrase and the lock; the edge starts once it is known.
+    ...edgeImageBeforeLock(pinned.engine, ctx, early.config.injections.length > 0),
   };
   // Started beside the passphrase and the lock's wait (adr/0080); the
   // launch adopts it under the lock, and it goes when the launch fails first.

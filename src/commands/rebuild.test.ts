@@ -21,6 +21,7 @@ import { projectIdFor } from '../project/identity.js';
 import { recordProjectPath } from '../project/store.js';
 import type { CommandDeps } from './deps.js';
 import { rebuildCommand } from './rebuild.js';
+import { recordedEdgeImage } from '../session/edge-image-record.js';
 import { failure } from '../../test/support/failure.js';
 
 interface World {
@@ -126,6 +127,9 @@ describe('byre rebuild', () => {
     expect(w.io.err).toContain(
       `byre: rebuilt ${tag} and ${edgeTag} without the build cache; volumes were left as they are`,
     );
+    // The next launch's early edge runs on the image just built (adr/0083).
+    const record = path.join(w.home, 'edge', `${w.id}.image-id`);
+    expect(recordedEdgeImage(record, w.engine.facts.name)).toBe(w.engine.images.get(edgeTag)?.id);
   });
 
   it('builds again over an image that carries this exact context: that is its purpose', async () => {

@@ -103,8 +103,9 @@ export function imageLabelsArgv(tag: string): string[] {
 }
 
 /** Id and labels in one call: `<id>\t<labels json>`. */
-export function imageInfoArgv(ref: string): string[] {
-  return ['image', 'inspect', '-f', `${IMAGE_ID_FORMAT}\t${LABELS_FORMAT}`, ref];
+/** Id and labels of each of `refs`, a line each in their order. */
+export function imageInfoArgv(...refs: readonly string[]): string[] {
+  return ['image', 'inspect', '-f', `${IMAGE_ID_FORMAT}\t${LABELS_FORMAT}`, ...refs];
 }
 
 export function removeImageArgv(tag: string): string[] {

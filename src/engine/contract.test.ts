@@ -14,6 +14,7 @@ const METHODS: Record<EngineMethod, true> = {
   imageExists: true,
   imageLabels: true,
   imageInfo: true,
+  imageInfoAll: true,
   removeImage: true,
   imageList: true,
   inspectImages: true,

@@ -92,6 +92,11 @@ interface ImageRunner extends EngineIdentity {
   imageLabels(tag: string): Promise<Record<string, string>>;
   /** Id and labels in one engine call; null when the image is absent. */
   imageInfo(ref: string): Promise<ImageInfo | null>;
+  /**
+   * Id and labels of each of `refs`, in their order, in one engine call;
+   * null when any is absent or the call failed (ask each then).
+   */
+  imageInfoAll(refs: readonly string[]): Promise<ImageInfo[] | null>;
   /** False when there was no such image. */
   removeImage(tag: string): Promise<boolean>;
   /** Images matching `filter`, dangling ones included. */
@@ -116,10 +121,12 @@ export interface SessionRunner extends EngineIdentity {
   /** A `run …` argv (helpers, dockerrun); throws EngineError on a non-zero exit. */
   run(argv: readonly string[], options?: RunOptions): Promise<EngineOutput>;
   /**
-   * A `run -i …` argv, or `start --attach --interactive NAME` of a helper
-   * created with `-i`, attached, its stdin and stdout streamed: a helper fed
-   * on its stdin that talks on its stdout for as long as it runs (the edge,
-   * adr/0070). Settles when the helper ends; its exit status is data.
+   * A `run -i …` argv (the edge's with `--cidfile`, whose id is there
+   * before it runs, adr/0081), or `start --attach --interactive NAME` of a
+   * helper created with `-i`, attached, its stdin and stdout streamed: a
+   * helper fed on its stdin that talks on its stdout for as long as it runs
+   * (the edge, adr/0070). Settles when the helper ends; its exit status is
+   * data.
    */
   runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult>;
   ps(query: PsQuery): Promise<string[]>;

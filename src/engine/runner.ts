@@ -106,6 +106,15 @@ const LEFTOVER_ATTEMPTS = 20;
 const LEFTOVER_RETRY_MS = 500;
 /** How often a podman listing that raced a removal is asked in all (`listQuery`). */
 const LISTING_ASKS = 3;
+/** An image's `{{.Id}}\t{{json .Config.Labels}}` line (imageInfoArgv). */
+function imageInfoOf(row: string, ref: string): ImageInfo {
+  const tab = row.indexOf('\t');
+  return {
+    id: normalizeImageId(row.slice(0, tab)),
+    labels: parseStringRecord(row.slice(tab + 1), `labels of image ${ref}`),
+  };
+}
+
 /**
  * One CLI adapter serves both engines: every docker/podman difference (build
  * `--format docker`, the keep-id userns flag) is an argv difference, so it
@@ -339,12 +348,16 @@ class CliEngine implements Engine {
 
   async imageInfo(ref: string): Promise<ImageInfo | null> {
     const out = await this.queryMaybe(imageInfoArgv(ref));
-    if (out === null) return null;
-    const tab = out.indexOf('\t');
-    return {
-      id: normalizeImageId(out.slice(0, tab)),
-      labels: parseStringRecord(out.slice(tab + 1), `labels of image ${ref}`),
-    };
+    return out === null ? null : imageInfoOf(out, ref);
+  }
+
+  async imageInfoAll(refs: readonly string[]): Promise<ImageInfo[] | null> {
+    const c = await this.call(imageInfoArgv(...refs), { timeoutMs: this.queryTimeoutMs });
+    // One absent fails the call on both engines, and the lines then name no ref.
+    if (c.exitCode !== 0) return null;
+    const rows = lines(c.stdout);
+    if (rows.length !== refs.length) return null;
+    return rows.map((row, i) => imageInfoOf(row, refs[i] ?? ''));
   }
 
   async imageLabels(tag: string): Promise<Record<string, string>> {

@@ -431,7 +431,7 @@ async function retireOldId(
   oldId: string,
   oldPaths: Pick<
     ReturnType<typeof projectStorePaths>,
-    'dir' | 'boundWiring' | 'edge' | 'edgeImageContext' | 'receipts'
+    'dir' | 'boundWiring' | 'edge' | 'edgeImageContext' | 'edgeImageRecord' | 'receipts'
   >,
   stderr: Writer,
 ): Promise<void> {

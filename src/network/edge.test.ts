@@ -1,16 +1,18 @@
 // The edge helper's runner against the fake engine (adr/0070): its argv
-// (created with stdin open, before the box, owning the box's network
+// (run with stdin open in one call (adr/0081), before the box, owning the box's network
 // (adr/0079), three capabilities, no value), its stdin (the encoded input,
 // whole, held open until the session closes it), and failing closed — a
 // helper that exits or stays silent before its ready line is removed.
 // test/engine/edge.test.ts proves it on docker and podman.
 
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 
 import { describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
-import { edgeHelperName, endEdge, startEdge } from './edge.js';
+import { edgeHelperName, startEdge } from './edge.js';
 
 // edge.ts's MAX_EDGE_EVENTS.
 const KEPT_EVENTS = 1000;
@@ -19,7 +21,9 @@ const SECRET = 'sk-test-not-in-argv';
 const INPUT = `{"byre-edge":1,"route":{"value":"${SECRET}"}}\n{"byre-edge":1,"end":true}\n`;
 
 function setup(): { engine: FakeEngine; fed: Buffer[] } {
-  return { engine: new FakeEngine({ name: 'docker' }), fed: [] };
+  const engine = new FakeEngine({ name: 'docker' });
+  engine.images.set('byre-edge', { id: 'sha256:edge-image', labels: {} });
+  return { engine, fed: [] };
 }
 
 /** The box's network as run-argv's edgeNetworkFlags gives it. */
@@ -34,8 +38,12 @@ const plan = (network: readonly string[] = NETWORK) => ({
   network,
 });
 
+/** The edge's run argv, as the engine was given it. */
+const runArgv = (engine: FakeEngine): string[] =>
+  engine.calls.find((c) => c.method === 'runStream')?.args[0] as string[];
+
 describe('startEdge', () => {
-  it('runs the baked edge under node, attached, owning the box’s network, with three capabilities and no value', async () => {
+  it('runs the baked edge under node, made and started attached in one call, owning the box’s network, with three capabilities and no value', async () => {
     const { engine, fed } = setup();
     engine.onRunStream = async (_argv, stdin) => {
       fed.push(stdin);
@@ -45,20 +53,19 @@ describe('startEdge', () => {
         stderr: '',
       };
     };
-    const edge = await startEdge(engine, plan());
-    const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
+    const starting = startEdge(engine, plan());
+    const edge = await starting.started;
+    expect(await starting.created).toBe(edge.id);
+    const argv = runArgv(engine);
     const name = edgeHelperName('byre-box');
     expect(name).toMatch(/^byre-edge-[0-9a-f]{16}$/);
     expect(edge.id).toBe(engine.containers.get(edge.id)?.id);
-    // Created before any box, then started attached.
-    expect(engine.calls.find((c) => c.method === 'runStream')?.args[0]).toEqual([
-      'start',
-      '--attach',
-      '--interactive',
-      name,
-    ]);
-    expect(argv).toEqual([
-      'create',
+    // One call: the engine writes the id to a file of byre's private temp
+    // directory, removed once read.
+    expect(argv.slice(0, 2)).toEqual(['run', '--cidfile']);
+    expect(argv[2]).toMatch(/byre-edge-[^/]+\/cid$/);
+    expect(existsSync(path.dirname(argv[2] ?? ''))).toBe(false);
+    expect(argv.slice(3)).toEqual([
       '-i',
       '--pull=never',
       '--name',
@@ -104,22 +111,60 @@ describe('startEdge', () => {
     expect(Buffer.concat(fed).toString()).toBe(INPUT);
     await edge.ended;
     expect(edge.events).toEqual(['byre-edge 1 refused 1 plain-http x.com']);
-    // No stale helper: nothing removed before the create.
-    expect(engine.calls.map((c) => c.method).slice(0, 2)).toEqual(['create', 'runStream']);
+    // No stale helper: nothing removed, nothing else asked.
+    expect(engine.calls.map((c) => c.method)).toEqual(['runStream']);
   });
 
   it('removes a stale helper of the box when its name is taken, then makes its own', async () => {
     const { engine } = setup();
     const stale = engine.addContainer({ name: edgeHelperName('byre-box'), running: false });
     engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
-    await startEdge(engine, plan());
-    expect(engine.calls.map((c) => c.method).slice(0, 4)).toEqual([
-      'create',
-      'remove',
-      'create',
-      'runStream',
-    ]);
+    const edge = await startEdge(engine, plan()).started;
+    expect(engine.calls.map((c) => c.method)).toEqual(['runStream', 'remove', 'runStream']);
+    expect(engine.calls[1]?.args[0]).toBe(edgeHelperName('byre-box'));
     expect(engine.containers.has(stale.id)).toBe(false);
+    expect(engine.containers.has(edge.id)).toBe(true);
+  });
+
+  it('before the setup lock (adr/0080) a name in use is refused, and the helper holding it is left alone', async () => {
+    const { engine, fed } = setup();
+    const held = engine.addContainer({ name: edgeHelperName('byre-box') });
+    engine.onRunStream = async (_argv, stdin) => {
+      fed.push(stdin);
+      return { exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' };
+    };
+    const starting = startEdge(engine, plan(), { replace: false });
+    await expect(starting.started).rejects.toMatchObject({
+      rule: 'edge.not-ready',
+      message: 'the edge for injected credentials could not be created',
+      details: [`the container name "${edgeHelperName('byre-box')}" is already in use`],
+    });
+    await expect(starting.created).rejects.toMatchObject({ rule: 'edge.not-ready' });
+    expect(engine.calls.map((c) => c.method)).toEqual(['runStream']);
+    expect(engine.containers.has(held.id)).toBe(true);
+    expect(fed).toEqual([]);
+  });
+
+  it('writes its values only once the engine made it: a refused run is never fed', async () => {
+    const { engine } = setup();
+    const order: string[] = [];
+    engine.runStream = async (argv, io) => {
+      const stdin = io.stdin as Readable;
+      stdin.once('data', () => order.push('values'));
+      stdin.resume();
+      await new Promise((r) => setTimeout(r, 50));
+      order.push('made');
+      writeFileSync(argv[argv.indexOf('--cidfile') + 1] ?? '', 'a'.repeat(64));
+      await new Promise((r) => setTimeout(r, 50));
+      (io.stdout as NodeJS.WritableStream).write('byre-edge 1 ready\n');
+      await new Promise((r) => stdin.once('end', r));
+      return { exitCode: 0, stderr: '', stderrHead: '' };
+    };
+    const edge = await startEdge(engine, plan()).started;
+    expect(edge.id).toBe('a'.repeat(64));
+    expect(order).toEqual(['made', 'values']);
+    edge.close();
+    await edge.ended;
   });
 
   it('keeps the newest event lines only: the box causes them', async () => {
@@ -133,7 +178,7 @@ describe('startEdge', () => {
       stdout: `byre-edge 1 ready\n${lines.join('\n')}\n`,
       stderr: '',
     });
-    const edge = await startEdge(engine, plan());
+    const edge = await startEdge(engine, plan()).started;
     await edge.ended;
     expect(edge.events).toEqual(lines.slice(5));
   });
@@ -142,8 +187,9 @@ describe('startEdge', () => {
     const { engine } = setup();
     let stdin: Readable | undefined;
     let exit = (): void => undefined;
-    engine.runStream = async (_argv, io) => {
+    engine.runStream = async (argv, io) => {
       stdin = io.stdin as Readable;
+      engine.madeByRun(argv);
       (io.stdout as NodeJS.WritableStream).write('byre-edge 1 ready\n');
       await new Promise<void>((resolve) => {
         exit = resolve;
@@ -152,7 +198,7 @@ describe('startEdge', () => {
       });
       return { exitCode: 0, stderr: '', stderrHead: '' };
     };
-    const edge = await startEdge(engine, plan());
+    const edge = await startEdge(engine, plan()).started;
     await new Promise((r) => setTimeout(r, 20));
     expect(stdin?.readableEnded).toBe(false);
     edge.close();
@@ -167,8 +213,8 @@ describe('startEdge', () => {
   it('carries the keep-id user namespace it is given, before its image', async () => {
     const { engine } = setup();
     engine.onRunStream = async () => ({ exitCode: 0, stdout: 'byre-edge 1 ready\n', stderr: '' });
-    await startEdge(engine, plan([...NETWORK, '--userns=keep-id:uid=1000,gid=1000']));
-    const argv = engine.calls.find((c) => c.method === 'create')?.args[0] as string[];
+    await startEdge(engine, plan([...NETWORK, '--userns=keep-id:uid=1000,gid=1000'])).started;
+    const argv = runArgv(engine);
     expect(argv.indexOf('--userns=keep-id:uid=1000,gid=1000')).toBeGreaterThan(0);
     expect(argv.indexOf('--userns=keep-id:uid=1000,gid=1000')).toBeLessThan(
       argv.indexOf('sha256:edge-image'),
@@ -182,7 +228,7 @@ describe('startEdge', () => {
       helperId = [...engine.containers].find(([, c]) => c.name === edgeHelperName('byre-box'))![0];
       return { exitCode: 2, stdout: '', stderr: 'byre-edge: stdin ended before the end line\n' };
     };
-    await expect(startEdge(engine, plan())).rejects.toMatchObject({
+    await expect(startEdge(engine, plan()).started).rejects.toMatchObject({
       rule: 'edge.not-ready',
       message: 'the edge for injected credentials exited before it was ready',
       // What the edge said, line by line, as details (escaped there).
@@ -207,7 +253,7 @@ describe('startEdge', () => {
       if (engine.calls.length > 1) release();
       return r;
     };
-    await expect(startEdge(engine, plan(), 20)).rejects.toMatchObject({
+    await expect(startEdge(engine, plan(), { readyMs: 20 }).started).rejects.toMatchObject({
       rule: 'edge.not-ready',
       message: expect.stringContaining('never became ready') as string,
     });
@@ -224,7 +270,7 @@ describe('startEdge, its values given later (adr/0080)', () => {
     };
     let give = (_: string): void => undefined;
     const input = new Promise<string>((resolve) => (give = resolve));
-    const starting = startEdge(engine, { ...plan(), input }, 20);
+    const starting = startEdge(engine, { ...plan(), input }, { readyMs: 20 }).started;
     // Started, and kept waiting well past the ready bound: nothing was given yet.
     await new Promise((r) => setTimeout(r, 100));
     expect(engine.calls.some((c) => c.method === 'runStream')).toBe(true);
@@ -244,7 +290,7 @@ describe('startEdge, its values given later (adr/0080)', () => {
     };
     let withhold = (): void => undefined;
     const input = new Promise<string>((_, reject) => (withhold = () => reject(new Error('x'))));
-    const starting = startEdge(engine, { ...plan(), input });
+    const starting = startEdge(engine, { ...plan(), input }).started;
     await new Promise((r) => setTimeout(r, 20));
     const helperId = [...engine.containers].find(
       ([, c]) => c.name === edgeHelperName('byre-box'),
@@ -259,14 +305,5 @@ describe('startEdge, its values given later (adr/0080)', () => {
     const removed = engine.calls.filter((c) => c.method === 'remove').map((c) => c.args[0]);
     expect(removed).toEqual([helperId]);
     expect(engine.containers.size).toBe(0);
-  });
-});
-
-describe('endEdge', () => {
-  it('removes the box’s helper by name; false when there was none', async () => {
-    const { engine } = setup();
-    engine.addContainer({ name: edgeHelperName('byre-box') });
-    expect(await endEdge(engine, 'byre-box')).toBe(true);
-    expect(await endEdge(engine, 'byre-box')).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // The edge-only helper (adr/0070): a container on byre's own edge image
 // (adr/0077), never the box's, that owns the network namespace the box then
-// joins (adr/0079): created and started attached (`start --attach
-// --interactive`) before the box is, with the box's host entries, published
+// joins (adr/0079): made and started attached in one `run` (adr/0081)
+// before the box is, with the box's host entries, published
 // ports and (rootless podman) user namespace, and fed the routes,
 // credentials and leaves on its stdin, which byre holds open for the session
 // (its end ends the edge). Values travel on that pipe only: never in argv,
@@ -10,8 +10,10 @@
 // closed: the helper (and the box, when made) are removed.
 
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 
+import { cidfileId } from '../engine/cidfile.js';
 import type { SessionRunner } from '../engine/engine.js';
 import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
@@ -19,8 +21,8 @@ import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
 import { EDGE_SNAPSHOT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
+import { lazyPrivateTempDir } from '../host/private-temp.js';
 import {
-  createHelper,
   helperIdentityFlags,
   NETNS_HELPER_STOP,
   readyOrNot,
@@ -98,10 +100,10 @@ const EDGE_ENTRYPOINT: readonly string[] = [
 ];
 
 /**
- * The helper's create argv (pure): stdin kept open for its start, attached
- * (`start --attach --interactive`, startEdge); no value in it. Its own
- * network (the engine's default), which the box joins. Two plans with the
- * same argv make the same edge (an early one is adopted by it, adr/0080).
+ * What the helper is, as a create argv (pure): stdin kept open, no value
+ * in it. Its own network (the engine's default), which the box joins. It
+ * is run, not created (edgeRunArgv); two plans with the same argv make the
+ * same edge (an early one is adopted by it, adr/0080).
  */
 export function edgeCreateArgv(plan: Omit<EdgePlan, 'input'>): string[] {
   const name = edgeHelperName(plan.box);
@@ -122,6 +124,15 @@ export function edgeCreateArgv(plan: Omit<EdgePlan, 'input'>): string[] {
     ...ports.flatMap((p) => ['--port', String(p)]),
     ...(plan.upstreamAddress === undefined ? [] : ['--upstream-address', plan.upstreamAddress]),
   ];
+}
+
+/**
+ * The helper's run argv (pure): its create argv made and started attached
+ * in one engine call (adr/0081), which writes the container's id to
+ * `cidfile` once it exists, before it starts.
+ */
+export function edgeRunArgv(plan: Omit<EdgePlan, 'input'>, cidfile: string): string[] {
+  return ['run', '--cidfile', cidfile, ...edgeCreateArgv(plan).slice(1)];
 }
 
 export interface EdgeHandle extends AttachedHelper {
@@ -163,48 +174,107 @@ function notReady(why: string, stderr: string): ByreError {
   });
 }
 
-/**
- * Create the box's edge helper (not started), before the box: the box's
- * create names its network. A helper an earlier session left under its name
- * is removed (createHelper), only under the setup lock: before it
- * (`replace: false`, adr/0080) that name may be a live session's edge, and
- * the create is refused instead. Rejects with `edge.not-ready`, after
- * removing it, when the engine refuses it.
- */
-export async function createEdge(
+/** One `run` of the helper: its id once made (null: it was not), its stdin, its end. */
+interface EdgeRun {
+  id: Promise<string | null>;
+  stdin: PassThrough;
+  ended: AttachedHelper['ended'];
+}
+
+function runOnce(
   engine: SessionRunner,
   plan: EdgePlan,
-  replace = true,
-): Promise<string> {
-  const name = edgeHelperName(plan.box);
-  const argv = edgeCreateArgv(plan);
-  if (!replace) return engine.create(argv);
-  try {
-    return await createHelper(engine, name, argv);
-  } catch (error) {
-    await engine.remove(name).catch(() => false);
-    throw notReady(
-      'could not be created',
-      error instanceof Error ? redactSecrets(error.message) : String(error),
-    );
-  }
+  cidfile: string,
+  out: { onLine: (line: string) => void; onStderr: (chunk: string) => void },
+): EdgeRun {
+  // Held open for the session: its end (close, or this process gone) ends the edge.
+  const stdin = new PassThrough();
+  const ended = engine
+    .runStream(edgeRunArgv(plan, cidfile), {
+      stdin,
+      stdout: lineSink(out.onLine),
+      onStderr: out.onStderr,
+    })
+    .catch((error: unknown) => ({ error }));
+  return { id: cidfileId(cidfile, ended), stdin, ended };
 }
 
 /**
- * Start the box's edge helper (created by `created`, or now), then wait for
- * its ready line (at most `readyMs`); `onUp` is called once its container
- * runs, before node is. Resolves with its handle, its stdin held open;
- * rejects with `edge.not-ready` after removing the helper when it exits or
- * stays silent.
+ * The helper run, made once: under the setup lock (`replace`) a helper an
+ * earlier session left under its name is removed when the engine refuses
+ * the name, and the run made again; before it (adr/0080) that name may be
+ * a live session's edge, and the refusal stands.
  */
-export async function startEdge(
+async function madeRun(
   engine: SessionRunner,
   plan: EdgePlan,
-  readyMs = 30_000,
-  created: Promise<string> = createEdge(engine, plan),
-  onUp: () => void = () => undefined,
+  replace: boolean,
+  out: { onLine: (line: string) => void; onStderr: (chunk: string) => void },
+): Promise<{ run: EdgeRun; id: string | null }> {
+  const temp = lazyPrivateTempDir('byre-edge-');
+  try {
+    const dir = await temp.dir();
+    const run = runOnce(engine, plan, path.join(dir, 'cid'), out);
+    const id = await run.id;
+    if (id !== null || !replace) return { run, id };
+    await run.ended;
+    await engine.remove(edgeHelperName(plan.box)).catch(() => false);
+    const again = runOnce(engine, plan, path.join(dir, 'cid-again'), out);
+    return { run: again, id: await again.id };
+  } finally {
+    await temp.remove();
+  }
+}
+
+/** The box's edge as it starts: its id, its container running, its ready handle. */
+export interface EdgeStarting {
+  /** The helper's container id once the engine made it (the box's create waits for it). */
+  created: Promise<string>;
+  /** Its container runs (its shell's first line, before node; the box may start then), or it is ready. */
+  up: Promise<void>;
+  /** Ready: it listens, has dropped its privileges and read its values. */
+  started: Promise<EdgeHandle>;
+}
+
+/**
+ * Make and start the box's edge helper, attached, in one engine call
+ * (adr/0081), then write its values once it exists (at once, or when they
+ * are known, adr/0080) and wait for its ready line (at most `readyMs` from
+ * then). Its stdin is held open. Fails closed (`edge.not-ready`) when the
+ * engine refuses it, or it exits or stays silent first: the helper is
+ * removed, by its id (its name may since be another launch's edge).
+ */
+export function startEdge(
+  engine: SessionRunner,
+  plan: EdgePlan,
+  options: { replace?: boolean; readyMs?: number } = {},
+): EdgeStarting {
+  let made = (_id: string): void => undefined;
+  let running = (): void => undefined;
+  const id = new Promise<string>((resolve) => {
+    made = resolve;
+  });
+  const ran = new Promise<void>((resolve) => {
+    running = resolve;
+  });
+  const started = runEdge(engine, plan, {
+    replace: options.replace ?? true,
+    readyMs: options.readyMs ?? 30_000,
+    made: (i) => made(i),
+    onUp: () => running(),
+  });
+  const created = Promise.race([id, started.then((h) => h.id)]);
+  const up = Promise.race([ran, started.then(() => undefined)]);
+  // Awaited before the box's create and start (or by its drop); not unhandled meanwhile.
+  for (const p of [created, up, started]) p.catch(() => undefined);
+  return { created, up, started };
+}
+
+async function runEdge(
+  engine: SessionRunner,
+  plan: EdgePlan,
+  o: { replace: boolean; readyMs: number; made: (id: string) => void; onUp: () => void },
 ): Promise<EdgeHandle> {
-  const id = await created;
   const name = edgeHelperName(plan.box);
   const events: string[] = [];
   let stderr = '';
@@ -213,17 +283,26 @@ export async function startEdge(
   const ready = new Promise<void>((resolve) => {
     onReady = resolve;
   });
-  const stdout = lineSink((line) => {
+  const onLine = (line: string): void => {
     if (sawReady) {
       if (events.length >= MAX_EDGE_EVENTS) events.shift();
       events.push(line);
     } else if (line === EDGE_READY) {
       sawReady = true;
       onReady();
-    } else if (line === EDGE_UP) onUp();
-  });
-  // Held open for the session: its end (close, or this process gone) ends the edge.
-  const stdin = new PassThrough();
+    } else if (line === EDGE_UP) o.onUp();
+  };
+  const onStderr = (chunk: string): void => {
+    stderr = (stderr + chunk).slice(-4096);
+  };
+  const { run, id } = await madeRun(engine, plan, o.replace, { onLine, onStderr });
+  if (id === null) {
+    await run.ended;
+    // The engine's refusal: nothing was written to the helper, yet no value is shown.
+    throw notReady('could not be created', redactSecrets(stderr));
+  }
+  o.made(id);
+  const { stdin, ended } = run;
   // The values once known (at once, or after the setup lock's read, adr/0080).
   const given = Promise.resolve(plan.input).then(
     (text) => {
@@ -232,25 +311,15 @@ export async function startEdge(
     },
     () => false,
   );
-  const ended: EdgeHandle['ended'] = engine
-    .runStream(['start', '--attach', '--interactive', name], {
-      stdin,
-      stdout,
-      onStderr: (chunk) => {
-        stderr = (stderr + chunk).slice(-4096);
-      },
-    })
-    .catch((error: unknown) => ({ error }));
   const close = (): void => {
     stdin.end();
   };
   // The ready line's wait starts once the values are written: they may come
   // after a setup lock another launch held for a long build.
   const fed = await Promise.race([given, ended.then(() => true)]);
-  const outcome = fed ? await readyOrNot(ready, ended, readyMs) : 'dropped';
+  const outcome = fed ? await readyOrNot(ready, ended, o.readyMs) : 'dropped';
   if (outcome === 'ready') return { name, id, events, ended, close };
   close();
-  // By its id: its name may since be another launch's edge (adr/0080).
   await engine.remove(id).catch(() => false);
   await ended;
   throw notReady(
@@ -261,12 +330,4 @@ export async function startEdge(
         : 'never became ready',
     stderr,
   );
-}
-
-/**
- * Remove the box's edge helper; false when there was none. After the box:
- * podman will not remove a container another one's network depends on.
- */
-export async function endEdge(engine: SessionRunner, box: string): Promise<boolean> {
-  return engine.remove(edgeHelperName(box)).catch(() => false);
 }

@@ -100,6 +100,13 @@ export interface ProjectStorePaths {
    */
   edgeImageContext: string;
   /**
+   * The edge image last found current, by id (adr/0083): the edge started
+   * before the setup lock runs on it at once. Beside the certificates for
+   * the same reason: a forged one would run the edge, values and all, on
+   * another image.
+   */
+  edgeImageRecord: string;
+  /**
    * develop's delivery receipts (`<launch hash>.delivered`), which status
    * reads to say a box got its credentials: beside the folder, so a
    * `--self-edit` box cannot forge one.
@@ -116,9 +123,18 @@ export interface ProjectStorePaths {
  * reach: forget, doctor's prune and rehome remove them with the folder.
  */
 export function besideFolder(
-  paths: Pick<ProjectStorePaths, 'boundWiring' | 'edge' | 'edgeImageContext' | 'receipts'>,
+  paths: Pick<
+    ProjectStorePaths,
+    'boundWiring' | 'edge' | 'edgeImageContext' | 'edgeImageRecord' | 'receipts'
+  >,
 ): string[] {
-  return [paths.boundWiring, paths.edge, paths.edgeImageContext, paths.receipts];
+  return [
+    paths.boundWiring,
+    paths.edge,
+    paths.edgeImageContext,
+    paths.edgeImageRecord,
+    paths.receipts,
+  ];
 }
 
 /** Paths under projects/<id>/. Refuses ids projectIdFor cannot produce (no traversal). */
@@ -140,6 +156,7 @@ export function projectStorePaths(home: string, id: string): ProjectStorePaths {
     boundWiring: path.join(home, 'wiring', id),
     edge: path.join(home, 'edge', id),
     edgeImageContext: path.join(home, 'edge', `${id}.image`),
+    edgeImageRecord: path.join(home, 'edge', `${id}.image-id`),
     receipts: path.join(home, 'receipts', id),
     buildLog: path.join(dir, 'build.log'),
     edgeBuildLog: path.join(dir, 'edge-build.log'),

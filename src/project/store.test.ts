@@ -68,6 +68,7 @@ describe('store layout', () => {
       boundWiring: '/h/wiring/app-dev-abc123',
       edge: '/h/edge/app-dev-abc123',
       edgeImageContext: '/h/edge/app-dev-abc123.image',
+      edgeImageRecord: '/h/edge/app-dev-abc123.image-id',
       receipts: '/h/receipts/app-dev-abc123',
       buildLog: '/h/projects/app-dev-abc123/build.log',
       edgeBuildLog: '/h/projects/app-dev-abc123/edge-build.log',
@@ -77,7 +78,13 @@ describe('store layout', () => {
   it('keeps what a --self-edit box must not write beside the project folder it binds, and names it for teardown', () => {
     const p = projectStorePaths('/h', 'app-dev-abc123');
     const beside = besideFolder(p);
-    expect(beside).toEqual([p.boundWiring, p.edge, p.edgeImageContext, p.receipts]);
+    expect(beside).toEqual([
+      p.boundWiring,
+      p.edge,
+      p.edgeImageContext,
+      p.edgeImageRecord,
+      p.receipts,
+    ]);
     for (const dir of beside) expect(dir.startsWith(`${p.dir}/`)).toBe(false);
   });
 

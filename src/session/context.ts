@@ -39,9 +39,17 @@ export interface SessionContext {
   /**
    * The project's edge image as the engine has it, asked before the setup
    * lock (a read) when the config read then injects: the edge starts as
-   * soon as it is known current (adr/0079). Absent: asked under the lock.
+   * soon as it is known current (adr/0079). Absent: asked under the lock,
+   * when it must be.
    */
   edgeImage?: Promise<ImageInfo | null>;
+  /**
+   * The edge image last found current on this engine (adr/0083), read
+   * before the setup lock: the early edge runs on it without asking, and
+   * once the engine has made that edge the image exists, so the lock's path
+   * asks nothing either.
+   */
+  recordedEdgeImage?: string;
   /**
    * The edge started before the setup lock from the config read then
    * (adr/0080), or null when it could not be; adopted under the lock when

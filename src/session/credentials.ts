@@ -22,7 +22,7 @@ import {
 } from '../credentials/open.js';
 import type { Engine } from '../engine/engine.js';
 import { RefusedError } from '../errors.js';
-import { createEdge, startEdge, type EdgeHandle, type EdgePlan } from '../network/edge.js';
+import { startEdge, type EdgeHandle, type EdgePlan } from '../network/edge.js';
 import type { EdgeLaunch } from './edge.js';
 import type { RunParams } from '../gen/run-argv.js';
 import { writeDeliveryReceipt } from '../launch/store.js';
@@ -159,16 +159,7 @@ export function startedEdge(
   plan: EdgePlan,
   replace: boolean,
 ): Omit<BoxEdge, 'launch'> {
-  const created = createEdge(engine, plan, replace);
-  let running = (): void => undefined;
-  const ran = new Promise<void>((resolve) => {
-    running = resolve;
-  });
-  const started = startEdge(engine, plan, undefined, created, () => running());
-  const up = Promise.race([ran, started.then(() => undefined)]);
-  // Awaited before the box's create and start (or by dropBoxEdge); not unhandled meanwhile.
-  for (const p of [created, up, started]) p.catch(() => undefined);
-  return { box: plan.box, created, up, started };
+  return { box: plan.box, ...startEdge(engine, plan, { replace }) };
 }
 
 /**

@@ -6,7 +6,7 @@
 // waits for the lock and checks the box's image. Under the lock the edge
 // the launch needs is planned afresh; an early one with the same argv is
 // adopted (its values written to it), any other dropped. It never takes a
-// name from another launch: its create is refused when the name is held
+// name from another launch: the engine refuses its run when the name is held
 // (a live session's edge, or a crashed one's, which the lock's path removes).
 
 import type { EffectiveConfig } from '../config/types.js';
@@ -21,10 +21,16 @@ import { edgeCreateArgv } from '../network/edge.js';
 import { containerName } from '../gen/names.js';
 import { edgePlan, startedEdge, type BoxEdge, type EdgeStart } from './credentials.js';
 import { currentEdgeImage } from './edge-image.js';
+import { lookUpProjectEdgeImage } from './image.js';
+import { recordedEdgeImage } from './edge-image-record.js';
 import { edgeShape } from './edge.js';
 
 /** An edge started before the setup lock, waiting for its values. */
 export interface EarlyEdge {
+  /** The image it runs on. */
+  image: string;
+  /** Whether the engine made its container (then that image exists). */
+  made: Promise<boolean>;
   /**
    * The box's edge, when this one is what the lock's read plans (the same
    * create argv) and still runs: its values written, it is the launch's.
@@ -43,7 +49,7 @@ function sameArgv(a: readonly string[], b: readonly string[]): boolean {
 /** Start an edge whose values come later; `feed` gives them, `withhold` ends it unfed. */
 function edgeAwaitingValues(
   engine: Engine,
-  shape: Omit<EdgeStart, 'launch'> & EdgeSizes,
+  shape: Omit<EdgeStart, 'launch'> & EdgeEndpoints,
 ): EarlyEdge {
   let feed: (input: string) => void = () => undefined;
   let withhold: () => void = () => undefined;
@@ -62,6 +68,10 @@ function edgeAwaitingValues(
   edge.started.catch(() => {
     failed = true;
   });
+  const made = edge.created.then(
+    () => true,
+    () => false,
+  );
   let settled = false;
   const drop = async (): Promise<void> => {
     if (settled) return;
@@ -71,13 +81,11 @@ function edgeAwaitingValues(
     await edge.started.catch(() => undefined);
   };
   return {
+    image: shape.image,
+    made,
     async adopt(start) {
-      const made = await edge.created.then(
-        () => true,
-        () => false,
-      );
       const wanted = edgeCreateArgv(edgePlan(start));
-      if (settled || !made || failed || !sameArgv(argv, wanted)) {
+      if (settled || !(await made) || failed || !sameArgv(argv, wanted)) {
         await drop();
         return null;
       }
@@ -89,11 +97,31 @@ function edgeAwaitingValues(
   };
 }
 
-type EdgeSizes = Pick<EdgeStart['launch'], 'ports' | 'upstreamAddress'>;
+type EdgeEndpoints = Pick<EdgeStart['launch'], 'ports' | 'upstreamAddress'>;
 
 /**
- * The edge for the config read before the lock, started now; null when it
- * cannot be known then: nothing injected, the edge image to be built, or
+ * What develop knows of the edge's image before the setup lock, when the
+ * config read then injects: the image recorded current (adr/0083), else
+ * the engine's answer about the one under the edge tag, asked now (a read,
+ * beside the passphrase and the lock's wait).
+ */
+export function edgeImageBeforeLock(
+  engine: Engine,
+  ctx: Pick<ProjectContext, 'project' | 'projectId'>,
+  injects: boolean,
+): { recordedEdgeImage?: string; edgeImage?: Promise<ImageInfo | null> } {
+  if (!injects) return {};
+  const recorded = recordedEdgeImage(ctx.project.edgeImageRecord, engine.facts.name);
+  return recorded === null
+    ? { edgeImage: lookUpProjectEdgeImage(engine, ctx) }
+    : { recordedEdgeImage: recorded };
+}
+
+/**
+ * The edge for the config read before the lock, started now (on the edge
+ * image recorded current, adr/0083, else once the engine says the one
+ * under its tag is); null when it cannot be known then: nothing injected,
+ * the edge image to be built, or
  * ports to publish (the edge owns them, and their host ports are chosen
  * under the lock, beside the project's other sessions); or when the
  * launch is refused anyway.
@@ -103,8 +131,9 @@ export async function startEarlyEdge(
     io: Pick<Io, 'env'>;
     ctx: Pick<ProjectContext, 'worktreeId' | 'projectId'>;
     engine: Engine;
-    /** The edge image as asked before the lock (SessionContext's). */
+    /** The edge image as known before the lock (SessionContext's, edgeImageBeforeLock). */
     edgeImage?: Promise<ImageInfo | null>;
+    recordedEdgeImage?: string;
   },
   early: { config: EffectiveConfig; skills: readonly ResolvedSkill[] },
 ): Promise<EarlyEdge | null> {
@@ -114,7 +143,10 @@ export async function startEarlyEdge(
   // run_args the lock's read refuses for an injecting box (edge.run-args): nothing is made for them.
   if (edgeOwnedRunArgs(rawRunArgTokens(config, early.skills).map((t) => t.value)).length > 0)
     return null;
-  const image = currentEdgeImage(engine.facts.name, (await s.edgeImage?.catch(() => null)) ?? null);
+  // The image last found current runs it at once (adr/0083); else the engine's answer about the tag.
+  const image =
+    s.recordedEdgeImage ??
+    currentEdgeImage(engine.facts.name, (await s.edgeImage?.catch(() => null)) ?? null);
   if (image === null) return null;
   const shape = edgeShape(config.injections, s.io.env);
   return edgeAwaitingValues(engine, {

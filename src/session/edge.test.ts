@@ -139,6 +139,7 @@ describe('credentialDelivery', () => {
 describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
   it('starts the edge before any box: created first (the box’s create names it), then up (the box may start), ready later; dropped, its stdin ends and its helper goes', async () => {
     const engine = new FakeEngine();
+    engine.images.set('img', { id: 'sha256:img', labels: {} });
     const launch = await prepareEdge(
       path.join(tmp.path, 'beside'),
       'proj-beside',
@@ -148,7 +149,8 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
     if (launch === null) throw new Error('no edge planned');
     let ready = (): void => undefined;
     let stdinEnded = false;
-    engine.runStream = async (_argv, io) => {
+    engine.runStream = async (argv, io) => {
+      engine.madeByRun(argv);
       const stdin = io.stdin as NodeJS.ReadableStream;
       stdin.on('end', () => (stdinEnded = true)).resume();
       // The container runs (its shell says so); node is not ready yet.

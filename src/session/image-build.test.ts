@@ -191,6 +191,21 @@ describe('ensureImage: a base image and the wiring on it (adr/0073)', () => {
     expect(builds(engine)).toHaveLength(2);
   });
 
+  it('a warm launch asks for the FROM image, the base and the box in one engine call; a cold one asks each', async () => {
+    const { engine, req } = ready();
+    await ensureImage(req);
+    const asked = (): unknown[][] =>
+      engine.calls
+        .filter((c) => c.method === 'imageInfo' || c.method === 'imageInfoAll')
+        .map((c) => [c.method, c.args[0]]);
+    const all = [BASE, `${req.tag}-base`, req.tag];
+    // Cold: the one call finds an image absent (null), so each is asked.
+    expect(asked()).toEqual([['imageInfoAll', all], ...all.map((r) => ['imageInfo', r])]);
+    engine.calls.length = 0;
+    expect(await ensureImage(req)).toMatchObject({ built: false });
+    expect(asked()).toEqual([['imageInfoAll', all]]);
+  });
+
   it('a wiring change builds the wiring alone, on the same base id', async () => {
     const { engine, req } = ready();
     await ensureImage(req);
@@ -263,6 +278,16 @@ describe('ensureImage for a bound wiring (adr/0075)', () => {
     expect(existsSync(path.join(req.contextDir, 'wiring'))).toBe(false);
     expect(existsSync(req.wiringContextDir)).toBe(false);
     expect(out).toEqual({ built: true, digest });
+  });
+
+  it('a warm launch asks for the FROM image and the box in one engine call', async () => {
+    const { engine, req } = ready();
+    await ensureImage(req);
+    engine.calls.length = 0;
+    expect(await ensureImage(req)).toMatchObject({ built: false });
+    expect(engine.calls.filter((c) => c.method.startsWith('imageInfo')).map((c) => c.args)).toEqual(
+      [[[BASE, req.tag]]],
+    );
   });
 
   it('a wiring change builds nothing; a change below it builds the one image again', async () => {

@@ -96,14 +96,26 @@ function freshRun(req: ImageRequest, fromId: string | null): Run {
   };
 }
 
+/**
+ * The FROM image and, unless the build is uncached, byre's `tags`, each
+ * null when absent (the FROM image also when asking failed: the build then
+ * says why). A warm launch finds them all: one engine call for all of them,
+ * else one each.
+ */
+async function imageInfos(
+  req: ImageRequest,
+  tags: readonly string[],
+): Promise<(ImageInfo | null)[]> {
+  const from = (): Promise<ImageInfo | null> => req.engine.imageInfo(req.base).catch(() => null);
+  if (req.noCache) return [await from(), ...tags.map(() => null)];
+  const all = await req.engine.imageInfoAll([req.base, ...tags]).catch(() => null);
+  return all ?? Promise.all([from(), ...tags.map((t) => req.engine.imageInfo(t))]);
+}
+
 export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
   if (req.wiring === 'bound') return ensureBoundImage(req);
   const baseTag = baseImageTag(req.tag);
-  const [from, base, box] = await Promise.all([
-    req.engine.imageInfo(req.base).catch(() => null),
-    req.noCache ? null : req.engine.imageInfo(baseTag),
-    req.noCache ? null : req.engine.imageInfo(req.tag),
-  ]);
+  const [from = null, base = null, box = null] = await imageInfos(req, [baseTag, req.tag]);
   const fromId = from?.id ?? null;
   const scope: DigestScope = { engine: req.engine.facts.name, uid: req.uid, gid: req.gid };
   const parts = splitPlan(req.plan);
@@ -141,10 +153,7 @@ export async function ensureImage(req: ImageRequest): Promise<ImageOutcome> {
  * so an image that carries the wiring is never taken for it, nor the reverse.
  */
 async function ensureBoundImage(req: ImageRequest): Promise<ImageOutcome> {
-  const [from, box] = await Promise.all([
-    req.engine.imageInfo(req.base).catch(() => null),
-    req.noCache ? null : req.engine.imageInfo(req.tag),
-  ]);
+  const [from = null, box = null] = await imageInfos(req, [req.tag]);
   const fromId = from?.id ?? null;
   const scope: DigestScope = { engine: req.engine.facts.name, uid: req.uid, gid: req.gid };
   const plan = splitPlan(req.plan).base;

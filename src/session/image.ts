@@ -6,6 +6,7 @@
 import type { Io } from '../io.js';
 import { buildProgressFor } from './build-progress.js';
 import { ensureEdgeImage, lookUpEdgeImage } from './edge-image.js';
+import { recordEdgeImage } from './edge-image-record.js';
 import { ensureImage, type ImageOutcome } from './image-build.js';
 import type { WiringDelivery } from './bound-wiring.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -86,16 +87,17 @@ export function lookUpProjectEdgeImage(
 /**
  * The project's edge image's id, built when it must be (always under
  * `rebuild`'s noCache), with its own progress line and log beside the box
- * image's; `known` is what lookUpProjectEdgeImage already asked.
+ * image's; `known` is what lookUpProjectEdgeImage already asked. Recorded
+ * as the one current (adr/0083): the next launch's early edge runs on it.
  */
-export function ensureProjectEdgeImage(
+export async function ensureProjectEdgeImage(
   engine: Engine,
   io: Io,
   ctx: Pick<ProjectContext, 'project' | 'projectId' | 'store'>,
   options: { noCache: boolean; verbose: boolean },
   known?: Promise<ImageInfo | null>,
 ): Promise<string> {
-  return ensureEdgeImage(
+  const id = await ensureEdgeImage(
     {
       engine,
       tag: edgeImageTag(ctx.projectId),
@@ -106,6 +108,8 @@ export function ensureProjectEdgeImage(
     },
     known,
   );
+  await recordEdgeImage(ctx.project.edgeImageRecord, engine.facts.name, id).catch(() => undefined);
+  return id;
 }
 
 /** The image as the launch record names it; an id that cannot be asked is recorded as such. */

@@ -6,6 +6,7 @@
 // outside the lock need (the banner, the wall's plan, the credentials'
 // delivery, the bind proof) is returned, decided here.
 
+import type { ImageInfo } from '../engine/engine.js';
 import { exposureLines } from '../status/banner.js';
 import { pinSources, type BoxProof } from '../containment/bind-pins.js';
 import { launchedTreesOf } from '../containment/writable-trees.js';
@@ -26,6 +27,7 @@ import { checkExclusiveVolumes, claimAndRecord } from './claim.js';
 import type { LaunchInputs, SessionContext } from './context.js';
 import { createBox, socketGroups } from './create.js';
 import { credentialDelivery, dropBoxEdge, startBoxEdge, type BoxEdge } from './credentials.js';
+import { recordEdgeImage } from './edge-image-record.js';
 import { currentEdgeImage } from './edge-image.js';
 import {
   ensureProjectEdgeImage,
@@ -132,7 +134,10 @@ async function recordLaunch(
  * line). `early` settles with the one started at once, or null.
  */
 function edgeSteps(
-  s: Pick<SessionContext, 'io' | 'ctx' | 'engine' | 'verbose' | 'edgeImage' | 'earlyEdge'>,
+  s: Pick<
+    SessionContext,
+    'io' | 'ctx' | 'engine' | 'verbose' | 'edgeImage' | 'recordedEdgeImage' | 'earlyEdge'
+  >,
   inputs: Pick<LaunchInputs, 'edge'>,
   target: { box: string; network: readonly string[] },
 ): { early: Promise<BoxEdge | null>; afterBoxImage: () => Promise<BoxEdge | null> } {
@@ -146,16 +151,29 @@ function edgeSteps(
   }
   // The one started before the lock when its plan still holds (adr/0080), else one now.
   const on = async (image: string): Promise<BoxEdge> => {
+    // The next launch's early edge runs on it without asking (adr/0083).
+    await recordEdgeImage(ctx.project.edgeImageRecord, engine.facts.name, image).catch(
+      () => undefined,
+    );
     const start = { launch, project: ctx.projectId, image, ...target };
     return (await (await before)?.adopt(start)) ?? startBoxEdge(engine, start);
   };
-  const known = s.edgeImage ?? lookUpProjectEdgeImage(engine, ctx);
-  const early = known.then(async (info) => {
-    const current = currentEdgeImage(engine.facts.name, info);
+  // Asked once, only when it must be.
+  let asked: Promise<ImageInfo | null> | undefined;
+  const known = (): Promise<ImageInfo | null> =>
+    (asked ??= s.edgeImage ?? lookUpProjectEdgeImage(engine, ctx));
+  const early = (async (): Promise<BoxEdge | null> => {
+    const e = await before;
+    // An early edge on the image recorded current (adr/0083) that the engine made: it exists.
+    const recorded = s.recordedEdgeImage;
+    const current =
+      recorded !== undefined && e?.image === recorded && (await e.made)
+        ? recorded
+        : currentEdgeImage(engine.facts.name, await known());
     if (current !== null) return on(current);
-    await (await before)?.drop();
+    await e?.drop();
     return null;
-  });
+  })();
   const afterBoxImage = async (): Promise<BoxEdge | null> =>
     (await early) ??
     on(
@@ -164,7 +182,7 @@ function edgeSteps(
         s.io,
         ctx,
         { noCache: false, verbose: s.verbose },
-        known,
+        known(),
       ),
     );
   return { early, afterBoxImage };

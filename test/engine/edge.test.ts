@@ -39,7 +39,7 @@ import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
-import { edgeHelperName, endEdge, startEdge, type EdgePlan } from '../../src/network/edge.js';
+import { edgeHelperName, startEdge, type EdgePlan } from '../../src/network/edge.js';
 import { ensureEdgeImage } from '../../src/session/edge-image.js';
 import { fakeConfig } from '../support/config.js';
 import { fixtureCerts } from '../support/edge-fixture.mjs';
@@ -335,7 +335,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
         '-p',
         `127.0.0.1:${hostPort}:8080`,
       ]),
-    );
+    ).started;
     await startBox(box);
     // The box runs in the edge's network namespace, as the engine records it.
     expect((await ok(['inspect', '-f', '{{.HostConfig.NetworkMode}}', box])).trim()).toBe(
@@ -446,14 +446,14 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
 
     // Torn down after the box: the helper goes, and its attached run ends.
     await ok(['rm', '-f', box]);
-    expect(await endEdge(engine, box)).toBe(true);
+    expect(await engine.remove(edge.id)).toBe(true);
     await edge.ended;
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
   });
 
   it('ends on its own once its stdin ends (the session over, or the byre that held it gone)', async () => {
     const box = `${prefix}-gone`;
-    const edge = await startEdge(engine, edgePlan(box));
+    const edge = await startEdge(engine, edgePlan(box)).started;
     // Configured and holding: it serves on.
     await new Promise((r) => setTimeout(r, 1500));
     const before = await raw(['inspect', '-f', '{{.State.Running}}', edgeHelperName(box)]);
@@ -471,13 +471,14 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
       edgeHelperName(box),
     ]);
     expect(state.stdout.trim()).toBe('false 0');
-    await endEdge(engine, box);
+    await engine.remove(edge.id);
   });
 
   it('fails closed: an edge that never becomes ready is removed', async () => {
     const box = `${prefix}-unready`;
     await expect(
-      startEdge(engine, edgePlan(box, { input: '{"byre-edge":1,"route":"not a route"}\n' })),
+      startEdge(engine, edgePlan(box, { input: '{"byre-edge":1,"route":"not a route"}\n' }))
+        .started,
     ).rejects.toMatchObject({ rule: 'edge.not-ready' });
     expect((await raw(['inspect', edgeHelperName(box)])).exitCode).not.toBe(0);
   });

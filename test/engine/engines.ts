@@ -107,7 +107,8 @@ export function rootEnginesUnderTest(): EngineName[] {
 /**
  * The engine CLI as the flavor runs it, for tests that drive the adapters
  * (not the binary): the engine itself for root, else a runuser wrapper
- * written into `dir` that runs it as the test user.
+ * written into `dir` that runs it as the test user (a `--cidfile`'s
+ * directory made theirs).
  */
 export function flavorEnginePath(flavor: Flavor, dir: string): string {
   const own = execFileSync('sh', ['-c', `command -v ${flavor.engine}`], {
@@ -116,9 +117,17 @@ export function flavorEnginePath(flavor: Flavor, dir: string): string {
   if (flavor.user === null) return own;
   const home = execFileSync('getent', ['passwd', flavor.user], { encoding: 'utf8' }).split(':')[5];
   const wrapper = path.join(dir, flavor.engine);
+  // byre runs as the engine's user; here it is root, so a run's cidfile
+  // directory (byre's private temp one) is handed to that user first.
   writeFileSync(
     wrapper,
-    `#!/bin/sh\nexec runuser -u ${flavor.user} -- env HOME=${home ?? '/'} ${own} "$@"\n`,
+    [
+      '#!/bin/sh',
+      'prev=',
+      `for a in "$@"; do [ "$prev" = --cidfile ] && chown ${flavor.user} "$(dirname "$a")"; prev=$a; done`,
+      `exec runuser -u ${flavor.user} -- env HOME=${home ?? '/'} ${own} "$@"`,
+      '',
+    ].join('\n'),
   );
   chmodSync(wrapper, 0o755);
   return wrapper;

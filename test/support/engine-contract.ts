@@ -8,7 +8,7 @@
 // byre.test and a `byretest` name, so the engine tier's sweep removes
 // whatever a failed run leaves.
 
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -181,6 +181,12 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
       expect(await s.engine.imageLabels(tag)).toMatchObject({ [TEST]: '1', ...mine });
       const info = await s.engine.imageInfo(tag);
       expect(info).toMatchObject({ id: imageId, labels: mine });
+      // Several in one call, in their order; one absent makes it null (ask each then).
+      const all = await s.engine.imageInfoAll([s.image, tag, s.image]);
+      const baseId = await s.engine.imageId(s.image);
+      expect(all?.map((i) => i.id)).toEqual([baseId, imageId, baseId]);
+      expect(all?.[1]?.labels).toMatchObject(mine);
+      expect(await s.engine.imageInfoAll([tag, name('no-image'), s.image])).toBeNull();
       const rows = await s.engine.imageList({ labels: mine });
       expect(rows.map((r) => r.id)).toEqual([imageId]);
       expect(rows[0]?.ref?.endsWith(`${tag}:latest`)).toBe(true);
@@ -466,6 +472,65 @@ export function engineContract(label: string, make: () => Promise<ContractSubjec
         expect(later.bytes().toString()).toBe('three\n');
       } finally {
         expect(await s.engine.remove(created)).toBe(true);
+      }
+    });
+
+    it('runStream of a `run --cidfile` (the edge, adr/0081): the id is in the file while it runs; a name in use is refused with none', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'byretest-contract-cid-'));
+      const argv = (cidfile: string): string[] => [
+        'run',
+        '-i',
+        '--cidfile',
+        cidfile,
+        '--name',
+        name('cid'),
+        ...labels('cid'),
+        s.image,
+        'cat',
+      ];
+      const stdin = new PassThrough();
+      const out = sink();
+      const cidfile = path.join(dir, 'cid');
+      const running = s.engine.runStream(argv(cidfile), { stdin, stdout: out.stream });
+      try {
+        let id = '';
+        for (let i = 0; i < 600 && !/^[0-9a-f]{64}$/.test(id); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          id = existsSync(cidfile) ? readFileSync(cidfile, 'utf8').trim() : '';
+        }
+        expect(id).toMatch(/^[0-9a-f]{64}$/);
+        created.push(id);
+        const again = path.join(dir, 'cid-again');
+        const refused = await s.engine.runStream(argv(again), {
+          stdin: Readable.from([]),
+          stdout: sink().stream,
+        });
+        expect(refused.exitCode).toBe(125);
+        expect(existsSync(again) ? readFileSync(again, 'utf8') : '').toBe('');
+        // An absent image is refused alike (never pulled), with no id.
+        const absent = path.join(dir, 'cid-absent');
+        const noImage = await s.engine.runStream(
+          [
+            'run',
+            '-i',
+            '--pull=never',
+            '--cidfile',
+            absent,
+            ...labels('cid'),
+            name('no-image'),
+            'cat',
+          ],
+          { stdin: Readable.from([]), stdout: sink().stream },
+        );
+        expect(noImage.exitCode).toBe(125);
+        expect(existsSync(absent) ? readFileSync(absent, 'utf8') : '').toBe('');
+        stdin.end('four\n');
+        expect((await running).exitCode).toBe(0);
+        expect(out.bytes().toString()).toBe('four\n');
+        expect(await s.engine.remove(id)).toBe(true);
+      } finally {
+        stdin.end();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
 

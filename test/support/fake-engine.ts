@@ -8,11 +8,13 @@
 // back in it. A helper the interpreter does not model answers empty output,
 // exit 0: the netns helper's init hook, which joins the box's network
 // namespace, is the one byre runs. The engine contract (engine-contract.ts)
-// holds the fake to what docker and podman do. It must never spawn or touch
-// disk.
+// holds the fake to what docker and podman do. It must never spawn, and
+// touches disk only to write a run's cidfile where the caller named it (the
+// engine's client writes it on the host).
 // Over 500 lines: one in-memory engine, a method for each Engine method.
 
 import { EngineError } from '../../src/errors.js';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path/posix';
 import { Readable } from 'node:stream';
 import {
@@ -192,9 +194,26 @@ function envAndEntrypoint(argv: readonly string[]): {
   return { env, entrypoint };
 }
 
+/**
+ * A helper's stdin, read to its end or, for the edge, to its input's end
+ * line: byre holds the edge's stdin open past that for the session
+ * (adr/0079).
+ */
+async function helperStdin(io: StreamIo): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  if (io.stdin instanceof Readable) {
+    for await (const chunk of io.stdin) {
+      chunks.push(Buffer.from(chunk as Buffer));
+      if (Buffer.concat(chunks).toString('utf8').endsWith(EDGE_INPUT_END)) break;
+    }
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Run/create flags that take the next word as their value. */
 const VALUED = new Set([
   '--name',
+  '--cidfile',
   '-e',
   '--label',
   '--mount',
@@ -381,6 +400,13 @@ export class FakeEngine implements Engine {
     this.record('imageInfo', ref);
     const img = this.images.get(ref);
     return img === undefined ? null : { id: img.id, labels: { ...img.labels } };
+  }
+
+  async imageInfoAll(refs: readonly string[]): Promise<ImageInfo[] | null> {
+    this.record('imageInfoAll', [...refs]);
+    const found = refs.map((ref) => this.images.get(ref));
+    if (found.some((img) => img === undefined)) return null;
+    return found.map((img) => ({ id: img?.id ?? '', labels: { ...img?.labels } }));
   }
 
   async imageLabels(tag: string): Promise<Record<string, string>> {
@@ -819,38 +845,69 @@ export class FakeEngine implements Engine {
    */
   async runStream(argv: readonly string[], io: StreamIo): Promise<StreamResult> {
     this.record('runStream', [...argv]);
-    const chunks: Buffer[] = [];
-    if (io.stdin instanceof Readable) {
-      for await (const chunk of io.stdin) {
-        chunks.push(Buffer.from(chunk as Buffer));
-        // The edge reads its input to its end line; byre holds its stdin
-        // open past that for the session (adr/0079).
-        if (Buffer.concat(chunks).toString('utf8').endsWith(EDGE_INPUT_END)) break;
-      }
+    if (argv[0] === 'run' && argv.includes('--cidfile')) return this.runWithCidfile(argv, io);
+    const stdin = await helperStdin(io);
+    if (argv[0] === 'start') {
+      const name = argv[argv.length - 1] ?? '';
+      const c = this.find(name);
+      if (c === undefined) throw this.missing(name, 'start');
+      return this.startStream(c, argv, stdin, io);
     }
-    if (argv[0] === 'start') return this.startStream(argv, Buffer.concat(chunks), io);
     const { env, entrypoint } = envAndEntrypoint(argv);
     const command = [...entrypoint, ...commandOf(argv)];
     const mounts = mountsOf(argv);
     const modelled = isPlain(command) && mounts.every((m) => m.type === 'volume');
     const r =
       this.onRunStream !== undefined
-        ? await this.onRunStream(argv, Buffer.concat(chunks))
+        ? await this.onRunStream(argv, stdin)
         : modelled
-          ? await runInBox(this.mountAll(argv, mounts), command, Buffer.concat(chunks), env)
+          ? await runInBox(this.mountAll(argv, mounts), command, stdin, env)
           : { exitCode: 0, stdout: Buffer.alloc(0), stderr: '' };
     return this.streamOut(io, r);
   }
 
-  /** `start --attach --interactive NAME` of a created container: its command fed `stdin`, running meanwhile. */
+  /**
+   * `run -i --cidfile FILE …`: the container made (a name in use refused,
+   * exit 125, as both engines do), its id written to FILE before it runs,
+   * then started attached like `start --attach --interactive`.
+   */
+  private async runWithCidfile(argv: readonly string[], io: StreamIo): Promise<StreamResult> {
+    const c = this.madeByRun(argv);
+    if (typeof c === 'string') {
+      return this.streamOut(io, { exitCode: 125, stdout: Buffer.alloc(0), stderr: c });
+    }
+    const stdin = await helperStdin(io);
+    return this.startStream(c, argv, stdin, io);
+  }
+
+  /**
+   * What a `run --cidfile FILE …` makes before its container starts: the
+   * container, its id written to FILE; or the engine's refusal (its name
+   * in use, its image absent: runs never pull here). For tests that stand
+   * in for the run's stream themselves.
+   */
+  madeByRun(argv: readonly string[]): FakeContainer | string {
+    const name = argv[argv.indexOf('--name') + 1];
+    if (argv.includes('--name') && name !== undefined && this.find(name) !== undefined)
+      return `the container name "${name}" is already in use`;
+    const c = this.containerFromArgv(argv, false);
+    const known =
+      this.images.has(c.image) || [...this.images.values()].some((i) => i.id === c.image);
+    if (!known) {
+      this.containers.delete(c.id);
+      return `${c.image}: image not known`;
+    }
+    writeFileSync(argv[argv.indexOf('--cidfile') + 1] ?? '', c.id, { flag: 'wx' });
+    return c;
+  }
+
+  /** A created container started attached (`start --attach --interactive`, or a `run`'s): its command fed `stdin`, running meanwhile. */
   private async startStream(
+    c: FakeContainer,
     argv: readonly string[],
     stdin: Buffer,
     io: StreamIo,
   ): Promise<StreamResult> {
-    const name = argv[argv.length - 1] ?? '';
-    const c = this.find(name);
-    if (c === undefined) throw this.missing(name, 'start');
     c.running = true;
     try {
       const r =
