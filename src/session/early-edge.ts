@@ -121,10 +121,9 @@ export function edgeImageBeforeLock(
  * The edge for the config read before the lock, started now (on the edge
  * image recorded current, adr/0083, else once the engine says the one
  * under its tag is); null when it cannot be known then: nothing injected,
- * the edge image to be built, or
- * ports to publish (the edge owns them, and their host ports are chosen
- * under the lock, beside the project's other sessions); or when the
- * launch is refused anyway.
+ * the edge image to be built, or ports to publish (the edge owns them, and
+ * their host ports are chosen under the lock, beside the project's other
+ * sessions); or when the launch is refused anyway.
  */
 export async function startEarlyEdge(
   s: {
