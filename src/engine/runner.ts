@@ -106,6 +106,7 @@ const LEFTOVER_ATTEMPTS = 20;
 const LEFTOVER_RETRY_MS = 500;
 /** How often a podman listing that raced a removal is asked in all (`listQuery`). */
 const LISTING_ASKS = 3;
+
 /** An image's `{{.Id}}\t{{json .Config.Labels}}` line (imageInfoArgv). */
 function imageInfoOf(row: string, ref: string): ImageInfo {
   const tab = row.indexOf('\t');

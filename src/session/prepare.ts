@@ -151,10 +151,6 @@ function edgeSteps(
   }
   // The one started before the lock when its plan still holds (adr/0080), else one now.
   const on = async (image: string): Promise<BoxEdge> => {
-    // The next launch's early edge runs on it without asking (adr/0083).
-    await recordEdgeImage(ctx.project.edgeImageRecord, engine.facts.name, image).catch(
-      () => undefined,
-    );
     const start = { launch, project: ctx.projectId, image, ...target };
     return (await (await before)?.adopt(start)) ?? startBoxEdge(engine, start);
   };
@@ -166,11 +162,16 @@ function edgeSteps(
     const e = await before;
     // An early edge on the image recorded current (adr/0083) that the engine made: it exists.
     const recorded = s.recordedEdgeImage;
-    const current =
-      recorded !== undefined && e?.image === recorded && (await e.made)
-        ? recorded
-        : currentEdgeImage(engine.facts.name, await known());
-    if (current !== null) return on(current);
+    if (recorded !== undefined && e?.image === recorded && (await e.made)) return on(recorded);
+    const current = currentEdgeImage(engine.facts.name, await known());
+    if (current !== null) {
+      // Found current under the tag: the next launch's early edge runs on it without asking
+      // (adr/0083); a build records its own (ensureProjectEdgeImage).
+      await recordEdgeImage(ctx.project.edgeImageRecord, engine.facts.name, current).catch(
+        () => undefined,
+      );
+      return on(current);
+    }
     await e?.drop();
     return null;
   })();
