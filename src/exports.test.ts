@@ -33,6 +33,8 @@ const TEST_ONLY_EXPORTS: Readonly<Record<string, string>> = {
     'tests read back what ensureEdgeSet kept, minted or refused to trust',
   'src/credentials/edge-store.ts#writeEdgeStore':
     'a test fails the write midway to prove the old set survives whole',
+  'src/credentials/injection-plan.ts#INJECTION_SENTINEL':
+    "tests hold the launcher's literal (which sets it, adr/0084) and the edge's replacement of it to this one value",
   'src/doctor/findings.ts#DISK_FAIL_BYTES':
     "the low-disk failure's boundary the disk tests sit on either side of, to the byte",
   'src/doctor/findings.ts#DISK_WARN_BYTES':

@@ -172,7 +172,15 @@ describe('byre dockerrun', () => {
     );
     expect(lines[1]).not.toContain('GH_TOKEN');
     expect(out).not.toContain('byre-edge-sentinel');
+    expect(out).not.toContain('BYRE_EDGE_SENTINELS');
+    // No edge opens the gate develop's image bakes (adr/0084): the box skips it.
+    expect(lines[1]).toContain(' -e BYRE_EDGE_GATE_FILE=/dev/null ');
     expect(out + w.io.err).not.toContain('sk-secret');
     expect(out + w.io.err).not.toContain(row.slice(20, 60));
+  });
+
+  it('no injection: the edge gate is not mentioned', async () => {
+    writeConfig('');
+    expect(await dockerrun()).not.toContain('BYRE_EDGE_GATE_FILE');
   });
 });

@@ -104,7 +104,9 @@ export async function dockerrunCommand(io: Io, deps: CommandDeps = {}): Promise<
     );
   }
   // The edge is not carried (adr/0070): one comment per injected key, and no
-  // value for it in the command, not even the sentinel.
+  // value for it in the command, not even the sentinel; the box skips the
+  // edge gate develop's image bakes, which no edge would open (adr/0084).
   for (const line of ejectedInjectionLines(config.injections)) io.stdout.write(`${line}\n`);
+  if (config.injections.length > 0) params.skipEdgeGate = true;
   io.stdout.write(`${shellQuote([engine.name, ...buildRunArgv(params, 'run', io.stdinIsTty)])}\n`);
 }

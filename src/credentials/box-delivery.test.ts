@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import type { StreamIo } from '../engine/engine.js';
@@ -159,37 +159,14 @@ describe('deliverCredentials answers at the receiver’s word', () => {
   });
 });
 
-describe('deliverCredentials with a release (the edge starting beside it)', () => {
-  it('lands the values at once and opens the gate only once released', async () => {
+describe('deliverCredentials over a streamed stdin', () => {
+  it('lands the values through the real receiver and opens the gate', async () => {
     const { engine, id } = engineWithBox();
     streamingReceiver(engine);
-    let release = (): void => undefined;
-    const released = new Promise<void>((r) => (release = r));
-    const delivering = deliverCredentials(
-      engine,
-      { boxId: id, uid: 1, gid: 1, values },
-      { running: true, release: released },
-    );
-    await vi.waitFor(() => expect(existsSync(path.join(dir, 'env', 'API_KEY'))).toBe(true), {
-      timeout: 10_000,
-    });
-    expect(existsSync(path.join(dir, 'ready'))).toBe(false);
-    release();
-    await delivering;
+    await deliverCredentials(engine, { boxId: id, uid: 1, gid: 1, values }, FAST);
+    expect(existsSync(path.join(dir, 'env', 'API_KEY'))).toBe(true);
     expect(existsSync(path.join(dir, 'ready'))).toBe(true);
     expect(engine.callsTo('exec')).toEqual([]);
-  });
-
-  it('never opens the gate when the release fails, and stops the box', async () => {
-    const { engine, id } = engineWithBox();
-    streamingReceiver(engine);
-    const failure = deliverCredentials(
-      engine,
-      { boxId: id, uid: 1, gid: 1, values },
-      { running: true, release: Promise.reject(new Error('the edge exited')) },
-    );
-    await expect(failure).rejects.toMatchObject({ rule: 'develop.credentials-failed' });
-    expect(existsSync(path.join(dir, 'ready'))).toBe(false);
-    expect(engine.callsTo('stop')).toEqual([[id, 2]]);
+    expect(engine.callsTo('stop')).toEqual([]);
   });
 });

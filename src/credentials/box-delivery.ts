@@ -45,17 +45,8 @@ function failed(message: string): ByreError {
 /** Bytes of the receiver's stdout kept: it says one line. */
 const RECEIVER_OUTPUT_CAP = 4096;
 
-/** The payload's closing line: the receiver opens the gate only once it reads it. */
-const CLOSING_LINE = 'end\n';
-
 /**
- * The receiver run with the payload on its stdin, all but its closing line
- * sent at once and that line only once `release` resolves: the exec's start
- * and the values' landing overlap the step `release` waits for (the edge's
- * start), while the gate still opens after it. A rejected `release` breaks
- * the stream, which kills the exec before the gate opened.
- *
- * It answers as soon as the receiver's done line comes (the receiver says it
+ * The receiver run with the payload on its stdin. It answers as soon as the receiver's done line comes (the receiver says it
  * last, once the gate is open), not when the engine's exec returns: podman's
  * exec teardown can take seconds under load, and the delivery's receipt,
  * which status reads, is written on this answer. The exec ends on its own.
@@ -64,16 +55,8 @@ async function execReceiver(
   engine: ExecRunner,
   spec: ExecSpec,
   payload: string,
-  release: Promise<void>,
 ): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const cut = payload.lastIndexOf(CLOSING_LINE);
-  const stdin = Readable.from(
-    (async function* () {
-      yield Buffer.from(payload.slice(0, cut));
-      await release;
-      yield Buffer.from(payload.slice(cut));
-    })(),
-  );
+  const stdin = Readable.from([Buffer.from(payload)]);
   let stdout = '';
   let onDone = (): void => undefined;
   const done = new Promise<null>((resolve) => {
@@ -102,13 +85,9 @@ async function execReceiver(
   return { exitCode: 0, stdout, stderr };
 }
 
-/** How a delivery waits: for the box to run (unless a step before it saw it run), and for `release`. */
+/** How a delivery waits for the box to run. */
 interface DeliveryWait {
   timeouts?: Pick<NetnsTimeouts, 'findMs' | 'startPollMs'>;
-  /** A step before this one (the edge's) already saw the box run. */
-  running?: boolean;
-  /** The gate waits for it too (the values are sent before it). */
-  release?: Promise<void>;
 }
 
 /**
@@ -121,17 +100,14 @@ export async function deliverCredentials(
   wait: DeliveryWait = {},
 ): Promise<void> {
   const { boxId } = delivery;
-  const release = wait.release;
-  if (wait.running !== true) {
-    await boxRunning(engine, boxId, wait.timeouts ?? NETNS_TIMEOUTS).catch(() => {
-      throw failed('the box never started, so no credentials were delivered');
-    });
-  }
+  await boxRunning(engine, boxId, wait.timeouts ?? NETNS_TIMEOUTS).catch(() => {
+    throw failed('the box never started, so no credentials were delivered');
+  });
   const spec = { id: boxId, command: receiverCommand(), user: `${delivery.uid}:${delivery.gid}` };
   const payload = credentialPayload(delivery.values);
   let outcome: { exitCode: number; stdout: string; stderr: string };
   try {
-    outcome = await execReceiver(engine, spec, payload, release ?? Promise.resolve());
+    outcome = await execReceiver(engine, spec, payload);
   } catch (error) {
     await engine.stop(boxId, 2).catch(() => undefined);
     const why = error instanceof Error ? redactSecrets(error.message) : 'the exec failed';

@@ -9,7 +9,7 @@ import {
   type Injection,
   type Presentation,
 } from '../config/inject.js';
-import { EDGE_TRUST_ENV } from '../gen/box-layout.js';
+import { EDGE_ADDRESS, EDGE_TRUST_ENV } from '../gen/box-layout.js';
 
 /**
  * What the box's variable holds instead of the value: agents that refuse to
@@ -17,13 +17,6 @@ import { EDGE_TRUST_ENV } from '../gen/box-layout.js';
  * anywhere but through the edge, which replaces it.
  */
 export const INJECTION_SENTINEL = 'byre-edge-sentinel';
-
-/**
- * The loopback address the box's host entries point injected names at; the
- * edge, which shares only the box's network namespace, listens there. A
- * dedicated address keeps clear of whatever the box serves on 127.0.0.1.
- */
-const EDGE_ADDRESS = '127.31.0.1';
 
 /** The edge also listens here on :80, only to refuse plain HTTP visibly. */
 export const EDGE_PLAIN_HTTP_PORT = 80;

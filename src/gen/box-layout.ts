@@ -39,6 +39,32 @@ export const IMAGE_PATH_FILE = `${BYRE_ETC}/image-path`;
 /** Baked when the config holds credential rows: the launcher waits for delivery (adr/0012). */
 export const CREDENTIAL_GATE_PATH = `${BYRE_ETC}/credential-gate`;
 /**
+ * Baked when the project injects credentials (adr/0084): `ADDRESS PORT`,
+ * where the box's edge listens once it is ready; the launcher waits for a
+ * connection there before anything of the box's runs.
+ */
+export const EDGE_GATE_PATH = `${BYRE_ETC}/edge-gate`;
+/**
+ * The loopback address the box's host entries point injected names at; the
+ * edge, which owns the box's network namespace (adr/0079), listens there. A
+ * dedicated address keeps clear of whatever the box serves on 127.0.0.1.
+ */
+export const EDGE_ADDRESS = '127.31.0.1';
+/**
+ * The edge's ready signal: it listens here (on EDGE_ADDRESS) only once it
+ * holds its routes, after it dropped to EDGE_UID (so above 1023), and the
+ * launcher's edge gate waits for it (adr/0084). Beside the wall's 7227.
+ */
+export const EDGE_GATE_PORT = 7228;
+/**
+ * The box's variable naming its injected keys (`KEY,KEY`; adr/0084): the
+ * launcher sets each to the sentinel once its edge gate opened. Names only:
+ * set after skill and delivered env, so neither can rewrite it.
+ */
+export const EDGE_SENTINELS_ENV = 'BYRE_EDGE_SENTINELS';
+/** Where the launcher reads its edge gate's file (EDGE_GATE_PATH unless set). */
+export const EDGE_GATE_FILE_ENV = 'BYRE_EDGE_GATE_FILE';
+/**
  * The bind proof (adr/0045): `dev:ino:target,…` for every bind byre pinned.
  * The launcher and byre's helper containers check it before anything else;
  * develop sets it after skill and delivered env, so neither can replace it.
@@ -106,6 +132,9 @@ const RESERVED_ENV: Readonly<Record<string, readonly string[]>> = {
   BYRE_CREDENTIAL_GATE_FILE: ['credential delivery'],
   BYRE_CREDENTIAL_GATE_TIMEOUT: ['credential delivery'],
   BYRE_CREDENTIAL_DIR: ['credential delivery'],
+  [EDGE_GATE_FILE_ENV]: ['credential delivery'],
+  BYRE_EDGE_GATE_TIMEOUT: ['credential delivery'],
+  [EDGE_SENTINELS_ENV]: ['credential delivery'],
   BYRE_ENVD_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
   BYRE_FIRSTRUN_DIR: ['context delivery', 'MCP delivery', LAUNCH_CLAIM],
   BYRE_WORKSPACE_DIR: [LAUNCH_CLAIM],

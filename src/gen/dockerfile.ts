@@ -22,7 +22,10 @@ import {
   CLAUDE_SKILLS_DIR,
   CREDENTIAL_GATE_PATH,
   DEV_HOME,
+  EDGE_ADDRESS,
   EDGE_CA_PATH,
+  EDGE_GATE_PATH,
+  EDGE_GATE_PORT,
   EDGE_TRUST_ENV,
   ENSURE_NODE_PATH,
   IMAGE_PATH_FILE,
@@ -55,6 +58,11 @@ export const CREDENTIAL_GATE_TEXT =
  * box's image: the edge runs on its own (adr/0077).
  */
 export const EDGE_CA_STAGED = 'byre-edge-ca.crt';
+
+/** Staged with the CA (adr/0084): the edge gate's file, where the box's edge says it is ready. */
+export const EDGE_GATE_STAGED = 'edge-gate';
+/** The edge gate file's content: the edge's address and ready port. */
+export const EDGE_GATE_TEXT = `${EDGE_ADDRESS} ${EDGE_GATE_PORT}\n`;
 
 /** A build-context file and where it lands in the image. */
 export interface StagedCopy {
@@ -269,7 +277,7 @@ function guardLines(guard: PostureGuard | null, credentialGate: boolean): string
 
 /**
  * The box image's edge layer (adr/0070): the project CA the box's clients
- * trust, after the project block and the guard, so no `files` entry or
+ * trust and the edge gate's file (adr/0084), after the project block and the guard, so no `files` entry or
  * project line can replace it, and so a change of injected names (a new CA)
  * rebuilds only this tail. Root runs it (the USER line comes after). The
  * system store takes the CA through update-ca-certificates (installed here
@@ -283,6 +291,7 @@ function edgeLines(): string[] {
     .map((key) => `ENV ${key}=${dockerfileQuote(EDGE_TRUST_ENV[key] ?? '')}`);
   return [
     `COPY ${EDGE_CA_STAGED} ${EDGE_CA_PATH}`,
+    `COPY ${EDGE_GATE_STAGED} ${EDGE_GATE_PATH}`,
     'RUN set -e; \\',
     '    if ! command -v update-ca-certificates >/dev/null; then \\',
     '      apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*; \\',
@@ -391,6 +400,7 @@ export function guardedPathCollisions(
       LAUNCHER_PATH,
       credentialGate ? CREDENTIAL_GATE_PATH : undefined,
       edge ? EDGE_CA_PATH : undefined,
+      edge ? EDGE_GATE_PATH : undefined,
       guard?.gate?.dest,
       guard?.netnsScript?.dest,
     ]

@@ -52,6 +52,8 @@ describe('the edge layer', () => {
     );
     expect(lines.slice(at + 1, lines.indexOf('HEALTHCHECK NONE'))).toEqual([
       `COPY byre-edge-ca.crt ${EDGE_CA_PATH}`,
+      // The edge gate's file (adr/0084): the launcher waits there for the edge.
+      'COPY edge-gate /etc/byre/edge-gate',
       'RUN set -e; \\',
       // The store's tool, only when missing; no node: the edge is not here.
       '    if ! command -v update-ca-certificates >/dev/null; then \\',

@@ -197,6 +197,27 @@ function startEdge(
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** Whether a TCP connection to host:port is accepted. */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Resolves once host:port accepts a connection (the edge has bound its listeners). */
+async function waitForConnect(host: string, port: number): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await connects(host, port)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`nothing listened on ${host}:${port}`);
+}
+
 /** Resolves once `pred(stdout)` holds; rejects if the edge exits first. */
 function waitFor(edge: Edge, pred: (out: string) => boolean): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -759,6 +780,39 @@ describe.skipIf(!isRoot)('the edge process on loopback (root: it drops to 65534)
     // Configured, stdin still open: it serves on.
     await new Promise((r) => setTimeout(r, 300));
     expect(e.child.exitCode).toBeNull();
+    e.child.stdin?.end();
+    expect(await e.exited).toBe(0);
+  });
+
+  it('opens its gate port (the box’s edge gate, adr/0084) only once its routes are read, with its ready line', async () => {
+    const p = await freePort(EDGE_ADDR);
+    const gate = await freePort(EDGE_ADDR);
+    const input = encodeEdgeInput({
+      routes: [
+        {
+          host: { name: 'gate.fixture.test', port: p },
+          presentation: { kind: 'bearer' },
+          value: 'not-a-secret',
+          ...mintLeaf(dir, 'edge-ca', 'gate.fixture.test'),
+        },
+      ],
+    });
+    if (!input.ok) throw new Error(input.problem);
+    const plain = await freePort(EDGE_ADDR);
+    const e = startEdge([
+      '--port',
+      String(p),
+      '--plain-port',
+      String(plain),
+      '--gate-port',
+      String(gate),
+    ]);
+    // Listening (its plain port is bound last), not yet told its routes: the gate is shut.
+    await waitForConnect(EDGE_ADDR, plain);
+    expect(await connects(EDGE_ADDR, gate)).toBe(false);
+    e.child.stdin?.write(input.text);
+    await waitFor(e, (o) => o.includes('byre-edge 1 ready\n'));
+    expect(await connects(EDGE_ADDR, gate)).toBe(true);
     e.child.stdin?.end();
     expect(await e.exited).toBe(0);
   });

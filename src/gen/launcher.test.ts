@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/temp.js';
 import { resolveHostTool } from '../engine/host-tools.js';
+import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
 import { BIND_PROOF_EXIT, bindProofValue, provenScript } from './bind-proof.js';
+import { EDGE_GATE_TEXT } from './dockerfile.js';
 
 /** The bind check as byre's helpers carry it: what a proven script puts in front. */
 const BIND_PROOF_SH = provenScript('', []);
@@ -124,6 +126,7 @@ useTempDir('launch-test', (tmp) => {
     BYRE_FIRSTRUN_DIR: sub('firstrun.d'),
     BYRE_ENVD_DIR: sub('env.d'),
     BYRE_LAUNCH_GATE_FILE: path.join(dir, 'etc-byre', 'launch-gate'),
+    BYRE_EDGE_GATE_FILE: path.join(dir, 'etc-byre', 'edge-gate'),
     BYRE_MOUNTS_FILE: write('mounts', 'proc /proc proc rw 0 0\n'),
     GIT_CONFIG_NOSYSTEM: '1',
   };
@@ -245,6 +248,119 @@ describe('launch gate', () => {
     const r = await launch(['true'], { BYRE_LAUNCH_GATE_TIMEOUT: '0.2' });
     expect(r.code).toBe(1);
     expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
+  });
+});
+
+describe('edge gate (adr/0084)', () => {
+  const SHOW = [
+    'bash',
+    '-c',
+    'printf "[%s][%s][%s]" "${GH-unset}" "${OPENAI_API_KEY-unset}" "${API_KEY-unset}"',
+  ];
+  const gate = (port: number): string => write('etc-byre/edge-gate', `127.0.0.1 ${port}\n`);
+
+  it('the baked file names the edge’s address and gate port, which the edge is started with', () => {
+    expect(EDGE_GATE_TEXT).toBe('127.31.0.1 7228\n');
+  });
+
+  it('opens when the edge listens, then sets each injected key to the sentinel, and only those', async () => {
+    const server = await listen();
+    try {
+      gate(portOf(server));
+      const r = await launch(SHOW, {
+        BYRE_EDGE_SENTINELS: 'GH,OPENAI_API_KEY',
+        BYRE_EDGE_GATE_TIMEOUT: '5',
+      });
+      expect(r).toMatchObject({
+        code: 0,
+        stdout: `[${INJECTION_SENTINEL}][${INJECTION_SENTINEL}][unset]`,
+      });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('waits for an edge that listens after it started', async () => {
+    const port = await closedPort();
+    gate(port);
+    const waits = markWaits();
+    const launched = launch(SHOW, {
+      BYRE_EDGE_SENTINELS: 'GH',
+      BYRE_EDGE_GATE_TIMEOUT: '10',
+      ...waits.env,
+    });
+    await waits.waited();
+    const server = await listen(port);
+    try {
+      expect(await launched).toMatchObject({
+        code: 0,
+        stdout: `[${INJECTION_SENTINEL}][unset][unset]`,
+      });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('fails closed without running hooks or the command when the edge never signals', async () => {
+    const port = await closedPort();
+    gate(port);
+    write('firstrun.d/10-mark.sh', `touch ${dir}/hook-ran\n`);
+    const marker = path.join(dir, 'ran');
+    const r = await launch(['bash', '-c', `touch ${marker}`], {
+      BYRE_EDGE_SENTINELS: 'GH',
+      BYRE_EDGE_GATE_TIMEOUT: '0.2',
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `byre: edge gate: the edge never signaled ready on 127.0.0.1:${port} after 0.2s — refusing to launch without it (failing closed).`,
+    );
+    expect(r.stderr).toContain('BYRE_EDGE_GATE_FILE=/dev/null');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(path.join(dir, 'hook-ran'))).toBe(false);
+  });
+
+  it.each([
+    ['an address off loopback', '10.0.0.1 7228\n'],
+    ['no port', '127.31.0.1\n'],
+    ['port 0', '127.31.0.1 0\n'],
+    ['a port past 65535', '127.31.0.1 65536\n'],
+    ['a second line', '127.31.0.1 7228\n127.0.0.1 22\n'],
+  ])('fails closed on a gate file with %s', async (_what, text) => {
+    write('etc-byre/edge-gate', text);
+    const r = await launch(['bash', '-c', 'echo ran'], { BYRE_EDGE_GATE_TIMEOUT: '0.2' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('does not hold a loopback address and a port');
+    expect(r.stdout).toBe('');
+  });
+
+  it.each([['BYRE_LAUNCH_GATE_FILE'], ['PATH;x'], ['1ABC']])(
+    'fails closed on an injected key it cannot set (%s)',
+    async (key) => {
+      const server = await listen();
+      try {
+        gate(portOf(server));
+        const r = await launch(['bash', '-c', 'echo ran'], {
+          BYRE_EDGE_SENTINELS: `GH,${key}`,
+          BYRE_EDGE_GATE_TIMEOUT: '5',
+        });
+        expect(r.code).toBe(1);
+        expect(r.stderr).toContain('an injected key has an unusable name');
+        expect(r.stdout).toBe('');
+      } finally {
+        await close(server);
+      }
+    },
+  );
+
+  it('is skipped without a gate file, or with BYRE_EDGE_GATE_FILE=/dev/null: no sentinel then', async () => {
+    const bare = await launch(SHOW, { BYRE_EDGE_SENTINELS: 'GH' });
+    expect(bare).toMatchObject({ code: 0, stdout: '[unset][unset][unset]' });
+    gate(await closedPort());
+    const ejected = await launch(SHOW, {
+      BYRE_EDGE_SENTINELS: 'GH',
+      BYRE_EDGE_GATE_FILE: '/dev/null',
+    });
+    expect(ejected).toMatchObject({ code: 0, stdout: '[unset][unset][unset]' });
   });
 });
 

@@ -17,6 +17,8 @@ import {
   compareStrings,
   CREDENTIAL_GATE_STAGED,
   CREDENTIAL_GATE_TEXT,
+  EDGE_GATE_STAGED,
+  EDGE_GATE_TEXT,
   EDGE_CA_STAGED,
   guardedPathCollisions,
   wiringPathCollisions,
@@ -366,8 +368,8 @@ export function planBuild(
     apt: config.apt.map((a) => a.value),
     dockerfilePost: config.dockerfilePost.map((l) => l.value),
     guard: postureGuardFor(skills),
-    // An injecting box waits for its sentinels too: they arrive once its edge is ready.
-    credentialGate: deliveredCredentialRows(config).length > 0 || options.edgeCa !== undefined,
+    // An injecting box waits at its edge gate instead (adr/0084): nothing is delivered for it.
+    credentialGate: deliveredCredentialRows(config).length > 0,
     edge: options.edgeCa !== undefined,
   };
   const dockerfile = renderDockerfile(dockerfileInput);
@@ -384,7 +386,9 @@ export function planBuild(
     ...(dockerfileInput.credentialGate === true
       ? [bytes(CREDENTIAL_GATE_STAGED, CREDENTIAL_GATE_TEXT)]
       : []),
-    ...(options.edgeCa === undefined ? [] : [bytes(EDGE_CA_STAGED, options.edgeCa)]),
+    ...(options.edgeCa === undefined
+      ? []
+      : [bytes(EDGE_CA_STAGED, options.edgeCa), bytes(EDGE_GATE_STAGED, EDGE_GATE_TEXT)]),
     ...(agentCmd === null
       ? []
       : [

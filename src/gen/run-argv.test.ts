@@ -506,9 +506,13 @@ describe('credential channel', () => {
     expect(buildRunArgv({ ...base, credentialKeys: [] }, 'create', false)).not.toContain('--tmpfs');
   });
 
-  it('an injecting box: its names point at the edge, and the tmpfs takes the sentinels', () => {
+  it('an injecting box: its names point at the edge, its keys are named for the launcher, and nothing is delivered', () => {
     const argv = buildRunArgv(
-      { ...base, edgeHosts: ['api.a.test:127.31.0.1', 'api.b.test:127.31.0.1'] },
+      {
+        ...base,
+        edgeHosts: ['api.a.test:127.31.0.1', 'api.b.test:127.31.0.1'],
+        edgeKeys: ['GH', 'OPENAI_API_KEY'],
+      },
       'create',
       false,
     );
@@ -516,10 +520,28 @@ describe('credential channel', () => {
       'api.a.test:127.31.0.1',
       'api.b.test:127.31.0.1',
     ]);
-    expect(argv).toContain('--tmpfs');
-    // No sentinel or value as -e: the sentinels come over the channel.
+    // Names only (adr/0084): the launcher sets each to the sentinel once its edge gate opened.
+    expect(argv.filter((a, i) => argv[i - 1] === '-e' && a.startsWith('BYRE_EDGE_'))).toEqual([
+      'BYRE_EDGE_SENTINELS=GH,OPENAI_API_KEY',
+    ]);
     expect(argv.filter((a) => a.includes('sentinel'))).toEqual([]);
-    expect(buildRunArgv({ ...base, edgeHosts: [] }, 'create', false)).not.toContain('--add-host');
+    // No session tmpfs: nothing travels over the credential channel.
+    expect(argv).not.toContain('--tmpfs');
+    const plain = buildRunArgv({ ...base, edgeHosts: [], edgeKeys: [] }, 'create', false);
+    expect(plain).not.toContain('--add-host');
+    expect(plain.filter((a) => a.startsWith('BYRE_EDGE_'))).toEqual([]);
+  });
+
+  it('a skill cannot rename the injected keys: BYRE_EDGE_SENTINELS is set after skill and delivered env', () => {
+    const env = runEnv({
+      ...base,
+      skillEnv: { BYRE_EDGE_SENTINELS: 'PATH' },
+      hostEnv: { BYRE_EDGE_SENTINELS: 'HOME' },
+      edgeKeys: ['GH'],
+    });
+    expect(env.filter(([k]) => k === 'BYRE_EDGE_SENTINELS')).toEqual([
+      ['BYRE_EDGE_SENTINELS', 'GH'],
+    ]);
   });
 
   describe('a box that joins its edge (adr/0079)', () => {

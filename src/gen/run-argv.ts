@@ -8,7 +8,14 @@
 import { ByreError } from '../errors.js';
 import { expandHostPath } from '../config/grammar.js';
 import type { PortSpec } from '../config/types.js';
-import { BIND_PROOF_ENV, CREDENTIAL_DIR, WORKSPACE, portEnvKey } from './box-layout.js';
+import {
+  BIND_PROOF_ENV,
+  CREDENTIAL_DIR,
+  EDGE_GATE_FILE_ENV,
+  EDGE_SENTINELS_ENV,
+  WORKSPACE,
+  portEnvKey,
+} from './box-layout.js';
 import { DROP_PRIVILEGES, KEEP_ID_USERNS, NEVER_PULL, capAddFlags } from '../engine/argv.js';
 import { LABEL, containerName } from './names.js';
 import type { EngineName } from '../engine/types.js';
@@ -64,10 +71,21 @@ export interface RunParams {
   credentialKeys?: readonly string[];
   /**
    * `--add-host NAME:ADDRESS` entries pointing injected names at the box's
-   * edge (adr/0070); develop's only (an ejected box has no edge). Non-empty
-   * adds the session tmpfs too: the sentinels arrive over the channel.
+   * edge (adr/0070); develop's only (an ejected box has no edge).
    */
   edgeHosts?: readonly string[];
+  /**
+   * The injected keys (adr/0084): BYRE_EDGE_SENTINELS names them, and the
+   * launcher sets each to the sentinel once its edge gate opened. Names
+   * only; develop's only.
+   */
+  edgeKeys?: readonly string[];
+  /**
+   * `byre dockerrun` of a project that injects (adr/0084): no edge is
+   * carried, so the box is told to skip its edge gate
+   * (BYRE_EDGE_GATE_FILE=/dev/null) and holds no sentinel.
+   */
+  skipEdgeGate?: boolean;
   /**
    * The box's edge helper (develop's, when it injects; adr/0079): the box
    * joins its network namespace (and, under keep-id, its user namespace),
@@ -141,7 +159,7 @@ export function buildRunArgv(
       `type=volume,source=${checkMountField(v.name)},target=${checkMountField(v.target)}`,
     );
   }
-  if ((params.credentialKeys ?? []).length > 0 || (params.edgeHosts ?? []).length > 0) {
+  if ((params.credentialKeys ?? []).length > 0) {
     argv.push(...credentialTmpfsFlag(params.engine, params.uid, params.gid));
   }
   if (params.edgeHelper === undefined) argv.push(...publishFlags(params));
@@ -248,6 +266,9 @@ export function runEnv(params: RunParams): [string, string][] {
   for (const k of CHASSIS_ENV) set(k, chassis[k]);
   for (const p of params.ports) set(portEnvKey(p.container), String(hostPortOf(p)));
   if (params.egress !== undefined) set('BYRE_EGRESS', params.egress);
+  if ((params.edgeKeys ?? []).length > 0)
+    set(EDGE_SENTINELS_ENV, (params.edgeKeys ?? []).join(','));
+  if (params.skipEdgeGate === true) set(EDGE_GATE_FILE_ENV, '/dev/null');
   if (params.bindProof !== undefined) set(BIND_PROOF_ENV, params.bindProof);
   return [...env.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -106,6 +106,9 @@ describe('startEdge', () => {
       '443',
       '--port',
       '8443',
+      // The box's launcher waits for it there (adr/0084).
+      '--gate-port',
+      '7228',
     ]);
     expect(argv.join(' ')).not.toContain(SECRET);
     expect(Buffer.concat(fed).toString()).toBe(INPUT);

@@ -5,8 +5,9 @@
 // ports and (rootless podman) user namespace, and fed the routes,
 // credentials and leaves on its stdin, which byre holds open for the session
 // (its end ends the edge). Values travel on that pipe only: never in argv,
-// env, a file or anything `inspect` shows. It must be ready (its `byre-edge
-// 1 ready` line) before the box starts; if it is not, the launch fails
+// env, a file or anything `inspect` shows. Nothing of the box's runs before
+// it is ready: the box's launcher waits for its gate port (adr/0084), which
+// it opens with its `byre-edge 1 ready` line; if it fails, the launch fails
 // closed: the helper (and the box, when made) are removed.
 
 import { createHash } from 'node:crypto';
@@ -19,7 +20,7 @@ import { DROP_PRIVILEGES, capAddFlags } from '../engine/argv.js';
 import { ByreError } from '../errors.js';
 import { escapeTerminal } from '../output/escape.js';
 import { redactSecrets } from '../output/redact.js';
-import { EDGE_SNAPSHOT_PATH } from '../gen/box-layout.js';
+import { EDGE_GATE_PORT, EDGE_SNAPSHOT_PATH } from '../gen/box-layout.js';
 import { helperName, LABEL } from '../gen/names.js';
 import { lazyPrivateTempDir } from '../host/private-temp.js';
 import {
@@ -122,6 +123,8 @@ export function edgeCreateArgv(plan: Omit<EdgePlan, 'input'>): string[] {
     plan.image,
     ...EDGE_ENTRYPOINT,
     ...ports.flatMap((p) => ['--port', String(p)]),
+    '--gate-port',
+    String(EDGE_GATE_PORT),
     ...(plan.upstreamAddress === undefined ? [] : ['--upstream-address', plan.upstreamAddress]),
   ];
 }

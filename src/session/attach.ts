@@ -69,8 +69,8 @@ export function sessionOutcome(
 /**
  * The box's edge running (its helper's id), before the box starts: it runs
  * in the edge's network. Null when the box injects nothing. When the edge
- * failed, the box is removed, never started (fail closed); the credential
- * gate waits for the edge's ready line (deliverBeside).
+ * failed, the box is removed, never started (fail closed); the box's
+ * launcher waits at its edge gate for the edge to be ready (adr/0084).
  */
 async function edgeUp(
   engine: SessionContext['engine'],
@@ -108,8 +108,7 @@ export async function attachSession(
     engine,
     ctx.project.receipts,
     prepared.launchHash,
-    prepared.credentials,
-    prepared.edge,
+    { boxId: prepared.boxId, delivery: prepared.credentials, edge: prepared.edge },
     (message) => after.push(message),
   );
   const before = sessionSnapshots(ctx, s.selfEdit);

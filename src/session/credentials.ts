@@ -4,7 +4,8 @@
 // credentials, for the edge) for the config read under the lock; the
 // delivery plan (by the box's id, over the channel); the edge started
 // before the box is created (the box joins its network, adr/0079); and,
-// beside the session, the delivery, whose failure stops the box.
+// beside the session, the delivery and the edge's start, whose failure
+// stops the box.
 
 import type { Io } from '../io.js';
 import type { EffectiveConfig } from '../config/types.js';
@@ -82,18 +83,16 @@ export async function edgeCredentials(
 
 /**
  * What is delivered into the box, by its id; null when nothing is. An
- * injected key's sentinel travels with the values (the edge is ready before
- * the box starts).
+ * injected key is not: the box's launcher sets its sentinel once the edge
+ * gate opened (adr/0084).
  */
 export function credentialDelivery(
   params: Pick<RunParams, 'uid' | 'gid'>,
   boxId: string,
   values: DeliveredValue[],
-  edge: Pick<EdgeLaunch, 'sentinels'> | null = null,
 ): CredentialDelivery | null {
-  const all = [...values, ...(edge?.sentinels ?? [])];
-  if (all.length === 0) return null;
-  return { boxId, uid: params.uid, gid: params.gid, values: all };
+  if (values.length === 0) return null;
+  return { boxId, uid: params.uid, gid: params.gid, values };
 }
 
 /** What the box's edge is started from. */
@@ -143,7 +142,7 @@ export function edgePlan(
  * Start the box's edge now, not waiting for it: the launch's later steps
  * (the record, the box's create) run while it starts; the box's create
  * waits for its helper to exist, the box's start for its container to run,
- * and the credential gate for it to be ready (deliverBeside).
+ * and the box's launcher, at its edge gate, for it to be ready (adr/0084).
  */
 export function startBoxEdge(engine: Engine, edge: EdgeStart): BoxEdge {
   return { launch: edge.launch, ...startedEdge(engine, edgePlan(edge), true) };
@@ -174,59 +173,60 @@ export async function dropBoxEdge(engine: Engine, edge: BoxEdge): Promise<void> 
 }
 
 /**
- * The delivery beside an edge that may still be starting: the values sent
- * at once, the closing line (which opens the gate) only once the edge is
- * ready, so nothing of the box's runs before the edge listens. The edge's
- * failure is the one reported.
+ * An injecting box's edge, watched beside the session: its failure stops
+ * the box at once (the box's launcher, waiting at its edge gate, would
+ * otherwise wait out the gate's timeout) and is the one reported.
  */
-async function deliverWithEdge(
+async function watchEdge(
   engine: Engine,
-  delivery: CredentialDelivery,
+  boxId: string,
   started: Promise<EdgeHandle>,
 ): Promise<void> {
-  const ready = started.then(() => undefined);
-  const delivering = deliverCredentials(engine, delivery, { release: ready });
-  // Its own failure is awaited below; the edge's comes first.
-  delivering.catch(() => undefined);
   try {
-    await ready;
+    await started;
   } catch (error) {
-    // At once, not when the delivery gives up: the box goes with its edge
-    // (its wait for the box to run ends once the session removes the box).
-    await engine.stop(delivery.boxId, 2).catch(() => undefined);
+    await engine.stop(boxId, 2).catch(() => undefined);
     throw error;
   }
-  await delivering;
 }
 
 /**
- * Deliver beside the session, the credential gate opening once an
- * injecting box's edge is ready; a failure is reported after the box (which
- * it stopped) exits. The receipt
- * names the delivered keys only: a sentinel is not a delivery. A receipt
- * that could not be written is `warn`ed of, for after the session: status
- * would otherwise say NOT delivered of credentials the box has.
+ * Beside the session: the delivery, and an injecting box's edge watched
+ * until it is ready; a failure of either (each stops the box) is reported
+ * after the box exits, the edge's first. The receipt names the delivered
+ * keys: an injected key is not a delivery. A receipt that could not be
+ * written is `warn`ed of, for after the session: status would otherwise
+ * say NOT delivered of credentials the box has.
  */
 export async function deliverBeside(
   engine: Engine,
   receiptsDir: string,
   launchHash: string,
-  delivery: CredentialDelivery | null,
-  edge: Pick<BoxEdge, 'launch' | 'started'> | null = null,
+  beside: {
+    boxId: string;
+    delivery: CredentialDelivery | null;
+    edge: Pick<BoxEdge, 'started'> | null;
+  },
   warn: (message: string) => void = () => undefined,
 ): Promise<{ error: unknown } | null> {
-  if (delivery === null) return null;
+  const { boxId, delivery, edge } = beside;
+  const watching = edge === null ? null : watchEdge(engine, boxId, edge.started);
+  const delivering = delivery === null ? null : deliverCredentials(engine, delivery);
+  // Each settles on its own; the edge's failure comes first.
+  delivering?.catch(() => undefined);
   try {
-    if (edge === null) await deliverCredentials(engine, delivery);
-    else await deliverWithEdge(engine, delivery, edge.started);
+    await watching;
+    await delivering;
   } catch (error) {
     return { error };
   }
-  const sentinels = new Set(edge?.launch.sentinels.map((v) => v.key) ?? []);
-  const delivered = delivery.values.map((v) => v.key).filter((k) => !sentinels.has(k));
-  if (delivered.length === 0) return null;
+  if (delivery === null) return null;
   try {
-    writeDeliveryReceipt(receiptsDir, launchHash, delivered);
+    writeDeliveryReceipt(
+      receiptsDir,
+      launchHash,
+      delivery.values.map((v) => v.key),
+    );
   } catch (error) {
     // Only status's "delivered" line depends on it; the box has its credentials.
     const why = error instanceof Error ? error.message : String(error);

@@ -1,19 +1,18 @@
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { FakeEngine } from '../../test/support/fake-engine.js';
 import { useSharedTempDir } from '../../test/support/temp.js';
 import type { InjectRule } from '../config/inject.js';
 import { readEdgeStore } from '../credentials/edge-store.js';
 import { RECEIVER_DONE } from '../credentials/channel.js';
-import { INJECTION_SENTINEL } from '../credentials/injection-plan.js';
 import type { StreamIo } from '../engine/engine.js';
 import type { ExecSpec } from '../engine/types.js';
 import { edgeHelperName, type EdgeHandle } from '../network/edge.js';
 import { credentialDelivery, deliverBeside, dropBoxEdge, startBoxEdge } from './credentials.js';
-import { prepareEdge, projectEdgeCa, type EdgeLaunch } from './edge.js';
+import { prepareEdge, projectEdgeCa } from './edge.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const bearer = (name: string, port = 443): InjectRule => ({
@@ -38,7 +37,7 @@ describe('prepareEdge', () => {
     expect(readEdgeStore(dir).kind).toBe('missing');
   });
 
-  it('mints the project set for the injected names; host entries, TLS ports, sentinels and the values on stdin only', async () => {
+  it('mints the project set for the injected names; host entries, TLS ports, the keys and the values on stdin only', async () => {
     const dir = path.join(tmp.path, 'two');
     const edge = await prepareEdge(
       dir,
@@ -54,10 +53,8 @@ describe('prepareEdge', () => {
     expect(edge.hostEntries).toEqual(['api.github.com:127.31.0.1', 'api.x.test:127.31.0.1']);
     // :80 is the edge's own (refusing plain HTTP); it is told only the TLS ports.
     expect(edge.ports).toEqual([443, 8443]);
-    expect(edge.sentinels).toEqual([
-      { key: 'GH', kind: 'encrypted', value: text(INJECTION_SENTINEL) },
-      { key: 'INTERNAL', kind: 'encrypted', value: text(INJECTION_SENTINEL) },
-    ]);
+    // Names only: the box's launcher sets each to the sentinel (adr/0084).
+    expect(edge.keys).toEqual(['GH', 'INTERNAL']);
     expect(edge.upstreamAddress).toBeUndefined();
     const stored = readEdgeStore(dir);
     expect(stored.kind).toBe('set');
@@ -118,21 +115,18 @@ describe('prepareEdge', () => {
 describe('credentialDelivery', () => {
   const params = { uid: 1000, gid: 1000 };
   const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
-  const sentinel = { key: 'GH', kind: 'encrypted' as const, value: text(INJECTION_SENTINEL) };
 
-  it('delivers the sentinels with the values, so the gate waits for the edge', () => {
-    expect(credentialDelivery(params, 'b', [value], { sentinels: [sentinel] })?.values).toEqual([
-      value,
-      sentinel,
-    ]);
-    expect(credentialDelivery(params, 'b', [], { sentinels: [sentinel] })?.values).toEqual([
-      sentinel,
-    ]);
+  it('delivers the delivered values, by the box id', () => {
+    expect(credentialDelivery(params, 'b', [value])).toEqual({
+      boxId: 'b',
+      uid: 1000,
+      gid: 1000,
+      values: [value],
+    });
   });
 
-  it('nothing to deliver: none', () => {
-    expect(credentialDelivery(params, 'b', [], null)).toBeNull();
-    expect(credentialDelivery(params, 'b', [], { sentinels: [] })).toBeNull();
+  it('nothing delivered (an injecting box holds sentinels, set by its launcher): none', () => {
+    expect(credentialDelivery(params, 'b', [])).toBeNull();
   });
 });
 
@@ -188,69 +182,68 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
   });
 });
 
-describe('deliverBeside with an edge still starting (adr/0079)', () => {
-  async function injecting(): Promise<{ engine: FakeEngine; boxId: string; launch: EdgeLaunch }> {
-    const engine = new FakeEngine();
-    const box = engine.addContainer({ name: 'byre-box', running: true });
-    const launch = await prepareEdge(
-      path.join(tmp.path, 'gate'),
-      'proj-gate',
-      [{ key: 'GH', value: text('ghp-secret'), rules: [bearer('api.github.com')] }],
-      {},
-    );
-    if (launch === null) throw new Error('no edge planned');
-    return { engine, boxId: box.id, launch };
-  }
-
-  it('sends the values at once and the closing line (which opens the gate) only after the edge is ready', async () => {
-    const { engine, boxId, launch } = await injecting();
-    const order: string[] = [];
+describe('deliverBeside with an edge still starting (adr/0084)', () => {
+  function receiving(engine: FakeEngine, order: string[]): void {
     engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
       order.push('delivery started');
-      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
-        for await (const chunk of io.stdin) {
-          if (String(chunk).endsWith('end\n')) order.push('closing line sent');
-        }
-      }
+      if (io.stdin !== undefined && typeof io.stdin !== 'number') io.stdin.resume();
       if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
       return { exitCode: 0, stderr: '', stderrHead: '' };
     };
+  }
+
+  it('an injecting box alone: no exec into it, and the outcome waits for the edge to be ready', async () => {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
+    const order: string[] = [];
+    receiving(engine, order);
     let ready = (): void => undefined;
-    const started = new Promise<EdgeHandle>((resolve) => {
-      ready = () => {
-        order.push('edge ready');
-        resolve({} as EdgeHandle);
-      };
+    const started = new Promise<EdgeHandle>((resolve) => (ready = () => resolve({} as EdgeHandle)));
+    const beside = deliverBeside(engine, path.join(tmp.path, 'r0'), 'h', {
+      boxId: box.id,
+      delivery: null,
+      edge: { started },
     });
-    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, boxId, [], launch);
-    const beside = deliverBeside(engine, path.join(tmp.path, 'r1'), 'h', delivery, {
-      launch,
-      started,
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(order).toEqual(['delivery started']);
+    const early = await Promise.race([
+      beside.then(() => 'settled'),
+      new Promise((r) => setTimeout(() => r('waiting'), 50)),
+    ]);
+    expect(early).toBe('waiting');
     ready();
     expect(await beside).toBeNull();
-    expect(order).toEqual(['delivery started', 'edge ready', 'closing line sent']);
+    expect(order).toEqual([]);
+    expect(engine.callsTo('stop')).toEqual([]);
+  });
+
+  it('delivered values beside an edge still starting: delivered at once, not held for the edge', async () => {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
+    const order: string[] = [];
+    receiving(engine, order);
+    let ready = (): void => undefined;
+    const started = new Promise<EdgeHandle>((resolve) => (ready = () => resolve({} as EdgeHandle)));
+    const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
+    const beside = deliverBeside(engine, path.join(tmp.path, 'r1'), 'h', {
+      boxId: box.id,
+      delivery: credentialDelivery({ uid: 1000, gid: 1000 }, box.id, [value]),
+      edge: { started },
+    });
+    await vi.waitFor(() => expect(order).toEqual(['delivery started']));
+    ready();
+    expect(await beside).toBeNull();
   });
 
   it('an edge that fails is the failure reported, and stops the box at once', async () => {
-    const { engine, boxId, launch } = await injecting();
-    engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
-      // A rejected release breaks the stream (the engine's pipe kills the exec).
-      if (io.stdin !== undefined && typeof io.stdin !== 'number') {
-        io.stdin.on('error', () => undefined).resume();
-      }
-      return new Promise(() => undefined);
-    };
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
     const failure = new Error('the edge for injected credentials exited before it was ready');
-    const delivery = credentialDelivery({ uid: 1000, gid: 1000 }, boxId, [], launch);
-    const outcome = await deliverBeside(engine, path.join(tmp.path, 'r2'), 'h', delivery, {
-      launch,
-      started: Promise.reject(failure),
+    const outcome = await deliverBeside(engine, path.join(tmp.path, 'r2'), 'h', {
+      boxId: box.id,
+      delivery: null,
+      edge: { started: Promise.reject(failure) },
     });
     expect(outcome).toEqual({ error: failure });
-    expect(engine.callsTo('stop').map(([id]) => id)).toEqual([boxId]);
+    expect(engine.callsTo('stop').map(([id]) => id)).toEqual([box.id]);
   });
 });
 
@@ -273,8 +266,7 @@ describe('deliverBeside: the receipt', () => {
       engine,
       path.join(blocked, 'receipts'),
       'a'.repeat(64),
-      delivery,
-      null,
+      { boxId: box.id, delivery, edge: null },
       (m) => warned.push(m),
     );
     expect(outcome).toBeNull();

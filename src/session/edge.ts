@@ -1,23 +1,19 @@
 // The edge's part of a launch (adr/0070), with the wall or without. Under
 // the setup lock: the project's CA and a leaf per injected name (minted when
 // missing, expiring or for other names), the box's host entries and
-// sentinels, and the edge's stdin with the values. Beside the box's start
-// (src/session/credentials.ts): the edge helper started in the box's network
-// namespace and ready before the credential gate opens, which the sentinels'
-// delivery opens. Behind a wall, the wall's hook is told the injected
+// injected keys, and the edge's stdin with the values. Before the box's
+// create (src/session/credentials.ts): the edge helper, whose network
+// namespace the box joins; the box's launcher waits at its edge gate for
+// the edge to be ready, then sets each injected key to the sentinel
+// (adr/0084). Behind a wall, the wall's hook is told the injected
 // `name:port`s (the wall's plan, src/session/wall.ts): its resolver forwards
 // them, and only the edge's user may connect to their answers.
 
 import type { Injection } from '../config/types.js';
-import type { DeliveredValue } from '../credentials/channel.js';
 import type { EdgeSet } from '../credentials/edge-ca.js';
 import { encodeEdgeInput } from '../credentials/edge-input.js';
 import { ensureEdgeSet } from '../credentials/edge-store.js';
-import {
-  EDGE_PLAIN_HTTP_PORT,
-  INJECTION_SENTINEL,
-  planInjection,
-} from '../credentials/injection-plan.js';
+import { EDGE_PLAIN_HTTP_PORT, planInjection } from '../credentials/injection-plan.js';
 import type { EdgeCredential } from '../credentials/open.js';
 import { ByreError } from '../errors.js';
 import { edgeOwnedRunArgs } from '../gen/run-args-scan.js';
@@ -36,8 +32,8 @@ export interface EdgeLaunch {
   upstreams: string[];
   /** The edge's whole stdin: the values. Written to the helper's stdin and nowhere else. */
   input: string;
-  /** Each injected key with the sentinel the box holds instead, over the credential channel. */
-  sentinels: DeliveredValue[];
+  /** The injected keys: the box's variables hold the sentinel instead (adr/0084). */
+  keys: string[];
   /** Tests only (BYRE_EDGE_UPSTREAM): where the edge connects instead of resolving the name. */
   upstreamAddress?: string;
 }
@@ -138,11 +134,7 @@ export async function prepareEdge(
     caPem: set.caPem,
     ...edgeShape(credentials, env),
     input: encoded.text,
-    sentinels: credentials.map((c) => ({
-      key: c.key,
-      kind: 'encrypted',
-      value: new TextEncoder().encode(INJECTION_SENTINEL),
-    })),
+    keys: credentials.map((c) => c.key),
   };
 }
 

@@ -50,10 +50,12 @@ type BoundWiring = Awaited<ReturnType<typeof stageBoundWiring>>;
 /** A created box, and what the steps beside its start need. */
 export interface PreparedSession {
   name: string;
+  /** The box's container id, as its create returned it. */
+  boxId: string;
   banner: string[];
   /** Set when a posture skill must wall the box from outside. */
   netns: NetnsPlan | null;
-  /** Set when credential rows (or an injected key's sentinel) must be delivered over the channel. */
+  /** Set when credential rows must be delivered over the channel (never an injected key, adr/0084). */
   credentials: CredentialDelivery | null;
   /** Set when the box injects: its edge, started before the box was created (adr/0079). */
   edge: BoxEdge | null;
@@ -249,6 +251,7 @@ export async function prepareSession(
       groupAdd,
       walled: posture.hook !== null || inputs.edge !== null,
       edgeHosts: inputs.edge?.hostEntries ?? [],
+      edgeKeys: inputs.edge?.keys ?? [],
       edgeHelper: edge === null ? undefined : edgeHelperName(name),
     });
     const sealed = await recordLaunch(
@@ -263,6 +266,7 @@ export async function prepareSession(
     const boxId = await createBox(s, sealed.params, volumes);
     return {
       name,
+      boxId,
       banner: [
         ...exposureLines(inputs.config, inputs.skills, inputs.hostEnv, undefined, s.selfEdit),
         ...portBanner(ports),
@@ -276,7 +280,7 @@ export async function prepareSession(
         upstream: io.env['BYRE_WALL_UPSTREAM'],
         edgeHosts: inputs.edge?.upstreams,
       }),
-      credentials: credentialDelivery(sealed.params, boxId, inputs.credentials, inputs.edge),
+      credentials: credentialDelivery(sealed.params, boxId, inputs.credentials),
       edge,
       launchHash: sealed.launchHash,
       proof: sealed.proof,

@@ -25,6 +25,8 @@ interface SessionChoices {
   walled: boolean;
   /** The edge's host entries; empty when nothing is injected. */
   edgeHosts: readonly string[];
+  /** The injected keys, which hold the sentinel in the box (adr/0084); empty when nothing is injected. */
+  edgeKeys: readonly string[];
   /** The edge helper whose network namespace the box joins (adr/0079); absent when nothing is injected. */
   edgeHelper?: string | undefined;
 }
@@ -45,6 +47,7 @@ export function sessionRunParams(shared: RunParams, choices: SessionChoices): Ru
     groupAdd: choices.groupAdd,
     ...(choices.walled ? { removedBy: 'byre' as const } : {}),
     ...(choices.edgeHosts.length === 0 ? {} : { edgeHosts: choices.edgeHosts }),
+    ...(choices.edgeKeys.length === 0 ? {} : { edgeKeys: choices.edgeKeys }),
     ...(choices.edgeHelper === undefined ? {} : { edgeHelper: choices.edgeHelper }),
   };
 }

@@ -68,6 +68,7 @@ describe('sessionRunParams', () => {
         groupAdd: [],
         walled: false,
         edgeHosts: [] as string[],
+        edgeKeys: [] as string[],
       },
     ],
     [
@@ -79,6 +80,7 @@ describe('sessionRunParams', () => {
         groupAdd: [998],
         walled: true,
         edgeHosts: ['api.x.test:127.31.0.1'],
+        edgeKeys: ['GH'],
       },
     ],
   ])('%s: the shared params with this session’s choices, the shared ones untouched', (_n, c) => {
@@ -98,12 +100,28 @@ describe('sessionRunParams', () => {
     expect(out.removedBy).toBe(c.walled ? 'byre' : undefined);
     // Only an injecting session points names at its edge.
     expect(out.edgeHosts).toEqual(c.edgeHosts.length === 0 ? undefined : c.edgeHosts);
-    const rest = { labels: 0, ports: 0, extraBinds: 0, groupAdd: 0, removedBy: 0, edgeHosts: 0 };
+    expect(out.edgeKeys).toEqual(c.edgeKeys.length === 0 ? undefined : c.edgeKeys);
+    const rest = {
+      labels: 0,
+      ports: 0,
+      extraBinds: 0,
+      groupAdd: 0,
+      removedBy: 0,
+      edgeHosts: 0,
+      edgeKeys: 0,
+    };
     expect({ ...out, ...rest }).toEqual({ ...shared, ...rest });
   });
 
   it('keeps the configured ports when the plan did not choose any', () => {
-    const choices = { run: undefined, selfEdit: null, groupAdd: [], walled: false, edgeHosts: [] };
+    const choices = {
+      run: undefined,
+      selfEdit: null,
+      groupAdd: [],
+      walled: false,
+      edgeHosts: [],
+      edgeKeys: [],
+    };
     const refused: PortChoice = {
       kind: 'collision',
       port: '127.0.0.1:3000',

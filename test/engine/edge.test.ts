@@ -39,6 +39,7 @@ import { createEngine } from '../../src/engine/runner.js';
 import { runEngineCommand } from '../../src/engine/spawn.js';
 import type { EngineFacts } from '../../src/engine/types.js';
 import { planBuild } from '../../src/gen/plan.js';
+import { EDGE_GATE_STAGED } from '../../src/gen/dockerfile.js';
 import { edgeHelperName, startEdge, type EdgePlan } from '../../src/network/edge.js';
 import { ensureEdgeImage } from '../../src/session/edge-image.js';
 import { fakeConfig } from '../support/config.js';
@@ -241,7 +242,7 @@ describe.each(flavors)('the edge helper on $label', (flavor) => {
     const context = path.join(dir, 'context');
     execFileSync('mkdir', [context]);
     for (const e of plan.entries) {
-      if (!e.path.startsWith('byre-edge')) continue;
+      if (!e.path.startsWith('byre-edge') && e.path !== EDGE_GATE_STAGED) continue;
       if (e.source.kind !== 'bytes') throw new Error(`${e.path} is not bytes`);
       writeFileSync(path.join(context, e.path), e.source.bytes, { mode: e.mode });
     }

@@ -9,11 +9,13 @@
 // (input, concealing, serving) share the route and event helpers.
 //
 // Usage: node byre-edge.cjs [--address A] --port P [--port P ...]
-//          [--plain-port N] [--upstream-address A]
+//          [--plain-port N] [--gate-port N] [--upstream-address A]
 //   --address           where it listens (default 127.31.0.1, the box's host
 //                       entries point injected names there)
 //   --port              a TLS port to listen on (every injected host's port)
 //   --plain-port        where plain HTTP is refused (default 80)
+//   --gate-port         where it listens once ready (the box's edge gate,
+//                       adr/0084: the box's launcher waits for a connection)
 //   --upstream-address  tests only: connect upstream here instead of
 //                       resolving the name (SNI and the certificate check
 //                       still use the name)
@@ -33,7 +35,7 @@
 // the session, or died) ends the edge: exit 0.
 //
 // Stdout, one line each: `byre-edge 1 ready` once listening, dropped and
-// configured; `byre-edge 1 refused <unix-seconds> <reason> <name|->`, reason
+// configured (and listening on the gate port); `byre-edge 1 refused <unix-seconds> <reason> <name|->`, reason
 // plain-http, unknown-host, host-mismatch, upstream-unverified,
 // reflected-secret (a response held the value; masked) or encoded-response
 // (a body it could not check; answered 502), the name in the wall's escaped
@@ -48,6 +50,7 @@ const v8 = require('node:v8');
 // startup snapshot (see the end of this file).
 let dns;
 let http;
+let net;
 let https;
 let tls;
 
@@ -83,6 +86,7 @@ function parseArgs(argv) {
     address: '127.31.0.1',
     ports: [],
     plainPort: 80,
+    gatePort: null,
     upstreamAddress: null,
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -91,10 +95,11 @@ function parseArgs(argv) {
     if (val === undefined) fail(`${flag} needs a value`);
     if (flag === '--address') opts.address = val;
     else if (flag === '--upstream-address') opts.upstreamAddress = val;
-    else if (flag === '--port' || flag === '--plain-port') {
+    else if (flag === '--port' || flag === '--plain-port' || flag === '--gate-port') {
       if (!/^[1-9][0-9]{0,4}$/.test(val) || Number(val) > 65535) fail(`${flag}: not a port`);
       if (flag === '--port') opts.ports.push(Number(val));
-      else opts.plainPort = Number(val);
+      else if (flag === '--plain-port') opts.plainPort = Number(val);
+      else opts.gatePort = Number(val);
     } else fail(`unknown argument ${JSON.stringify(flag).slice(0, 40)}`);
   }
   if (opts.ports.length === 0) fail('no --port given');
@@ -660,10 +665,26 @@ function listen(server, port, address) {
   });
 }
 
+/**
+ * The box's edge gate (adr/0084): a listener opened only now, with the
+ * routes read, so a connection that succeeds says the edge is ready. It
+ * answers nothing; each connection is closed at once.
+ */
+async function openGate(port, address) {
+  const gate = net.createServer((socket) => socket.destroy());
+  try {
+    await listen(gate, port, address);
+  } catch (e) {
+    fail(`cannot listen on the gate port ${port} (${e.code ?? 'error'})`);
+  }
+  gate.on('error', () => undefined);
+}
+
 async function main(args) {
   dns = require('node:dns/promises');
   http = require('node:http');
   https = require('node:https');
+  net = require('node:net');
   tls = require('node:tls');
   // As a container's PID 1 no signal has a default action: without these,
   // `rm -f` on podman waits out the stop timeout before it kills the edge.
@@ -701,6 +722,7 @@ async function main(args) {
   dropPrivilege();
   const config = await readInput([...tlsServers.keys()]);
   serve(tlsServers, plainServer, config, opts);
+  if (opts.gatePort !== null) await openGate(opts.gatePort, opts.address);
   process.stdout.write('byre-edge 1 ready\n');
   // The first request upstream then finds node's roots parsed.
   setImmediate(() => tls.createSecureContext());

@@ -122,6 +122,51 @@ if [ -s "$gate_file" ]; then
   done
 fi
 
+# --- edge gate ---------------------------------------------------------------
+# An image whose project injects credentials at the edge bakes this file
+# (adr/0084): the loopback address and port where the box's edge listens
+# once it holds its routes. The box runs in the edge's network namespace
+# (adr/0079), so nothing of the box's runs before the edge is ready; then
+# each injected key BYRE_EDGE_SENTINELS names holds the sentinel, never a
+# value (the value lives in the edge alone). No edge (an ejected run, a
+# restarted box) means no launch.
+edge_gate_file="${BYRE_EDGE_GATE_FILE:-/etc/byre/edge-gate}"
+
+edge_fail_closed() {
+  refuse_launch 'edge gate' "$1" it \
+    'credentials injected at the edge need byre develop, which starts the edge; set BYRE_EDGE_GATE_FILE=/dev/null to run this box without them.'
+}
+
+if [ -s "$edge_gate_file" ]; then
+  edge_text="$(cat "$edge_gate_file")"
+  if [[ "$edge_text" =~ ^[[:space:]]*(127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})[[:space:]]+([0-9]{1,5})[[:space:]]*$ ]] &&
+    ((10#${BASH_REMATCH[2]} >= 1 && 10#${BASH_REMATCH[2]} <= 65535)); then
+    edge_address=${BASH_REMATCH[1]}
+    edge_port=$((10#${BASH_REMATCH[2]}))
+  else
+    edge_fail_closed "$edge_gate_file does not hold a loopback address and a port, so the edge cannot signal ready"
+  fi
+  edge_timeout="$(gate_tenths "${BYRE_EDGE_GATE_TIMEOUT:-30}" 30)"
+  gate_waited=0
+  # At least one look; then every 0.01 s, and every 0.05 s after a second.
+  until (exec 3<>"/dev/tcp/$edge_address/$edge_port") 2>/dev/null; do
+    ((gate_waited < edge_timeout * 10)) ||
+      edge_fail_closed "the edge never signaled ready on $edge_address:$edge_port after $(gate_shown "$edge_timeout")s"
+    gate_pause 5
+  done
+  edge_ifs=$IFS
+  IFS=,
+  set -f
+  for edge_key in ${BYRE_EDGE_SENTINELS:-}; do
+    [[ "$edge_key" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] && [[ "$edge_key" != BYRE_* ]] ||
+      edge_fail_closed "an injected key has an unusable name"
+    export "$edge_key=byre-edge-sentinel"
+  done
+  set +f
+  IFS=$edge_ifs
+  unset edge_text edge_address edge_port edge_timeout edge_ifs edge_key
+fi
+
 # --- credential gate ---------------------------------------------------------
 # An image whose config holds encrypted credential rows bakes this gate file
 # (adr/0012). byre develop decrypts the values on the host and streams them
