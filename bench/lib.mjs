@@ -185,18 +185,34 @@ const lines = (text) =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
+/**
+ * Whether a name or label carries the run's tag (`byretest-bench-<hex>`):
+ * whole, or cut short where byre caps a project id's readable part at 40
+ * characters (`<side>-<tag>-<flavour>` keeps the tag's start, at least one
+ * hex digit of it, and the id ends `-<6 hex>`).
+ */
+export function carriesTag(text, tag) {
+  if (text.includes(tag)) return true;
+  const m = /^(byretest-bench-)([0-9a-f]+)$/.exec(tag);
+  if (m === null) return false;
+  for (let n = m[2].length - 1; n >= 1; n--) {
+    if (new RegExp(`${m[1]}${m[2].slice(0, n)}-[0-9a-f]{6}(?![0-9a-z])`).test(text)) return true;
+  }
+  return false;
+}
+
 /** Every container, image and volume on the flavour's engine whose name or labels carry `tag`. */
 export function leftovers(flavour, tag) {
   const cli = (args) => lines(tryRun(flavour, flavour.engine, args));
   return {
     containers: cli(['ps', '-a', '--format', '{{.ID}} {{.Names}} {{.Labels}}'])
-      .filter((l) => l.includes(tag))
+      .filter((l) => carriesTag(l, tag))
       .map((l) => l.split(' ')[0]),
     images: [
-      ...cli(['images', '--format', '{{.Repository}}:{{.Tag}}']).filter((l) => l.includes(tag)),
+      ...cli(['images', '--format', '{{.Repository}}:{{.Tag}}']).filter((l) => carriesTag(l, tag)),
       ...labelledImages(flavour, tag),
     ],
-    volumes: cli(['volume', 'ls', '-q']).filter((v) => v.includes(tag)),
+    volumes: cli(['volume', 'ls', '-q']).filter((v) => carriesTag(v, tag)),
   };
 }
 
@@ -210,7 +226,7 @@ function labelledImages(flavour, tag) {
   return lines(
     tryRun(flavour, flavour.engine, ['image', 'inspect', '--format', format, ...new Set(ids)]),
   )
-    .filter((l) => l.includes(tag))
+    .filter((l) => carriesTag(l, tag))
     .map((l) => l.split(' ')[0]);
 }
 
