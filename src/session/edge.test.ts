@@ -183,24 +183,32 @@ describe('startBoxEdge and dropBoxEdge (adr/0079)', () => {
 });
 
 describe('deliverBeside with an edge still starting (adr/0084)', () => {
-  function receiving(engine: FakeEngine, order: string[]): void {
+  /** A running box whose deliveries are logged in `order`, and an edge ready once `ready()`. */
+  function edgeStarting(): {
+    engine: FakeEngine;
+    boxId: string;
+    order: string[];
+    ready: () => void;
+    started: Promise<EdgeHandle>;
+  } {
+    const engine = new FakeEngine();
+    const box = engine.addContainer({ name: 'byre-box', running: true });
+    const order: string[] = [];
     engine.execStream = async (_spec: ExecSpec, io: StreamIo) => {
       order.push('delivery started');
       if (io.stdin !== undefined && typeof io.stdin !== 'number') io.stdin.resume();
       if (typeof io.stdout !== 'number') io.stdout.end(`${RECEIVER_DONE}\n`);
       return { exitCode: 0, stderr: '', stderrHead: '' };
     };
+    let ready = (): void => undefined;
+    const started = new Promise<EdgeHandle>((resolve) => (ready = () => resolve({} as EdgeHandle)));
+    return { engine, boxId: box.id, order, ready, started };
   }
 
   it('an injecting box alone: no exec into it, and the outcome waits for the edge to be ready', async () => {
-    const engine = new FakeEngine();
-    const box = engine.addContainer({ name: 'byre-box', running: true });
-    const order: string[] = [];
-    receiving(engine, order);
-    let ready = (): void => undefined;
-    const started = new Promise<EdgeHandle>((resolve) => (ready = () => resolve({} as EdgeHandle)));
+    const { engine, boxId, order, ready, started } = edgeStarting();
     const beside = deliverBeside(engine, path.join(tmp.path, 'r0'), 'h', {
-      boxId: box.id,
+      boxId,
       delivery: null,
       edge: { started },
     });
@@ -216,16 +224,11 @@ describe('deliverBeside with an edge still starting (adr/0084)', () => {
   });
 
   it('delivered values beside an edge still starting: delivered at once, not held for the edge', async () => {
-    const engine = new FakeEngine();
-    const box = engine.addContainer({ name: 'byre-box', running: true });
-    const order: string[] = [];
-    receiving(engine, order);
-    let ready = (): void => undefined;
-    const started = new Promise<EdgeHandle>((resolve) => (ready = () => resolve({} as EdgeHandle)));
+    const { engine, boxId, order, ready, started } = edgeStarting();
     const value = { key: 'API_KEY', kind: 'encrypted' as const, value: text('sk') };
     const beside = deliverBeside(engine, path.join(tmp.path, 'r1'), 'h', {
-      boxId: box.id,
-      delivery: credentialDelivery({ uid: 1000, gid: 1000 }, box.id, [value]),
+      boxId,
+      delivery: credentialDelivery({ uid: 1000, gid: 1000 }, boxId, [value]),
       edge: { started },
     });
     await vi.waitFor(() => expect(order).toEqual(['delivery started']));

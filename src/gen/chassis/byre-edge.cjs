@@ -35,11 +35,12 @@
 // the session, or died) ends the edge: exit 0.
 //
 // Stdout, one line each: `byre-edge 1 ready` once listening, dropped and
-// configured (and listening on the gate port); `byre-edge 1 refused <unix-seconds> <reason> <name|->`, reason
-// plain-http, unknown-host, host-mismatch, upstream-unverified,
-// reflected-secret (a response held the value; masked) or encoded-response
-// (a body it could not check; answered 502), the name in the wall's escaped
-// form (src/status/injection.ts reads these lines).
+// configured (and listening on the gate port); `byre-edge 1 refused
+// <unix-seconds> <reason> <name|->`, reason plain-http, unknown-host,
+// host-mismatch, upstream-unverified, reflected-secret (a response held the
+// value; masked) or encoded-response (a body it could not check; answered
+// 502), the name in the wall's escaped form (src/status/injection.ts reads
+// these lines).
 
 'use strict';
 

@@ -99,6 +99,19 @@ gate_shown() {
   if (($1 % 10 == 0)); then echo "$(($1 / 10))"; else echo "$(($1 / 10)).$(($1 % 10))"; fi
 }
 
+# gate_wait ADDRESS PORT TENTHS REFUSE WHO: wait until something listens on
+# ADDRESS:PORT; past TENTHS tenths of a second, REFUSE (the gate's
+# fail-closed function) says WHO never signaled ready there. At least one
+# look; then every 0.01 s, and every 0.05 s after a second.
+gate_wait() {
+  gate_waited=0
+  until (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; do
+    ((gate_waited < $3 * 10)) ||
+      "$4" "$5 never signaled ready on $1:$2 after $(gate_shown "$3")s"
+    gate_pause 5
+  done
+}
+
 # --- launch gate -------------------------------------------------------------
 # A network-posture skill bakes a port into the gate file; byre's netns helper
 # listens there once the wall is installed. No signal within the timeout means
@@ -113,13 +126,7 @@ if [ -s "$gate_file" ]; then
     fail_closed "$gate_file does not hold a port number, so network setup cannot signal ready"
   fi
   gate_timeout="$(gate_tenths "${BYRE_LAUNCH_GATE_TIMEOUT:-30}" 30)"
-  gate_waited=0
-  # At least one look; then every 0.01 s, and every 0.05 s after a second.
-  until (exec 3<>"/dev/tcp/127.0.0.1/$gate_port") 2>/dev/null; do
-    ((gate_waited < gate_timeout * 10)) ||
-      fail_closed "network setup never signaled ready on 127.0.0.1:$gate_port after $(gate_shown "$gate_timeout")s"
-    gate_pause 5
-  done
+  gate_wait 127.0.0.1 "$gate_port" "$gate_timeout" fail_closed 'network setup'
 fi
 
 # --- edge gate ---------------------------------------------------------------
@@ -147,13 +154,7 @@ if [ -s "$edge_gate_file" ]; then
     edge_fail_closed "$edge_gate_file does not hold a loopback address and a port, so the edge cannot signal ready"
   fi
   edge_timeout="$(gate_tenths "${BYRE_EDGE_GATE_TIMEOUT:-30}" 30)"
-  gate_waited=0
-  # At least one look; then every 0.01 s, and every 0.05 s after a second.
-  until (exec 3<>"/dev/tcp/$edge_address/$edge_port") 2>/dev/null; do
-    ((gate_waited < edge_timeout * 10)) ||
-      edge_fail_closed "the edge never signaled ready on $edge_address:$edge_port after $(gate_shown "$edge_timeout")s"
-    gate_pause 5
-  done
+  gate_wait "$edge_address" "$edge_port" "$edge_timeout" edge_fail_closed 'the edge'
   edge_ifs=$IFS
   IFS=,
   set -f
